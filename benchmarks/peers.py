@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Throughput of peer domino implementations, for side-by-side comparison.
+
+Standalone: runs in its own virtual environment (never the project's), because
+the peers pull in heavy dependencies::
+
+    python3 -m venv /work/peers-venv
+    /work/peers-venv/bin/pip install open_spiel dominoes numpy
+    /work/peers-venv/bin/python benchmarks/peers.py --seconds 5
+
+Prints one JSON object per line and measurement. Each measurement plays random
+legal games back to back for a fixed wall-clock duration (after a warm-up) and
+counts *player moves* (chance actions, i.e. dealing, are timed but not counted):
+
+``openspiel_block_dominoes`` (OpenSpiel's pure-Python ``python_block_dominoes``,
+2 players, double-six, 7 tiles each, no boneyard), in three variants:
+
+* ``engine``: per move ``state.legal_actions()``, a uniform choice,
+  ``state.apply_action(a)``. Chance nodes (the deal) are sampled uniformly from
+  ``state.chance_outcomes()``.
+* ``obs_tensor``: as ``engine`` plus ``state.observation_tensor(player)`` for
+  the player to move, before choosing (OpenSpiel's default observation type,
+  29 floats; for a Python game this goes through the game's Python observer
+  and returns a list).
+* ``py_observer``: as ``engine`` plus ``observer.set_from(state, player)``
+  with ``open_spiel.python.observation.make_observation(game)`` (the same
+  29-float observation written into a reused numpy array; what OpenSpiel's
+  Python RL environment does).
+
+``dominoes_pkg`` (the ``dominoes`` PyPI package, 4 players in teams,
+double-six, 7 tiles each, no boneyard), variant ``engine``: per move read
+``game.valid_moves``, a uniform choice, ``game.make_move(*move)``; games start
+with ``dominoes.Game.new()``. Passes are automatic in that package and are not
+counted as moves. No observation exists there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+
+# A runner plays one complete game and returns (player_moves, chance_actions).
+Runner = Callable[[], "tuple[int, int]"]
+
+
+def _version(dist: str) -> str | None:
+    try:
+        from importlib.metadata import version
+
+        return version(dist)
+    except Exception:  # pragma: no cover - metadata missing
+        return None
+
+
+def measure(run_game: Runner, seconds: float, warmup: float) -> dict:
+    """Play whole games until `seconds` of wall-clock time have passed."""
+    deadline = time.perf_counter() + warmup
+    while time.perf_counter() < deadline:
+        run_game()
+    moves = chance = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    now = start
+    while now < deadline:
+        m, c = run_game()
+        moves += m
+        chance += c
+        games += 1
+        now = time.perf_counter()
+    elapsed = now - start
+    return {
+        "moves_per_s": moves / elapsed,
+        "moves": moves,
+        "chance_actions": chance,
+        "games": games,
+        "moves_per_game": moves / games if games else None,
+        "seconds": elapsed,
+    }
+
+
+# --------------------------------------------------------------------------
+# OpenSpiel: python_block_dominoes
+# --------------------------------------------------------------------------
+
+
+def openspiel_runners(seed: int) -> dict[str, Runner]:
+    import open_spiel.python.games  # noqa: F401  registers the Python games
+    import pyspiel  # an ImportError here skips the peer
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game("python_block_dominoes")
+    rng = random.Random(seed)
+    choice = rng.choice
+
+    def deal(state) -> int:
+        n = 0
+        while state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(choice(outcomes)[0])
+            n += 1
+        return n
+
+    def engine() -> tuple[int, int]:
+        state = game.new_initial_state()
+        chance = deal(state)
+        moves = 0
+        while not state.is_terminal():
+            state.apply_action(choice(state.legal_actions()))
+            moves += 1
+        return moves, chance
+
+    def obs_tensor() -> tuple[int, int]:
+        state = game.new_initial_state()
+        chance = deal(state)
+        moves = 0
+        while not state.is_terminal():
+            state.observation_tensor(state.current_player())
+            state.apply_action(choice(state.legal_actions()))
+            moves += 1
+        return moves, chance
+
+    observer = make_observation(game)
+
+    def py_observer() -> tuple[int, int]:
+        state = game.new_initial_state()
+        chance = deal(state)
+        moves = 0
+        while not state.is_terminal():
+            observer.set_from(state, state.current_player())
+            state.apply_action(choice(state.legal_actions()))
+            moves += 1
+        return moves, chance
+
+    return {"engine": engine, "obs_tensor": obs_tensor, "py_observer": py_observer}
+
+
+# --------------------------------------------------------------------------
+# dominoes (PyPI)
+# --------------------------------------------------------------------------
+
+
+def dominoes_runners(seed: int) -> dict[str, Runner]:
+    import dominoes
+
+    # The package deals with the global `random` module; seed it.
+    random.seed(seed)
+    rng = random.Random(seed + 1)
+    choice = rng.choice
+    new_game = dominoes.Game.new
+
+    def engine() -> tuple[int, int]:
+        game = new_game()
+        moves = 0
+        while game.result is None:
+            game.make_move(*choice(game.valid_moves))
+            moves += 1
+        return moves, 0
+
+    return {"engine": engine}
+
+
+PEERS: dict[str, dict] = {
+    "openspiel_block_dominoes": {
+        "runners": openspiel_runners,
+        "dist": "open_spiel",
+        "game": "python_block_dominoes: 2 players, double-6, 7 tiles each, no boneyard",
+    },
+    "dominoes_pkg": {
+        "runners": dominoes_runners,
+        "dist": "dominoes",
+        "game": "dominoes.Game: 4 players (2 teams), double-6, 7 tiles each, no boneyard",
+    },
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--seconds", type=float, default=5.0, help="measured seconds per cell (default 5)"
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=0.5, help="warm-up seconds per cell (default 0.5)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="PEER[:VARIANT]",
+        help="restrict to these measurements (repeatable), e.g. openspiel_block_dominoes:obs_tensor",
+    )
+    args = parser.parse_args(argv)
+
+    wanted = None
+    if args.only:
+        wanted = [tuple(o.split(":", 1)) if ":" in o else (o, None) for o in args.only]
+
+    status = 0
+    for peer, spec in PEERS.items():
+        if wanted is not None and not any(p == peer for p, _ in wanted):
+            continue
+        try:
+            runners = spec["runners"](args.seed)
+        except ImportError as exc:
+            print(json.dumps({"peer": peer, "error": f"not installed: {exc}"}), flush=True)
+            status = 1
+            continue
+        for variant, run_game in runners.items():
+            if wanted is not None and not any(
+                p == peer and v in (None, variant) for p, v in wanted
+            ):
+                continue
+            result = measure(run_game, args.seconds, args.warmup)
+            record = {
+                "peer": peer,
+                "variant": variant,
+                "game": spec["game"],
+                "version": _version(spec["dist"]),
+                "python": platform.python_version(),
+                "seed": args.seed,
+                **result,
+            }
+            print(json.dumps(record), flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

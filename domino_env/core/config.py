@@ -1,0 +1,197 @@
+"""Rules configurations and presets (RULES.md sections 1.1-1.8).
+
+Every rule that varies between the source documents is one field of a frozen dataclass; every
+document's rule set is a preset. Validation happens in ``__post_init__`` and raises
+:class:`~domino_env.core.errors.ConfigError` naming the field, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .errors import ConfigError
+from .tiles import tile_count
+
+SUPPORTED_MAX_PIPS = (9, 12, 15, 18)
+
+#: Hand sizes of seeds 002 and 003 (RULES.md 1.1 table): {max_pip: {players: tiles}}.
+HAND_SIZE_TABLE: dict[int, dict[int, int]] = {
+    12: {2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 11, 8: 11},
+    9: {2: 9, 3: 9, 4: 9, 5: 7, 6: 7, 7: 7, 8: 6},
+    15: {2: 15, 3: 15, 4: 15, 5: 15, 6: 15, 7: 13, 8: 13},
+    18: {p: 15 for p in range(2, 9)},
+}
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "hand_size_rule": ("equal_split", "table"),
+    "first_turn": ("own_train", "any"),
+    "doubles": ("satisfy", "double_double", "chain", "no_cover"),
+    "drawn_tile": ("must_play", "may_play"),
+    "marker_removal": ("own_train_play", "next_turn"),
+    "station_source": ("set_aside", "highest_held"),
+    "blocked_round": ("score", "void"),
+    "game_end": ("rounds", "elimination"),
+}
+
+
+@dataclass(frozen=True)
+class MexicanTrainConfig:
+    """The rules of one Mexican Train game (defaults = seed 000, "Dominó Cubano (Tren Mexicano)").
+
+    Attributes are documented in ``FIELD_DOCS`` (and the README's env card). Build one with
+    :func:`from_preset` to start from a document's rule set.
+
+    Raises:
+        ConfigError: on any invalid field (``__post_init__``).
+    """
+
+    num_players: int = 4
+    max_pip: int = 12
+    hand_size: int | None = None
+    hand_size_rule: str = "equal_split"
+    first_turn: str = "own_train"
+    doubles: str = "satisfy"
+    drawn_tile: str = "must_play"
+    marker_removal: str = "own_train_play"
+    station_source: str = "set_aside"
+    use_boneyard: bool = True
+    use_mexican_train: bool = True
+    blocked_round: str = "score"
+    double_blank_points: int = 0
+    game_end: str = "rounds"
+    elimination_limit: int = 100
+    first_player: int | None = None
+    preset: str = "domino_cubano"
+
+    def __post_init__(self) -> None:
+        _check_int("num_players", self.num_players, 2, 8)
+        if self.max_pip not in SUPPORTED_MAX_PIPS or isinstance(self.max_pip, bool):
+            raise ConfigError("max_pip", self.max_pip, f"one of {SUPPORTED_MAX_PIPS}")
+        for name, allowed in _CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ConfigError(name, value, f"one of {allowed}")
+        for name in ("use_boneyard", "use_mexican_train"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(name, getattr(self, name), "True or False")
+        _check_int("double_blank_points", self.double_blank_points, 0, 1000)
+        _check_int("elimination_limit", self.elimination_limit, 1, 10**6)
+        if self.first_player is not None:
+            _check_int("first_player", self.first_player, 0, self.num_players - 1)
+        if self.preset not in PRESETS:
+            raise ConfigError("preset", self.preset, f"one of {tuple(PRESETS)}")
+        if self.hand_size is not None:
+            _check_int("hand_size", self.hand_size, 1, tile_count(self.max_pip))
+        hand = self.dealt_hand_size(self.num_players)
+        tiles = tile_count(self.max_pip)
+        if self.num_players * hand + 1 > tiles:
+            raise ConfigError(
+                "hand_size",
+                hand,
+                f"at most {(tiles - 1) // self.num_players} tiles per hand: {self.num_players} "
+                f"players x {hand} tiles + 1 station = {self.num_players * hand + 1} > {tiles} "
+                f"tiles in the double-{self.max_pip} set",
+            )
+
+    @property
+    def tile_count(self) -> int:
+        """Number of tiles in the set."""
+        return tile_count(self.max_pip)
+
+    def dealt_hand_size(self, players: int) -> int:
+        """Tiles dealt to each of ``players`` seats at the start of a round (RULES.md 1.1, 1.7).
+
+        ``hand_size`` overrides everything; ``use_boneyard=False`` deals as many tiles as allows an
+        equal deal; otherwise ``hand_size_rule`` picks seed 000's formula or the seed 002/003 table.
+        """
+        if self.hand_size is not None:
+            return self.hand_size
+        available = self.tile_count - (1 if self.station_source == "set_aside" else 0)
+        if not self.use_boneyard:
+            return (available - (1 if self.station_source == "highest_held" else 0)) // players
+        if self.hand_size_rule == "table":
+            return HAND_SIZE_TABLE[self.max_pip][players]
+        # Seed 000: equal hands, leaving a boneyard of about twice as many tiles as players.
+        return (self.tile_count - 1 - 2 * players) // players
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MexicanTrainConfig:
+        """Inverse of :meth:`to_dict`. Raises ConfigError on unknown or invalid fields."""
+        return cls(**_checked_kwargs(cls, data))
+
+
+FIELD_DOCS: dict[str, str] = {
+    "num_players": "Seats at the table, 2 to 8 (default 4).",
+    "max_pip": "Double-N set: 9, 12 (default), 15 or 18.",
+    "hand_size": "Tiles dealt to each seat; overrides every hand-size rule (default None).",
+    "hand_size_rule": "'equal_split' (seed 000: equal hands, boneyard ~2 x players) or 'table' "
+    "(seeds 002/003 table).",
+    "first_turn": "'own_train' (seed 000: first turn only starts the own train) or 'any' (seed 002).",
+    "doubles": "'satisfy' (seed 000), 'double_double', 'chain' (seed 002) or 'no_cover'.",
+    "drawn_tile": "'must_play' (seed 000: a drawn tile that fits is placed) or 'may_play' (seed 002).",
+    "marker_removal": "'own_train_play' (seeds 000/002) or 'next_turn' (seed 000 variant).",
+    "station_source": "'set_aside' (seeds 000/002) or 'highest_held' (seed 000 variant, seed 003).",
+    "use_boneyard": "False = 'sin monte': leftovers set aside, never drawn (default True).",
+    "use_mexican_train": "False = 'sin tren mexicano': personal trains only (default True).",
+    "blocked_round": "'score' (seed 000: everybody counts) or 'void' (seed 002: scores nothing).",
+    "double_blank_points": "Pips the 0-0 counts in a hand (default 0; seed 002: 10).",
+    "game_end": "'rounds' (stations N..0) or 'elimination' (seed 002: out at the limit).",
+    "elimination_limit": "Total points at which a seat is out with game_end='elimination' (100).",
+    "first_player": "Seat that starts the game; None = drawn from the env's seeded RNG.",
+    "preset": "Name of the preset the other fields started from.",
+}
+
+#: Presets (RULES.md 1.8): name -> (source document, fields differing from the default).
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "domino_cubano": ("seeds/000 (Dominó Cubano (Tren Mexicano), main rules)", {}),
+    "tren_mexicano": (
+        "seeds/002 (Tren Mexicano)",
+        {
+            "hand_size_rule": "table",
+            "first_turn": "any",
+            "doubles": "chain",
+            "drawn_tile": "may_play",
+            "blocked_round": "void",
+            "double_blank_points": 10,
+            "game_end": "elimination",
+            "elimination_limit": 100,
+        },
+    ),
+    "novelty": (
+        "seeds/003 (Dominó 6-9-12, Tren Mexicano section)",
+        {"hand_size_rule": "table", "station_source": "highest_held"},
+    ),
+}
+
+
+def from_preset(name: str = "domino_cubano", **overrides: Any) -> MexicanTrainConfig:
+    """Config of preset ``name`` with ``overrides`` applied (explicit values win).
+
+    Raises:
+        ConfigError: unknown preset, unknown field or invalid value.
+    """
+    if name not in PRESETS:
+        raise ConfigError("preset", name, f"one of {tuple(PRESETS)}")
+    values = dict(PRESETS[name][1])
+    values.update(_checked_kwargs(MexicanTrainConfig, overrides))
+    values["preset"] = name
+    return MexicanTrainConfig(**values)
+
+
+def _checked_kwargs(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    for key in data:
+        if key not in names:
+            raise ConfigError(key, data[key], f"a field of {cls.__name__}: {sorted(names)}")
+    return dict(data)
+
+
+def _check_int(name: str, value: Any, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(name, value, f"an integer from {low} to {high}")

@@ -1,0 +1,33 @@
+"""Typed errors raised by the rules engines and environments.
+
+Every error is a ``ValueError`` subclass so callers that only know the standard library can still
+catch it; the message always says what was wrong and what is allowed.
+"""
+
+from __future__ import annotations
+
+
+class DominoError(ValueError):
+    """Base class of every error raised by ``domino_env``."""
+
+
+class ConfigError(DominoError):
+    """An invalid rules configuration: names the field, the value given and what is allowed."""
+
+    def __init__(self, field: str, value: object, allowed: str):
+        self.field = field
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"invalid config field {field!r}: got {value!r}; allowed: {allowed}")
+
+
+class DealError(DominoError):
+    """An invalid ``options={"deal": ...}`` (duplicates, tiles outside the set, bad station...)."""
+
+
+class IllegalActionError(DominoError):
+    """An action that is not legal in the current state. The state is left unchanged."""
+
+
+class RecordError(DominoError):
+    """A game record that cannot be read or does not replay."""

@@ -1,0 +1,83 @@
+"""Game records: (env id, config, seed, deals, actions) as JSON, and exact replay.
+
+A record holds every deal of the game as it was dealt, so replaying needs no random generator:
+``replay(record)`` rebuilds every engine state (DESIGN.md section 2).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .config import MexicanTrainConfig
+from .errors import RecordError
+from .mexican_train import MexicanTrainState
+
+RECORD_FORMAT = "domino_env.record/1"
+ENV_ONLY_KWARGS = ("episode", "reward", "max_cycles", "render_mode")
+
+
+def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state: MexicanTrainState) -> dict[str, Any]:
+    """JSON-ready record of the game held by ``state`` (deals and actions so far)."""
+    return {
+        "format": RECORD_FORMAT,
+        "env_id": env_id,
+        "env_kwargs": dict(env_kwargs),
+        "seed": seed,
+        "deals": [dict(d) for d in state.deals],
+        "actions": list(state.actions),
+    }
+
+
+def save_record(record: dict[str, Any], path: str | Path) -> None:
+    """Write ``record`` as JSON to ``path``."""
+    Path(path).write_text(json.dumps(record, indent=1))
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record written by :func:`save_record`.
+
+    Raises:
+        RecordError: not a record of a known format.
+    """
+    record = json.loads(Path(path).read_text())
+    _check(record)
+    return record
+
+
+def _check(record: Any) -> None:
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise RecordError(f"not a game record of format {RECORD_FORMAT!r}")
+    for key in ("env_kwargs", "deals", "actions"):
+        if key not in record:
+            raise RecordError(f"record lacks {key!r}")
+
+
+def replay(record: dict[str, Any]) -> Iterator[MexicanTrainState]:
+    """Yield the engine state at the start and after every action of a recorded game.
+
+    Each yielded state is an independent copy. Rounds are dealt from the recorded deals.
+
+    Raises:
+        RecordError: malformed record, or an action that is illegal where the record puts it.
+    """
+    _check(record)
+    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
+    config = MexicanTrainConfig.from_dict(rules)
+    deals = list(record["deals"])
+    if not deals:
+        raise RecordError("record has no deal")
+    state = MexicanTrainState.new_game(config, None, deals.pop(0))  # type: ignore[arg-type]
+    yield state.copy()
+    for k, action in enumerate(record["actions"]):
+        if state.round_over:
+            if not deals:
+                raise RecordError(f"action {k} follows a finished round but no deal is recorded")
+            state.start_next_round(None, deals.pop(0))
+        try:
+            state.apply(action)
+        except ValueError as err:
+            raise RecordError(f"action {k} does not replay: {err}") from err
+        yield state.copy()

@@ -1,0 +1,63 @@
+"""Double-N domino sets: tile index <-> (a, b) and pip totals (RULES.md section 0).
+
+Canonical order: (0,0), (0,1), ..., (0,N), (1,1), (1,2), ..., (N,N). The tile index is the position
+in that order; it is the index used in every observation and action of the package.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .errors import DominoError
+
+Tile = tuple[int, int]
+
+
+def tile_count(max_pip: int) -> int:
+    """Number of tiles in a double-``max_pip`` set: (N+1)(N+2)/2 (28, 55, 91, 136, 190)."""
+    return (max_pip + 1) * (max_pip + 2) // 2
+
+
+@lru_cache(maxsize=None)
+def tile_table(max_pip: int) -> tuple[Tile, ...]:
+    """All tiles of the double-``max_pip`` set in canonical order, each as ``(a, b)`` with a <= b."""
+    return tuple((a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1))
+
+
+def tile_index(a: int, b: int, max_pip: int) -> int:
+    """Canonical index of tile (a, b) (either orientation) in the double-``max_pip`` set.
+
+    Raises:
+        DominoError: if a pip is outside 0..max_pip.
+    """
+    if a > b:
+        a, b = b, a
+    if a < 0 or b > max_pip:
+        raise DominoError(f"tile ({a}, {b}) is not in the double-{max_pip} set (pips 0..{max_pip})")
+    # Rows 0..a-1 hold (N+1) + N + ... + (N+2-a) tiles.
+    return a * (max_pip + 1) - a * (a - 1) // 2 + (b - a)
+
+
+def tile_from_index(index: int, max_pip: int) -> Tile:
+    """The tile ``(a, b)`` (a <= b) at canonical ``index``.
+
+    Raises:
+        DominoError: if the index is outside 0..tile_count(max_pip)-1.
+    """
+    table = tile_table(max_pip)
+    if not 0 <= index < len(table):
+        raise DominoError(f"tile index {index} outside 0..{len(table) - 1} for double-{max_pip}")
+    return table[index]
+
+
+def double_index(pip: int, max_pip: int) -> int:
+    """Canonical index of the double ``(pip, pip)``."""
+    return tile_index(pip, pip, max_pip)
+
+
+def pip_value(tile: Tile, double_blank_points: int = 0) -> int:
+    """Value of a tile in pips: its pip total, or ``double_blank_points`` for the 0-0."""
+    a, b = tile
+    if a == 0 and b == 0:
+        return double_blank_points
+    return a + b

@@ -1,0 +1,200 @@
+"""Mexican Train observation tensors, action masks and the action codec (DESIGN.md section 3).
+
+Everything is egocentric: seat blocks start with the observer, then the other seats in turn order;
+train blocks are the observer's own train, the other seats' trains in turn order, then the Mexican
+train. T = tiles in the set, P = seats, V = N + 1 pip values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.config import MexicanTrainConfig
+from ..core.errors import DominoError
+from ..core.mexican_train import COVER_OWN, PHASE_NAMES, SECOND_DOUBLE, MexicanTrainState
+from ..core.tiles import tile_count, tile_from_index, tile_index
+from .spec import Field, ObservationSpec
+
+
+def action_count(num_players: int, max_pip: int) -> int:
+    """Size of the action space: ``T * (P + 1) + 2``."""
+    return tile_count(max_pip) * (num_players + 1) + 2
+
+
+def encode_action(tile: tuple[int, int] | None, slot: int | str, num_players: int, max_pip: int) -> int:
+    """Action int for placing ``tile`` on train ``slot`` (0 = own, 1..P-1 = seats after the actor,
+    P = Mexican), or for ``slot="draw"`` / ``slot="pass"`` (``tile`` ignored).
+
+    Raises:
+        DominoError: slot or tile out of range.
+    """
+    t = tile_count(max_pip)
+    if slot == "draw":
+        return t * (num_players + 1)
+    if slot == "pass":
+        return t * (num_players + 1) + 1
+    if not isinstance(slot, (int, np.integer)) or not 0 <= slot <= num_players:
+        raise DominoError(f"slot must be 0..{num_players}, 'draw' or 'pass', got {slot!r}")
+    if tile is None:
+        raise DominoError("a placement needs a tile")
+    return tile_index(tile[0], tile[1], max_pip) * (num_players + 1) + int(slot)
+
+
+def decode_action(action: int, num_players: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:
+    """Inverse of :func:`encode_action`: ``("place", (a, b), slot)``, ``("draw", None, None)`` or
+    ``("pass", None, None)``.
+
+    Raises:
+        DominoError: action outside the action space.
+    """
+    t = tile_count(max_pip)
+    action = int(action)
+    if action == t * (num_players + 1):
+        return ("draw", None, None)
+    if action == t * (num_players + 1) + 1:
+        return ("pass", None, None)
+    if not 0 <= action < t * (num_players + 1):
+        raise DominoError(f"action {action} outside 0..{t * (num_players + 1) + 1}")
+    tile, slot = divmod(action, num_players + 1)
+    return ("place", tile_from_index(tile, max_pip), slot)
+
+
+def describe_action(action: int, num_players: int, max_pip: int) -> str:
+    """Readable action relative to the actor, e.g. ``"place 3-12 on slot 4 (Mexican train)"``."""
+    kind, tile, slot = decode_action(action, num_players, max_pip)
+    if kind != "place":
+        return kind
+    where = "own train" if slot == 0 else "Mexican train" if slot == num_players else f"train of seat +{slot}"
+    return f"place {tile[0]}-{tile[1]} on slot {slot} ({where})"
+
+
+def observation_fields(num_players: int, max_pip: int) -> list[Field]:
+    """The spec table of the Mexican Train observation for P seats on a double-N set."""
+    p, v = num_players, max_pip + 1
+    t = tile_count(max_pip)
+    tr = p + 1
+    big = float(t)
+    return [
+        Field("hand", (t,), 1, "flag", "tiles in the observer's hand (canonical tile order)"),
+        Field("placed", (t,), 1, "flag", "tiles placed on any train (the station excluded)"),
+        Field("station", (v,), 1, "one-hot", "pip of the station double"),
+        Field("train_end", (tr, v), 1, "one-hot", "open-end pip of each train (own, others in turn order, Mexican)"),
+        Field("train_in_play", (tr,), 1, "flag", "train exists this round (seat not eliminated; Mexican train used)"),
+        Field("train_started", (tr,), 1, "flag", "train has at least one tile"),
+        Field("train_length", (tr,), big, "tiles", "tiles on the train"),
+        Field("train_marker", (tr,), 1, "flag", "owner's marker is down: the train is public (Mexican: always 1 when in play)"),
+        Field("train_ends_in_double", (tr,), 1, "flag", "the train ends in an uncovered double"),
+        Field("train_open_double_order", (tr,), float(tr), "rank", "1 = oldest open double that obliges every player, 2 = next...; 0 = none"),
+        Field("train_coverable", (tr,), 1, "flag", "the current player may cover the double that ends this train now"),
+        Field("hand_sizes", (p,), big, "tiles", "tiles in each seat's hand (observer first)"),
+        Field("boneyard_size", (1,), big, "tiles", "tiles left to draw"),
+        Field("current_player", (p,), 1, "one-hot", "seat acting now (observer first)"),
+        Field("phase", (len(PHASE_NAMES),), 1, "one-hot", "turn phase of the current player: " + ", ".join(PHASE_NAMES)),
+        Field("first_turn", (1,), 1, "flag", "the observer's current or next turn is its first of the round"),
+        Field("just_drew", (1,), 1, "flag", "the current player drew for its present obligation"),
+        Field("drawn_tile", (t,), 1, "one-hot", "tile the observer just drew (only while it is acting)"),
+        Field("missing_pips", (p - 1, v), 1, "flag", "pips each other seat is publicly known to lack (from its draws and passes)"),
+        Field("round_index", (1,), 1000.0, "rounds", "rounds played before this one in the episode's game"),
+        Field("scores", (p,), 10000.0, "points", "game totals so far, in points (observer first)"),
+        Field("seat_active", (p,), 1, "flag", "seat still in the game (elimination)"),
+    ]
+
+
+class MexicanTrainEncoder:
+    """Builds observations and masks for one config.
+
+    Attributes:
+        spec: the :class:`ObservationSpec` (``spec.space`` is the Box of the ``"observation"`` key).
+        num_actions: ``T * (P + 1) + 2``.
+    """
+
+    def __init__(self, config: MexicanTrainConfig):
+        self.config = config
+        p, n = config.num_players, config.max_pip
+        self.num_players = p
+        self.num_tiles = tile_count(n)
+        self.num_values = n + 1
+        self.num_actions = action_count(p, n)
+        self.spec = ObservationSpec(observation_fields(p, n))
+        s = {k: sl.start for k, sl in self.spec.slices.items()}
+        self._o = s
+        self._nbytes = (self.num_tiles + 7) // 8
+
+    def _bits(self, mask: int) -> np.ndarray:
+        raw = np.frombuffer(mask.to_bytes(self._nbytes, "little"), dtype=np.uint8)
+        return np.unpackbits(raw, bitorder="little", count=self.num_tiles)
+
+    def observe(self, state: MexicanTrainState, seat: int) -> np.ndarray:
+        """Observation of ``seat``: float32 array of shape ``(spec.size,)``; nothing hidden leaks."""
+        o = self._o
+        p, v, t = self.num_players, self.num_values, self.num_tiles
+        obs = np.zeros(self.spec.size, dtype=np.float32)
+        obs[o["hand"] : o["hand"] + t] = self._bits(state.hands[seat])
+        obs[o["placed"] : o["placed"] + t] = self._bits(state.placed)
+        obs[o["station"] + state.station] = 1.0
+        actor = state.current_player
+        coverable: list[int] = []
+        if not state.round_over:
+            if state.phase in (COVER_OWN, SECOND_DOUBLE):
+                coverable = state.turn_doubles if state.phase == COVER_OWN else state.turn_doubles[:1]
+            elif state.phase == 0:
+                coverable = state._coverable()
+        order = {train: k + 1 for k, train in enumerate(state.open_doubles)}
+        mex_used = self.config.use_mexican_train
+        for k in range(p + 1):
+            train = p if k == p else (seat + k) % p
+            if k == p:
+                in_play = mex_used
+                marker = mex_used
+            else:
+                in_play = state.active[train]
+                marker = state.markers[train]
+            obs[o["train_end"] + k * v + state.ends[train]] = 1.0
+            length = len(state.trains[train])
+            if in_play:
+                obs[o["train_in_play"] + k] = 1.0
+            if length:
+                obs[o["train_started"] + k] = 1.0
+                obs[o["train_length"] + k] = length
+                last = state.trains[train][-1]
+                if last[0] == last[1]:
+                    obs[o["train_ends_in_double"] + k] = 1.0
+            if marker:
+                obs[o["train_marker"] + k] = 1.0
+            if train in order:
+                obs[o["train_open_double_order"] + k] = order[train]
+            if train in coverable:
+                obs[o["train_coverable"] + k] = 1.0
+        hands = state.hands
+        for k in range(p):
+            other = (seat + k) % p
+            obs[o["hand_sizes"] + k] = hands[other].bit_count()
+            obs[o["scores"] + k] = state.scores[other]
+            if state.active[other]:
+                obs[o["seat_active"] + k] = 1.0
+            if k:
+                m = state.missing[other]
+                base = o["missing_pips"] + (k - 1) * v
+                while m:
+                    low = m & -m
+                    obs[base + low.bit_length() - 1] = 1.0
+                    m ^= low
+        obs[o["boneyard_size"]] = len(state.boneyard)
+        if not state.round_over:
+            obs[o["current_player"] + (actor - seat) % p] = 1.0
+            obs[o["phase"] + state.phase] = 1.0
+            if state.drawn_tile >= 0:
+                obs[o["just_drew"]] = 1.0
+                if actor == seat:
+                    obs[o["drawn_tile"] + state.drawn_tile] = 1.0
+        if state.first_turn_pending[seat] or (actor == seat and state.in_first_turn):
+            obs[o["first_turn"]] = 1.0
+        obs[o["round_index"]] = state.round_index
+        return obs
+
+    def mask(self, state: MexicanTrainState, seat: int) -> np.ndarray:
+        """Action mask of ``seat``: int8 array of shape ``(num_actions,)``, all zeros unless acting."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if not state.round_over and state.current_player == seat:
+            mask[state.legal_actions()] = 1
+        return mask

@@ -1,0 +1,73 @@
+"""Observation spec tables: one table per game drives the Box space, the flat array layout, the
+named views (:func:`decode_observation`) and the README table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import numpy as np
+from gymnasium import spaces
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named block of the flat observation vector.
+
+    Attributes:
+        name: key in :func:`decode_observation`'s result.
+        shape: shape of the block (the flat vector stores it row-major).
+        high: upper bound of every entry (lower bound is 0).
+        unit: unit of the entries ("flag", "one-hot", "tiles", "pips", "points", "rounds").
+        meaning: one line for the docs.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    high: float
+    unit: str
+    meaning: str
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+class ObservationSpec:
+    """Ordered fields -> offsets, a ``Box`` space (float32, low 0) and decoding helpers."""
+
+    def __init__(self, fields: list[Field]):
+        self.fields = tuple(fields)
+        self.slices: dict[str, slice] = {}
+        start = 0
+        for f in self.fields:
+            self.slices[f.name] = slice(start, start + f.size)
+            start += f.size
+        self.size = start
+        high = np.concatenate([np.full(f.size, f.high, dtype=np.float32) for f in self.fields])
+        self.space = spaces.Box(low=0.0, high=high, shape=(self.size,), dtype=np.float32)
+
+    def decode(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """Named views of a flat observation: ``{field name: array of field.shape}``.
+
+        Raises:
+            ValueError: if ``obs`` does not have shape ``(size,)``.
+        """
+        obs = np.asarray(obs)
+        if obs.shape != (self.size,):
+            raise ValueError(f"observation must have shape ({self.size},), got {obs.shape}")
+        return {f.name: obs[self.slices[f.name]].reshape(f.shape) for f in self.fields}
+
+    def markdown_table(self) -> str:
+        """The spec as a Markdown table (name, shape, unit, meaning) for the README."""
+        rows = ["| name | shape | unit | meaning |", "|---|---|---|---|"]
+        for f in self.fields:
+            rows.append(f"| `{f.name}` | {f.shape} | {f.unit} | {f.meaning} |")
+        return "\n".join(rows)
+
+    def hash(self) -> str:
+        """Stable hash of the layout (names, shapes, bounds); saved with trained models."""
+        payload = [(f.name, list(f.shape), f.high, f.unit) for f in self.fields]
+        return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]

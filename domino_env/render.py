@@ -1,0 +1,51 @@
+"""Text pictures of a table (the ``ansi`` and ``human`` render modes)."""
+
+from __future__ import annotations
+
+from .core.mexican_train import PHASE_NAMES, MexicanTrainState
+
+
+def _tile(t: tuple[int, int]) -> str:
+    return f"[{t[0]}|{t[1]}]"
+
+
+def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) -> str:
+    """A text picture of a Mexican Train table.
+
+    Shows the round, the station, every train with its open end, markers and open doubles, each
+    seat's hand size, the boneyard count, and ``viewer``'s hand (default: the current player).
+    Nothing else hidden is shown.
+    """
+    p = state.num_players
+    viewer = state.current_player if viewer is None else viewer
+    lines = [
+        f"Mexican Train - round {state.round_index + 1}, station [{state.station}|{state.station}], "
+        f"boneyard {state.boneyard_size} tiles",
+    ]
+    open_doubles = set(state.open_doubles) | set(state.turn_doubles)
+    trains = list(range(p)) + ([p] if state.config.use_mexican_train else [])
+    for train in trains:
+        if train == p:
+            name, tags = "Mexican ", []
+        else:
+            if not state.active[train]:
+                lines.append(f"  seat {train}: eliminated")
+                continue
+            name = f"seat {train} "
+            tags = [f"hand {state.hand_size(train)}", f"score {state.scores[train]}"]
+            if state.has_marker(train):
+                tags.append("MARKER")
+        if train in open_doubles:
+            tags.append("OPEN DOUBLE")
+        body = " ".join(_tile(t) for t in state.train_tiles(train)) or "(empty)"
+        lines.append(f"  {name}: {body} -> open end {state.open_end(train)}  ({', '.join(tags)})".rstrip())
+    if state.round_over:
+        r = state.round_result
+        lines.append(f"round over: {r.termination}, winners {list(r.winners)}, pips {list(r.pips)}")
+    else:
+        lines.append(
+            f"to play: seat {state.current_player} ({PHASE_NAMES[state.phase]})"
+            + (", just drew" if state.drawn_tile >= 0 else "")
+        )
+    lines.append(f"hand of seat {viewer}: " + " ".join(_tile(t) for t in state.hand_tiles(viewer)))
+    return "\n".join(lines)
