@@ -20,12 +20,14 @@ counts *player moves* (chance actions, i.e. dealing, are timed but not counted):
   ``state.chance_outcomes()``.
 * ``obs_tensor``: as ``engine`` plus ``state.observation_tensor(player)`` for
   the player to move, before choosing (OpenSpiel's default observation type,
-  29 floats; for a Python game this goes through the game's Python observer
-  and returns a list).
+  29 floats, returned as a list; for a Python game the C++ side calls back
+  into the game's Python observer). This is the call OpenSpiel's
+  ``rl_environment`` makes (it makes it for every player at every step; we
+  make it for the player to move only, as our ``raw_env`` cell does).
 * ``py_observer``: as ``engine`` plus ``observer.set_from(state, player)``
-  with ``open_spiel.python.observation.make_observation(game)`` (the same
-  29-float observation written into a reused numpy array; what OpenSpiel's
-  Python RL environment does).
+  with ``open_spiel.python.observation.make_observation(game)``: the same
+  29 floats written into a reused numpy array, without the C++ round trip
+  (the cheapest way to get that observation).
 
 ``dominoes_pkg`` (the ``dominoes`` PyPI package, 4 players in teams,
 double-six, 7 tiles each, no boneyard), variant ``engine``: per move read
@@ -40,6 +42,7 @@ import argparse
 import json
 import platform
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -57,24 +60,33 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def measure(run_game: Runner, seconds: float, warmup: float) -> dict:
-    """Play whole games until `seconds` of wall-clock time have passed."""
+def measure(run_game: Runner, seconds: float, warmup: float, repeat: int = 1) -> dict:
+    """Warm up, then `repeat` windows of whole games, each until `seconds` have passed.
+
+    ``moves_per_s`` is the median of the windows' rates; ``samples`` lists them all.
+    """
     deadline = time.perf_counter() + warmup
     while time.perf_counter() < deadline:
         run_game()
     moves = chance = games = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    now = start
-    while now < deadline:
-        m, c = run_game()
-        moves += m
-        chance += c
-        games += 1
-        now = time.perf_counter()
-    elapsed = now - start
+    elapsed = 0.0
+    samples = []
+    for _ in range(repeat):
+        window = 0
+        start = now = time.perf_counter()
+        deadline = start + seconds
+        while now < deadline:
+            m, c = run_game()
+            window += m
+            chance += c
+            games += 1
+            now = time.perf_counter()
+        moves += window
+        elapsed += now - start
+        samples.append(window / (now - start))
     return {
-        "moves_per_s": moves / elapsed,
+        "moves_per_s": statistics.median(samples),
+        "samples": samples,
         "moves": moves,
         "chance_actions": chance,
         "games": games,
@@ -186,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warmup", type=float, default=0.5, help="warm-up seconds per cell (default 0.5)"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="timed windows per cell; the median is reported"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--only",
@@ -214,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
                 p == peer and v in (None, variant) for p, v in wanted
             ):
                 continue
-            result = measure(run_game, args.seconds, args.warmup)
+            result = measure(run_game, args.seconds, args.warmup, args.repeat)
             record = {
                 "peer": peer,
                 "variant": variant,
@@ -222,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
                 "version": _version(spec["dist"]),
                 "python": platform.python_version(),
                 "seed": args.seed,
+                "repeat": args.repeat,
                 **result,
             }
             print(json.dumps(record), flush=True)

@@ -33,6 +33,7 @@ import json
 import os
 import platform
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -55,21 +56,31 @@ PEERS_SETUP = (
 Runner = Callable[[], int]
 
 
-def measure(run_round: Runner, seconds: float, warmup: float) -> dict:
-    """Play whole rounds for `warmup` seconds untimed, then for `seconds` timed."""
+def measure(run_round: Runner, seconds: float, warmup: float, repeat: int = 1) -> dict:
+    """Warm up, then `repeat` windows of whole rounds, each until `seconds` have passed.
+
+    ``steps_per_s`` is the median of the windows' rates; ``samples`` lists them all.
+    """
     deadline = time.perf_counter() + warmup
     while time.perf_counter() < deadline:
         run_round()
     steps = rounds = 0
-    start = now = time.perf_counter()
-    deadline = start + seconds
-    while now < deadline:
-        steps += run_round()
-        rounds += 1
-        now = time.perf_counter()
-    elapsed = now - start
+    elapsed = 0.0
+    samples = []
+    for _ in range(repeat):
+        window = 0
+        start = now = time.perf_counter()
+        deadline = start + seconds
+        while now < deadline:
+            window += run_round()
+            rounds += 1
+            now = time.perf_counter()
+        steps += window
+        elapsed += now - start
+        samples.append(window / (now - start))
     return {
-        "steps_per_s": steps / elapsed,
+        "steps_per_s": statistics.median(samples),
+        "samples": samples,
         "steps": steps,
         "rounds": rounds,
         "steps_per_round": steps / rounds if rounds else None,
@@ -161,7 +172,7 @@ LAYERS: dict[str, Callable[[int, int, int], Runner]] = {
 # --------------------------------------------------------------------------
 
 
-def run_peers(python: str, seconds: float, warmup: float, seed: int) -> list[dict]:
+def run_peers(python: str, seconds: float, warmup: float, repeat: int, seed: int) -> list[dict]:
     if not Path(python).exists():
         print(
             f"peers skipped: {python} not found. Create it with:\n  {PEERS_SETUP}", file=sys.stderr
@@ -174,6 +185,8 @@ def run_peers(python: str, seconds: float, warmup: float, seed: int) -> list[dic
         str(seconds),
         "--warmup",
         str(warmup),
+        "--repeat",
+        str(repeat),
         "--seed",
         str(seed),
     ]
@@ -288,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--layers", nargs="+", choices=list(LAYERS), default=list(LAYERS), help="default: all"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="timed windows per cell; the median is reported"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write all results as JSON")
     parser.add_argument("--peers-python", default=DEFAULT_PEERS_PYTHON)
@@ -299,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         for players in args.players:
             for layer in args.layers:
                 run_round = LAYERS[layer](players, max_pip, args.seed)
-                result = measure(run_round, args.seconds, args.warmup)
+                result = measure(run_round, args.seconds, args.warmup, args.repeat)
                 record = {
                     "game": "mexican_train",
                     "max_pip": max_pip,
@@ -316,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
 
     peers: list[dict] = []
     if not args.no_peers:
-        peers = run_peers(args.peers_python, args.seconds, args.warmup, args.seed)
+        peers = run_peers(args.peers_python, args.seconds, args.warmup, args.repeat, args.seed)
 
     summary = print_report(ours, peers)
     if args.json:
@@ -326,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
             "processor": platform.processor(),
             "seconds": args.seconds,
             "warmup": args.warmup,
+            "repeat": args.repeat,
             "seed": args.seed,
             "ours": ours,
             "peers": peers,

@@ -4,6 +4,9 @@
 
     import pettingzoo, domino_env
     env = pettingzoo.make("aec", "dominoes/mexican_train-v0", num_players=4)
+
+    import gymnasium  # single-agent adapter: one learner seat against opponent callables
+    env = gymnasium.make("dominoes/MexicanTrain-v0", num_players=4)
 """
 
 from __future__ import annotations
@@ -23,13 +26,16 @@ __all__ = [
 
 
 def _register() -> None:
+    import gymnasium
     import pettingzoo
 
-    if hasattr(pettingzoo, "register"):
-        pettingzoo.register(
-            "aec",
-            "dominoes/mexican_train-v0",
-            entry_point="domino_env.envs.mexican_train_v0:env",
+    pettingzoo.register(
+        "aec", "dominoes/mexican_train-v0", entry_point="domino_env.envs.mexican_train_v0:env"
+    )
+    if "dominoes/MexicanTrain-v0" not in gymnasium.registry:
+        gymnasium.register(
+            id="dominoes/MexicanTrain-v0",
+            entry_point="domino_env.wrappers:mexican_train_single_agent",
         )
 
 

@@ -58,7 +58,9 @@ def _check(record: Any) -> None:
 def replay(record: dict[str, Any]) -> Iterator[MexicanTrainState]:
     """Yield the engine state at the start and after every action of a recorded game.
 
-    Each yielded state is an independent copy. Rounds are dealt from the recorded deals.
+    Each yielded state is an independent copy. Rounds are dealt from the recorded deals; when
+    an action ends a round and the record holds a next deal, the state yielded for that action
+    is already the next round's start (as in a ``episode="game"`` env).
 
     Raises:
         RecordError: malformed record, or an action that is illegal where the record puts it.
@@ -72,12 +74,10 @@ def replay(record: dict[str, Any]) -> Iterator[MexicanTrainState]:
     state = MexicanTrainState.new_game(config, None, deals.pop(0))  # type: ignore[arg-type]
     yield state.copy()
     for k, action in enumerate(record["actions"]):
-        if state.round_over:
-            if not deals:
-                raise RecordError(f"action {k} follows a finished round but no deal is recorded")
-            state.start_next_round(None, deals.pop(0))
         try:
             state.apply(action)
         except ValueError as err:
             raise RecordError(f"action {k} does not replay: {err}") from err
+        if state.round_over and deals and not state.game_over:
+            state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
         yield state.copy()

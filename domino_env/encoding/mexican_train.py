@@ -116,80 +116,115 @@ class MexicanTrainEncoder:
         self.num_values = n + 1
         self.num_actions = action_count(p, n)
         self.spec = ObservationSpec(observation_fields(p, n))
-        s = {k: sl.start for k, sl in self.spec.slices.items()}
-        self._o = s
-        self._nbytes = (self.num_tiles + 7) // 8
-
-    def _bits(self, mask: int) -> np.ndarray:
-        raw = np.frombuffer(mask.to_bytes(self._nbytes, "little"), dtype=np.uint8)
-        return np.unpackbits(raw, bitorder="little", count=self.num_tiles)
+        o = {k: sl.start for k, sl in self.spec.slices.items()}
+        self._o = o
+        # hand and placed are adjacent: both multi-hots come from one int of 2T bits.
+        self._nbytes = (2 * self.num_tiles + 7) // 8
+        v = self.num_values
+        tr = p + 1
+        # Per egocentric position k: the offsets of each per-train / per-seat block entry.
+        self._train_rows = [
+            (
+                o["train_end"] + k * v,
+                o["train_in_play"] + k,
+                o["train_started"] + k,
+                o["train_length"] + k,
+                o["train_marker"] + k,
+                o["train_ends_in_double"] + k,
+                o["train_open_double_order"] + k,
+                o["train_coverable"] + k,
+            )
+            for k in range(tr)
+        ]
 
     def observe(self, state: MexicanTrainState, seat: int) -> np.ndarray:
-        """Observation of ``seat``: float32 array of shape ``(spec.size,)``; nothing hidden leaks."""
+        """Observation of ``seat``: float32 array of shape ``(spec.size,)``; nothing hidden leaks.
+
+        Built as one list of indices set to 1 and one list of (index, value) counts, written in
+        two vectorised assignments (scalar numpy writes cost ~0.1 us each).
+        """
         o = self._o
         p, v, t = self.num_players, self.num_values, self.num_tiles
         obs = np.zeros(self.spec.size, dtype=np.float32)
-        obs[o["hand"] : o["hand"] + t] = self._bits(state.hands[seat])
-        obs[o["placed"] : o["placed"] + t] = self._bits(state.placed)
-        obs[o["station"] + state.station] = 1.0
+        both = (state.placed << t) | state.hands[seat]
+        raw = np.frombuffer(both.to_bytes(self._nbytes, "little"), dtype=np.uint8)
+        obs[o["hand"] : o["hand"] + 2 * t] = np.unpackbits(raw, bitorder="little", count=2 * t)
+        ones = [o["station"] + state.station]
+        idx: list[int] = []
+        val: list[float] = []
         actor = state.current_player
+        live = not state.round_over
         coverable: list[int] = []
-        if not state.round_over:
-            if state.phase in (COVER_OWN, SECOND_DOUBLE):
-                coverable = state.turn_doubles if state.phase == COVER_OWN else state.turn_doubles[:1]
+        if live:
+            if state.phase == COVER_OWN:
+                coverable = state.turn_doubles
+            elif state.phase == SECOND_DOUBLE:
+                coverable = state.turn_doubles[:1]
             elif state.phase == 0:
                 coverable = state._coverable()
-        order = {train: k + 1 for k, train in enumerate(state.open_doubles)}
+        open_doubles = state.open_doubles
+        ends, trains, markers, active = state.ends, state.trains, state.markers, state.active
         mex_used = self.config.use_mexican_train
+        rows = self._train_rows
         for k in range(p + 1):
-            train = p if k == p else (seat + k) % p
+            end_at, in_play_at, started_at, length_at, marker_at, dbl_at, order_at, cover_at = rows[k]
             if k == p:
-                in_play = mex_used
-                marker = mex_used
+                train = p
+                in_play = marker = mex_used
             else:
-                in_play = state.active[train]
-                marker = state.markers[train]
-            obs[o["train_end"] + k * v + state.ends[train]] = 1.0
-            length = len(state.trains[train])
+                train = (seat + k) % p
+                in_play = active[train]
+                marker = markers[train]
+            ones.append(end_at + ends[train])
             if in_play:
-                obs[o["train_in_play"] + k] = 1.0
-            if length:
-                obs[o["train_started"] + k] = 1.0
-                obs[o["train_length"] + k] = length
-                last = state.trains[train][-1]
-                if last[0] == last[1]:
-                    obs[o["train_ends_in_double"] + k] = 1.0
+                ones.append(in_play_at)
             if marker:
-                obs[o["train_marker"] + k] = 1.0
-            if train in order:
-                obs[o["train_open_double_order"] + k] = order[train]
-            if train in coverable:
-                obs[o["train_coverable"] + k] = 1.0
-        hands = state.hands
+                ones.append(marker_at)
+            tiles = trains[train]
+            if tiles:
+                ones.append(started_at)
+                idx.append(length_at)
+                val.append(len(tiles))
+                last = tiles[-1]
+                if last[0] == last[1]:
+                    ones.append(dbl_at)
+                if train in open_doubles:
+                    idx.append(order_at)
+                    val.append(open_doubles.index(train) + 1)
+                if train in coverable:
+                    ones.append(cover_at)
+        hands, scores, missing = state.hands, state.scores, state.missing
+        hs, sc, sa, mp = o["hand_sizes"], o["scores"], o["seat_active"], o["missing_pips"] - v
         for k in range(p):
             other = (seat + k) % p
-            obs[o["hand_sizes"] + k] = hands[other].bit_count()
-            obs[o["scores"] + k] = state.scores[other]
-            if state.active[other]:
-                obs[o["seat_active"] + k] = 1.0
-            if k:
-                m = state.missing[other]
-                base = o["missing_pips"] + (k - 1) * v
-                while m:
-                    low = m & -m
-                    obs[base + low.bit_length() - 1] = 1.0
-                    m ^= low
-        obs[o["boneyard_size"]] = len(state.boneyard)
-        if not state.round_over:
-            obs[o["current_player"] + (actor - seat) % p] = 1.0
-            obs[o["phase"] + state.phase] = 1.0
+            idx.append(hs + k)
+            val.append(hands[other].bit_count())
+            if scores[other]:
+                idx.append(sc + k)
+                val.append(scores[other])
+            if active[other]:
+                ones.append(sa + k)
+            m = missing[other] if k else 0
+            base = mp + k * v
+            while m:
+                low = m & -m
+                ones.append(base + low.bit_length() - 1)
+                m ^= low
+        idx.append(o["boneyard_size"])
+        val.append(len(state.boneyard))
+        idx.append(o["round_index"])
+        val.append(state.round_index)
+        if live:
+            ones.append(o["current_player"] + (actor - seat) % p)
+            ones.append(o["phase"] + state.phase)
             if state.drawn_tile >= 0:
-                obs[o["just_drew"]] = 1.0
+                ones.append(o["just_drew"])
                 if actor == seat:
-                    obs[o["drawn_tile"] + state.drawn_tile] = 1.0
-        if state.first_turn_pending[seat] or (actor == seat and state.in_first_turn):
-            obs[o["first_turn"]] = 1.0
-        obs[o["round_index"]] = state.round_index
+                    ones.append(o["drawn_tile"] + state.drawn_tile)
+        if state.first_turn_pending[seat] or (live and actor == seat and state.in_first_turn):
+            ones.append(o["first_turn"])
+        obs[ones] = 1.0
+        obs[idx] = val
         return obs
 
     def mask(self, state: MexicanTrainState, seat: int) -> np.ndarray:

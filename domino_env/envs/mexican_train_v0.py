@@ -228,9 +228,24 @@ class raw_env(AECEnv, EzPickle):
         if self.reward_mode == "points":
             for s in seats:
                 self.rewards[self.possible_agents[s]] = -result.points[s] / POINTS_SCALE
-        elif episode_ends:
-            winners = result.winners if self.episode == "round" else state.game_winners
-            for s, r in outcome_rewards(winners, seats).items():
+        elif self.episode == "round":
+            for s, r in outcome_rewards(result.winners, seats).items():
+                self.rewards[self.possible_agents[s]] = r
+        elif self.config.game_end == "elimination":
+            # Every seat that loses the game gets -1/(P-1) when it is out (eliminated now or
+            # beaten at the end); the game's winners share the sum (+1 for a single winner).
+            loss = -1.0 / (self.config.num_players - 1)
+            out = [s for s in seats if not state.active[s] and s not in state.game_winners]
+            if state.game_over:
+                out = [s for s in seats if s not in state.game_winners]
+            for s in out:
+                self.rewards[self.possible_agents[s]] = loss
+            if state.game_over:
+                losers = self.config.num_players - len(state.game_winners)
+                for s in state.game_winners:
+                    self.rewards[self.possible_agents[s]] = -loss * losers / len(state.game_winners)
+        elif state.game_over:
+            for s, r in outcome_rewards(state.game_winners, seats).items():
                 self.rewards[self.possible_agents[s]] = r
         if state.game_over:
             info["game_over"] = True

@@ -213,25 +213,31 @@ def hand(env, seat) -> list[tuple[int, int]]:
 
 def test_satisfy_is_default_and_after_a_double_only_covers_are_legal():
     """RULES.md 1.4 satisfy (contract 5): after placing a double the same player acts again and
-    the only legal placements cover that double (other playable tiles are excluded); the cover
-    ends the turn and the double is no longer open."""
+    the only legal placements cover that double: not a second double elsewhere (double_double),
+    not another tile elsewhere (chain / no_cover); the cover ends the turn and the double is no
+    longer open."""
     env = make(first_turn="any")
     deal(
         env,
-        hands=[[(9, 5), (1, 2), (2, 3)], [(5, 5), (5, 3), (5, 6), (9, 4), (3, 3)]],
+        hands=[
+            [(9, 5), (5, 7), (1, 2), (2, 3)],
+            [(9, 4), (4, 4), (4, 6), (4, 8), (7, 7), (1, 7)],
+        ],
         boneyard=[(0, 0), (0, 1)],
     )
     assert st(env).config.doubles == "satisfy"
     act(env, (9, 5), M)  # s0 starts the Mexican train
-    # before the double: s1 may play on its own train or the Mexican train (s0's is private)
-    expect(env, 1, [((9, 4), 1), ((5, 5), M), ((5, 3), M), ((5, 6), M)])
-    act(env, (5, 5), M)
-    # same player again; only covers of 5-5 on the Mexican train ((9,4) fits its own train)
-    expect(env, 1, [((5, 3), M), ((5, 6), M)])
-    act(env, (5, 3), M)
+    act(env, (9, 4), 1)
+    act(env, (5, 7), M)
+    # before the double: s1 may play on its own train (end 4) or the Mexican train (end 7)
+    expect(env, 1, [((4, 4), 1), ((4, 6), 1), ((4, 8), 1), ((7, 7), M), ((1, 7), M)])
+    act(env, (4, 4), 1)
+    # same player again; only covers of 4-4 on its own train
+    expect(env, 1, [((4, 6), 1), ((4, 8), 1)])
+    act(env, (4, 6), 1)
     assert seat_of(env) == 0
-    assert tiles(env, M) == [(9, 5), (5, 5), (5, 3)]
-    assert st(env).open_end(2) == 3
+    assert tiles(env, 1) == [(9, 4), (4, 4), (4, 6)]
+    assert st(env).open_end(1) == 6
     assert open_doubles(env) == []
     assert not st(env).has_marker(1)
 
@@ -644,6 +650,28 @@ def test_highest_held_station_is_the_highest_double_held_and_its_holder_starts()
     assert any(s < 12 for s in seen), seen
 
 
+@pytest.mark.parametrize("first_player", [0, 3])
+def test_highest_held_holder_moves_first_whatever_first_player(first_player):
+    """Contract 11 / RULES.md 1.7: with highest_held the holder of the station double always
+    moves first, even when first_player names another seat."""
+    holders = set()
+    for seed in range(12):
+        env = raw_env(
+            num_players=4,
+            max_pip=12,
+            hand_size=10,
+            station_source="highest_held",
+            first_player=first_player,
+        )
+        env.reset(seed=seed)
+        state = st(env)
+        sizes = [len(state.hand_tiles(s)) for s in range(4)]
+        assert sorted(sizes) == [9, 10, 10, 10]
+        holders.add(sizes.index(9))
+        assert state.current_player == sizes.index(9)
+    assert holders != {first_player}
+
+
 def test_highest_held_skipped_double_is_used_when_next_held():
     """RULES.md 1.7 (highest_held), best effort with seeded deals in episode="game": when round
     0 skipped 12-12 (nobody held it), at the start of round 1 no hand may hold 12-12 (if dealt, it
@@ -840,3 +868,381 @@ def test_preset_tren_mexicano_plays_chain_and_may_play_in_a_scenario():
     expect(env, 1, [DRAW])  # (5,2) fits its own train, but 3-3 on M must be covered
     draw(env)  # (1,1) cannot cover
     expect(env, 1, [PASS])
+
+
+# --------------------------------------------------------------------------------------------
+# Records and replay
+# --------------------------------------------------------------------------------------------
+
+
+def _snapshot(state):
+    p = state.num_players
+    return (
+        state.current_player,
+        state.round_index,
+        state.station,
+        tuple(tuple(map(tuple, state.train_tiles(t))) for t in range(p + 1)),
+        tuple(tuple(map(tuple, state.hand_tiles(s))) for s in range(p)),
+        tuple(state.open_doubles),
+        tuple(state.has_marker(s) for s in range(p)),
+        state.boneyard_size,
+        tuple(state.scores),
+        bool(state.round_over),
+    )
+
+
+def _play_random(env, rng, max_steps):
+    """Random legal play; returns per decision (agent, mask, every agent's observation, table)."""
+    trace = []
+    while len(trace) < max_steps:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            if all(env.terminations[a] or env.truncations[a] for a in env.agents):
+                break
+            env.step(None)
+            continue
+        m = mask(env)
+        obs = {a: np.array(env.observe(a)["observation"]) for a in env.possible_agents}
+        trace.append((agent, m.copy(), obs, _snapshot(st(env))))
+        env.step(int(rng.choice(np.flatnonzero(m))))
+    return trace
+
+
+REPLAY_CONFIGS = [
+    dict(num_players=4, max_pip=12),
+    dict(num_players=3, max_pip=9, doubles="double_double", first_turn="any"),
+    dict(num_players=2, max_pip=9, doubles="no_cover", station_source="highest_held"),
+    dict(preset="tren_mexicano", num_players=3, max_pip=9, episode="game"),
+    dict(num_players=2, max_pip=9, episode="game", station_source="highest_held"),
+]
+
+
+@pytest.mark.parametrize("kwargs", REPLAY_CONFIGS)
+def test_record_replay_reproduces_masks_observations_and_states(kwargs):
+    """RULES.md 0 ("Given the shuffle and the action sequence, a round replays exactly") and
+    the contract (records): env.unwrapped.to_record() exports the game so far as JSON; replaying
+    it (through a fresh env fed the recorded deals, and through
+    domino_env.core.records.replay) reproduces every mask, observation and table state."""
+    import json
+
+    from domino_env.core.records import replay
+
+    for seed in range(3):
+        env = raw_env(**kwargs)
+        env.reset(seed=seed)
+        trace = _play_random(env, np.random.default_rng(seed), max_steps=400)
+        final = _snapshot(st(env))
+        record = json.loads(json.dumps(env.unwrapped.to_record()))
+        actions = record["actions"]
+        assert len(actions) == len(trace)
+
+        # 1) a fresh env fed the recorded deals and actions
+        env2 = raw_env(**record["env_kwargs"])
+        env2.reset(seed=seed + 1000, options={"deals": record["deals"]})
+        k = 0
+        while k < len(actions):
+            agent = env2.agent_selection
+            if env2.terminations[agent] or env2.truncations[agent]:
+                env2.step(None)
+                continue
+            agent0, m0, obs0, snap0 = trace[k]
+            assert agent == agent0, k
+            np.testing.assert_array_equal(mask(env2), m0)
+            for a in env2.possible_agents:
+                np.testing.assert_array_equal(env2.observe(a)["observation"], obs0[a])
+            assert _snapshot(st(env2)) == snap0, k
+            env2.step(actions[k])
+            k += 1
+        assert _snapshot(st(env2)) == final
+
+        # 2) the engine-level replay
+        states = list(replay(record))
+        assert len(states) == len(actions) + 1
+        for k, state in enumerate(states[:-1]):
+            if state.round_over:  # next round is dealt lazily by replay, at once by the env
+                continue
+            agent0, m0, _, snap0 = trace[k]
+            assert _snapshot(state) == snap0, k
+            assert sorted(state.legal_actions()) == sorted(int(i) for i in np.flatnonzero(m0))
+        if not states[-1].round_over or final[-1]:
+            assert _snapshot(states[-1]) == final
+
+
+# --------------------------------------------------------------------------------------------
+# More doubles edge cases (draws inside double obligations, targets of a second double)
+# --------------------------------------------------------------------------------------------
+
+
+def test_satisfy_drawn_double_is_placed_then_one_new_draw_for_its_cover():
+    """RULES.md 1.3.3 + 1.4 satisfy (contract 2: "A new obligation in the same turn (e.g. after
+    placing a drawn double in satisfy mode) allows one new draw"): a drawn double that fits must be
+    placed; its cover is a new obligation with one new draw; failing it -> PASS, marker, open."""
+    env = make(first_turn="any")
+    deal(
+        env,
+        hands=[[(9, 5), (1, 2)], [(9, 4), (1, 3), (2, 4)]],
+        boneyard=[(5, 5), (0, 1), (6, 6), (7, 7)],
+    )
+    act(env, (9, 5), M)
+    act(env, (9, 4), 1)
+    expect(env, 0, [DRAW])  # own train at 9, M at 5: (1,2) fits nothing
+    draw(env)  # (5,5) fits M
+    expect(env, 0, [((5, 5), M)])
+    act(env, (5, 5), M)
+    expect(env, 0, [DRAW])
+    assert st(env).boneyard_size == 3
+    draw(env)  # (0,1)
+    expect(env, 0, [PASS])
+    pass_(env)
+    assert st(env).has_marker(0)
+    assert open_doubles(env) == [2]
+    assert hand(env, 0) == [(0, 1), (1, 2)]
+    expect(env, 1, [DRAW])  # (2,4) fits its own train at 4: frozen
+
+
+def test_satisfy_may_play_draw_while_covering_allows_pass():
+    """RULES.md 1.3.3 drawn_tile="may_play" + 1.4 (contract 2: "drawn_tile governs every draw,
+    including draws while covering open doubles"): a drawn tile that covers someone's open double
+    may be kept (PASS legal); the pass marks the passer and the double stays open."""
+    env = make(first_turn="any", drawn_tile="may_play")
+    deal(
+        env,
+        hands=[[(9, 5), (5, 5), (1, 2)], [(9, 4), (4, 0), (2, 3)]],
+        boneyard=[(0, 0), (5, 6), (1, 1), (8, 8)],
+    )
+    act(env, (9, 5), 0)
+    act(env, (9, 4), 1)
+    act(env, (5, 5), 0)
+    expect(env, 0, [DRAW])
+    draw(env)  # (0,0) fits nothing
+    expect(env, 0, [PASS])
+    pass_(env)
+    assert open_doubles(env) == [0]
+    expect(env, 1, [DRAW])  # (4,0) fits its own train but the table is frozen
+    draw(env)  # (5,6) covers 5-5 on train 0
+    expect(env, 1, [((5, 6), 0), PASS])
+    pass_(env)
+    assert st(env).has_marker(1)
+    assert open_doubles(env) == [0]
+    assert (5, 6) in hand(env, 1)
+    expect(env, 0, [DRAW])
+    draw(env)  # (1,1)
+    expect(env, 0, [PASS])
+    pass_(env)
+    expect(env, 1, [((5, 6), 0)])
+
+
+def test_satisfy_without_boneyard_passes_at_once():
+    """RULES.md 1.7 use_boneyard=False + 1.4: a player who cannot cover their double passes and
+    marks at once (no DRAW action); the double stays open and obliges the next player."""
+    env = make(first_turn="any", use_boneyard=False)
+    deal(env, hands=[[(9, 3), (3, 3), (0, 1)], [(9, 5), (2, 4), (3, 8)]], boneyard=[])
+    act(env, (9, 3), 0)
+    act(env, (9, 5), M)
+    act(env, (3, 3), 0)
+    expect(env, 0, [PASS])
+    pass_(env)
+    assert st(env).has_marker(0)
+    assert open_doubles(env) == [0]
+    expect(env, 1, [((3, 8), 0)])
+
+
+def test_double_double_second_double_targets_and_no_third_double():
+    """RULES.md 1.4 double_double (contract 6): the second double may go on another train where
+    it is otherwise legal (the Mexican train, a marked train) but not on another seat's private
+    train; after D2 only covers of D1/D2 are legal (no third double)."""
+    env = make(num_players=3, first_turn="any", doubles="double_double")
+    deal(
+        env,
+        hands=[
+            [(9, 3), (9, 5), (3, 3), (5, 5), (6, 6), (8, 8), (3, 7), (0, 1)],
+            [(9, 4), (4, 8), (0, 2), (1, 6)],
+            [(9, 6), (1, 2)],
+        ],
+        boneyard=[(0, 0), (7, 7), (2, 2)],
+    )
+    act(env, (9, 3), 0)
+    act(env, (9, 4), 1)
+    act(env, (9, 6), 2)
+    act(env, (9, 5), M)
+    act(env, (4, 8), 1)  # train 1 (private) ends at 8
+    expect(env, 2, [DRAW])
+    draw(env)  # (0,0)
+    expect(env, 2, [PASS])
+    pass_(env)
+    assert st(env).has_marker(2)  # train 2 (end 6) is public
+    expect(env, 0, [((3, 3), 0), ((3, 7), 0), ((5, 5), M), ((6, 6), 2)])
+    act(env, (3, 3), 0)
+    # cover D1, or D2 on M or on marked train 2; not (8,8) on private train 1
+    expect(env, 0, [((3, 7), 0), ((5, 5), M), ((6, 6), 2)])
+    act(env, (6, 6), 2)
+    expect(env, 0, [((3, 7), 0)])  # (5,5) on M would be a third double
+    act(env, (3, 7), 0)
+    assert open_doubles(env) == [2]
+    assert tiles(env, 2) == [(9, 6), (6, 6)]
+    expect(env, 1, [((1, 6), 2)])
+
+
+def test_double_double_drawn_double_can_be_the_second_double():
+    """RULES.md 1.4 double_double + 1.3.3 (contract 2: after a draw the legal placements are
+    computed as usual; a new obligation allows one new draw): with no cover and no second double,
+    the player draws; a drawn double that fits another train is placed as D2 (must_play); then one
+    new draw for covering D1/D2; failing -> PASS with both doubles open."""
+    env = make(first_turn="any", doubles="double_double")
+    deal(
+        env,
+        hands=[[(9, 3), (3, 3), (0, 1)], [(9, 5), (2, 4)]],
+        boneyard=[(5, 5), (0, 2), (6, 6), (1, 1)],
+    )
+    act(env, (9, 3), 0)
+    act(env, (9, 5), M)
+    act(env, (3, 3), 0)
+    expect(env, 0, [DRAW])
+    draw(env)  # (5,5) fits the Mexican train
+    expect(env, 0, [((5, 5), M)])
+    act(env, (5, 5), M)
+    expect(env, 0, [DRAW])
+    draw(env)  # (0,2)
+    expect(env, 0, [PASS])
+    pass_(env)
+    assert open_doubles(env) == [0, 2]
+    assert st(env).has_marker(0)
+
+
+def test_chain_drawn_double_gives_another_play():
+    """RULES.md 1.4 chain + 1.3.3: a drawn double that fits must be placed and, being a double,
+    gives another play (with one new draw); a draw-and-pass ends the turn, the double is open."""
+    env = make(first_turn="any", doubles="chain")
+    deal(
+        env,
+        hands=[[(9, 3), (0, 1)], [(9, 5), (2, 4), (3, 8)]],
+        boneyard=[(3, 3), (1, 6), (7, 7)],
+    )
+    act(env, (9, 3), 0)
+    act(env, (9, 5), M)
+    expect(env, 0, [DRAW])
+    draw(env)  # (3,3)
+    expect(env, 0, [((3, 3), 0)])
+    act(env, (3, 3), 0)
+    expect(env, 0, [DRAW])
+    draw(env)  # (1,6) fits nothing
+    expect(env, 0, [PASS])
+    pass_(env)
+    assert open_doubles(env) == [0]
+    expect(env, 1, [((3, 8), 0)])
+
+
+def test_no_cover_second_double_gives_another_placement():
+    """RULES.md 1.4 no_cover (contract 8: another double gives another placement): D1, then D2
+    elsewhere, then a non-double ends the turn; neither uncovered double obliges the next player."""
+    env = make(first_turn="any", doubles="no_cover")
+    deal(
+        env,
+        hands=[
+            [(9, 3), (3, 3), (5, 5), (3, 6), (5, 7), (0, 1)],
+            [(9, 5), (9, 2), (5, 1), (6, 8)],
+        ],
+        boneyard=[(0, 0), (1, 1)],
+    )
+    act(env, (9, 3), 0)
+    act(env, (9, 5), M)
+    act(env, (3, 3), 0)
+    expect(env, 0, [((3, 6), 0), ((5, 5), M), ((5, 7), M)])
+    act(env, (5, 5), M)
+    expect(env, 0, [((3, 6), 0), ((5, 7), M)])
+    act(env, (3, 6), 0)
+    assert open_doubles(env) == []
+    assert tiles(env, M) == [(9, 5), (5, 5)]
+    # M ends in an uncovered 5-5: covering it is allowed but not required
+    expect(env, 1, [((2, 9), 1), ((1, 5), M)])
+
+
+def test_open_double_nobody_can_cover_blocks_the_round():
+    """RULES.md 1.5 (blocked: no draw possible and nobody can ever place again) with 1.4: an open
+    double that no hand can cover freezes the table, so the round is blocked although hands hold
+    tiles that would fit elsewhere; blocked_round="score": fewest pips win (contract 10)."""
+    env = make(first_turn="any", use_boneyard=False)
+    deal(env, hands=[[(9, 3), (3, 3), (0, 1)], [(9, 5), (2, 4), (5, 6)]], boneyard=[])
+    act(env, (9, 3), 0)
+    act(env, (9, 5), M)
+    act(env, (3, 3), 0)
+    expect(env, 0, [PASS])
+    pass_(env)
+    if not st(env).round_over:
+        expect(env, 1, [PASS])  # (5,6) would fit the Mexican train, but 3-3 must be covered
+        pass_(env)
+    assert st(env).round_over
+    for a in env.possible_agents:
+        assert env.terminations[a]
+        info = env.infos[a]
+        assert info["termination"] == "blocked"
+        assert list(info["winners"]) == [0]
+        assert list(info["pips"]) == [1, 17]
+
+
+def test_highest_held_round_one_uses_highest_held_double_below_used_one():
+    """RULES.md 1.1 (station of round r = double N - r) + 1.7 highest_held, episode="game": when
+    round 0 used 12-12, round 1's station is the highest double held among 11-11 and below (a
+    held 12-12 is no longer eligible), and its holder moves first."""
+    rng = np.random.default_rng(99)
+    checked = 0
+    for seed in range(30):
+        env = raw_env(
+            num_players=4,
+            max_pip=12,
+            hand_size=8,
+            station_source="highest_held",
+            episode="game",
+            first_turn="any",
+        )
+        env.reset(seed=seed)
+        state = st(env)
+        if state.station != 12:
+            continue
+        steps = 0
+        while state.round_index == 0 and not any(env.terminations.values()):
+            env.step(int(rng.choice(legal(env))))
+            state = st(env)
+            steps += 1
+            assert steps < 10_000
+        if state.round_index != 1:
+            continue
+        checked += 1
+        s = state.station
+        hands = _all_hands(state)
+        held = {t[0] for h in hands for t in h if t[0] == t[1]}
+        assert s <= 11, (seed, s)
+        assert not any(s < d <= 11 for d in held), (seed, s, held)
+        sizes = [len(h) for h in hands]
+        assert sorted(sizes) == [7, 8, 8, 8]
+        assert state.current_player == sizes.index(7)
+        if checked >= 5:
+            break
+    assert checked > 0
+
+
+def test_record_of_a_dealt_scenario_replays_the_table():
+    """Contract (records) + RULES.md 0: a game started from options["deal"] is recorded with its
+    deal; replaying the record rebuilds the same table (open doubles, markers, trains, hands)."""
+    import json
+
+    from domino_env.core.records import replay
+
+    env = make(first_turn="any", doubles="chain")
+    deal(
+        env,
+        hands=[[(9, 3), (3, 3), (5, 5), (0, 1)], [(9, 5), (3, 8), (5, 1), (9, 2)]],
+        boneyard=[(0, 2), (6, 6), (4, 4)],
+    )
+    act(env, (9, 3), 0)
+    act(env, (9, 5), M)
+    act(env, (3, 3), 0)
+    act(env, (5, 5), M)
+    draw(env)
+    pass_(env)
+    record = json.loads(json.dumps(env.unwrapped.to_record()))
+    assert len(record["actions"]) == 6
+    last = list(replay(record))[-1]
+    assert _snapshot(last) == _snapshot(st(env))
+    assert list(last.open_doubles) == [0, 2]
+    assert sorted(last.legal_actions()) == legal(env)

@@ -172,8 +172,11 @@ def all_terminated(env) -> bool:
 
 
 def all_done(env) -> bool:
+    """Every seat is terminated / truncated, or already removed from env.agents (dead step)."""
+    live = set(env.agents)
     return all(
-        env.terminations.get(a, False) or env.truncations.get(a, False) for a in env.possible_agents
+        a not in live or env.terminations.get(a, False) or env.truncations.get(a, False)
+        for a in env.possible_agents
     )
 
 
@@ -188,11 +191,11 @@ def assert_round(env, termination, winners, pips, scores=None) -> None:
 
 
 def rewards_of(env) -> list[float]:
-    return [float(env.rewards[a]) for a in env.possible_agents]
+    return [float(env.rewards.get(a, 0.0)) for a in env.possible_agents]
 
 
 def cumulative_of(env) -> list[float]:
-    return [float(env._cumulative_rewards[a]) for a in env.possible_agents]
+    return [float(env._cumulative_rewards.get(a, 0.0)) for a in env.possible_agents]
 
 
 def pass_until_over(env, limit: int) -> None:
@@ -282,7 +285,10 @@ def test_action_space_size_is_T_times_P_plus_1_plus_2(num_players):
     assert e.possible_agents == [f"player_{i}" for i in range(num_players)]
     for ag in e.possible_agents:
         assert int(e.action_space(ag).n) == n
-        assert np.asarray(e.observe(ag)["action_mask"]).shape == (n,)
+        mask = np.asarray(e.observe(ag)["action_mask"])
+        assert mask.shape == (n,)
+        # contract: all zeros for non-acting agents, never empty for the acting one
+        assert (mask.sum() > 0) == (ag == e.agent_selection)
     assert draw_action(e) == n - 2 and pass_action(e) == n - 1
 
 
@@ -427,8 +433,11 @@ def test_empty_boneyard_pass_directly_and_mark():
 
 
 def test_no_boneyard_variant_pass_directly_from_deal():
-    """RULES.md 1.7 use_boneyard=False: leftovers are never drawn; no placement -> PASS at once."""
-    e = start([[(1, 2), (3, 4)], [(8, 9), (0, 1)]], [(0, 9), (5, 6)], use_boneyard=False)
+    """RULES.md 1.7 use_boneyard=False: leftovers are never drawn; no placement -> PASS at once.
+
+    The leftovers ((0,9), (5,6), ... appear in no hand) are out of play; the engine refuses a
+    non-empty deal boneyard under use_boneyard=False (DealError), so none is given here."""
+    e = start([[(1, 2), (3, 4)], [(8, 9), (0, 1)]], [], use_boneyard=False)
     assert legal_moves(e) == ["PASS"]
     pass_(e)
     assert state(e).has_marker(0)
@@ -558,6 +567,22 @@ def test_marker_removal_next_turn():
     assert legal_moves(e) == moves(e, ((3, 9), 0))
 
 
+def test_marker_next_turn_removed_then_put_back_by_a_new_pass():
+    """RULES.md 1.3.4-1.3.5 (marker_removal="next_turn"): the marker is lifted as the owner's
+    turn starts; if the owner passes again it goes back down and the train is public again."""
+    e = start(**MARKER_DEAL, first_turn="any", marker_removal="next_turn")
+    draw(e)
+    pass_(e)
+    act(e, (3, 9), 0)  # seat 1 plays on its own train
+    assert e.agent_selection == "player_0"
+    assert not state(e).has_marker(0)
+    draw(e)  # (2,8): fits nothing
+    assert legal_moves(e) == ["PASS"]
+    pass_(e)
+    assert state(e).has_marker(0)
+    assert legal_moves(e) == moves(e, ((5, 9), 1), ((5, 9), 2))
+
+
 # ---------------------------------------------------------------------------
 # Mexican train (1.2, 1.3.1, 1.7)
 # ---------------------------------------------------------------------------
@@ -653,6 +678,20 @@ def test_points_reward_is_minus_points_over_100():
     assert cumulative_of(e) == pytest.approx(expected)
 
 
+def test_going_out_on_another_seats_marked_train_ends_round():
+    """RULES.md 0 / 1.5: the round ends whatever train took the last tile (here seat 0's
+    marked train, slot 1 seen from seat 1)."""
+    e = start([[(1, 2), (3, 4)], [(5, 9)]], [(6, 7)], first_turn="any")
+    draw(e)
+    pass_(e)
+    assert legal_moves(e) == moves(e, ((5, 9), 0), ((5, 9), 1), ((5, 9), 2))
+    act(e, (5, 9), 1)
+    assert all_terminated(e)
+    assert train(e, 0) == [(9, 5)]
+    assert_round(e, "went_out", [1], [23, 0], [23, 0])
+    assert cumulative_of(e) == pytest.approx([-1.0, 1.0])
+
+
 @pytest.mark.parametrize("doubles", ["satisfy", "double_double", "chain", "no_cover"])
 def test_last_tile_double_ends_round_without_cover(doubles):
     """RULES.md 0 and 1.4 ("In every mode: if the tile placed was the player's last, the round
@@ -667,6 +706,20 @@ def test_last_tile_double_ends_round_without_cover(doubles):
     assert_round(e, "went_out", [0], [0, 16], [0, 16])
 
 
+def test_covering_own_double_with_last_tile_ends_round():
+    """RULES.md 1.4 satisfy + 0: the cover of one's own double may be the last tile; the round
+    ends at once."""
+    e = start([[(4, 9), (4, 4), (1, 4)], [(1, 9), (2, 3), (5, 6)]], [(0, 7)])
+    act(e, (4, 9), 0)
+    act(e, (1, 9), 0)
+    act(e, (4, 4), 0)
+    assert legal_moves(e) == moves(e, ((1, 4), 0))
+    act(e, (1, 4), 0)
+    assert all_terminated(e)
+    assert train(e, 0) == [(9, 4), (4, 4), (4, 1)]
+    assert_round(e, "went_out", [0], [0, 16], [0, 16])
+
+
 def test_double_not_last_tile_obliges_cover_contrast():
     """RULES.md 1.4 satisfy (contrast to the test above): the same double, when it is not the
     last tile, does not end the round and the player must now cover it (here: DRAW only)."""
@@ -676,6 +729,70 @@ def test_double_not_last_tile_obliges_cover_contrast():
     act(e, (4, 4), 0)
     assert not all_terminated(e)
     assert e.agent_selection == "player_0"
+    assert legal_moves(e) == ["DRAW"]
+
+
+def test_drawn_double_gives_a_new_obligation_and_one_new_draw():
+    """RULES.md 1.3.3 + 1.4 satisfy + contract points 2 and 5: a drawn double that fits must
+    be placed; covering it is a new obligation that allows one new draw; a drawn cover must be
+    placed on that double; the turn then ends."""
+    e = start([[(4, 9), (1, 2)], [(8, 9), (0, 1), (2, 3)]], [(4, 4), (4, 6), (5, 7)])
+    act(e, (4, 9), 0)
+    act(e, (8, 9), 0)
+    assert legal_moves(e) == ["DRAW"]
+    draw(e)
+    assert legal_moves(e) == moves(e, ((4, 4), 0))
+    act(e, (4, 4), 0)
+    assert e.agent_selection == "player_0"
+    assert legal_moves(e) == ["DRAW"]
+    draw(e)
+    assert legal_moves(e) == moves(e, ((4, 6), 0))
+    act(e, (4, 6), 0)
+    assert train(e, 0) == [(9, 4), (4, 4), (4, 6)]
+    assert list(state(e).open_doubles) == []
+    assert e.agent_selection == "player_1"
+    assert not state(e).has_marker(0)
+
+
+def test_drawn_double_left_open_after_second_draw_fails():
+    """RULES.md 1.4 satisfy: the second draw does not cover -> PASS only, marker down, the
+    double stays open and the next player may only cover it (here after its own draw)."""
+    e = start([[(4, 9), (1, 2)], [(8, 9), (0, 1), (2, 3)]], [(4, 4), (5, 7), (3, 4)])
+    act(e, (4, 9), 0)
+    act(e, (8, 9), 0)
+    draw(e)
+    act(e, (4, 4), 0)
+    draw(e)
+    assert legal_moves(e) == ["PASS"]
+    pass_(e)
+    assert state(e).has_marker(0)
+    assert list(state(e).open_doubles) == [0]
+    assert e.agent_selection == "player_1"
+    assert legal_moves(e) == ["DRAW"]
+    draw(e)
+    assert legal_moves(e) == moves(e, ((3, 4), 1))
+
+
+def test_may_play_governs_draws_while_covering():
+    """Contract point 2 ("drawn_tile governs every draw, including draws while covering open
+    doubles") + RULES.md 1.3.3 may_play: a drawn cover may be kept; the pass marks the train
+    and the double stays open, freezing the table for the next player (1.4)."""
+    e = start(
+        [[(4, 9), (4, 4), (1, 2)], [(1, 9), (3, 9), (2, 3)]],
+        [(4, 6), (0, 0)],
+        drawn_tile="may_play",
+    )
+    act(e, (4, 9), 0)
+    act(e, (1, 9), 0)
+    act(e, (4, 4), 0)
+    assert legal_moves(e) == ["DRAW"]
+    draw(e)
+    assert legal_moves(e) == moves(e, ((4, 6), 0), "PASS")
+    pass_(e)
+    assert state(e).has_marker(0)
+    assert list(state(e).open_doubles) == [0]
+    # seat 1 holds (3,9) for the Mexican train, but the table is frozen: DRAW only
+    assert e.agent_selection == "player_1"
     assert legal_moves(e) == ["DRAW"]
 
 
@@ -721,6 +838,43 @@ def test_blocked_round_double_blank_points():
     assert cumulative_of(e) == pytest.approx([-0.5, -0.5, 1.0])
 
 
+def test_blocked_without_boneyard_variant():
+    """RULES.md 1.5 + 1.7: with use_boneyard=False nothing can be drawn, so a table where
+    nobody can place is blocked although tiles are left over."""
+    e = start([[(1, 2)], [(3, 4)]], [], use_boneyard=False)
+    pass_until_over(e, limit=2)
+    assert_round(e, "blocked", [0], [3, 7], [3, 7])
+
+
+def test_not_blocked_while_a_new_marker_opens_a_placement():
+    """Contract "Blocked = ... no player can ever place again": a cycle of passes is not
+    the end when a pass just made a train public that another player can use.
+
+    NOTE for the lead: RULES.md 1.5 literally says blocked = "every player in turn has passed
+    since the last placement"; here seat 1 and seat 0 both pass after seat 0's placement, yet
+    seat 0's pass marks its train and seat 1 can then place (3,6) on it. This test follows the
+    contract (and seed 000: "ningún jugador tiene posibilidad de colocar fichas")."""
+    e = start([[(1, 2), (3, 9)], [(4, 5), (3, 6)]], [], first_turn="any")
+    act(e, (3, 9), 0)
+    pass_(e)  # seat 1: nothing fits, seat 0's train private
+    pass_(e)  # seat 0: nothing fits; its marker makes its train public
+    assert not all_terminated(e)
+    assert e.agent_selection == "player_1"
+    assert legal_moves(e) == moves(e, ((3, 6), 1))
+
+
+def test_blocked_by_an_open_double_nobody_can_cover():
+    """RULES.md 1.4 + 1.5: an open double nobody can cover freezes the table; with an empty
+    boneyard nobody can ever place again, although (3,9) would fit the Mexican train:
+    blocked."""
+    e = start([[(4, 9), (4, 4), (1, 2)], [(1, 9), (3, 9), (2, 3)]], [])
+    act(e, (4, 9), 0)
+    act(e, (1, 9), 0)
+    act(e, (4, 4), 0)
+    pass_until_over(e, limit=3)
+    assert_round(e, "blocked", [0], [3, 17], [3, 17])
+
+
 def test_blocked_from_the_start():
     """RULES.md 1.5: station 9, no hand tile has a 9, empty boneyard: blocked (the engine may
     end at once or after one full cycle of passes)."""
@@ -763,21 +917,26 @@ def test_game_episode_next_round_after_going_out():
     assert all((8, 8) not in hand(e, s) for s in range(3))
     assert rewards_of(e) == pytest.approx([-0.03, 0.0, -0.07])
     assert cumulative_of(e) == pytest.approx([-0.03, 0.0, -0.07])
-    # first turn of round 1: only own-train starts from the new station 8, or DRAW
-    for m in legal_moves(e):
-        assert m == "DRAW" or (m[1] == 0 and 8 in m[0]), legal_moves(e)
     rng = np.random.default_rng(0)
-    while e.agent_selection == "player_1":
-        random_step(e, rng)
+
+    def first_turn(agent):
+        # first turn of each seat in round 1: only own-train starts from the new station 8
+        # (DRAW / PASS when none): the first-turn restriction applies again (1.3.1)
+        while e.agent_selection == agent:
+            for m in legal_moves(e):
+                assert m in ("DRAW", "PASS") or (m[1] == 0 and 8 in m[0]), legal_moves(e)
+            random_step(e, rng)
+
+    first_turn("player_1")
     assert e.agent_selection == "player_2"
     _obs, r, term, trunc, _info = e.last()
     assert r == pytest.approx(-0.07)
     assert not term and not trunc
-    while e.agent_selection == "player_2":
-        random_step(e, rng)
+    first_turn("player_2")
     assert e.agent_selection == "player_0"
     _obs, r, _term, _trunc, _info = e.last()
     assert r == pytest.approx(-0.03)
+    first_turn("player_0")
 
 
 def test_game_episode_after_blocked_round_fewest_pips_starts():
@@ -845,6 +1004,29 @@ def test_game_episode_full_random_game():
     assert reward_sum == pytest.approx([-t / 100 for t in totals])
 
 
+def test_game_episode_outcome_reward_only_at_game_end():
+    """Contract rewards + RULES.md 1.6: with episode="game" and reward="outcome", rounds give
+    no reward; at the end the lowest total wins: winner +1, the other -1 (2 players)."""
+    e = raw_env(num_players=2, max_pip=9, episode="game", max_cycles=1_000_000)
+    e.reset(seed=11)
+    rng = np.random.default_rng(11)
+    steps = 0
+    while not all_done(e):
+        random_step(e, rng)
+        steps += 1
+        assert steps < 100000
+        if not all_done(e):
+            assert rewards_of(e) == [0.0, 0.0], (steps, state(e).round_index)
+    totals = list(state(e).scores)
+    assert state(e).round_index == 9 and state(e).station == 0
+    assert totals[0] != totals[1], "pick another seed: tie"
+    winner = 0 if totals[0] < totals[1] else 1
+    expected = [-1.0, -1.0]
+    expected[winner] = 1.0
+    assert rewards_of(e) == pytest.approx(expected)
+    assert cumulative_of(e) == pytest.approx(expected)
+
+
 def test_game_elimination():
     """RULES.md 1.6 variant game_end="elimination": after a round, a seat whose total reached
     the limit is out (never acts again); the game ends when one player is left (or all
@@ -861,10 +1043,15 @@ def test_game_elimination():
     act(e, (4, 9), 0)
     assert_round(e, "went_out", [0], [0, 18, 3], [0, 18, 3])
     assert not all_done(e)  # seats 0 and 2 remain
+    assert not e.terminations["player_0"] and not e.terminations["player_2"]
     assert state(e).station == 8
-    assert e.agent_selection == "player_0"
+    reward_sum = cumulative_of(e)
+    # the eliminated seat may be terminated now (AEC dead step), the others never are
+    while e.terminations.get(e.agent_selection) or e.truncations.get(e.agent_selection):
+        assert e.agent_selection == "player_1"
+        e.step(None)
+    assert e.agent_selection == "player_0"  # round winner starts
     rng = np.random.default_rng(1)
-    reward_sum = [float(x) for x in cumulative_of(e)]
     steps = 0
     while not all_done(e):
         ri = state(e).round_index
@@ -889,8 +1076,37 @@ def test_game_elimination():
         winner = below[0]
     else:
         winner = min((0, 2), key=lambda s: final[s])
-    assert reward_sum[winner] > 0
-    assert sum(reward_sum) == pytest.approx(0.0)
+    # contract (reward="outcome"): the game winner gets +1, the others (the eliminated seat 1
+    # included: it lost the game) share -1 equally
+    expected = [-0.5, -0.5, -0.5]
+    expected[winner] = 1.0
+    assert reward_sum == pytest.approx(expected)
+
+
+def test_elimination_stations_wrap_around():
+    """RULES.md 1.6 elimination: the stations continue N..0 and then again from N (seed 002:
+    "La 13a ronda comienza con el 0 doble y la 14a de nuevo con el 12 doble")."""
+    e = raw_env(
+        num_players=2,
+        max_pip=9,
+        episode="game",
+        game_end="elimination",
+        elimination_limit=2000,
+        max_cycles=10_000_000,
+    )
+    e.reset(seed=7)
+    rng = np.random.default_rng(7)
+    stations = [state(e).station]
+    steps = 0
+    while not all_done(e):
+        ri = state(e).round_index
+        random_step(e, rng)
+        steps += 1
+        assert steps < 1_000_000
+        if not all_done(e) and state(e).round_index != ri:
+            stations.append(state(e).station)
+    assert len(stations) > 10, "limit too low for this check"
+    assert stations == [9 - (r % 10) for r in range(len(stations))]
 
 
 # ---------------------------------------------------------------------------
@@ -919,6 +1135,7 @@ def test_first_player_random_from_seed():
         e2 = raw_env()
         e2.reset(seed=seed)
         assert e2.agent_selection == e.agent_selection
+        assert [hand(e2, s) for s in range(4)] == [hand(e, s) for s in range(4)]
     assert len(set(firsts)) >= 2
 
 

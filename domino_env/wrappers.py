@@ -1,0 +1,188 @@
+"""Single-agent adapter: one seat learns, the other seats are played by callables (DESIGN.md 4).
+
+:class:`SingleAgentEnv` is a ``gymnasium.Env`` over any of the package's AEC environments. The
+opponents act inside :meth:`~SingleAgentEnv.step`; the reward returned is always the learner's,
+summed since its previous decision, including the final reward when an opponent ends the round.
+``action_masks()`` gives MaskablePPO the learner's legal actions.
+
+An opponent is any callable ``(observation, action_mask, rng) -> action`` where ``observation`` is
+the seat's float32 observation vector, ``action_mask`` its int8 mask and ``rng`` a
+``numpy.random.Generator`` owned by the adapter (so a seeded adapter replays exactly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .core.errors import ConfigError, DominoError
+
+Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
+
+
+def random_legal_opponent(observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+    """Uniform choice among the legal actions (the adapter's default opponent)."""
+    legal = np.flatnonzero(action_mask)
+    return int(legal[rng.integers(len(legal))])
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One learner seat against opponent callables, as a Gymnasium environment.
+
+    Args:
+        aec_env: an unwrapped AEC env of this package (e.g. ``mexican_train_v0.raw_env(...)``).
+        opponents: one callable for every other seat, or a sequence of P-1 callables; entry k
+            plays the seat k+1 places after the learner in turn order.
+        learner_seat: a seat number, or ``"random"`` to draw one per episode.
+        illegal_reward: reward of an illegal (unmasked) learner action, which ends the episode
+            (``terminated=True``, ``info["illegal_action"]=True``); the AEC env is not changed.
+
+    Observation: the learner's float32 observation vector (``aec_env``'s ``"observation"``).
+    Action: the AEC env's ``Discrete`` action. Reward: the learner's AEC reward (float).
+
+    Raises:
+        ConfigError: wrong number of opponents or an invalid learner seat.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+
+    def __init__(
+        self,
+        aec_env: Any,
+        opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
+        learner_seat: int | str = 0,
+        illegal_reward: float = -1.0,
+    ):
+        self.aec = aec_env
+        self.agents_all = list(aec_env.possible_agents)
+        p = len(self.agents_all)
+        if callable(opponents):
+            opponents = [opponents] * (p - 1)
+        opponents = list(opponents)
+        if len(opponents) != p - 1 or not all(callable(o) for o in opponents):
+            raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
+        if learner_seat != "random" and (
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
+        ):
+            raise ConfigError("learner_seat", learner_seat, f"'random' or a seat 0..{p - 1}")
+        self.opponents = opponents
+        self.learner_seat_option = learner_seat
+        self.illegal_reward = float(illegal_reward)
+        first = self.agents_all[0]
+        self.observation_space = aec_env.observation_space(first)["observation"]
+        self.action_space = aec_env.action_space(first)
+        self.render_mode = "ansi" if getattr(aec_env, "render_mode", None) == "ansi" else None
+        self.learner_seat = 0 if learner_seat == "random" else learner_seat
+        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._done = True
+
+    @property
+    def learner(self) -> str:
+        return self.agents_all[self.learner_seat]
+
+    def _opponent_for(self, seat: int) -> Opponent:
+        p = len(self.agents_all)
+        return self.opponents[(seat - self.learner_seat) % p - 1]
+
+    def _play_opponents(self) -> None:
+        """Step the AEC env until the learner must act or the learner's episode is over."""
+        aec = self.aec
+        learner = self.learner
+        while True:
+            agent = aec.agent_selection
+            if aec.terminations.get(learner, True) or aec.truncations.get(learner, True):
+                return
+            if agent == learner:
+                return
+            if aec.terminations[agent] or aec.truncations[agent]:
+                aec.step(None)
+                continue
+            seat = self.agents_all.index(agent)
+            obs = aec.observe(agent)
+            action = self._opponent_for(seat)(obs["observation"], obs["action_mask"], self.np_random)
+            aec.step(action)
+
+    def _learner_view(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        aec = self.aec
+        learner = self.learner
+        reward = float(aec._cumulative_rewards.get(learner, 0.0))
+        terminated = bool(aec.terminations.get(learner, True))
+        truncated = bool(aec.truncations.get(learner, False)) and not terminated
+        obs = aec.observe(learner)
+        self._mask = obs["action_mask"]
+        info = dict(aec.infos.get(learner, {}))
+        info["learner_seat"] = self.learner_seat
+        self._done = terminated or truncated
+        return obs["observation"], reward, terminated, truncated, info
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start an episode; opponents seated before the learner play their first moves.
+
+        ``options`` go to the AEC env's ``reset`` (e.g. ``{"deal": ...}``).
+
+        Raises:
+            DominoError: an explicit deal whose round ends before the learner's first turn.
+        """
+        super().reset(seed=seed)
+        for _ in range(100):
+            if self.learner_seat_option == "random":
+                self.learner_seat = int(self.np_random.integers(len(self.agents_all)))
+            self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)), options=options)
+            self._play_opponents()
+            obs, _, terminated, truncated, info = self._learner_view()
+            if not (terminated or truncated):
+                return obs, info
+            if options and ("deal" in options or "deals" in options):
+                break
+        raise DominoError("the round ended before the learner's first turn; deal differently")
+
+    def step(self, action: int):
+        """Play the learner's ``action``, then the opponents until the learner acts again.
+
+        Returns:
+            ``(observation float32 (n,), reward float, terminated bool, truncated bool, info)``;
+            ``info`` carries the round result keys when a round ended.
+
+        Raises:
+            DominoError: ``step`` after the episode ended (call ``reset``).
+        """
+        if self._done:
+            raise DominoError("the episode is over: call reset() before step()")
+        action = int(action)
+        if not (0 <= action < self.action_space.n and self._mask[action]):
+            obs = self.aec.observe(self.learner)["observation"]
+            self._done = True
+            info = {"illegal_action": True, "learner_seat": self.learner_seat}
+            return obs, self.illegal_reward, True, False, info
+        self.aec.step(action)
+        self._play_opponents()
+        return self._learner_view()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self.aec.render()
+        return None
+
+    def close(self) -> None:
+        self.aec.close()
+
+
+def mexican_train_single_agent(
+    opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
+    learner_seat: int | str = 0,
+    illegal_reward: float = -1.0,
+    **env_kwargs: Any,
+) -> SingleAgentEnv:
+    """Mexican Train as a single-agent Gymnasium env (registered as
+    ``"dominoes/MexicanTrain-v0"``); ``env_kwargs`` go to ``mexican_train_v0.raw_env``."""
+    from .envs.mexican_train_v0 import raw_env
+
+    return SingleAgentEnv(raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)

@@ -1,0 +1,93 @@
+"""Tile indexing (RULES.md section 0) and config validation / presets (RULES.md 1.1, 1.8)."""
+
+import itertools
+
+import pytest
+
+from domino_env.core.config import PRESETS, MexicanTrainConfig, from_preset
+from domino_env.core.errors import ConfigError, DominoError
+from domino_env.core.tiles import pip_value, tile_count, tile_from_index, tile_index, tile_table
+
+
+@pytest.mark.parametrize("n,count", [(6, 28), (9, 55), (12, 91), (15, 136), (18, 190)])
+def test_tile_index_round_trip(n, count):
+    """Section 0: (N+1)(N+2)/2 tiles, canonical order (0,0),(0,1),...,(0,N),(1,1),...,(N,N)."""
+    expected = [(a, b) for a in range(n + 1) for b in range(a, n + 1)]
+    assert tile_count(n) == count
+    assert list(tile_table(n)) == expected
+    for i, (a, b) in enumerate(expected):
+        assert tile_index(a, b, n) == i
+        assert tile_index(b, a, n) == i
+        assert tile_from_index(i, n) == (a, b)
+
+
+def test_tile_errors():
+    with pytest.raises(DominoError):
+        tile_index(3, 13, 12)
+    with pytest.raises(DominoError):
+        tile_from_index(91, 12)
+
+
+def test_pip_value_double_blank():
+    assert pip_value((3, 4)) == 7
+    assert pip_value((0, 0)) == 0
+    assert pip_value((0, 0), double_blank_points=10) == 10
+
+
+def test_default_hand_size_formula():
+    """1.1 seed 000: hand = floor((tiles - 1 - 2 x players) / players)."""
+    cfg = MexicanTrainConfig()
+    assert cfg.dealt_hand_size(4) == 20
+    for n, p in itertools.product((9, 12, 15, 18), range(2, 9)):
+        cfg = MexicanTrainConfig(max_pip=n, num_players=p)
+        assert cfg.dealt_hand_size(p) == (tile_count(n) - 1 - 2 * p) // p
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("num_players", 1),
+        ("num_players", 9),
+        ("max_pip", 6),
+        ("doubles", "bogus"),
+        ("first_turn", "never"),
+        ("drawn_tile", "keep"),
+        ("marker_removal", "x"),
+        ("station_source", "lowest"),
+        ("blocked_round", "replay"),
+        ("game_end", "forever"),
+        ("use_boneyard", "yes"),
+        ("double_blank_points", -1),
+        ("elimination_limit", 0),
+        ("first_player", 4),
+        ("hand_size", 0),
+        ("hand_size", 23),
+    ],
+)
+def test_config_errors_name_the_field(field, value):
+    with pytest.raises(ConfigError) as err:
+        from_preset(**{field: value})
+    assert err.value.field == field
+    assert repr(value) in str(err.value) and field in str(err.value)
+    assert isinstance(err.value, ValueError)
+
+
+def test_unknown_field_and_preset():
+    with pytest.raises(ConfigError, match="colour"):
+        from_preset(colour="red")
+    with pytest.raises(ConfigError, match="preset"):
+        from_preset("klondike")
+
+
+def test_presets_and_round_trip():
+    """1.8: presets differ from the default exactly in their listed fields; to/from dict."""
+    for name, (_source, fields) in PRESETS.items():
+        cfg = from_preset(name)
+        default = MexicanTrainConfig()
+        for key, value in fields.items():
+            assert getattr(cfg, key) == value
+        assert cfg.preset == name
+        differing = {k for k in cfg.to_dict() if getattr(cfg, k) != getattr(default, k)} - {"preset"}
+        assert differing == {k for k, v in fields.items() if getattr(default, k) != v}
+        assert MexicanTrainConfig.from_dict(cfg.to_dict()) == cfg
+    assert from_preset("tren_mexicano", doubles="satisfy").doubles == "satisfy"
