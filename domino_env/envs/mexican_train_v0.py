@@ -122,6 +122,24 @@ class raw_env(AECEnv, EzPickle):
         self._seed: int | None = None
         self.state: MexicanTrainState | None = None
 
+    # ------------------------------------------------------------------ pickling
+    _DYNAMIC = (
+        "state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
+        "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
+    )  # fmt: skip
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Constructor arguments (EzPickle) plus the game in progress, so a pickled env resumes
+        exactly where it was (SubprocVecEnv workers and checkpoints both work)."""
+        data = EzPickle.__getstate__(self)
+        data["_dynamic"] = {k: self.__dict__[k] for k in self._DYNAMIC if k in self.__dict__}
+        return data
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        dynamic = data.pop("_dynamic", {})
+        EzPickle.__setstate__(self, data)
+        self.__dict__.update(dynamic)
+
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._observation_space

@@ -1,0 +1,351 @@
+"""PettingZoo / Gymnasium / SB3 conformance of the Mexican Train env and its single-agent adapter
+(issue 2 sections 3-5; ECOSYSTEM.md)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from pettingzoo.test import api_test, render_test, seed_test
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import domino_env
+from domino_env import ConfigError, DealError, IllegalActionError
+from domino_env.core.records import load_record, replay, save_record
+from domino_env.encoding.mexican_train import decode_action, describe_action, encode_action
+from domino_env.envs.mexican_train_v0 import env, raw_env
+from domino_env.wrappers import SingleAgentEnv, mexican_train_single_agent
+
+PRESETS = ["domino_cubano", "tren_mexicano", "novelty"]
+
+
+def random_play(e, rng, max_steps=100_000):
+    """Play random legal actions until every agent is done; return the number of live steps."""
+    steps = 0
+    for agent in e.agent_iter(max_steps):
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_pettingzoo_api_seed_render(preset, players):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env(preset=preset, num_players=players), num_cycles=200)
+        seed_test(lambda: env(preset=preset, num_players=players), num_cycles=200)
+        render_test(lambda render_mode=None: env(preset=preset, num_players=players, render_mode=render_mode))
+
+
+def test_api_test_in_game_episodes_with_points_rewards():
+    """Mid-episode rewards (episode="game", reward="points") go through _cumulative_rewards."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env(episode="game", reward="points", num_players=3, max_pip=9), num_cycles=2000)
+        api_test(
+            env(preset="tren_mexicano", episode="game", reward="points", num_players=3, max_pip=9,
+                elimination_limit=30),
+            num_cycles=2000,
+        )
+
+
+def test_registered_with_pettingzoo_and_gymnasium():
+    e = pettingzoo.make("aec", "dominoes/mexican_train-v0", num_players=3, max_pip=9)
+    e.reset(seed=0)
+    assert e.possible_agents == ["player_0", "player_1", "player_2"]
+    assert e.action_space("player_0").n == 55 * 4 + 2
+    g = gymnasium.make("dominoes/MexicanTrain-v0", num_players=3, max_pip=9)
+    obs, info = g.reset(seed=0)
+    assert obs.shape == g.observation_space.shape and obs.dtype == np.float32
+    assert g.get_wrapper_attr("action_masks")().any()
+
+
+def test_spaces_are_cached_and_mask_is_int8():
+    e = raw_env()
+    assert e.observation_space("player_0") is e.observation_space("player_3")
+    assert e.action_space("player_1") is e.action_space("player_1")
+    e.reset(seed=1)
+    obs = e.observe(e.agent_selection)
+    assert obs["action_mask"].dtype == np.int8 and obs["observation"].dtype == np.float32
+    assert e.observation_space("player_0")["observation"].contains(obs["observation"])
+
+
+def test_seeded_reset_reproduces_and_unseeded_continues():
+    a, b = raw_env(), raw_env()
+    a.reset(seed=7)
+    b.reset(seed=7)
+    assert a.state.hands == b.state.hands and a.agent_selection == b.agent_selection
+    a.reset()
+    b.reset()
+    assert a.state.hands == b.state.hands  # same stream continues identically
+    c = raw_env()
+    c.reset(seed=8)
+    assert c.state.hands != a.state.hands
+
+
+def test_pickle_round_trip_and_interleaved_instances():
+    rng = np.random.default_rng(0)
+    a = raw_env(num_players=4)
+    a.reset(seed=3)
+    for _ in range(10):
+        legal = a.state.legal_actions()
+        a.step(legal[rng.integers(len(legal))])
+    b = pickle.loads(pickle.dumps(a))
+    assert b.state.hands == a.state.hands and b.agent_selection == a.agent_selection
+    fresh = pickle.loads(pickle.dumps(raw_env(num_players=5, preset="novelty")))
+    fresh.reset(seed=1)
+    assert fresh.config.num_players == 5 and fresh.config.station_source == "highest_held"
+    # Interleaving two instances changes neither: compare against solo runs.
+    solo = []
+    for seed in (11, 12):
+        e = raw_env()
+        e.reset(seed=seed)
+        r = np.random.default_rng(seed)
+        solo.append([])
+        while not e.state.round_over:
+            legal = e.state.legal_actions()
+            act = legal[r.integers(len(legal))]
+            solo[-1].append(act)
+            e.step(act)
+    x, y = raw_env(), raw_env()
+    x.reset(seed=11)
+    y.reset(seed=12)
+    for k in range(max(map(len, solo))):
+        for e, actions in ((x, solo[0]), (y, solo[1])):
+            if k < len(actions):
+                e.step(actions[k])
+    assert x.state.round_over and y.state.round_over
+
+
+def test_round_result_in_infos_and_rewards_sum_to_zero():
+    rng = np.random.default_rng(5)
+    for seed in range(20):
+        e = env(num_players=4)
+        e.reset(seed=seed)
+        total = dict.fromkeys(e.possible_agents, 0.0)
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            total[agent] += reward
+            if term or trunc:
+                assert info["termination"] in ("went_out", "blocked")
+                assert len(info["pips"]) == 4 and len(info["scores"]) == 4
+                assert set(info["winners"]) <= {0, 1, 2, 3}
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(len(legal))]))
+        assert sum(total.values()) == pytest.approx(0.0)
+        assert max(total.values()) > 0
+
+
+def test_max_cycles_truncates_every_agent_with_a_reason():
+    e = raw_env(max_cycles=5)
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        legal = e.state.legal_actions()
+        e.step(legal[rng.integers(len(legal))])
+    assert all(e.truncations.values())
+    assert "max_cycles" in e.infos["player_0"]["truncated_reason"]
+
+
+def test_bad_kwargs_raise_config_error():
+    for kwargs in ({"episode": "season"}, {"reward": "money"}, {"render_mode": "rgb"}, {"max_cycles": 0}):
+        with pytest.raises(ConfigError) as err:
+            raw_env(**kwargs)
+        assert next(iter(kwargs)) in str(err.value)
+
+
+def test_illegal_actions_raw_and_wrapped():
+    e = raw_env()
+    e.reset(seed=0)
+    before = (e.state.hands[:], e.agent_selection, e.observe(e.agent_selection)["action_mask"].copy())
+    illegal = int(np.flatnonzero(before[2] == 0)[0])
+    with pytest.raises(IllegalActionError, match="illegal action"):
+        e.step(illegal)
+    assert e.state.hands == before[0] and e.agent_selection == before[1]
+    assert np.array_equal(e.observe(e.agent_selection)["action_mask"], before[2])
+    w = env()
+    w.reset(seed=0)
+    offender = w.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        w.step(illegal)
+    assert w.rewards[offender] == -1 and all(w.terminations.values())
+
+
+def test_deal_errors():
+    e = raw_env(num_players=2, max_pip=9)
+    with pytest.raises(DealError):
+        e.reset(options={"deal": {"hands": [[[9, 9]], []], "station": [9, 9]}})
+    with pytest.raises(DealError):
+        e.reset(options={"deal": {"hands": [[[1, 2]], [[2, 1]]], "station": [9, 9]}})
+    with pytest.raises(DealError):
+        e.reset(options={"deal": {"hands": [[[1, 10]], []], "station": [9, 9]}})
+    with pytest.raises(DealError):
+        e.reset(options={"deal": {"hands": [[]], "station": [9, 9]}})
+    with pytest.raises(DealError):
+        e.reset(options={"deal": {"hands": [[], []], "station": [9, 8]}})
+
+
+def test_action_codec_round_trip():
+    for p in (2, 4, 8):
+        for n in (9, 12):
+            for action in range(0, (n + 1) * (n + 2) // 2 * (p + 1) + 2, 7):
+                kind, tile, slot = decode_action(action, p, n)
+                again = encode_action(tile, slot if kind == "place" else kind, p, n)
+                assert again == action
+                assert describe_action(action, p, n)
+    assert describe_action(encode_action((3, 12), 4, 4, 12), 4, 12) == "place 3-12 on slot 4 (Mexican train)"
+
+
+def test_record_json_round_trip(tmp_path):
+    e = raw_env(episode="game", num_players=3, max_pip=9)
+    e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(150):
+        legal = e.state.legal_actions()
+        e.step(legal[rng.integers(len(legal))])
+    path = tmp_path / "game.json"
+    save_record(e.to_record(), path)
+    record = load_record(path)
+    assert record["env_id"] == "dominoes/mexican_train-v0" and record["seed"] == 4
+    assert json.loads(path.read_text())["actions"] == e.state.actions
+    last = list(replay(record))[-1]
+    assert last.hands == e.state.hands and last.scores == e.state.scores
+
+
+def test_render_ansi_shows_the_table_and_only_the_viewer_hand():
+    e = raw_env(render_mode="ansi", num_players=3, max_pip=9)
+    e.reset(options={"deal": {"hands": [[[9, 1], [2, 3]], [[9, 4]], [[5, 6]]], "boneyard": [[7, 7]],
+                              "station": [9, 9], "first_player": 0}})
+    text = e.render()
+    assert "station [9|9]" in text and "boneyard 1 tiles" in text
+    assert "hand of seat 0: [1|9] [2|3]" in text
+    assert "[4|9]" not in text and "[5|6]" not in text
+
+
+# ---------------------------------------------------------------------------- single-agent adapter
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"preset": "tren_mexicano", "num_players": 6}, {"episode": "game", "reward": "points", "num_players": 2, "max_pip": 9}],
+)
+def test_adapter_passes_sb3_and_gymnasium_check_env(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = mexican_train_single_agent(learner_seat="random", **kwargs)
+        sb3_check_env(e)
+        gym_check_env(e)
+
+
+def _deal_where_opponent_goes_out():
+    # Seat 0 (learner) has two tiles; seat 1 goes out on its first turn with its only tile.
+    return {"hands": [[[9, 1], [1, 2]], [[9, 3]], [[9, 4], [4, 4]]], "boneyard": [], "station": [9, 9],
+            "first_player": 0}
+
+
+def test_adapter_gives_the_learner_its_own_final_reward_when_an_opponent_ends_the_round():
+    e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=0)
+    obs, info = e.reset(options={"deal": _deal_where_opponent_goes_out()})
+    legal = np.flatnonzero(e.action_masks())
+    obs, reward, terminated, truncated, info = e.step(int(legal[0]))  # learner places 9-1
+    assert terminated and not truncated
+    assert info["termination"] == "went_out" and info["winners"] == [1]
+    assert reward == pytest.approx(-0.5)  # the learner's share of -1, not the winner's +1
+
+
+def test_adapter_learner_win_is_positive_and_points_mode_is_its_own_points():
+    deal = {"hands": [[[9, 1]], [[9, 3], [3, 5]], [[9, 4], [4, 4]]], "boneyard": [], "station": [9, 9],
+            "first_player": 0}
+    e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=0)
+    e.reset(options={"deal": deal})
+    _, reward, terminated, _, info = e.step(int(np.flatnonzero(e.action_masks())[0]))
+    assert terminated and reward == pytest.approx(1.0) and info["winners"] == [0]
+    e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=0, reward="points")
+    e.reset(options={"deal": _deal_where_opponent_goes_out()})
+    _, reward, terminated, _, info = e.step(int(np.flatnonzero(e.action_masks())[0]))
+    assert terminated and info["winners"] == [1]
+    assert reward == pytest.approx(-3 / 100)  # the learner's own 1-2 left in hand
+
+
+def test_adapter_refuses_a_deal_that_ends_before_the_learner_acts():
+    deal = {"hands": [[[9, 1]], [[9, 3], [3, 5]], [[9, 4], [4, 4]]], "boneyard": [], "station": [9, 9],
+            "first_player": 0}
+    e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=1)
+    with pytest.raises(domino_env.DominoError, match="before the learner"):
+        e.reset(options={"deal": deal})
+
+
+def test_adapter_illegal_action_ends_episode_with_penalty_and_keeps_state():
+    e = mexican_train_single_agent(num_players=4, illegal_reward=-2.0)
+    e.reset(seed=0)
+    hands = e.aec.state.hands[:]
+    illegal = int(np.flatnonzero(~e.action_masks())[0])
+    _, reward, terminated, truncated, info = e.step(illegal)
+    assert reward == -2.0 and terminated and info["illegal_action"]
+    assert e.aec.state.hands == hands
+    with pytest.raises(domino_env.DominoError):
+        e.step(0)
+
+
+def test_adapter_random_seat_and_reproducibility():
+    def run(seed):
+        e = mexican_train_single_agent(learner_seat="random")
+        obs, info = e.reset(seed=seed)
+        seats, total, rng = [info["learner_seat"]], 0.0, np.random.default_rng(seed)
+        for _ in range(3):
+            done = False
+            while not done:
+                legal = np.flatnonzero(e.action_masks())
+                obs, r, te, tr, info = e.step(int(legal[rng.integers(len(legal))]))
+                total += r
+                done = te or tr
+            obs, info = e.reset()
+            seats.append(info["learner_seat"])
+        return seats, total, obs
+    a, b = run(3), run(3)
+    assert a[0] == b[0] and a[1] == b[1] and np.array_equal(a[2], b[2])
+    assert len(set(run(4)[0] + run(5)[0] + a[0])) > 1
+
+
+def test_adapter_opponent_errors():
+    with pytest.raises(ConfigError):
+        SingleAgentEnv(raw_env(num_players=4), opponents=[lambda o, m, r: 0])
+    with pytest.raises(ConfigError):
+        SingleAgentEnv(raw_env(num_players=4), learner_seat=4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESETS)
+def test_soak_2000_random_rounds(preset):
+    """2,000 random rounds per preset over 2..8 players and three sets through raw_env, with the
+    observation and mask of the acting agent every step, without an error."""
+    rng = np.random.default_rng(2000)
+    envs = [raw_env(preset=preset, num_players=p, max_pip=n) for p in range(2, 9) for n in (9, 12, 15)]
+    outcomes = set()
+    for k in range(2000):
+        e = envs[k % len(envs)]
+        e.reset(seed=k)
+        space = e.observation_space("player_0")["observation"]
+        while not e.state.round_over:
+            obs = e.observe(e.agent_selection)
+            legal = np.flatnonzero(obs["action_mask"])
+            assert len(legal) >= 1
+            e.step(int(legal[rng.integers(len(legal))]))
+        assert space.contains(e.observe(e.agent_selection)["observation"])
+        outcomes.add(e.infos["player_0"]["termination"])
+    assert outcomes == {"went_out", "blocked"}
