@@ -1,0 +1,26 @@
+"""Agents for the domino environments (DESIGN.md section 5).
+
+An agent is a picklable callable ``agent(observation, action_mask, rng) -> int`` (the opponent
+protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: ``random`` <
+``greedy`` < ``planner``; build one by name with :func:`make_agent`::
+
+    from agents import make_agent
+    agent = make_agent("planner", env.unwrapped.config)
+    action = agent(obs["observation"], obs["action_mask"], rng)
+"""
+
+from .base import Agent, agent_label, agent_names, as_config, make_agent, register_agent
+from .mexican_train import GreedyAgent, PlannerAgent, RandomAgent, SeatView
+
+__all__ = [
+    "Agent",
+    "GreedyAgent",
+    "PlannerAgent",
+    "RandomAgent",
+    "SeatView",
+    "agent_label",
+    "agent_names",
+    "as_config",
+    "make_agent",
+    "register_agent",
+]

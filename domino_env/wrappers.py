@@ -17,7 +17,6 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from .core.errors import ConfigError, DominoError
 

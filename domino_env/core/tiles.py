@@ -6,7 +6,7 @@ in that order; it is the index used in every observation and action of the packa
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from .errors import DominoError
 
@@ -18,7 +18,7 @@ def tile_count(max_pip: int) -> int:
     return (max_pip + 1) * (max_pip + 2) // 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def tile_table(max_pip: int) -> tuple[Tile, ...]:
     """All tiles of the double-``max_pip`` set in canonical order, each as ``(a, b)`` with a <= b."""
     return tuple((a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1))

@@ -7,6 +7,8 @@ train. T = tiles in the set, P = seats, V = N + 1 pip values.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..core.config import MexicanTrainConfig
@@ -100,6 +102,26 @@ def observation_fields(num_players: int, max_pip: int) -> list[Field]:
     ]
 
 
+def observation_spec(num_players: int = 4, max_pip: int = 12) -> ObservationSpec:
+    """The :class:`ObservationSpec` of the Mexican Train observation for P seats, double-N."""
+    return _spec_cached(num_players, max_pip)
+
+
+@cache
+def _spec_cached(num_players: int, max_pip: int) -> ObservationSpec:
+    return ObservationSpec(observation_fields(num_players, max_pip))
+
+
+def decode_observation(obs: np.ndarray, num_players: int = 4, max_pip: int = 12) -> dict[str, np.ndarray]:
+    """Named views of a Mexican Train observation: ``{field: array}`` with the shapes of
+    :func:`observation_fields` (e.g. ``"hand"`` (T,), ``"train_end"`` (P+1, N+1)).
+
+    Raises:
+        ValueError: ``obs`` does not have this config's observation size.
+    """
+    return observation_spec(num_players, max_pip).decode(obs)
+
+
 class MexicanTrainEncoder:
     """Builds observations and masks for one config.
 
@@ -115,14 +137,14 @@ class MexicanTrainEncoder:
         self.num_tiles = tile_count(n)
         self.num_values = n + 1
         self.num_actions = action_count(p, n)
-        self.spec = ObservationSpec(observation_fields(p, n))
+        self.spec = observation_spec(p, n)
         o = {k: sl.start for k, sl in self.spec.slices.items()}
         self._o = o
         # hand and placed are adjacent: both multi-hots come from one int of 2T bits.
         self._nbytes = (2 * self.num_tiles + 7) // 8
         v = self.num_values
         tr = p + 1
-        # Per egocentric position k: the offsets of each per-train / per-seat block entry.
+        # Per egocentric position k: the offsets of each per-train block entry.
         self._train_rows = [
             (
                 o["train_end"] + k * v,
@@ -140,18 +162,13 @@ class MexicanTrainEncoder:
     def observe(self, state: MexicanTrainState, seat: int) -> np.ndarray:
         """Observation of ``seat``: float32 array of shape ``(spec.size,)``; nothing hidden leaks.
 
-        Built as one list of indices set to 1 and one list of (index, value) counts, written in
-        two vectorised assignments (scalar numpy writes cost ~0.1 us each).
+        Hot path: entries are written into a ``bytearray`` (every entry but the scores fits in a
+        byte), converted once to float32; scalar numpy writes would cost ~0.1 us each.
         """
         o = self._o
         p, v, t = self.num_players, self.num_values, self.num_tiles
-        obs = np.zeros(self.spec.size, dtype=np.float32)
-        both = (state.placed << t) | state.hands[seat]
-        raw = np.frombuffer(both.to_bytes(self._nbytes, "little"), dtype=np.uint8)
-        obs[o["hand"] : o["hand"] + 2 * t] = np.unpackbits(raw, bitorder="little", count=2 * t)
-        ones = [o["station"] + state.station]
-        idx: list[int] = []
-        val: list[float] = []
+        buf = bytearray(self.spec.size)
+        buf[o["station"] + state.station] = 1
         actor = state.current_player
         live = not state.round_over
         coverable: list[int] = []
@@ -175,61 +192,60 @@ class MexicanTrainEncoder:
                 train = (seat + k) % p
                 in_play = active[train]
                 marker = markers[train]
-            ones.append(end_at + ends[train])
+            buf[end_at + ends[train]] = 1
             if in_play:
-                ones.append(in_play_at)
+                buf[in_play_at] = 1
             if marker:
-                ones.append(marker_at)
+                buf[marker_at] = 1
             tiles = trains[train]
             if tiles:
-                ones.append(started_at)
-                idx.append(length_at)
-                val.append(len(tiles))
+                buf[started_at] = 1
+                buf[length_at] = len(tiles)
                 last = tiles[-1]
                 if last[0] == last[1]:
-                    ones.append(dbl_at)
-                if train in open_doubles:
-                    idx.append(order_at)
-                    val.append(open_doubles.index(train) + 1)
-                if train in coverable:
-                    ones.append(cover_at)
-        hands, scores, missing = state.hands, state.scores, state.missing
-        hs, sc, sa, mp = o["hand_sizes"], o["scores"], o["seat_active"], o["missing_pips"] - v
+                    buf[dbl_at] = 1
+                    if train in open_doubles:
+                        buf[order_at] = open_doubles.index(train) + 1
+                    if train in coverable:
+                        buf[cover_at] = 1
+        hands, missing = state.hands, state.missing
+        hs, sa, mp = o["hand_sizes"], o["seat_active"], o["missing_pips"] - v
         for k in range(p):
             other = (seat + k) % p
-            idx.append(hs + k)
-            val.append(hands[other].bit_count())
-            if scores[other]:
-                idx.append(sc + k)
-                val.append(scores[other])
+            buf[hs + k] = hands[other].bit_count()
             if active[other]:
-                ones.append(sa + k)
+                buf[sa + k] = 1
             m = missing[other] if k else 0
             base = mp + k * v
             while m:
                 low = m & -m
-                ones.append(base + low.bit_length() - 1)
+                buf[base + low.bit_length() - 1] = 1
                 m ^= low
-        idx.append(o["boneyard_size"])
-        val.append(len(state.boneyard))
-        idx.append(o["round_index"])
-        val.append(state.round_index)
+        buf[o["boneyard_size"]] = len(state.boneyard)
         if live:
-            ones.append(o["current_player"] + (actor - seat) % p)
-            ones.append(o["phase"] + state.phase)
+            buf[o["current_player"] + (actor - seat) % p] = 1
+            buf[o["phase"] + state.phase] = 1
             if state.drawn_tile >= 0:
-                ones.append(o["just_drew"])
+                buf[o["just_drew"]] = 1
                 if actor == seat:
-                    ones.append(o["drawn_tile"] + state.drawn_tile)
+                    buf[o["drawn_tile"] + state.drawn_tile] = 1
         if state.first_turn_pending[seat] or (live and actor == seat and state.in_first_turn):
-            ones.append(o["first_turn"])
-        obs[ones] = 1.0
-        obs[idx] = val
+            buf[o["first_turn"]] = 1
+        both = (state.placed << t) | state.hands[seat]
+        raw = np.frombuffer(both.to_bytes(self._nbytes, "little"), dtype=np.uint8)
+        small = np.frombuffer(buf, dtype=np.uint8)
+        small[o["hand"] : o["hand"] + 2 * t] = np.unpackbits(raw, bitorder="little", count=2 * t)
+        obs = small.astype(np.float32)
+        if state.round_index:  # may exceed a byte in long elimination games
+            obs[o["round_index"]] = state.round_index
+        if any(state.scores):
+            obs[o["scores"] : o["scores"] + p] = [state.scores[(seat + k) % p] for k in range(p)]
         return obs
 
     def mask(self, state: MexicanTrainState, seat: int) -> np.ndarray:
         """Action mask of ``seat``: int8 array of shape ``(num_actions,)``, all zeros unless acting."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
+        buf = bytearray(self.num_actions)
         if not state.round_over and state.current_player == seat:
-            mask[state.legal_actions()] = 1
-        return mask
+            for action in state.legal_actions():
+                buf[action] = 1
+        return np.frombuffer(buf, dtype=np.int8)

@@ -126,6 +126,7 @@ class raw_env(AECEnv, EzPickle):
     _DYNAMIC = (
         "state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
         "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
+        "_written",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
@@ -184,6 +185,7 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._written = False
         self._steps = 0
         self.agent_selection = self.possible_agents[self.state.current_player]
         if self.render_mode == "human":
@@ -212,20 +214,27 @@ class raw_env(AECEnv, EzPickle):
             raise IllegalActionError(f"{agent} is acting and must give an action, not None")
         state.apply(action)  # raises IllegalActionError before any bookkeeping
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-        self.infos = {a: {} for a in self.agents}
+        # Rewards and infos are only written at round ends and truncation: clear them lazily
+        # (most steps touch neither, and this is the hot path).
+        if self._written:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self.infos = {a: {} for a in self.agents}
+            self._written = False
         self._steps += 1
         if state.round_over:
             self._finish_round()  # may deal the next round of a game episode
+            self._written = True
         elif self._steps >= self.max_cycles:
             for a in self.agents:
                 self.truncations[a] = True
                 self.infos[a]["truncated_reason"] = f"max_cycles={self.max_cycles} steps reached"
+            self._written = True
         if not state.round_over:
             self.agent_selection = self.possible_agents[state.current_player]
-        self._accumulate_rewards()
-        self._deads_step_first()
+        if self._written:
+            self._accumulate_rewards()
+            self._deads_step_first()
         if self.render_mode == "human":
             self.render()
 

@@ -25,20 +25,6 @@ from domino_env.wrappers import SingleAgentEnv, mexican_train_single_agent
 PRESETS = ["domino_cubano", "tren_mexicano", "novelty"]
 
 
-def random_play(e, rng, max_steps=100_000):
-    """Play random legal actions until every agent is done; return the number of live steps."""
-    steps = 0
-    for agent in e.agent_iter(max_steps):
-        obs, reward, term, trunc, info = e.last()
-        if term or trunc:
-            e.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-    return steps
-
-
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("players", [2, 4, 8])
 def test_pettingzoo_api_seed_render(preset, players):

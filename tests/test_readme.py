@@ -1,0 +1,29 @@
+"""The README's env card is generated from the code's tables and its quick start runs."""
+
+import dataclasses
+import re
+from pathlib import Path
+
+from domino_env.core.config import FIELD_DOCS, MexicanTrainConfig
+from domino_env.encoding.mexican_train import observation_spec
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def test_observation_table_matches_the_spec():
+    assert observation_spec(4, 12).markdown_table() in README
+    assert "449 floats" in README and observation_spec(4, 12).size == 449
+
+
+def test_every_config_field_is_documented():
+    for f in dataclasses.fields(MexicanTrainConfig):
+        assert f"| `{f.name}` | `{f.default!r}` | {FIELD_DOCS[f.name]} |" in README
+
+
+def test_python_examples_run():
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    assert len(blocks) >= 2
+    namespace: dict = {}
+    exec(blocks[0], namespace)
+    assert namespace["info"]["termination"] in ("went_out", "blocked")
+    exec(blocks[1], {})
