@@ -94,14 +94,14 @@ def measure(run_round: Runner, seconds: float, warmup: float, repeat: int = 1) -
 
 
 def engine_runner(players: int, max_pip: int, seed: int) -> Runner:
-    from domino_env.core import mexican_train as mt
     from domino_env.core.config import from_preset
+    from domino_env.core.mexican_train import MexicanTrainState
 
     config = from_preset("domino_cubano", num_players=players, max_pip=max_pip)
     gen = np.random.default_rng(seed)
     rnd = random.Random(seed)
     choice = rnd.choice
-    new_round = _find_new_round(mt)
+    new_round = MexicanTrainState.new_game  # deals the game's first round
 
     def run_round() -> int:
         state = new_round(config, gen)
@@ -114,20 +114,6 @@ def engine_runner(players: int, max_pip: int, seed: int) -> Runner:
         return steps
 
     return run_round
-
-
-def _find_new_round(mt) -> Callable:
-    """The engine's way to deal a fresh round from (config, numpy Generator)."""
-    state_cls = mt.MexicanTrainState
-    for name in ("new_game", "new_round", "deal", "new", "initial"):
-        factory = getattr(state_cls, name, None)
-        if callable(factory):
-            return factory
-    for name in ("new_round", "deal_round", "new_state", "initial_state"):
-        factory = getattr(mt, name, None)
-        if callable(factory):
-            return factory
-    return state_cls
 
 
 def env_runner(players: int, max_pip: int, seed: int, wrapped: bool) -> Runner:

@@ -102,6 +102,10 @@ def observation_fields(num_players: int, max_pip: int) -> list[Field]:
     ]
 
 
+#: byte value -> its 8 bits as 8 bytes of 0/1, least significant first (multi-hot from an int).
+_BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
+
+
 def observation_spec(num_players: int = 4, max_pip: int = 12) -> ObservationSpec:
     """The :class:`ObservationSpec` of the Mexican Train observation for P seats, double-N."""
     return _spec_cached(num_players, max_pip)
@@ -232,10 +236,9 @@ class MexicanTrainEncoder:
         if state.first_turn_pending[seat] or (live and actor == seat and state.in_first_turn):
             buf[o["first_turn"]] = 1
         both = (state.placed << t) | state.hands[seat]
-        raw = np.frombuffer(both.to_bytes(self._nbytes, "little"), dtype=np.uint8)
-        small = np.frombuffer(buf, dtype=np.uint8)
-        small[o["hand"] : o["hand"] + 2 * t] = np.unpackbits(raw, bitorder="little", count=2 * t)
-        obs = small.astype(np.float32)
+        bits = b"".join(map(_BYTE_BITS.__getitem__, both.to_bytes(self._nbytes, "little")))
+        buf[o["hand"] : o["hand"] + 2 * t] = bits[: 2 * t]
+        obs = np.frombuffer(buf, dtype=np.uint8).astype(np.float32)
         if state.round_index:  # may exceed a byte in long elimination games
             obs[o["round_index"]] = state.round_index
         if any(state.scores):
