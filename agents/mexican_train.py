@@ -168,12 +168,12 @@ class PlannerAgent(_MexicanTrainAgent):
     Args:
         config: the rules (anything :func:`agents.base.as_config` accepts).
         budget: search nodes per chain search (the main plan; re-plans of candidate moves use
-            ``budget // 4``).
+            ``budget // 8``).
     """
 
     name = "planner"
 
-    def __init__(self, config: Any = None, budget: int = 2000):
+    def __init__(self, config: Any = None, budget: int = 400):
         super().__init__(config)
         self.budget = int(budget)
         n = self.max_pip
@@ -192,57 +192,70 @@ class PlannerAgent(_MexicanTrainAgent):
         return double_index(pip, self.max_pip)
 
     # ------------------------------------------------------------------ chain search
-    def longest_chain(self, end: int, hand_mask: int, budget: int | None = None) -> tuple[list[int], int]:
+    def adjacency(self, hand_mask: int) -> list[list[tuple[int, int]]]:
+        """Per pip, the ``(tile, other pip)`` of the hand's non-double tiles with that pip, ordered
+        towards pips with more tiles in the hand (they keep a chain going), then heavier tiles."""
+        weights = self.weights
+        degree = [(hand_mask & m).bit_count() for m in self.pip_masks]
+        adj = []
+        for edges in self.by_pip:
+            mine = [e for e in edges if hand_mask >> e[0] & 1]
+            mine.sort(key=lambda e: (-degree[e[1]], -weights[e[0]], e[0]))
+            adj.append(mine)
+        return adj
+
+    def longest_chain(
+        self, end: int, hand_mask: int, budget: int | None = None, adj: list | None = None
+    ) -> tuple[list[int], int]:
         """Best chain of hand tiles from open end ``end``: ``(tiles in play order, weight)``, the
         weight being ``sum(1000 + pips)`` (length first, then pips). Deterministic; explores at
-        most ``budget`` nodes (default ``self.budget``)."""
+        most ``budget`` nodes (default ``self.budget``). ``adj``: :meth:`adjacency` of any
+        superset of the hand (computed when omitted)."""
         budget = self.budget if budget is None else budget
         weights, doubles = self.weights, self.doubles
-        n1 = self.max_pip + 1
-        # Adjacency restricted to the hand, ordered towards pips with more tiles left (they keep
-        # the chain going), then heavier tiles.
-        degree = [(hand_mask & self.pip_masks[p]).bit_count() for p in range(n1)]
-        adj = []
-        for p in range(n1):
-            edges = [(t, o) for t, o in self.by_pip[p] if hand_mask >> t & 1]
-            edges.sort(key=lambda e: (-degree[e[1]], -weights[e[0]], e[0]))
-            adj.append(edges)
+        if adj is None:
+            adj = self.adjacency(hand_mask)
         best_path: list[int] = []
-        best = [0]
-        nodes = [0]
+        best = 0
+        nodes = 0
         seen: dict[tuple[int, int], int] = {}
         path: list[int] = []
-        total = sum(weights[t] for t in range(self.num_tiles) if hand_mask >> t & 1)
+        total = 0
+        m = hand_mask
+        while m:
+            low = m & -m
+            total += weights[low.bit_length() - 1]
+            m ^= low
 
         def dfs(e: int, avail: int, score: int, rest: int) -> bool:
-            """Returns True when the search must stop (budget spent or a perfect chain)."""
-            nodes[0] += 1
+            """Returns True when the search must stop (budget spent or every tile chained)."""
+            nonlocal best, nodes
+            nodes += 1
             d = doubles[e]
             took = avail >> d & 1
-            if took:  # a double at the open end: always take it now
+            if took:  # a double at the open end: taking it now is always optimal
                 avail ^= 1 << d
                 path.append(d)
                 score += weights[d]
                 rest -= weights[d]
             key = (e, avail)
-            if seen.get(key, -1) >= score:
+            if seen.get(key, -1) >= score:  # same table reached before with a better prefix
                 if took:
                     path.pop()
                 return False
             seen[key] = score
-            if score > best[0]:
-                best[0] = score
+            stop = False
+            if score > best:
+                best = score
                 best_path[:] = path
-                if rest == 0:  # every tile used
-                    return True
-            stop = nodes[0] >= budget
-            if not stop and score + rest > best[0]:
+                stop = rest == 0
+            if not stop and nodes < budget and score + rest > best:
                 for t, o in adj[e]:
                     if avail >> t & 1:
                         path.append(t)
                         stop = dfs(o, avail ^ (1 << t), score + weights[t], rest - weights[t])
                         path.pop()
-                        if stop or nodes[0] >= budget:
+                        if stop or nodes >= budget:
                             stop = True
                             break
             if took:
@@ -250,7 +263,7 @@ class PlannerAgent(_MexicanTrainAgent):
             return stop
 
         dfs(end, hand_mask, 0, total)
-        return best_path, best[0]
+        return best_path, best
 
     # ------------------------------------------------------------------ decisions
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -265,68 +278,87 @@ class PlannerAgent(_MexicanTrainAgent):
         if len(v.hand) == 1:  # the last tile goes out and wins the round
             tile, slot = places[0]
             return tile * slots + slot
-        can_pass = self.pass_action in set(legal.tolist())
-        best_key, best_action = None, None
-        for key, action in self._scored(v, places):
-            if best_key is None or key > best_key:
-                best_key, best_action = key, action
-        if can_pass and best_key[0] == 0:
+        key, action = self.choose(v, places)
+        if key[0] == 0 and self.pass_action in set(legal.tolist()):
             return self.pass_action  # may_play: keep an uncoverable drawn double
-        return best_action
+        return action
 
-    def _scored(self, v: SeatView, places: list[tuple[int, int]]):
+    def _chain(self, end: int, hand_mask: int, budget: int, adj: list) -> tuple[list[int], int]:
+        """:meth:`longest_chain` through a bounded memo (a pure function of its arguments, so the
+        memo never changes a decision; consecutive decisions often ask for the same chain)."""
+        key = (end, hand_mask, budget)
+        memo = self.__dict__.setdefault("_memo", {})
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= 4096:
+                memo.clear()
+            hit = memo[key] = self.longest_chain(end, hand_mask, budget, adj)
+        return hit
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_memo", None)  # a cache: not part of the agent
+        return state
+
+    def choose(self, v: SeatView, places: list[tuple[int, int]]) -> tuple[tuple, int]:
+        """Best placement for the seat view ``v``: ``(sort key, action)`` (see the class doc)."""
         p = self.num_players
         slots = p + 1
-        weights, tiles = self.weights, self.tiles
+        weights, tiles, pip_masks = self.weights, self.tiles, self.pip_masks
         hand = v.hand_mask
         own_end = v.ends[0]
-        chain, chain_w = self.longest_chain(own_end, hand)
+        adj = self.adjacency(hand)
+        chain, chain_w = self._chain(own_end, hand, self.budget, adj)
         first = chain[0] if chain else -1
         in_chain = 0
         for t in chain:
             in_chain |= 1 << t
         spares = hand & ~in_chain
-        # Public trains other than the own one, as (slot, end).
         public = [k for k in range(1, slots) if v.in_play[k] and v.marker[k]]
         marked = v.marker[0]
-        small = max(1, self.budget // 4)
-        cache: dict[tuple[int, int], int] = {}
-
-        def replan(end: int, mask: int) -> int:
-            key = (end, mask)
-            if key not in cache:
-                cache[key] = self.longest_chain(end, mask, small)[1]
-            return cache[key]
-
+        small = max(1, self.budget // 8)
         no_cover = self.config.doubles == "no_cover"
+        exact: list[tuple[tuple, int]] = []
+        pending: list[tuple[tuple, int, int, int, int]] = []  # (upper-bound key, tile, slot, end, mask)
         for tile, slot in places:
             a, b = tiles[tile]
             rest = hand & ~(1 << tile)
-            train_end = v.ends[slot]
-            new_end = b if a == train_end else a
+            new_end = b if a == v.ends[slot] else a
             # a. double rule
-            double_ok = 1
-            if a == b and not no_cover and not (rest & self.pip_masks[a] & ~(1 << tile)):
-                double_ok = 0
-            # c. plan value
-            if slot == 0:
-                after = chain_w - weights[tile] if tile == first else replan(new_end, rest)
-            elif not in_chain >> tile & 1:
-                after = chain_w
-            else:
-                after = replan(own_end, rest)
-            value = weights[tile] + after
-            # b. lift the marker without losing the plan
-            lift = int(marked and slot == 0 and value >= chain_w)
+            double_ok = int(a != b or no_cover or bool(rest & pip_masks[a]))
             # d. flexibility: spares left that fit a public end after the move
-            ends_after = [new_end if k == slot else v.ends[k] for k in public]
             spare_rest = spares & rest
             flex = 0
-            for e in set(ends_after):
-                flex += (spare_rest & self.pip_masks[e]).bit_count()
+            for e in {new_end if k == slot else v.ends[k] for k in public}:
+                flex += (spare_rest & pip_masks[e]).bit_count()
             # e. an opponent's public train before the Mexican train
-            opp = int(0 < slot < p)
-            yield (double_ok, lift, value, flex, opp, -tile), tile * slots + slot
+            tail = (flex, int(0 < slot < p), -tile)
+            # c. plan value (b. depends on it)
+            if slot == 0 and tile == first:
+                after = chain_w - weights[tile]
+            elif slot != 0 and not in_chain >> tile & 1:
+                after = chain_w
+            else:  # breaks the plan: re-plan (lazily, see below)
+                end = new_end if slot == 0 else own_end
+                bound = (double_ok, int(marked and slot == 0), weights[tile] + chain_w, *tail)
+                pending.append((bound, tile, slot, end, rest))
+                continue
+            value = weights[tile] + after
+            lift = int(marked and slot == 0 and value >= chain_w)
+            exact.append(((double_ok, lift, value, *tail), tile * slots + slot))
+        best = max(exact) if exact else None
+        # Re-plan only the moves whose optimistic key could still beat the best exact one.
+        pending.sort(key=lambda x: x[0], reverse=True)
+        for bound, tile, slot, end, rest in pending:
+            if best is not None and bound <= best[0]:
+                break
+            after = self._chain(end, rest, small, adj)[1]
+            value = weights[tile] + after
+            lift = int(marked and slot == 0 and value >= chain_w)
+            cand = ((bound[0], lift, value, *bound[3:]), tile * slots + slot)
+            if best is None or cand > best:
+                best = cand
+        return best
 
 
 register_agent("random", lambda config, arg: RandomAgent(config))

@@ -18,6 +18,7 @@ Mexican train.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,12 @@ class _Tables:
             self.double_mask |= 1 << double_index(p, n)
 
 
+@lru_cache(maxsize=64)
+def _tables(config: MexicanTrainConfig) -> _Tables:
+    """Tables of a config, built once (configs are frozen and hashable)."""
+    return _Tables(config)
+
+
 def _bits(mask: int) -> list[int]:
     """Indices of the set bits of ``mask``, ascending."""
     out = []
@@ -126,7 +133,7 @@ class MexicanTrainState:
         """
         self = cls.__new__(cls)
         self.config = config
-        self._t = _Tables(config)
+        self._t = _tables(config)
         p = config.num_players
         self.num_players = p
         self.num_trains = p + 1

@@ -1,0 +1,233 @@
+"""Trained PPO policies as agents: ``make_agent("ppo:PATH", config)`` (DESIGN.md 5 and 6).
+
+``PATH`` is a model folder written by ``python -m train.ppo`` (it holds ``model.zip`` and
+``metadata.json``; ``best_model.zip`` is used instead with ``ppo:PATH/best_model.zip``), or a
+``.zip`` file with a ``metadata.json`` in the same folder. The loader refuses a model whose
+observation spec hash (``metadata["observation_spec_hash"]``) differs from the environment's,
+with a :class:`SpecMismatchError` saying what differs (seats, set, observation size, hashes).
+Rules that differ but keep the observation layout (e.g. ``doubles="chain"`` for a model trained
+on ``"satisfy"``) only give a warning.
+
+The agent (:class:`PPOAgent`) follows the protocol of :mod:`agents.base`: ``agent(observation,
+action_mask, rng) -> int``. The policy's actor network is copied into numpy arrays at load time,
+so the agent is small, picklable (tournament workers, ``SubprocVecEnv`` opponents) and needs no
+torch to play. It plays the most likely legal action (``deterministic=True``, the default) or
+samples among the legal actions with the caller's ``rng``. The mask is always applied: an
+illegal action can never be chosen.
+
+Observations are scaled before the network (:func:`observation_scale`): counts of tiles / 20,
+rounds / 13, points / 100, every flag, one-hot and rank field by its bound. Training applies the
+same scaling (``train.ppo``), and ``metadata["observation_scaling"]`` names it.
+
+Loading needs the ``[train]`` extra (torch, sb3-contrib); importing this module does not.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from domino_env.core.config import MexicanTrainConfig
+from domino_env.core.errors import DominoError
+from domino_env.encoding.mexican_train import observation_spec
+
+from .base import as_config, register_agent
+
+#: Name of the observation scaling (saved in metadata.json; see :func:`observation_scale`).
+OBSERVATION_SCALING = "unit-v1"
+#: Divisor per unit of the observation spec (fields with other units use their upper bound).
+_UNIT_DIVISORS = {"tiles": 20.0, "rounds": 13.0, "points": 100.0}
+MODEL_FILE = "model.zip"
+METADATA_FILE = "metadata.json"
+
+
+class SpecMismatchError(DominoError):
+    """A trained model's observation layout differs from the environment it is asked to play."""
+
+
+def observation_scale(num_players: int, max_pip: int) -> np.ndarray:
+    """Per-element multipliers applied to a raw observation before the policy network.
+
+    Returns:
+        float32 array, shape ``(spec.size,)``: ``1 / 20`` for tile counts, ``1 / 13`` for rounds,
+        ``1 / 100`` for points, ``1 / high`` for the other fields (flags and one-hots: 1).
+    """
+    spec = observation_spec(num_players, max_pip)
+    parts = []
+    for f in spec.fields:
+        divisor = _UNIT_DIVISORS.get(f.unit, float(f.high) or 1.0)
+        parts.append(np.full(int(np.prod(f.shape)), 1.0 / divisor, dtype=np.float32))
+    return np.concatenate(parts)
+
+
+class NumpyActor:
+    """The actor of an SB3 ``ActorCriticPolicy`` as numpy arrays: flatten, the policy MLP
+    (Linear / Tanh / ReLU layers), then ``action_net``.
+
+    Raises:
+        ValueError: the policy has a layer type or a features extractor this class cannot copy.
+    """
+
+    _ACTIVATIONS = {"Tanh": np.tanh, "ReLU": lambda x: np.maximum(x, 0.0)}
+
+    def __init__(self, policy: Any):
+        if type(policy.features_extractor).__name__ != "FlattenExtractor":
+            raise ValueError(f"cannot copy features extractor {type(policy.features_extractor).__name__}")
+        layers: list[tuple[str, Any]] = []
+        for module in policy.mlp_extractor.policy_net:
+            kind = type(module).__name__
+            if kind == "Linear":
+                layers.append(("linear", (module.weight.detach().cpu().numpy().T.copy(), module.bias.detach().cpu().numpy().copy())))
+            elif kind in self._ACTIVATIONS:
+                layers.append((kind, None))
+            else:
+                raise ValueError(f"cannot copy policy layer {kind}")
+        head = policy.action_net
+        layers.append(("linear", (head.weight.detach().cpu().numpy().T.copy(), head.bias.detach().cpu().numpy().copy())))
+        self.layers = layers
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Action logits for observations ``x`` (already scaled), shape ``(..., n_actions)``."""
+        x = np.asarray(x, dtype=np.float32)
+        for kind, params in self.layers:
+            if kind == "linear":
+                x = x @ params[0] + params[1]
+            else:
+                x = self._ACTIVATIONS[kind](x)
+        return x
+
+
+class PPOAgent:
+    """A trained policy playing one seat (``agent(observation, action_mask, rng) -> int``).
+
+    Args:
+        actor: a :class:`NumpyActor`.
+        scale: observation multipliers (:func:`observation_scale`), float32 ``(obs size,)``.
+        deterministic: play the most likely legal action (True) or sample with ``rng``.
+        name: the label used in tournament tables.
+        metadata: the model's ``metadata.json`` (empty for an in-training snapshot).
+    """
+
+    def __init__(
+        self,
+        actor: NumpyActor,
+        scale: np.ndarray,
+        deterministic: bool = True,
+        name: str = "ppo",
+        metadata: dict[str, Any] | None = None,
+    ):
+        self.actor = actor
+        self.scale = np.asarray(scale, dtype=np.float32)
+        self.deterministic = bool(deterministic)
+        self.name = name
+        self.metadata = dict(metadata or {})
+
+    @classmethod
+    def from_policy(cls, policy: Any, num_players: int, max_pip: int, **kwargs: Any) -> PPOAgent:
+        """Snapshot a live (training) SB3 policy as an agent."""
+        return cls(NumpyActor(policy), observation_scale(num_players, max_pip), **kwargs)
+
+    def __repr__(self) -> str:
+        return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        logits = self.actor.logits(np.asarray(observation, dtype=np.float32) * self.scale)
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        z = logits[legal].astype(np.float64)
+        if self.deterministic:
+            return int(legal[int(np.argmax(z))])
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return int(legal[rng.choice(len(legal), p=p)])
+
+
+def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """``(model zip path, metadata dict)`` for a model folder or a model ``.zip`` file.
+
+    Raises:
+        FileNotFoundError: no model or no ``metadata.json`` found.
+    """
+    path = Path(path)
+    if path.is_dir():
+        model, meta = path / MODEL_FILE, path / METADATA_FILE
+    else:
+        model = path if path.suffix == ".zip" else path.with_suffix(".zip")
+        meta = model.parent / METADATA_FILE
+    if not model.is_file():
+        raise FileNotFoundError(f"no trained model at {model} (give a folder written by train.ppo or its .zip)")
+    if not meta.is_file():
+        raise FileNotFoundError(f"no {METADATA_FILE} next to {model}: cannot check the model's observation spec")
+    return model, json.loads(meta.read_text())
+
+
+def check_compatible(metadata: dict[str, Any], config: MexicanTrainConfig, where: str = "model") -> None:
+    """Refuse a model trained on another observation layout; warn about other rule differences.
+
+    Raises:
+        SpecMismatchError: the observation spec hash (or the scaling) differs; the message gives
+            seats, set, observation size and hash on both sides.
+    """
+    p, n = config.num_players, config.max_pip
+    spec = observation_spec(p, n)
+    env_hash = spec.hash()
+    model_hash = metadata.get("observation_spec_hash")
+    rules = metadata.get("env_kwargs", {})
+    if model_hash != env_hash:
+        mp, mn = rules.get("num_players", "?"), rules.get("max_pip", "?")
+        raise SpecMismatchError(
+            f"{where} was trained on observation spec {model_hash} ({mp} players, double-{mn}, "
+            f"{metadata.get('observation_size', '?')} floats) but this environment ({p} players, double-{n}, "
+            f"{spec.size} floats) has spec {env_hash}; differs in: "
+            + ", ".join(
+                f"{k} {a} vs {b}"
+                for k, a, b in (("num_players", mp, p), ("max_pip", mn, n), ("observation size", metadata.get("observation_size"), spec.size))
+                if a != b
+            )
+            + ". Use a model trained for these seats and set (python -m train.ppo --players P --max-pip N)."
+        )
+    scaling = metadata.get("observation_scaling")
+    if scaling != OBSERVATION_SCALING:
+        raise SpecMismatchError(f"{where} uses observation scaling {scaling!r}; this loader applies {OBSERVATION_SCALING!r}")
+    differing = {k: (rules[k], v) for k, v in config.to_dict().items() if k in rules and rules[k] != v and k != "first_player"}
+    if differing:
+        warnings.warn(
+            f"{where} was trained with other rules (trained vs now): "
+            + ", ".join(f"{k}={a!r} vs {b!r}" for k, (a, b) in differing.items()),
+            stacklevel=3,
+        )
+
+
+def load_ppo_agent(path: str | Path, config: Any = None, deterministic: bool = True, name: str | None = None) -> PPOAgent:
+    """Load a trained model as an agent for the rules ``config`` (anything ``as_config`` takes).
+
+    Raises:
+        FileNotFoundError: no model / metadata at ``path``.
+        SpecMismatchError: the model's observation spec differs from the environment's.
+    """
+    cfg = as_config(config)
+    model_path, metadata = read_metadata(path)
+    check_compatible(metadata, cfg, where=f"model {model_path}")
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(model_path, device="cpu")
+    expected = observation_spec(cfg.num_players, cfg.max_pip).size
+    if model.observation_space.shape != (expected,):
+        raise SpecMismatchError(f"model {model_path} expects observations of shape {model.observation_space.shape}, the environment gives ({expected},)")
+    return PPOAgent.from_policy(
+        model.policy, cfg.num_players, cfg.max_pip, deterministic=deterministic, name=name or "ppo", metadata=metadata
+    )
+
+
+def _factory(config: MexicanTrainConfig, arg: str | None) -> PPOAgent:
+    if not arg:
+        raise DominoError("the ppo agent needs a model path: ppo:PATH (a folder written by python -m train.ppo)")
+    return load_ppo_agent(arg, config, name=f"ppo:{arg}")
+
+
+register_agent("ppo", _factory)

@@ -1,0 +1,80 @@
+"""Learning curves of ``train.ppo`` runs: win rate and mean pips against each ladder opponent.
+
+``python -m train.plots RUN_FOLDER [--out PNG]`` redraws a run's curve from its
+``evaluations.json`` (or ``metadata.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def plot_learning_curve(history: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> Path:
+    """Draw win rate (with its per-deal 95% CI band and the parity line) and mean pips per round
+    (the learner's, solid; the opponents', dashed) against training steps, one colour per ladder
+    opponent, and save a PNG.
+
+    Args:
+        history: evaluations as written by ``train.ppo`` (``[{"timesteps", "results": {opp: {...}}}]``).
+        path: PNG file to write.
+
+    Returns:
+        ``path``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    steps = [e["timesteps"] for e in history]
+    opponents = list(dict.fromkeys(o for e in history for o in e["results"]))
+    fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, opp in enumerate(opponents):
+        colour = f"C{i}"
+        rows = [(s, e["results"][opp]) for s, e in zip(steps, history, strict=True) if opp in e["results"]]
+        xs = [s for s, _ in rows]
+        ax_w.plot(xs, [r["win_rate"] for _, r in rows], "o-", color=colour, label=f"vs {opp}")
+        ax_w.fill_between(xs, [r["ci95_deal"][0] for _, r in rows], [r["ci95_deal"][1] for _, r in rows], color=colour, alpha=0.15)
+        ax_p.plot(xs, [r["mean_pips"] for _, r in rows], "o-", color=colour, label=f"learner vs {opp}")
+        ax_p.plot(xs, [r["opponent_mean_pips"] for _, r in rows], "--", color=colour, alpha=0.7, label=f"{opp} seats")
+    if history:
+        parity = next(iter(history[-1]["results"].values()))["parity"]
+        ax_w.axhline(parity, color="grey", lw=1, ls=":", label=f"parity {parity:.2f}")
+    ax_w.set_xlabel("training steps (learner decisions)")
+    ax_w.set_ylabel("win rate (band: 95% CI per deal)")
+    ax_w.set_ylim(0, 1)
+    ax_w.legend(fontsize=8)
+    ax_w.grid(alpha=0.3)
+    ax_p.set_xlabel("training steps (learner decisions)")
+    ax_p.set_ylabel("mean pips left per round (lower is better)")
+    ax_p.legend(fontsize=8)
+    ax_p.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m train.plots", description="Redraw a train.ppo run's learning curve.")
+    parser.add_argument("run", help="run folder (holds evaluations.json or metadata.json)")
+    parser.add_argument("--out", default=None, help="PNG path (default: RUN/learning_curve.png)")
+    args = parser.parse_args(argv)
+    run = Path(args.run)
+    if (run / "evaluations.json").is_file():
+        history = json.loads((run / "evaluations.json").read_text())
+    else:
+        history = json.loads((run / "metadata.json").read_text())["evaluations"]
+    print(plot_learning_curve(history, args.out or run / "learning_curve.png"))
+
+
+if __name__ == "__main__":
+    main()
