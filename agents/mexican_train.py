@@ -173,6 +173,15 @@ class PlannerAgent(_MexicanTrainAgent):
 
     name = "planner"
 
+    #: Ablation switches (class attributes, all on; the README's ablation turns them off one by
+    #: one): the chain plan (c), the double rule (a), lifting the marker (b), flexibility (d).
+    plan = True
+    double_rule = True
+    lift_marker = True
+    flexibility = True
+    #: Plan-value cost of an uncoverable double (it will cost a draw, maybe a pass and a marker).
+    double_penalty = 1000
+
     def __init__(self, config: Any = None, budget: int = 400):
         super().__init__(config)
         self.budget = int(budget)
@@ -278,8 +287,8 @@ class PlannerAgent(_MexicanTrainAgent):
         if len(v.hand) == 1:  # the last tile goes out and wins the round
             tile, slot = places[0]
             return tile * slots + slot
-        key, action = self.choose(v, places)
-        if key[0] == 0 and self.pass_action in set(legal.tolist()):
+        key, action, double_ok = self.choose(v, places)
+        if not double_ok and self.pass_action in set(legal.tolist()):
             return self.pass_action  # may_play: keep an uncoverable drawn double
         return action
 
@@ -300,15 +309,15 @@ class PlannerAgent(_MexicanTrainAgent):
         state.pop("_memo", None)  # a cache: not part of the agent
         return state
 
-    def choose(self, v: SeatView, places: list[tuple[int, int]]) -> tuple[tuple, int]:
-        """Best placement for the seat view ``v``: ``(sort key, action)`` (see the class doc)."""
+    def choose(self, v: SeatView, places: list[tuple[int, int]]) -> tuple[tuple, int, int]:
+        """Best placement for the seat view ``v``: ``(sort key, action, double rule ok)``."""
         p = self.num_players
         slots = p + 1
         weights, tiles, pip_masks = self.weights, self.tiles, self.pip_masks
         hand = v.hand_mask
         own_end = v.ends[0]
         adj = self.adjacency(hand)
-        chain, chain_w = self._chain(own_end, hand, self.budget, adj)
+        chain, chain_w = self._chain(own_end, hand, self.budget, adj) if self.plan else ([], 0)
         first = chain[0] if chain else -1
         in_chain = 0
         for t in chain:
@@ -319,43 +328,46 @@ class PlannerAgent(_MexicanTrainAgent):
         small = max(1, self.budget // 8)
         no_cover = self.config.doubles == "no_cover"
         exact: list[tuple[tuple, int]] = []
-        pending: list[tuple[tuple, int, int, int, int]] = []  # (upper-bound key, tile, slot, end, mask)
+        pending: list[tuple] = []  # (upper-bound key, tile, slot, end, mask, penalty, double_ok)
         for tile, slot in places:
             a, b = tiles[tile]
             rest = hand & ~(1 << tile)
             new_end = b if a == v.ends[slot] else a
             # a. double rule
-            double_ok = int(a != b or no_cover or bool(rest & pip_masks[a]))
+            double_ok = int(a != b or no_cover or bool(rest & pip_masks[a]) or not self.double_rule)
+            pen = 0 if double_ok else self.double_penalty
             # d. flexibility: spares left that fit a public end after the move
             spare_rest = spares & rest
             flex = 0
-            for e in {new_end if k == slot else v.ends[k] for k in public}:
+            for e in () if not self.flexibility else {new_end if k == slot else v.ends[k] for k in public}:
                 flex += (spare_rest & pip_masks[e]).bit_count()
             # e. an opponent's public train before the Mexican train
             tail = (flex, int(0 < slot < p), -tile)
             # c. plan value (b. depends on it)
-            if slot == 0 and tile == first:
+            if not self.plan:
+                after = 0
+            elif slot == 0 and tile == first:
                 after = chain_w - weights[tile]
             elif slot != 0 and not in_chain >> tile & 1:
                 after = chain_w
             else:  # breaks the plan: re-plan (lazily, see below)
                 end = new_end if slot == 0 else own_end
-                bound = (double_ok, int(marked and slot == 0), weights[tile] + chain_w, *tail)
-                pending.append((bound, tile, slot, end, rest))
+                bound = (int(marked and slot == 0 and self.lift_marker), weights[tile] + chain_w - pen, *tail)
+                pending.append((bound, tile, slot, end, rest, pen, double_ok))
                 continue
             value = weights[tile] + after
-            lift = int(marked and slot == 0 and value >= chain_w)
-            exact.append(((double_ok, lift, value, *tail), tile * slots + slot))
+            lift = int(marked and slot == 0 and value >= chain_w and self.lift_marker)
+            exact.append(((lift, value - pen, *tail), tile * slots + slot, double_ok))
         best = max(exact) if exact else None
         # Re-plan only the moves whose optimistic key could still beat the best exact one.
         pending.sort(key=lambda x: x[0], reverse=True)
-        for bound, tile, slot, end, rest in pending:
+        for bound, tile, slot, end, rest, pen, double_ok in pending:
             if best is not None and bound <= best[0]:
                 break
             after = self._chain(end, rest, small, adj)[1]
             value = weights[tile] + after
-            lift = int(marked and slot == 0 and value >= chain_w)
-            cand = ((bound[0], lift, value, *bound[3:]), tile * slots + slot)
+            lift = int(marked and slot == 0 and value >= chain_w and self.lift_marker)
+            cand = ((lift, value - pen, *bound[2:]), tile * slots + slot, double_ok)
             if best is None or cand > best:
                 best = cand
         return best

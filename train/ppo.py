@@ -351,7 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight")
     t.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient clipping")
     t.add_argument("--target-kl", type=float, default=None, help="stop an update early past this KL (default off)")
-    t.add_argument("--torch-threads", type=int, default=None, help="torch threads in the learner process (default: torch's)")
+    t.add_argument("--torch-threads", type=int, default=1,
+                   help="torch threads in the learner process (1 is fastest for these small nets: more threads "
+                   "spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy 2-core machine)")
     t.add_argument("--resume", default=None, metavar="PATH",
                    help="continue training a saved model (a run folder or .zip); its hyperparameters are kept, "
                    "--timesteps more steps are trained")
@@ -462,7 +464,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
 
     cores = os.cpu_count() or 1
     n_envs = args.n_envs or max(1, min(cores, 8))
-    if args.torch_threads:
+    if args.torch_threads and args.torch_threads > 0:
         torch.set_num_threads(args.torch_threads)
     out = Path(args.out or time.strftime("runs/ppo_%Y%m%d_%H%M%S"))
     out.mkdir(parents=True, exist_ok=True)

@@ -195,3 +195,111 @@ def _checked_kwargs(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 def _check_int(name: str, value: Any, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ConfigError(name, value, f"an integer from {low} to {high}")
+
+
+# ---------------------------------------------------------------------------- line games
+
+LINE_MAX_PIPS = (6, 9, 12)
+
+_LINE_CHOICES: dict[str, tuple[str, ...]] = {"next_lead": ("next_seat", "winner")}
+
+
+@dataclass(frozen=True)
+class LineConfig:
+    """The rules of a line game: block, draw or Cuban (RULES.md section 2; seeds 001, 003, 004).
+
+    Attributes are documented in ``LINE_FIELD_DOCS``. Build one with :func:`line_from_preset`.
+
+    Raises:
+        ConfigError: on any invalid field (``__post_init__``).
+    """
+
+    num_players: int = 4
+    max_pip: int = 6
+    hand_size: int = 7
+    use_boneyard: bool = False
+    teams: bool = False
+    next_lead: str = "next_seat"
+    annul_doubles: int | None = None
+    target_score: int = 100
+    preset: str = "block"
+
+    def __post_init__(self) -> None:
+        _check_int("num_players", self.num_players, 2, 4)
+        if self.max_pip not in LINE_MAX_PIPS or isinstance(self.max_pip, bool):
+            raise ConfigError("max_pip", self.max_pip, f"one of {LINE_MAX_PIPS}")
+        tiles = tile_count(self.max_pip)
+        _check_int("hand_size", self.hand_size, 1, tiles // self.num_players)
+        for name in ("use_boneyard", "teams"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(name, getattr(self, name), "True or False")
+        if self.teams and self.num_players != 4:
+            raise ConfigError("teams", self.teams, "True only with num_players=4 (seats 0+2 vs 1+3)")
+        for name, allowed in _LINE_CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise ConfigError(name, getattr(self, name), f"one of {allowed}")
+        if self.annul_doubles is not None:
+            _check_int("annul_doubles", self.annul_doubles, 1, self.max_pip + 1)
+        _check_int("target_score", self.target_score, 1, 10**7)
+        if self.preset not in LINE_PRESETS:
+            raise ConfigError("preset", self.preset, f"one of {tuple(LINE_PRESETS)}")
+
+    @property
+    def tile_count(self) -> int:
+        """Number of tiles in the set."""
+        return tile_count(self.max_pip)
+
+    def team_of(self, seat: int) -> int:
+        """Team of ``seat`` (seat parity) with teams on; the seat itself otherwise."""
+        return seat % 2 if self.teams else seat
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LineConfig:
+        """Inverse of :meth:`to_dict`. Raises ConfigError on unknown or invalid fields."""
+        return cls(**_checked_kwargs(cls, data))
+
+
+LINE_FIELD_DOCS: dict[str, str] = {
+    "num_players": "Seats, 2 to 4.",
+    "max_pip": "Double-N set: 6, 9 or 12.",
+    "hand_size": "Tiles dealt to each seat (7; Cuban 10).",
+    "use_boneyard": "True = draw game (undealt tiles are drawn one at a time); False = undealt "
+    "tiles are out of play.",
+    "teams": "Partnerships, 4 players only: seats 0+2 against 1+3.",
+    "next_lead": "Who leads later rounds: 'next_seat' (seeds 003/004) or 'winner' (seed 001).",
+    "annul_doubles": "Doubles dealt that let a player annul the round on its first turn (Cuban: "
+    "5); None = no annulment.",
+    "target_score": "Points that end a game (100; seed 003 prints 5,000 for the draw game).",
+    "preset": "Name of the preset the other fields started from.",
+}
+
+#: Line-game presets (RULES.md 2.2): name -> (source document, fields differing from the default).
+LINE_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "block": ("seeds/004 (Reglas del Dominó Exprés)", {}),
+    "draw": (
+        "seeds/003 (Dominó 6-9-12; its game target is printed as 5,000 points)",
+        {"num_players": 2, "use_boneyard": True, "target_score": 5000},
+    ),
+    "cuban": (
+        "seeds/001 (Domino Cubano, Novelty)",
+        {"max_pip": 9, "hand_size": 10, "teams": True, "next_lead": "winner", "annul_doubles": 5},
+    ),
+}
+
+
+def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
+    """Line-game config of preset ``name`` with ``overrides`` applied (explicit values win).
+
+    Raises:
+        ConfigError: unknown preset, unknown field or invalid value.
+    """
+    if name not in LINE_PRESETS:
+        raise ConfigError("preset", name, f"one of {tuple(LINE_PRESETS)}")
+    values = dict(LINE_PRESETS[name][1])
+    values.update(_checked_kwargs(LineConfig, overrides))
+    values["preset"] = name
+    return LineConfig(**values)

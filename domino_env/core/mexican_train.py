@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 
 from .config import MexicanTrainConfig
+from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
 from .errors import DealError, IllegalActionError
-from .tiles import Tile, double_index, tile_count, tile_index, tile_table
+from .tiles import Tile, double_index, tile_table
 
 # Turn phases (what the acting player owes right now).
 FREE = 0  #: start of a turn: any legal placement (or cover an obliging open double)
@@ -80,16 +81,6 @@ class _Tables:
 def _tables(config: MexicanTrainConfig) -> _Tables:
     """Tables of a config, built once (configs are frozen and hashable)."""
     return _Tables(config)
-
-
-def _bits(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class MexicanTrainState:
@@ -285,28 +276,8 @@ class MexicanTrainState:
     def _parse_deal(self, deal: Any):
         cfg = self.config
         n, p = cfg.max_pip, self.num_players
-        if not isinstance(deal, dict):
-            raise DealError(f"options['deal'] must be a dict, got {type(deal).__name__}")
-        unknown = set(deal) - {"hands", "boneyard", "station", "first_player"}
-        if unknown:
-            raise DealError(
-                f"unknown deal keys {sorted(unknown)}; allowed: hands, boneyard, station, first_player"
-            )
-        seen: dict[int, str] = {}
-
-        def take(raw: Any, where: str) -> int:
-            try:
-                a, b = (int(x) for x in raw)
-            except (TypeError, ValueError):
-                raise DealError(f"{where}: a tile must be a pair [a, b], got {raw!r}") from None
-            if not (0 <= a <= n and 0 <= b <= n):
-                raise DealError(f"{where}: tile {[a, b]} is not in the double-{n} set")
-            idx = tile_index(a, b, n)
-            if idx in seen:
-                raise DealError(f"{where}: tile {[a, b]} appears twice (also in {seen[idx]})")
-            seen[idx] = where
-            return idx
-
+        check_keys(deal, ("hands", "boneyard", "station", "first_player"))
+        reader = TileReader(n)
         if "station" in deal:
             st = deal["station"]
             try:
@@ -318,33 +289,24 @@ class MexicanTrainState:
             station = a
         else:
             station = self.station_for_round(self.round_index)
-        take((station, station), "station")
-        raw_hands = deal.get("hands")
-        if not isinstance(raw_hands, (list, tuple)) or len(raw_hands) != p:
-            raise DealError(f"deal['hands'] must list one hand per seat ({p} seats)")
-        hands = [0] * p
-        for s, hand in enumerate(raw_hands):
-            if hand and not self.active[s]:
+        reader.tile((station, station), "station")
+        hands = reader.hands(deal, p)
+        for s in range(p):
+            if hands[s] and not self.active[s]:
                 raise DealError(f"seat {s} has been eliminated and cannot be dealt tiles")
-            for raw in hand:
-                hands[s] |= 1 << take(raw, f"hand of seat {s}")
-        boneyard = [take(raw, "boneyard") for raw in deal.get("boneyard", [])]
+        boneyard = reader.boneyard(deal)
         if boneyard and not cfg.use_boneyard:
             raise DealError("use_boneyard=False: the deal's boneyard must be empty")
         first = deal.get("first_player")
         if first is not None:
-            if isinstance(first, bool) or not isinstance(first, (int, np.integer)):
-                raise DealError(f"first_player must be a seat 0..{p - 1}, got {first!r}")
-            if not 0 <= int(first) < p:
-                raise DealError(f"first_player must be a seat 0..{p - 1}, got {first!r}")
-            first = int(first)
+            first = check_seat(first, p, "first_player")
         return hands, boneyard, station, first
 
     def _deal_record(self, hands: list[int], boneyard: list[int], station: int, first: int):
-        tiles = self._t.tiles
+        n = self.config.max_pip
         return {
-            "hands": [[list(tiles[i]) for i in _bits(h)] for h in hands],
-            "boneyard": [list(tiles[i]) for i in boneyard],
+            "hands": [tiles_as_pairs(bits(h), n) for h in hands],
+            "boneyard": tiles_as_pairs(boneyard, n),
             "station": [station, station],
             "first_player": first,
         }
@@ -606,7 +568,7 @@ class MexicanTrainState:
     def _end_round(self, termination: str, went_out: tuple[int, ...] | None) -> None:
         cfg = self.config
         values = self._t.values
-        pips = tuple(sum(values[i] for i in _bits(h)) for h in self.hands)
+        pips = tuple(sum(values[i] for i in bits(h)) for h in self.hands)
         if termination == "went_out":
             winners = went_out
             points = pips
@@ -685,7 +647,7 @@ class MexicanTrainState:
     # ------------------------------------------------------------------ read-only views
     def hand_tiles(self, seat: int) -> list[Tile]:
         """Tiles in ``seat``'s hand, canonical order (hidden information: agents see their own)."""
-        return [self._t.tiles[i] for i in _bits(self.hands[seat])]
+        return [self._t.tiles[i] for i in bits(self.hands[seat])]
 
     def train_tiles(self, train: int) -> list[Tile]:
         """Tiles of ``train`` (seat number, or P for the Mexican train), oriented (matching pip
@@ -716,13 +678,8 @@ class MexicanTrainState:
 
     def pips_in_hand(self, seat: int) -> int:
         """Pip total of ``seat``'s hand (hidden information)."""
-        return sum(self._t.values[i] for i in _bits(self.hands[seat]))
+        return sum(self._t.values[i] for i in bits(self.hands[seat]))
 
     def missing_pips(self, seat: int) -> list[int]:
         """Pip values ``seat`` is publicly known to lack (from its draws and passes)."""
         return [v for v in range(self.config.max_pip + 1) if self.missing[seat] >> v & 1]
-
-
-def tile_count_for(config: MexicanTrainConfig) -> int:
-    """Tiles of the config's set (convenience for encoders)."""
-    return tile_count(config.max_pip)
