@@ -33,7 +33,9 @@ _ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles")
 class Agent(Protocol):
     """``agent(observation, action_mask, rng) -> action`` (see the module docstring)."""
 
-    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int: ...
+    def __call__(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int: ...
 
 
 def as_config(config: Any = None) -> MexicanTrainConfig:
@@ -55,7 +57,9 @@ def as_config(config: Any = None) -> MexicanTrainConfig:
         cfg = getattr(holder, "config", None)
         if isinstance(cfg, MexicanTrainConfig):
             return cfg
-    raise ConfigError("config", config, "a MexicanTrainConfig, an env, a dict of env kwargs or None")
+    raise ConfigError(
+        "config", config, "a MexicanTrainConfig, an env, a dict of env kwargs or None"
+    )
 
 
 AgentFactory = Callable[[MexicanTrainConfig, "str | None"], Agent]
@@ -84,7 +88,9 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     if not isinstance(spec, str):
         if callable(spec):
             return spec
-        raise ConfigError("agent", spec, f"an agent name ({', '.join(agent_names())}) or a callable")
+        raise ConfigError(
+            "agent", spec, f"an agent name ({', '.join(agent_names())}) or a callable"
+        )
     name, _, arg = spec.partition(":")
     if name not in _REGISTRY:
         raise ConfigError("agent", spec, f"one of {agent_names()} (optionally 'name:arg')")

@@ -38,7 +38,8 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
         if train in open_doubles:
             tags.append("OPEN DOUBLE")
         body = " ".join(_tile(t) for t in state.train_tiles(train)) or "(empty)"
-        lines.append(f"  {name}: {body} -> open end {state.open_end(train)}  ({', '.join(tags)})".rstrip())
+        tail = f"  ({', '.join(tags)})" if tags else ""
+        lines.append(f"  {name}: {body} -> open end {state.open_end(train)}{tail}")
     if state.round_over:
         r = state.round_result
         lines.append(f"round over: {r.termination}, winners {list(r.winners)}, pips {list(r.pips)}")
@@ -47,5 +48,6 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
             f"to play: seat {state.current_player} ({PHASE_NAMES[state.phase]})"
             + (", just drew" if state.drawn_tile >= 0 else "")
         )
-    lines.append(f"hand of seat {viewer}: " + " ".join(_tile(t) for t in state.hand_tiles(viewer)))
+    hand = " ".join(_tile(t) for t in state.hand_tiles(viewer)) or "(empty)"
+    lines.append(f"hand of seat {viewer}: {hand}")
     return "\n".join(lines)

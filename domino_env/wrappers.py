@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .core.errors import ConfigError, DominoError
+from .core.errors import ConfigError, DominoError, IllegalActionError, check_action
 
 Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 
@@ -40,11 +40,14 @@ class SingleAgentEnv(gymnasium.Env):
         illegal_reward: reward of an illegal (unmasked) learner action, which ends the episode
             (``terminated=True``, ``info["illegal_action"]=True``); the AEC env is not changed.
 
-    Observation: the learner's float32 observation vector (``aec_env``'s ``"observation"``).
-    Action: the AEC env's ``Discrete`` action. Reward: the learner's AEC reward (float).
+    Observation: the learner's float32 observation vector (``aec_env``'s ``"observation"``, not
+    the dict; the mask comes from :meth:`action_masks`). Action: the AEC env's ``Discrete``
+    action. Reward: the learner's AEC reward (float). Entries are raw counts (tiles, points):
+    wrap vectorised envs in SB3's ``VecNormalize`` if your learner wants normalised inputs.
 
     Raises:
-        ConfigError: wrong number of opponents or an invalid learner seat.
+        ConfigError: wrong number of opponents, an invalid learner seat or illegal reward, or a
+            ``render_mode`` other than None / ``"ansi"``.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 2}
@@ -61,9 +64,22 @@ class SingleAgentEnv(gymnasium.Env):
         p = len(self.agents_all)
         if callable(opponents):
             opponents = [opponents] * (p - 1)
-        opponents = list(opponents)
-        if len(opponents) != p - 1 or not all(callable(o) for o in opponents):
+        if (
+            not isinstance(opponents, Sequence)
+            or len(opponents) != p - 1
+            or not all(callable(o) for o in opponents)
+        ):
             raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
+        opponents = list(opponents)
+        if getattr(aec_env, "render_mode", None) not in (None, "ansi"):
+            raise ConfigError(
+                "render_mode",
+                aec_env.render_mode,
+                "None or 'ansi' (the adapter renders the learner's view; 'human' would print the "
+                "opponents' hands on their turns)",
+            )
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.number)):
+            raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
         ):
@@ -102,8 +118,12 @@ class SingleAgentEnv(gymnasium.Env):
                 continue
             seat = self.agents_all.index(agent)
             obs = aec.observe(agent)
-            action = self._opponent_for(seat)(obs["observation"], obs["action_mask"], self.np_random)
-            aec.step(action)
+            opponent = self._opponent_for(seat)
+            action = opponent(obs["observation"], obs["action_mask"], self.np_random)
+            try:
+                aec.step(action)
+            except IllegalActionError as err:
+                raise IllegalActionError(f"opponent {opponent!r} at seat {seat} chose badly: {err}") from err
 
     def _learner_view(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         aec = self.aec
@@ -151,10 +171,11 @@ class SingleAgentEnv(gymnasium.Env):
         """
         if self._done:
             raise DominoError("the episode is over: call reset() before step()")
-        action = int(action)
+        action = check_action(action)
         if not (0 <= action < self.action_space.n and self._mask[action]):
             obs = self.aec.observe(self.learner)["observation"]
             self._done = True
+            self._mask = np.zeros_like(self._mask)
             info = {"illegal_action": True, "learner_seat": self.learner_seat}
             return obs, self.illegal_reward, True, False, info
         self.aec.step(action)
@@ -162,12 +183,14 @@ class SingleAgentEnv(gymnasium.Env):
         return self._learner_view()
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO)."""
+        """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO); all
+        False before ``reset`` and once the episode is over."""
         return self._mask.astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode == "ansi":
-            return self.aec.render()
+        """``"ansi"``: the table as the learner sees it."""
+        if self.render_mode == "ansi" and self.aec.state is not None:
+            return self.aec.render_text(self.learner_seat)
         return None
 
     def close(self) -> None:

@@ -162,6 +162,7 @@ def play_episode(
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     rec = GameRecord(deal, rotation, seed, list(seats), round_credit=[0.0] * p, pips=[0] * p)
     game_mode = env.episode == "game"
+    last_round = None
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -173,7 +174,8 @@ def play_episode(
         env.step(int(action))
         rec.steps += 1
         info = env.infos.get(agent) or next((i for i in env.infos.values() if i), {})
-        if "winners" in info:  # a round ended with this step
+        if "winners" in info and info.get("round_index") != last_round:  # a round ended now
+            last_round = info.get("round_index")
             rec.rounds += 1
             for i, c in enumerate(_credit(info["winners"], p)):
                 rec.round_credit[i] += c
@@ -349,7 +351,9 @@ class EvaluationResult:
         return "\n".join(rows)
 
 
-def summarize(records: Sequence[GameRecord], names: Sequence[str], num_players: int, episode: str = "round") -> list[AgentStats]:
+def summarize(
+    records: Sequence[GameRecord], names: Sequence[str], num_players: int, episode: str = "round"
+) -> list[AgentStats]:
     """Per-distinct-name statistics of ``records`` (``names[i]`` = label of agent index i)."""
     p = num_players
     game_mode = episode == "game"
@@ -377,7 +381,11 @@ def summarize(records: Sequence[GameRecord], names: Sequence[str], num_players: 
                     continue
                 seat_eps += 1
                 if game_mode:
-                    c = rec.game_credit[s] if rec.game_credit is not None and not rec.truncated else 0.0
+                    c = (
+                        rec.game_credit[s]
+                        if rec.game_credit is not None and not rec.truncated
+                        else 0.0
+                    )
                     score_sum += rec.scores[s] if rec.scores is not None else 0.0
                 else:
                     c = rec.round_credit[s] if not rec.truncated else 0.0
@@ -456,7 +464,9 @@ def evaluate(
     if num_players is None:
         num_players = len(agents)
     if num_players != len(agents):
-        raise ConfigError("agents", [agent_label(a) for a in agents], f"one agent per seat ({num_players} seats)")
+        raise ConfigError(
+            "agents", [agent_label(a) for a in agents], f"one agent per seat ({num_players} seats)"
+        )
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ConfigError("rounds", rounds, "a positive integer")
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
@@ -485,7 +495,9 @@ def evaluate(
         chunk = max(1, min(25, deals // (workers * 4) or 1))
         chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(env_kwargs, built, seed)) as pool:
+        with ctx.Pool(
+            workers, initializer=_init_worker, initargs=(env_kwargs, built, seed)
+        ) as pool:
             for recs in pool.imap(_play_deals, chunks):
                 records.extend(recs)
                 if bar is not None:
@@ -514,7 +526,15 @@ def evaluate(
 
 
 # ---------------------------------------------------------------------------------- CLI
-_RULE_OPTIONS = ("first_turn", "doubles", "drawn_tile", "marker_removal", "station_source", "blocked_round", "game_end")
+_RULE_OPTIONS = (
+    "first_turn",
+    "doubles",
+    "drawn_tile",
+    "marker_removal",
+    "station_source",
+    "blocked_round",
+    "game_end",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -523,34 +543,89 @@ def build_parser() -> argparse.ArgumentParser:
         description="Duplicate-deal Mexican Train tournament: every deal is played in every seat "
         "rotation of the agent list; prints win rates with 95%% confidence intervals.",
     )
-    parser.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                        help="one agent per seat, in seat order of the first rotation: random, greedy, planner "
-                        "(or name:arg for registered factories); repeated names are aggregated")
-    parser.add_argument("--rounds", type=int, default=2000,
-                        help="episodes to play (rounds, or whole games with --episode game), rounded up to a "
-                        "multiple of the player count; each deal is played once per seat rotation (default 2000)")
-    parser.add_argument("--players", type=int, default=None,
-                        help="seats, 2..8; must equal the number of --agents (default: that number)")
-    parser.add_argument("--max-pip", type=int, default=12, choices=(9, 12, 15, 18), help="double-N set (default 12)")
-    parser.add_argument("--preset", default="domino_cubano", choices=tuple(PRESETS),
-                        help="rule preset (default domino_cubano); rule options below override it")
-    parser.add_argument("--episode", default="round", choices=("round", "game"),
-                        help="play single rounds (default) or whole games")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed: deals and agent generators (default 0)")
-    parser.add_argument("--json", default=None, metavar="PATH", help="also write the results (config, seeds, agents, stats) as JSON")
-    parser.add_argument("--records", action="store_true", help="include every episode's record in the JSON")
-    parser.add_argument("--workers", type=int, default=1, help="processes to play deals in parallel (default 1)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="AGENT",
+        help="one agent per seat, in seat order of the first rotation: random, greedy, planner "
+        "(or name:arg for registered factories); repeated names are aggregated",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2000,
+        help="episodes to play (rounds, or whole games with --episode game), rounded up to a "
+        "multiple of the player count; each deal is played once per seat rotation (default 2000)",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="seats, 2..8; must equal the number of --agents (default: that number)",
+    )
+    parser.add_argument(
+        "--max-pip", type=int, default=12, choices=(9, 12, 15, 18), help="double-N set (default 12)"
+    )
+    parser.add_argument(
+        "--preset",
+        default="domino_cubano",
+        choices=tuple(PRESETS),
+        help="rule preset (default domino_cubano); rule options below override it",
+    )
+    parser.add_argument(
+        "--episode",
+        default="round",
+        choices=("round", "game"),
+        help="play single rounds (default) or whole games",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="tournament seed: deals and agent generators (default 0)",
+    )
+    parser.add_argument(
+        "--json",
+        default=None,
+        metavar="PATH",
+        help="also write the results (config, seeds, agents, stats) as JSON",
+    )
+    parser.add_argument(
+        "--records", action="store_true", help="include every episode's record in the JSON"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes to play deals in parallel (default 1)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rules = parser.add_argument_group("rules (default: the preset's value)")
     rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
     for name in _RULE_OPTIONS:
-        rules.add_argument("--" + name.replace("_", "-"), default=None, choices=_CHOICES[name], help=FIELD_DOCS[name])
-    rules.add_argument("--use-boneyard", action=argparse.BooleanOptionalAction, default=None, help=FIELD_DOCS["use_boneyard"])
-    rules.add_argument("--use-mexican-train", action=argparse.BooleanOptionalAction, default=None,
-                       help=FIELD_DOCS["use_mexican_train"])
-    rules.add_argument("--double-blank-points", type=int, default=None, help=FIELD_DOCS["double_blank_points"])
-    rules.add_argument("--elimination-limit", type=int, default=None, help=FIELD_DOCS["elimination_limit"])
-    return parser  # fmt: skip
+        rules.add_argument(
+            "--" + name.replace("_", "-"),
+            default=None,
+            choices=_CHOICES[name],
+            help=FIELD_DOCS[name],
+        )
+    rules.add_argument(
+        "--use-boneyard",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=FIELD_DOCS["use_boneyard"],
+    )
+    rules.add_argument(
+        "--use-mexican-train",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=FIELD_DOCS["use_mexican_train"],
+    )
+    rules.add_argument(
+        "--double-blank-points", type=int, default=None, help=FIELD_DOCS["double_blank_points"]
+    )
+    rules.add_argument(
+        "--elimination-limit", type=int, default=None, help=FIELD_DOCS["elimination_limit"]
+    )
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -568,7 +643,14 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     args = parser.parse_args(argv)
     players = args.players if args.players is not None else len(args.agents)
     kwargs: dict[str, Any] = {"preset": args.preset, "max_pip": args.max_pip}
-    for name in ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train", "double_blank_points", "elimination_limit"):
+    for name in (
+        "hand_size",
+        *_RULE_OPTIONS,
+        "use_boneyard",
+        "use_mexican_train",
+        "double_blank_points",
+        "elimination_limit",
+    ):
         value = getattr(args, name)
         if value is not None:
             kwargs[name] = value
@@ -587,6 +669,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     except DominoError as exc:
         parser.error(str(exc))
     console = Console()
+    if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
+        console = Console(width=200)
     console.print(result.table())
     console.print(
         f"{result.rounds_played} rounds in {result.episodes} {'games' if args.episode == 'game' else 'rounds'} "

@@ -76,6 +76,7 @@ class LearnerEnv(gymnasium.Wrapper):
         reward: ``"mixed"``, ``"outcome"`` or ``"points"`` (see the module docstring).
         pips_coef: weight of -points/100 in the ``mixed`` reward.
         self_play: probability that an opponent seat is a learner snapshot (when there is one).
+        learner_seat: ``"random"`` (training: a new seat every episode) or a fixed seat (tests).
 
     Info at the round's end: the adapter's round result plus ``learner_won`` (win credit 1, 1/k
     for a shared win, 0) and ``learner_pips``.
@@ -92,6 +93,7 @@ class LearnerEnv(gymnasium.Wrapper):
         reward: str = "mixed",
         pips_coef: float = 1.0,
         self_play: float = 0.0,
+        learner_seat: int | str = "random",
     ):
         if reward not in REWARDS:
             raise ConfigError("reward", reward, f"one of {REWARDS}")
@@ -109,7 +111,7 @@ class LearnerEnv(gymnasium.Wrapper):
             raise ConfigError("opponents", list(opponents), "at least one agent")
         if opponent_mode == "fixed" and len(pool) != p - 1:
             raise ConfigError("opponents", list(opponents), f"{p - 1} agents with --opponent-mode fixed ({p} players)")
-        super().__init__(SingleAgentEnv(aec, pool[: p - 1] if opponent_mode == "fixed" else [pool[0]] * (p - 1), "random"))
+        super().__init__(SingleAgentEnv(aec, pool[: p - 1] if opponent_mode == "fixed" else [pool[0]] * (p - 1), learner_seat))
         self.pool = pool
         self.opponent_mode = opponent_mode
         self.reward_kind = reward
@@ -250,6 +252,9 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
                 self.next_snapshot = self.num_timesteps + cfg["snapshot_freq"]
 
         def _on_step(self) -> bool:
+            if cfg["deadline"] is not None and time.perf_counter() > cfg["deadline"]:
+                cfg["stopped"] = f"time limit of {cfg['time_limit']} min reached at {self.num_timesteps} steps"
+                return False
             for info in self.locals.get("infos", []):
                 if "learner_won" in info and "episode" in info:
                     self.won.append(info["learner_won"])
@@ -354,6 +359,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--torch-threads", type=int, default=1,
                    help="torch threads in the learner process (1 is fastest for these small nets: more threads "
                    "spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy 2-core machine)")
+    t.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
+                   help="stop training after this many minutes of wall time (then save and evaluate as usual)")
     t.add_argument("--resume", default=None, metavar="PATH",
                    help="continue training a saved model (a run folder or .zip); its hyperparameters are kept, "
                    "--timesteps more steps are trained")
@@ -435,7 +442,7 @@ def _print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> No
             f"[{r['ci95_deal'][0]:.3f}, {r['ci95_deal'][1]:.3f}]", f"{r['parity']:.3f}", verdict, f"{r['mean_pips']:.2f}",
             f"{r['opponent_mean_pips']:.2f}",
         )  # fmt: skip
-    Console(stderr=False).print(t)
+    Console(width=None if sys.stdout.isatty() else 150).print(t)
 
 
 def train(argv: Sequence[str] | None = None) -> Path:
@@ -542,6 +549,9 @@ def train(argv: Sequence[str] | None = None) -> Path:
         "max_snapshots": max(1, args.max_snapshots),
         "start": start,
         "verbose": not args.quiet,
+        "time_limit": args.time_limit,
+        "deadline": start + 60 * args.time_limit if args.time_limit else None,
+        "stopped": None,
     }
     callback = _make_callbacks(cfg, out, vec_env, history)
     command = "python -m train.ppo " + shlex.join(argv_list) if argv_list else "python -m train.ppo"
@@ -597,10 +607,11 @@ def train(argv: Sequence[str] | None = None) -> Path:
     meta.update(
         status="done",
         timesteps=int(model.num_timesteps),
-        timesteps_this_run=args.timesteps,
+        timesteps_this_run=int(model.num_timesteps) - (resumed_from or {}).get("timesteps", 0),
+        stopped_early=cfg["stopped"],
         train_wall_seconds=round(train_seconds, 1),
         wall_seconds=round(time.perf_counter() - start, 1),
-        steps_per_second=round(args.timesteps / train_seconds, 1),
+        steps_per_second=round((int(model.num_timesteps) - (resumed_from or {}).get("timesteps", 0)) / train_seconds, 1),
         evaluations=_strip_tables(history),
         best_model={"timesteps": next((e["timesteps"] for e in reversed(history) if e.get("best")), int(model.num_timesteps)),
                     "file": BEST_MODEL_FILE},

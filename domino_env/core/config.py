@@ -8,6 +8,7 @@ document's rule set is a preset. Validation happens in ``__post_init__`` and rai
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -66,8 +67,9 @@ class MexicanTrainConfig:
     preset: str = "domino_cubano"
 
     def __post_init__(self) -> None:
+        _normalise_ints(self)
         _check_int("num_players", self.num_players, 2, 8)
-        if self.max_pip not in SUPPORTED_MAX_PIPS or isinstance(self.max_pip, bool):
+        if not _is_int(self.max_pip) or self.max_pip not in SUPPORTED_MAX_PIPS:
             raise ConfigError("max_pip", self.max_pip, f"one of {SUPPORTED_MAX_PIPS}")
         for name, allowed in _CHOICES.items():
             value = getattr(self, name)
@@ -184,6 +186,10 @@ def from_preset(name: str = "domino_cubano", **overrides: Any) -> MexicanTrainCo
     return MexicanTrainConfig(**values)
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _checked_kwargs(cls: type, data: dict[str, Any]) -> dict[str, Any]:
     names = {f.name for f in fields(cls)}
     for key in data:
@@ -195,6 +201,21 @@ def _checked_kwargs(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 def _check_int(name: str, value: Any, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ConfigError(name, value, f"an integer from {low} to {high}")
+
+
+_INT_FIELDS = (
+    "num_players", "max_pip", "hand_size", "double_blank_points", "elimination_limit",
+    "first_player", "annul_doubles", "target_score",
+)  # fmt: skip
+
+
+def _normalise_ints(config: Any) -> None:
+    """Store numpy / other ``numbers.Integral`` values of integer fields as plain ``int`` (so
+    configs compare, hash and serialise to JSON alike); anything else is left for validation."""
+    for name in _INT_FIELDS:
+        value = getattr(config, name, None)
+        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
+            object.__setattr__(config, name, int(value))
 
 
 # ---------------------------------------------------------------------------- line games
@@ -225,8 +246,9 @@ class LineConfig:
     preset: str = "block"
 
     def __post_init__(self) -> None:
+        _normalise_ints(self)
         _check_int("num_players", self.num_players, 2, 4)
-        if self.max_pip not in LINE_MAX_PIPS or isinstance(self.max_pip, bool):
+        if not _is_int(self.max_pip) or self.max_pip not in LINE_MAX_PIPS:
             raise ConfigError("max_pip", self.max_pip, f"one of {LINE_MAX_PIPS}")
         tiles = tile_count(self.max_pip)
         _check_int("hand_size", self.hand_size, 1, tiles // self.num_players)

@@ -3,6 +3,7 @@ against the set and for duplicates. Shared by every engine."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from .errors import DealError
@@ -30,10 +31,13 @@ class TileReader:
     def tile(self, raw: Any, where: str) -> int:
         """Index of one tile. Raises DealError naming ``where``."""
         n = self.max_pip
-        try:
-            a, b = (int(x) for x in raw)
-        except (TypeError, ValueError):
-            raise DealError(f"{where}: a tile must be a pair [a, b], got {raw!r}") from None
+        if (
+            not isinstance(raw, (list, tuple))
+            or len(raw) != 2
+            or not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in raw)
+        ):
+            raise DealError(f"{where}: a tile must be a pair of integers [a, b], got {raw!r}")
+        a, b = int(raw[0]), int(raw[1])
         if not (0 <= a <= n and 0 <= b <= n):
             raise DealError(f"{where}: tile {[a, b]} is not in the double-{n} set")
         index = tile_index(a, b, n)

@@ -6,6 +6,8 @@ catch it; the message always says what was wrong and what is allowed.
 
 from __future__ import annotations
 
+import numbers
+
 
 class DominoError(ValueError):
     """Base class of every error raised by ``domino_env``."""
@@ -31,3 +33,15 @@ class IllegalActionError(DominoError):
 
 class RecordError(DominoError):
     """A game record that cannot be read or does not replay."""
+
+
+def check_action(action: object) -> int:
+    """``action`` as a plain int: Python and numpy integers only (a float, string, bool or array is
+    refused rather than silently rounded).
+
+    Raises:
+        IllegalActionError: ``action`` is not an integer.
+    """
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        raise IllegalActionError(f"an action must be an integer, got {action!r} ({type(action).__name__})")
+    return int(action)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .config import LineConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
-from .errors import DealError, IllegalActionError
+from .errors import DealError, IllegalActionError, check_action
 from .tiles import Tile, tile_table
 
 
@@ -254,7 +254,7 @@ class LineState:
         Raises:
             IllegalActionError: the action is not legal now (the state is left unchanged).
         """
-        action = int(action)
+        action = check_action(action)
         legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(

@@ -25,7 +25,7 @@ import numpy as np
 
 from .config import MexicanTrainConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
-from .errors import DealError, IllegalActionError
+from .errors import DealError, IllegalActionError, check_action
 from .tiles import Tile, double_index, tile_table
 
 # Turn phases (what the acting player owes right now).
@@ -139,6 +139,8 @@ class MexicanTrainState:
         self._used_stations: set[int] = set()
         self.deals: list[dict[str, Any]] = []
         self.actions: list[int] = []
+        if deal is not None:
+            check_keys(deal, ("hands", "boneyard", "station", "first_player"))
         first = config.first_player
         if first is None and (deal is None or deal.get("first_player") is None):
             first = int(rng.integers(p))
@@ -425,7 +427,7 @@ class MexicanTrainState:
         Raises:
             IllegalActionError: the action is not legal now (the state is left unchanged).
         """
-        action = int(action)
+        action = check_action(action)
         legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))

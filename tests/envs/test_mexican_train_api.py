@@ -335,3 +335,89 @@ def test_soak_2000_random_rounds(preset):
         assert space.contains(e.observe(e.agent_selection)["observation"])
         outcomes.add(e.infos["player_0"]["termination"])
     assert outcomes == {"went_out", "blocked"}
+
+
+def test_numpy_integers_are_accepted_and_stored_as_int_floats_refused():
+    e = raw_env(num_players=np.int64(3), max_pip=np.int32(9), hand_size=np.int16(5))
+    assert type(e.config.max_pip) is int and e.config.num_players == 3
+    e.reset(seed=1)
+    json.dumps(e.to_record())  # JSON-ready
+    for kwargs in ({"max_pip": 12.0}, {"num_players": 3.0}, {"max_pip": True}, {"hand_size": 5.5}):
+        with pytest.raises(ConfigError):
+            raw_env(**kwargs)
+
+
+def test_unknown_keyword_lists_env_keywords_too():
+    with pytest.raises(ConfigError) as err:
+        raw_env(rewards="points")
+    assert "'reward'" in str(err.value) and "'episode'" in str(err.value) and "'doubles'" in str(err.value)
+
+
+def test_non_integer_actions_are_refused_without_change():
+    e = raw_env()
+    e.reset(seed=2)
+    legal = e.state.legal_actions()[0]
+    hands = e.state.hands[:]
+    for bad in (float(legal), str(legal), True, np.array([legal])):
+        with pytest.raises(IllegalActionError, match="integer"):
+            e.step(bad)
+    assert e.state.hands == hands
+    e.step(np.int64(legal))  # numpy integers are fine
+
+
+def test_misuse_before_reset_and_after_the_end_is_explained():
+    e = raw_env()
+    for call in (lambda: e.step(0), lambda: e.observe("player_0"), lambda: e.to_record()):
+        with pytest.raises(domino_env.DominoError, match="reset"):
+            call()
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while e.agents:
+        agent = e.agent_selection
+        if e.terminations[agent]:
+            e.step(None)
+            continue
+        legal = e.state.legal_actions()
+        e.step(legal[rng.integers(len(legal))])
+    with pytest.raises(domino_env.DominoError, match="over"):
+        e.step(0)
+
+
+def test_malformed_reset_options_raise_deal_error():
+    e = raw_env(num_players=2, max_pip=9)
+    bad_options = [
+        "x",
+        {"deal": [1, 2]},
+        {"deals": {"hands": []}},
+        {"deals": []},
+        {"deal": {"hands": [[[12.5, 3]], []], "station": [9, 9]}},
+        {"deal": {"hands": [[[True, 3]], []], "station": [9, 9]}},
+        {"deal": {"hands": [[[1, 2, 3]], []], "station": [9, 9]}},
+        {"deal": {"hands": [[[1, 2]], []], "station": [9, 9], "first_player": 2}},
+        {"deal": {"hands": [[[1, 2]], []], "station": [9, 9], "colour": "red"}},
+    ]
+    for options in bad_options:
+        with pytest.raises(DealError):
+            e.reset(options=options)
+    assert e.state is None  # nothing was half-dealt
+
+
+def test_adapter_rejects_human_render_and_bad_arguments():
+    with pytest.raises(ConfigError, match="render_mode"):
+        mexican_train_single_agent(render_mode="human")
+    with pytest.raises(ConfigError, match="opponents"):
+        SingleAgentEnv(raw_env(), opponents=None)
+    with pytest.raises(ConfigError, match="illegal_reward"):
+        SingleAgentEnv(raw_env(), illegal_reward="x")
+    e = mexican_train_single_agent(render_mode="ansi", learner_seat=2, num_players=3, max_pip=9)
+    e.reset(seed=0)
+    assert "hand of seat 2" in e.render()
+
+
+def test_adapter_reports_an_opponent_that_plays_illegally():
+    e = SingleAgentEnv(raw_env(num_players=2, max_pip=9), opponents=lambda o, m, r: 0, learner_seat=1)
+    with pytest.raises(IllegalActionError, match="opponent"):
+        for seed in range(20):  # seat 0 may or may not act first; some seed makes it act
+            e.reset(seed=seed)
+            legal = np.flatnonzero(e.action_masks())
+            e.step(int(legal[0]))

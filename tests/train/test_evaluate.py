@@ -1,0 +1,200 @@
+"""Tournaments (issue 3 sections 2 and 4): confidence intervals and duplicate-deal arithmetic
+with known values, seat rotations over identical deals, the importable function and a tiny
+tournament from the command line with its JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import GreedyAgent, PlannerAgent
+from domino_env.core.errors import ConfigError
+from domino_env.envs.mexican_train_v0 import raw_env
+from train.evaluate import (
+    GameRecord,
+    deal_seed,
+    evaluate,
+    mean_interval,
+    rotation_seats,
+    summarize,
+    t_quantile_975,
+    wilson_interval,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.40383, abs=1e-5) and hi == pytest.approx(0.59617, abs=1e-5)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.27753, abs=1e-5)
+    lo, hi = wilson_interval(10, 10)
+    assert lo == pytest.approx(0.72247, abs=1e-5) and hi == pytest.approx(1.0)
+    lo, hi = wilson_interval(81, 263)  # Newcombe (1998), Stat. Med. 17:857, example: 0.2553-0.3662
+    assert lo == pytest.approx(0.2553, abs=1e-4) and hi == pytest.approx(0.3662, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    # fractional credit (shared wins) counts as fractional successes
+    assert wilson_interval(2.5, 10)[0] < 0.25 < wilson_interval(2.5, 10)[1]
+
+
+def test_t_interval_known_values():
+    assert t_quantile_975(1) == pytest.approx(12.706)
+    assert t_quantile_975(10) == pytest.approx(2.228)
+    assert t_quantile_975(1000) == pytest.approx(1.95996, abs=1e-5)
+    lo, hi = mean_interval([0.0, 1.0, 0.0, 1.0])  # mean 0.5, sd 0.57735, se 0.288675, t3 3.182
+    assert lo == pytest.approx(0.5 - 3.182 * 0.288675, abs=1e-4)
+    assert hi == pytest.approx(0.5 + 3.182 * 0.288675, abs=1e-4)
+    assert mean_interval([1.0]) == (-math.inf, math.inf)
+
+
+def test_rotations_put_every_agent_in_every_seat():
+    assert rotation_seats(4, 0) == [0, 1, 2, 3]
+    assert rotation_seats(4, 1) == [3, 0, 1, 2]  # agent 0 now sits at seat 1
+    for p in range(2, 9):
+        table = np.array([rotation_seats(p, r) for r in range(p)])
+        for col in table.T:
+            assert sorted(col) == list(range(p))
+        for row in table:
+            assert sorted(row) == list(range(p))
+    assert deal_seed(0, 1) == deal_seed(0, 1) != deal_seed(0, 2)
+    assert deal_seed(1, 1) != deal_seed(0, 1)
+
+
+def rec(deal, rotation, winners, p=2, pips=None):
+    credit = [0.0] * p
+    for w in winners:
+        credit[w] = 1.0 / len(winners)
+    return GameRecord(
+        deal, rotation, 0, rotation_seats(p, rotation), rounds=1, round_credit=credit,
+        pips=pips or [0] * p, void=int(not winners), blocked=int(len(winners) != 1),
+    )  # fmt: skip
+
+
+def test_duplicate_deal_arithmetic_two_players():
+    # agents a (index 0) and b (index 1). Deal 0: seat 0 wins both rotations (a, then b sits
+    # there); deal 1: a wins both rotations (seat 0, then seat 1).
+    records = [rec(0, 0, [0]), rec(0, 1, [0]), rec(1, 0, [0]), rec(1, 1, [1])]
+    a, b = summarize(records, ["a", "b"], 2)
+    assert (a.name, a.seat_episodes, a.wins, a.win_rate) == ("a", 4, 3.0, 0.75)
+    assert (b.seat_episodes, b.wins, b.win_rate) == (4, 1.0, 0.25)
+    assert a.parity == b.parity == 0.5
+    assert a.ci95_wilson == pytest.approx(wilson_interval(3, 4))
+    # per-deal averages of a: 0.5 and 1.0 -> mean 0.75, sd 0.353553, se 0.25, t1 = 12.706
+    lo, hi = mean_interval([0.5, 1.0])
+    assert a.ci95_deal == (max(0.0, lo), min(1.0, hi))
+    assert a.verdict == "parity"  # two deals prove nothing
+
+
+def test_shared_wins_void_rounds_and_aggregated_seats():
+    # P=3, agents ["x", "y", "y"]: y is aggregated over its two seats.
+    p = 3
+    records = [
+        rec(0, 0, [0], p, pips=[0, 10, 20]),  # x (seat 0) wins
+        rec(0, 1, [0, 1], p, pips=[5, 5, 9]),  # blocked tie: seat 0 (y) and seat 1 (x) get 1/2
+        rec(0, 2, [], p, pips=[1, 2, 3]),  # void round: nobody
+    ]
+    x, y = summarize(records, ["x", "y", "y"], p)
+    assert x.seats_per_table == 1 and y.seats_per_table == 2
+    assert x.seat_episodes == 3 and y.seat_episodes == 6
+    assert x.wins == pytest.approx(1.5) and y.wins == pytest.approx(0.5)
+    assert x.win_rate == pytest.approx(0.5) and y.win_rate == pytest.approx(0.5 / 6)
+    # credits per episode sum to 1, 1, 0 -> parity = (2/3) / 3
+    assert x.parity == pytest.approx(2 / 9)
+    # pips: x sat at seats 0, 1, 2 of rotations 0, 1, 2 -> 0 + 5 + 3
+    assert x.mean_pips_per_round == pytest.approx(8 / 3)
+    assert y.mean_pips_per_round == pytest.approx((10 + 20 + 5 + 9 + 1 + 2) / 6)
+    # total credit is conserved: sum over agents of wins = decided episodes
+    assert x.wins + y.wins == pytest.approx(2.0)
+
+
+def test_same_seed_same_deal_and_first_player():
+    env = raw_env(num_players=4)
+    s = deal_seed(0, 3)
+    env.reset(seed=s)
+    first = (env.state.deals[0], env.state.current_player)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    env.reset(seed=s)
+    assert (env.state.deals[0], env.state.current_player) == first
+
+
+def test_evaluate_plays_every_rotation_of_every_deal():
+    result = evaluate(["greedy", "random", "random"], rounds=7, seed=3, max_pip=9, keep_records=True)
+    assert result.deals == 3 and result.episodes == 9 == len(result.records)
+    assert result.rounds_played == 9
+    by_deal = {}
+    for r in result.records:
+        by_deal.setdefault(r.deal, []).append(r)
+    for d, recs in by_deal.items():
+        assert {r.seed for r in recs} == {deal_seed(3, d)}
+        assert sorted(r.rotation for r in recs) == [0, 1, 2]
+        seat_of_greedy = sorted(r.seats.index(0) for r in recs)
+        assert seat_of_greedy == [0, 1, 2]
+    g, r = result.stats
+    assert (g.name, g.seat_episodes, r.name, r.seat_episodes) == ("greedy", 9, "random", 18)
+    assert g.wins + r.wins == pytest.approx(9 - result.void_rounds)
+    assert result.deal_seeds == [deal_seed(3, d) for d in range(3)]
+    again = evaluate(["greedy", "random", "random"], rounds=7, seed=3, max_pip=9)
+    assert again.to_dict()["stats"] == result.to_dict()["stats"]
+
+
+def test_evaluate_accepts_agent_objects_whole_games_and_workers():
+    cfg = raw_env(num_players=2, max_pip=9).config
+    planner = PlannerAgent(cfg, budget=100)
+    one = evaluate([planner, GreedyAgent(cfg)], rounds=4, max_pip=9, episode="game")
+    assert [s.name for s in one.stats] == ["planner", "greedy"]
+    assert one.episodes == 4 and one.rounds_played >= 4 * 10
+    assert all(s.mean_game_score is not None for s in one.stats)
+    assert sum(s.wins for s in one.stats) == pytest.approx(4)
+    two = evaluate([planner, GreedyAgent(cfg)], rounds=4, max_pip=9, episode="game", workers=2)
+    assert two.to_dict()["stats"] == one.to_dict()["stats"]
+
+
+def test_evaluate_rejects_bad_arguments():
+    with pytest.raises(ConfigError):
+        evaluate(["greedy", "random"], rounds=2, num_players=3)
+    with pytest.raises(ConfigError):
+        evaluate(["greedy", "nonsense"], rounds=2)
+    with pytest.raises(ConfigError):
+        evaluate(["greedy", "random"], rounds=0)
+    with pytest.raises(ConfigError):
+        evaluate(["greedy", "random"], rounds=2, doubles="sometimes")
+
+
+def test_tiny_tournament_from_the_command_line(tmp_path):
+    out = tmp_path / "out.json"
+    cmd = [
+        sys.executable, "-m", "train.evaluate", "--agents", "planner", "greedy", "random",
+        "--rounds", "6", "--players", "3", "--max-pip", "9", "--preset", "tren_mexicano",
+        "--doubles", "satisfy", "--seed", "1", "--json", str(out), "--no-progress",
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "planner" in proc.stdout and "95% CI" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["agents"] == ["planner", "greedy", "random"]
+    assert data["env_kwargs"]["preset"] == "tren_mexicano"
+    assert data["env_kwargs"]["doubles"] == "satisfy" and data["env_kwargs"]["max_pip"] == 9
+    assert data["seed"] == 1 and data["deals"] == 2 and data["episodes"] == 6
+    assert data["deal_seeds"] == [deal_seed(1, 0), deal_seed(1, 1)]
+    names = [s["name"] for s in data["stats"]]
+    assert names == ["planner", "greedy", "random"]
+    for s in data["stats"]:
+        assert s["seat_episodes"] == 6 and len(s["ci95_wilson"]) == 2 and len(s["ci95_deal"]) == 2
+    help_text = subprocess.run(
+        [sys.executable, "-m", "train.evaluate", "--help"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+    for option in ("--agents", "--rounds", "--players", "--max-pip", "--preset", "--episode",
+                   "--seed", "--json", "--workers", "--doubles", "--drawn-tile"):  # fmt: skip
+        assert option in help_text
+    bad = subprocess.run(
+        [sys.executable, "-m", "train.evaluate", "--agents", "greedy", "--rounds", "2"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "num_players" in bad.stderr

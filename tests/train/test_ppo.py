@@ -1,0 +1,238 @@
+"""PPO training command, checkpoints and the trained-policy agent (issue 4).
+
+The smoke run trains a tiny network for a couple of thousand steps into a temporary folder (once
+per module), then the tests load it, check its metadata, play tournaments with it and refuse it
+for another observation layout. The reward tests play scripted deals through the training env.
+"""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import domino_env  # noqa: E402
+from agents import make_agent  # noqa: E402
+from agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale  # noqa: E402
+from domino_env.encoding.mexican_train import observation_spec  # noqa: E402
+from train.evaluate import evaluate  # noqa: E402
+from train.ppo import LearnerEnv, train  # noqa: E402
+
+SMOKE_ARGS = [
+    "--timesteps", "2048", "--n-envs", "2", "--vec-env", "subproc", "--n-steps", "256",
+    "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32", "--opponents", "greedy", "random",
+    "--eval-freq", "1024", "--eval-rounds", "8", "--eval-opponents", "random", "greedy",
+    "--final-eval-rounds", "8", "--eval-workers", "1", "--self-play", "0.3", "--snapshot-freq", "512",
+    "--seed", "3", "--no-progress", "--quiet",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ppo") / "run"
+    assert train([*SMOKE_ARGS, "--out", str(out)]) == out
+    return out
+
+
+def test_smoke_run_writes_everything(run_dir):
+    for name in ("model.zip", "best_model.zip", "metadata.json", "evaluations.json", "learning_curve.png", "final_evaluation.md"):
+        assert (run_dir / name).is_file(), name
+    assert any((run_dir / "tb").rglob("events.out.tfevents.*"))
+    meta = json.loads((run_dir / "metadata.json").read_text())
+    assert meta["env_id"] == "dominoes/mexican_train-v0" and meta["env_version"] == "0"
+    assert meta["observation_spec_hash"] == observation_spec(4, 12).hash()
+    assert meta["package_version"] == domino_env.__version__
+    assert meta["env_kwargs"]["num_players"] == 4 and meta["env_kwargs"]["max_pip"] == 12
+    assert meta["env_kwargs"]["doubles"] == "satisfy" and meta["env_kwargs"]["preset"] == "domino_cubano"
+    assert meta["command"].startswith("python -m train.ppo --timesteps 2048")
+    assert meta["argv"][:2] == ["--timesteps", "2048"] and meta["args"]["seed"] == 3 and meta["seed"] == 3
+    assert meta["timesteps"] >= 2048 and meta["wall_seconds"] > 0 and meta["status"] == "done"
+    assert meta["vec_env"] == "SubprocVecEnv" and meta["n_envs"] == 2
+    assert [e["timesteps"] for e in meta["evaluations"]] == [1024, 2048]
+    for e in meta["evaluations"]:
+        assert set(e["results"]) == {"random", "greedy"}
+    final = meta["final_evaluation"]["greedy"]
+    assert 0 <= final["win_rate"] <= 1 and final["rounds"] == 8 and final["mean_pips"] >= 0
+
+
+def test_trained_model_plays_tournaments_by_name(run_dir):
+    res = evaluate([f"ppo:{run_dir}", "greedy", "planner", "random"], rounds=8, seed=1)
+    assert res.episodes == 8 and res.truncated_episodes == 0
+    assert res.stats_for(f"ppo:{run_dir}").seat_episodes == 8
+    # the best model too, and in worker processes (the agent pickles without torch)
+    best = f"ppo:{run_dir / 'best_model.zip'}"
+    res = evaluate([best, "greedy", "greedy", "greedy"], rounds=8, seed=1, workers=2)
+    assert res.stats_for(best).seat_episodes == 8
+
+
+def test_numpy_agent_matches_the_torch_policy(run_dir):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run_dir / "model.zip", device="cpu")
+    agent = load_ppo_agent(run_dir)
+    from domino_env.envs.mexican_train_v0 import raw_env
+
+    env = raw_env()
+    env.reset(seed=5)
+    scale = observation_scale(4, 12)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        obs = env.observe(env.agent_selection)
+        mine = agent(obs["observation"], obs["action_mask"], rng)
+        theirs, _ = model.predict(obs["observation"] * scale, action_masks=obs["action_mask"].astype(bool), deterministic=True)
+        assert mine == int(theirs) and obs["action_mask"][mine]
+        env.step(mine)
+        if not env.agents or any(env.terminations.values()):
+            break
+
+
+def test_stochastic_agent_samples_only_legal_actions(run_dir):
+    agent = load_ppo_agent(run_dir, deterministic=False)
+    mask = np.zeros(91 * 5 + 2, dtype=np.int8)
+    mask[[3, 17, 455]] = 1
+    rng = np.random.default_rng(0)
+    obs = np.zeros(observation_spec(4, 12).size, dtype=np.float32)
+    assert {agent(obs, mask, rng) for _ in range(50)} <= {3, 17, 455}
+
+
+def test_spec_hash_mismatch_is_a_clear_error(run_dir):
+    with pytest.raises(SpecMismatchError, match=r"num_players 4 vs 3.*max_pip 12 vs 9"):
+        make_agent(f"ppo:{run_dir}", {"num_players": 3, "max_pip": 9})
+    meta = json.loads((run_dir / "metadata.json").read_text())
+    with pytest.raises(SpecMismatchError, match="observation spec"):
+        evaluate([f"ppo:{run_dir}", "greedy", "greedy", "greedy", "greedy"], rounds=5)
+    assert meta["observation_spec_hash"] in str(_error(run_dir, 6))
+
+
+def _error(run_dir, players):
+    try:
+        make_agent(f"ppo:{run_dir}", {"num_players": players})
+    except SpecMismatchError as exc:
+        return exc
+    raise AssertionError("no error")
+
+
+def test_other_rules_with_the_same_layout_only_warn(run_dir):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agent = make_agent(f"ppo:{run_dir}", {"doubles": "chain"})
+    assert isinstance(agent, PPOAgent)
+    assert any("doubles='satisfy' vs 'chain'" in str(w.message) for w in caught)
+
+
+def test_missing_model_or_metadata(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no trained model"):
+        make_agent(f"ppo:{tmp_path}")
+    (tmp_path / "model.zip").write_bytes(b"")
+    with pytest.raises(FileNotFoundError, match="metadata.json"):
+        make_agent(f"ppo:{tmp_path}")
+    with pytest.raises(domino_env.DominoError, match="ppo:PATH"):
+        make_agent("ppo")
+
+
+def test_resume_continues_the_step_count(run_dir, tmp_path):
+    out = tmp_path / "resumed"
+    args = ["--resume", str(run_dir), "--timesteps", "512", "--n-envs", "1", "--eval-freq", "0",
+            "--final-eval-rounds", "0", "--no-progress", "--quiet", "--no-tensorboard", "--out", str(out)]  # fmt: skip
+    train(args)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["resumed_from"]["timesteps"] >= 2048
+    assert meta["timesteps"] >= meta["resumed_from"]["timesteps"] + 512
+    assert meta["timesteps_this_run"] >= 512
+
+
+def test_resume_refuses_another_layout(run_dir, tmp_path):
+    with pytest.raises(SpecMismatchError, match="num_players 4 vs 3"):
+        train(["--resume", str(run_dir), "--players", "3", "--timesteps", "64", "--n-envs", "1", "--quiet",
+               "--no-progress", "--out", str(tmp_path / "x")])  # fmt: skip
+
+
+def test_bad_options_exit_with_a_message(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        train(["--opponents", "nobody", "--out", str(tmp_path / "x")])
+    assert "nobody" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train(["--opponent-mode", "fixed", "--opponents", "greedy", "--out", str(tmp_path / "x")])
+    assert "3 agents" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------- reward plumbing
+def _opponent_goes_out():
+    # Seat 0 (learner) has 9-1 and 1-2; seat 1 goes out on its first turn with its only tile.
+    return {"hands": [[[9, 1], [1, 2]], [[9, 3]], [[9, 4], [4, 4]]], "boneyard": [], "station": [9, 9], "first_player": 0}
+
+
+def _learner_goes_out():
+    return {"hands": [[[9, 1]], [[9, 3], [3, 5]], [[9, 4], [4, 4]]], "boneyard": [], "station": [9, 9], "first_player": 0}
+
+
+def _play(reward, deal, **kwargs):
+    env = LearnerEnv({"num_players": 3, "max_pip": 9}, ["greedy"], reward=reward, learner_seat=0, **kwargs)
+    obs, _ = env.reset(seed=0, options={"deal": deal})
+    total, done = 0.0, False
+    while not done:
+        action = int(np.flatnonzero(env.action_masks())[0])
+        obs, r, terminated, truncated, info = env.step(action)
+        assert isinstance(r, float)
+        total += r
+        done = terminated or truncated
+    return total, info
+
+
+@pytest.mark.parametrize("reward, expected", [("outcome", 1.0), ("mixed", 1.0), ("points", 0.0)])
+def test_a_round_the_learner_wins_gives_it_a_positive_return(reward, expected):
+    total, info = _play(reward, _learner_goes_out())
+    assert info["winners"] == [0] and info["learner_won"] == 1.0 and info["learner_pips"] == 0
+    assert total == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("reward, expected", [("outcome", -0.5), ("mixed", -0.5 - 3 / 100), ("points", -3 / 100)])
+def test_a_round_an_opponent_ends_gives_the_learner_its_own_final_reward(reward, expected):
+    total, info = _play(reward, _opponent_goes_out())
+    assert info["winners"] == [1] and info["learner_won"] == 0.0
+    assert info["learner_pips"] == 3  # 1-2 left: the learner's own pips, not the winner's 0
+    assert total == pytest.approx(expected)  # the learner's share of -1 (and its own points), never +1
+
+
+def test_pips_coef_weights_the_points_term():
+    total, _ = _play("mixed", _opponent_goes_out(), pips_coef=10.0)
+    assert total == pytest.approx(-0.5 - 0.3)
+
+
+def test_observations_are_scaled_and_masks_reach_the_vec_env():
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from train.ppo import _make_env
+
+    cfg = {"env_kwargs": {"num_players": 4, "max_pip": 12}, "opponents": ["greedy"], "opponent_mode": "mix",
+           "reward": "mixed", "pips_coef": 1.0, "self_play": 0.0}  # fmt: skip
+    venv = DummyVecEnv([_make_env(cfg, 0), _make_env(cfg, 1)])
+    venv.seed(0)
+    obs = venv.reset()
+    masks = np.stack(venv.env_method("action_masks"))
+    assert obs.shape == (2, 449) and masks.shape == (2, 457) and masks.dtype == bool and masks.any(axis=1).all()
+    assert obs.max() <= 1.0 + 1e-6  # every field scaled to about [0, 1]
+    raw = venv.envs[0].unwrapped.aec.observe(venv.envs[0].unwrapped.learner)["observation"]
+    assert np.allclose(obs[0], raw * observation_scale(4, 12))
+
+
+def test_opponents_are_drawn_per_episode_and_self_play_uses_snapshots():
+    env = LearnerEnv({"num_players": 4}, ["greedy", "random"])
+    seen = set()
+    for s in range(12):
+        env.reset(seed=s)
+        seen |= {o.name for o in env.env.unwrapped.opponents}
+    assert seen == {"greedy", "random"}
+
+    def snapshot(obs, mask, rng):
+        return int(np.flatnonzero(mask)[0])
+
+    env = LearnerEnv({"num_players": 4}, ["greedy"], self_play=1.0)
+    env.set_snapshots([snapshot])
+    env.reset(seed=0)
+    assert env.env.unwrapped.opponents == [snapshot] * 3
+    fixed = LearnerEnv({"num_players": 4}, ["greedy", "random", "planner"], opponent_mode="fixed")
+    fixed.reset(seed=0)
+    assert [o.name for o in fixed.env.unwrapped.opponents] == ["greedy", "random", "planner"]
