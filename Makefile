@@ -23,7 +23,7 @@ test: venv
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -q
 
 run: venv
-	$(PY) -m train.demo
+	$(PY) -m train.ppo
 
 bench: venv
 	$(PY) benchmarks/throughput.py

@@ -32,6 +32,8 @@ def _register() -> None:
     pettingzoo.register(
         "aec", "dominoes/mexican_train-v0", entry_point="domino_env.envs.mexican_train_v0:env"
     )
+    for game in ("block", "draw", "cuban"):
+        pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"domino_env.envs.{game}_v0:env")
     if "dominoes/MexicanTrain-v0" not in gymnasium.registry:
         gymnasium.register(
             id="dominoes/MexicanTrain-v0",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .core.line import LineState
 from .core.mexican_train import PHASE_NAMES, MexicanTrainState
 
 
@@ -48,6 +49,33 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
             f"to play: seat {state.current_player} ({PHASE_NAMES[state.phase]})"
             + (", just drew" if state.drawn_tile >= 0 else "")
         )
+    hand = " ".join(_tile(t) for t in state.hand_tiles(viewer)) or "(empty)"
+    lines.append(f"hand of seat {viewer}: {hand}")
+    return "\n".join(lines)
+
+
+def render_line(state: LineState, viewer: int | None = None) -> str:
+    """A text picture of a line game: the line with its two open ends, hand sizes, the boneyard,
+    scores and ``viewer``'s hand (default: the current player). Nothing else hidden is shown."""
+    cfg = state.config
+    viewer = state.current_player if viewer is None else viewer
+    lines = [
+        f"{cfg.preset} dominoes - round {state.round_index + 1}, double-{cfg.max_pip}, "
+        f"boneyard {state.boneyard_size} tiles, leader seat {state.leader}"
+        + (" (teams 0+2 vs 1+3)" if cfg.teams else "")
+    ]
+    if state.line:
+        body = " ".join(_tile(t) for t in state.line)
+        lines.append(f"  line: {body}  (ends {state.left} | {state.right})")
+    else:
+        lines.append("  line: (empty: waiting for the lead)")
+    for seat in range(state.num_players):
+        lines.append(f"  seat {seat}: hand {state.hand_size(seat)}, score {state.scores[seat]}")
+    if state.round_over:
+        r = state.round_result
+        lines.append(f"round over: {r.termination}, winners {list(r.winners)}, pips {list(r.pips)}")
+    else:
+        lines.append(f"to play: seat {state.current_player}")
     hand = " ".join(_tile(t) for t in state.hand_tiles(viewer)) or "(empty)"
     lines.append(f"hand of seat {viewer}: {hand}")
     return "\n".join(lines)

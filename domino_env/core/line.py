@@ -75,7 +75,7 @@ class LineState:
     __slots__ = (
         "config", "_t", "num_players", "draw_action", "pass_action", "annul_action",
         "scores", "round_index", "game_over", "game_winners", "deals", "actions",
-        "hands", "boneyard", "out_of_play", "line", "left", "right", "current_player", "leader",
+        "hands", "boneyard", "out_of_play", "placed", "line", "left", "right", "current_player", "leader",
         "forced_lead", "first_turn_pending", "in_first_turn", "doubles_dealt", "missing",
         "_pre_draw_missing", "_drew", "round_over", "round_result", "annulments", "_legal",
         "winner_seat",
@@ -159,6 +159,7 @@ class LineState:
         self.boneyard = boneyard[::-1]  # next draw = last element
         self.out_of_play = out
         self.line: list[Tile] = []
+        self.placed = 0
         self.left = self.right = -1
         self.leader = leader
         self.forced_lead = forced
@@ -289,6 +290,7 @@ class LineState:
     def _place(self, seat: int, tile: int, end: int) -> None:
         a, b = self._t.tiles[tile]
         self.hands[seat] &= ~(1 << tile)
+        self.placed |= 1 << tile
         if self._drew[seat]:  # the tile placed is the drawn one: the old hand lacked these pips
             self.missing[seat] = self._pre_draw_missing[seat]
             self._drew[seat] = False

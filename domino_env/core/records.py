@@ -11,15 +11,24 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .config import MexicanTrainConfig
+from .config import LineConfig, MexicanTrainConfig
 from .errors import RecordError
+from .line import LineState
 from .mexican_train import MexicanTrainState
 
 RECORD_FORMAT = "domino_env.record/1"
 ENV_ONLY_KWARGS = ("episode", "reward", "max_cycles", "render_mode")
 
+#: env id -> (config class, engine state class) of every game a record can hold.
+GAMES = {
+    "dominoes/mexican_train-v0": (MexicanTrainConfig, MexicanTrainState),
+    "dominoes/block-v0": (LineConfig, LineState),
+    "dominoes/draw-v0": (LineConfig, LineState),
+    "dominoes/cuban-v0": (LineConfig, LineState),
+}
 
-def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state: MexicanTrainState) -> dict[str, Any]:
+
+def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state: Any) -> dict[str, Any]:
     """JSON-ready record of the game held by ``state`` (deals and actions so far)."""
     return {
         "format": RECORD_FORMAT,
@@ -55,7 +64,7 @@ def _check(record: Any) -> None:
             raise RecordError(f"record lacks {key!r}")
 
 
-def replay(record: dict[str, Any]) -> Iterator[MexicanTrainState]:
+def replay(record: dict[str, Any]) -> Iterator[Any]:
     """Yield the engine state at the start and after every action of a recorded game.
 
     Each yielded state is an independent copy. Rounds are dealt from the recorded deals; when
@@ -66,12 +75,15 @@ def replay(record: dict[str, Any]) -> Iterator[MexicanTrainState]:
         RecordError: malformed record, or an action that is illegal where the record puts it.
     """
     _check(record)
+    if record.get("env_id") not in GAMES:
+        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
+    config_class, state_class = GAMES[record["env_id"]]
     rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
-    config = MexicanTrainConfig.from_dict(rules)
+    config = config_class.from_dict(rules)
     deals = list(record["deals"])
     if not deals:
         raise RecordError("record has no deal")
-    state = MexicanTrainState.new_game(config, None, deals.pop(0))  # type: ignore[arg-type]
+    state = state_class.new_game(config, None, deals.pop(0))
     yield state.copy()
     for k, action in enumerate(record["actions"]):
         try:

@@ -15,7 +15,7 @@ from ..core.config import MexicanTrainConfig
 from ..core.errors import DominoError
 from ..core.mexican_train import COVER_OWN, PHASE_NAMES, SECOND_DOUBLE, MexicanTrainState
 from ..core.tiles import tile_count, tile_from_index, tile_index
-from .spec import Field, ObservationSpec
+from .spec import BYTE_BITS, Field, ObservationSpec
 
 
 def action_count(num_players: int, max_pip: int) -> int:
@@ -100,10 +100,6 @@ def observation_fields(num_players: int, max_pip: int) -> list[Field]:
         Field("scores", (p,), 10000.0, "points", "game totals so far, in points (observer first)"),
         Field("seat_active", (p,), 1, "flag", "seat still in the game (elimination)"),
     ]
-
-
-#: byte value -> its 8 bits as 8 bytes of 0/1, least significant first (multi-hot from an int).
-_BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
 
 
 def observation_spec(num_players: int = 4, max_pip: int = 12) -> ObservationSpec:
@@ -236,7 +232,7 @@ class MexicanTrainEncoder:
         if state.first_turn_pending[seat] or (live and actor == seat and state.in_first_turn):
             buf[o["first_turn"]] = 1
         both = (state.placed << t) | state.hands[seat]
-        bits = b"".join(map(_BYTE_BITS.__getitem__, both.to_bytes(self._nbytes, "little")))
+        bits = b"".join(map(BYTE_BITS.__getitem__, both.to_bytes(self._nbytes, "little")))
         buf[o["hand"] : o["hand"] + 2 * t] = bits[: 2 * t]
         obs = np.frombuffer(buf, dtype=np.uint8).astype(np.float32)
         if state.round_index:  # may exceed a byte in long elimination games

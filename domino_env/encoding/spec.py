@@ -11,6 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium import spaces
 
+#: byte value -> its 8 bits as 8 bytes of 0/1, least significant first: a multi-hot vector from an
+#: int bitmask is ``b"".join(map(BYTE_BITS.__getitem__, mask.to_bytes(n, "little")))``.
+BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
+
 
 @dataclass(frozen=True)
 class Field:

@@ -1,0 +1,25 @@
+"""PettingZoo AEC environment ``dominoes/block-v0``: the line game with preset ``"block"``
+(see :mod:`domino_env.envs.line_v0` and RULES.md section 2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from . import line_v0
+from .base import wrap
+
+
+class raw_env(line_v0.raw_env):
+    """The block game; explicit keyword arguments override the preset."""
+
+    metadata = {**line_v0.raw_env.metadata, "name": "block_v0"}
+
+    def __init__(self, preset: str = "block", **kwargs: Any):
+        super().__init__(preset=preset, **kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """``raw_env`` wrapped in PettingZoo's standard wrappers."""
+    return wrap(raw_env(**kwargs))
