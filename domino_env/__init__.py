@@ -39,6 +39,12 @@ def _register() -> None:
             id="dominoes/MexicanTrain-v0",
             entry_point="domino_env.wrappers:mexican_train_single_agent",
         )
+        for game in ("block", "draw", "cuban"):
+            gymnasium.register(
+                id=f"dominoes/{game.capitalize()}-v0",
+                entry_point="domino_env.wrappers:line_single_agent",
+                kwargs={"preset": game},
+            )
 
 
 _register()

@@ -208,3 +208,19 @@ def mexican_train_single_agent(
     from .envs.mexican_train_v0 import raw_env
 
     return SingleAgentEnv(raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)
+
+
+def line_single_agent(
+    preset: str = "block",
+    opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
+    learner_seat: int | str = 0,
+    illegal_reward: float = -1.0,
+    **env_kwargs: Any,
+) -> SingleAgentEnv:
+    """A line game (``preset`` ``"block"``, ``"draw"`` or ``"cuban"``) as a single-agent Gymnasium
+    env (registered as ``"dominoes/Block-v0"``, ``"dominoes/Draw-v0"``, ``"dominoes/Cuban-v0"``).
+    With teams, the learner's partner is one of the ``opponents`` callables (entry 1 of a
+    sequence: the seat two places after the learner); the learner's reward is its team's."""
+    from .envs.line_v0 import raw_env
+
+    return SingleAgentEnv(raw_env(preset=preset, **env_kwargs), opponents, learner_seat, illegal_reward)

@@ -27,3 +27,12 @@ def test_python_examples_run():
     exec(blocks[0], namespace)
     assert namespace["info"]["termination"] in ("went_out", "blocked")
     exec(blocks[1], {})
+
+
+def test_line_game_tables_match_the_code():
+    from domino_env.core.config import LINE_FIELD_DOCS, LineConfig
+    from domino_env.encoding.line import line_observation_spec
+
+    assert line_observation_spec(4, 9).markdown_table() in README
+    for f in dataclasses.fields(LineConfig):
+        assert f"| `{f.name}` | `{f.default!r}` | {LINE_FIELD_DOCS[f.name]} |" in README

@@ -117,7 +117,9 @@ def test_registry_and_config_helpers():
     assert isinstance(make_agent("greedy", env), GreedyAgent)
     assert isinstance(make_agent("planner:50", env.config), PlannerAgent)
     assert make_agent("planner:50", env.config).budget == 50
-    assert isinstance(make_agent("random", {"num_players": 2, "max_pip": 9, "episode": "game"}), RandomAgent)
+    assert isinstance(
+        make_agent("random", {"num_players": 2, "max_pip": 9, "episode": "game"}), RandomAgent
+    )
     assert as_config(None).num_players == 4
     obj = GreedyAgent(env.config)
     assert make_agent(obj) is obj
@@ -188,7 +190,9 @@ def test_planner_keeps_its_chain_and_sheds_spares_on_the_mexican_train():
     }
     env = start(deal, first_turn="any")
     planner = PlannerAgent(env.config)
-    chain, _ = planner.longest_chain(9, planner.view(env.observe("player_0")["observation"]).hand_mask)
+    chain, _ = planner.longest_chain(
+        9, planner.view(env.observe("player_0")["observation"]).hand_mask
+    )
     assert [planner.tiles[t] for t in chain] == [(5, 9), (2, 5), (2, 7)]
     assert decide(planner, env) == act((8, 9), 2, 2)
     assert decide(GreedyAgent(env.config), env) == act((8, 9), 0, 2)
@@ -238,7 +242,10 @@ def test_planner_covers_an_open_double_with_a_spare():
     # Seat 1 leaves 5-5 open on its own train (cannot cover, empty boneyard). Seat 0 (own end 6,
     # chain 6-5, 5-1, 1-2) must cover it: with the spare 5-8, not with a chain tile.
     deal = {
-        "hands": [[[9, 3], [3, 6], [6, 5], [5, 1], [1, 2], [5, 8]], [[9, 5], [5, 5], [0, 0], [0, 1]]],
+        "hands": [
+            [[9, 3], [3, 6], [6, 5], [5, 1], [1, 2], [5, 8]],
+            [[9, 5], [5, 5], [0, 0], [0, 1]],
+        ],
         "boneyard": [],
         "station": [9, 9],
         "first_player": 0,

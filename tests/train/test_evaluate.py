@@ -125,7 +125,9 @@ def test_same_seed_same_deal_and_first_player():
 
 
 def test_evaluate_plays_every_rotation_of_every_deal():
-    result = evaluate(["greedy", "random", "random"], rounds=7, seed=3, max_pip=9, keep_records=True)
+    result = evaluate(
+        ["greedy", "random", "random"], rounds=7, seed=3, max_pip=9, keep_records=True
+    )
     assert result.deals == 3 and result.episodes == 9 == len(result.records)
     assert result.rounds_played == 9
     by_deal = {}
