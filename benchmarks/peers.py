@@ -32,8 +32,14 @@ counts *player moves* (chance actions, i.e. dealing, are timed but not counted):
 ``dominoes_pkg`` (the ``dominoes`` PyPI package, 4 players in teams,
 double-six, 7 tiles each, no boneyard), variant ``engine``: per move read
 ``game.valid_moves``, a uniform choice, ``game.make_move(*move)``; games start
-with ``dominoes.Game.new()``. Passes are automatic in that package and are not
-counted as moves. No observation exists there.
+with ``dominoes.Game.new()`` (player 0 leads, any tile). Passes are automatic in
+that package and are not counted as moves; ``moves_with_passes_per_s`` also
+counts the passes it records in ``game.moves`` (read after the game, outside the
+loop), the unit of a per-action engine that has a PASS action. No observation
+exists there.
+
+OpenSpiel's block dominoes has no pass either: a player who cannot place is
+skipped (in the 2-player game the other player moves again), unrecorded.
 """
 
 from __future__ import annotations
@@ -47,8 +53,9 @@ import sys
 import time
 from collections.abc import Callable
 
-# A runner plays one complete game and returns (player_moves, chance_actions).
-Runner = Callable[[], "tuple[int, int]"]
+# A runner plays one complete game and returns (player_moves, chance_actions, passes); passes
+# is None where the peer keeps no record of skipped turns.
+Runner = Callable[[], "tuple[int, int, int | None]"]
 
 
 def _version(dist: str) -> str | None:
@@ -63,29 +70,47 @@ def _version(dist: str) -> str | None:
 def measure(run_game: Runner, seconds: float, warmup: float, repeat: int = 1) -> dict:
     """Warm up, then `repeat` windows of whole games, each until `seconds` have passed.
 
-    ``moves_per_s`` is the median of the windows' rates; ``samples`` lists them all.
+    ``moves_per_s`` is the median of the windows' rates; ``samples`` lists them all. Where the
+    peer records passes, ``moves_with_passes_per_s`` counts moves and passes together (the
+    median of the windows' rates).
     """
     deadline = time.perf_counter() + warmup
     while time.perf_counter() < deadline:
         run_game()
-    moves = chance = games = 0
+    moves = chance = games = passes = 0
+    has_passes = True
     elapsed = 0.0
     samples = []
+    with_passes = []
     for _ in range(repeat):
-        window = 0
+        window = window_passes = 0
         start = now = time.perf_counter()
         deadline = start + seconds
         while now < deadline:
-            m, c = run_game()
+            m, c, p = run_game()
             window += m
             chance += c
+            if p is None:
+                has_passes = False
+            else:
+                window_passes += p
             games += 1
             now = time.perf_counter()
         moves += window
+        passes += window_passes
         elapsed += now - start
         samples.append(window / (now - start))
+        with_passes.append((window + window_passes) / (now - start))
+    extra = {}
+    if has_passes:
+        extra = {
+            "moves_with_passes_per_s": statistics.median(with_passes),
+            "passes": passes,
+            "passes_per_game": passes / games if games else None,
+        }
     return {
         "moves_per_s": statistics.median(samples),
+        **extra,
         "samples": samples,
         "moves": moves,
         "chance_actions": chance,
@@ -117,16 +142,16 @@ def openspiel_runners(seed: int) -> dict[str, Runner]:
             n += 1
         return n
 
-    def engine() -> tuple[int, int]:
+    def engine() -> tuple[int, int, None]:
         state = game.new_initial_state()
         chance = deal(state)
         moves = 0
         while not state.is_terminal():
             state.apply_action(choice(state.legal_actions()))
             moves += 1
-        return moves, chance
+        return moves, chance, None
 
-    def obs_tensor() -> tuple[int, int]:
+    def obs_tensor() -> tuple[int, int, None]:
         state = game.new_initial_state()
         chance = deal(state)
         moves = 0
@@ -134,11 +159,11 @@ def openspiel_runners(seed: int) -> dict[str, Runner]:
             state.observation_tensor(state.current_player())
             state.apply_action(choice(state.legal_actions()))
             moves += 1
-        return moves, chance
+        return moves, chance, None
 
     observer = make_observation(game)
 
-    def py_observer() -> tuple[int, int]:
+    def py_observer() -> tuple[int, int, None]:
         state = game.new_initial_state()
         chance = deal(state)
         moves = 0
@@ -146,7 +171,7 @@ def openspiel_runners(seed: int) -> dict[str, Runner]:
             observer.set_from(state, state.current_player())
             state.apply_action(choice(state.legal_actions()))
             moves += 1
-        return moves, chance
+        return moves, chance, None
 
     return {"engine": engine, "obs_tensor": obs_tensor, "py_observer": py_observer}
 
@@ -165,13 +190,15 @@ def dominoes_runners(seed: int) -> dict[str, Runner]:
     choice = rng.choice
     new_game = dominoes.Game.new
 
-    def engine() -> tuple[int, int]:
+    def engine() -> tuple[int, int, int]:
         game = new_game()
         moves = 0
         while game.result is None:
             game.make_move(*choice(game.valid_moves))
             moves += 1
-        return moves, 0
+        # game.moves holds the placements and a None per pass (skipped turn) recorded before
+        # the next placement; the passes of a blocked game's last lap are not recorded.
+        return moves, 0, len(game.moves) - moves
 
     return {"engine": engine}
 

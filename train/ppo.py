@@ -337,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--pips-coef", type=float, default=1.0, help="weight of -points/100 in the mixed reward")
 
     t = parser.add_argument_group("training")
-    t.add_argument("--timesteps", type=int, default=300_000, help="learner decisions to train on")
+    t.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on")
     t.add_argument("--n-envs", type=int, default=None, help="parallel envs (default: CPU cores, at most 8); "
                    "SubprocVecEnv when more than one core, else DummyVecEnv")
     t.add_argument("--vec-env", default="auto", choices=("auto", "subproc", "dummy"), help="vectorised env class")
@@ -367,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = parser.add_argument_group("evaluation and output")
     e.add_argument("--out", default=None, help="output folder (default: runs/ppo_<date>_<time>)")
-    e.add_argument("--eval-freq", type=int, default=50_000, help="steps between evaluations (0: only the final one)")
+    e.add_argument("--eval-freq", type=int, default=40_000, help="steps between evaluations (0: only the final one)")
     e.add_argument("--eval-rounds", type=int, default=200, help="duplicate-deal rounds per ladder opponent per periodic evaluation")
     e.add_argument("--eval-opponents", nargs="+", default=list(LADDER), metavar="AGENT", help="evaluation ladder")
     e.add_argument("--final-eval-rounds", type=int, default=800, help="rounds per ladder opponent in the final evaluation (0: skip)")

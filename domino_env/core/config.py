@@ -37,8 +37,28 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+class _ConfigMixin:
+    """What every rules config offers: the set's size and a JSON round trip."""
+
+    max_pip: int
+
+    @property
+    def tile_count(self) -> int:
+        """Number of tiles in the set."""
+        return tile_count(self.max_pip)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as a JSON-ready dict."""
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        """Inverse of :meth:`to_dict`. Raises ConfigError on unknown or invalid fields."""
+        return cls(**_checked_kwargs(cls, data))
+
+
 @dataclass(frozen=True)
-class MexicanTrainConfig:
+class MexicanTrainConfig(_ConfigMixin):
     """The rules of one Mexican Train game (defaults = seed 000, "Dominó Cubano (Tren Mexicano)").
 
     Attributes are documented in ``FIELD_DOCS`` (and the README's env card). Build one with
@@ -97,11 +117,6 @@ class MexicanTrainConfig:
                 f"tiles in the double-{self.max_pip} set",
             )
 
-    @property
-    def tile_count(self) -> int:
-        """Number of tiles in the set."""
-        return tile_count(self.max_pip)
-
     def dealt_hand_size(self, players: int) -> int:
         """Tiles dealt to each of ``players`` seats at the start of a round (RULES.md 1.1, 1.7).
 
@@ -118,14 +133,6 @@ class MexicanTrainConfig:
         # Seed 000: equal hands, leaving a boneyard of about twice as many tiles as players.
         return (self.tile_count - 1 - 2 * players) // players
 
-    def to_dict(self) -> dict[str, Any]:
-        """All fields as a JSON-ready dict."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MexicanTrainConfig:
-        """Inverse of :meth:`to_dict`. Raises ConfigError on unknown or invalid fields."""
-        return cls(**_checked_kwargs(cls, data))
 
 
 FIELD_DOCS: dict[str, str] = {
@@ -226,7 +233,7 @@ _LINE_CHOICES: dict[str, tuple[str, ...]] = {"next_lead": ("next_seat", "winner"
 
 
 @dataclass(frozen=True)
-class LineConfig:
+class LineConfig(_ConfigMixin):
     """The rules of a line game: block, draw or Cuban (RULES.md section 2; seeds 001, 003, 004).
 
     Attributes are documented in ``LINE_FIELD_DOCS``. Build one with :func:`line_from_preset`.
@@ -266,23 +273,10 @@ class LineConfig:
         if self.preset not in LINE_PRESETS:
             raise ConfigError("preset", self.preset, f"one of {tuple(LINE_PRESETS)}")
 
-    @property
-    def tile_count(self) -> int:
-        """Number of tiles in the set."""
-        return tile_count(self.max_pip)
-
     def team_of(self, seat: int) -> int:
         """Team of ``seat`` (seat parity) with teams on; the seat itself otherwise."""
         return seat % 2 if self.teams else seat
 
-    def to_dict(self) -> dict[str, Any]:
-        """All fields as a JSON-ready dict."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> LineConfig:
-        """Inverse of :meth:`to_dict`. Raises ConfigError on unknown or invalid fields."""
-        return cls(**_checked_kwargs(cls, data))
 
 
 LINE_FIELD_DOCS: dict[str, str] = {

@@ -12,7 +12,6 @@ with a cheap :meth:`copy`. Plain Python; randomness is the shuffle only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import numpy as np
 from .config import LineConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
 from .errors import DealError, IllegalActionError, check_action
-from .tiles import Tile, tile_table
+from .tiles import Tile, set_tables
 
 
 @dataclass(frozen=True)
@@ -43,25 +42,6 @@ class LineRoundResult:
     points: tuple[int, ...]
     leader: int
     round_index: int
-
-
-class _Tables:
-    def __init__(self, max_pip: int):
-        self.tiles: tuple[Tile, ...] = tile_table(max_pip)
-        self.num_tiles = len(self.tiles)
-        self.values = tuple(a + b for a, b in self.tiles)
-        self.pip_masks = [0] * (max_pip + 1)
-        self.double_mask = 0
-        for i, (a, b) in enumerate(self.tiles):
-            self.pip_masks[a] |= 1 << i
-            self.pip_masks[b] |= 1 << i
-            if a == b:
-                self.double_mask |= 1 << i
-
-
-@lru_cache(maxsize=16)
-def _tables(max_pip: int) -> _Tables:
-    return _Tables(max_pip)
 
 
 class LineState:
@@ -96,7 +76,7 @@ class LineState:
         """
         self = cls.__new__(cls)
         self.config = config
-        self._t = _tables(config.max_pip)
+        self._t = set_tables(config.max_pip)
         p = config.num_players
         self.num_players = p
         t = self._t.num_tiles

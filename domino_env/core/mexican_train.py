@@ -18,7 +18,6 @@ Mexican train.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ import numpy as np
 from .config import MexicanTrainConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
 from .errors import DealError, IllegalActionError, check_action
-from .tiles import Tile, double_index, tile_table
+from .tiles import Tile, double_index, set_tables
 
 # Turn phases (what the acting player owes right now).
 FREE = 0  #: start of a turn: any legal placement (or cover an obliging open double)
@@ -56,31 +55,6 @@ class RoundResult:
     points: tuple[int, ...]
     station: int
     round_index: int
-
-
-class _Tables:
-    """Per-(config) constant tables shared by every copy of a state."""
-
-    def __init__(self, config: MexicanTrainConfig):
-        n = config.max_pip
-        self.tiles: tuple[Tile, ...] = tile_table(n)
-        self.num_tiles = len(self.tiles)
-        self.values = tuple(
-            config.double_blank_points if (a == 0 and b == 0) else a + b for a, b in self.tiles
-        )
-        self.pip_masks = [0] * (n + 1)
-        for i, (a, b) in enumerate(self.tiles):
-            self.pip_masks[a] |= 1 << i
-            self.pip_masks[b] |= 1 << i
-        self.double_mask = 0
-        for p in range(n + 1):
-            self.double_mask |= 1 << double_index(p, n)
-
-
-@lru_cache(maxsize=64)
-def _tables(config: MexicanTrainConfig) -> _Tables:
-    """Tables of a config, built once (configs are frozen and hashable)."""
-    return _Tables(config)
 
 
 class MexicanTrainState:
@@ -124,7 +98,7 @@ class MexicanTrainState:
         """
         self = cls.__new__(cls)
         self.config = config
-        self._t = _tables(config)
+        self._t = set_tables(config.max_pip, config.double_blank_points)
         p = config.num_players
         self.num_players = p
         self.num_trains = p + 1

@@ -6,7 +6,7 @@ in that order; it is the index used in every observation and action of the packa
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from .errors import DominoError
 
@@ -61,3 +61,26 @@ def pip_value(tile: Tile, double_blank_points: int = 0) -> int:
     if a == 0 and b == 0:
         return double_blank_points
     return a + b
+
+
+class SetTables:
+    """Constant tables of a double-N set, shared by every state of every engine: the tiles, their
+    values in pips, and per-pip / double bitmasks over tile indices (hands are int bitmasks)."""
+
+    def __init__(self, max_pip: int, double_blank_points: int = 0):
+        self.tiles: tuple[Tile, ...] = tile_table(max_pip)
+        self.num_tiles = len(self.tiles)
+        self.values = tuple(pip_value(t, double_blank_points) for t in self.tiles)
+        self.pip_masks = [0] * (max_pip + 1)
+        self.double_mask = 0
+        for i, (a, b) in enumerate(self.tiles):
+            self.pip_masks[a] |= 1 << i
+            self.pip_masks[b] |= 1 << i
+            if a == b:
+                self.double_mask |= 1 << i
+
+
+@lru_cache(maxsize=64)
+def set_tables(max_pip: int, double_blank_points: int = 0) -> SetTables:
+    """The (cached) :class:`SetTables` of a double-``max_pip`` set."""
+    return SetTables(max_pip, double_blank_points)
