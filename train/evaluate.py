@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, agent_label, make_agent
-from domino_env.core.config import _CHOICES, FIELD_DOCS, PRESETS
+from domino_env.core.config import FIELD_DOCS, PRESETS, RULE_CHOICES
 from domino_env.envs.mexican_train_v0 import raw_env
 
 Z95 = 1.959963984540054
@@ -604,7 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
         rules.add_argument(
             "--" + name.replace("_", "-"),
             default=None,
-            choices=_CHOICES[name],
+            choices=RULE_CHOICES[name],
             help=FIELD_DOCS[name],
         )
     rules.add_argument(

@@ -25,7 +25,7 @@ HAND_SIZE_TABLE: dict[int, dict[int, int]] = {
     18: {p: 15 for p in range(2, 9)},
 }
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "hand_size_rule": ("equal_split", "table"),
     "first_turn": ("own_train", "any"),
     "doubles": ("satisfy", "double_double", "chain", "no_cover"),
@@ -91,7 +91,7 @@ class MexicanTrainConfig(_ConfigMixin):
         _check_int("num_players", self.num_players, 2, 8)
         if not _is_int(self.max_pip) or self.max_pip not in SUPPORTED_MAX_PIPS:
             raise ConfigError("max_pip", self.max_pip, f"one of {SUPPORTED_MAX_PIPS}")
-        for name, allowed in _CHOICES.items():
+        for name, allowed in RULE_CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
                 raise ConfigError(name, value, f"one of {allowed}")
@@ -229,7 +229,7 @@ def _normalise_ints(config: Any) -> None:
 
 LINE_MAX_PIPS = (6, 9, 12)
 
-_LINE_CHOICES: dict[str, tuple[str, ...]] = {"next_lead": ("next_seat", "winner")}
+LINE_RULE_CHOICES: dict[str, tuple[str, ...]] = {"next_lead": ("next_seat", "winner")}
 
 
 @dataclass(frozen=True)
@@ -264,7 +264,7 @@ class LineConfig(_ConfigMixin):
                 raise ConfigError(name, getattr(self, name), "True or False")
         if self.teams and self.num_players != 4:
             raise ConfigError("teams", self.teams, "True only with num_players=4 (seats 0+2 vs 1+3)")
-        for name, allowed in _LINE_CHOICES.items():
+        for name, allowed in LINE_RULE_CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise ConfigError(name, getattr(self, name), f"one of {allowed}")
         if self.annul_doubles is not None:

@@ -236,26 +236,32 @@ def test_tile_matching_both_ends_has_two_distinct_actions():
     a tile matching one end only has one."""
     hands = [[(2, 4), (0, 0)], [(4, 5), (1, 1)], [(2, 5), (2, 2), (5, 6), (0, 1)]]
     env = make("block", deal(hands, first=0), num_players=3)
-    step(env, ((2, 4), 0))
-    step(env, ((4, 5), 1))
-    assert env.unwrapped.state.ends == (2, 5)
-    assert legal(env) == expect(env, ((2, 5), 0), ((2, 5), 1), ((2, 2), 0), ((5, 6), 1))
-    # 2-5 on the left end: oriented (5, 2); the new left end is 5
-    step(env, ((2, 5), 0))
     st = env.unwrapped.state
-    assert st.line == [(5, 2), (2, 4), (4, 5)]
-    assert st.ends == (5, 5)
+    step(env, ((2, 4), 0))
+    four = 0 if st.left == 4 else 1  # the lead's orientation is not part of the contract
+    step(env, ((4, 5), four))
+    assert sorted(st.ends) == [2, 5]
+    two, five = (0, 1) if st.left == 2 else (1, 0)
+    assert legal(env) == expect(env, ((2, 5), 0), ((2, 5), 1), ((2, 2), two), ((5, 6), five))
+    # 2-5 on the left end: oriented so its right pip meets the left end
+    old = list(st.line)
+    left = st.left
+    step(env, ((2, 5), 0))
+    other = 7 - left
+    assert st.line == [(other, left)] + old
+    assert st.ends == (other, other)
 
 
 def test_tile_matching_both_ends_right_placement():
     hands = [[(2, 4), (0, 0)], [(4, 5), (1, 1)], [(2, 5), (0, 1)]]
     env = make("block", deal(hands, first=0), num_players=3)
-    step(env, ((2, 4), 0))
-    step(env, ((4, 5), 1))
-    step(env, ((2, 5), 1))
     st = env.unwrapped.state
-    assert st.line == [(2, 4), (4, 5), (5, 2)]
-    assert st.ends == (2, 2)
+    step(env, ((2, 4), 0))
+    step(env, ((4, 5), 0 if st.left == 4 else 1))
+    old, right = list(st.line), st.right
+    step(env, ((2, 5), 1))
+    assert st.line == old + [(right, 7 - right)]
+    assert st.ends == (7 - right, 7 - right)
 
 
 def test_must_play_if_able_no_pass_or_draw():
@@ -294,7 +300,7 @@ def test_draw_game_draws_one_at_a_time_until_a_tile_fits_then_must_play():
     st = env.unwrapped.state
     step(env, ((6, 6), 0))
     assert env.agent_selection == "player_1"
-    for k, expected_size in ((0, 5), (1, 4)):
+    for k, expected_size in ((0, 5), (1, 4), (2, 3)):
         assert legal(env) == expect(env, "DRAW")
         assert st.boneyard_size == expected_size
         step(env, "DRAW")
@@ -500,18 +506,15 @@ def test_blocked_fewest_pips_wins_without_teams():
         ([[(1, 4)], [(3, 4)], [(4, 5)], [(2, 3)]], 2, 3),
         # leader 2 ties with seat 0 on 5 -> the leader
         ([[(2, 3)], [(3, 4)], [(1, 4)], [(5, 6)]], 2, 2),
-        # seats 1 and 3 tie; leader 0: order 0, 1, 2, 3 -> seat 1
-        ([[(5, 6)], [(1, 2)], [(4, 5)], [(1, 2 + 0) if False else (3, 0 + 0)]], 0, None),
+        # seats 1 and 3 tie on 6; leader 0: order 0, 1, 2, 3 -> seat 1
+        ([[(5, 6)], [(2, 4)], [(4, 5)], [(3, 3)]], 0, 1),
+        # seats 0 and 2 tie on 5; leader 3: order 3, 0, 1, 2 -> seat 0
+        ([[(1, 4)], [(5, 6)], [(2, 3)], [(4, 4)]], 3, 0),
     ],
 )
 def test_blocked_tie_goes_to_seat_nearest_leader(rest, leader, winner):
     """RULES.md 2.1: tie -> the tied player nearest in turn order to the leader, starting with the
     leader ("mano")."""
-    if winner is None:  # seats 1 and 3 tie on 3 pips with leader 0
-        rest = [[(5, 6)], [(1, 2)], [(4, 5)], [(1, 2)]]
-        rest[3] = [(3, 3)]
-        rest[1] = [(2, 4)]  # 6 and 6
-        winner = 1
     env = make("block", _blocked_deal(rest, leader))
     step(env, ((0, 0), 0))
     i = info(env)
@@ -564,10 +567,10 @@ ROUND2 = [
 def test_next_lead_next_seat_leads_any_tile():
     """RULES.md 2.1 next_lead="next_seat" (seeds 003, 004): the seat after the previous round's
     leader leads round 2, with any tile (even though another seat holds 6-6)."""
-    rest = [[(1, 4)], [(3, 4)], [(4, 5)], [(1, 1)]]
+    rest = [[(1, 1)], [(3, 4)], [(4, 5)], [(1, 4)]]  # 2, 7, 9, 5: seat 0 wins
     env = make("block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], episode="game")
-    step(env, ((0, 0), 0))  # blocked; seat 3 wins; leader was 2
-    assert info(env)["termination"] == "blocked" and info(env)["winners"] == [3]
+    step(env, ((0, 0), 0))  # blocked; seat 0 wins; leader was 2
+    assert info(env)["termination"] == "blocked" and info(env)["winners"] == [0]
     assert not any(env.terminations.values())
     st = env.unwrapped.state
     assert st.round_index == 1 and not st.round_over
@@ -589,42 +592,54 @@ def test_next_lead_winner_leads_any_tile():
 
 def test_next_lead_winner_blocked_picks_tie_winner():
     """next_lead="winner" after a block: the winning seat chosen by the tie rule leads."""
-    rest = [[(1, 4)], [(3, 4)], [(4, 5)], [(2, 3)]]  # seats 0, 3 tie; leader 2 -> seat 3
+    rest = [[(1, 4)], [(2, 3)], [(4, 5)], [(5, 6)]]  # seats 0, 1 tie on 5; leader 2 -> seat 0
     env = make("block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], next_lead="winner", episode="game")
     step(env, ((0, 0), 0))
-    assert info(env)["winners"] == [3]
-    assert env.agent_selection == "player_3"
-    assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[3]])
+    assert info(env)["winners"] == [0]
+    assert env.agent_selection == "player_0"
+    assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[0]])
 
 
-def test_next_lead_winner_team_block_member_nearest_leader():
+@pytest.mark.parametrize(
+    ("rest", "winners", "next_leader"),
+    [
+        ([[(1, 1)], [(3, 4)], [(1, 2)], [(5, 6)]], [0, 2], 2),  # team 0+2: 5 pips, 1+3: 18
+        ([[(5, 6)], [(1, 1)], [(3, 4)], [(1, 2)]], [1, 3], 1),  # team 1+3: 5 pips, 0+2: 18
+    ],
+)
+def test_next_lead_winner_team_block_member_nearest_leader(rest, winners, next_leader):
     """Contract: with teams after a block, the winning team's member nearest the leader (starting
-    with the leader) leads next. Leader 1, team 0+2 wins (fewer pips) -> seat 2 leads."""
-    rest = [[(1, 1)], [(3, 4)], [(1, 2)], [(5, 6)]]  # team 0+2: 5, team 1+3: 18
+    with the leader) leads next. Leader 1: team 0+2 wins -> seat 2 (not 0); team 1+3 wins ->
+    seat 1, the leader itself (not 3)."""
     env = make("block", deals=[_blocked_deal(rest, 1), deal(ROUND2)], teams=True,
                next_lead="winner", episode="game")
     step(env, ((0, 0), 0))
-    assert info(env)["winners"] == [0, 2]
-    assert env.agent_selection == "player_2"
-    assert env.unwrapped.state.leader == 2
-    assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[2]])
+    assert info(env)["winners"] == winners
+    assert env.agent_selection == f"player_{next_leader}"
+    assert env.unwrapped.state.leader == next_leader
+    assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[next_leader]])
 
 
 def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
-    """RULES.md 2.2 Cuban (seed 001): next_lead="winner"; seat 0 goes out with its partner seat 2
-    -> seat 0 (the one that went out) leads round 2."""
-    hands = [[(9, 9), (8, 1)], [(9, 8), (3, 3)], [(8, 7), (2, 2)], [(0, 0), (0, 1)]]
-    env = make("cuban", deals=[deal(hands), None], episode="game")
+    """RULES.md 2.2 Cuban (seed 001): next_lead="winner"; seat 2 goes out (partner of the leader
+    seat 0) -> seat 2, the one that went out, leads round 2 (contract), with any tile."""
+    hands = [[(9, 9), (1, 1)], [(9, 8), (3, 3)], [(8, 7)], [(0, 0), (0, 1)]]
+    env = make("cuban", deal(hands), episode="game")
     step(env, ((9, 9), 0))
     step(env, ((8, 9), 0))
     step(env, ((7, 8), 0))
-    step(env, "PASS")
-    step(env, ((1, 7), 0) if False else ((1, 8), 1))
-    assert info(env)["winners"] == [0, 2]
+    i = info(env)
+    assert i["termination"] == "went_out"
+    assert i["winners"] == [0, 2]
+    assert i["pips"] == [2, 6, 0, 1]
+    assert i["points"] == [9, 0, 9, 0]
     st = env.unwrapped.state
-    assert st.round_index == 1 and st.leader == 0 and env.agent_selection == "player_0"
-    assert legal(env) == sorted(place(env, t, 0) for t in st.hand_tiles(0))
-    assert len(st.hand_tiles(0)) == 10
+    assert st.round_index == 1 and st.leader == 2 and env.agent_selection == "player_2"
+    assert len(st.hand_tiles(2)) == 10
+    doubles = sum(a == b for a, b in st.hand_tiles(2))
+    assert legal(env) == sorted(place(env, t, 0) for t in st.hand_tiles(2)) + (
+        [ANNUL(env)] if doubles >= 5 else []
+    )
 
 
 def test_target_score_ends_the_game():
@@ -682,19 +697,13 @@ FIVE = [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
 
 
 def cuban_hands():
-    """Seat 0 (leader, 4 doubles), seat 1 (5 doubles), seat 2 (4 doubles), seat 3 (none)."""
+    """Seat 0 (leader, 4 doubles), seat 1 (5 doubles), seat 2 (set by each test), seat 3 (none)."""
     return [
         [(9, 9), (6, 6), (7, 7), (8, 8), (0, 9), (1, 2)],
         FIVE + [(9, 8)],
-        [(0, 0), (0, 1) if False else (1, 3), (2, 4), (3, 5), (4, 6)],
+        [],
         [(0, 2), (8, 7), (0, 3)],
     ]
-
-
-def cuban_fix(hands):
-    # seat 2: make it exactly 4 doubles without duplicating tiles used elsewhere
-    hands[2] = [(0, 0), (1, 3), (2, 4), (3, 5)]
-    return hands
 
 
 def test_cuban_annul_only_on_first_turn_of_a_player_with_enough_doubles():
@@ -911,7 +920,7 @@ def test_known_missing_pips_after_passes_accumulate_in_block_game():
 def test_known_missing_pips_after_draws():
     """Draw game: a seat that draws shows it had no tile with either end's pip. After drawing and
     playing the drawn tile (the only tile that can fit), its hand still lacks those pips."""
-    hands = [[(6, 6), (6, 0), (1, 1), (2, 2)], [(2, 3), (4, 5)]]
+    hands = [[(6, 6), (6, 0), (1, 1), (2, 2)], [(2, 3), (4, 5), (0, 3)]]
     bone = [(1, 2), (5, 6), (3, 3)]
     env = make("draw", deal(hands, bone), num_players=2)
     step(env, ((6, 6), 0))
@@ -921,7 +930,7 @@ def test_known_missing_pips_after_draws():
     assert missing_row(env, 0, 1) == {6}
     step(env, ((0, 6), 1))  # seat 0: ends (5, 0)
     assert env.unwrapped.state.ends == (5, 0)
-    # seat 1 holds 4-5: plays; no new knowledge
+    # seat 1 holds 4-5 and 0-3: plays 4-5; no new knowledge
     step(env, ((4, 5), 0))
     assert missing_row(env, 0, 1) == {6}
     # seat 0 holds 1-1, 2-2: no 4 or 0 -> draws 3-3 (no fit), boneyard empty -> passes
@@ -929,3 +938,63 @@ def test_known_missing_pips_after_draws():
     assert legal(env) == expect(env, "PASS")
     step(env, "PASS")
     assert missing_row(env, 1, 0) == {0, 4}
+
+
+@pytest.mark.parametrize("draws", [1, 2])
+def test_known_missing_pips_after_one_or_more_draws(draws):
+    """Draw game, exact public knowledge. Seat 1 is known to lack 6 (it drew at ends 6|6, then
+    played the drawn tile). Later, at ends 5|0, it draws again:
+    - mid-draw (an unseen tile just joined its hand) nothing is certain any more;
+    - one draw then a play: the played tile is the drawn one, the hand is the old one: it lacks
+      6, 5 and 0;
+    - two draws then a play: the first drawn tile (2-6 here) stays in the hand, so only 5 and 0
+      are certain; claiming 6 would be false."""
+    hands = [[(6, 6), (0, 6), (4, 4)], [(2, 3)]]
+    bone = [(5, 6)] + ([(2, 6)] if draws == 2 else []) + [(0, 1), (1, 5)]
+    env = make("draw", deal(hands, bone), num_players=2)
+    st = env.unwrapped.state
+    step(env, ((6, 6), 0))
+    step(env, "DRAW")
+    step(env, ((5, 6), 0))
+    assert missing_row(env, 0, 1) == {6}
+    step(env, ((0, 6), 1))
+    assert st.ends == (5, 0)
+    step(env, "DRAW")
+    assert env.agent_selection == "player_1"
+    assert missing_row(env, 0, 1) == set()
+    if draws == 2:
+        step(env, "DRAW")
+        assert missing_row(env, 0, 1) == set()
+    assert legal(env) == expect(env, ((0, 1), 1))
+    step(env, ((0, 1), 1))
+    assert missing_row(env, 0, 1) == ({5, 0, 6} if draws == 1 else {5, 0})
+
+
+def test_annul_still_legal_after_drawing_on_first_turn():
+    """Contract: ANNUL is legal during the first turn, before the player places or passes; a
+    draw does not end the turn (RULES.md 2.2: "before placing any tile")."""
+    hands = [[(6, 6), (0, 6)], [(1, 1), (2, 2), (3, 4)]]
+    env = make("draw", deal(hands, [(3, 5), (4, 6), (0, 0)]), num_players=2, annul_doubles=2)
+    step(env, ((6, 6), 0))
+    assert legal(env) == expect(env, "DRAW", "ANNUL")
+    step(env, "DRAW")
+    assert legal(env) == expect(env, "DRAW", "ANNUL")
+    step(env, "DRAW")
+    assert legal(env) == expect(env, ((4, 6), 0), "ANNUL")
+    step(env, ((4, 6), 0))
+    step(env, ((0, 6), 1))
+    assert ANNUL(env) not in legal(env)
+
+
+def test_round_ends_when_last_tile_is_a_double():
+    """RULES.md 0: a round ends the moment a hand is empty, a double included."""
+    hands = [[(6, 6), (1, 2)], [(5, 6), (5, 5)], [(3, 4)]]
+    env = make("block", deal(hands), num_players=3)
+    step(env, ((6, 6), 0))
+    step(env, ((5, 6), 0))
+    step(env, "PASS")
+    step(env, "PASS")
+    step(env, ((5, 5), 0))
+    i = info(env)
+    assert i["termination"] == "went_out" and i["winners"] == [1]
+    assert i["points"] == [0, 10, 0]
