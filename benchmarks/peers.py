@@ -70,7 +70,8 @@ def _version(dist: str) -> str | None:
 def measure(run_game: Runner, seconds: float, warmup: float, repeat: int = 1) -> dict:
     """Warm up, then `repeat` windows of whole games, each until `seconds` have passed.
 
-    ``moves_per_s`` is the median of the windows' rates; ``samples`` lists them all. Where the
+    ``moves_per_s`` is the median of the windows' rates; ``samples`` lists them all;
+    ``moves_per_cpu_s`` divides by the process's CPU time instead. Where the
     peer records passes, ``moves_with_passes_per_s`` counts moves and passes together (the
     median of the windows' rates).
     """
@@ -79,11 +80,14 @@ def measure(run_game: Runner, seconds: float, warmup: float, repeat: int = 1) ->
         run_game()
     moves = chance = games = passes = 0
     has_passes = True
-    elapsed = 0.0
+    elapsed = cpu_elapsed = 0.0
     samples = []
+    cpu_samples = []
     with_passes = []
+    with_passes_cpu = []
     for _ in range(repeat):
         window = window_passes = 0
+        cpu = time.process_time()
         start = now = time.perf_counter()
         deadline = start + seconds
         while now < deadline:
@@ -96,27 +100,35 @@ def measure(run_game: Runner, seconds: float, warmup: float, repeat: int = 1) ->
                 window_passes += p
             games += 1
             now = time.perf_counter()
+        cpu = time.process_time() - cpu
         moves += window
         passes += window_passes
         elapsed += now - start
+        cpu_elapsed += cpu
         samples.append(window / (now - start))
+        cpu_samples.append(window / cpu)
         with_passes.append((window + window_passes) / (now - start))
+        with_passes_cpu.append((window + window_passes) / cpu)
     extra = {}
     if has_passes:
         extra = {
             "moves_with_passes_per_s": statistics.median(with_passes),
+            "moves_with_passes_per_cpu_s": statistics.median(with_passes_cpu),
             "passes": passes,
             "passes_per_game": passes / games if games else None,
         }
     return {
         "moves_per_s": statistics.median(samples),
+        "moves_per_cpu_s": statistics.median(cpu_samples),
         **extra,
         "samples": samples,
+        "cpu_samples": cpu_samples,
         "moves": moves,
         "chance_actions": chance,
         "games": games,
         "moves_per_game": moves / games if games else None,
         "seconds": elapsed,
+        "cpu_seconds": cpu_elapsed,
     }
 
 

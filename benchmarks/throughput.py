@@ -69,44 +69,50 @@ PEERS_SETUP = (
 Runner = Callable[[], "tuple[int, int]"]
 
 
-def measure(run_round: Runner, seconds: float, warmup: float, repeat: int = 1) -> dict:
-    """Warm up, then `repeat` windows of whole rounds, each until `seconds` have passed.
-
-    ``steps_per_s`` (and ``placements_per_s``) is the median of the windows' rates; ``samples``
-    lists every window's steps per second.
-    """
+def warm_up(run_round: Runner, warmup: float) -> None:
+    """Play whole rounds for `warmup` seconds (not measured)."""
     deadline = time.perf_counter() + warmup
     while time.perf_counter() < deadline:
         run_round()
-    steps = placements = rounds = 0
-    elapsed = 0.0
-    samples = []
-    placement_samples = []
-    for _ in range(repeat):
-        window = window_placed = 0
-        start = now = time.perf_counter()
-        deadline = start + seconds
-        while now < deadline:
-            s, p = run_round()
-            window += s
-            window_placed += p
-            rounds += 1
-            now = time.perf_counter()
-        steps += window
-        placements += window_placed
-        elapsed += now - start
-        samples.append(window / (now - start))
-        placement_samples.append(window_placed / (now - start))
+
+
+def window(run_round: Runner, seconds: float) -> tuple[int, int, int, float, float]:
+    """One timed window of whole rounds: (steps, placements, rounds, wall seconds, CPU seconds
+    of this process)."""
+    steps = placed = rounds = 0
+    cpu = time.process_time()
+    start = now = time.perf_counter()
+    deadline = start + seconds
+    while now < deadline:
+        s, p = run_round()
+        steps += s
+        placed += p
+        rounds += 1
+        now = time.perf_counter()
+    return steps, placed, rounds, now - start, time.process_time() - cpu
+
+
+def summarise(windows: list[tuple[int, int, int, float, float]]) -> dict:
+    """``steps_per_s`` (and ``placements_per_s``) is the median of the windows' rates;
+    ``samples`` lists every window's steps per second. ``*_per_cpu_s`` divide by the process's
+    CPU time instead of the wall-clock time (less sensitive to other work on the machine)."""
+    steps = sum(w[0] for w in windows)
+    placements = sum(w[1] for w in windows)
+    rounds = sum(w[2] for w in windows)
     return {
-        "steps_per_s": statistics.median(samples),
-        "placements_per_s": statistics.median(placement_samples),
-        "samples": samples,
+        "steps_per_s": statistics.median(w[0] / w[3] for w in windows),
+        "placements_per_s": statistics.median(w[1] / w[3] for w in windows),
+        "steps_per_cpu_s": statistics.median(w[0] / w[4] for w in windows),
+        "placements_per_cpu_s": statistics.median(w[1] / w[4] for w in windows),
+        "samples": [w[0] / w[3] for w in windows],
+        "cpu_samples": [w[0] / w[4] for w in windows],
         "steps": steps,
         "placements": placements,
         "rounds": rounds,
         "steps_per_round": steps / rounds if rounds else None,
         "placements_per_round": placements / rounds if rounds else None,
-        "seconds": elapsed,
+        "seconds": sum(w[3] for w in windows),
+        "cpu_seconds": sum(w[4] for w in windows),
     }
 
 
@@ -277,6 +283,47 @@ def run_peers(python: str, seconds: float, warmup: float, repeat: int, seed: int
     return records
 
 
+def merge_peer_passes(passes: list[list[dict]]) -> list[dict]:
+    """One record per (peer, variant) from several passes of ``peers.py --repeat 1``: rates are
+    the median of the passes' windows, counts are summed."""
+    merged: dict[tuple, dict] = {}
+    for records in passes:
+        for rec in records:
+            key = (rec["peer"], rec.get("variant"))
+            if key not in merged:
+                merged[key] = {**rec, "seeds": [rec.get("seed")], "_with": [], "_with_cpu": []}
+                if "error" not in rec:
+                    merged[key]["_with"] = [rec.get("moves_with_passes_per_s")]
+                    merged[key]["_with_cpu"] = [rec.get("moves_with_passes_per_cpu_s")]
+                continue
+            m = merged[key]
+            if "error" in rec or "error" in m:
+                continue
+            m["seeds"].append(rec.get("seed"))
+            m["samples"] = m["samples"] + rec["samples"]
+            m["cpu_samples"] = m["cpu_samples"] + rec["cpu_samples"]
+            m["_with"].append(rec.get("moves_with_passes_per_s"))
+            m["_with_cpu"].append(rec.get("moves_with_passes_per_cpu_s"))
+            for k in ("moves", "chance_actions", "games", "passes", "seconds", "cpu_seconds"):
+                if k in m:
+                    m[k] += rec[k]
+    out = []
+    for m in merged.values():
+        with_passes = m.pop("_with")
+        with_passes_cpu = m.pop("_with_cpu")
+        if "error" not in m:
+            m["repeat"] = len(m["samples"])
+            m["moves_per_s"] = statistics.median(m["samples"])
+            m["moves_per_cpu_s"] = statistics.median(m["cpu_samples"])
+            if "moves_with_passes_per_s" in m:
+                m["moves_with_passes_per_s"] = statistics.median(with_passes)
+                m["moves_with_passes_per_cpu_s"] = statistics.median(with_passes_cpu)
+                m["passes_per_game"] = m["passes"] / m["games"]
+            m["moves_per_game"] = m["moves"] / m["games"]
+        out.append(m)
+    return out
+
+
 # --------------------------------------------------------------------------
 # Report
 # --------------------------------------------------------------------------
@@ -323,6 +370,12 @@ RATIOS = (
 )
 
 
+def _ratio(x: float, target: float | None) -> str:
+    if target is None:
+        return f"{x:.2f}x"
+    return f"{x:.2f}x ({'meets' if x >= target else 'below'} {target:g}x)"
+
+
 def compute_ratios(ours: list[dict], peers: list[dict]) -> tuple[dict, list[str]]:
     """Summary ratios (for the JSON) and the lines that print them.
 
@@ -342,31 +395,30 @@ def compute_ratios(ours: list[dict], peers: list[dict]) -> tuple[dict, list[str]
             peer = _find(peers, peer=peer_name, variant=variant)
             if peer is None or "error" in peer:
                 continue
-            peer_steps = peer.get("moves_with_passes_per_s", peer["moves_per_s"])
-            by_steps = mine["steps_per_s"] / peer_steps
-            by_placed = mine["placements_per_s"] / peer["moves_per_s"]
-            suffix = f"_{variant}" if peer_name == "openspiel_block_dominoes" else ""
-            summary[f"{key}{suffix}"] = by_steps
-            summary[f"{key}{suffix}_placements"] = by_placed
             checked = variant in ("obs_tensor", "engine")
-            verdicts = ""
-            if checked:
-                verdicts = "  (target {t:g}x: steps {a}, placements {b})".format(
-                    t=target,
-                    a="meets" if by_steps >= target else "below",
-                    b="meets" if by_placed >= target else "below",
-                )
             peer_unit = "moves+passes" if "moves_with_passes_per_s" in peer else "moves"
-            lines.append(
-                f"{label} / {peer_name} {variant}: {by_steps:.2f}x steps/{peer_unit}, "
-                f"{by_placed:.2f}x placements/moves{verdicts}"
-            )
+            parts = []
+            for clock, tag in (("s", ""), ("cpu_s", "_cpu")):
+                peer_steps = peer.get(f"moves_with_passes_per_{clock}", peer[f"moves_per_{clock}"])
+                by_steps = mine[f"steps_per_{clock}"] / peer_steps
+                by_placed = mine[f"placements_per_{clock}"] / peer[f"moves_per_{clock}"]
+                suffix = f"_{variant}" if peer_name == "openspiel_block_dominoes" else ""
+                summary[f"{key}{suffix}{tag}"] = by_steps
+                summary[f"{key}{suffix}_placements{tag}"] = by_placed
+
+                parts.append(
+                    f"{'wall' if clock == 's' else 'CPU'}: steps/{peer_unit} "
+                    f"{_ratio(by_steps, target if checked else None)}, "
+                    f"placements/moves {_ratio(by_placed, target if checked else None)}"
+                )
+            lines.append(f"{label} / {peer_name} {variant}:\n    " + "\n    ".join(parts))
     return summary, lines
 
 
 def scaling_tables(ours: list[dict]) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, headers, rows) of Mexican Train engine and raw_env vs players and vs set size."""
-    headers = ["", "engine steps/s", "raw_env steps/s", "raw_env / engine", "steps/round"]
+    headers = ["", "engine steps/s", "raw_env steps/s", "engine steps/cpu-s",
+               "raw_env steps/cpu-s", "raw_env / engine", "steps/round"]  # fmt: skip
     tables = []
     for title, axis, fixed, values in (
         ("Mexican Train d12: steps/s vs players", "players", {"max_pip": 12}, SCALING_PLAYERS),
@@ -385,6 +437,8 @@ def scaling_tables(ours: list[dict]) -> list[tuple[str, list[str], list[list[str
                     f"{v}p" if axis == "players" else f"d{v}",
                     _fmt(eng and eng["steps_per_s"]),
                     _fmt(raw and raw["steps_per_s"]),
+                    _fmt(eng and eng["steps_per_cpu_s"]),
+                    _fmt(raw and raw["steps_per_cpu_s"]),
                     "-" if ratio is None else f"{ratio:.2f}",
                     _fmt1((eng or raw)["steps_per_round"]),
                 ]
@@ -406,7 +460,7 @@ def _print_table(title: str, headers: list[str], rows: list[list[str]], left: in
             table.add_row(*row)
         console = Console()
         if not console.is_terminal:  # a pipe or file: don't squeeze the table into 80 columns
-            console = Console(width=140)
+            console = Console(width=170)
         console.print(table)
     except ImportError:
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
@@ -426,6 +480,8 @@ def print_report(ours: list[dict], peers: list[dict], scaling: list[dict] | None
             r["layer"],
             _fmt(r["steps_per_s"]),
             _fmt(r["placements_per_s"]),
+            _fmt(r["steps_per_cpu_s"]),
+            _fmt(r["placements_per_cpu_s"]),
             _fmt1(r["steps_per_round"]),
             _fmt1(r["placements_per_round"]),
         ]
@@ -433,7 +489,7 @@ def print_report(ours: list[dict], peers: list[dict], scaling: list[dict] | None
     ]
     for p in peers:
         if "error" in p:
-            rows.append([p["peer"], "-", "not installed", "-", "-", "-", "-"])
+            rows.append([p["peer"], "-", "not installed", *["-"] * 6])
             continue
         players = "4" if p["peer"] == "dominoes_pkg" else "2"
         passes = "moves_with_passes_per_s" in p
@@ -444,14 +500,16 @@ def print_report(ours: list[dict], peers: list[dict], scaling: list[dict] | None
                 p["variant"],
                 _fmt(p["moves_with_passes_per_s"] if passes else p["moves_per_s"]),
                 _fmt(p["moves_per_s"]),
+                _fmt(p["moves_with_passes_per_cpu_s"] if passes else p["moves_per_cpu_s"]),
+                _fmt(p["moves_per_cpu_s"]),
                 _fmt1(
                     p["moves_per_game"] + p["passes_per_game"] if passes else p["moves_per_game"]
                 ),
                 _fmt1(p["moves_per_game"]),
             ]
         )
-    headers = ["game", "players", "layer / variant", "steps/s", "placements/s", "steps/round",
-               "placements/round"]  # fmt: skip
+    headers = ["game", "players", "layer / variant", "steps/s", "placements/s", "steps/cpu-s",
+               "placements/cpu-s", "steps/round", "placements/round"]  # fmt: skip
     _print_table("Random legal play, per second", headers, rows, left=1)
     if any("error" not in p and p["peer"] == "openspiel_block_dominoes" for p in peers):
         print("* no pass action (a player who cannot place is skipped): steps = moves = placements")
@@ -478,25 +536,6 @@ def scaling_cells() -> list[Cell]:
     cells = [Cell("mexican_train", p, 12) for p in SCALING_PLAYERS]
     cells += [Cell("mexican_train", 4, n) for n in SCALING_MAX_PIPS if n != 12]
     return cells
-
-
-def run_cell(cell: Cell, layer: str, args: argparse.Namespace) -> dict:
-    run_round = LAYERS[layer](cell, args.seed)
-    result = measure(run_round, args.seconds, args.warmup, args.repeat)
-    record = {
-        "game": cell.game,
-        "max_pip": cell.max_pip,
-        "players": cell.players,
-        "layer": layer,
-        "rules": cell.note,
-        **result,
-    }
-    print(
-        f"  {cell.label:18s} {cell.players}p {layer:8s} {result['steps_per_s']:>10,.0f} steps/s",
-        file=sys.stderr,
-        flush=True,
-    )
-    return record
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -540,22 +579,55 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     load_before = os.getloadavg()
-    ours: list[dict] = []
+    # Every (cell, layer) once, main table first, then the scaling cells not already in it.
+    jobs: dict[tuple, tuple[Cell, str]] = {}
     for cell in cells_for(args):
         for layer in args.layers:
-            ours.append(run_cell(cell, layer, args))
-
-    scaling: list[dict] = []
+            jobs[(cell.game, cell.players, cell.max_pip, layer)] = (cell, layer)
+    main_keys = list(jobs)
+    scaling_keys = []
     if args.scaling:
         for cell in scaling_cells():
             for layer in SCALING_LAYERS:
-                keys = {"game": cell.game, "players": cell.players, "max_pip": cell.max_pip}
-                record = _find(ours, layer=layer, **keys) or run_cell(cell, layer, args)
-                scaling.append(record)
+                key = (cell.game, cell.players, cell.max_pip, layer)
+                jobs.setdefault(key, (cell, layer))
+                scaling_keys.append(key)
 
-    peers: list[dict] = []
-    if not args.no_peers:
-        peers = run_peers(args.peers_python, args.seconds, args.warmup, args.repeat, args.seed)
+    # --repeat N makes N passes over every cell and the peers, one window per cell a pass, so
+    # that a change of load on a shared machine hits ours and the peers' cells alike.
+    runners: dict[tuple, Runner] = {}
+    windows: dict[tuple, list] = {key: [] for key in jobs}
+    peer_passes: list[list[dict]] = []
+    for r in range(args.repeat):
+        for key, (cell, layer) in jobs.items():
+            if key not in runners:
+                runners[key] = LAYERS[layer](cell, args.seed)
+                warm_up(runners[key], args.warmup)
+            w = window(runners[key], args.seconds)
+            windows[key].append(w)
+            print(
+                f"  [{r + 1}/{args.repeat}] {cell.label:18s} {cell.players}p {layer:8s} "
+                f"{w[0] / w[3]:>10,.0f} steps/s",
+                file=sys.stderr,
+                flush=True,
+            )
+        if not args.no_peers:
+            peer_passes.append(
+                run_peers(args.peers_python, args.seconds, args.warmup, 1, args.seed + r)
+            )
+    records = {}
+    for key, (cell, layer) in jobs.items():
+        records[key] = {
+            "game": cell.game,
+            "max_pip": cell.max_pip,
+            "players": cell.players,
+            "layer": layer,
+            "rules": cell.note,
+            **summarise(windows[key]),
+        }
+    ours = [records[k] for k in main_keys]
+    scaling = [records[k] for k in scaling_keys]
+    peers = merge_peer_passes(peer_passes)
     load_after = os.getloadavg()
 
     summary = print_report(ours, peers, scaling)

@@ -42,6 +42,8 @@ def check_action(action: object) -> int:
     Raises:
         IllegalActionError: ``action`` is not an integer.
     """
+    if type(action) is int:  # the hot path: skip the abstract-base-class check
+        return action
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
         raise IllegalActionError(f"an action must be an integer, got {action!r} ({type(action).__name__})")
     return int(action)
