@@ -88,6 +88,7 @@ class LineState:
         self.deals: list[dict[str, Any]] = []
         self.actions: list[int] = []
         self.annulments = 0
+        self.winner_seat = -1
         self._start_round(rng, None, deal)
         return self
 

@@ -364,7 +364,9 @@ def test_domino_scoring_without_teams(reward):
     if reward == "outcome":
         assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -0.5, "player_2": -0.5})
     else:
-        assert env.rewards == pytest.approx({"player_0": 0.10, "player_1": -0.06, "player_2": -0.04})
+        assert env.rewards == pytest.approx(
+            {"player_0": 0.10, "player_1": -0.06, "player_2": -0.04}
+        )
 
 
 DOMINO4 = [[(6, 6), (1, 4)], [(5, 6), (3, 3)], [(4, 5), (2, 2)], [(0, 0), (0, 1)]]
@@ -538,7 +540,9 @@ def test_blocked_team_sums_all_four_hands_scored():
     assert i["scores"] == [0, 23, 0, 23]
 
 
-@pytest.mark.parametrize(("leader", "winners"), [(1, [1, 3]), (0, [0, 2]), (3, [1, 3]), (2, [0, 2])])
+@pytest.mark.parametrize(
+    ("leader", "winners"), [(1, [1, 3]), (0, [0, 2]), (3, [1, 3]), (2, [0, 2])]
+)
 def test_blocked_team_tie_goes_to_the_team_nearest_the_leader(leader, winners):
     """RULES.md 2.1: team sums tie (10 vs 10) -> the leader's team (the nearest, starting with
     the leader) wins."""
@@ -580,8 +584,13 @@ def test_next_lead_next_seat_leads_any_tile():
 
 def test_next_lead_winner_leads_any_tile():
     """RULES.md 2.1 next_lead="winner" (seed 001): the previous round's winner leads, any tile."""
-    env = make("block", deals=[deal(DOMINO3), deal([h[:3] for h in ROUND2[:3]])],
-               num_players=3, next_lead="winner", episode="game")
+    env = make(
+        "block",
+        deals=[deal(DOMINO3), deal([h[:3] for h in ROUND2[:3]])],
+        num_players=3,
+        next_lead="winner",
+        episode="game",
+    )
     _play_domino3(env)  # seat 0 went out; leader was 0
     assert info(env)["winners"] == [0]
     st = env.unwrapped.state
@@ -593,7 +602,9 @@ def test_next_lead_winner_leads_any_tile():
 def test_next_lead_winner_blocked_picks_tie_winner():
     """next_lead="winner" after a block: the winning seat chosen by the tie rule leads."""
     rest = [[(1, 4)], [(2, 3)], [(4, 5)], [(5, 6)]]  # seats 0, 1 tie on 5; leader 2 -> seat 0
-    env = make("block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], next_lead="winner", episode="game")
+    env = make(
+        "block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], next_lead="winner", episode="game"
+    )
     step(env, ((0, 0), 0))
     assert info(env)["winners"] == [0]
     assert env.agent_selection == "player_0"
@@ -611,8 +622,13 @@ def test_next_lead_winner_team_block_member_nearest_leader(rest, winners, next_l
     """Contract: with teams after a block, the winning team's member nearest the leader (starting
     with the leader) leads next. Leader 1: team 0+2 wins -> seat 2 (not 0); team 1+3 wins ->
     seat 1, the leader itself (not 3)."""
-    env = make("block", deals=[_blocked_deal(rest, 1), deal(ROUND2)], teams=True,
-               next_lead="winner", episode="game")
+    env = make(
+        "block",
+        deals=[_blocked_deal(rest, 1), deal(ROUND2)],
+        teams=True,
+        next_lead="winner",
+        episode="game",
+    )
     step(env, ((0, 0), 0))
     assert info(env)["winners"] == winners
     assert env.agent_selection == f"player_{next_leader}"
@@ -658,8 +674,13 @@ def test_target_score_ends_the_game():
 def test_game_continues_below_target_no_outcome_reward_yet():
     """Below the target the game goes on (round 2 dealt at once); outcome rewards only at the end;
     scores add up over rounds."""
-    env = make("block", deals=[deal(DOMINO3), deal(DOMINO3, first=0)], num_players=3,
-               episode="game", target_score=20)
+    env = make(
+        "block",
+        deals=[deal(DOMINO3), deal(DOMINO3, first=0)],
+        num_players=3,
+        episode="game",
+        target_score=20,
+    )
     _play_domino3(env)
     assert "game_over" not in info(env)
     assert not any(env.terminations.values())
@@ -678,12 +699,20 @@ def test_target_score_with_teams_both_partners_win():
     i = info(env)
     assert i["game_over"] is True
     assert i["game_winners"] == [0, 2]
-    assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0})
+    assert env.rewards == pytest.approx(
+        {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0}
+    )
 
 
 def test_points_rewards_every_round_in_game_episode():
-    env = make("block", deals=[deal(DOMINO3), deal(DOMINO3, first=0)], num_players=3,
-               episode="game", reward="points", target_score=1000)
+    env = make(
+        "block",
+        deals=[deal(DOMINO3), deal(DOMINO3, first=0)],
+        num_players=3,
+        episode="game",
+        reward="points",
+        target_score=1000,
+    )
     _play_domino3(env)
     assert env.rewards == pytest.approx({"player_0": 0.10, "player_1": -0.06, "player_2": -0.04})
     assert not any(env.terminations.values())
@@ -865,12 +894,24 @@ def test_bad_draw_deal_duplicate_between_hand_and_boneyard():
 
 def test_presets_fields():
     """RULES.md 2.2 presets; contract: draw keeps seed 003's 5,000-point target."""
-    common = {"max_pip": 6, "hand_size": 7, "teams": False, "next_lead": "next_seat",
-              "annul_doubles": None, "target_score": 100, "num_players": 4, "use_boneyard": False}
+    common = {
+        "max_pip": 6,
+        "hand_size": 7,
+        "teams": False,
+        "next_lead": "next_seat",
+        "annul_doubles": None,
+        "target_score": 100,
+        "num_players": 4,
+        "use_boneyard": False,
+    }
     block = dict(common)
     draw = dict(common, num_players=2, use_boneyard=True, target_score=5000)
     cuban = dict(common, max_pip=9, hand_size=10, teams=True, next_lead="winner", annul_doubles=5)
-    for mod, name, fields in ((block_v0, "block", block), (draw_v0, "draw", draw), (cuban_v0, "cuban", cuban)):
+    for mod, name, fields in (
+        (block_v0, "block", block),
+        (draw_v0, "draw", draw),
+        (cuban_v0, "cuban", cuban),
+    ):
         for cfg in (mod.raw_env().config, line_v0.raw_env(preset=name).config):
             assert cfg.preset == name
             for k, v in fields.items():
@@ -998,3 +1039,41 @@ def test_round_ends_when_last_tile_is_a_double():
     i = info(env)
     assert i["termination"] == "went_out" and i["winners"] == [1]
     assert i["points"] == [0, 10, 0]
+
+
+def test_observation_public_fields_egocentric():
+    """Contract / DESIGN.md: the observation shows the observer's hand, the placed tiles, both
+    ends, hand sizes, current player and leader (observer first), scores; nothing else."""
+    env = make("block", deal(DOMINO4), teams=True)
+    step(env, ((6, 6), 0))
+    step(env, ((5, 6), 0))  # ends (5, 6)
+    for observer in range(4):
+        o = obs_of(env, observer)
+        st = env.unwrapped.state
+        own = np.zeros(28)
+        own[[tidx(t, 6) for t in st.hand_tiles(observer)]] = 1
+        assert o["hand"].tolist() == own.tolist()
+        placed = np.zeros(28)
+        placed[[tidx((6, 6), 6), tidx((5, 6), 6)]] = 1
+        assert o["placed"].tolist() == placed.tolist()
+        assert np.flatnonzero(o["left_end"]).tolist() == [5]
+        assert np.flatnonzero(o["right_end"]).tolist() == [6]
+        assert o["line_length"].tolist() == [2]
+        sizes = [1, 1, 2, 2]  # seats 0..3
+        assert o["hand_sizes"].tolist() == [sizes[(observer + k) % 4] for k in range(4)]
+        assert np.flatnonzero(o["current_player"]).tolist() == [(2 - observer) % 4]
+        assert np.flatnonzero(o["leader"]).tolist() == [(0 - observer) % 4]
+        assert o["boneyard_size"].tolist() == [0]
+        assert o["may_annul"].tolist() == [0]
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    from domino_env.core.errors import IllegalActionError
+
+    env = make("block", deal(FULL4))
+    before = legal(env)
+    for bad in (place(env, (5, 5), 0), place(env, (6, 6), 1), PASS(env), DRAW(env), ANNUL(env)):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+        assert env.agent_selection == "player_2" and legal(env) == before
+        assert env.unwrapped.state.line == []
