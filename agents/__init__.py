@@ -2,7 +2,8 @@
 
 An agent is a picklable callable ``agent(observation, action_mask, rng) -> int`` (the opponent
 protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: ``random`` <
-``greedy`` < ``planner``; build one by name with :func:`make_agent`::
+``greedy`` < ``planner``, and the same ladder for the line games (block, draw, Cuban) in
+:mod:`agents.line`; build one by name with :func:`make_agent` (the rules pick the family)::
 
     from agents import make_agent
     agent = make_agent("planner", env.unwrapped.config)
@@ -10,11 +11,16 @@ protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: 
 """
 
 from .base import Agent, agent_label, agent_names, as_config, make_agent, register_agent
+from .line import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, LineSeatView
 from .mexican_train import GreedyAgent, PlannerAgent, RandomAgent, SeatView
 
 __all__ = [
     "Agent",
     "GreedyAgent",
+    "LineGreedyAgent",
+    "LinePlannerAgent",
+    "LineRandomAgent",
+    "LineSeatView",
     "PlannerAgent",
     "RandomAgent",
     "SeatView",

@@ -12,7 +12,10 @@ agent here can be an opponent of a learner. Scripted agents see only what their 
 observation and the mask), never the engine state.
 
 Build agents by name with :func:`make_agent` (``"random"``, ``"greedy"``, ``"planner"``; more can be
-added with :func:`register_agent`, e.g. ``"ppo:PATH"`` for trained policies).
+added with :func:`register_agent`, e.g. ``"ppo:PATH"`` for trained policies). There is one registry
+per game family: Mexican Train (:class:`MexicanTrainConfig`) and the line games block / draw /
+Cuban (:class:`LineConfig`); :func:`make_agent` picks the registry from the rules it is given, so
+``make_agent("greedy", line_config)`` builds the line-game greedy agent.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from domino_env.core.config import MexicanTrainConfig, from_preset
+from domino_env.core.config import (
+    LINE_PRESETS,
+    LineConfig,
+    MexicanTrainConfig,
+    from_preset,
+    line_from_preset,
+)
 from domino_env.core.errors import ConfigError
 
 #: Env keyword arguments that are not rules (dropped when a config is built from env kwargs).
@@ -38,52 +47,85 @@ class Agent(Protocol):
     ) -> int: ...
 
 
-def as_config(config: Any = None) -> MexicanTrainConfig:
-    """A :class:`MexicanTrainConfig` from a config, an env (anything with ``.config`` or
-    ``.unwrapped.config``), a dict of env keyword arguments, or ``None`` (the default rules).
+#: Game families of the agent registry.
+GAMES = ("mexican_train", "line")
+
+
+def as_config(config: Any = None) -> MexicanTrainConfig | LineConfig:
+    """The rules config from a config (:class:`MexicanTrainConfig` or :class:`LineConfig`), an env
+    (anything with ``.config`` or ``.unwrapped.config``), a dict of env keyword arguments, or
+    ``None`` (the default Mexican Train rules).
+
+    A dict whose ``"preset"`` is a line-game preset (``"block"``, ``"draw"``, ``"cuban"``) gives a
+    :class:`LineConfig`; any other dict a :class:`MexicanTrainConfig` (default preset
+    ``"domino_cubano"``). Env-only keys (``episode``, ``reward``, ``render_mode``, ``max_cycles``)
+    are dropped.
 
     Raises:
         ConfigError: the dict has an unknown or invalid field.
     """
     if config is None:
         return MexicanTrainConfig()
-    if isinstance(config, MexicanTrainConfig):
+    if isinstance(config, (MexicanTrainConfig, LineConfig)):
         return config
     if isinstance(config, dict):
         kwargs = {k: v for k, v in config.items() if k not in _ENV_ONLY_KWARGS}
         preset = kwargs.pop("preset", "domino_cubano")
+        if preset in LINE_PRESETS:
+            return line_from_preset(preset, **kwargs)
         return from_preset(preset, **kwargs)
     for holder in (config, getattr(config, "unwrapped", None)):
         cfg = getattr(holder, "config", None)
-        if isinstance(cfg, MexicanTrainConfig):
+        if isinstance(cfg, (MexicanTrainConfig, LineConfig)):
             return cfg
     raise ConfigError(
-        "config", config, "a MexicanTrainConfig, an env, a dict of env kwargs or None"
+        "config",
+        config,
+        "a MexicanTrainConfig or LineConfig, an env, a dict of env kwargs or None",
     )
 
 
-AgentFactory = Callable[[MexicanTrainConfig, "str | None"], Agent]
-_REGISTRY: dict[str, AgentFactory] = {}
+def game_of(config: MexicanTrainConfig | LineConfig) -> str:
+    """Registry family of a config: ``"line"`` for a :class:`LineConfig`, else ``"mexican_train"``."""
+    return "line" if isinstance(config, LineConfig) else "mexican_train"
 
 
-def register_agent(name: str, factory: AgentFactory) -> None:
+AgentFactory = Callable[[Any, "str | None"], Agent]
+_REGISTRIES: dict[str, dict[str, AgentFactory]] = {game: {} for game in GAMES}
+#: The Mexican Train registry (kept under its old name).
+_REGISTRY = _REGISTRIES["mexican_train"]
+
+
+def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train") -> None:
     """Make ``make_agent(name)`` / ``make_agent(f"{name}:{arg}")`` call ``factory(config, arg)``
-    (``arg`` is ``None`` without a colon), e.g. ``register_agent("ppo", load_ppo_agent)``."""
-    _REGISTRY[name] = factory
+    (``arg`` is ``None`` without a colon), e.g. ``register_agent("ppo", load_ppo_agent)``.
+
+    ``game`` is the family the factory builds agents for: ``"mexican_train"`` (default; it gets a
+    :class:`MexicanTrainConfig`) or ``"line"`` (block / draw / Cuban; it gets a
+    :class:`LineConfig`).
+
+    Raises:
+        ConfigError: unknown ``game``.
+    """
+    if game not in _REGISTRIES:
+        raise ConfigError("game", game, f"one of {GAMES}")
+    _REGISTRIES[game][name] = factory
 
 
-def agent_names() -> list[str]:
-    """Registered agent names, sorted."""
-    return sorted(_REGISTRY)
+def agent_names(game: str = "mexican_train") -> list[str]:
+    """Registered agent names of the family ``game`` (``"mexican_train"`` or ``"line"``), sorted."""
+    return sorted(_REGISTRIES.get(game, {}))
 
 
 def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     """Build the agent named by ``spec`` (``"random"``, ``"greedy"``, ``"planner"``, or
     ``"name:arg"`` for registered factories that take an argument) for the rules ``config``
     (anything :func:`as_config` accepts). An agent object (any callable) is returned unchanged.
+    The registry is chosen by the rules: a :class:`LineConfig` (or a line-game env / line preset
+    dict) builds a line-game agent, anything else a Mexican Train agent.
 
     Raises:
-        ConfigError: unknown agent name.
+        ConfigError: unknown agent name (for that game family).
     """
     if not isinstance(spec, str):
         if callable(spec):
@@ -92,9 +134,16 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
             "agent", spec, f"an agent name ({', '.join(agent_names())}) or a callable"
         )
     name, _, arg = spec.partition(":")
-    if name not in _REGISTRY:
-        raise ConfigError("agent", spec, f"one of {agent_names()} (optionally 'name:arg')")
-    return _REGISTRY[name](as_config(config), arg or None)
+    cfg = as_config(config)
+    game = game_of(cfg)
+    if game == "line" and not _REGISTRIES["line"]:
+        from . import line  # noqa: F401  (registers the line-game ladder)
+    registry = _REGISTRIES[game]
+    if name not in registry:
+        raise ConfigError(
+            "agent", spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules"
+        )
+    return registry[name](cfg, arg or None)
 
 
 def agent_label(agent: str | Agent) -> str:

@@ -5,6 +5,11 @@ Command line (also the ``domino-evaluate`` console script)::
     python -m train.evaluate --agents planner greedy greedy greedy --rounds 2000 --players 4 \\
         --max-pip 12 [--preset domino_cubano] [--episode round|game] [--seed 0] [--json out.json] \\
         [--workers 2] [rule options: --doubles chain --drawn-tile may_play ...]
+    python -m train.evaluate --game cuban --agents planner greedy planner greedy --rounds 2000 \\
+        [--teams/--no-teams --next-lead winner --annul-doubles 5 --target-score 100 ...]
+
+``--game`` picks the game: ``mexican_train`` (default; ``--preset`` picks its rule set) or a line
+game ``block``, ``draw``, ``cuban`` (the preset of that name; the line rule options override it).
 
 **Duplicate deals.** Deal ``d`` has its own env seed (derived from ``--seed`` and ``d``). Every
 seat rotation of the agent list plays that deal: in rotation ``r`` agent ``i`` of the list sits at
@@ -22,6 +27,13 @@ number of episodes actually played (rounds with ``--episode round``, whole games
   a void round (``blocked_round="void"``) gives nobody anything. The credits of one episode sum to
   1 (0 if void), so an agent exactly as strong as the others has the **parity share** ``1/P``
   (times the fraction of non-void episodes).
+* *teams* (line games with ``teams=True``: seats 0+2 against 1+3): the win rate is the **team win
+  rate**: when a team wins, *each* of its two seats gets credit 1 (the seat's side won), so the
+  credits of one episode sum to 2 and the parity share is **1/2** (two teams). If both teams tie
+  for a game win, each of the four seats gets 1/2. An agent's win rate is the fraction of its
+  seat-episodes whose side won (with mixed tables its partner may be another agent).
+* *annulled rounds* (Cuban: a player with 5+ doubles asks for a new deal) are not rounds: the
+  round is re-dealt and only the round that is played out counts (``annulled_rounds`` counts them).
 * *95% CI (Wilson)*: the Wilson score interval on (credit, seat-episodes), treating seat-episodes
   as independent trials (fractional credit counts as fractional successes).
 * *95% CI (per deal)*: the honest one: episodes of the same deal are correlated (and the k seats of
@@ -47,8 +59,40 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, agent_label, make_agent
-from domino_env.core.config import FIELD_DOCS, PRESETS, RULE_CHOICES
+from domino_env.core.config import (
+    FIELD_DOCS,
+    LINE_FIELD_DOCS,
+    LINE_PRESETS,
+    LINE_RULE_CHOICES,
+    PRESETS,
+    RULE_CHOICES,
+)
+from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import raw_env
+
+#: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
+GAMES = ("mexican_train", *LINE_PRESETS)
+
+
+def make_env(game: str = "mexican_train", **env_kwargs: Any) -> Any:
+    """The raw AEC env of ``game``: ``mexican_train_v0.raw_env(**env_kwargs)``, or for a line game
+    ``line_v0.raw_env(preset=game, **env_kwargs)`` (a ``preset`` in ``env_kwargs`` must then be
+    ``game`` itself).
+
+    Raises:
+        ConfigError: unknown game, a line game given another preset, or bad rules.
+    """
+    from domino_env.core.errors import ConfigError
+
+    if game == "mexican_train":
+        return raw_env(**env_kwargs)
+    if game not in GAMES:
+        raise ConfigError("game", game, f"one of {GAMES}")
+    preset = env_kwargs.pop("preset", None)
+    if preset is not None and preset != game:
+        raise ConfigError("preset", preset, f"{game!r} (or nothing) for game={game!r}")
+    return line_v0.raw_env(preset=game, **env_kwargs)
+
 
 Z95 = 1.959963984540054
 #: t(0.975, df) for df = 1..30 (beyond: the normal quantile).
@@ -119,6 +163,7 @@ class GameRecord:
         scores: final game totals (whole games only, else None).
         blocked / void: rounds that ended blocked / blocked and void.
         steps: actions played; truncated: the episode hit max_cycles (no credit given).
+        annulled: rounds annulled and re-dealt (Cuban; not counted in ``rounds``).
     """
 
     deal: int
@@ -134,17 +179,21 @@ class GameRecord:
     void: int = 0
     steps: int = 0
     truncated: bool = False
+    annulled: int = 0
 
 
-def _credit(winners: Sequence[int], num_players: int) -> list[float]:
+def _credit(winners: Sequence[int], num_players: int, teams: bool = False) -> list[float]:
+    """Win credit per seat: ``1/k`` to each of k winners; with ``teams`` (seats 0+2 vs 1+3) each
+    winner gets ``1/(winning teams)``: 1 to both partners of a winning team."""
     out = [0.0] * num_players
+    share = len({s % 2 for s in winners}) if teams else len(winners)
     for s in winners:
-        out[s] = 1.0 / len(winners)
+        out[s] = 1.0 / share
     return out
 
 
 def play_episode(
-    env: raw_env,
+    env: Any,
     agents: Sequence[Agent],
     seats: Sequence[int],
     seed: int,
@@ -157,6 +206,7 @@ def play_episode(
     Seat ``s`` is played by ``agents[seats[s]]`` with its own generator seeded ``[*agent_seed, s]``.
     """
     p = env.config.num_players
+    teams = bool(getattr(env.config, "teams", False))
     env.reset(seed=seed)
     rngs = [np.random.default_rng([*agent_seed, s]) for s in range(p)]
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
@@ -174,10 +224,12 @@ def play_episode(
         env.step(int(action))
         rec.steps += 1
         info = env.infos.get(agent) or next((i for i in env.infos.values() if i), {})
-        if "winners" in info and info.get("round_index") != last_round:  # a round ended now
+        if info.get("termination") == "annulled":  # re-dealt at once: not a round
+            rec.annulled += 1
+        elif "winners" in info and info.get("round_index") != last_round:  # a round ended now
             last_round = info.get("round_index")
             rec.rounds += 1
-            for i, c in enumerate(_credit(info["winners"], p)):
+            for i, c in enumerate(_credit(info["winners"], p, teams)):
                 rec.round_credit[i] += c
             for i, x in enumerate(info["pips"]):
                 rec.pips[i] += x
@@ -185,7 +237,7 @@ def play_episode(
                 rec.blocked += 1
                 rec.void += not info["winners"]
             if game_mode and info.get("game_over"):
-                rec.game_credit = _credit(info["game_winners"], p)
+                rec.game_credit = _credit(info["game_winners"], p, teams)
                 rec.scores = list(info["scores"])
         if any(env.truncations.values()):
             rec.truncated = True
@@ -197,8 +249,10 @@ def play_episode(
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(env_kwargs: dict[str, Any], agents: list[Agent], seed: int) -> None:
-    _WORKER["env"] = raw_env(**env_kwargs)
+def _init_worker(
+    env_kwargs: dict[str, Any], agents: list[Agent], seed: int, game: str = "mexican_train"
+) -> None:
+    _WORKER["env"] = make_env(game, **env_kwargs)
     _WORKER["agents"] = agents
     _WORKER["seed"] = seed
 
@@ -255,6 +309,9 @@ class EvaluationResult:
         stats: one :class:`AgentStats` per distinct agent name, in first-listed order.
         seconds: wall time; workers: processes used.
         records: every episode (not written to JSON unless asked).
+        game: ``"mexican_train"``, ``"block"``, ``"draw"`` or ``"cuban"``.
+        teams: partnerships (line games): win rates are team win rates, parity 1/2.
+        annulled_rounds: rounds annulled and re-dealt (Cuban).
     """
 
     agents: list[str]
@@ -273,6 +330,9 @@ class EvaluationResult:
     seconds: float = 0.0
     workers: int = 1
     records: list[GameRecord] = field(default_factory=list, repr=False)
+    game: str = "mexican_train"
+    teams: bool = False
+    annulled_rounds: int = 0
 
     def stats_for(self, name: str) -> AgentStats:
         """The :class:`AgentStats` of agent ``name``. Raises KeyError if absent."""
@@ -296,10 +356,13 @@ class EvaluationResult:
         from rich.table import Table
 
         unit = "games" if self.episode == "game" else "rounds"
+        game = "" if self.game == "mexican_train" else f"{self.game} game, "
+        teams = ", teams 0+2 vs 1+3 (team win rate)" if self.teams else ""
         title = (
-            f"{' '.join(self.agents)} | {self.num_players} players, double-{self.env_kwargs.get('max_pip')}, "
-            f"{self.env_kwargs.get('preset')} | {self.episodes} {unit} = {self.deals} deals x "
-            f"{self.num_players} seat rotations | seed {self.seed}"
+            f"{' '.join(self.agents)} | {game}{self.num_players} players{teams}, "
+            f"double-{self.env_kwargs.get('max_pip')}, {self.env_kwargs.get('preset')} | "
+            f"{self.episodes} {unit} = {self.deals} deals x {self.num_players} seat rotations | "
+            f"seed {self.seed}"
         )
         t = Table(title=title)
         t.add_column("agent")
@@ -309,7 +372,7 @@ class EvaluationResult:
         t.add_column("win rate", justify="right")
         t.add_column("95% CI Wilson", justify="right")
         t.add_column("95% CI per deal", justify="right")
-        t.add_column("parity 1/P", justify="right")
+        t.add_column("parity 1/2" if self.teams else "parity 1/P", justify="right")
         t.add_column("vs parity")
         if self.episode == "game":
             t.add_column("round win rate", justify="right")
@@ -436,6 +499,7 @@ def evaluate(
     workers: int = 1,
     progress: bool = False,
     keep_records: bool = False,
+    game: str = "mexican_train",
     **env_kwargs: Any,
 ) -> EvaluationResult:
     """Play a duplicate-deal tournament and return its statistics.
@@ -452,8 +516,12 @@ def evaluate(
         workers: processes (deals are split between them; the result does not depend on it).
         progress: show a progress bar (tqdm, on stderr).
         keep_records: keep every :class:`GameRecord` in ``result.records``.
+        game: ``"mexican_train"`` (default) or a line game ``"block"``, ``"draw"``, ``"cuban"``
+            (:func:`make_env`; the agents are then the line-game agents of :mod:`agents.line`).
+            With teams the win rates are team win rates (parity 1/2; module docstring).
         **env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``max_pip``,
-            ``preset``, ``doubles``, ...).
+            ``preset``, ``doubles``, ...) or, for a line game, ``line_v0.raw_env`` (``max_pip``,
+            ``hand_size``, ``teams``, ``next_lead``, ...).
 
     Raises:
         ConfigError: bad rules, unknown agent name, or ``num_players != len(agents)``.
@@ -470,7 +538,9 @@ def evaluate(
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ConfigError("rounds", rounds, "a positive integer")
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
-    env = raw_env(**env_kwargs)
+    env = make_env(game, **env_kwargs)
+    if game != "mexican_train":
+        env_kwargs.pop("preset", None)
     labels = [agent_label(a) for a in agents]
     built = [make_agent(a, env.config) for a in agents]
     p = num_players
@@ -485,7 +555,7 @@ def evaluate(
         bar = tqdm(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
     workers = max(1, int(workers))
     if workers == 1:
-        _init_worker(env_kwargs, built, seed)
+        _init_worker(env_kwargs, built, seed, game)
         for d in range(deals):
             recs = _play_deals([d])
             records.extend(recs)
@@ -496,7 +566,7 @@ def evaluate(
         chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(
-            workers, initializer=_init_worker, initargs=(env_kwargs, built, seed)
+            workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game)
         ) as pool:
             for recs in pool.imap(_play_deals, chunks):
                 records.extend(recs)
@@ -522,6 +592,9 @@ def evaluate(
         seconds=time.perf_counter() - start,
         workers=workers,
         records=records if keep_records else [],
+        game=game,
+        teams=bool(getattr(env.config, "teams", False)),
+        annulled_rounds=sum(r.annulled for r in records),
     )
 
 
@@ -540,8 +613,16 @@ _RULE_OPTIONS = (
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m train.evaluate",
-        description="Duplicate-deal Mexican Train tournament: every deal is played in every seat "
-        "rotation of the agent list; prints win rates with 95%% confidence intervals.",
+        description="Duplicate-deal tournament (Mexican Train, or the line games block, draw and "
+        "Cuban): every deal is played in every seat rotation of the agent list; prints win rates "
+        "with 95%% confidence intervals (with teams: team win rates, parity 1/2).",
+    )
+    parser.add_argument(
+        "--game",
+        default="mexican_train",
+        choices=GAMES,
+        help="mexican_train (default; --preset picks its rule set) or a line game: block, draw, "
+        "cuban (that preset; the line rule options override it)",
     )
     parser.add_argument(
         "--agents",
@@ -565,13 +646,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="seats, 2..8; must equal the number of --agents (default: that number)",
     )
     parser.add_argument(
-        "--max-pip", type=int, default=12, choices=(9, 12, 15, 18), help="double-N set (default 12)"
+        "--max-pip",
+        type=int,
+        default=None,
+        choices=(6, 9, 12, 15, 18),
+        help="double-N set (default: the preset's: 12 for Mexican Train (9, 12, 15, 18), 6 for "
+        "block and draw, 9 for cuban (line games: 6, 9, 12))",
     )
     parser.add_argument(
         "--preset",
-        default="domino_cubano",
+        default=None,
         choices=tuple(PRESETS),
-        help="rule preset (default domino_cubano); rule options below override it",
+        help="Mexican Train rule preset (default domino_cubano); rule options below override it. "
+        "The line games take their preset from --game",
     )
     parser.add_argument(
         "--episode",
@@ -625,6 +712,29 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument(
         "--elimination-limit", type=int, default=None, help=FIELD_DOCS["elimination_limit"]
     )
+    line = parser.add_argument_group(
+        "line-game rules (--game block|draw|cuban; default: the preset's value; --hand-size and "
+        "--use-boneyard apply too)"
+    )
+    line.add_argument(
+        "--teams",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=LINE_FIELD_DOCS["teams"] + " Win rates are then team win rates (parity 1/2).",
+    )
+    for name, choices in LINE_RULE_CHOICES.items():
+        line.add_argument(
+            "--" + name.replace("_", "-"), default=None, choices=choices, help=LINE_FIELD_DOCS[name]
+        )
+    line.add_argument(
+        "--annul-doubles",
+        type=int,
+        default=None,
+        help=LINE_FIELD_DOCS["annul_doubles"] + " Give 0 for no annulment.",
+    )
+    line.add_argument(
+        "--target-score", type=int, default=None, help=LINE_FIELD_DOCS["target_score"]
+    )
     return parser
 
 
@@ -642,18 +752,29 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     parser = build_parser()
     args = parser.parse_args(argv)
     players = args.players if args.players is not None else len(args.agents)
-    kwargs: dict[str, Any] = {"preset": args.preset, "max_pip": args.max_pip}
-    for name in (
-        "hand_size",
-        *_RULE_OPTIONS,
-        "use_boneyard",
-        "use_mexican_train",
-        "double_blank_points",
-        "elimination_limit",
-    ):
+    mexican = (*_RULE_OPTIONS, "use_mexican_train", "double_blank_points", "elimination_limit")
+    line = ("teams", *LINE_RULE_CHOICES, "annul_doubles", "target_score")
+    if args.game == "mexican_train":
+        kwargs: dict[str, Any] = {"preset": args.preset or "domino_cubano"}
+        own, foreign = mexican, line
+    else:
+        if args.preset is not None:
+            parser.error(
+                f"--preset is for --game mexican_train; --game {args.game} is its own preset"
+            )
+        kwargs = {}
+        own, foreign = line, mexican
+    for name in foreign:
+        if getattr(args, name) is not None:
+            parser.error(f"--{name.replace('_', '-')} is not a rule of --game {args.game}")
+    if args.max_pip is not None:
+        kwargs["max_pip"] = args.max_pip
+    for name in ("hand_size", "use_boneyard", *own):
         value = getattr(args, name)
         if value is not None:
             kwargs[name] = value
+    if kwargs.get("annul_doubles") == 0:
+        kwargs["annul_doubles"] = None
     try:
         result = evaluate(
             args.agents,
@@ -664,6 +785,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             workers=args.workers,
             progress=not args.no_progress,
             keep_records=args.records,
+            game=args.game,
             **kwargs,
         )
     except DominoError as exc:
@@ -672,11 +794,17 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
         console = Console(width=200)
     console.print(result.table())
+    annulled = f", {result.annulled_rounds} annulled and re-dealt" if result.annulled_rounds else ""
+    parity = (
+        "Teams: win rate = team win rate, parity share = 1/2"
+        if result.teams
+        else "Parity share = 1/P x fraction of non-void episodes"
+    )
     console.print(
         f"{result.rounds_played} rounds in {result.episodes} {'games' if args.episode == 'game' else 'rounds'} "
-        f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated) "
-        f"in {result.seconds:.1f}s with {result.workers} worker(s). Parity share = 1/P x fraction of non-void "
-        f"episodes; CI per deal = t interval over the {result.deals} per-deal averages."
+        f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
+        f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
+        f"the {result.deals} per-deal averages."
     )
     if args.json:
         with open(args.json, "w") as f:
