@@ -23,6 +23,7 @@ from domino_env.core.config import LineConfig
 from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_count, tile_table
 from domino_env.encoding.line import decode_line_observation
+from domino_env.wrappers import random_legal_opponent
 
 from .base import as_config, register_agent
 
@@ -142,8 +143,7 @@ class LineRandomAgent(_LineAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        legal = np.flatnonzero(action_mask)
-        return int(legal[rng.integers(len(legal))])
+        return random_legal_opponent(observation, action_mask, rng)
 
 
 class LineGreedyAgent(_LineAgent):

@@ -20,6 +20,7 @@ import numpy as np
 from domino_env.core.config import MexicanTrainConfig
 from domino_env.core.tiles import double_index, tile_count, tile_table
 from domino_env.encoding.mexican_train import decode_observation
+from domino_env.wrappers import random_legal_opponent
 
 from .base import as_config, register_agent
 
@@ -106,8 +107,7 @@ class RandomAgent(_MexicanTrainAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        legal = np.flatnonzero(action_mask)
-        return int(legal[rng.integers(len(legal))])
+        return random_legal_opponent(observation, action_mask, rng)
 
 
 class GreedyAgent(_MexicanTrainAgent):

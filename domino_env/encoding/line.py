@@ -15,7 +15,7 @@ from ..core.config import LineConfig
 from ..core.errors import DominoError
 from ..core.line import LineState
 from ..core.tiles import tile_count, tile_from_index, tile_index
-from .spec import BYTE_BITS, Field, ObservationSpec
+from .spec import EncoderBase, Field, ObservationSpec
 
 ENDS = ("left", "right")
 
@@ -106,7 +106,7 @@ def decode_line_observation(obs: np.ndarray, num_players: int = 4, max_pip: int 
     return line_observation_spec(num_players, max_pip).decode(obs)
 
 
-class LineEncoder:
+class LineEncoder(EncoderBase):
     """Builds line-game observations and masks for one config.
 
     Attributes:
@@ -122,12 +122,11 @@ class LineEncoder:
         self.num_actions = line_action_count(n)
         self.spec = line_observation_spec(p, n)
         self._o = {k: sl.start for k, sl in self.spec.slices.items()}
-        self._nbytes = (2 * self.num_tiles + 7) // 8
 
     def observe(self, state: LineState, seat: int) -> np.ndarray:
         """Observation of ``seat``: float32 array of shape ``(spec.size,)``; nothing hidden leaks."""
         o = self._o
-        p, v, t = self.num_players, self.num_values, self.num_tiles
+        p, v = self.num_players, self.num_values
         buf = bytearray(self.spec.size)
         if state.line:
             buf[o["left_end"] + state.left] = 1
@@ -158,20 +157,4 @@ class LineEncoder:
             and (state.first_turn_pending[seat] or (state.current_player == seat and state.in_first_turn))
         ):
             buf[o["may_annul"]] = 1
-        both = (state.placed << t) | hands[seat]
-        bits = b"".join(map(BYTE_BITS.__getitem__, both.to_bytes(self._nbytes, "little")))
-        buf[o["hand"] : o["hand"] + 2 * t] = bits[: 2 * t]
-        obs = np.frombuffer(buf, dtype=np.uint8).astype(np.float32)
-        if state.round_index:
-            obs[o["round_index"]] = state.round_index
-        if any(state.scores):
-            obs[o["scores"] : o["scores"] + p] = [state.scores[(seat + k) % p] for k in range(p)]
-        return obs
-
-    def mask(self, state: LineState, seat: int) -> np.ndarray:
-        """Action mask of ``seat``: int8 array of shape ``(2T + 3,)``, all zeros unless acting."""
-        buf = bytearray(self.num_actions)
-        if not state.round_over and state.current_player == seat:
-            for action in state.legal_actions():
-                buf[action] = 1
-        return np.frombuffer(buf, dtype=np.int8)
+        return self._finish(buf, state, seat)

@@ -15,7 +15,7 @@ from ..core.config import MexicanTrainConfig
 from ..core.errors import DominoError
 from ..core.mexican_train import COVER_OWN, PHASE_NAMES, SECOND_DOUBLE, MexicanTrainState
 from ..core.tiles import tile_count, tile_from_index, tile_index
-from .spec import BYTE_BITS, Field, ObservationSpec
+from .spec import EncoderBase, Field, ObservationSpec
 
 
 def action_count(num_players: int, max_pip: int) -> int:
@@ -122,7 +122,7 @@ def decode_observation(obs: np.ndarray, num_players: int = 4, max_pip: int = 12)
     return observation_spec(num_players, max_pip).decode(obs)
 
 
-class MexicanTrainEncoder:
+class MexicanTrainEncoder(EncoderBase):
     """Builds observations and masks for one config.
 
     Attributes:
@@ -140,8 +140,6 @@ class MexicanTrainEncoder:
         self.spec = observation_spec(p, n)
         o = {k: sl.start for k, sl in self.spec.slices.items()}
         self._o = o
-        # hand and placed are adjacent: both multi-hots come from one int of 2T bits.
-        self._nbytes = (2 * self.num_tiles + 7) // 8
         v = self.num_values
         tr = p + 1
         # Per egocentric position k: the offsets of each per-train block entry.
@@ -166,7 +164,7 @@ class MexicanTrainEncoder:
         byte), converted once to float32; scalar numpy writes would cost ~0.1 us each.
         """
         o = self._o
-        p, v, t = self.num_players, self.num_values, self.num_tiles
+        p, v = self.num_players, self.num_values
         buf = bytearray(self.spec.size)
         buf[o["station"] + state.station] = 1
         actor = state.current_player
@@ -231,20 +229,4 @@ class MexicanTrainEncoder:
                     buf[o["drawn_tile"] + state.drawn_tile] = 1
         if state.first_turn_pending[seat] or (live and actor == seat and state.in_first_turn):
             buf[o["first_turn"]] = 1
-        both = (state.placed << t) | state.hands[seat]
-        bits = b"".join(map(BYTE_BITS.__getitem__, both.to_bytes(self._nbytes, "little")))
-        buf[o["hand"] : o["hand"] + 2 * t] = bits[: 2 * t]
-        obs = np.frombuffer(buf, dtype=np.uint8).astype(np.float32)
-        if state.round_index:  # may exceed a byte in long elimination games
-            obs[o["round_index"]] = state.round_index
-        if any(state.scores):
-            obs[o["scores"] : o["scores"] + p] = [state.scores[(seat + k) % p] for k in range(p)]
-        return obs
-
-    def mask(self, state: MexicanTrainState, seat: int) -> np.ndarray:
-        """Action mask of ``seat``: int8 array of shape ``(num_actions,)``, all zeros unless acting."""
-        buf = bytearray(self.num_actions)
-        if not state.round_over and state.current_player == seat:
-            for action in state.legal_actions():
-                buf[action] = 1
-        return np.frombuffer(buf, dtype=np.int8)
+        return self._finish(buf, state, seat)

@@ -75,3 +75,38 @@ class ObservationSpec:
         """Stable hash of the layout (names, shapes, bounds); saved with trained models."""
         payload = [(f.name, list(f.shape), f.high, f.unit) for f in self.fields]
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
+
+
+class EncoderBase:
+    """What the games' encoders share: the multi-hot ``hand`` and ``placed`` blocks (adjacent in
+    every spec), the byte -> float32 conversion, the scores and round index (which may exceed a
+    byte), and the action mask."""
+
+    spec: ObservationSpec
+    num_players: int
+    num_tiles: int
+    num_actions: int
+
+    def _finish(self, buf: bytearray, state, seat: int) -> np.ndarray:
+        """Write the hand / placed multi-hots into ``buf``, convert it to float32, add the scores
+        (observer first) and round index. Returns the observation."""
+        o, t, p = self.spec.slices, self.num_tiles, self.num_players
+        start = o["hand"].start
+        both = (state.placed << t) | state.hands[seat]
+        bits = b"".join(map(BYTE_BITS.__getitem__, both.to_bytes((2 * t + 7) // 8, "little")))
+        buf[start : start + 2 * t] = bits[: 2 * t]
+        obs = np.frombuffer(buf, dtype=np.uint8).astype(np.float32)
+        if state.round_index:
+            obs[o["round_index"].start] = state.round_index
+        if any(state.scores):
+            obs[o["scores"]] = [state.scores[(seat + k) % p] for k in range(p)]
+        return obs
+
+    def mask(self, state, seat: int) -> np.ndarray:
+        """Action mask of ``seat``: int8 array of shape ``(num_actions,)``, all zeros unless it is
+        the acting seat of a running round."""
+        buf = bytearray(self.num_actions)
+        if not state.round_over and state.current_player == seat:
+            for action in state.legal_actions():
+                buf[action] = 1
+        return np.frombuffer(buf, dtype=np.int8)
