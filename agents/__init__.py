@@ -13,6 +13,11 @@ protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: 
 from .base import Agent, agent_label, agent_names, as_config, make_agent, register_agent
 from .line import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, LineSeatView
 from .mexican_train import GreedyAgent, PlannerAgent, RandomAgent, SeatView
+from .ppo import (  # registers "ppo:PATH" (trained policies)
+    PPOAgent,
+    SpecMismatchError,
+    load_ppo_agent,
+)
 
 __all__ = [
     "Agent",
@@ -21,12 +26,15 @@ __all__ = [
     "LinePlannerAgent",
     "LineRandomAgent",
     "LineSeatView",
+    "PPOAgent",
     "PlannerAgent",
     "RandomAgent",
     "SeatView",
+    "SpecMismatchError",
     "agent_label",
     "agent_names",
     "as_config",
+    "load_ppo_agent",
     "make_agent",
     "register_agent",
 ]

@@ -146,6 +146,43 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     return registry[name](cfg, arg or None)
 
 
+def no_argument(factory: Callable[[Any], Agent]) -> AgentFactory:
+    """A registry factory for an agent that takes no ``name:arg`` argument (one given is refused)."""
+
+    def build(config: Any, arg: str | None) -> Agent:
+        if arg is not None:
+            raise ConfigError("agent", f"{getattr(factory, 'name', factory.__name__)}:{arg}", "no ':argument' for this agent")
+        return factory(config)
+
+    return build
+
+
+def positive_int(spec: str, text: str) -> int:
+    """``text`` as an integer >= 1, or a ConfigError naming the agent ``spec``."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError("agent", spec, "a positive integer after the colon")
+    return value
+
+
+def check_mask_size(agent: Any, action_mask: np.ndarray) -> None:
+    """Refuse a mask from another game or seat count than the agent was built for.
+
+    Raises:
+        ConfigError: the mask length differs from ``agent.num_actions``.
+    """
+    if len(action_mask) != agent.num_actions:
+        raise ConfigError(
+            "action_mask",
+            f"{len(action_mask)} actions",
+            f"{agent.num_actions} actions: {agent!r} was built for other rules; build it with the "
+            "env's config (make_agent(name, env.unwrapped.config))",
+        )
+
+
 def agent_label(agent: str | Agent) -> str:
     """Display name of an agent spec or object: the spec string, else ``agent.name``, else the
     class name."""

@@ -25,7 +25,7 @@ from domino_env.core.tiles import tile_count, tile_table
 from domino_env.encoding.line import decode_line_observation
 from domino_env.wrappers import random_legal_opponent
 
-from .base import as_config, register_agent
+from .base import as_config, check_mask_size, no_argument, positive_int, register_agent
 
 
 @dataclass
@@ -84,6 +84,7 @@ class _LineAgent:
         self.max_pip = n = cfg.max_pip
         self.num_tiles = t = tile_count(n)
         self.draw_action, self.pass_action, self.annul_action = 2 * t, 2 * t + 1, 2 * t + 2
+        self.num_actions = 2 * t + 3
         self.tiles = tile_table(n)
         self.values = tuple(a + b for a, b in self.tiles)
         self.pip_masks = tuple(
@@ -143,6 +144,7 @@ class LineRandomAgent(_LineAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        check_mask_size(self, action_mask)
         return random_legal_opponent(observation, action_mask, rng)
 
 
@@ -166,6 +168,7 @@ class LineGreedyAgent(_LineAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        check_mask_size(self, action_mask)
         legal = np.flatnonzero(action_mask)
         places = self.placements(legal)
         if not places:
@@ -263,6 +266,7 @@ class LinePlannerAgent(_LineAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        check_mask_size(self, action_mask)
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
@@ -511,8 +515,8 @@ class LinePlannerAgent(_LineAgent):
         return closes / n, wins / n
 
 
-register_agent("random", lambda config, arg: LineRandomAgent(config), game="line")
-register_agent("greedy", lambda config, arg: LineGreedyAgent(config), game="line")
+register_agent("random", no_argument(LineRandomAgent), game="line")
+register_agent("greedy", no_argument(LineGreedyAgent), game="line")
 
 
 def _planner(config: LineConfig, arg: str | None) -> LinePlannerAgent:
@@ -520,15 +524,14 @@ def _planner(config: LineConfig, arg: str | None) -> LinePlannerAgent:
     ``planner:search=N`` (the search option with N rollouts, default 32)."""
     if arg is None:
         return LinePlannerAgent(config)
-    try:
-        if arg.startswith("search"):
-            _, _, n = arg.partition("=")
-            return LinePlannerAgent(config, rollouts=int(n) if n else 32)
-        return LinePlannerAgent(config, samples=int(arg))
-    except ValueError:
-        raise ConfigError(
-            "agent", f"planner:{arg}", "planner, planner:N, planner:search or planner:search=N"
-        ) from None
+    spec = f"planner:{arg}"
+    if arg == "search":
+        return LinePlannerAgent(config, rollouts=32)
+    if arg.startswith("search="):
+        return LinePlannerAgent(config, rollouts=positive_int(spec, arg[len("search="):]))
+    if arg.isdigit():
+        return LinePlannerAgent(config, samples=positive_int(spec, arg))
+    raise ConfigError("agent", spec, "planner, planner:N, planner:search or planner:search=N (N >= 1)")
 
 
 register_agent("planner", _planner, game="line")

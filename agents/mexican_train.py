@@ -22,7 +22,7 @@ from domino_env.core.tiles import double_index, tile_count, tile_table
 from domino_env.encoding.mexican_train import decode_observation
 from domino_env.wrappers import random_legal_opponent
 
-from .base import as_config, register_agent
+from .base import as_config, check_mask_size, no_argument, positive_int, register_agent
 
 
 @dataclass
@@ -65,6 +65,7 @@ class _MexicanTrainAgent:
         self.num_tiles = tile_count(n)
         self.draw_action = self.num_tiles * (p + 1)
         self.pass_action = self.draw_action + 1
+        self.num_actions = self.draw_action + 2
         self.tiles = tile_table(n)
         self.values = tuple(
             cfg.double_blank_points if a == b == 0 else a + b for a, b in self.tiles
@@ -107,6 +108,7 @@ class RandomAgent(_MexicanTrainAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        check_mask_size(self, action_mask)
         return random_legal_opponent(observation, action_mask, rng)
 
 
@@ -130,6 +132,7 @@ class GreedyAgent(_MexicanTrainAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        check_mask_size(self, action_mask)
         legal = np.flatnonzero(action_mask)
         places = self.placements(legal)
         if not places:
@@ -292,6 +295,7 @@ class PlannerAgent(_MexicanTrainAgent):
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        check_mask_size(self, action_mask)
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
@@ -397,8 +401,11 @@ class PlannerAgent(_MexicanTrainAgent):
         return best
 
 
-register_agent("random", lambda config, arg: RandomAgent(config))
-register_agent("greedy", lambda config, arg: GreedyAgent(config))
+register_agent("random", no_argument(RandomAgent))
+register_agent("greedy", no_argument(GreedyAgent))
 register_agent(
-    "planner", lambda config, arg: PlannerAgent(config, **({"budget": int(arg)} if arg else {}))
+    "planner",
+    lambda config, arg: PlannerAgent(
+        config, **({"budget": positive_int(f"planner:{arg}", arg)} if arg else {})
+    ),
 )

@@ -42,8 +42,7 @@ def _register() -> None:
         for game in ("block", "draw", "cuban"):
             gymnasium.register(
                 id=f"dominoes/{game.capitalize()}-v0",
-                entry_point="domino_env.wrappers:line_single_agent",
-                kwargs={"preset": game},
+                entry_point=f"domino_env.wrappers:{game}_single_agent",
             )
 
 

@@ -224,3 +224,20 @@ def line_single_agent(
     from .envs.line_v0 import raw_env
 
     return SingleAgentEnv(raw_env(preset=preset, **env_kwargs), opponents, learner_seat, illegal_reward)
+
+
+def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
+    def make(**kwargs: Any) -> SingleAgentEnv:
+        if kwargs.get("preset", game) != game:
+            raise ConfigError("preset", kwargs["preset"], f"'{game}' for this id (use line_single_agent)")
+        kwargs.pop("preset", None)
+        return line_single_agent(game, **kwargs)
+
+    make.__name__ = f"{game}_single_agent"
+    make.__doc__ = f"The {game} game as a single-agent env (registered Gymnasium id)."
+    return make
+
+
+block_single_agent = _line_game("block")
+draw_single_agent = _line_game("draw")
+cuban_single_agent = _line_game("cuban")

@@ -51,7 +51,9 @@ import argparse
 import json
 import math
 import multiprocessing
+import os
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -543,6 +545,18 @@ def evaluate(
         env_kwargs.pop("preset", None)
     labels = [agent_label(a) for a in agents]
     built = [make_agent(a, env.config) for a in agents]
+    for label, agent in zip(labels, built, strict=True):
+        cfg = getattr(agent, "config", None)
+        if cfg is not None and type(cfg) is not type(env.config):
+            raise ConfigError("agents", label, f"an agent built for {game} rules (this one has {cfg!r})")
+    if getattr(env.config, "teams", False):
+        both = sorted({lab for i, lab in enumerate(labels) if lab in labels[(i + 1) % 2 :: 2]})
+        if both:
+            warnings.warn(
+                f"agent(s) {both} sit on both teams (seats 0+2 vs 1+3): their team win rate is "
+                "0.5 by construction; put each agent on one team only",
+                stacklevel=2,
+            )
     p = num_players
     deals = -(-rounds // p)
     start = time.perf_counter()
@@ -553,7 +567,7 @@ def evaluate(
 
         unit = "game" if episode == "game" else "round"
         bar = tqdm(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
-    workers = max(1, int(workers))
+    workers = max(1, min(int(workers), deals))  # more processes than deals would only idle
     if workers == 1:
         _init_worker(env_kwargs, built, seed, game)
         for d in range(deals):
@@ -751,7 +765,21 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
+    if args.json is not None:
+        folder = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(folder):  # fail now, not after the whole tournament
+            parser.error(f"--json {args.json}: folder {folder} does not exist")
+    if args.max_pip is not None:
+        allowed = (9, 12, 15, 18) if args.game == "mexican_train" else (6, 9, 12)
+        if args.max_pip not in allowed:
+            parser.error(f"--max-pip: max_pip={args.max_pip} is not a set of --game {args.game}; allowed: {allowed}")
     players = args.players if args.players is not None else len(args.agents)
+    if args.game == "cuban" and args.teams is not False and players != 4:
+        parser.error(f"--game cuban plays in teams of two: give 4 agents, or --no-teams ({players} given)")
     mexican = (*_RULE_OPTIONS, "use_mexican_train", "double_blank_points", "elimination_limit")
     line = ("teams", *LINE_RULE_CHOICES, "annul_doubles", "target_score")
     if args.game == "mexican_train":
@@ -800,8 +828,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         if result.teams
         else "Parity share = 1/P x fraction of non-void episodes"
     )
+    games = f" in {result.episodes} games" if args.episode == "game" else ""
     console.print(
-        f"{result.rounds_played} rounds in {result.episodes} {'games' if args.episode == 'game' else 'rounds'} "
+        f"{result.rounds_played} rounds{games} "
         f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
         f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
         f"the {result.deals} per-deal averages."

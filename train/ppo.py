@@ -51,7 +51,7 @@ from agents.ppo import (
     observation_scale,
     read_metadata,
 )
-from domino_env.core.config import _CHOICES, FIELD_DOCS, PRESETS, from_preset
+from domino_env.core.config import FIELD_DOCS, PRESETS, RULE_CHOICES, from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.encoding.mexican_train import observation_spec
 from domino_env.envs.mexican_train_v0 import ENV_ID, raw_env
@@ -316,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules = parser.add_argument_group("rules (default: the preset's value)")
     rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
     for name in _RULE_OPTIONS:
-        rules.add_argument("--" + name.replace("_", "-"), default=None, choices=_CHOICES[name], help=FIELD_DOCS[name])
+        rules.add_argument("--" + name.replace("_", "-"), default=None, choices=RULE_CHOICES[name], help=FIELD_DOCS[name])
     rules.add_argument("--use-boneyard", action=argparse.BooleanOptionalAction, default=None, help=FIELD_DOCS["use_boneyard"])
     rules.add_argument("--use-mexican-train", action=argparse.BooleanOptionalAction, default=None, help=FIELD_DOCS["use_mexican_train"])
     rules.add_argument("--double-blank-points", type=int, default=None, help=FIELD_DOCS["double_blank_points"])

@@ -112,6 +112,9 @@ class LineState:
             check_keys(deal, ("hands", "boneyard", "first_player"))
             reader = TileReader(cfg.max_pip)
             hands = reader.hands(deal, p)
+            for s, hand in enumerate(hands):
+                if not hand:
+                    raise DealError(f"hand of seat {s} is empty: every seat needs a tile")
             boneyard = reader.boneyard(deal)
             if boneyard and not cfg.use_boneyard:
                 raise DealError("use_boneyard=False (block game): the deal's boneyard must be empty")

@@ -270,6 +270,8 @@ class MexicanTrainState:
         for s in range(p):
             if hands[s] and not self.active[s]:
                 raise DealError(f"seat {s} has been eliminated and cannot be dealt tiles")
+            if not hands[s] and self.active[s]:
+                raise DealError(f"hand of seat {s} is empty: every seat in the game needs a tile")
         boneyard = reader.boneyard(deal)
         if boneyard and not cfg.use_boneyard:
             raise DealError("use_boneyard=False: the deal's boneyard must be empty")

@@ -7,6 +7,7 @@ from typing import Any
 
 from pettingzoo import AECEnv
 
+from ..core.errors import ConfigError
 from . import line_v0
 from .base import wrap
 
@@ -17,6 +18,8 @@ class raw_env(line_v0.raw_env):
     metadata = {**line_v0.raw_env.metadata, "name": "draw_v0"}
 
     def __init__(self, preset: str = "draw", **kwargs: Any):
+        if preset != "draw":  # the id names the game: other presets go through line_v0.raw_env
+            raise ConfigError("preset", preset, "'draw' for draw_v0 (use line_v0.raw_env(preset=...))")
         super().__init__(preset=preset, **kwargs)
 
 

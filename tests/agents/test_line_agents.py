@@ -321,3 +321,29 @@ def test_planner_annuls_weak_hands_only():
     # five doubles, every one backed: strong -> keep
     strong = [[0, 0], [1, 1], [2, 2], [3, 3], [4, 4], [0, 1], [1, 2], [2, 3], [3, 4], [4, 9]]
     assert not planner.should_annul(view_of(strong))
+
+
+def test_agent_arguments_are_checked():
+    """A ':argument' an agent does not take, or a non-positive count, is refused by name."""
+    from agents import make_agent
+    from domino_env import ConfigError
+
+    for spec in ("greedy:banana", "random:7", "planner:-3", "planner:0", "planner:x",
+                 "planner:search=0", "planner:searchXYZ"):
+        with pytest.raises(ConfigError, match="agent"):
+            make_agent(spec, {"preset": "block"})
+    for spec in ("greedy:1", "planner:-1", "planner:abc"):
+        with pytest.raises(ConfigError, match="agent"):
+            make_agent(spec)  # Mexican Train
+    assert make_agent("planner:search=4", {"preset": "block"}) is not None
+
+
+def test_agents_refuse_a_mask_from_other_rules():
+    from agents import make_agent
+    from domino_env import ConfigError
+
+    greedy = make_agent("greedy", {"preset": "block", "max_pip": 9})  # 113 actions
+    with pytest.raises(ConfigError, match="built for other rules"):
+        greedy(np.zeros(10, np.float32), np.ones(59, np.int8), np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="built for other rules"):
+        make_agent("random")(np.zeros(10, np.float32), np.ones(59, np.int8), np.random.default_rng(0))

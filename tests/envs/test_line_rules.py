@@ -1077,3 +1077,21 @@ def test_illegal_action_raises_and_changes_nothing():
             env.step(bad)
         assert env.agent_selection == "player_2" and legal(env) == before
         assert env.unwrapped.state.line == []
+
+
+def test_line_ids_refuse_another_preset_and_empty_hands():
+    """cuban_v0 / dominoes/Cuban-v0 play the Cuban preset only; a deal with an empty hand is
+    refused (every seat needs a tile)."""
+    import gymnasium
+
+    import domino_env  # noqa: F401
+    from domino_env import ConfigError, DealError
+    from domino_env.envs import block_v0, cuban_v0
+
+    with pytest.raises(ConfigError, match="preset"):
+        cuban_v0.raw_env(preset="draw")
+    with pytest.raises(ConfigError, match="preset"):
+        gymnasium.make("dominoes/Cuban-v0", preset="block")
+    e = block_v0.raw_env(num_players=2)
+    with pytest.raises(DealError, match="empty"):
+        e.reset(options={"deal": {"hands": [[], [[3, 4], [5, 5]]]}})

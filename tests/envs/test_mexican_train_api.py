@@ -395,6 +395,7 @@ def test_malformed_reset_options_raise_deal_error():
         {"deal": {"hands": [[[1, 2, 3]], []], "station": [9, 9]}},
         {"deal": {"hands": [[[1, 2]], []], "station": [9, 9], "first_player": 2}},
         {"deal": {"hands": [[[1, 2]], []], "station": [9, 9], "colour": "red"}},
+        {"deal": {"hands": [[], [[1, 2]]], "station": [9, 9]}},  # an empty hand
     ]
     for options in bad_options:
         with pytest.raises(DealError):

@@ -88,7 +88,8 @@ def test_evaluate_teams_give_team_win_rates():
 
 def test_annulled_rounds_are_redealt_not_counted():
     # annul_doubles=2: random seats annul often; every episode still counts exactly one round.
-    result = evaluate(["random"] * 4, rounds=40, seed=0, game="cuban", annul_doubles=2)
+    with pytest.warns(UserWarning, match="both teams"):  # random on both teams: told so
+        result = evaluate(["random"] * 4, rounds=40, seed=0, game="cuban", annul_doubles=2)
     assert result.annulled_rounds > 0
     assert result.rounds_played == result.episodes == 40
     assert sum(s.wins for s in result.stats) == pytest.approx(2 * 40)  # team credit: 2 per round
@@ -156,3 +157,36 @@ def test_tiny_line_tournament_from_the_command_line(tmp_path):
             cwd=ROOT, capture_output=True, text=True, timeout=300,
         )  # fmt: skip
         assert bad.returncode == 2 and message in bad.stderr, (bad_args, bad.stderr)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--game", "cuban", "--agents", "planner", "greedy"], "teams of two"),
+        (["--agents", "greedy", "random", "--json", "/nonexistent-dir/x.json"], "does not exist"),
+        (["--agents", "greedy", "random", "--seed", "-1"], "seed"),
+        (["--agents", "greedy", "random", "--workers", "0"], "workers"),
+        (["--game", "draw", "--agents", "greedy:x", "random"], "agent"),
+    ],
+)
+def test_command_line_refuses_bad_arguments_before_playing(args, message):
+    from train.evaluate import run
+
+    with pytest.raises(SystemExit):
+        run([*args, "--rounds", "4", "--no-progress"])
+    # argparse printed the reason; run again capturing it
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
+        run([*args, "--rounds", "4", "--no-progress"])
+    assert message in err.getvalue()
+
+
+def test_agent_objects_for_the_other_game_are_refused():
+    from agents import make_agent
+    from domino_env import ConfigError
+
+    with pytest.raises(ConfigError, match="built for block"):
+        evaluate([make_agent("greedy"), "random"], rounds=2, game="block", num_players=2)
