@@ -27,6 +27,12 @@ def test_python_examples_run():
     exec(blocks[0], namespace)
     assert namespace["info"]["termination"] in ("went_out", "blocked")
     exec(blocks[1], {})
+    agent_blocks = [b for b in blocks if "make_agent(" in b]
+    assert len(agent_blocks) >= 2
+    for block in agent_blocks:  # copy-pasted as they are, they run
+        namespace = {}
+        exec(block, namespace)
+        assert namespace["obs"]["action_mask"][namespace["action"]] == 1
 
 
 def test_line_game_tables_match_the_code():
