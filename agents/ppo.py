@@ -76,18 +76,36 @@ class NumpyActor:
 
     def __init__(self, policy: Any):
         if type(policy.features_extractor).__name__ != "FlattenExtractor":
-            raise ValueError(f"cannot copy features extractor {type(policy.features_extractor).__name__}")
+            raise ValueError(
+                f"cannot copy features extractor {type(policy.features_extractor).__name__}"
+            )
         layers: list[tuple[str, Any]] = []
         for module in policy.mlp_extractor.policy_net:
             kind = type(module).__name__
             if kind == "Linear":
-                layers.append(("linear", (module.weight.detach().cpu().numpy().T.copy(), module.bias.detach().cpu().numpy().copy())))
+                layers.append(
+                    (
+                        "linear",
+                        (
+                            module.weight.detach().cpu().numpy().T.copy(),
+                            module.bias.detach().cpu().numpy().copy(),
+                        ),
+                    )
+                )
             elif kind in self._ACTIVATIONS:
                 layers.append((kind, None))
             else:
                 raise ValueError(f"cannot copy policy layer {kind}")
         head = policy.action_net
-        layers.append(("linear", (head.weight.detach().cpu().numpy().T.copy(), head.bias.detach().cpu().numpy().copy())))
+        layers.append(
+            (
+                "linear",
+                (
+                    head.weight.detach().cpu().numpy().T.copy(),
+                    head.bias.detach().cpu().numpy().copy(),
+                ),
+            )
+        )
         self.layers = layers
 
     def logits(self, x: np.ndarray) -> np.ndarray:
@@ -134,7 +152,9 @@ class PPOAgent:
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"
 
-    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+    def __call__(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> int:
         logits = self.actor.logits(np.asarray(observation, dtype=np.float32) * self.scale)
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
@@ -160,13 +180,19 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         model = path if path.suffix == ".zip" else path.with_suffix(".zip")
         meta = model.parent / METADATA_FILE
     if not model.is_file():
-        raise FileNotFoundError(f"no trained model at {model} (give a folder written by train.ppo or its .zip)")
+        raise FileNotFoundError(
+            f"no trained model at {model} (give a folder written by train.ppo or its .zip)"
+        )
     if not meta.is_file():
-        raise FileNotFoundError(f"no {METADATA_FILE} next to {model}: cannot check the model's observation spec")
+        raise FileNotFoundError(
+            f"no {METADATA_FILE} next to {model}: cannot check the model's observation spec"
+        )
     return model, json.loads(meta.read_text())
 
 
-def check_compatible(metadata: dict[str, Any], config: MexicanTrainConfig, where: str = "model") -> None:
+def check_compatible(
+    metadata: dict[str, Any], config: MexicanTrainConfig, where: str = "model"
+) -> None:
     """Refuse a model trained on another observation layout; warn about other rule differences.
 
     Raises:
@@ -186,15 +212,25 @@ def check_compatible(metadata: dict[str, Any], config: MexicanTrainConfig, where
             f"{spec.size} floats) has spec {env_hash}; differs in: "
             + ", ".join(
                 f"{k} {a} vs {b}"
-                for k, a, b in (("num_players", mp, p), ("max_pip", mn, n), ("observation size", metadata.get("observation_size"), spec.size))
+                for k, a, b in (
+                    ("num_players", mp, p),
+                    ("max_pip", mn, n),
+                    ("observation size", metadata.get("observation_size"), spec.size),
+                )
                 if a != b
             )
             + ". Use a model trained for these seats and set (python -m train.ppo --players P --max-pip N)."
         )
     scaling = metadata.get("observation_scaling")
     if scaling != OBSERVATION_SCALING:
-        raise SpecMismatchError(f"{where} uses observation scaling {scaling!r}; this loader applies {OBSERVATION_SCALING!r}")
-    differing = {k: (rules[k], v) for k, v in config.to_dict().items() if k in rules and rules[k] != v and k != "first_player"}
+        raise SpecMismatchError(
+            f"{where} uses observation scaling {scaling!r}; this loader applies {OBSERVATION_SCALING!r}"
+        )
+    differing = {
+        k: (rules[k], v)
+        for k, v in config.to_dict().items()
+        if k in rules and rules[k] != v and k != "first_player"
+    }
     if differing:
         warnings.warn(
             f"{where} was trained with other rules (trained vs now): "
@@ -203,7 +239,9 @@ def check_compatible(metadata: dict[str, Any], config: MexicanTrainConfig, where
         )
 
 
-def load_ppo_agent(path: str | Path, config: Any = None, deterministic: bool = True, name: str | None = None) -> PPOAgent:
+def load_ppo_agent(
+    path: str | Path, config: Any = None, deterministic: bool = True, name: str | None = None
+) -> PPOAgent:
     """Load a trained model as an agent for the rules ``config`` (anything ``as_config`` takes).
 
     Raises:
@@ -218,15 +256,24 @@ def load_ppo_agent(path: str | Path, config: Any = None, deterministic: bool = T
     model = MaskablePPO.load(model_path, device="cpu")
     expected = observation_spec(cfg.num_players, cfg.max_pip).size
     if model.observation_space.shape != (expected,):
-        raise SpecMismatchError(f"model {model_path} expects observations of shape {model.observation_space.shape}, the environment gives ({expected},)")
+        raise SpecMismatchError(
+            f"model {model_path} expects observations of shape {model.observation_space.shape}, the environment gives ({expected},)"
+        )
     return PPOAgent.from_policy(
-        model.policy, cfg.num_players, cfg.max_pip, deterministic=deterministic, name=name or "ppo", metadata=metadata
+        model.policy,
+        cfg.num_players,
+        cfg.max_pip,
+        deterministic=deterministic,
+        name=name or "ppo",
+        metadata=metadata,
     )
 
 
 def _factory(config: MexicanTrainConfig, arg: str | None) -> PPOAgent:
     if not arg:
-        raise DominoError("the ppo agent needs a model path: ppo:PATH (a folder written by python -m train.ppo)")
+        raise DominoError(
+            "the ppo agent needs a model path: ppo:PATH (a folder written by python -m train.ppo)"
+        )
     return load_ppo_agent(arg, config, name=f"ppo:{arg}")
 
 

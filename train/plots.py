@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 
-def plot_learning_curve(history: Sequence[dict[str, Any]], path: str | Path, title: str = "") -> Path:
+def plot_learning_curve(
+    history: Sequence[dict[str, Any]], path: str | Path, title: str = ""
+) -> Path:
     """Draw win rate (with its per-deal 95% CI band and the parity line) and mean pips per round
     (the learner's, solid; the opponents', dashed) against training steps, one colour per ladder
     opponent, and save a PNG.
@@ -36,12 +38,36 @@ def plot_learning_curve(history: Sequence[dict[str, Any]], path: str | Path, tit
     fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(11, 4.2))
     for i, opp in enumerate(opponents):
         colour = f"C{i}"
-        rows = [(s, e["results"][opp]) for s, e in zip(steps, history, strict=True) if opp in e["results"]]
+        rows = [
+            (s, e["results"][opp])
+            for s, e in zip(steps, history, strict=True)
+            if opp in e["results"]
+        ]
         xs = [s for s, _ in rows]
         ax_w.plot(xs, [r["win_rate"] for _, r in rows], "o-", color=colour, label=f"vs {opp}")
-        ax_w.fill_between(xs, [r["ci95_deal"][0] for _, r in rows], [r["ci95_deal"][1] for _, r in rows], color=colour, alpha=0.15)
-        ax_p.plot(xs, [r["mean_pips"] for _, r in rows], "o-", color=colour, label=f"learner vs {opp}")
-        ax_p.plot(xs, [r["opponent_mean_pips"] for _, r in rows], "--", color=colour, alpha=0.7, label=f"{opp} seats")
+        ax_w.fill_between(
+            xs,
+            [r["ci95_deal"][0] for _, r in rows],
+            [r["ci95_deal"][1] for _, r in rows],
+            color=colour,
+            alpha=0.15,
+        )
+        ax_p.plot(
+            xs, [r["mean_pips"] for _, r in rows], "o-", color=colour, label=f"learner vs {opp}"
+        )
+        ax_p.plot(
+            xs,
+            [r["opponent_mean_pips"] for _, r in rows],
+            "--",
+            color=colour,
+            alpha=0.7,
+            label=f"{opp} seats",
+        )
+    from matplotlib.ticker import FuncFormatter
+
+    steps_fmt = FuncFormatter(lambda x, _: f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k")
+    for ax in (ax_w, ax_p):
+        ax.xaxis.set_major_formatter(steps_fmt)
     if history:
         parity = next(iter(history[-1]["results"].values()))["parity"]
         ax_w.axhline(parity, color="grey", lw=1, ls=":", label=f"parity {parity:.2f}")
@@ -64,7 +90,9 @@ def plot_learning_curve(history: Sequence[dict[str, Any]], path: str | Path, tit
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m train.plots", description="Redraw a train.ppo run's learning curve.")
+    parser = argparse.ArgumentParser(
+        prog="python -m train.plots", description="Redraw a train.ppo run's learning curve."
+    )
     parser.add_argument("run", help="run folder (holds evaluations.json or metadata.json)")
     parser.add_argument("--out", default=None, help="PNG path (default: RUN/learning_curve.png)")
     args = parser.parse_args(argv)
@@ -73,7 +101,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         history = json.loads((run / "evaluations.json").read_text())
     else:
         history = json.loads((run / "metadata.json").read_text())["evaluations"]
-    print(plot_learning_curve(history, args.out or run / "learning_curve.png"))
+    title = ""
+    if (run / "metadata.json").is_file():
+        kw = json.loads((run / "metadata.json").read_text()).get("env_kwargs", {})
+        title = f"MaskablePPO, {kw.get('num_players')} players, double-{kw.get('max_pip')}, {kw.get('preset')}"
+    print(plot_learning_curve(history, args.out or run / "learning_curve.png", title=title))
 
 
 if __name__ == "__main__":

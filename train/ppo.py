@@ -59,7 +59,15 @@ from domino_env.wrappers import SingleAgentEnv
 
 REWARDS = ("mixed", "outcome", "points")
 LADDER = ("random", "greedy", "planner")
-_RULE_OPTIONS = ("first_turn", "doubles", "drawn_tile", "marker_removal", "station_source", "blocked_round", "game_end")
+_RULE_OPTIONS = (
+    "first_turn",
+    "doubles",
+    "drawn_tile",
+    "marker_removal",
+    "station_source",
+    "blocked_round",
+    "game_end",
+)
 BEST_MODEL_FILE = "best_model.zip"
 
 
@@ -102,7 +110,9 @@ class LearnerEnv(gymnasium.Wrapper):
         kwargs = dict(env_kwargs)
         kwargs["reward"] = "points" if reward == "points" else "outcome"
         if reward == "mixed" and kwargs.get("episode", "round") != "round":
-            raise ConfigError("reward", reward, "'outcome' or 'points' when an episode is a whole game")
+            raise ConfigError(
+                "reward", reward, "'outcome' or 'points' when an episode is a whole game"
+            )
         aec = raw_env(**kwargs)
         cfg = aec.config
         self.num_players = p = cfg.num_players
@@ -110,8 +120,18 @@ class LearnerEnv(gymnasium.Wrapper):
         if not pool:
             raise ConfigError("opponents", list(opponents), "at least one agent")
         if opponent_mode == "fixed" and len(pool) != p - 1:
-            raise ConfigError("opponents", list(opponents), f"{p - 1} agents with --opponent-mode fixed ({p} players)")
-        super().__init__(SingleAgentEnv(aec, pool[: p - 1] if opponent_mode == "fixed" else [pool[0]] * (p - 1), learner_seat))
+            raise ConfigError(
+                "opponents",
+                list(opponents),
+                f"{p - 1} agents with --opponent-mode fixed ({p} players)",
+            )
+        super().__init__(
+            SingleAgentEnv(
+                aec,
+                pool[: p - 1] if opponent_mode == "fixed" else [pool[0]] * (p - 1),
+                learner_seat,
+            )
+        )
         self.pool = pool
         self.opponent_mode = opponent_mode
         self.reward_kind = reward
@@ -119,7 +139,9 @@ class LearnerEnv(gymnasium.Wrapper):
         self.self_play = float(self_play)
         self.snapshots: list[Any] = []
         self.scale = observation_scale(p, cfg.max_pip)
-        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, self.env.observation_space.shape, np.float32)
+        self.observation_space = gymnasium.spaces.Box(
+            -np.inf, np.inf, self.env.observation_space.shape, np.float32
+        )
         self._rng = np.random.default_rng()
 
     def set_snapshots(self, snapshots: list[Any]) -> None:
@@ -207,7 +229,15 @@ def evaluate_vs_ladder(
     label = getattr(agent, "name", "ppo")
     out = {}
     for opp in opponents:
-        res = evaluate([agent] + [opp] * (p - 1), rounds=rounds, num_players=p, seed=seed, episode=episode, workers=workers, **kwargs)
+        res = evaluate(
+            [agent] + [opp] * (p - 1),
+            rounds=rounds,
+            num_players=p,
+            seed=seed,
+            episode=episode,
+            workers=workers,
+            **kwargs,
+        )
         me = res.stats_for(label)
         them = res.stats_for(opp)
         out[opp] = {
@@ -243,7 +273,13 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
             self.pips: list[int] = []
 
         def _agent(self, deterministic=True, name="ppo") -> PPOAgent:
-            return PPOAgent.from_policy(self.model.policy, cfg["num_players"], cfg["max_pip"], deterministic=deterministic, name=name)
+            return PPOAgent.from_policy(
+                self.model.policy,
+                cfg["num_players"],
+                cfg["max_pip"],
+                deterministic=deterministic,
+                name=name,
+            )
 
         def _on_training_start(self) -> None:
             if self.next_eval is not None:
@@ -253,7 +289,9 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
 
         def _on_step(self) -> bool:
             if cfg["deadline"] is not None and time.perf_counter() > cfg["deadline"]:
-                cfg["stopped"] = f"time limit of {cfg['time_limit']} min reached at {self.num_timesteps} steps"
+                cfg["stopped"] = (
+                    f"time limit of {cfg['time_limit']} min reached at {self.num_timesteps} steps"
+                )
                 return False
             for info in self.locals.get("infos", []):
                 if "learner_won" in info and "episode" in info:
@@ -265,7 +303,9 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
                 self.won, self.pips = [], []
             if self.next_snapshot is not None and self.num_timesteps >= self.next_snapshot:
                 self.next_snapshot += cfg["snapshot_freq"]
-                self.snapshots = (self.snapshots + [self._agent(deterministic=False, name="self")])[-cfg["max_snapshots"] :]
+                self.snapshots = (self.snapshots + [self._agent(deterministic=False, name="self")])[
+                    -cfg["max_snapshots"] :
+                ]
                 vec_env.env_method("set_snapshots", self.snapshots)
             if self.next_eval is not None and self.num_timesteps >= self.next_eval:
                 self.next_eval += cfg["eval_freq"]
@@ -274,8 +314,20 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
 
         def run_evaluation(self) -> None:
             t = time.perf_counter()
-            results = evaluate_vs_ladder(self._agent(), cfg["rules"], cfg["eval_opponents"], cfg["eval_rounds"], cfg["eval_seed"], 1, cfg["episode"])
-            entry = {"timesteps": int(self.num_timesteps), "wall_s": time.perf_counter() - cfg["start"], "results": results}
+            results = evaluate_vs_ladder(
+                self._agent(),
+                cfg["rules"],
+                cfg["eval_opponents"],
+                cfg["eval_rounds"],
+                cfg["eval_seed"],
+                1,
+                cfg["episode"],
+            )
+            entry = {
+                "timesteps": int(self.num_timesteps),
+                "wall_s": time.perf_counter() - cfg["start"],
+                "results": results,
+            }
             history.append(entry)
             score = float(np.mean([r["win_rate"] for r in results.values()]))
             for opp, r in results.items():
@@ -290,14 +342,29 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
                 self.model.save(out / BEST_MODEL_FILE)
             (out / "evaluations.json").write_text(json.dumps(_strip_tables(history), indent=1))
             if cfg["verbose"]:
-                summary = ", ".join(f"{o} {r['win_rate']:.3f} ({r['mean_pips']:.1f} vs {r['opponent_mean_pips']:.1f} pips)" for o, r in results.items())
-                print(f"[eval @ {self.num_timesteps} steps, {time.perf_counter() - t:.0f}s] win rate vs {summary}", file=sys.stderr, flush=True)
+                summary = ", ".join(
+                    f"{o} {r['win_rate']:.3f} ({r['mean_pips']:.1f} vs {r['opponent_mean_pips']:.1f} pips)"
+                    for o, r in results.items()
+                )
+                print(
+                    f"[eval @ {self.num_timesteps} steps, {time.perf_counter() - t:.0f}s] win rate vs {summary}",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     return TrainingCallback()
 
 
 def _strip_tables(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**e, "results": {o: {k: v for k, v in r.items() if k != "table"} for o, r in e["results"].items()}} for e in history]
+    return [
+        {
+            **e,
+            "results": {
+                o: {k: v for k, v in r.items() if k != "table"} for o, r in e["results"].items()
+            },
+        }
+        for e in history
+    ]
 
 
 # ---------------------------------------------------------------------------------- CLI
@@ -309,43 +376,127 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     g = parser.add_argument_group("game")
-    g.add_argument("--preset", default="domino_cubano", choices=tuple(PRESETS), help="rule preset; rule options below override it")
+    g.add_argument(
+        "--preset",
+        default="domino_cubano",
+        choices=tuple(PRESETS),
+        help="rule preset; rule options below override it",
+    )
     g.add_argument("--players", type=int, default=4, help="seats, 2..8")
     g.add_argument("--max-pip", type=int, default=12, choices=(9, 12, 15, 18), help="double-N set")
-    g.add_argument("--episode", default="round", choices=("round", "game"), help="an episode is one round or a whole game")
+    g.add_argument(
+        "--episode",
+        default="round",
+        choices=("round", "game"),
+        help="an episode is one round or a whole game",
+    )
     rules = parser.add_argument_group("rules (default: the preset's value)")
     rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
     for name in _RULE_OPTIONS:
-        rules.add_argument("--" + name.replace("_", "-"), default=None, choices=RULE_CHOICES[name], help=FIELD_DOCS[name])
-    rules.add_argument("--use-boneyard", action=argparse.BooleanOptionalAction, default=None, help=FIELD_DOCS["use_boneyard"])
-    rules.add_argument("--use-mexican-train", action=argparse.BooleanOptionalAction, default=None, help=FIELD_DOCS["use_mexican_train"])
-    rules.add_argument("--double-blank-points", type=int, default=None, help=FIELD_DOCS["double_blank_points"])
-    rules.add_argument("--elimination-limit", type=int, default=None, help=FIELD_DOCS["elimination_limit"])
+        rules.add_argument(
+            "--" + name.replace("_", "-"),
+            default=None,
+            choices=RULE_CHOICES[name],
+            help=FIELD_DOCS[name],
+        )
+    rules.add_argument(
+        "--use-boneyard",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=FIELD_DOCS["use_boneyard"],
+    )
+    rules.add_argument(
+        "--use-mexican-train",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=FIELD_DOCS["use_mexican_train"],
+    )
+    rules.add_argument(
+        "--double-blank-points", type=int, default=None, help=FIELD_DOCS["double_blank_points"]
+    )
+    rules.add_argument(
+        "--elimination-limit", type=int, default=None, help=FIELD_DOCS["elimination_limit"]
+    )
 
     o = parser.add_argument_group("opponents and reward")
-    o.add_argument("--opponents", nargs="+", default=["greedy", "planner"], metavar="AGENT",
-                   help="training opponents: random, greedy, planner, ppo:PATH (a trained model folder)")
-    o.add_argument("--opponent-mode", default="mix", choices=("mix", "fixed"),
-                   help="mix: every opponent seat draws its agent from --opponents at every episode; "
-                   "fixed: --opponents lists the P-1 opponents in turn order after the learner")
-    o.add_argument("--self-play", type=float, default=0.0, metavar="PROB",
-                   help="probability that an opponent seat is a frozen snapshot of the learner (0 = off)")
-    o.add_argument("--snapshot-freq", type=int, default=50_000, help="steps between learner snapshots (self-play)")
-    o.add_argument("--max-snapshots", type=int, default=5, help="snapshots kept for self-play (newest)")
-    o.add_argument("--reward", default="mixed", choices=REWARDS,
-                   help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x (-points/100)")
-    o.add_argument("--pips-coef", type=float, default=1.0, help="weight of -points/100 in the mixed reward")
+    o.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["greedy", "planner"],
+        metavar="AGENT",
+        help="training opponents: random, greedy, planner, ppo:PATH (a trained model folder)",
+    )
+    o.add_argument(
+        "--opponent-mode",
+        default="mix",
+        choices=("mix", "fixed"),
+        help="mix: every opponent seat draws its agent from --opponents at every episode; "
+        "fixed: --opponents lists the P-1 opponents in turn order after the learner",
+    )
+    o.add_argument(
+        "--self-play",
+        type=float,
+        default=0.0,
+        metavar="PROB",
+        help="probability that an opponent seat is a frozen snapshot of the learner (0 = off)",
+    )
+    o.add_argument(
+        "--snapshot-freq",
+        type=int,
+        default=50_000,
+        help="steps between learner snapshots (self-play)",
+    )
+    o.add_argument(
+        "--max-snapshots", type=int, default=5, help="snapshots kept for self-play (newest)"
+    )
+    o.add_argument(
+        "--reward",
+        default="mixed",
+        choices=REWARDS,
+        help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x (-points/100)",
+    )
+    o.add_argument(
+        "--pips-coef", type=float, default=1.0, help="weight of -points/100 in the mixed reward"
+    )
 
     t = parser.add_argument_group("training")
     t.add_argument("--timesteps", type=int, default=200_000, help="learner decisions to train on")
-    t.add_argument("--n-envs", type=int, default=None, help="parallel envs (default: CPU cores, at most 8); "
-                   "SubprocVecEnv when more than one core, else DummyVecEnv")
-    t.add_argument("--vec-env", default="auto", choices=("auto", "subproc", "dummy"), help="vectorised env class")
-    t.add_argument("--seed", type=int, default=0, help="seed of the envs, the opponents, torch and the evaluations")
-    t.add_argument("--net-arch", type=int, nargs="+", default=[256, 256], help="hidden layer sizes (policy and value nets)")
-    t.add_argument("--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation")
+    t.add_argument(
+        "--n-envs",
+        type=int,
+        default=None,
+        help="parallel envs (default: CPU cores, at most 8); "
+        "SubprocVecEnv when more than one core, else DummyVecEnv",
+    )
+    t.add_argument(
+        "--vec-env",
+        default="auto",
+        choices=("auto", "subproc", "dummy"),
+        help="vectorised env class",
+    )
+    t.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the envs, the opponents, torch and the evaluations",
+    )
+    t.add_argument(
+        "--net-arch",
+        type=int,
+        nargs="+",
+        default=[256, 256],
+        help="hidden layer sizes (policy and value nets)",
+    )
+    t.add_argument(
+        "--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation"
+    )
     t.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate")
-    t.add_argument("--lr-schedule", default="constant", choices=("constant", "linear"), help="learning rate schedule")
+    t.add_argument(
+        "--lr-schedule",
+        default="constant",
+        choices=("constant", "linear"),
+        help="learning rate schedule",
+    )
     t.add_argument("--n-steps", type=int, default=1024, help="steps per env per rollout")
     t.add_argument("--batch-size", type=int, default=256, help="minibatch size")
     t.add_argument("--n-epochs", type=int, default=5, help="passes over each rollout")
@@ -355,27 +506,88 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus")
     t.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight")
     t.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient clipping")
-    t.add_argument("--target-kl", type=float, default=None, help="stop an update early past this KL (default off)")
-    t.add_argument("--torch-threads", type=int, default=1,
-                   help="torch threads in the learner process (1 is fastest for these small nets: more threads "
-                   "spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy 2-core machine)")
-    t.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
-                   help="stop training after this many minutes of wall time (then save and evaluate as usual)")
-    t.add_argument("--resume", default=None, metavar="PATH",
-                   help="continue training a saved model (a run folder or .zip); its hyperparameters are kept, "
-                   "--timesteps more steps are trained")
+    t.add_argument(
+        "--target-kl",
+        type=float,
+        default=None,
+        help="stop an update early past this KL (default off)",
+    )
+    t.add_argument(
+        "--torch-threads",
+        type=int,
+        default=1,
+        help="torch threads in the learner process (1 is fastest for these small nets: more threads "
+        "spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy 2-core machine)",
+    )
+    t.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help="stop training after this many minutes of wall time (then save and evaluate as usual)",
+    )
+    t.add_argument(
+        "--resume",
+        default=None,
+        metavar="PATH",
+        help="continue training a saved model (a run folder or .zip); its hyperparameters are kept, "
+        "--timesteps more steps are trained",
+    )
 
     e = parser.add_argument_group("evaluation and output")
     e.add_argument("--out", default=None, help="output folder (default: runs/ppo_<date>_<time>)")
-    e.add_argument("--eval-freq", type=int, default=40_000, help="steps between evaluations (0: only the final one)")
-    e.add_argument("--eval-rounds", type=int, default=200, help="duplicate-deal rounds per ladder opponent per periodic evaluation")
-    e.add_argument("--eval-opponents", nargs="+", default=list(LADDER), metavar="AGENT", help="evaluation ladder")
-    e.add_argument("--final-eval-rounds", type=int, default=800, help="rounds per ladder opponent in the final evaluation (0: skip)")
-    e.add_argument("--eval-workers", type=int, default=None, help="processes for the final evaluation (default: CPU cores, at most 4)")
-    e.add_argument("--eval-seed", type=int, default=None, help="tournament seed of the evaluations (default: --seed + 1000)")
-    e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar")
-    e.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=True, help="TensorBoard logs in OUT/tb")
-    e.add_argument("--plot", action=argparse.BooleanOptionalAction, default=True, help="learning-curve PNG at the end")
+    e.add_argument(
+        "--eval-freq",
+        type=int,
+        default=40_000,
+        help="steps between evaluations (0: only the final one)",
+    )
+    e.add_argument(
+        "--eval-rounds",
+        type=int,
+        default=200,
+        help="duplicate-deal rounds per ladder opponent per periodic evaluation",
+    )
+    e.add_argument(
+        "--eval-opponents",
+        nargs="+",
+        default=list(LADDER),
+        metavar="AGENT",
+        help="evaluation ladder",
+    )
+    e.add_argument(
+        "--final-eval-rounds",
+        type=int,
+        default=800,
+        help="rounds per ladder opponent in the final evaluation (0: skip)",
+    )
+    e.add_argument(
+        "--eval-workers",
+        type=int,
+        default=None,
+        help="processes for the final evaluation (default: CPU cores, at most 4)",
+    )
+    e.add_argument(
+        "--eval-seed",
+        type=int,
+        default=None,
+        help="tournament seed of the evaluations (default: --seed + 1000)",
+    )
+    e.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar"
+    )
+    e.add_argument(
+        "--tensorboard",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="TensorBoard logs in OUT/tb",
+    )
+    e.add_argument(
+        "--plot",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="learning-curve PNG at the end",
+    )
     e.add_argument("--quiet", action="store_true", help="no evaluation lines, no summary table")
     return parser  # fmt: skip
 
@@ -387,7 +599,14 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
         ConfigError: invalid rule values.
     """
     kwargs: dict[str, Any] = {"num_players": args.players, "max_pip": args.max_pip}
-    for name in ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train", "double_blank_points", "elimination_limit"):
+    for name in (
+        "hand_size",
+        *_RULE_OPTIONS,
+        "use_boneyard",
+        "use_mexican_train",
+        "double_blank_points",
+        "elimination_limit",
+    ):
         value = getattr(args, name)
         if value is not None:
             kwargs[name] = value
@@ -433,7 +652,17 @@ def _print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> No
     from rich.table import Table
 
     t = Table(title=title)
-    for col in ("opponents", "rounds", "win rate", "95% CI Wilson", "95% CI per deal", "parity", "verdict", "pips (learner)", f"pips ({p - 1} opponents)"):
+    for col in (
+        "opponents",
+        "rounds",
+        "win rate",
+        "95% CI Wilson",
+        "95% CI per deal",
+        "parity",
+        "verdict",
+        "pips (learner)",
+        f"pips ({p - 1} opponents)",
+    ):
         t.add_column(col, justify="left" if col == "opponents" else "right")
     for opp, r in results.items():
         verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], "parity")
@@ -504,8 +733,14 @@ def train(argv: Sequence[str] | None = None) -> Path:
     if args.resume:
         zip_path, meta = read_metadata(args.resume)
         check_compatible(meta, _config(rules), where=f"model {zip_path}")
-        model = MaskablePPO.load(zip_path, env=vec_env, device="cpu", tensorboard_log=tb, seed=args.seed)
-        resumed_from = {"path": str(zip_path), "timesteps": int(model.num_timesteps), "command": meta.get("command")}
+        model = MaskablePPO.load(
+            zip_path, env=vec_env, device="cpu", tensorboard_log=tb, seed=args.seed
+        )
+        resumed_from = {
+            "path": str(zip_path),
+            "timesteps": int(model.num_timesteps),
+            "command": meta.get("command"),
+        }
     else:
         act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
         lr: Any = args.learning_rate
@@ -526,7 +761,10 @@ def train(argv: Sequence[str] | None = None) -> Path:
             vf_coef=args.vf_coef,
             max_grad_norm=args.max_grad_norm,
             target_kl=args.target_kl,
-            policy_kwargs={"net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)}, "activation_fn": act},
+            policy_kwargs={
+                "net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
+                "activation_fn": act,
+            },
             tensorboard_log=tb,
             seed=args.seed,
             device="cpu",
@@ -599,7 +837,15 @@ def train(argv: Sequence[str] | None = None) -> Path:
     if args.final_eval_rounds > 0:
         workers = args.eval_workers or max(1, min(cores, 4))
         agent = PPOAgent.from_policy(model.policy, p, n, name="ppo")
-        final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds, eval_seed, workers, args.episode)
+        final = evaluate_vs_ladder(
+            agent,
+            rules,
+            args.eval_opponents,
+            args.final_eval_rounds,
+            eval_seed,
+            workers,
+            args.episode,
+        )
         (out / "final_evaluation.md").write_text(
             f"Final evaluation of {out / MODEL_FILE} ({args.final_eval_rounds} duplicate-deal rounds per row, seed {eval_seed}):\n\n"
             + summary_markdown(final) + "\n\n" + "\n\n".join(f"vs {o}:\n\n{r['table']}" for o, r in final.items()) + "\n"
@@ -623,7 +869,11 @@ def train(argv: Sequence[str] | None = None) -> Path:
     if args.plot and history:
         from train.plots import plot_learning_curve
 
-        plot_learning_curve(history, out / "learning_curve.png", title=f"MaskablePPO, {p} players, double-{n}, {args.preset}")
+        plot_learning_curve(
+            history,
+            out / "learning_curve.png",
+            title=f"MaskablePPO, {p} players, double-{n}, {args.preset}",
+        )
     if final and not args.quiet:
         _print_summary(final, p, f"{out / MODEL_FILE}: {args.final_eval_rounds} duplicate-deal rounds vs {p - 1} copies of each "
                        f"ladder agent | {int(model.num_timesteps)} steps in {train_seconds / 60:.1f} min")  # fmt: skip

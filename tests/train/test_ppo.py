@@ -37,7 +37,14 @@ def run_dir(tmp_path_factory):
 
 
 def test_smoke_run_writes_everything(run_dir):
-    for name in ("model.zip", "best_model.zip", "metadata.json", "evaluations.json", "learning_curve.png", "final_evaluation.md"):
+    for name in (
+        "model.zip",
+        "best_model.zip",
+        "metadata.json",
+        "evaluations.json",
+        "learning_curve.png",
+        "final_evaluation.md",
+    ):
         assert (run_dir / name).is_file(), name
     assert any((run_dir / "tb").rglob("events.out.tfevents.*"))
     meta = json.loads((run_dir / "metadata.json").read_text())
@@ -45,9 +52,16 @@ def test_smoke_run_writes_everything(run_dir):
     assert meta["observation_spec_hash"] == observation_spec(4, 12).hash()
     assert meta["package_version"] == domino_env.__version__
     assert meta["env_kwargs"]["num_players"] == 4 and meta["env_kwargs"]["max_pip"] == 12
-    assert meta["env_kwargs"]["doubles"] == "satisfy" and meta["env_kwargs"]["preset"] == "domino_cubano"
+    assert (
+        meta["env_kwargs"]["doubles"] == "satisfy"
+        and meta["env_kwargs"]["preset"] == "domino_cubano"
+    )
     assert meta["command"].startswith("python -m train.ppo --timesteps 2048")
-    assert meta["argv"][:2] == ["--timesteps", "2048"] and meta["args"]["seed"] == 3 and meta["seed"] == 3
+    assert (
+        meta["argv"][:2] == ["--timesteps", "2048"]
+        and meta["args"]["seed"] == 3
+        and meta["seed"] == 3
+    )
     assert meta["timesteps"] >= 2048 and meta["wall_seconds"] > 0 and meta["status"] == "done"
     assert meta["vec_env"] == "SubprocVecEnv" and meta["n_envs"] == 2
     assert [e["timesteps"] for e in meta["evaluations"]] == [1024, 2048]
@@ -81,7 +95,11 @@ def test_numpy_agent_matches_the_torch_policy(run_dir):
     for _ in range(40):
         obs = env.observe(env.agent_selection)
         mine = agent(obs["observation"], obs["action_mask"], rng)
-        theirs, _ = model.predict(obs["observation"] * scale, action_masks=obs["action_mask"].astype(bool), deterministic=True)
+        theirs, _ = model.predict(
+            obs["observation"] * scale,
+            action_masks=obs["action_mask"].astype(bool),
+            deterministic=True,
+        )
         assert mine == int(theirs) and obs["action_mask"][mine]
         env.step(mine)
         if not env.agents or any(env.terminations.values()):
@@ -161,15 +179,27 @@ def test_bad_options_exit_with_a_message(capsys, tmp_path):
 # ---------------------------------------------------------------------------------- reward plumbing
 def _opponent_goes_out():
     # Seat 0 (learner) has 9-1 and 1-2; seat 1 goes out on its first turn with its only tile.
-    return {"hands": [[[9, 1], [1, 2]], [[9, 3]], [[9, 4], [4, 4]]], "boneyard": [], "station": [9, 9], "first_player": 0}
+    return {
+        "hands": [[[9, 1], [1, 2]], [[9, 3]], [[9, 4], [4, 4]]],
+        "boneyard": [],
+        "station": [9, 9],
+        "first_player": 0,
+    }
 
 
 def _learner_goes_out():
-    return {"hands": [[[9, 1]], [[9, 3], [3, 5]], [[9, 4], [4, 4]]], "boneyard": [], "station": [9, 9], "first_player": 0}
+    return {
+        "hands": [[[9, 1]], [[9, 3], [3, 5]], [[9, 4], [4, 4]]],
+        "boneyard": [],
+        "station": [9, 9],
+        "first_player": 0,
+    }
 
 
 def _play(reward, deal, **kwargs):
-    env = LearnerEnv({"num_players": 3, "max_pip": 9}, ["greedy"], reward=reward, learner_seat=0, **kwargs)
+    env = LearnerEnv(
+        {"num_players": 3, "max_pip": 9}, ["greedy"], reward=reward, learner_seat=0, **kwargs
+    )
     obs, _ = env.reset(seed=0, options={"deal": deal})
     total, done = 0.0, False
     while not done:
@@ -188,12 +218,16 @@ def test_a_round_the_learner_wins_gives_it_a_positive_return(reward, expected):
     assert total == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("reward, expected", [("outcome", -0.5), ("mixed", -0.5 - 3 / 100), ("points", -3 / 100)])
+@pytest.mark.parametrize(
+    "reward, expected", [("outcome", -0.5), ("mixed", -0.5 - 3 / 100), ("points", -3 / 100)]
+)
 def test_a_round_an_opponent_ends_gives_the_learner_its_own_final_reward(reward, expected):
     total, info = _play(reward, _opponent_goes_out())
     assert info["winners"] == [1] and info["learner_won"] == 0.0
     assert info["learner_pips"] == 3  # 1-2 left: the learner's own pips, not the winner's 0
-    assert total == pytest.approx(expected)  # the learner's share of -1 (and its own points), never +1
+    assert total == pytest.approx(
+        expected
+    )  # the learner's share of -1 (and its own points), never +1
 
 
 def test_pips_coef_weights_the_points_term():
@@ -212,7 +246,12 @@ def test_observations_are_scaled_and_masks_reach_the_vec_env():
     venv.seed(0)
     obs = venv.reset()
     masks = np.stack(venv.env_method("action_masks"))
-    assert obs.shape == (2, 449) and masks.shape == (2, 457) and masks.dtype == bool and masks.any(axis=1).all()
+    assert (
+        obs.shape == (2, 449)
+        and masks.shape == (2, 457)
+        and masks.dtype == bool
+        and masks.any(axis=1).all()
+    )
     assert obs.max() <= 1.0 + 1e-6  # every field scaled to about [0, 1]
     raw = venv.envs[0].unwrapped.aec.observe(venv.envs[0].unwrapped.learner)["observation"]
     assert np.allclose(obs[0], raw * observation_scale(4, 12))
