@@ -624,6 +624,29 @@ _RULE_OPTIONS = (
 )
 
 
+def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:
+    """The Mexican Train rule options (``--hand-size``, ``--doubles``, ...; default: the
+    preset's value), shared by the evaluation and training commands."""
+    rules = parser.add_argument_group("rules (default: the preset's value)")
+    rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
+    for name in _RULE_OPTIONS:
+        rules.add_argument(
+            "--" + name.replace("_", "-"),
+            default=None,
+            choices=RULE_CHOICES[name],
+            help=FIELD_DOCS[name],
+        )
+    for name in ("use_boneyard", "use_mexican_train"):
+        rules.add_argument(
+            "--" + name.replace("_", "-"),
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=FIELD_DOCS[name],
+        )
+    for name in ("double_blank_points", "elimination_limit"):
+        rules.add_argument("--" + name.replace("_", "-"), type=int, default=None, help=FIELD_DOCS[name])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m train.evaluate",
@@ -699,33 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=1, help="processes to play deals in parallel (default 1)"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    rules = parser.add_argument_group("rules (default: the preset's value)")
-    rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
-    for name in _RULE_OPTIONS:
-        rules.add_argument(
-            "--" + name.replace("_", "-"),
-            default=None,
-            choices=RULE_CHOICES[name],
-            help=FIELD_DOCS[name],
-        )
-    rules.add_argument(
-        "--use-boneyard",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help=FIELD_DOCS["use_boneyard"],
-    )
-    rules.add_argument(
-        "--use-mexican-train",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help=FIELD_DOCS["use_mexican_train"],
-    )
-    rules.add_argument(
-        "--double-blank-points", type=int, default=None, help=FIELD_DOCS["double_blank_points"]
-    )
-    rules.add_argument(
-        "--elimination-limit", type=int, default=None, help=FIELD_DOCS["elimination_limit"]
-    )
+    add_mexican_train_rule_options(parser)
     line = parser.add_argument_group(
         "line-game rules (--game block|draw|cuban; default: the preset's value; --hand-size and "
         "--use-boneyard apply too)"

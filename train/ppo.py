@@ -51,23 +51,15 @@ from agents.ppo import (
     observation_scale,
     read_metadata,
 )
-from domino_env.core.config import FIELD_DOCS, PRESETS, RULE_CHOICES, from_preset
+from domino_env.core.config import PRESETS, from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.encoding.mexican_train import observation_spec
 from domino_env.envs.mexican_train_v0 import ENV_ID, raw_env
 from domino_env.wrappers import SingleAgentEnv
+from train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
 
 REWARDS = ("mixed", "outcome", "points")
 LADDER = ("random", "greedy", "planner")
-_RULE_OPTIONS = (
-    "first_turn",
-    "doubles",
-    "drawn_tile",
-    "marker_removal",
-    "station_source",
-    "blocked_round",
-    "game_end",
-)
 BEST_MODEL_FILE = "best_model.zip"
 
 
@@ -390,33 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("round", "game"),
         help="an episode is one round or a whole game",
     )
-    rules = parser.add_argument_group("rules (default: the preset's value)")
-    rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
-    for name in _RULE_OPTIONS:
-        rules.add_argument(
-            "--" + name.replace("_", "-"),
-            default=None,
-            choices=RULE_CHOICES[name],
-            help=FIELD_DOCS[name],
-        )
-    rules.add_argument(
-        "--use-boneyard",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help=FIELD_DOCS["use_boneyard"],
-    )
-    rules.add_argument(
-        "--use-mexican-train",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help=FIELD_DOCS["use_mexican_train"],
-    )
-    rules.add_argument(
-        "--double-blank-points", type=int, default=None, help=FIELD_DOCS["double_blank_points"]
-    )
-    rules.add_argument(
-        "--elimination-limit", type=int, default=None, help=FIELD_DOCS["elimination_limit"]
-    )
+    add_mexican_train_rule_options(parser)
 
     o = parser.add_argument_group("opponents and reward")
     o.add_argument(
