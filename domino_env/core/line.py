@@ -128,7 +128,7 @@ class LineState:
         else:
             if rng is None:
                 raise DealError("a new round needs a random generator or an explicit deal")
-            order = [int(i) for i in rng.permutation(t.num_tiles)]
+            order = rng.permutation(t.num_tiles).tolist()
             size = cfg.hand_size
             hands = [0] * p
             for s in range(p):
