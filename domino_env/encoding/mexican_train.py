@@ -156,44 +156,48 @@ class MexicanTrainEncoder(EncoderBase):
             )
             for k in range(tr)
         ]
+        # Per observer seat: (train, its block offsets) in egocentric order, and per other seat
+        # (seat, hand-size offset, active offset, missing-pips offset or -1 for the observer).
+        self._train_rot = [
+            [(p if k == p else (seat + k) % p, *self._train_rows[k]) for k in range(tr)]
+            for seat in range(p)
+        ]
+        self._seat_rot = [
+            [
+                (
+                    (seat + k) % p,
+                    o["hand_sizes"] + k,
+                    o["seat_active"] + k,
+                    o["missing_pips"] + (k - 1) * v if k else -1,
+                )
+                for k in range(p)
+            ]
+            for seat in range(p)
+        ]
 
     def observe(self, state: MexicanTrainState, seat: int) -> np.ndarray:
         """Observation of ``seat``: float32 array of shape ``(spec.size,)``; nothing hidden leaks.
 
         Hot path: entries are written into a ``bytearray`` (every entry but the scores fits in a
-        byte), converted once to float32; scalar numpy writes would cost ~0.1 us each.
+        byte), converted once to float32; scalar numpy writes would cost ~0.1 us each. The
+        egocentric offsets of every train and seat are precomputed per observer seat.
         """
         o = self._o
-        p, v = self.num_players, self.num_values
         buf = bytearray(self.spec.size)
         buf[o["station"] + state.station] = 1
         actor = state.current_player
         live = not state.round_over
-        coverable: list[int] = []
-        if live:
-            if state.phase == COVER_OWN:
-                coverable = state.turn_doubles
-            elif state.phase == SECOND_DOUBLE:
-                coverable = state.turn_doubles[:1]
-            elif state.phase == 0:
-                coverable = state._coverable()
-        open_doubles = state.open_doubles
         ends, trains, markers, active = state.ends, state.trains, state.markers, state.active
-        mex_used = self.config.use_mexican_train
-        rows = self._train_rows
-        for k in range(p + 1):
-            end_at, in_play_at, started_at, length_at, marker_at, dbl_at, order_at, cover_at = rows[k]
-            if k == p:
-                train = p
-                in_play = marker = mex_used
-            else:
-                train = (seat + k) % p
-                in_play = active[train]
-                marker = markers[train]
+        coverable = None  # computed only if some train ends in a double (rare)
+        for train, end_at, in_play_at, started_at, length_at, marker_at, dbl_at, order_at, cover_at in self._train_rot[seat]:
             buf[end_at + ends[train]] = 1
-            if in_play:
+            if train < self.num_players:
+                if active[train]:
+                    buf[in_play_at] = 1
+                if markers[train]:
+                    buf[marker_at] = 1
+            elif self.config.use_mexican_train:
                 buf[in_play_at] = 1
-            if marker:
                 buf[marker_at] = 1
             tiles = trains[train]
             if tiles:
@@ -202,26 +206,25 @@ class MexicanTrainEncoder(EncoderBase):
                 last = tiles[-1]
                 if last[0] == last[1]:
                     buf[dbl_at] = 1
-                    if train in open_doubles:
-                        buf[order_at] = open_doubles.index(train) + 1
+                    if train in state.open_doubles:
+                        buf[order_at] = state.open_doubles.index(train) + 1
+                    if coverable is None:
+                        coverable = self._coverable_now(state) if live else ()
                     if train in coverable:
                         buf[cover_at] = 1
         hands, missing = state.hands, state.missing
-        hs, sa, mp = o["hand_sizes"], o["seat_active"], o["missing_pips"] - v
-        for k in range(p):
-            other = (seat + k) % p
-            buf[hs + k] = hands[other].bit_count()
+        for other, size_at, active_at, missing_at in self._seat_rot[seat]:
+            buf[size_at] = hands[other].bit_count()
             if active[other]:
-                buf[sa + k] = 1
-            m = missing[other] if k else 0
-            base = mp + k * v
+                buf[active_at] = 1
+            m = missing[other] if missing_at >= 0 else 0
             while m:
                 low = m & -m
-                buf[base + low.bit_length() - 1] = 1
+                buf[missing_at + low.bit_length() - 1] = 1
                 m ^= low
         buf[o["boneyard_size"]] = len(state.boneyard)
         if live:
-            buf[o["current_player"] + (actor - seat) % p] = 1
+            buf[o["current_player"] + (actor - seat) % self.num_players] = 1
             buf[o["phase"] + state.phase] = 1
             if state.drawn_tile >= 0:
                 buf[o["just_drew"]] = 1
@@ -230,3 +233,14 @@ class MexicanTrainEncoder(EncoderBase):
         if state.first_turn_pending[seat] or (live and actor == seat and state.in_first_turn):
             buf[o["first_turn"]] = 1
         return self._finish(buf, state, seat)
+
+    @staticmethod
+    def _coverable_now(state: MexicanTrainState) -> list[int]:
+        """Trains whose double the current player may cover now."""
+        if state.phase == COVER_OWN:
+            return state.turn_doubles
+        if state.phase == SECOND_DOUBLE:
+            return state.turn_doubles[:1]
+        if state.phase == 0:
+            return state._coverable()
+        return []
