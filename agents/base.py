@@ -136,7 +136,7 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     name, _, arg = spec.partition(":")
     cfg = as_config(config)
     game = game_of(cfg)
-    if game == "line" and not _REGISTRIES["line"]:
+    if game == "line" and "greedy" not in _REGISTRIES["line"]:
         from . import line  # noqa: F401  (registers the line-game ladder)
     registry = _REGISTRIES[game]
     if name not in registry:

@@ -17,7 +17,11 @@ illegal action can never be chosen.
 
 Observations are scaled before the network (:func:`observation_scale`): counts of tiles / 20,
 rounds / 13, points / 100, every flag, one-hot and rank field by its bound. Training applies the
-same scaling (``train.ppo``), and ``metadata["observation_scaling"]`` names it.
+same scaling (``train.ppo``), and ``metadata["observation_scaling"]`` names it. Line games
+(block / draw / Cuban, ``python -m train.ppo --game cuban``) use their own spec
+(:func:`~domino_env.encoding.line.line_observation_spec`) and scaling ``line-unit-v1``: tiles / 10,
+rounds / 13, points / 100, flags and one-hots as they are. ``ppo:PATH`` loads for line-game rules
+too (the factory is registered for ``game="line"``; the spec hash is checked against the line spec).
 
 Loading needs the ``[train]`` extra (torch, sb3-contrib); importing this module does not.
 """
@@ -31,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from domino_env.core.config import MexicanTrainConfig
+from domino_env.core.config import LineConfig, MexicanTrainConfig
 from domino_env.core.errors import DominoError
+from domino_env.encoding.line import line_observation_spec
 from domino_env.encoding.mexican_train import observation_spec
 
 from .base import as_config, register_agent
@@ -41,6 +46,23 @@ from .base import as_config, register_agent
 OBSERVATION_SCALING = "unit-v1"
 #: Divisor per unit of the observation spec (fields with other units use their upper bound).
 _UNIT_DIVISORS = {"tiles": 20.0, "rounds": 13.0, "points": 100.0}
+#: Name of the line-game observation scaling (block / draw / Cuban).
+LINE_OBSERVATION_SCALING = "line-unit-v1"
+_LINE_UNIT_DIVISORS = {"tiles": 10.0, "rounds": 13.0, "points": 100.0}
+
+
+def spec_for(num_players: int, max_pip: int, game: str = "mexican_train") -> Any:
+    """The observation spec of ``game`` (``"mexican_train"``, or ``"line"`` / a line preset)."""
+    if game == "mexican_train":
+        return observation_spec(num_players, max_pip)
+    return line_observation_spec(num_players, max_pip)
+
+
+def scaling_name(game: str = "mexican_train") -> str:
+    """The observation scaling name of ``game`` (saved as ``metadata["observation_scaling"]``)."""
+    return OBSERVATION_SCALING if game == "mexican_train" else LINE_OBSERVATION_SCALING
+
+
 MODEL_FILE = "model.zip"
 METADATA_FILE = "metadata.json"
 
@@ -49,17 +71,19 @@ class SpecMismatchError(DominoError):
     """A trained model's observation layout differs from the environment it is asked to play."""
 
 
-def observation_scale(num_players: int, max_pip: int) -> np.ndarray:
+def observation_scale(num_players: int, max_pip: int, game: str = "mexican_train") -> np.ndarray:
     """Per-element multipliers applied to a raw observation before the policy network.
 
     Returns:
-        float32 array, shape ``(spec.size,)``: ``1 / 20`` for tile counts, ``1 / 13`` for rounds,
-        ``1 / 100`` for points, ``1 / high`` for the other fields (flags and one-hots: 1).
+        float32 array, shape ``(spec.size,)``: ``1 / 20`` for tile counts (line games:
+        ``1 / 10``), ``1 / 13`` for rounds, ``1 / 100`` for points, ``1 / high`` for the other
+        fields (flags and one-hots: 1).
     """
-    spec = observation_spec(num_players, max_pip)
+    spec = spec_for(num_players, max_pip, game)
+    units = _UNIT_DIVISORS if game == "mexican_train" else _LINE_UNIT_DIVISORS
     parts = []
     for f in spec.fields:
-        divisor = _UNIT_DIVISORS.get(f.unit, float(f.high) or 1.0)
+        divisor = units.get(f.unit, float(f.high) or 1.0)
         parts.append(np.full(int(np.prod(f.shape)), 1.0 / divisor, dtype=np.float32))
     return np.concatenate(parts)
 
@@ -145,9 +169,12 @@ class PPOAgent:
         self.metadata = dict(metadata or {})
 
     @classmethod
-    def from_policy(cls, policy: Any, num_players: int, max_pip: int, **kwargs: Any) -> PPOAgent:
-        """Snapshot a live (training) SB3 policy as an agent."""
-        return cls(NumpyActor(policy), observation_scale(num_players, max_pip), **kwargs)
+    def from_policy(
+        cls, policy: Any, num_players: int, max_pip: int, game: str = "mexican_train", **kwargs: Any
+    ) -> PPOAgent:
+        """Snapshot a live (training) SB3 policy as an agent (``game``: ``"mexican_train"`` or a
+        line game, which picks the observation scaling)."""
+        return cls(NumpyActor(policy), observation_scale(num_players, max_pip, game), **kwargs)
 
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"
@@ -191,7 +218,7 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
 
 
 def check_compatible(
-    metadata: dict[str, Any], config: MexicanTrainConfig, where: str = "model"
+    metadata: dict[str, Any], config: MexicanTrainConfig | LineConfig, where: str = "model"
 ) -> None:
     """Refuse a model trained on another observation layout; warn about other rule differences.
 
@@ -200,7 +227,8 @@ def check_compatible(
             seats, set, observation size and hash on both sides.
     """
     p, n = config.num_players, config.max_pip
-    spec = observation_spec(p, n)
+    game = "line" if isinstance(config, LineConfig) else "mexican_train"
+    spec = spec_for(p, n, game)
     env_hash = spec.hash()
     model_hash = metadata.get("observation_spec_hash")
     rules = metadata.get("env_kwargs", {})
@@ -219,12 +247,12 @@ def check_compatible(
                 )
                 if a != b
             )
-            + ". Use a model trained for these seats and set (python -m train.ppo --players P --max-pip N)."
+            + ". Use a model trained for this game, seats and set (python -m train.ppo --game G --players P --max-pip N)."
         )
     scaling = metadata.get("observation_scaling")
-    if scaling != OBSERVATION_SCALING:
+    if scaling != scaling_name(game):
         raise SpecMismatchError(
-            f"{where} uses observation scaling {scaling!r}; this loader applies {OBSERVATION_SCALING!r}"
+            f"{where} uses observation scaling {scaling!r}; this loader applies {scaling_name(game)!r}"
         )
     differing = {
         k: (rules[k], v)
@@ -254,7 +282,8 @@ def load_ppo_agent(
     from sb3_contrib import MaskablePPO
 
     model = MaskablePPO.load(model_path, device="cpu")
-    expected = observation_spec(cfg.num_players, cfg.max_pip).size
+    game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
+    expected = spec_for(cfg.num_players, cfg.max_pip, game).size
     if model.observation_space.shape != (expected,):
         raise SpecMismatchError(
             f"model {model_path} expects observations of shape {model.observation_space.shape}, the environment gives ({expected},)"
@@ -263,6 +292,7 @@ def load_ppo_agent(
         model.policy,
         cfg.num_players,
         cfg.max_pip,
+        game,
         deterministic=deterministic,
         name=name or "ppo",
         metadata=metadata,
@@ -278,3 +308,4 @@ def _factory(config: MexicanTrainConfig, arg: str | None) -> PPOAgent:
 
 
 register_agent("ppo", _factory)
+register_agent("ppo", _factory, game="line")

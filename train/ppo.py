@@ -13,6 +13,19 @@ episode; with ``--opponent-mode fixed`` the list gives the P-1 opponents in turn
 learner. ``--self-play P`` replaces each opponent seat, with probability P, by a frozen snapshot
 of the learner (taken every ``--snapshot-freq`` steps, the last ``--max-snapshots`` kept).
 
+``--game`` picks the game: ``mexican_train`` (default) or a line game ``block``, ``draw``,
+``cuban`` (the preset of that name, ``dominoes/<game>-v0``; ``--players`` and ``--max-pip``
+override it, the preset's set by default: double-6 for block / draw, double-9 for Cuban). A line
+game's learner env is :func:`domino_env.wrappers.line_single_agent`'s adapter, its opponents come
+from the line-game agent registry (``random``, ``greedy``, ``planner``, ``ppo:PATH``), evaluations
+use ``train.evaluate.evaluate(..., game=<game>)``, the observation spec is the line spec and the
+scaling ``line-unit-v1`` (tiles / 10, rounds / 13, points / 100). With teams (Cuban: seats 0+2
+against 1+3) the learner's **partner is an opponent seat**: it draws its agent from
+``--opponents`` like the two opponents (with ``--opponent-mode fixed``, the second entry of the
+list is the partner), and the learner's reward and win credit are its team's. The evaluation
+ladder rows ``[ppo, X, X, X]`` thus put the model with an X partner against an X team. Line games
+take ``--reward outcome`` (default there) or ``points``.
+
 Reward (``--reward``): ``outcome`` (the env's zero-sum +1 / -1 shared), ``points`` (the env's
 -points/100 at the round's end), or ``mixed`` (default): outcome + ``--pips-coef`` x (-points/100),
 both given at the round's end (round episodes only).
@@ -33,6 +46,7 @@ import platform
 import shlex
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,21 +59,24 @@ from agents.base import make_agent
 from agents.ppo import (
     METADATA_FILE,
     MODEL_FILE,
-    OBSERVATION_SCALING,
     PPOAgent,
     check_compatible,
     observation_scale,
     read_metadata,
+    scaling_name,
+    spec_for,
 )
-from domino_env.core.config import PRESETS, from_preset
+from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.encoding.mexican_train import observation_spec
+from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID, raw_env
 from domino_env.wrappers import SingleAgentEnv
 from train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
 
 REWARDS = ("mixed", "outcome", "points")
 LADDER = ("random", "greedy", "planner")
+#: Games of ``--game``: Mexican Train and the line games (their presets).
+GAMES = ("mexican_train", "block", "draw", "cuban")
 BEST_MODEL_FILE = "best_model.zip"
 
 
@@ -77,6 +94,9 @@ class LearnerEnv(gymnasium.Wrapper):
         pips_coef: weight of -points/100 in the ``mixed`` reward.
         self_play: probability that an opponent seat is a learner snapshot (when there is one).
         learner_seat: ``"random"`` (training: a new seat every episode) or a fixed seat (tests).
+        game: ``"mexican_train"`` (``env_kwargs`` for ``mexican_train_v0.raw_env``) or a line
+            game ``"block"`` / ``"draw"`` / ``"cuban"`` (``line_v0.raw_env(preset=game)``; with
+            teams the partner is an opponent seat and the reward is the team's).
 
     Info at the round's end: the adapter's round result plus ``learner_won`` (win credit 1, 1/k
     for a shared win, 0) and ``learner_pips``.
@@ -94,7 +114,10 @@ class LearnerEnv(gymnasium.Wrapper):
         pips_coef: float = 1.0,
         self_play: float = 0.0,
         learner_seat: int | str = "random",
+        game: str = "mexican_train",
     ):
+        if game not in GAMES:
+            raise ConfigError("game", game, f"one of {GAMES}")
         if reward not in REWARDS:
             raise ConfigError("reward", reward, f"one of {REWARDS}")
         if opponent_mode not in ("mix", "fixed"):
@@ -105,8 +128,16 @@ class LearnerEnv(gymnasium.Wrapper):
             raise ConfigError(
                 "reward", reward, "'outcome' or 'points' when an episode is a whole game"
             )
-        aec = raw_env(**kwargs)
+        if game != "mexican_train" and reward == "mixed":
+            raise ConfigError("reward", reward, "'outcome' or 'points' for a line game")
+        if game == "mexican_train":
+            aec = raw_env(**kwargs)
+        else:
+            kwargs.pop("preset", None)
+            aec = line_v0.raw_env(preset=game, **kwargs)
         cfg = aec.config
+        self.game = game
+        self.teams = bool(getattr(cfg, "teams", False))
         self.num_players = p = cfg.num_players
         pool = [make_agent(o, cfg) for o in opponents]
         if not pool:
@@ -130,7 +161,7 @@ class LearnerEnv(gymnasium.Wrapper):
         self.pips_coef = float(pips_coef)
         self.self_play = float(self_play)
         self.snapshots: list[Any] = []
-        self.scale = observation_scale(p, cfg.max_pip)
+        self.scale = observation_scale(p, cfg.max_pip, game)
         self.observation_space = gymnasium.spaces.Box(
             -np.inf, np.inf, self.env.observation_space.shape, np.float32
         )
@@ -164,7 +195,12 @@ class LearnerEnv(gymnasium.Wrapper):
         if "winners" in info:
             seat = info["learner_seat"]
             winners = info["winners"]
-            info["learner_won"] = 1.0 / len(winners) if seat in winners else 0.0
+            if self.teams:  # team credit: 1 for a team win, 1/2 for a tie between the teams
+                mine = seat in winners
+                theirs = ((seat + 1) % self.num_players) in winners
+                info["learner_won"] = (0.5 if theirs else 1.0) if mine else 0.0
+            else:
+                info["learner_won"] = 1.0 / len(winners) if seat in winners else 0.0
             info["learner_pips"] = int(info["pips"][seat])
             if self.reward_kind == "mixed":
                 reward = float(reward) - self.pips_coef * float(info["points"][seat]) / 100.0
@@ -186,6 +222,7 @@ def _make_env(args_env: dict[str, Any], rank: int):
             args_env["reward"],
             args_env["pips_coef"],
             args_env["self_play"],
+            game=args_env.get("game", "mexican_train"),
         )
         return Monitor(env, info_keywords=("learner_won", "learner_pips"))
 
@@ -206,6 +243,7 @@ def evaluate_vs_ladder(
     seed: int,
     workers: int = 1,
     episode: str = "round",
+    game: str = "mexican_train",
 ) -> dict[str, dict[str, Any]]:
     """Duplicate-deal tournaments ``[agent, X, X, ..., X]`` for each X in ``opponents``
     (``train.evaluate.evaluate``; the agent applies its mask at every decision).
@@ -221,15 +259,20 @@ def evaluate_vs_ladder(
     label = getattr(agent, "name", "ppo")
     out = {}
     for opp in opponents:
-        res = evaluate(
-            [agent] + [opp] * (p - 1),
-            rounds=rounds,
-            num_players=p,
-            seed=seed,
-            episode=episode,
-            workers=workers,
-            **kwargs,
-        )
+        with (
+            warnings.catch_warnings()
+        ):  # with teams X sits on both sides by design ([ppo, X, X, X])
+            warnings.filterwarnings("ignore", message=r"agent\(s\) .* sit on both teams")
+            res = evaluate(
+                [agent] + [opp] * (p - 1),
+                rounds=rounds,
+                num_players=p,
+                seed=seed,
+                episode=episode,
+                workers=workers,
+                game=game,
+                **kwargs,
+            )
         me = res.stats_for(label)
         them = res.stats_for(opp)
         out[opp] = {
@@ -269,6 +312,7 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
                 self.model.policy,
                 cfg["num_players"],
                 cfg["max_pip"],
+                cfg["game"],
                 deterministic=deterministic,
                 name=name,
             )
@@ -314,6 +358,7 @@ def _make_callbacks(cfg: dict[str, Any], out: Path, vec_env: Any, history: list[
                 cfg["eval_seed"],
                 1,
                 cfg["episode"],
+                cfg["game"],
             )
             entry = {
                 "timesteps": int(self.num_timesteps),
@@ -369,13 +414,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g = parser.add_argument_group("game")
     g.add_argument(
+        "--game",
+        default="mexican_train",
+        choices=GAMES,
+        help="mexican_train, or a line game (block, draw, cuban: the preset of that name; "
+        "--players / --max-pip override it, the Mexican Train rule options do not apply)",
+    )
+    g.add_argument(
         "--preset",
         default="domino_cubano",
         choices=tuple(PRESETS),
         help="rule preset; rule options below override it",
     )
     g.add_argument("--players", type=int, default=4, help="seats, 2..8")
-    g.add_argument("--max-pip", type=int, default=12, choices=(9, 12, 15, 18), help="double-N set")
+    g.add_argument(
+        "--max-pip",
+        type=int,
+        default=None,
+        choices=(6, 9, 12, 15, 18),
+        help="double-N set (default 12 for Mexican Train: 9, 12, 15, 18; line games: 6, 9, 12, "
+        "default the preset's)",
+    )
     g.add_argument(
         "--episode",
         default="round",
@@ -417,9 +476,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     o.add_argument(
         "--reward",
-        default="mixed",
+        default=None,
         choices=REWARDS,
-        help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x (-points/100)",
+        help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x (-points/100) "
+        "(default mixed; line games: outcome, and mixed is not available)",
     )
     o.add_argument(
         "--pips-coef", type=float, default=1.0, help="weight of -points/100 in the mixed reward"
@@ -564,7 +624,15 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
     Raises:
         ConfigError: invalid rule values.
     """
-    kwargs: dict[str, Any] = {"num_players": args.players, "max_pip": args.max_pip}
+    game = getattr(args, "game", "mexican_train")
+    if game != "mexican_train":
+        kwargs: dict[str, Any] = {"num_players": args.players}
+        if args.max_pip is not None:
+            kwargs["max_pip"] = args.max_pip
+        return line_from_preset(game, **kwargs).to_dict()
+    kwargs = {"num_players": args.players, "max_pip": args.max_pip or 12}
+    if kwargs["max_pip"] not in (9, 12, 15, 18):
+        raise ConfigError("max_pip", kwargs["max_pip"], "9, 12, 15 or 18 for Mexican Train")
     for name in (
         "hand_size",
         *_RULE_OPTIONS,
@@ -649,6 +717,15 @@ def train(argv: Sequence[str] | None = None) -> Path:
     parser = build_parser()
     args = parser.parse_args(argv)
     argv_list = list(sys.argv[1:] if argv is None else argv)
+    game = args.game
+    if args.reward is None:
+        args.reward = "mixed" if game == "mexican_train" else "outcome"
+    if game != "mexican_train":
+        given = [n for n in ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train",
+                             "double_blank_points", "elimination_limit") if getattr(args, n, None) is not None]  # fmt: skip
+        if given or args.preset != "domino_cubano":
+            parser.error(f"--preset and the Mexican Train rule options are not rules of --game {game} "
+                         f"(given: {given or ['--preset']})")  # fmt: skip
     try:
         rules = rules_from_args(args)
     except DominoError as exc:
@@ -680,6 +757,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
         "reward": args.reward,
         "pips_coef": args.pips_coef,
         "self_play": args.self_play,
+        "game": game,
     }
     try:  # fail fast (in this process) on bad opponents / rules / reward
         probe = LearnerEnv(**env_cfg)
@@ -698,7 +776,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
     resumed_from = None
     if args.resume:
         zip_path, meta = read_metadata(args.resume)
-        check_compatible(meta, _config(rules), where=f"model {zip_path}")
+        check_compatible(meta, _config(rules, game), where=f"model {zip_path}")
         model = MaskablePPO.load(
             zip_path, env=vec_env, device="cpu", tensorboard_log=tb, seed=args.seed
         )
@@ -746,6 +824,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
         "eval_seed": eval_seed,
         "rules": rules,
         "episode": args.episode,
+        "game": game,
         "num_players": p,
         "max_pip": n,
         "self_play": args.self_play,
@@ -759,13 +838,17 @@ def train(argv: Sequence[str] | None = None) -> Path:
     }
     callback = _make_callbacks(cfg, out, vec_env, history)
     command = "python -m train.ppo " + shlex.join(argv_list) if argv_list else "python -m train.ppo"
+    env_id = ENV_ID if game == "mexican_train" else line_v0.ENV_IDS[game]
+    spec = spec_for(p, n, game)
     meta: dict[str, Any] = {
-        "env_id": ENV_ID,
-        "env_version": ENV_ID.rsplit("-v", 1)[1],
+        "env_id": env_id,
+        "env_version": env_id.rsplit("-v", 1)[1],
+        "game": game,
         "env_kwargs": aec_kwargs,
-        "observation_spec_hash": observation_spec(p, n).hash(),
-        "observation_size": observation_spec(p, n).size,
-        "observation_scaling": OBSERVATION_SCALING,
+        "rules": rules,
+        "observation_spec_hash": spec.hash(),
+        "observation_size": spec.size,
+        "observation_scaling": scaling_name(game),
         "num_actions": int(vec_env.action_space.n),
         "package_version": domino_env.__version__,
         "versions": _versions(),
@@ -802,7 +885,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
     final = None
     if args.final_eval_rounds > 0:
         workers = args.eval_workers or max(1, min(cores, 4))
-        agent = PPOAgent.from_policy(model.policy, p, n, name="ppo")
+        agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
         final = evaluate_vs_ladder(
             agent,
             rules,
@@ -811,6 +894,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
             eval_seed,
             workers,
             args.episode,
+            game,
         )
         (out / "final_evaluation.md").write_text(
             f"Final evaluation of {out / MODEL_FILE} ({args.final_eval_rounds} duplicate-deal rounds per row, seed {eval_seed}):\n\n"
@@ -838,7 +922,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
         plot_learning_curve(
             history,
             out / "learning_curve.png",
-            title=f"MaskablePPO, {p} players, double-{n}, {args.preset}",
+            title=f"MaskablePPO, {p} players, double-{n}, {args.preset if game == 'mexican_train' else game}",
         )
     if final and not args.quiet:
         _print_summary(final, p, f"{out / MODEL_FILE}: {args.final_eval_rounds} duplicate-deal rounds vs {p - 1} copies of each "
@@ -849,8 +933,11 @@ def train(argv: Sequence[str] | None = None) -> Path:
     return out
 
 
-def _config(rules: dict[str, Any]):
+def _config(rules: dict[str, Any], game: str = "mexican_train"):
     kwargs = dict(rules)
+    if game != "mexican_train":
+        kwargs.pop("preset", None)
+        return line_from_preset(game, **kwargs)
     return from_preset(kwargs.pop("preset", "domino_cubano"), **kwargs)
 
 

@@ -275,3 +275,80 @@ def test_opponents_are_drawn_per_episode_and_self_play_uses_snapshots():
     fixed = LearnerEnv({"num_players": 4}, ["greedy", "random", "planner"], opponent_mode="fixed")
     fixed.reset(seed=0)
     assert [o.name for o in fixed.env.unwrapped.opponents] == ["greedy", "random", "planner"]
+
+
+# ---------------------------------------------------------------------------------- line games
+CUBAN_ARGS = [
+    "--game", "cuban", "--timesteps", "1024", "--n-envs", "1", "--n-steps", "256", "--batch-size", "128",
+    "--n-epochs", "1", "--net-arch", "32", "--opponents", "greedy", "random", "--eval-freq", "512",
+    "--eval-rounds", "4", "--eval-opponents", "greedy", "--final-eval-rounds", "4", "--eval-workers", "1",
+    "--seed", "5", "--no-progress", "--quiet", "--no-tensorboard", "--no-plot",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cuban_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ppo_cuban") / "run"
+    assert train([*CUBAN_ARGS, "--out", str(out)]) == out
+    return out
+
+
+def test_cuban_smoke_run_writes_line_metadata(cuban_dir):
+    from domino_env.encoding.line import line_observation_spec
+
+    meta = json.loads((cuban_dir / "metadata.json").read_text())
+    assert meta["status"] == "done" and meta["game"] == "cuban"
+    assert meta["env_id"] == "dominoes/cuban-v0" and meta["env_version"] == "0"
+    assert meta["observation_spec_hash"] == line_observation_spec(4, 9).hash()
+    assert meta["observation_scaling"] == "line-unit-v1"
+    assert meta["rules"]["teams"] is True and meta["rules"]["max_pip"] == 9
+    assert meta["args"]["reward"] == "outcome"
+    assert set(meta["final_evaluation"]) == {"greedy"} and meta["evaluations"]
+    assert (cuban_dir / "model.zip").is_file() and (cuban_dir / "best_model.zip").is_file()
+
+
+def test_cuban_model_plays_a_cuban_tournament_by_name(cuban_dir, capsys):
+    from train.evaluate import run
+
+    spec = f"ppo:{cuban_dir}"
+    res = run(
+        [
+            "--game",
+            "cuban",
+            "--agents",
+            spec,
+            "greedy",
+            spec,
+            "greedy",
+            "--rounds",
+            "8",
+            "--seed",
+            "0",
+        ]
+    )
+    assert res.episodes == 8 and res.teams and res.stats_for(spec).seat_episodes == 16
+    assert spec in capsys.readouterr().out
+    # the Mexican Train loader refuses it (another observation spec), and vice versa
+    with pytest.raises(SpecMismatchError):
+        make_agent(spec)
+
+
+def test_line_learner_env_scales_and_credits_the_team():
+    from domino_env.core.config import line_from_preset
+
+    rules = line_from_preset("cuban").to_dict()
+    env = LearnerEnv(rules, ["greedy"], reward="outcome", learner_seat=0, game="cuban")
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape and float(np.abs(obs).max()) <= 1.0
+    done, info, total = False, {}, 0.0
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        obs, reward, term, trunc, info = env.step(int(legal[0]))
+        total += reward
+        done = term or trunc
+    if "winners" in info:
+        team_won = 0 in info["winners"]
+        assert info["learner_won"] in ((0.5, 1.0) if team_won else (0.0,))
+        assert (total > 0) == (team_won and 1 not in info["winners"])
+    with pytest.raises(Exception, match="line game"):
+        LearnerEnv(rules, ["greedy"], reward="mixed", game="cuban")
