@@ -426,7 +426,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=tuple(PRESETS),
         help="rule preset; rule options below override it",
     )
-    g.add_argument("--players", type=int, default=4, help="seats, 2..8")
+    g.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="seats, 2..8 (default: 4 for Mexican Train, the preset's for a line game: block 4, "
+        "draw 2, cuban 4)",
+    )
     g.add_argument(
         "--max-pip",
         type=int,
@@ -626,11 +632,13 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """
     game = getattr(args, "game", "mexican_train")
     if game != "mexican_train":
-        kwargs: dict[str, Any] = {"num_players": args.players}
+        kwargs: dict[str, Any] = {}
+        if args.players is not None:
+            kwargs["num_players"] = args.players
         if args.max_pip is not None:
             kwargs["max_pip"] = args.max_pip
         return line_from_preset(game, **kwargs).to_dict()
-    kwargs = {"num_players": args.players, "max_pip": args.max_pip or 12}
+    kwargs = {"num_players": args.players or 4, "max_pip": args.max_pip or 12}
     if kwargs["max_pip"] not in (9, 12, 15, 18):
         raise ConfigError("max_pip", kwargs["max_pip"], "9, 12, 15 or 18 for Mexican Train")
     for name in (
