@@ -8,6 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
+from episode import drive
 
 from agents import GreedyAgent, PlannerAgent, RandomAgent, make_agent
 from agents.base import Agent, agent_label, as_config
@@ -21,26 +22,6 @@ NAMES = ["random", "greedy", "planner"]
 
 def act(tile, slot, p, n=9):
     return tile_index(tile[0], tile[1], n) * (p + 1) + slot
-
-
-def drive(env, agents, seed, check=None, max_steps=5000):
-    """Play one episode; seat s uses agents[s % len(agents)]; ``check(obs, mask)`` at every decision."""
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    actions = []
-    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-    while env.agents and len(actions) < max_steps:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        obs = env.observe(agent)
-        if check is not None:
-            check(obs["observation"], obs["action_mask"])
-        a = agents[seat_of[agent] % len(agents)](obs["observation"], obs["action_mask"], rng)
-        actions.append(int(a))
-        env.step(int(a))
-    return actions
 
 
 CASES = [
