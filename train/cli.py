@@ -14,8 +14,9 @@ It also prints our typed errors that reach it (:class:`~domino_env.core.errors.D
 ``--resume``) as one line with exit code 2, and Ctrl-C as one line with exit code 130, instead of a
 traceback; ``DOMINO_TRACEBACK=1`` shows the traceback.
 
-Adding a command: one :class:`Command` in :data:`COMMANDS` (its ``module:function``, its extra and
-the modules it imports from that extra), one function ``name = entry("domino-name")`` below, and
+Adding a command: one :class:`Command` in :data:`COMMANDS` (its ``module:function``, and for each
+extra it needs the modules it imports from it), one function ``name = entry("domino-name")`` below,
+and
 ``domino-name = "train.cli:name"`` under ``[project.scripts]`` (``tests/train/test_cli.py`` checks
 that the three agree with the extras of ``pyproject.toml``).
 """
@@ -45,24 +46,23 @@ class Command:
     Attributes:
         target: ``"module:function"``; the function reads ``sys.argv`` (argparse) and may return
             an int exit code.
-        extra: the ``[project.optional-dependencies]`` extra that installs its modules.
-        modules: import names it needs from that extra (checked with ``importlib.util.find_spec``,
-            which finds a module without importing it).
+        needs: ``{extra: import names}``: for each ``[project.optional-dependencies]`` extra the
+            command needs, the modules it imports from it (checked with
+            ``importlib.util.find_spec``, which finds a module without importing it). Empty for a
+            command that runs on the library alone.
     """
 
     target: str
-    extra: str
-    modules: tuple[str, ...]
+    needs: dict[str, tuple[str, ...]]
 
+
+#: The ``train`` extra's modules that a Stable-Baselines3 training command imports.
+_TRAIN = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "tqdm", "rich")
 
 #: Every console script, by its name in ``[project.scripts]``.
 COMMANDS: dict[str, Command] = {
-    "domino-evaluate": Command("train.evaluate:main", "train", ("rich", "tqdm")),
-    "domino-train": Command(
-        "train.ppo:main",
-        "train",
-        ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "tqdm", "rich"),
-    ),
+    "domino-evaluate": Command("train.evaluate:main", {"train": ("rich", "tqdm")}),
+    "domino-train": Command("train.ppo:main", {"train": _TRAIN}),
 }
 
 
@@ -80,12 +80,27 @@ def missing_modules(modules: Sequence[str]) -> list[str]:
     return missing
 
 
-def extra_hint(command: str, extra: str, missing: Sequence[str]) -> str:
-    """The one-line message for a command whose extra is not installed."""
+def extra_hint(command: str, extras: str | Sequence[str], missing: Sequence[str]) -> str:
+    """The one-line message for a command whose extra(s) are not installed."""
+    extras = [extras] if isinstance(extras, str) else list(extras)
+    names = " and ".join(f"'{e}'" for e in extras)
+    joined = ",".join(extras)
     return (
-        f"{command} needs the '{extra}' extra (missing: {', '.join(missing)}): "
-        f"pip install 'domino-env[{extra}]' (in a clone: pip install -e '.[{extra}]')"
+        f"{command} needs the {names} extra{'s' if len(extras) > 1 else ''} (missing: "
+        f"{', '.join(missing)}): pip install 'domino-env[{joined}]' (in a clone: pip install -e "
+        f"'.[{joined}]')"
     )
+
+
+def check_extras(command: str) -> str | None:
+    """The one-line message if a module ``command`` needs is missing, else None."""
+    extras, missing = [], []
+    for extra, modules in COMMANDS[command].needs.items():
+        absent = missing_modules(modules)
+        if absent:
+            extras.append(extra)
+            missing += absent
+    return extra_hint(command, extras, missing) if missing else None
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -112,9 +127,9 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     Ctrl-C; else with ``main``'s return value (an int) or 0.
     """
     spec = COMMANDS[command]
-    missing = missing_modules(spec.modules)
-    if missing:
-        _fail(extra_hint(command, spec.extra, missing))
+    hint = check_extras(command)
+    if hint:
+        _fail(hint)
     from domino_env.core.errors import DominoError
 
     show_traceback = bool(os.environ.get("DOMINO_TRACEBACK"))
@@ -124,7 +139,10 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         top = (exc.name or "").partition(".")[0]
         if show_traceback or not top or top in OWN_PACKAGES:
             raise
-        _fail(extra_hint(command, spec.extra, [top]))
+        owner = next((e for e, mods in spec.needs.items() if top in mods), None)
+        if owner:
+            _fail(extra_hint(command, owner, [top]))
+        _fail(f"{command}: error: module {top!r} is not installed ({exc})")
     except DominoError as exc:  # bad input (a corrupt model, rules, agents): its message says it
         if show_traceback:
             raise

@@ -69,13 +69,14 @@ def test_every_console_script_goes_through_train_cli():
 
 
 @pytest.mark.parametrize("name", sorted(cli.COMMANDS))
-def test_each_command_names_an_extra_that_installs_its_modules(name):
+def test_each_command_names_extras_that_install_its_modules(name):
     spec = cli.COMMANDS[name]
-    assert spec.extra in EXTRAS, f"{name}: no extra {spec.extra!r} in pyproject.toml"
-    declared = {_requirement_name(r) for r in EXTRAS[spec.extra]}
-    for module in spec.modules:
-        dist = DISTRIBUTIONS.get(module, module).replace("_", "-")
-        assert dist in declared, f"{name} needs {module}, which the {spec.extra!r} extra does not install"
+    for extra, modules in spec.needs.items():
+        assert extra in EXTRAS, f"{name}: no extra {extra!r} in pyproject.toml"
+        declared = {_requirement_name(r) for r in EXTRAS[extra]}
+        for module in modules:
+            dist = DISTRIBUTIONS.get(module, module).replace("_", "-")
+            assert dist in declared, f"{name} needs {module}, which the {extra!r} extra does not install"
     module, _, func = spec.target.partition(":")
     assert callable(getattr(__import__(module, fromlist=[func]), func))
 
@@ -179,8 +180,25 @@ def test_launch_prints_typed_errors_and_ctrl_c_as_one_line(capsys):
     code, err = _exit_of(capsys, raises(ConfigError("doubles", "x", "chain or satisfy")))
     assert code == 2 and err == ["domino-evaluate: error: invalid config field 'doubles': got 'x'; allowed: chain or satisfy"]
     assert _exit_of(capsys, raises(KeyboardInterrupt())) == (130, ["domino-evaluate: interrupted"])
-    missing = ModuleNotFoundError("No module named 'scipy'", name="scipy.stats")
-    assert _exit_of(capsys, raises(missing)) == (2, [cli.extra_hint("domino-evaluate", "train", ["scipy"])])
+    missing = ModuleNotFoundError("No module named 'tqdm.auto'", name="tqdm.auto")
+    assert _exit_of(capsys, raises(missing)) == (2, [cli.extra_hint("domino-evaluate", "train", ["tqdm"])])
+    other = ModuleNotFoundError("No module named 'scipy'", name="scipy")
+    assert _exit_of(capsys, raises(other)) == (
+        2, ["domino-evaluate: error: module 'scipy' is not installed (No module named 'scipy')"]
+    )  # fmt: skip
+
+
+def test_a_command_needing_two_extras_names_both(capsys, monkeypatch):
+    monkeypatch.setitem(
+        cli.COMMANDS, "domino-x", cli.Command("train.evaluate:main", {"rllib": ("no_ray_xyz",), "train": ("no_torch_xyz", "numpy")})
+    )  # fmt: skip
+    assert cli.check_extras("domino-x") == (
+        "domino-x needs the 'rllib' and 'train' extras (missing: no_ray_xyz, no_torch_xyz): "
+        "pip install 'domino-env[rllib,train]' (in a clone: pip install -e '.[rllib,train]')"
+    )
+    monkeypatch.setitem(cli.COMMANDS, "domino-y", cli.Command("train.evaluate:main", {"train": ("numpy",)}))
+    assert cli.check_extras("domino-y") is None
+    assert _exit_of(capsys, lambda: 0, command="domino-x") == (2, [cli.check_extras("domino-x")])
 
 
 def test_launch_keeps_tracebacks_of_bugs_and_on_request(capsys, monkeypatch):
