@@ -74,13 +74,38 @@ def test_no_module_of_agents_imports_one_that_imports_it_back():
     assert find_cycle(graph) is None, f"import cycle in agents/: {' -> '.join(find_cycle(graph))}"
 
 
-def test_base_imports_no_agent_module_and_the_package_imports_them_all():
-    graph = import_graph()
-    assert graph["agents.base"] == set()
-    agent_modules = {m for m in graph if m not in ("agents", "agents.base")}
-    assert agent_modules <= graph["agents"], "agents/__init__.py must import every agent module"
-    for module in agent_modules:
-        assert "agents.base" in graph[module], f"{module} should register into agents.base"
+def registering_modules(package: Path = PACKAGE) -> set[str]:
+    """Modules that call ``register_agent(...)`` at import time (a top-level statement)."""
+    found = set()
+    for path in package.rglob("*.py"):
+        for node in ast.parse(path.read_text()).body:
+            call = node.value if isinstance(node, ast.Expr) else None
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "register_agent":
+                parts = path.relative_to(package.parent).with_suffix("").parts
+                found.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return found
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo += graph.get(node, ())
+    return seen
+
+
+def test_base_imports_no_other_module_of_agents():
+    assert import_graph()["agents.base"] == set()
+
+
+def test_the_package_imports_every_module_that_registers_agents():
+    """``import agents`` (which any ``import agents.x`` runs first) fills the registry."""
+    registering = registering_modules()
+    assert {"agents.line", "agents.mexican_train", "agents.ppo"} <= registering
+    missing = registering - reachable(import_graph(), "agents")
+    assert not missing, f"agents/__init__.py does not import {sorted(missing)}: their agents are unknown to make_agent"
 
 
 def test_the_check_catches_a_cycle(tmp_path):
