@@ -7,6 +7,7 @@ where it is used."""
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 try:
@@ -32,7 +33,7 @@ USED_WITHOUT_IMPORT = {
     "ruff": "make lint",
 }
 #: Folders never scanned (environments and caches).
-SKIP = {".venv", ".venv-peers", "venv", "build", "dist", ".git", "runs"}
+SKIP = {"venv", "build", "dist", "runs", "__pycache__", "node_modules"}
 
 
 def requirement_name(req: str) -> str:
@@ -51,11 +52,18 @@ def declared() -> dict[str, str]:
     return out
 
 
+def python_files() -> list[Path]:
+    """The repository's Python files (environments, caches and hidden folders pruned)."""
+    files = []
+    for folder, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP and not d.startswith(".")]
+        files += [Path(folder) / n for n in names if n.endswith(".py")]
+    return files
+
+
 def imported_top_level_names() -> set[str]:
     names: set[str] = set()
-    for path in ROOT.rglob("*.py"):
-        if SKIP & set(path.relative_to(ROOT).parts):
-            continue
+    for path in python_files():
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
                 names |= {a.name.split(".")[0] for a in node.names}
