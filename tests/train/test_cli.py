@@ -29,7 +29,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SCRIPTS = PYPROJECT["project"]["scripts"]
 EXTRAS = PYPROJECT["project"]["optional-dependencies"]
 #: Import names whose distribution is spelled otherwise.
-DISTRIBUTIONS = {"stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib"}
+DISTRIBUTIONS = {"stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib", "PIL": "pillow"}
 
 
 def _requirement_name(req: str) -> str:
@@ -75,7 +75,7 @@ def test_each_command_names_extras_that_install_its_modules(name):
         assert extra in EXTRAS, f"{name}: no extra {extra!r} in pyproject.toml"
         declared = {_requirement_name(r) for r in EXTRAS[extra]}
         for module in modules:
-            dist = DISTRIBUTIONS.get(module, module).replace("_", "-")
+            dist = DISTRIBUTIONS.get(module, module).replace("_", "-").lower()
             assert dist in declared, f"{name} needs {module}, which the {extra!r} extra does not install"
     module, _, func = spec.target.partition(":")
     assert callable(getattr(__import__(module, fromlist=[func]), func))
