@@ -225,3 +225,28 @@ def test_cited_sections_exist(path):
     cited = cited_sections(text, own_page=own)
     missing = sorted({f"docs/{page}.{EXT} §{n}" for page, n in cited if n not in sections[page]})
     assert not missing, f"{path.relative_to(ROOT)} cites sections that do not exist: {missing}"
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_slug_is_githubs():
+    assert slug("Single agent (Gymnasium / SB3)") == "single-agent-gymnasium--sb3"
+    assert slug("The released checkpoint: `checkpoints/a_b/`") == "the-released-checkpoint-checkpointsa_b"
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.suffix == f".{EXT}"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_to_headings_exist(path):
+    """Every ``[text](page.md#anchor)`` or ``[text](#anchor)`` link names a heading of that page."""
+    text = path.read_text()
+    missing = []
+    for target, anchor in re.findall(rf"\]\(([^)\s#]*\.{EXT}|)#([^)\s]+)\)", text):
+        page = (path.parent / target).resolve() if target else path
+        if not page.is_file():
+            continue  # a missing page is reported by test_markdown_references_exist
+        anchors = {slug(h) for h in re.findall(r"^#+\s+(.*)$", page.read_text(), flags=re.M)}
+        if anchor not in anchors:
+            missing.append(f"{target}#{anchor}")
+    assert not missing, f"{path.relative_to(ROOT)} links to headings that do not exist: {missing}"
