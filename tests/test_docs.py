@@ -239,7 +239,7 @@ def test_slug_is_githubs():
 
 @pytest.mark.parametrize("path", [p for p in FILES if p.suffix == f".{EXT}"], ids=lambda p: str(p.relative_to(ROOT)))
 def test_links_to_headings_exist(path):
-    """Every ``[text](page.md#anchor)`` or ``[text](#anchor)`` link names a heading of that page."""
+    """Every ``[text](PAGE#anchor)`` or ``[text](#anchor)`` link (PAGE a Markdown page) names a heading of it."""
     text = path.read_text()
     missing = []
     for target, anchor in re.findall(rf"\]\(([^)\s#]*\.{EXT}|)#([^)\s]+)\)", text):
