@@ -30,7 +30,7 @@ DESIGN = ROOT / "docs/design.md"
 INDEX = ROOT / "docs/README.md"
 
 #: Folders that are not the repository's own text (environments, caches, build and run outputs).
-SKIP_DIRS = {".git", ".venv", "venv", "build", "dist", "runs", "node_modules", "__pycache__",
+SKIP_DIRS = {".git", ".venv", ".venv-peers", "venv", "build", "dist", "runs", "node_modules", "__pycache__",
              ".pytest_cache", ".ruff_cache", ".hypothesis", "ladder_results"}  # fmt: skip
 #: Markdown files that commands write into their output folders (not files of the repository);
 #: each must be written by the code named here.
