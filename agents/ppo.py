@@ -8,7 +8,7 @@ with a :class:`SpecMismatchError` saying what differs (seats, set, observation s
 Rules that differ but keep the observation layout (e.g. ``doubles="chain"`` for a model trained
 on ``"satisfy"``) only give a warning.
 
-The agent (:class:`PPOAgent`) follows the protocol of :mod:`agents.base`: ``agent(observation,
+The agent (:class:`PPOAgent`) follows the protocol of :mod:`domino_env.agents.base`: ``agent(observation,
 action_mask, rng) -> int``. The policy's actor network is copied into numpy arrays at load time,
 so the agent is small, picklable (tournament workers, ``SubprocVecEnv`` opponents) and needs no
 torch to play. It plays the most likely legal action (``deterministic=True``, the default) or
@@ -17,7 +17,7 @@ illegal action can never be chosen.
 
 Observations are scaled before the network (:func:`observation_scale`): counts of tiles / 20,
 rounds / 13, points / 100, every flag, one-hot and rank field by its bound. Training applies the
-same scaling (``train.ppo``), and ``metadata["observation_scaling"]`` names it. Line games
+same scaling (``domino_env.train.ppo``), and ``metadata["observation_scaling"]`` names it. Line games
 (block / draw / Cuban, ``python -m train.ppo --game cuban``) use their own spec
 (:func:`~domino_env.encoding.line.line_observation_spec`) and scaling ``line-unit-v1``: tiles / 10,
 rounds / 13, points / 100, flags and one-hots as they are. ``ppo:PATH`` loads for line-game rules
@@ -202,7 +202,7 @@ class PPOAgent:
 
 #: Members of every Stable-Baselines3 model archive (``model.save``) that loading needs.
 SB3_MEMBERS = ("data", "policy.pth")
-#: ``metadata.json`` keys the loader checks a model against (written by ``train.ppo``).
+#: ``metadata.json`` keys the loader checks a model against (written by ``domino_env.train.ppo``).
 METADATA_KEYS = ("observation_spec_hash", "observation_scaling")
 _ZIP_MAGIC = b"PK\x03\x04"
 

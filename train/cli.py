@@ -2,7 +2,7 @@
 
 The library alone (``pip install domino-env``) installs numpy, gymnasium and pettingzoo; the
 commands need an extra (``pip install 'domino-env[train]'``). Every console script of
-``pyproject.toml`` points here (``domino-evaluate = "train.cli:evaluate"``), and so does each
+``pyproject.toml`` points here (``domino-evaluate = "domino_env.train.cli:evaluate"``), and so does each
 command's ``python -m`` entry (``launch("domino-evaluate", main)``). :func:`launch` checks the
 command's modules first; one that is missing ends the command with one line on stderr and exit
 code 2, before any work starts::
@@ -17,7 +17,7 @@ traceback; ``DOMINO_TRACEBACK=1`` shows the traceback.
 Adding a command: one :class:`Command` in :data:`COMMANDS` (its ``module:function``, and for each
 extra it needs the modules it imports from it), one function ``name = entry("domino-name")`` below,
 and
-``domino-name = "train.cli:name"`` under ``[project.scripts]`` (``tests/train/test_cli.py`` checks
+``domino-name = "domino_env.train.cli:name"`` under ``[project.scripts]`` (``tests/train/test_cli.py`` checks
 that the three agree with the extras of ``pyproject.toml``).
 """
 
@@ -61,8 +61,8 @@ _TRAIN = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotli
 
 #: Every console script, by its name in ``[project.scripts]``.
 COMMANDS: dict[str, Command] = {
-    "domino-evaluate": Command("train.evaluate:main", {"train": ("rich", "tqdm")}),
-    "domino-train": Command("train.ppo:main", {"train": _TRAIN}),
+    "domino-evaluate": Command("domino_env.train.evaluate:main", {"train": ("rich", "tqdm")}),
+    "domino-train": Command("domino_env.train.ppo:main", {"train": _TRAIN}),
 }
 
 

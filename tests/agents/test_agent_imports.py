@@ -16,14 +16,17 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "agents"
 
 
-def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+def import_graph(package: Path = PACKAGE, installed_as: str = "domino_env.agents") -> dict[str, set[str]]:
     """``module -> modules of the same package it imports`` (anywhere in the file).
 
-    ``from . import x`` / ``from agents import x`` import the submodule ``agents.x`` when there is
-    one, else the package itself (``agents``, i.e. its ``__init__``)."""
+    The folder ``package`` is imported as ``installed_as`` (the repository's ``agents/`` installs
+    as ``domino_env.agents``). ``from . import x`` / ``from domino_env.agents import x`` import the
+    submodule ``domino_env.agents.x`` when there is one, else the package itself (its
+    ``__init__``)."""
     modules = {}
     for path in package.rglob("*.py"):
-        parts = path.relative_to(package.parent).with_suffix("").parts
+        parts = path.relative_to(package).with_suffix("").parts
+        parts = tuple(installed_as.split(".")) + parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -70,7 +73,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_module_of_agents_imports_one_that_imports_it_back():
     graph = import_graph()
-    assert "agents.base" in graph and "agents.line" in graph
+    assert "domino_env.agents.base" in graph and "domino_env.agents.line" in graph
     assert find_cycle(graph) is None, f"import cycle in agents/: {' -> '.join(find_cycle(graph))}"
 
 
@@ -81,7 +84,7 @@ def registering_modules(package: Path = PACKAGE) -> set[str]:
         for node in ast.parse(path.read_text()).body:
             call = node.value if isinstance(node, ast.Expr) else None
             if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "register_agent":
-                parts = path.relative_to(package.parent).with_suffix("").parts
+                parts = ("domino_env", *path.relative_to(package.parent).with_suffix("").parts)
                 found.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return found
 
@@ -97,14 +100,15 @@ def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 
 
 def test_base_imports_no_other_module_of_agents():
-    assert import_graph()["agents.base"] == set()
+    assert import_graph()["domino_env.agents.base"] == set()
 
 
 def test_the_package_imports_every_module_that_registers_agents():
-    """``import agents`` (which any ``import agents.x`` runs first) fills the registry."""
+    """``import domino_env.agents`` (which any ``import domino_env.agents.x`` runs first) fills
+    the registry."""
     registering = registering_modules()
-    assert {"agents.line", "agents.mexican_train", "agents.ppo"} <= registering
-    missing = registering - reachable(import_graph(), "agents")
+    assert {"domino_env.agents.line", "domino_env.agents.mexican_train", "domino_env.agents.ppo"} <= registering
+    missing = registering - reachable(import_graph(), "domino_env.agents")
     assert not missing, f"agents/__init__.py does not import {sorted(missing)}: their agents are unknown to make_agent"
 
 
@@ -116,20 +120,20 @@ def test_the_check_catches_a_cycle(tmp_path):
     (pkg / "__init__.py").write_text("from .base import make_agent\nfrom .line import Line\n")
     (pkg / "base.py").write_text("def make_agent():\n    from . import line  # noqa\n")
     (pkg / "line.py").write_text("from .base import make_agent\nclass Line: ...\n")
-    graph = import_graph(pkg)
+    graph = import_graph(pkg, "agents")
     assert graph["agents.base"] == {"agents.line"}
     assert find_cycle(graph) == ["agents.base", "agents.line", "agents.base"]
     (pkg / "base.py").write_text("def make_agent(): ...\n")
-    assert find_cycle(import_graph(pkg)) is None
+    assert find_cycle(import_graph(pkg, "agents")) is None
     (pkg / "line.py").write_text("from agents import make_agent\nclass Line: ...\n")
-    assert find_cycle(import_graph(pkg)) == ["agents", "agents.line", "agents"]
+    assert find_cycle(import_graph(pkg, "agents")) == ["agents", "agents.line", "agents"]
 
 
-@pytest.mark.parametrize("first", ["agents.base", "agents.line", "agents.mexican_train", "agents.ppo"])
+@pytest.mark.parametrize("first", ["base", "line", "mexican_train", "ppo"])
 def test_registry_is_full_whatever_is_imported_first(first):
     code = (
-        f"import {first}\n"
-        "from agents.base import agent_names, make_agent\n"
+        f"import domino_env.agents.{first}\n"
+        "from domino_env.agents.base import agent_names, make_agent\n"
         "print(sorted(agent_names('mexican_train')), sorted(agent_names('line')))\n"
         "print(type(make_agent('greedy', {'preset': 'block'})).__name__,"
         " type(make_agent('planner', {'preset': 'cuban'})).__name__,"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from agents import make_agent
-from agents.ppo import check_model_file, load_metadata, read_metadata
+from domino_env.agents import make_agent
+from domino_env.agents.ppo import check_model_file, load_metadata, read_metadata
 from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, DominoError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,10 +1,10 @@
 """Console scripts say which extra is missing, in one line (issue 12 item 10).
 
-Real processes: the console-script function (``from train.cli import evaluate; evaluate()``, what
+Real processes: the console-script function (``from domino_env.train.cli import evaluate; evaluate()``, what
 pip's wrapper runs) and the ``python -m`` entries, with the extra's modules blocked
 (``sys.modules[name] = None``, through a ``sitecustomize`` on ``PYTHONPATH``) as in a library-only
-install. Plus: ``[project.scripts]``, :data:`train.cli.COMMANDS` and the extras of
-``pyproject.toml`` agree, and :func:`train.cli.launch` turns typed errors and Ctrl-C into one line.
+install. Plus: ``[project.scripts]``, :data:`domino_env.train.cli.COMMANDS` and the extras of
+``pyproject.toml`` agree, and :func:`domino_env.train.cli.launch` turns typed errors and Ctrl-C into one line.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 import pytest
 
-import train.cli as cli
+import domino_env.train.cli as cli
 from domino_env.core.errors import CheckpointError, ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def test_every_console_script_goes_through_train_cli():
     assert set(SCRIPTS) == set(cli.COMMANDS) and {"domino-evaluate", "domino-train"} <= set(SCRIPTS)
     for name, target in SCRIPTS.items():
         module, _, func = target.partition(":")
-        assert module == "train.cli", f"{name} = {target!r} bypasses the extra check"
+        assert module == "domino_env.train.cli", f"{name} = {target!r} bypasses the extra check"
         assert getattr(cli, func).command == name
 
 
@@ -102,7 +102,7 @@ def test_console_script_without_its_extra_says_which_in_one_line(tmp_path, name,
 
 @pytest.mark.parametrize(
     ("module", "name", "blocked"),
-    [("train.evaluate", "domino-evaluate", "rich"), ("train.ppo", "domino-train", "torch")],
+    [("domino_env.train.evaluate", "domino-evaluate", "rich"), ("domino_env.train.ppo", "domino-train", "torch")],
 )
 def test_python_dash_m_without_the_extra_says_which_in_one_line(tmp_path, module, name, blocked):
     proc = subprocess.run(
@@ -190,19 +190,19 @@ def test_launch_prints_typed_errors_and_ctrl_c_as_one_line(capsys):
 
 def test_a_command_needing_two_extras_names_both(capsys, monkeypatch):
     monkeypatch.setitem(
-        cli.COMMANDS, "domino-x", cli.Command("train.evaluate:main", {"rllib": ("no_ray_xyz",), "train": ("no_torch_xyz", "numpy")})
+        cli.COMMANDS, "domino-x", cli.Command("domino_env.train.evaluate:main", {"rllib": ("no_ray_xyz",), "train": ("no_torch_xyz", "numpy")})
     )  # fmt: skip
     assert cli.check_extras("domino-x") == (
         "domino-x needs the 'rllib' and 'train' extras (missing: no_ray_xyz, no_torch_xyz): "
         "pip install 'domino-env[rllib,train]' (in a clone: pip install -e '.[rllib,train]')"
     )
-    monkeypatch.setitem(cli.COMMANDS, "domino-y", cli.Command("train.evaluate:main", {"train": ("numpy",)}))
+    monkeypatch.setitem(cli.COMMANDS, "domino-y", cli.Command("domino_env.train.evaluate:main", {"train": ("numpy",)}))
     assert cli.check_extras("domino-y") is None
     assert _exit_of(capsys, lambda: 0, command="domino-x") == (2, [cli.check_extras("domino-x")])
 
 
 def test_launch_keeps_tracebacks_of_bugs_and_on_request(capsys, monkeypatch):
-    own = ModuleNotFoundError("No module named 'agents.nothing'", name="agents.nothing")
+    own = ModuleNotFoundError("No module named 'domino_env.agents.nothing'", name="domino_env.agents.nothing")
     with pytest.raises(ModuleNotFoundError):
         cli.launch("domino-evaluate", raises(own))
     with pytest.raises(RuntimeError):
