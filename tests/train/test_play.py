@@ -155,8 +155,9 @@ def _wait_for(session: str, text: str, count: int = 1, limit: float = 60) -> str
     raise AssertionError(f"{text!r} never appeared; screen:\n{_pane(session)}")
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
 def test_typed_in_tmux_with_a_typo_a_move_and_ctrl_c(tmp_path):
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is missing: apt-get install -y tmux (make test installs it)")
     session = f"domino-play-{uuid.uuid4().hex[:8]}"
     rec, status = tmp_path / "t.json", tmp_path / "status"
     command = (
