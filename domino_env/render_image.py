@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .core.config import LineConfig
+from .core.errors import DominoError
 from .core.line import LineState
 from .core.mexican_train import PHASE_NAMES, MexicanTrainState
 
@@ -183,8 +184,6 @@ def _hand_view(state: Any, viewer: int | None, all_hands: bool) -> tuple[int, se
     p = state.num_players
     viewer = state.current_player if viewer is None else int(viewer)
     if not 0 <= viewer < p:
-        from .core.errors import DominoError
-
         raise DominoError(f"viewer must be a seat 0..{p - 1}, got {viewer}")
     return viewer, set(range(p)) if all_hands else {viewer}
 
