@@ -290,7 +290,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
         if state.active[seat]:
             _seat_label(c, ty, seat, seat == acting, viewer)
             size = state.hand_size(seat)
-            c.text((MARGIN + 4, ty + 18), f"{size} tiles · score {state.scores[seat]}", size=11, fill=DIM)
+            c.text((MARGIN + 4, ty + 18), f"{size} tile{'' if size == 1 else 's'} · score {state.scores[seat]}", size=11, fill=DIM)
             c.hand(MARGIN + LABEL_W, ty, state.hand_tiles(seat) if seat in face_up else [], size, seat in face_up, room)
         else:
             c.text((MARGIN + 4, ty + 1), f"seat {seat}: out · score {state.scores[seat]}", size=15, fill=DIM)
@@ -396,7 +396,7 @@ def line_image(state: LineState, viewer: int | None = None, all_hands: bool = Fa
             c.badge(lx + 4, ty + 1, "leader", BACK)
         size = state.hand_size(seat)
         team = f" · team {seat % 2}+{seat % 2 + 2}" if cfg.teams else ""
-        c.text((MARGIN + 4, ty + 18), f"{size} tiles · score {state.scores[seat]}{team}", size=11, fill=DIM)
+        c.text((MARGIN + 4, ty + 18), f"{size} tile{'' if size == 1 else 's'} · score {state.scores[seat]}{team}", size=11, fill=DIM)
         c.hand(MARGIN + LABEL_W, ty, state.hand_tiles(seat) if seat in face_up else [], size, seat in face_up, room)
         y += ROW
     _footer(c, state, height)

@@ -158,7 +158,7 @@ function drawHands(svg, f) {
     el("text", {x: 8, y: y + 10, "font-size": 14, fill: colour}, g, seatName(s) + (s === f.to_play ? "  to play" : ""));
     const size = el("text", {x: 8, y: y + 25, "font-size": 11, fill: "#bed2c3"}, g);
     el("tspan", {"data-hand-size": s}, size, String(f.hand_sizes[s]));
-    size.appendChild(document.createTextNode(" tiles" + (D.game === "line" && s === f.leader ? " · leader" : "")));
+    size.appendChild(document.createTextNode((f.hand_sizes[s] === 1 ? " tile" : " tiles") + (D.game === "line" && s === f.leader ? " · leader" : "")));
     hand.forEach((t, k) => tile(g, LABEL + k * STEP, y, t));
     y += ROWH;
   });
@@ -176,7 +176,7 @@ function drawScores(f) {
     const row = table.insertRow();
     if (s === f.to_play) row.className = "acting";
     const team = D.teams ? (s % 2 ? "1+3" : "0+2") : "";
-    for (const v of [s, D.seats[s] || "", team, f.hand_sizes[s] + " tiles", f.scores[s], ""]) row.insertCell().textContent = String(v);
+    for (const v of [s, D.seats[s] || "", team, f.hand_sizes[s] + (f.hand_sizes[s] === 1 ? " tile" : " tiles"), f.scores[s], ""]) row.insertCell().textContent = String(v);
   }
 }
 
