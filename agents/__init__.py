@@ -1,4 +1,4 @@
-"""Agents for the domino environments (DESIGN.md section 5).
+"""Agents for the domino environments.
 
 An agent is a picklable callable ``agent(observation, action_mask, rng) -> int`` (the opponent
 protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: ``random`` <

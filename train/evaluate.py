@@ -758,7 +758,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     from rich.console import Console
 
-    from domino_env.core.errors import DominoError
+    from domino_env.core.errors import CheckpointError, DominoError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -813,6 +813,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             game=args.game,
             **kwargs,
         )
+    except CheckpointError as exc:  # a missing or corrupt model file: one line, no usage
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except DominoError as exc:
         parser.error(str(exc))
     console = Console()
@@ -839,5 +841,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     return result
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line
+    from train.cli import launch
+
+    launch("domino-evaluate", main)

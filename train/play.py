@@ -260,5 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # through train.cli: a missing module or typed error is one line
+    from train.cli import launch
+
+    launch("domino-play", main)

@@ -954,5 +954,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     train(argv)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line
+    from train.cli import launch
+
+    launch("domino-train", main)

@@ -19,7 +19,6 @@ import argparse
 import html
 import json
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -237,5 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # through train.cli: a missing module or typed error is one line
+    from train.cli import launch
+
+    launch("domino-replay-html", main)

@@ -61,7 +61,7 @@ class _ConfigMixin:
 class MexicanTrainConfig(_ConfigMixin):
     """The rules of one Mexican Train game (defaults = seed 000, "Dominó Cubano (Tren Mexicano)").
 
-    Attributes are documented in ``FIELD_DOCS`` (and the README's env card). Build one with
+    Attributes are documented in ``FIELD_DOCS`` (and docs/envs.md, built from it). Build one with
     :func:`from_preset` to start from a document's rule set.
 
     Raises:

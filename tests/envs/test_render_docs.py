@@ -36,7 +36,7 @@ def test_the_script_writes_one_picture_per_game(tmp_path):
 
 
 def test_pictures_page_shows_every_picture():
-    page = (ROOT / "docs" / "pictures.md").read_text()
+    page = (ROOT / "docs/pictures.md").read_text()
     shown = set(re.findall(r"\]\(images/([\w]+)\.png\)", page))
     assert shown == set(SIZES)
     assert "python docs/make_images.py" in page

@@ -185,3 +185,16 @@ def test_typed_in_tmux_with_a_typo_a_move_and_ctrl_c(tmp_path):
         assert "you: " in screen
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_console_script_runs_through_train_cli(tmp_path):
+    """``domino-play`` is ``train.cli:play`` (the pip wrapper calls it with sys.argv set)."""
+    rec = tmp_path / "cs.json"
+    code = (
+        "import sys\n"
+        f"sys.argv = ['domino-play', '--game', 'draw', '--seed', '2', '--record', {str(rec)!r}]\n"
+        "from train.cli import play\nplay()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], input="q\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "game stopped (you quit)" in out.stdout and load_record(rec)["env_id"] == "dominoes/draw-v0"

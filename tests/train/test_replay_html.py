@@ -270,3 +270,12 @@ def test_browser_check_is_not_vacuous(browser, cuban_game, tmp_path):
     with page.expect_event("pageerror"):
         page.evaluate("setTimeout(() => { throw new Error('boom'); }, 0)")
     assert any("boom" in e for e in errors)
+
+
+def test_console_script_runs_through_train_cli(cuban_game, tmp_path):
+    src = tmp_path / "g.json"
+    save_record(cuban_game, src)
+    code = f"import sys\nsys.argv = ['domino-replay-html', {str(src)!r}]\nfrom train.cli import replay_html\nreplay_html()\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "g.html").read_text().startswith("<!doctype html>")
