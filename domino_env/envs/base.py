@@ -24,7 +24,7 @@ from ..core.records import make_record
 
 EPISODES = ("round", "game")
 REWARDS = ("outcome", "points")
-RENDER_MODES = ("human", "ansi")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles")
 
 
@@ -300,10 +300,23 @@ class DominoAECEnv(AECEnv, EzPickle):
         self._require_reset()
         return make_record(self.ENV_ID, self.env_kwargs, self._seed, self.state)
 
-    def render(self) -> str | None:
-        """``"ansi"``: the text picture as seen by the current player; ``"human"``: printed."""
+    def render_image(self, viewer: int | None = None, all_hands: bool = False) -> np.ndarray:
+        """Picture of the table, ``(H, W, 3)`` uint8 (see :mod:`domino_env.render_image`):
+        ``viewer``'s hand face up (default: the seat to play), the others face down;
+        ``all_hands=True`` shows every hand (replays, debugging). Works in any render mode."""
+        from ..render_image import blank_image, image_size, table_image
+
+        if self.state is None:
+            return blank_image("(reset() has not been called)", image_size(self.config))
+        return table_image(self.state, viewer, all_hands)
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the text picture as seen by the current player; ``"human"``: printed;
+        ``"rgb_array"``: :meth:`render_image` as seen by the current player."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_image()
         text = "(reset() has not been called)" if self.state is None else self.render_text()
         if self.render_mode == "ansi":
             return text

@@ -7,7 +7,7 @@ episode with ``-1`` for the offender). Registered as ``"dominoes/mexican_train-v
 Keyword arguments: ``preset`` plus every field of
 :class:`~domino_env.core.config.MexicanTrainConfig` (explicit values override the preset), and
 ``episode`` (``"round"`` or ``"game"``), ``reward`` (``"outcome"`` or ``"points"``),
-``render_mode`` (None, ``"human"``, ``"ansi"``), ``max_cycles`` (steps before truncation).
+``render_mode`` (None, ``"human"``, ``"ansi"``, ``"rgb_array"``), ``max_cycles`` (steps before truncation).
 """
 
 from __future__ import annotations
