@@ -189,7 +189,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self) -> str | None:
         """``"ansi"``: the table as the learner sees it."""
-        if self.render_mode == "ansi" and self.aec.state is not None:
+        if self.render_mode == "ansi" and self.aec.game_state is not None:
             return self.aec.render_text(self.learner_seat)
         return None
 

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         legal = np.flatnonzero(obs["action_mask"])
         action = int(legal[rng.integers(len(legal))])
-        print(f"{agent}: {env.state.describe_action(action)}")
+        print(f"{agent}: {env.game_state.describe_action(action)}")
         env.step(action)
     print("\n" + env.render())
     info = env.infos["player_0"] if "player_0" in env.infos else info

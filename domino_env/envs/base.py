@@ -11,6 +11,7 @@ config, the rewards of a finished round and the round-result infos.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,6 +54,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     config_class: ClassVar[type]
     state_class: ClassVar[type]
     encoder_class: ClassVar[type]
+    state_encoder_class: ClassVar[type]
     default_preset: ClassVar[str]
 
     def __init__(
@@ -102,7 +104,11 @@ class DominoAECEnv(AECEnv, EzPickle):
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self.np_random, _ = seeding.np_random(None)
         self._seed: int | None = None
-        self.state: Any = None
+        #: the rules engine's state of the game in progress (None before ``reset``)
+        self.game_state: Any = None
+        self.state_encoder = self.state_encoder_class(self.config, self.encoder.spec)
+        #: PettingZoo's global-state space: float32 Box of ``state_encoder.spec.size`` entries
+        self.state_space = self.state_encoder.spec.space
 
     # ------------------------------------------------------------------ hooks
     def make_config(self, preset: str, rules: dict[str, Any]) -> Any:
@@ -123,7 +129,7 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ pickling
     _DYNAMIC = (
-        "state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
+        "game_state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
         "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
         "_written",
     )  # fmt: skip
@@ -137,6 +143,8 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         dynamic = data.pop("_dynamic", {})
+        if "state" in dynamic:  # pickled before the engine moved to ``game_state``
+            dynamic["game_state"] = dynamic.pop("state")
         EzPickle.__setstate__(self, data)
         self.__dict__.update(dynamic)
 
@@ -146,6 +154,25 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._action_space
+
+    # ------------------------------------------------------------------ global state
+    @property
+    def state(self) -> _StateCall:
+        """``env.state()``: PettingZoo's global state, a float32 array in :attr:`state_space`.
+
+        PRIVILEGED: it holds every hand and the boneyard's order (for centralised critics,
+        search, debugging; never a policy input). Fields: ``env.state_encoder.spec`` (decode with
+        ``env.state_encoder.decode(env.state())``; tables in docs/state.md). The rules engine is
+        :attr:`game_state`; ``env.state.<attr>`` still reaches it with a DeprecationWarning.
+
+        Raises:
+            DominoError: called before ``reset``.
+        """
+        return _StateCall(self)
+
+    def _global_state(self) -> np.ndarray:
+        self._require_reset()
+        return self.state_encoder.encode(self.game_state)
 
     @property
     def env_kwargs(self) -> dict[str, Any]:
@@ -185,7 +212,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         else:
             deals = [options["deal"]] if "deal" in options else []
         state = self.state_class.new_game(self.config, self.np_random, deals[0] if deals else None)
-        self.state = state  # only once the deal is valid: a failed reset changes nothing
+        self.game_state = state  # only once the deal is valid: a failed reset changes nothing
         self._deal_queue = deals[1:]
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -200,15 +227,15 @@ class DominoAECEnv(AECEnv, EzPickle):
             self.render()
 
     def _require_reset(self) -> None:
-        if self.state is None:
+        if self.game_state is None:
             raise DominoError(f"{type(self).__name__}: call reset() first")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_reset()
         seat = self._seat[agent]
         return {
-            "observation": self.encoder.observe(self.state, seat),
-            "action_mask": self.encoder.mask(self.state, seat),
+            "observation": self.encoder.observe(self.game_state, seat),
+            "action_mask": self.encoder.mask(self.game_state, seat),
         }
 
     def step(self, action: int | None) -> None:
@@ -227,7 +254,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game_state
         if action is None:
             raise IllegalActionError(f"{agent} is acting and must give an action, not None")
         state.apply(action)  # raises IllegalActionError before any bookkeeping
@@ -257,7 +284,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             self.render()
 
     def _finish_round(self) -> None:
-        state = self.state
+        state = self.game_state
         result = state.round_result
         info = {
             "termination": result.termination,
@@ -298,13 +325,13 @@ class DominoAECEnv(AECEnv, EzPickle):
         ``raw_env(**record["env_kwargs"])`` and ``reset(options={"deals": record["deals"]})``.
         """
         self._require_reset()
-        return make_record(self.ENV_ID, self.env_kwargs, self._seed, self.state)
+        return make_record(self.ENV_ID, self.env_kwargs, self._seed, self.game_state)
 
     def render(self) -> str | None:
         """``"ansi"``: the text picture as seen by the current player; ``"human"``: printed."""
         if self.render_mode is None:
             return None
-        text = "(reset() has not been called)" if self.state is None else self.render_text()
+        text = "(reset() has not been called)" if self.game_state is None else self.render_text()
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -312,6 +339,33 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     def close(self) -> None:
         pass
+
+
+class _StateCall:
+    """What ``env.state`` returns: call it for the global state (PettingZoo's ``state()``).
+    Attribute access forwards to ``env.game_state``, the engine that ``env.state`` used to be."""
+
+    __slots__ = ("_env",)
+
+    def __init__(self, env: DominoAECEnv):
+        self._env = env
+
+    def __call__(self) -> np.ndarray:
+        return self._env._global_state()
+
+    def __getattr__(self, name: str) -> Any:
+        warnings.warn(
+            f"env.state.{name}: env.state() is now PettingZoo's global state; the rules engine "
+            f"moved to env.game_state (use env.game_state.{name})",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if self._env.game_state is None:
+            raise DominoError(f"{type(self._env).__name__}: call reset() first")
+        return getattr(self._env.game_state, name)
+
+    def __repr__(self) -> str:
+        return f"<state() of {type(self._env).__name__}; engine: env.game_state>"
 
 
 def wrap(raw: AECEnv) -> AECEnv:

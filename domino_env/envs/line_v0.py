@@ -19,6 +19,7 @@ from pettingzoo import AECEnv
 from ..core.config import LineConfig, line_from_preset
 from ..core.line import LineState
 from ..encoding.line import LineEncoder
+from ..encoding.state import LineStateEncoder
 from ..render import render_line
 from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
 
@@ -55,6 +56,7 @@ class raw_env(DominoAECEnv):
     config_class = LineConfig
     state_class = LineState
     encoder_class = LineEncoder
+    state_encoder_class = LineStateEncoder
     default_preset = "block"
 
     @property
@@ -65,10 +67,10 @@ class raw_env(DominoAECEnv):
         return line_from_preset(preset, **rules)
 
     def round_info(self) -> dict[str, Any]:
-        return {"leader": self.state.round_result.leader}
+        return {"leader": self.game_state.round_result.leader}
 
     def round_rewards(self, seats: list[int]) -> dict[int, float]:
-        state = self.state
+        state = self.game_state
         result = state.round_result
         if result.termination == "annulled":
             return {}
@@ -90,7 +92,7 @@ class raw_env(DominoAECEnv):
         return outcome_rewards(winners, seats)
 
     def render_text(self, viewer: int | None = None) -> str:
-        return render_line(self.state, viewer)
+        return render_line(self.game_state, viewer)
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -19,6 +19,7 @@ from pettingzoo import AECEnv
 from ..core.config import MexicanTrainConfig, from_preset
 from ..core.mexican_train import MexicanTrainState
 from ..encoding.mexican_train import MexicanTrainEncoder
+from ..encoding.state import MexicanTrainStateEncoder
 from ..render import render_mexican_train
 from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
 
@@ -55,16 +56,17 @@ class raw_env(DominoAECEnv):
     config_class = MexicanTrainConfig
     state_class = MexicanTrainState
     encoder_class = MexicanTrainEncoder
+    state_encoder_class = MexicanTrainStateEncoder
     default_preset = "domino_cubano"
 
     def make_config(self, preset: str, rules: dict[str, Any]) -> MexicanTrainConfig:
         return from_preset(preset, **rules)
 
     def round_info(self) -> dict[str, Any]:
-        return {"station": self.state.round_result.station}
+        return {"station": self.game_state.round_result.station}
 
     def round_rewards(self, seats: list[int]) -> dict[int, float]:
-        state = self.state
+        state = self.game_state
         result = state.round_result
         if self.reward_mode == "points":
             return {s: -result.points[s] / POINTS_SCALE for s in seats}
@@ -86,7 +88,7 @@ class raw_env(DominoAECEnv):
         return {}
 
     def render_text(self, viewer: int | None = None) -> str:
-        return render_mexican_train(self.state, viewer)
+        return render_mexican_train(self.game_state, viewer)
 
 
 def env(**kwargs: Any) -> AECEnv:

@@ -3,7 +3,7 @@
 Source of truth: ``shared/RULES.md`` sections 0 and 2 (seeds 001 "Domino Cubano", 003 "Dominó
 6-9-12", 004 "Dominó Exprés"), plus the lead's decisions in ``notes/line_contract.md``.  Only the
 public contract is used: ``raw_env``, the action mask, ``step``, ``infos``, rewards, the
-observation (decoded with ``decode_line_observation``) and the read-only ``env.unwrapped.state``.
+observation (decoded with ``decode_line_observation``) and the read-only ``env.unwrapped.game_state``.
 Tile indices and action ints are computed by the helpers below, independently of the library:
 action = tile_index * 2 + end (end 0 = left, the only end for the lead; end 1 = right),
 DRAW = 2T, PASS = 2T + 1, ANNUL = 2T + 2.
@@ -47,7 +47,7 @@ def test_helper_index_matches_canonical_order():
 
 
 def N(env) -> int:
-    return env.unwrapped.state.config.max_pip
+    return env.unwrapped.game_state.config.max_pip
 
 
 def place(env, tile, end: int) -> int:
@@ -122,14 +122,14 @@ def pips(hand) -> int:
 
 
 def obs_of(env, observer: int) -> dict:
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     o = env.observe(f"player_{observer}")["observation"]
     return decode_line_observation(o, st.num_players, st.config.max_pip)
 
 
 def missing_row(env, observer: int, other: int) -> set[int]:
     """Pips the observer's observation says seat `other` is known to lack."""
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     k = (other - observer) % st.num_players
     row = np.asarray(obs_of(env, observer)["missing_pips"]).reshape(st.num_players - 1, -1)[k - 1]
     return {int(i) for i in np.flatnonzero(row)}
@@ -162,13 +162,13 @@ def test_first_round_lead_is_the_highest_double_and_it_must_be_led():
     and double-6 that is always 6-6. The mask holds exactly that one action."""
     env = make("block", deal(FULL4))
     assert env.agent_selection == "player_2"
-    assert env.unwrapped.state.leader == 2
+    assert env.unwrapped.game_state.leader == 2
     assert legal(env) == expect(env, ((6, 6), 0))
     for other in (0, 1, 3):
         assert not env.observe(f"player_{other}")["action_mask"].any()
     step(env, ((6, 6), 0))
-    assert env.unwrapped.state.line == [(6, 6)]
-    assert env.unwrapped.state.ends == (6, 6)
+    assert env.unwrapped.game_state.line == [(6, 6)]
+    assert env.unwrapped.game_state.ends == (6, 6)
     assert env.agent_selection == "player_3"
 
 
@@ -200,7 +200,7 @@ def test_first_player_in_deal_leads_any_tile_on_end_0_only():
     assert env.agent_selection == "player_1"
     assert legal(env) == expect(env, *[(t, 0) for t in FULL4[1]])
     step(env, ((3, 5), 0))
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert canon(st.line[0]) == [3, 5] and len(st.line) == 1
     assert sorted(st.ends) == [3, 5]
     assert env.agent_selection == "player_2"
@@ -217,18 +217,18 @@ def test_both_ends_same_pip_only_end_0_and_orientation():
     hands = [[(3, 3), (1, 1)], [(3, 5), (6, 6), (0, 2)], [(3, 4), (2, 2)]]
     env = make("block", deal(hands, first=0), num_players=3)
     step(env, ((3, 3), 0))
-    assert env.unwrapped.state.ends == (3, 3)
+    assert env.unwrapped.game_state.ends == (3, 3)
     assert env.agent_selection == "player_1"
     assert legal(env) == expect(env, ((3, 5), 0))
     step(env, ((3, 5), 0))
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.line == [(5, 3), (3, 3)]
     assert (st.left, st.right) == (5, 3) and st.ends == (5, 3)
     # Seat 2: 3-4 fits the right end only.
     assert legal(env) == expect(env, ((3, 4), 1))
     step(env, ((3, 4), 1))
-    assert env.unwrapped.state.line == [(5, 3), (3, 3), (3, 4)]
-    assert env.unwrapped.state.ends == (5, 4)
+    assert env.unwrapped.game_state.line == [(5, 3), (3, 3), (3, 4)]
+    assert env.unwrapped.game_state.ends == (5, 4)
 
 
 def test_tile_matching_both_ends_has_two_distinct_actions():
@@ -236,7 +236,7 @@ def test_tile_matching_both_ends_has_two_distinct_actions():
     a tile matching one end only has one."""
     hands = [[(2, 4), (0, 0)], [(4, 5), (1, 1)], [(2, 5), (2, 2), (5, 6), (0, 1)]]
     env = make("block", deal(hands, first=0), num_players=3)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((2, 4), 0))
     four = 0 if st.left == 4 else 1  # the lead's orientation is not part of the contract
     step(env, ((4, 5), four))
@@ -255,7 +255,7 @@ def test_tile_matching_both_ends_has_two_distinct_actions():
 def test_tile_matching_both_ends_right_placement():
     hands = [[(2, 4), (0, 0)], [(4, 5), (1, 1)], [(2, 5), (0, 1)]]
     env = make("block", deal(hands, first=0), num_players=3)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((2, 4), 0))
     step(env, ((4, 5), 0 if st.left == 4 else 1))
     old, right = list(st.line), st.right
@@ -288,7 +288,7 @@ def test_block_game_pass_when_nothing_fits():
     step(env, "PASS")
     assert env.agent_selection == "player_2"
     assert legal(env) == expect(env, ((2, 6), 0))
-    assert not env.unwrapped.state.round_over
+    assert not env.unwrapped.game_state.round_over
 
 
 def test_draw_game_draws_one_at_a_time_until_a_tile_fits_then_must_play():
@@ -297,7 +297,7 @@ def test_draw_game_draws_one_at_a_time_until_a_tile_fits_then_must_play():
     hands = [[(6, 6), (6, 0), (1, 1)], [(2, 3), (4, 5)]]
     bone = [(1, 2), (3, 3), (5, 6), (0, 2), (4, 4)]
     env = make("draw", deal(hands, bone), num_players=2)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((6, 6), 0))
     assert env.agent_selection == "player_1"
     for k, expected_size in ((0, 5), (1, 4), (2, 3)):
@@ -322,7 +322,7 @@ def test_draw_game_pass_when_boneyard_empty():
     step(env, ((6, 6), 0))
     assert legal(env) == expect(env, "DRAW")
     step(env, "DRAW")
-    assert env.unwrapped.state.boneyard_size == 0
+    assert env.unwrapped.game_state.boneyard_size == 0
     assert env.agent_selection == "player_1"
     assert legal(env) == expect(env, "PASS")
     step(env, "PASS")
@@ -341,7 +341,7 @@ def _play_domino3(env):
     step(env, ((6, 6), 0))
     step(env, ((5, 6), 0))
     step(env, ((4, 5), 0))
-    assert env.unwrapped.state.ends == (4, 6)
+    assert env.unwrapped.game_state.ends == (4, 6)
     step(env, ((1, 4), 0))
 
 
@@ -360,7 +360,7 @@ def test_domino_scoring_without_teams(reward):
     assert i["scores"] == [10, 0, 0]
     assert i["leader"] == 0 and i["round_index"] == 0
     assert all(env.terminations.values())
-    assert env.unwrapped.state.round_result.termination == "went_out"
+    assert env.unwrapped.game_state.round_result.termination == "went_out"
     if reward == "outcome":
         assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -0.5, "player_2": -0.5})
     else:
@@ -395,7 +395,7 @@ def test_domino_scoring_with_teams_counts_all_four_hands(reward):
     assert i["pips"] == [0, 6, 4, 1]
     assert i["points"] == [11, 0, 11, 0]
     assert i["scores"] == [11, 0, 11, 0]
-    assert list(env.unwrapped.state.scores) == [11, 0, 11, 0]
+    assert list(env.unwrapped.game_state.scores) == [11, 0, 11, 0]
     if reward == "outcome":
         expected = {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0}
     else:
@@ -447,7 +447,7 @@ def test_blocked_after_play_two_players_tie_goes_to_leader():
     hands = [[(6, 6), (1, 2), (2, 2)], [(5, 6), (3, 4)]]
     env = make("block", deal(hands, first=0), num_players=2)
     step(env, ((6, 6), 0))
-    assert not env.unwrapped.state.round_over
+    assert not env.unwrapped.game_state.round_over
     step(env, ((5, 6), 0))
     i = info(env)
     assert i["termination"] == "blocked"
@@ -465,7 +465,7 @@ def test_not_blocked_while_a_fitting_tile_is_in_the_boneyard():
     bone = [(4, 4), (0, 6), (2, 2)]
     env = make("draw", deal(hands, bone), num_players=2)
     step(env, ((6, 6), 0))
-    assert not env.unwrapped.state.round_over
+    assert not env.unwrapped.game_state.round_over
     assert legal(env) == expect(env, "DRAW")
     step(env, "DRAW")
     assert legal(env) == expect(env, "DRAW")
@@ -576,7 +576,7 @@ def test_next_lead_next_seat_leads_any_tile():
     step(env, ((0, 0), 0))  # blocked; seat 0 wins; leader was 2
     assert info(env)["termination"] == "blocked" and info(env)["winners"] == [0]
     assert not any(env.terminations.values())
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.round_index == 1 and not st.round_over
     assert st.leader == 3 and env.agent_selection == "player_3"
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[3]])
@@ -593,7 +593,7 @@ def test_next_lead_winner_leads_any_tile():
     )
     _play_domino3(env)  # seat 0 went out; leader was 0
     assert info(env)["winners"] == [0]
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.round_index == 1
     assert st.leader == 0 and env.agent_selection == "player_0"
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[0][:3]])
@@ -632,7 +632,7 @@ def test_next_lead_winner_team_block_member_nearest_leader(rest, winners, next_l
     step(env, ((0, 0), 0))
     assert info(env)["winners"] == winners
     assert env.agent_selection == f"player_{next_leader}"
-    assert env.unwrapped.state.leader == next_leader
+    assert env.unwrapped.game_state.leader == next_leader
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[next_leader]])
 
 
@@ -649,7 +649,7 @@ def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
     assert i["winners"] == [0, 2]
     assert i["pips"] == [2, 6, 0, 1]
     assert i["points"] == [9, 0, 9, 0]
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.round_index == 1 and st.leader == 2 and env.agent_selection == "player_2"
     assert len(st.hand_tiles(2)) == 10
     doubles = sum(a == b for a, b in st.hand_tiles(2))
@@ -667,7 +667,7 @@ def test_target_score_ends_the_game():
     assert i["game_over"] is True
     assert i["game_winners"] == [0]
     assert all(env.terminations.values())
-    assert env.unwrapped.state.game_over
+    assert env.unwrapped.game_state.game_over
     assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -0.5, "player_2": -0.5})
 
 
@@ -685,7 +685,7 @@ def test_game_continues_below_target_no_outcome_reward_yet():
     assert "game_over" not in info(env)
     assert not any(env.terminations.values())
     assert env.rewards == pytest.approx({"player_0": 0.0, "player_1": 0.0, "player_2": 0.0})
-    assert env.unwrapped.state.round_index == 1
+    assert env.unwrapped.game_state.round_index == 1
     _play_domino3(env)
     i = info(env)
     assert i["scores"] == [20, 0, 0]
@@ -743,7 +743,7 @@ def test_cuban_annul_only_on_first_turn_of_a_player_with_enough_doubles():
     hands = cuban_hands()
     hands[2] = [(0, 0), (5, 6), (4, 6), (3, 6)]  # 1 double
     env = make("cuban", deal(hands))
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert env.agent_selection == "player_0"
     assert legal(env) == expect(env, ((9, 9), 0))  # 4 doubles: no ANNUL
     step(env, ((9, 9), 0))
@@ -794,7 +794,7 @@ def test_cuban_annul_redeals_same_leader_same_round_index(reward):
     assert i["scores"] == [0, 0, 0, 0]
     assert not any(env.terminations.values()) and not any(env.truncations.values())
     assert all(r == 0 for r in env.rewards.values())
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.round_index == 0
     assert not st.round_over
     assert st.leader == 0 and env.agent_selection == "player_0"
@@ -814,7 +814,7 @@ def test_cuban_annul_random_redeal():
     env = make("cuban", deal(hands))
     step(env, ((9, 9), 0))
     step(env, "ANNUL")
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert info(env)["termination"] == "annulled"
     assert st.round_index == 0 and st.leader == 0 and env.agent_selection == "player_0"
     assert [st.hand_size(s) for s in range(4)] == [10, 10, 10, 10]
@@ -918,12 +918,12 @@ def test_presets_fields():
                 assert getattr(cfg, k) == v, (name, k)
     e = cuban_v0.raw_env()
     e.reset(seed=3)
-    st = e.unwrapped.state
+    st = e.unwrapped.game_state
     assert [st.hand_size(s) for s in range(4)] == [10] * 4  # 15 of 55 out of play
     assert st.boneyard_size == 0
     e = draw_v0.raw_env()
     e.reset(seed=3)
-    assert e.unwrapped.state.boneyard_size == 28 - 14
+    assert e.unwrapped.game_state.boneyard_size == 28 - 14
     assert line_v0.raw_env().config.preset == "block"
 
 
@@ -951,7 +951,7 @@ def test_known_missing_pips_after_passes_accumulate_in_block_game():
         assert missing_row(env, obs, 1) == {6}
     step(env, ((5, 6), 0))  # seat 2: ends (5, 6)
     step(env, ((1, 6), 1))  # seat 0: ends (5, 1)
-    assert env.unwrapped.state.ends == (5, 1)
+    assert env.unwrapped.game_state.ends == (5, 1)
     step(env, "PASS")  # seat 1 lacks 5, 1
     assert missing_row(env, 0, 1) == {1, 5, 6}
     assert missing_row(env, 2, 1) == {1, 5, 6}
@@ -970,7 +970,7 @@ def test_known_missing_pips_after_draws():
     step(env, ((5, 6), 0))  # ends (5, 6)
     assert missing_row(env, 0, 1) == {6}
     step(env, ((0, 6), 1))  # seat 0: ends (5, 0)
-    assert env.unwrapped.state.ends == (5, 0)
+    assert env.unwrapped.game_state.ends == (5, 0)
     # seat 1 holds 4-5 and 0-3: plays 4-5; no new knowledge
     step(env, ((4, 5), 0))
     assert missing_row(env, 0, 1) == {6}
@@ -993,7 +993,7 @@ def test_known_missing_pips_after_one_or_more_draws(draws):
     hands = [[(6, 6), (0, 6), (4, 4)], [(2, 3)]]
     bone = [(5, 6)] + ([(2, 6)] if draws == 2 else []) + [(0, 1), (1, 5)]
     env = make("draw", deal(hands, bone), num_players=2)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((6, 6), 0))
     step(env, "DRAW")
     step(env, ((5, 6), 0))
@@ -1049,7 +1049,7 @@ def test_observation_public_fields_egocentric():
     step(env, ((5, 6), 0))  # ends (5, 6)
     for observer in range(4):
         o = obs_of(env, observer)
-        st = env.unwrapped.state
+        st = env.unwrapped.game_state
         own = np.zeros(28)
         own[[tidx(t, 6) for t in st.hand_tiles(observer)]] = 1
         assert o["hand"].tolist() == own.tolist()
@@ -1076,7 +1076,7 @@ def test_illegal_action_raises_and_changes_nothing():
         with pytest.raises(IllegalActionError):
             env.step(bad)
         assert env.agent_selection == "player_2" and legal(env) == before
-        assert env.unwrapped.state.line == []
+        assert env.unwrapped.game_state.line == []
 
 
 def test_line_ids_refuse_another_preset_and_empty_hands():

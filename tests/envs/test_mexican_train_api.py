@@ -72,13 +72,13 @@ def test_seeded_reset_reproduces_and_unseeded_continues():
     a, b = raw_env(), raw_env()
     a.reset(seed=7)
     b.reset(seed=7)
-    assert a.state.hands == b.state.hands and a.agent_selection == b.agent_selection
+    assert a.game_state.hands == b.game_state.hands and a.agent_selection == b.agent_selection
     a.reset()
     b.reset()
-    assert a.state.hands == b.state.hands  # same stream continues identically
+    assert a.game_state.hands == b.game_state.hands  # same stream continues identically
     c = raw_env()
     c.reset(seed=8)
-    assert c.state.hands != a.state.hands
+    assert c.game_state.hands != a.game_state.hands
 
 
 def test_pickle_round_trip_and_interleaved_instances():
@@ -86,10 +86,10 @@ def test_pickle_round_trip_and_interleaved_instances():
     a = raw_env(num_players=4)
     a.reset(seed=3)
     for _ in range(10):
-        legal = a.state.legal_actions()
+        legal = a.game_state.legal_actions()
         a.step(legal[rng.integers(len(legal))])
     b = pickle.loads(pickle.dumps(a))
-    assert b.state.hands == a.state.hands and b.agent_selection == a.agent_selection
+    assert b.game_state.hands == a.game_state.hands and b.agent_selection == a.agent_selection
     fresh = pickle.loads(pickle.dumps(raw_env(num_players=5, preset="novelty")))
     fresh.reset(seed=1)
     assert fresh.config.num_players == 5 and fresh.config.station_source == "highest_held"
@@ -100,8 +100,8 @@ def test_pickle_round_trip_and_interleaved_instances():
         e.reset(seed=seed)
         r = np.random.default_rng(seed)
         solo.append([])
-        while not e.state.round_over:
-            legal = e.state.legal_actions()
+        while not e.game_state.round_over:
+            legal = e.game_state.legal_actions()
             act = legal[r.integers(len(legal))]
             solo[-1].append(act)
             e.step(act)
@@ -112,7 +112,7 @@ def test_pickle_round_trip_and_interleaved_instances():
         for e, actions in ((x, solo[0]), (y, solo[1])):
             if k < len(actions):
                 e.step(actions[k])
-    assert x.state.round_over and y.state.round_over
+    assert x.game_state.round_over and y.game_state.round_over
 
 
 def test_round_result_in_infos_and_rewards_sum_to_zero():
@@ -141,7 +141,7 @@ def test_max_cycles_truncates_every_agent_with_a_reason():
     e.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(5):
-        legal = e.state.legal_actions()
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     assert all(e.truncations.values())
     assert "max_cycles" in e.infos["player_0"]["truncated_reason"]
@@ -157,11 +157,11 @@ def test_bad_kwargs_raise_config_error():
 def test_illegal_actions_raw_and_wrapped():
     e = raw_env()
     e.reset(seed=0)
-    before = (e.state.hands[:], e.agent_selection, e.observe(e.agent_selection)["action_mask"].copy())
+    before = (e.game_state.hands[:], e.agent_selection, e.observe(e.agent_selection)["action_mask"].copy())
     illegal = int(np.flatnonzero(before[2] == 0)[0])
     with pytest.raises(IllegalActionError, match="illegal action"):
         e.step(illegal)
-    assert e.state.hands == before[0] and e.agent_selection == before[1]
+    assert e.game_state.hands == before[0] and e.agent_selection == before[1]
     assert np.array_equal(e.observe(e.agent_selection)["action_mask"], before[2])
     w = env()
     w.reset(seed=0)
@@ -202,15 +202,15 @@ def test_record_json_round_trip(tmp_path):
     e.reset(seed=4)
     rng = np.random.default_rng(4)
     for _ in range(150):
-        legal = e.state.legal_actions()
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     path = tmp_path / "game.json"
     save_record(e.to_record(), path)
     record = load_record(path)
     assert record["env_id"] == "dominoes/mexican_train-v0" and record["seed"] == 4
-    assert json.loads(path.read_text())["actions"] == e.state.actions
+    assert json.loads(path.read_text())["actions"] == e.game_state.actions
     last = list(replay(record))[-1]
-    assert last.hands == e.state.hands and last.scores == e.state.scores
+    assert last.hands == e.game_state.hands and last.scores == e.game_state.scores
 
 
 def test_render_ansi_shows_the_table_and_only_the_viewer_hand():
@@ -279,11 +279,11 @@ def test_adapter_refuses_a_deal_that_ends_before_the_learner_acts():
 def test_adapter_illegal_action_ends_episode_with_penalty_and_keeps_state():
     e = mexican_train_single_agent(num_players=4, illegal_reward=-2.0)
     e.reset(seed=0)
-    hands = e.aec.state.hands[:]
+    hands = e.aec.game_state.hands[:]
     illegal = int(np.flatnonzero(~e.action_masks())[0])
     _, reward, terminated, truncated, info = e.step(illegal)
     assert reward == -2.0 and terminated and info["illegal_action"]
-    assert e.aec.state.hands == hands
+    assert e.aec.game_state.hands == hands
     with pytest.raises(domino_env.DominoError):
         e.step(0)
 
@@ -327,7 +327,7 @@ def test_soak_2000_random_rounds(preset):
         e = envs[k % len(envs)]
         e.reset(seed=k)
         space = e.observation_space("player_0")["observation"]
-        while not e.state.round_over:
+        while not e.game_state.round_over:
             obs = e.observe(e.agent_selection)
             legal = np.flatnonzero(obs["action_mask"])
             assert len(legal) >= 1
@@ -356,12 +356,12 @@ def test_unknown_keyword_lists_env_keywords_too():
 def test_non_integer_actions_are_refused_without_change():
     e = raw_env()
     e.reset(seed=2)
-    legal = e.state.legal_actions()[0]
-    hands = e.state.hands[:]
+    legal = e.game_state.legal_actions()[0]
+    hands = e.game_state.hands[:]
     for bad in (float(legal), str(legal), True, np.array([legal])):
         with pytest.raises(IllegalActionError, match="integer"):
             e.step(bad)
-    assert e.state.hands == hands
+    assert e.game_state.hands == hands
     e.step(np.int64(legal))  # numpy integers are fine
 
 
@@ -377,7 +377,7 @@ def test_misuse_before_reset_and_after_the_end_is_explained():
         if e.terminations[agent]:
             e.step(None)
             continue
-        legal = e.state.legal_actions()
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     with pytest.raises(domino_env.DominoError, match="over"):
         e.step(0)
@@ -400,7 +400,7 @@ def test_malformed_reset_options_raise_deal_error():
     for options in bad_options:
         with pytest.raises(DealError):
             e.reset(options=options)
-    assert e.state is None  # nothing was half-dealt
+    assert e.game_state is None  # nothing was half-dealt
 
 
 def test_adapter_rejects_human_render_and_bad_arguments():

@@ -67,7 +67,7 @@ def test_helper_tile_index_roundtrip():
 
 
 def st(env):
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def geom(env) -> tuple[int, int]:

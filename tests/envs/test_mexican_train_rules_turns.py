@@ -3,7 +3,7 @@
 Source of truth: ``shared/RULES.md`` sections 0 and 1, plus the lead's decisions in
 ``notes/contract.md`` ("Points where RULES.md is silent").  These tests only use the
 public environment contract (``raw_env`` / ``env``, the action mask, ``step``, ``infos``,
-rewards and the read-only ``env.unwrapped.state`` accessors).  Tile indices and action
+rewards and the read-only ``env.unwrapped.game_state`` accessors).  Tile indices and action
 integers are computed by small helpers in this file, independently of the library.
 
 Conventions used below: station (9, 9) on a double-9 set unless said otherwise, seat i is
@@ -57,7 +57,7 @@ def canon(t) -> tuple[int, int]:
 
 def dims(env) -> tuple[int, int, int]:
     """(P, T, N) of the env, from the contract's state accessors."""
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     n = st.config.max_pip
     return st.num_players, tile_count(n), n
 
@@ -156,7 +156,7 @@ def start(hands, boneyard=(), station=9, first=0, max_pip=9, **kw):
 
 
 def state(env):
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def hand(env, s: int) -> list[tuple[int, int]]:
