@@ -6,6 +6,7 @@ from pathlib import Path
 
 from domino_env.core.config import FIELD_DOCS, MexicanTrainConfig
 from domino_env.encoding.mexican_train import observation_spec
+from domino_env.envs.infos import Termination
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
@@ -25,7 +26,7 @@ def test_python_examples_run():
     assert len(blocks) >= 2
     namespace: dict = {}
     exec(blocks[0], namespace)
-    assert namespace["info"]["termination"] in ("went_out", "blocked")
+    assert namespace["info"]["termination_code"] in (Termination.WENT_OUT, Termination.BLOCKED)
     exec(blocks[1], {})
     agent_blocks = [b for b in blocks if "make_agent(" in b]
     assert len(agent_blocks) >= 2

@@ -22,6 +22,7 @@ from pettingzoo.utils import wrappers
 
 from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError
 from ..core.records import make_record
+from .infos import info_layout
 
 EPISODES = ("round", "game")
 REWARDS = ("outcome", "points")
@@ -119,8 +120,9 @@ class DominoAECEnv(AECEnv, EzPickle):
         """Rewards of the seats still playing when the current round has just ended."""
         raise NotImplementedError
 
-    def round_info(self) -> dict[str, Any]:
-        """Game-specific keys of the round-result infos (besides the common ones)."""
+    def round_info(self) -> dict[str, int]:
+        """Game-specific int keys of every info (the current round's, or the round that just
+        ended), besides the common ones of :func:`~domino_env.envs.infos.info_layout`."""
         return {}
 
     def render_text(self, viewer: int | None = None) -> str:
@@ -219,7 +221,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos = self._infos()
         self._written = False
         self._steps = 0
         self.agent_selection = self.possible_agents[state.current_player]
@@ -264,7 +266,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         if self._written:
             for a in self.agents:
                 self.rewards[a] = 0.0
-            self.infos = {a: {} for a in self.agents}
+            self.infos = self._infos()
             self._written = False
         self._steps += 1
         if state.round_over:
@@ -273,7 +275,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         elif self._steps >= self.max_cycles:
             for a in self.agents:
                 self.truncations[a] = True
-                self.infos[a]["truncated_reason"] = f"max_cycles={self.max_cycles} steps reached"
+                self.infos[a]["max_cycles_reached"] = True
             self._written = True
         if not state.round_over:
             self.agent_selection = self.possible_agents[state.current_player]
@@ -286,23 +288,10 @@ class DominoAECEnv(AECEnv, EzPickle):
     def _finish_round(self) -> None:
         state = self.game_state
         result = state.round_result
-        info = {
-            "termination": result.termination,
-            "winners": list(result.winners),
-            "pips": list(result.pips),
-            "points": list(result.points),
-            "scores": list(state.scores),
-            "round_index": result.round_index,
-        }
-        info.update(self.round_info())
+        self.infos = self._infos(result, state.game_winners if state.game_over else None)
         seats = [self._seat[a] for a in self.agents]
         for s, r in self.round_rewards(seats).items():
             self.rewards[self.possible_agents[s]] = r
-        if state.game_over:
-            info["game_over"] = True
-            info["game_winners"] = list(state.game_winners)
-        for a in self.agents:
-            self.infos[a] = dict(info)
         annulled = result.termination == "annulled"
         if not annulled and (self.episode == "round" or state.game_over):
             for a in self.agents:
@@ -316,6 +305,14 @@ class DominoAECEnv(AECEnv, EzPickle):
                     self.terminations[self.possible_agents[s]] = True
         deal = self._deal_queue.pop(0) if self._deal_queue else None
         state.start_next_round(self.np_random, deal)
+
+    def _infos(self, result: Any = None, game_winners: tuple[int, ...] | None = None) -> dict[str, dict]:
+        """Every live agent's info in the fixed layout (docs/infos.md); the per-seat arrays are
+        shared between agents (treat them as read-only)."""
+        st = self.game_state
+        index = st.round_index if result is None else result.round_index
+        info = info_layout(self.config.num_players, st.scores, index, self.round_info(), result, game_winners)
+        return {a: dict(info) for a in self.agents}
 
     # ------------------------------------------------------------------ records / render
     def to_record(self) -> dict[str, Any]:

@@ -66,8 +66,8 @@ class raw_env(DominoAECEnv):
     def make_config(self, preset: str, rules: dict[str, Any]) -> LineConfig:
         return line_from_preset(preset, **rules)
 
-    def round_info(self) -> dict[str, Any]:
-        return {"leader": self.game_state.round_result.leader}
+    def round_info(self) -> dict[str, int]:
+        return {"leader": int(self.game_state.leader)}
 
     def round_rewards(self, seats: list[int]) -> dict[int, float]:
         state = self.game_state

@@ -62,8 +62,8 @@ class raw_env(DominoAECEnv):
     def make_config(self, preset: str, rules: dict[str, Any]) -> MexicanTrainConfig:
         return from_preset(preset, **rules)
 
-    def round_info(self) -> dict[str, Any]:
-        return {"station": self.game_state.round_result.station}
+    def round_info(self) -> dict[str, int]:
+        return {"station": int(self.game_state.station)}
 
     def round_rewards(self, seats: list[int]) -> dict[int, float]:
         state = self.game_state

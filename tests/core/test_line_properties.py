@@ -539,9 +539,8 @@ def test_soak_random_rounds(preset):
             legal = np.flatnonzero(obs["action_mask"])
             assert len(legal) >= 1
             env.step(int(legal[rng.integers(len(legal))]))
-            term = env.infos[agent].get("termination")
-            if term is not None:
-                terminations[term] += 1
+            if env.infos[agent]["round_over"]:
+                terminations[str(env.infos[agent]["termination_code"])] += 1
         assert not any(env.truncations.values())
         rewards = [env._cumulative_rewards[a] for a in env.possible_agents]  # noqa: SLF001
         assert abs(sum(rewards)) < 1e-9 or env.config.teams

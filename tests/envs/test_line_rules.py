@@ -17,6 +17,7 @@ import pytest
 from domino_env.core.errors import ConfigError, DealError
 from domino_env.encoding.line import decode_line_observation
 from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0
+from domino_env.envs.infos import Termination, seats_of
 
 # ---------------------------------------------------------------------------
 # Independent helpers (RULES.md 0 and the contract's action layout)
@@ -353,11 +354,11 @@ def test_domino_scoring_without_teams(reward):
     env = make("block", deal(DOMINO3), num_players=3, reward=reward)
     _play_domino3(env)
     i = info(env)
-    assert i["termination"] == "went_out"
-    assert i["winners"] == [0]
-    assert i["pips"] == [0, 6, 4]
-    assert i["points"] == [10, 0, 0]
-    assert i["scores"] == [10, 0, 0]
+    assert i["termination_code"] == Termination.WENT_OUT
+    assert seats_of(i["winners"]) == [0]
+    assert i["pips"].tolist() == [0, 6, 4]
+    assert i["points"].tolist() == [10, 0, 0]
+    assert i["scores"].tolist() == [10, 0, 0]
     assert i["leader"] == 0 and i["round_index"] == 0
     assert all(env.terminations.values())
     assert env.unwrapped.game_state.round_result.termination == "went_out"
@@ -390,11 +391,11 @@ def test_domino_scoring_with_teams_counts_all_four_hands(reward):
     env = make("block", deal(DOMINO4), teams=True, reward=reward)
     _play_domino4(env)
     i = info(env)
-    assert i["termination"] == "went_out"
-    assert i["winners"] == [0, 2]
-    assert i["pips"] == [0, 6, 4, 1]
-    assert i["points"] == [11, 0, 11, 0]
-    assert i["scores"] == [11, 0, 11, 0]
+    assert i["termination_code"] == Termination.WENT_OUT
+    assert seats_of(i["winners"]) == [0, 2]
+    assert i["pips"].tolist() == [0, 6, 4, 1]
+    assert i["points"].tolist() == [11, 0, 11, 0]
+    assert i["scores"].tolist() == [11, 0, 11, 0]
     assert list(env.unwrapped.game_state.scores) == [11, 0, 11, 0]
     if reward == "outcome":
         expected = {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0}
@@ -408,8 +409,8 @@ def test_domino_without_teams_four_players():
     env = make("block", deal(DOMINO4))
     _play_domino4(env)
     i = info(env)
-    assert i["winners"] == [0]
-    assert i["points"] == [11, 0, 0, 0]
+    assert seats_of(i["winners"]) == [0]
+    assert i["points"].tolist() == [11, 0, 0, 0]
     assert env.rewards == pytest.approx(
         {"player_0": 1.0, "player_1": -1 / 3, "player_2": -1 / 3, "player_3": -1 / 3}
     )
@@ -430,12 +431,12 @@ def test_blocked_three_player_block_game_by_tiles_out_of_play():
     env = make("block", deal(hands, first=0), num_players=3)
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
+    assert i["termination_code"] == Termination.BLOCKED
     p = [pips(h) for h in hands]
     best = min(p)
     winner = [s for s in (0, 1, 2) if p[s] == best][0]
-    assert i["pips"] == p
-    assert i["winners"] == [winner]
+    assert i["pips"].tolist() == p
+    assert seats_of(i["winners"]) == [winner]
     assert i["points"][winner] == sum(p) - p[winner]
     assert all(env.terminations.values())
 
@@ -450,10 +451,10 @@ def test_blocked_after_play_two_players_tie_goes_to_leader():
     assert not env.unwrapped.game_state.round_over
     step(env, ((5, 6), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [7, 7]
-    assert i["winners"] == [0]
-    assert i["points"] == [7, 0]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [7, 7]
+    assert seats_of(i["winners"]) == [0]
+    assert i["points"].tolist() == [7, 0]
     assert i["leader"] == 0
 
 
@@ -473,10 +474,10 @@ def test_not_blocked_while_a_fitting_tile_is_in_the_boneyard():
     assert legal(env) == expect(env, ((0, 6), 0))
     step(env, ((0, 6), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [2, 13]
-    assert i["winners"] == [0]
-    assert i["points"] == [13, 0]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [2, 13]
+    assert seats_of(i["winners"]) == [0]
+    assert i["points"].tolist() == [13, 0]
 
 
 def _blocked_deal(hands_rest, leader):
@@ -494,11 +495,11 @@ def test_blocked_fewest_pips_wins_without_teams():
     env = make("block", _blocked_deal(rest, 0))
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [5, 7, 9, 2]
-    assert i["winners"] == [3]
-    assert i["points"] == [0, 0, 0, 21]
-    assert i["scores"] == [0, 0, 0, 21]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [5, 7, 9, 2]
+    assert seats_of(i["winners"]) == [3]
+    assert i["points"].tolist() == [0, 0, 0, 21]
+    assert i["scores"].tolist() == [0, 0, 0, 21]
 
 
 @pytest.mark.parametrize(
@@ -521,8 +522,8 @@ def test_blocked_tie_goes_to_seat_nearest_leader(rest, leader, winner):
     step(env, ((0, 0), 0))
     i = info(env)
     p = i["pips"]
-    assert i["termination"] == "blocked"
-    assert i["winners"] == [winner]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert seats_of(i["winners"]) == [winner]
     assert i["points"][winner] == sum(p) - p[winner]
 
 
@@ -533,11 +534,11 @@ def test_blocked_team_sums_all_four_hands_scored():
     env = make("block", _blocked_deal(rest, 0), teams=True)
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [3, 7, 11, 2]
-    assert i["winners"] == [1, 3]
-    assert i["points"] == [0, 23, 0, 23]
-    assert i["scores"] == [0, 23, 0, 23]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [3, 7, 11, 2]
+    assert seats_of(i["winners"]) == [1, 3]
+    assert i["points"].tolist() == [0, 23, 0, 23]
+    assert i["scores"].tolist() == [0, 23, 0, 23]
 
 
 @pytest.mark.parametrize(
@@ -550,9 +551,9 @@ def test_blocked_team_tie_goes_to_the_team_nearest_the_leader(leader, winners):
     env = make("block", _blocked_deal(rest, leader), teams=True)
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
+    assert i["termination_code"] == Termination.BLOCKED
     assert sum(i["pips"][0::2]) == sum(i["pips"][1::2])
-    assert i["winners"] == winners
+    assert seats_of(i["winners"]) == winners
     assert i["points"][winners[0]] == sum(i["pips"])
 
 
@@ -574,7 +575,7 @@ def test_next_lead_next_seat_leads_any_tile():
     rest = [[(1, 1)], [(3, 4)], [(4, 5)], [(1, 4)]]  # 2, 7, 9, 5: seat 0 wins
     env = make("block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], episode="game")
     step(env, ((0, 0), 0))  # blocked; seat 0 wins; leader was 2
-    assert info(env)["termination"] == "blocked" and info(env)["winners"] == [0]
+    assert info(env)["termination_code"] == Termination.BLOCKED and seats_of(info(env)["winners"]) == [0]
     assert not any(env.terminations.values())
     st = env.unwrapped.game_state
     assert st.round_index == 1 and not st.round_over
@@ -592,7 +593,7 @@ def test_next_lead_winner_leads_any_tile():
         episode="game",
     )
     _play_domino3(env)  # seat 0 went out; leader was 0
-    assert info(env)["winners"] == [0]
+    assert seats_of(info(env)["winners"]) == [0]
     st = env.unwrapped.game_state
     assert st.round_index == 1
     assert st.leader == 0 and env.agent_selection == "player_0"
@@ -606,7 +607,7 @@ def test_next_lead_winner_blocked_picks_tie_winner():
         "block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], next_lead="winner", episode="game"
     )
     step(env, ((0, 0), 0))
-    assert info(env)["winners"] == [0]
+    assert seats_of(info(env)["winners"]) == [0]
     assert env.agent_selection == "player_0"
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[0]])
 
@@ -630,7 +631,7 @@ def test_next_lead_winner_team_block_member_nearest_leader(rest, winners, next_l
         episode="game",
     )
     step(env, ((0, 0), 0))
-    assert info(env)["winners"] == winners
+    assert seats_of(info(env)["winners"]) == winners
     assert env.agent_selection == f"player_{next_leader}"
     assert env.unwrapped.game_state.leader == next_leader
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[next_leader]])
@@ -645,10 +646,10 @@ def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
     step(env, ((8, 9), 0))
     step(env, ((7, 8), 0))
     i = info(env)
-    assert i["termination"] == "went_out"
-    assert i["winners"] == [0, 2]
-    assert i["pips"] == [2, 6, 0, 1]
-    assert i["points"] == [9, 0, 9, 0]
+    assert i["termination_code"] == Termination.WENT_OUT
+    assert seats_of(i["winners"]) == [0, 2]
+    assert i["pips"].tolist() == [2, 6, 0, 1]
+    assert i["points"].tolist() == [9, 0, 9, 0]
     st = env.unwrapped.game_state
     assert st.round_index == 1 and st.leader == 2 and env.agent_selection == "player_2"
     assert len(st.hand_tiles(2)) == 10
@@ -665,7 +666,7 @@ def test_target_score_ends_the_game():
     _play_domino3(env)
     i = info(env)
     assert i["game_over"] is True
-    assert i["game_winners"] == [0]
+    assert seats_of(i["game_winners"]) == [0]
     assert all(env.terminations.values())
     assert env.unwrapped.game_state.game_over
     assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -0.5, "player_2": -0.5})
@@ -682,14 +683,14 @@ def test_game_continues_below_target_no_outcome_reward_yet():
         target_score=20,
     )
     _play_domino3(env)
-    assert "game_over" not in info(env)
+    assert info(env)["game_over"] is False and not info(env)["game_won"].any()
     assert not any(env.terminations.values())
     assert env.rewards == pytest.approx({"player_0": 0.0, "player_1": 0.0, "player_2": 0.0})
     assert env.unwrapped.game_state.round_index == 1
     _play_domino3(env)
     i = info(env)
-    assert i["scores"] == [20, 0, 0]
-    assert i["game_over"] is True and i["game_winners"] == [0]
+    assert i["scores"].tolist() == [20, 0, 0]
+    assert i["game_over"] is True and seats_of(i["game_winners"]) == [0]
     assert env.rewards["player_0"] == pytest.approx(1.0)
 
 
@@ -698,7 +699,7 @@ def test_target_score_with_teams_both_partners_win():
     _play_domino4(env)
     i = info(env)
     assert i["game_over"] is True
-    assert i["game_winners"] == [0, 2]
+    assert seats_of(i["game_winners"]) == [0, 2]
     assert env.rewards == pytest.approx(
         {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0}
     )
@@ -789,9 +790,9 @@ def test_cuban_annul_redeals_same_leader_same_round_index(reward):
     assert env.agent_selection == "player_1"
     step(env, "ANNUL")
     i = info(env)
-    assert i["termination"] == "annulled"
-    assert i["points"] == [0, 0, 0, 0]
-    assert i["scores"] == [0, 0, 0, 0]
+    assert i["termination_code"] == Termination.ANNULLED
+    assert i["points"].tolist() == [0, 0, 0, 0]
+    assert i["scores"].tolist() == [0, 0, 0, 0]
     assert not any(env.terminations.values()) and not any(env.truncations.values())
     assert all(r == 0 for r in env.rewards.values())
     st = env.unwrapped.game_state
@@ -803,7 +804,8 @@ def test_cuban_annul_redeals_same_leader_same_round_index(reward):
     # and the new round plays on
     step(env, ((5, 5), 0))
     assert env.agent_selection == "player_1"
-    assert env.infos["player_0"] == {}
+    assert not env.infos["player_0"]["round_over"]
+    assert env.infos["player_0"]["termination_code"] == Termination.NONE
 
 
 def test_cuban_annul_random_redeal():
@@ -815,7 +817,7 @@ def test_cuban_annul_random_redeal():
     step(env, ((9, 9), 0))
     step(env, "ANNUL")
     st = env.unwrapped.game_state
-    assert info(env)["termination"] == "annulled"
+    assert info(env)["termination_code"] == Termination.ANNULLED
     assert st.round_index == 0 and st.leader == 0 and env.agent_selection == "player_0"
     assert [st.hand_size(s) for s in range(4)] == [10, 10, 10, 10]
     assert st.boneyard_size == 0
@@ -1037,8 +1039,8 @@ def test_round_ends_when_last_tile_is_a_double():
     step(env, "PASS")
     step(env, ((5, 5), 0))
     i = info(env)
-    assert i["termination"] == "went_out" and i["winners"] == [1]
-    assert i["points"] == [0, 10, 0]
+    assert i["termination_code"] == Termination.WENT_OUT and seats_of(i["winners"]) == [1]
+    assert i["points"].tolist() == [0, 10, 0]
 
 
 def test_observation_public_fields_egocentric():

@@ -19,6 +19,7 @@ import domino_env
 from domino_env import ConfigError, DealError, IllegalActionError
 from domino_env.core.records import load_record, replay, save_record
 from domino_env.encoding.mexican_train import decode_action, describe_action, encode_action
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import env, raw_env
 from domino_env.wrappers import SingleAgentEnv, mexican_train_single_agent
 
@@ -125,9 +126,9 @@ def test_round_result_in_infos_and_rewards_sum_to_zero():
             obs, reward, term, trunc, info = e.last()
             total[agent] += reward
             if term or trunc:
-                assert info["termination"] in ("went_out", "blocked")
+                assert info["termination_code"] in (Termination.WENT_OUT, Termination.BLOCKED)
                 assert len(info["pips"]) == 4 and len(info["scores"]) == 4
-                assert set(info["winners"]) <= {0, 1, 2, 3}
+                assert set(seats_of(info["winners"])) <= {0, 1, 2, 3}
                 e.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"])
@@ -144,7 +145,7 @@ def test_max_cycles_truncates_every_agent_with_a_reason():
         legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     assert all(e.truncations.values())
-    assert "max_cycles" in e.infos["player_0"]["truncated_reason"]
+    assert all(i["max_cycles_reached"] and not i["round_over"] for i in e.infos.values())
 
 
 def test_bad_kwargs_raise_config_error():
@@ -250,7 +251,7 @@ def test_adapter_gives_the_learner_its_own_final_reward_when_an_opponent_ends_th
     legal = np.flatnonzero(e.action_masks())
     obs, reward, terminated, truncated, info = e.step(int(legal[0]))  # learner places 9-1
     assert terminated and not truncated
-    assert info["termination"] == "went_out" and info["winners"] == [1]
+    assert info["termination_code"] == Termination.WENT_OUT and seats_of(info["winners"]) == [1]
     assert reward == pytest.approx(-0.5)  # the learner's share of -1, not the winner's +1
 
 
@@ -260,11 +261,11 @@ def test_adapter_learner_win_is_positive_and_points_mode_is_its_own_points():
     e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=0)
     e.reset(options={"deal": deal})
     _, reward, terminated, _, info = e.step(int(np.flatnonzero(e.action_masks())[0]))
-    assert terminated and reward == pytest.approx(1.0) and info["winners"] == [0]
+    assert terminated and reward == pytest.approx(1.0) and seats_of(info["winners"]) == [0]
     e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=0, reward="points")
     e.reset(options={"deal": _deal_where_opponent_goes_out()})
     _, reward, terminated, _, info = e.step(int(np.flatnonzero(e.action_masks())[0]))
-    assert terminated and info["winners"] == [1]
+    assert terminated and seats_of(info["winners"]) == [1]
     assert reward == pytest.approx(-3 / 100)  # the learner's own 1-2 left in hand
 
 
@@ -333,7 +334,7 @@ def test_soak_2000_random_rounds(preset):
             assert len(legal) >= 1
             e.step(int(legal[rng.integers(len(legal))]))
         assert space.contains(e.observe(e.agent_selection)["observation"])
-        outcomes.add(e.infos["player_0"]["termination"])
+        outcomes.add(str(e.infos["player_0"]["termination_code"]))
     assert outcomes == {"went_out", "blocked"}
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from domino_env.core.errors import ConfigError, DealError, IllegalActionError
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import env as wrapped_env
 from domino_env.envs.mexican_train_v0 import raw_env
 
@@ -183,8 +184,8 @@ def all_done(env) -> bool:
 def assert_round(env, termination, winners, pips, scores=None) -> None:
     for ag in env.possible_agents:
         info = env.infos[ag]
-        assert info.get("termination") == termination, (ag, info)
-        assert sorted(info["winners"]) == winners, (ag, info)
+        assert info["termination_code"] == Termination.of(termination), (ag, info)
+        assert seats_of(info["winners"]) == winners, (ag, info)
         assert list(info["pips"]) == pips, (ag, info)
         if scores is not None:
             assert list(info["scores"]) == scores, (ag, info)
@@ -959,8 +960,8 @@ def test_game_episode_after_blocked_round_fewest_pips_starts():
         n += 1
         assert n <= 3
     assert not any(e.terminations.values())
-    assert e.infos["player_0"]["termination"] == "blocked"
-    assert sorted(e.infos["player_0"]["winners"]) == [0, 2]
+    assert e.infos["player_0"]["termination_code"] == Termination.BLOCKED
+    assert seats_of(e.infos["player_0"]["winners"]) == [0, 2]
     assert state(e).station == 8
     assert list(state(e).scores) == [3, 7, 3]
     assert state(e).current_player == 2
