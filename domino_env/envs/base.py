@@ -27,7 +27,7 @@ from .infos import info_layout
 EPISODES = ("round", "game")
 REWARDS = ("outcome", "points")
 RENDER_MODES = ("human", "ansi")
-ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles")
+ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles", "max_steps")
 
 
 def outcome_rewards(winners: tuple[int, ...], seats: list[int]) -> dict[int, float]:
@@ -65,12 +65,13 @@ class DominoAECEnv(AECEnv, EzPickle):
         reward: str = "outcome",
         render_mode: str | None = None,
         max_cycles: int = 100_000,
+        max_steps: int | None = None,
         **rules: Any,
     ):
         preset = self.default_preset if preset is None else preset
         EzPickle.__init__(
             self, preset=preset, episode=episode, reward=reward, render_mode=render_mode,
-            max_cycles=max_cycles, **rules,
+            max_cycles=max_cycles, max_steps=max_steps, **rules,
         )  # fmt: skip
         super().__init__()
         known = {f.name for f in dataclasses.fields(self.config_class)} | set(ENV_KWARGS)
@@ -85,11 +86,19 @@ class DominoAECEnv(AECEnv, EzPickle):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError("render_mode", render_mode, f"None or one of {RENDER_MODES}")
         if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
-            raise ConfigError("max_cycles", max_cycles, "a positive integer (steps)")
+            raise ConfigError("max_cycles", max_cycles, "a positive integer (cycles: turns per agent)")
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
+        ):
+            raise ConfigError("max_steps", max_steps, "None or a positive integer (actions)")
         self.episode = episode
         self.reward_mode = reward
         self.render_mode = render_mode
+        #: PettingZoo's meaning: truncate before any agent starts turn max_cycles + 1 (a cycle is
+        #: every agent taking one turn; a turn may hold several actions: draw, then place)
         self.max_cycles = int(max_cycles)
+        #: optional cap on actions (AEC steps) in the episode; None: no cap
+        self.max_steps = None if max_steps is None else int(max_steps)
         self.encoder = self.encoder_class(self.config)
         p = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(p)]
@@ -133,7 +142,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     _DYNAMIC = (
         "game_state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
         "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
-        "_written",
+        "_written", "_turns",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
@@ -180,7 +189,8 @@ class DominoAECEnv(AECEnv, EzPickle):
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments that rebuild this environment (rules fully spelled out)."""
         kwargs = self.config.to_dict()
-        kwargs.update(episode=self.episode, reward=self.reward_mode, max_cycles=self.max_cycles)
+        kwargs.update(episode=self.episode, reward=self.reward_mode, max_cycles=self.max_cycles,
+                      max_steps=self.max_steps)
         return kwargs
 
     # ------------------------------------------------------------------ reset / step
@@ -224,6 +234,8 @@ class DominoAECEnv(AECEnv, EzPickle):
         self.infos = self._infos()
         self._written = False
         self._steps = 0
+        self._turns = [0] * self.config.num_players  # turns started per seat (max_cycles)
+        self._turns[state.current_player] = 1
         self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":
             self.render()
@@ -269,14 +281,23 @@ class DominoAECEnv(AECEnv, EzPickle):
             self.infos = self._infos()
             self._written = False
         self._steps += 1
-        if state.round_over:
+        finished = state.round_over
+        if finished:
             self._finish_round()  # may deal the next round of a game episode
             self._written = True
-        elif self._steps >= self.max_cycles:
-            for a in self.agents:
-                self.truncations[a] = True
-                self.infos[a]["max_cycles_reached"] = True
-            self._written = True
+        if not state.round_over:  # play goes on: does a new turn start, and is it allowed?
+            nxt = state.current_player
+            limit = self.max_steps is not None and self._steps >= self.max_steps
+            if finished or nxt != self._seat[agent]:
+                if self._turns[nxt] >= self.max_cycles:
+                    limit = True
+                else:
+                    self._turns[nxt] += 1
+            if limit:
+                for a in self.agents:
+                    self.truncations[a] = True
+                    self.infos[a]["limit_reached"] = True
+                self._written = True
         if not state.round_over:
             self.agent_selection = self.possible_agents[state.current_player]
         if self._written:

@@ -70,8 +70,9 @@ def info_layout(
     (P,), winning seats padded with -1), ``won`` (int8 (P,) flags), ``pips`` and ``points``
     (int64 (P,), the ended round's pips left / points scored; zeros while a round runs),
     ``scores`` (int64 (P,), game totals), ``round_index`` (int), ``game_over`` (bool),
-    ``game_winners`` (int64 (P,), padded), ``game_won`` (int8 (P,)), ``max_cycles_reached``
-    (bool), plus the game's ``game_keys`` (``station`` or ``leader``, ints).
+    ``game_winners`` (int64 (P,), padded), ``game_won`` (int8 (P,)), ``limit_reached``
+    (bool: ``max_cycles`` or ``max_steps`` truncated the episode at this step), plus the game's
+    ``game_keys`` (``station`` or ``leader``, ints).
 
     Args:
         result: the engine's round result when a round ended at this step, else None.
@@ -91,7 +92,7 @@ def info_layout(
         "game_over": game_winners is not None,
         "game_winners": seats_padded(game_winners or (), p),
         "game_won": seat_flags(game_winners or (), p),
-        "max_cycles_reached": False,
+        "limit_reached": False,
     }
     info.update(game_keys)
     return info

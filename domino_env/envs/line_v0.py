@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from ..core.config import LineConfig, line_from_preset
 from ..core.line import LineState
@@ -22,6 +22,7 @@ from ..encoding.line import LineEncoder
 from ..encoding.state import LineStateEncoder
 from ..render import render_line
 from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
+from .parallel import parallel_view
 
 ENV_IDS = {"block": "dominoes/block-v0", "draw": "dominoes/draw-v0", "cuban": "dominoes/cuban-v0"}
 
@@ -98,3 +99,10 @@ class raw_env(DominoAECEnv):
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped in PettingZoo's standard wrappers."""
     return wrap(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """``env(**kwargs)`` through PettingZoo's ``turn_based_aec_to_parallel`` (the envs are
+    turn-based: ``aec_to_parallel`` refuses them); see :func:`~domino_env.envs.parallel.parallel_view`
+    (there ``max_cycles`` counts parallel steps, one action each)."""
+    return parallel_view(env, **kwargs)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from ..core.config import MexicanTrainConfig, from_preset
 from ..core.mexican_train import MexicanTrainState
@@ -22,6 +22,7 @@ from ..encoding.mexican_train import MexicanTrainEncoder
 from ..encoding.state import MexicanTrainStateEncoder
 from ..render import render_mexican_train
 from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
+from .parallel import parallel_view
 
 ENV_ID = "dominoes/mexican_train-v0"
 
@@ -95,3 +96,10 @@ def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped in PettingZoo's standard wrappers (illegal action ends the episode
     with -1 for the offender; out-of-bounds actions assert; call order enforced)."""
     return wrap(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """``env(**kwargs)`` through PettingZoo's ``turn_based_aec_to_parallel`` (the envs are
+    turn-based: ``aec_to_parallel`` refuses them); see :func:`~domino_env.envs.parallel.parallel_view`
+    (there ``max_cycles`` counts parallel steps, one action each)."""
+    return parallel_view(env, **kwargs)

@@ -137,19 +137,21 @@ def test_round_result_in_infos_and_rewards_sum_to_zero():
         assert max(total.values()) > 0
 
 
-def test_max_cycles_truncates_every_agent_with_a_reason():
-    e = raw_env(max_cycles=5)
+def test_max_steps_truncates_every_agent_after_that_many_actions():
+    e = raw_env(max_steps=5)
     e.reset(seed=0)
     rng = np.random.default_rng(0)
-    for _ in range(5):
+    for k in range(5):
+        assert not any(e.truncations.values()), k
         legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     assert all(e.truncations.values())
-    assert all(i["max_cycles_reached"] and not i["round_over"] for i in e.infos.values())
+    assert all(i["limit_reached"] and not i["round_over"] for i in e.infos.values())
 
 
 def test_bad_kwargs_raise_config_error():
-    for kwargs in ({"episode": "season"}, {"reward": "money"}, {"render_mode": "rgb"}, {"max_cycles": 0}):
+    for kwargs in ({"episode": "season"}, {"reward": "money"}, {"render_mode": "rgb"}, {"max_cycles": 0},
+                   {"max_steps": 0}, {"max_steps": 2.5}):
         with pytest.raises(ConfigError) as err:
             raw_env(**kwargs)
         assert next(iter(kwargs)) in str(err.value)
