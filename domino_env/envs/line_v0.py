@@ -7,7 +7,12 @@ preset: ``dominoes/block-v0`` (seed 004, "Dominó Exprés"), ``dominoes/draw-v0`
 
 Keyword arguments: ``preset`` plus every field of :class:`~domino_env.core.config.LineConfig`
 (explicit values override the preset), and ``episode``, ``reward``, ``render_mode``,
-``max_cycles`` as for Mexican Train.
+``max_cycles`` (cycles of turns), ``max_steps`` (actions) as for Mexican Train.
+
+Turn-based AEC only, like Mexican Train: ``aec_to_parallel`` refuses it (bare ``AssertionError``),
+``turn_based_aec_to_parallel`` works (``parallel_env`` of each module). ``state()`` /
+``state_space``: the PRIVILEGED global state (docs/state.md); ``infos``: fixed layout
+(docs/infos.md).
 """
 
 from __future__ import annotations

@@ -7,7 +7,14 @@ episode with ``-1`` for the offender). Registered as ``"dominoes/mexican_train-v
 Keyword arguments: ``preset`` plus every field of
 :class:`~domino_env.core.config.MexicanTrainConfig` (explicit values override the preset), and
 ``episode`` (``"round"`` or ``"game"``), ``reward`` (``"outcome"`` or ``"points"``),
-``render_mode`` (None, ``"human"``, ``"ansi"``), ``max_cycles`` (steps before truncation).
+``render_mode`` (None, ``"human"``, ``"ansi"``), ``max_cycles`` (cycles: truncation before any
+agent would start turn ``max_cycles + 1``, PettingZoo's meaning; a turn may hold several actions)
+and ``max_steps`` (None, or truncation after that many actions).
+
+Turn-based AEC only (``metadata["is_parallelizable"]`` is False): PettingZoo's ``aec_to_parallel``
+refuses it with a bare ``AssertionError``; ``turn_based_aec_to_parallel`` works and
+:func:`parallel_env` applies it. ``state()`` / ``state_space``: the PRIVILEGED global state (every
+hand and the boneyard; docs/state.md). ``infos``: the same keys at every step (docs/infos.md).
 """
 
 from __future__ import annotations
