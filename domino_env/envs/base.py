@@ -158,6 +158,8 @@ class DominoAECEnv(AECEnv, EzPickle):
             dynamic["game_state"] = dynamic.pop("state")
         EzPickle.__setstate__(self, data)
         self.__dict__.update(dynamic)
+        if "agents" in dynamic and "_turns" not in dynamic:  # pickled before max_cycles counted turns
+            self._turns = [0] * self.config.num_players
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:

@@ -132,11 +132,15 @@ def test_old_pickles_with_the_engine_under_state_still_load():
     env.reset(seed=4)
     data = env.__getstate__()
     data["_dynamic"]["state"] = data["_dynamic"].pop("game_state")
+    del data["_dynamic"]["_turns"]  # nor did max_cycles count turns then
     old = pickle.loads(pickle.dumps(data))
     restored = mexican_train_v0.raw_env.__new__(mexican_train_v0.raw_env)
     restored.__setstate__(old)
     assert restored.game_state.hands == env.game_state.hands
     assert np.array_equal(restored.state(), env.state())
+    legal = restored.game_state.legal_actions()[0]
+    restored.step(legal)  # and play goes on
+    assert restored.game_state.actions == [legal]
 
 
 def test_state_spec_table_documents_every_field():
