@@ -7,11 +7,13 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domino_env import DominoError
 from domino_env.core.deal import bits
 from domino_env.core.tiles import tile_table
-from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
+from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0, mexican_train_v0
 
 FACTORIES = {
     "mexican_train_2p_d9": lambda **k: mexican_train_v0.raw_env(num_players=2, max_pip=9, **k),
@@ -161,3 +163,47 @@ def test_docs_state_tables_are_current():
     assert shapes == [1281, 298, 214, 532]
     for figure in ("1281", "298", "214", "532"):
         assert figure in text
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    players=st.integers(2, 8),
+    max_pip=st.sampled_from([9, 12, 15]),
+    preset=st.sampled_from(["domino_cubano", "tren_mexicano", "novelty"]),
+    stop=st.integers(0, 400),
+)
+def test_property_mexican_train_state_decodes_to_the_engine(seed, players, max_pip, preset, stop):
+    """Any Mexican Train config, any point of a random game: the state is in its space and every
+    tile is in exactly one place."""
+    env = mexican_train_v0.raw_env(preset=preset, num_players=players, max_pip=max_pip, episode="game")
+    _play_and_check(env, seed, stop)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    preset=st.sampled_from(["block", "draw", "cuban"]),
+    players=st.sampled_from([2, 3, 4]),
+    stop=st.integers(0, 200),
+)
+def test_property_line_state_decodes_to_the_engine(seed, preset, players, stop):
+    kwargs = {} if preset == "cuban" else {"num_players": players}
+    env = line_v0.raw_env(preset=preset, episode="game", **kwargs)
+    _play_and_check(env, seed, stop)
+
+
+def _play_and_check(env, seed: int, stop: int) -> None:
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(stop):
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    s = env.state()
+    assert env.state_space.contains(s)
+    _check_against_engine(env, s)
