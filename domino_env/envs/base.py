@@ -374,6 +374,8 @@ class _StateCall:
         return self._env._global_state()
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # protocol probes (numpy, copy, pickle): not the engine's
+            raise AttributeError(name)
         warnings.warn(
             f"env.state.{name}: env.state() is now PettingZoo's global state; the rules engine "
             f"moved to env.game_state (use env.game_state.{name})",
