@@ -15,6 +15,8 @@ from typing import Any
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
+from ..core.errors import ConfigError
+
 
 def parallel_view(make_env: Callable[..., AECEnv], max_cycles: int | None = None, **kwargs: Any) -> ParallelEnv:
     """``turn_based_aec_to_parallel(make_env(**kwargs))``.
@@ -22,7 +24,12 @@ def parallel_view(make_env: Callable[..., AECEnv], max_cycles: int | None = None
     In this view one parallel step is one action, so a cycle (every acting agent acting once,
     PettingZoo's meaning) is one step: ``max_cycles`` here caps parallel steps (the AEC env's
     ``max_steps``). PettingZoo's ``max_cycles_test`` holds for both views.
+
+    Raises:
+        ConfigError: both ``max_cycles`` and ``max_steps`` given (they are one limit here).
     """
     if max_cycles is not None:
+        if kwargs.get("max_steps") is not None:
+            raise ConfigError("max_steps", kwargs["max_steps"], "omitted when max_cycles is given (parallel_env)")
         kwargs["max_steps"] = max_cycles
     return turn_based_aec_to_parallel(make_env(**kwargs))

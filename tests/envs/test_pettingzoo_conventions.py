@@ -14,6 +14,7 @@ from pettingzoo.test import max_cycles_test, parallel_api_test
 from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from domino_env import ConfigError
 from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
 
 MODULES = {"mexican_train": mexican_train_v0, "block": block_v0, "draw": draw_v0, "cuban": cuban_v0}
@@ -98,6 +99,19 @@ def test_pettingzoos_max_cycles_test_passes():
         ),
     )
     max_cycles_test(module)
+
+
+def test_parallel_env_max_cycles_is_parallel_steps():
+    par = block_v0.parallel_env(max_cycles=3)
+    obs, _ = par.reset(seed=0)
+    steps = 0
+    while par.agents:
+        actor = par.aec_env.agent_selection
+        obs, _, _, truncs, infos = par.step({actor: int(np.flatnonzero(obs[actor]["action_mask"])[0])})
+        steps += 1
+    assert steps == 3 and all(truncs.values())
+    with pytest.raises(ConfigError, match="max_steps"):
+        block_v0.parallel_env(max_cycles=3, max_steps=4)
 
 
 def test_max_steps_caps_actions_and_max_cycles_stays_out_of_its_way():
