@@ -1,4 +1,4 @@
-"""Train a MaskablePPO agent on Mexican Train against scripted opponents (DESIGN.md 6).
+"""Train a MaskablePPO agent on Mexican Train against scripted opponents (docs/design.md §6).
 
 Command line (also the ``domino-train`` console script)::
 
@@ -18,7 +18,7 @@ of the learner (taken every ``--snapshot-freq`` steps, the last ``--max-snapshot
 override it, the preset's set by default: double-6 for block / draw, double-9 for Cuban). A line
 game's learner env is :func:`domino_env.wrappers.line_single_agent`'s adapter, its opponents come
 from the line-game agent registry (``random``, ``greedy``, ``planner``, ``ppo:PATH``), evaluations
-use ``train.evaluate.evaluate(..., game=<game>)``, the observation spec is the line spec and the
+use ``domino_env.train.evaluate.evaluate(..., game=<game>)``, the observation spec is the line spec and the
 scaling ``line-unit-v1`` (tiles / 10, rounds / 13, points / 100). With teams (Cuban: seats 0+2
 against 1+3) the learner's **partner is an opponent seat**: it draws its agent from
 ``--opponents`` like the two opponents (with ``--opponent-mode fixed``, the second entry of the
@@ -55,8 +55,8 @@ import gymnasium
 import numpy as np
 
 import domino_env
-from agents.base import make_agent
-from agents.ppo import (
+from domino_env.agents.base import make_agent
+from domino_env.agents.ppo import (
     METADATA_FILE,
     MODEL_FILE,
     PPOAgent,
@@ -70,8 +70,8 @@ from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID, raw_env
+from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
 from domino_env.wrappers import SingleAgentEnv
-from train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
 
 REWARDS = ("mixed", "outcome", "points")
 LADDER = ("random", "greedy", "planner")
@@ -246,13 +246,13 @@ def evaluate_vs_ladder(
     game: str = "mexican_train",
 ) -> dict[str, dict[str, Any]]:
     """Duplicate-deal tournaments ``[agent, X, X, ..., X]`` for each X in ``opponents``
-    (``train.evaluate.evaluate``; the agent applies its mask at every decision).
+    (``domino_env.train.evaluate.evaluate``; the agent applies its mask at every decision).
 
     Returns:
         ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",
         "opponent_win_rate", "opponent_mean_pips", "rounds", "table"}}`` (``table``: Markdown).
     """
-    from train.evaluate import evaluate
+    from domino_env.train.evaluate import evaluate
 
     p = rules["num_players"]
     kwargs = {k: v for k, v in rules.items() if k != "num_players"}
@@ -925,7 +925,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
     )  # fmt: skip
     (out / METADATA_FILE).write_text(json.dumps(meta, indent=1, default=str))
     if args.plot and history:
-        from train.plots import plot_learning_curve
+        from domino_env.train.plots import plot_learning_curve
 
         plot_learning_curve(
             history,
@@ -954,5 +954,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     train(argv)
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line
+    from domino_env.train.cli import launch
+
+    launch("domino-train", main)
