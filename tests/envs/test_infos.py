@@ -74,7 +74,7 @@ def test_termination_codes_name_the_engine_terminations():
 
 
 def test_docs_list_every_key():
-    text = (Path(__file__).resolve().parents[2] / "docs" / "infos.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs/infos.md").read_text()
     for name in ("mexican_train", "block"):
         env = GAMES[name]()
         env.reset(seed=0)

@@ -156,7 +156,7 @@ def test_state_spec_table_documents_every_field():
 def test_docs_state_tables_are_current():
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / "docs" / "state.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs/state.md").read_text()
     assert mexican_train_v0.raw_env(num_players=4).state_encoder.spec.markdown_table() in text
     assert block_v0.raw_env().state_encoder.spec.markdown_table() in text
     shapes = [m.raw_env().state_space.shape[0] for m in (mexican_train_v0, block_v0, draw_v0, cuban_v0)]
