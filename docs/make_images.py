@@ -29,7 +29,7 @@ def _play_until(env, seed: int, stop: Callable[[object, int], bool], max_moves: 
     rng = np.random.default_rng(seed)
     agent = make_agent("greedy", env.config)
     for moves in range(max_moves):
-        if env.state.round_over or stop(env.state, moves):
+        if env.game_state.round_over or stop(env.game_state, moves):
             return
         obs = env.observe(env.agent_selection)
         env.step(agent(obs["observation"], obs["action_mask"], rng))
@@ -46,7 +46,7 @@ def make_images(out: Path) -> list[Path]:
     mt = mexican_train_v0.raw_env(render_mode="rgb_array")
     for seed in range(200):  # the first seed whose game reaches such a position
         _play_until(mt, seed, _open_double_and_marker)
-        if not mt.state.round_over and mt.state.open_doubles:
+        if not mt.game_state.round_over and mt.game_state.open_doubles:
             break
     for name, image in (
         ("mexican_train.png", mt.render()),

@@ -191,8 +191,8 @@ class SingleAgentEnv(gymnasium.Env):
         """The table as the learner sees it: ``"ansi"`` text, ``"rgb_array"`` an ``(H, W, 3)``
         uint8 picture (the aec env's ``render_image(learner_seat)``)."""
         if self.render_mode == "rgb_array":
-            return self.aec.render_image(self.learner_seat if self.aec.state is not None else None)
-        if self.render_mode == "ansi" and self.aec.state is not None:
+            return self.aec.render_image(self.learner_seat if self.aec.game_state is not None else None)
+        if self.render_mode == "ansi" and self.aec.game_state is not None:
             return self.aec.render_text(self.learner_seat)
         return None
 

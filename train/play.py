@@ -27,6 +27,7 @@ from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
 from domino_env.core.records import save_record
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.evaluate import GAMES, make_env
 
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
@@ -171,22 +172,24 @@ def _show_turn(env: Any, you: int, legal: list[int]) -> None:
     print("\n" + env.render_text(you), flush=True)
     print("your legal moves:")
     for k, action in enumerate(legal, 1):
-        print(f"  {k:>2}. {describe(env.state, action, you)}")
+        print(f"  {k:>2}. {describe(env.game_state, action, you)}")
     sys.stdout.flush()
 
 
 def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
-    if info.get("termination") == "annulled":
+    """The round result of ``info`` (the env's fixed layout, docs/infos.md) in words."""
+    how = str(Termination(int(info["termination_code"])))
+    if how == "annulled":
         who = "you" if seat == you else f"seat {seat}"
         return f"round annulled ({who} had too many doubles): the round is dealt again"
-    winners = info.get("winners", [])
+    winners = seats_of(info["winners"])
     who = ", ".join("you" if s == you else f"seat {s}" for s in winners) or "nobody"
     lines = [
-        f"round {info['round_index'] + 1} over ({info['termination'].replace('_', ' ')}): won by {who}",
-        f"  pips left in each hand: {info['pips']}; scores now: {info['scores']}",
+        f"round {info['round_index'] + 1} over ({how.replace('_', ' ')}): won by {who}",
+        f"  pips left in each hand: {info['pips'].tolist()}; scores now: {info['scores'].tolist()}",
     ]
-    if info.get("game_over"):
-        champs = ", ".join("you" if s == you else f"seat {s}" for s in info["game_winners"])
+    if info["game_over"]:
+        champs = ", ".join("you" if s == you else f"seat {s}" for s in seats_of(info["game_winners"]))
         lines.append(f"game over: won by {champs}")
     return "\n".join(lines)
 
@@ -209,12 +212,12 @@ def play(
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             if truncated and not terminated and not told:
-                print(f"stopped: the env's limit of {env.max_cycles} steps was reached", flush=True)
+                print(f"stopped: the env's limit of {env.max_cycles} cycles was reached", flush=True)
                 told = True
             env.step(None)
             continue
         seat = env.possible_agents.index(agent)
-        state = env.state
+        state = env.game_state
         legal = list(state.legal_actions())
         if seat == you:
             _show_turn(env, you, legal)
@@ -226,10 +229,10 @@ def play(
             print(f"seat {seat} ({names[seat]}): {describe(state, action, you)}", flush=True)
         deals = len(state.deals)
         env.step(action)
-        if env.state.round_over or len(env.state.deals) > deals:
+        if env.game_state.round_over or len(env.game_state.deals) > deals:
             print("\n" + _round_summary(env.infos[agent], you, seat), flush=True)
-            if not env.state.round_over:
-                print(f"round {env.state.round_index + 1} dealt", flush=True)
+            if not env.game_state.round_over:
+                print(f"round {env.game_state.round_index + 1} dealt", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -250,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ninterrupted (Ctrl-C)", flush=True)
         status = EXIT_INTERRUPTED
     finally:
-        if env.state is not None:
+        if env.game_state is not None:
             data = env.to_record()
             data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
             data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")

@@ -53,7 +53,7 @@ def test_rgb_array_shape_changes_after_a_move_and_after_the_round_end(game):
     _check_picture(after, env.config)
     assert not np.array_equal(before, after)
     previous = after
-    while not env.state.round_over:
+    while not env.game_state.round_over:
         previous = env.render()
         _random_step(env, rng)
     final = env.render()
@@ -95,7 +95,7 @@ def test_positions_differing_only_in_hidden_tiles_give_the_same_observer_picture
     pictures = []
     for d in (deal, hidden):
         env.reset(options={"deal": d})
-        assert env.state.current_player == viewer
+        assert env.game_state.current_player == viewer
         first = env.render()
         # the viewer's first move is the same in both positions (its hand is the same)
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
@@ -109,7 +109,7 @@ def test_positions_differing_only_in_hidden_tiles_give_the_same_observer_picture
 def test_all_hands_and_viewer_change_what_is_face_up():
     env = mexican_train_v0.raw_env(num_players=3, max_pip=9)  # any render mode: render_image works
     env.reset(seed=2)
-    seat = env.state.current_player
+    seat = env.game_state.current_player
     own = env.render_image()
     assert np.array_equal(own, env.render_image(seat))
     assert not np.array_equal(own, env.render_image((seat + 1) % 3))

@@ -7,7 +7,7 @@ from domino_env.envs.mexican_train_v0 import raw_env
 
 def _play(env, text: str) -> None:
     """Apply the legal action described as ``text``."""
-    legal = {env.state.describe_action(a): a for a in env.state.legal_actions()}
+    legal = {env.game_state.describe_action(a): a for a in env.game_state.legal_actions()}
     assert text in legal, (text, sorted(legal))
     env.step(legal[text])
 
