@@ -1,0 +1,603 @@
+"""Train masked multi-agent PPO on Ray RLlib, on one machine or a Ray cluster (docs/rllib.md).
+
+Command line (also the ``domino-rllib`` console script; needs ``pip install domino-env[rllib]``)::
+
+    python -m train.rllib --game mexican_train --players 2 --max-pip 9 --iterations 50
+    python -m train.rllib --game cuban --mode opponents --opponents greedy planner
+    python -m train.rllib --game block --mode league --league-size 4 --snapshot-every 5
+    python -m train.rllib --address HEAD_IP:6379 --num-env-runners 16 ...   # a running cluster
+    python -m train.rllib --resume runs/rllib_X --iterations 100             # continue a run
+
+Every seat of the PettingZoo env is an RLlib agent (:class:`agents.rllib.env.DominoMultiAgentEnv`:
+observations ``{"observations", "action_mask"}``, the env's own turn-based rewards). The learner
+is the module ``main`` (:class:`agents.rllib.modules.MaskedPPOTorchRLModule`: illegal actions are
+never sampled). ``--mode`` picks who plays the other seats, through the policy mapping:
+
+* ``self-play`` (default): every seat is ``main`` (one shared policy, trained on every seat).
+* ``opponents``: one seat per episode, drawn at random, is ``main``; every other seat draws one of
+  ``--opponents`` (scripted agents as :class:`~agents.rllib.modules.ScriptedRLModule`: ``random``,
+  ``greedy``, ``planner``, ``ppo:PATH``, ``rllib:PATH``). With teams (Cuban) the partner is one of
+  those seats.
+* ``league``: one seat is ``main``; the others draw from ``--league-size`` frozen snapshots of
+  ``main`` (``snapshot_0`` ..; refreshed in turn every ``--snapshot-every`` iterations; all start
+  as copies of the initial ``main``) and from ``--opponents`` if given.
+
+The run folder ``--out`` holds ``checkpoint/`` (the latest RLlib algorithm checkpoint, written every
+``--checkpoint-every`` iterations, at the end and on Ctrl-C), ``domino_rllib.json`` (rules,
+observation spec hash, model config, arguments, versions, per-iteration history, evaluation; also
+copied into ``checkpoint/``) and ``progress.jsonl``. The checkpoint plays as an agent anywhere:
+``python -m train.evaluate --agents rllib:OUT greedy`` (``agents.rllib.agent``). At the end
+``--eval-rounds`` duplicate-deal rounds against each of ``--eval-opponents`` are played through
+``train.evaluate`` with the checkpoint loaded that way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import make_agent
+from agents.ppo import observation_scale, scaling_name, spec_for
+from agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
+from domino_env.core.config import PRESETS
+from domino_env.core.errors import DominoError
+from train.evaluate import add_mexican_train_rule_options
+
+MODES = ("self-play", "opponents", "league")
+GAMES = ("mexican_train", "block", "draw", "cuban")
+MAIN = "main"
+METADATA_FORMAT = "domino_env.rllib/1"
+
+
+# ---------------------------------------------------------------------------------- policy mapping
+class SeatMapping:
+    """``agent_to_module_mapping_fn`` of the three modes (picklable: it travels to every env
+    runner). Per episode, the learner's seat and the other seats' modules are drawn from this
+    object's own generator (seeded by ``seed``), so a seeded run repeats its seatings.
+
+    Args:
+        mode: ``"self-play"``, ``"opponents"`` or ``"league"``.
+        num_players: seats.
+        pool: module ids the non-learner seats draw from (unused in self-play).
+        seed: seeds the generator.
+    """
+
+    def __init__(self, mode: str, num_players: int, pool: Sequence[str] = (), seed: int = 0):
+        self.mode = mode
+        self.num_players = num_players
+        self.pool = list(pool)
+        self.rng = np.random.default_rng([seed, 11])
+        self._seating: dict[Any, list[str]] = {}
+
+    def seating(self) -> list[str]:
+        """One fresh seating: the module id of every seat."""
+        if self.mode == "self-play":
+            return [MAIN] * self.num_players
+        seats = [self.pool[i] for i in self.rng.integers(len(self.pool), size=self.num_players)]
+        seats[int(self.rng.integers(self.num_players))] = MAIN
+        return seats
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+        key = getattr(episode, "id_", None)
+        if key not in self._seating:
+            if len(self._seating) > 256:  # episodes in flight are few; forget old ones
+                self._seating.clear()
+            self._seating[key] = self.seating()
+        return self._seating[key][int(agent_id.rsplit("_", 1)[1])]
+
+
+# ---------------------------------------------------------------------------------- callbacks
+def _credit(winners: Sequence[int], seat: int, num_players: int, teams: bool) -> float:
+    """Win credit of ``seat`` (1, 1/k for a k-way shared win, 0; teams: the team's)."""
+    if teams:
+        sides = {s % 2 for s in winners}
+        return (1.0 / len(sides)) if seat % 2 in sides else 0.0
+    return (1.0 / len(winners)) if seat in winners else 0.0
+
+
+def make_callbacks_class(num_players: int, teams: bool, league: dict[str, Any] | None = None):
+    """The RLlib callbacks class: per-episode metrics ``illegal_actions`` (sum), ``main_win_rate``
+    (win credit of the ``main`` seats, mean) and ``rounds``; in league mode, the snapshot refresh
+    of ``league = {"slots": [...], "every": N}`` after every N-th iteration."""
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    class DominoCallbacks(RLlibCallback):
+        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
+            infos = episode.get_infos(-1)
+            final = next((i for i in infos.values() if i), {})
+            illegal = int(any(i.get("illegal_action") for i in infos.values()))
+            metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
+            winners = final.get("winners")
+            if winners is None:
+                return
+            seats = [
+                int(a.rsplit("_", 1)[1]) for a in infos if episode.module_for(a) == MAIN
+            ]
+            if seats:
+                credit = np.mean([_credit(winners, s, num_players, teams) for s in seats])
+                metrics_logger.log_value("main_win_rate", float(credit), reduce="mean", window=200)
+
+        def on_train_result(self, *, algorithm, result, **kwargs):
+            if not league or algorithm.iteration % league["every"]:
+                return
+            slot = league["slots"][(algorithm.iteration // league["every"] - 1) % len(league["slots"])]
+            copy_module(algorithm, MAIN, slot)
+            result["league_refreshed"] = slot
+
+    return DominoCallbacks
+
+
+def copy_module(algorithm: Any, source: str, target: str) -> None:
+    """Copy module ``source``'s weights into ``target`` on the learner and every env runner."""
+    weights = algorithm.learner_group.get_weights(module_ids=[source])[source]
+    algorithm.learner_group.set_weights({target: weights})
+    algorithm.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algorithm.learner_group,
+        policies=[target],
+        inference_only=True,
+        timeout_seconds=60.0,
+    )
+
+
+# ---------------------------------------------------------------------------------- config
+def env_config_of(game: str, rules: dict[str, Any], episode: str, reward: str) -> dict[str, Any]:
+    """``env_config`` of :class:`~agents.rllib.env.DominoMultiAgentEnv` for ``game`` and rules."""
+    rules = dict(rules)
+    if game != "mexican_train":
+        rules.pop("preset", None)
+    return {"game": game, **rules, "episode": episode, "reward": reward}
+
+
+def model_config_of(env_config: dict[str, Any], hidden: Sequence[int]) -> dict[str, Any]:
+    """The learner's model config: PPO's MLP settings written out (the numpy loader reads them)
+    plus the observation scaling of the game (:func:`agents.ppo.observation_scale`)."""
+    game = "mexican_train" if env_config["game"] == "mexican_train" else "line"
+    scale = observation_scale(env_config["num_players"], env_config["max_pip"], game)
+    return {
+        "fcnet_hiddens": [int(h) for h in hidden],
+        "fcnet_activation": "tanh",
+        "head_fcnet_hiddens": [],
+        "head_fcnet_activation": "relu",
+        "vf_share_layers": False,
+        "observation_scale": [float(x) for x in scale],
+    }
+
+
+def ppo_config(
+    env_config: dict[str, Any],
+    *,
+    mode: str = "self-play",
+    opponents: Sequence[str] = (),
+    league_size: int = 4,
+    snapshot_every: int = 5,
+    hidden: Sequence[int] = (256, 256),
+    num_env_runners: int = 0,
+    num_envs_per_env_runner: int = 1,
+    train_batch_size: int = 4000,
+    minibatch_size: int = 256,
+    num_epochs: int = 5,
+    lr: float = 3e-4,
+    gamma: float = 0.995,
+    lambda_: float = 0.95,
+    entropy_coeff: float = 0.01,
+    seed: int = 0,
+) -> Any:
+    """The ``PPOConfig`` of a run: env, modules (``main`` + opponents / snapshots), policy
+    mapping (:class:`SeatMapping`), callbacks. ``opponents`` are agent specs
+    (:func:`agents.make_agent`), one :class:`~agents.rllib.modules.ScriptedRLModule` each.
+
+    Raises:
+        DominoError: ``mode`` is ``"opponents"`` with no opponents, or an unknown mode.
+    """
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.rllib.env import DominoMultiAgentEnv, make_aec
+    from agents.rllib.modules import MaskedPPOTorchRLModule, ScriptedRLModule
+
+    if mode not in MODES:
+        raise DominoError(f"mode {mode!r}: one of {MODES}")
+    if mode == "opponents" and not opponents:
+        raise DominoError("mode 'opponents' needs at least one opponent agent")
+    aec = make_aec(env_config["game"], **{k: v for k, v in env_config.items() if k != "game"})
+    p = aec.config.num_players
+    teams = bool(getattr(aec.config, "teams", False))
+    model_config = model_config_of({**env_config, "num_players": p, "max_pip": aec.config.max_pip}, hidden)
+    specs = {MAIN: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model_config)}
+    scripted = {}
+    for i, spec in enumerate(dict.fromkeys(opponents)):
+        module_id = "opponent_" + "".join(c if c.isalnum() else "_" for c in spec)
+        scripted[module_id] = spec
+        specs[module_id] = RLModuleSpec(
+            module_class=ScriptedRLModule,
+            model_config={"agent": spec, "env_config": env_config, "seed": seed * 1000 + i},
+        )
+    league = None
+    if mode == "league":
+        slots = [f"snapshot_{k}" for k in range(league_size)]
+        for slot in slots:
+            specs[slot] = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model_config)
+        league = {"slots": slots, "every": snapshot_every}
+        pool = slots + list(scripted)
+    else:
+        pool = list(scripted)
+    config = (
+        PPOConfig()
+        .environment(DominoMultiAgentEnv, env_config=env_config)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs_per_env_runner,
+        )
+        .learners(num_learners=0)
+        .training(
+            train_batch_size_per_learner=train_batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+            gamma=gamma,
+            lambda_=lambda_,
+            entropy_coeff=entropy_coeff,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=SeatMapping(mode, p, pool, seed),
+            policies_to_train=[MAIN],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .callbacks(make_callbacks_class(p, teams, league))
+        .debugging(seed=seed)
+        .reporting(metrics_num_episodes_for_smoothing=100)
+    )
+    config._domino = {"model_config": model_config, "league": league, "opponents": scripted}
+    return config
+
+
+# ---------------------------------------------------------------------------------- CLI
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.rllib",
+        description="Masked multi-agent PPO on Ray RLlib for every domino game: self-play, "
+        "scripted opponents or a league of frozen snapshots; one machine or a Ray cluster.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    g = parser.add_argument_group("game")
+    g.add_argument("--game", default="mexican_train", choices=GAMES, help="the game")
+    g.add_argument(
+        "--preset", default="domino_cubano", choices=tuple(PRESETS), help="Mexican Train rule preset"
+    )
+    g.add_argument(
+        "--players", type=int, default=None,
+        help="seats (default: 4 for Mexican Train, the preset's for a line game)",
+    )  # fmt: skip
+    g.add_argument(
+        "--max-pip", type=int, default=None, choices=(6, 9, 12, 15, 18),
+        help="double-N set (default: 12 for Mexican Train, the preset's for a line game)",
+    )  # fmt: skip
+    g.add_argument("--episode", default="round", choices=("round", "game"), help="episode length")
+    g.add_argument("--reward", default="outcome", choices=("outcome", "points"), help="env reward")
+    add_mexican_train_rule_options(parser)
+
+    m = parser.add_argument_group("who plays the other seats")
+    m.add_argument("--mode", default="self-play", choices=MODES, help="see the module docstring")
+    m.add_argument(
+        "--opponents", nargs="+", default=[], metavar="AGENT",
+        help="scripted opponents (random, greedy, planner, ppo:PATH, rllib:PATH); needed with "
+        "--mode opponents, optional in a league",
+    )  # fmt: skip
+    m.add_argument("--league-size", type=int, default=4, help="frozen snapshots in a league")
+    m.add_argument(
+        "--snapshot-every", type=int, default=5, help="iterations between snapshot refreshes"
+    )
+
+    t = parser.add_argument_group("training")
+    t.add_argument("--iterations", type=int, default=20, help="PPO iterations (at most)")
+    t.add_argument(
+        "--time-limit", type=float, default=None, metavar="SECONDS",
+        help="stop after the iteration that passes this wall time",
+    )  # fmt: skip
+    t.add_argument("--seed", type=int, default=0, help="seeds the envs, the modules, the seating")
+    t.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (all seats)")
+    t.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch")
+    t.add_argument("--epochs", type=int, default=5, help="passes over each batch")
+    t.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
+    t.add_argument("--gamma", type=float, default=0.995, help="discount")
+    t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda")
+    t.add_argument("--entropy-coeff", type=float, default=0.01, help="entropy bonus")
+    t.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="MLP layer sizes")
+
+    r = parser.add_argument_group("Ray")
+    r.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (0: in the driver)")
+    r.add_argument("--num-envs-per-env-runner", type=int, default=1, help="envs per env runner")
+    r.add_argument(
+        "--address", default=None,
+        help="join a running Ray cluster (HEAD_IP:6379, or 'auto'); default: start a local one",
+    )  # fmt: skip
+    r.add_argument(
+        "--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (not with --address)"
+    )
+
+    o = parser.add_argument_group("output and evaluation")
+    o.add_argument("--out", default=None, help="run folder (default: runs/rllib_<game>_<date>_<time>)")
+    o.add_argument("--resume", default=None, metavar="RUN", help="continue the run in this folder")
+    o.add_argument("--checkpoint-every", type=int, default=5, help="iterations between checkpoints")
+    o.add_argument(
+        "--eval-rounds", type=int, default=200,
+        help="duplicate-deal rounds per evaluation opponent at the end (0: none)",
+    )  # fmt: skip
+    o.add_argument(
+        "--eval-opponents", nargs="+", default=["random", "greedy"], metavar="AGENT",
+        help="the checkpoint plays [rllib, X, X, ...] for each X",
+    )  # fmt: skip
+    o.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar"
+    )
+    return parser
+
+
+def rules_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The full rules dict of the parsed options (``train.ppo.rules_from_args``).
+
+    Raises:
+        ConfigError: invalid rule values.
+    """
+    from train.ppo import rules_from_args
+
+    return rules_from_args(args)
+
+
+def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """Check every flag before any work starts (``parser.error`` names the flag); return the
+    env config."""
+    positive = ("iterations", "league_size", "snapshot_every", "batch_size", "minibatch_size",
+                "epochs", "checkpoint_every", "num_envs_per_env_runner")  # fmt: skip
+    for name in positive:
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    for name in ("num_env_runners", "eval_rounds", "seed"):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if args.time_limit is not None and not args.time_limit > 0:
+        parser.error(f"--time-limit must be > 0 seconds, got {args.time_limit}")
+    if args.minibatch_size > args.batch_size:
+        parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
+    if any(h < 1 for h in args.hidden):
+        parser.error(f"--hidden sizes must be >= 1, got {args.hidden}")
+    if not 0 < args.gamma <= 1 or not 0 <= args.gae_lambda <= 1 or not args.lr > 0:
+        parser.error("--gamma must be in (0, 1], --gae-lambda in [0, 1], --lr > 0")
+    if args.mode == "opponents" and not args.opponents:
+        parser.error("--mode opponents needs --opponents (e.g. --opponents greedy random)")
+    if args.mode == "self-play" and args.opponents:
+        parser.error("--opponents is for --mode opponents or league (self-play: every seat is main)")
+    if args.address is not None and args.num_cpus is not None:
+        parser.error("--num-cpus sizes a local Ray instance; a cluster (--address) has its own")
+    if args.num_cpus is not None and args.num_cpus < 1:
+        parser.error(f"--num-cpus must be >= 1, got {args.num_cpus}")
+    if args.game != "mexican_train":
+        for name in ("hand_size", "first_turn", "doubles", "drawn_tile", "marker_removal",
+                     "station_source", "blocked_round", "game_end", "use_boneyard",
+                     "use_mexican_train", "double_blank_points", "elimination_limit"):  # fmt: skip
+            if getattr(args, name) is not None:
+                parser.error(f"--{name.replace('_', '-')} is a Mexican Train rule, not of --game {args.game}")
+    try:
+        import ray  # noqa: F401
+        import ray.rllib  # noqa: F401
+    except ImportError:
+        parser.error("Ray RLlib is not installed: pip install 'domino-env[rllib]'")
+    try:
+        rules = rules_of(args)
+        env_config = env_config_of(args.game, rules, args.episode, args.reward)
+        from agents.rllib.env import make_aec
+
+        cfg = make_aec(args.game, **{k: v for k, v in env_config.items() if k != "game"}).config
+        for spec in (*args.opponents, *args.eval_opponents):
+            make_agent(spec, cfg)  # an unknown name or a bad path fails now
+    except (DominoError, FileNotFoundError) as exc:
+        parser.error(str(exc))
+    if args.resume is not None:
+        run = Path(args.resume)
+        if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
+            parser.error(f"--resume {run}: not a run folder of train.rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
+        if args.out is not None and Path(args.out).resolve() != run.resolve():
+            parser.error("--out and --resume name different folders (a resumed run stays in its folder)")
+        previous = json.loads((run / METADATA_FILE).read_text())
+        if previous.get("env_config") != env_config:
+            parser.error(f"--resume {run}: the run's rules {previous.get('env_config')} differ from these {env_config}")
+    elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
+        parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
+    return env_config
+
+
+def _versions() -> dict[str, str]:
+    import ray
+    import torch
+
+    import domino_env
+
+    return {"domino_env": domino_env.__version__, "ray": ray.__version__, "torch": torch.__version__,
+            "python": platform.python_version(), "numpy": np.__version__}  # fmt: skip
+
+
+def _summary(result: dict[str, Any]) -> dict[str, Any]:
+    er = result.get("env_runners", {})
+    returns = er.get("module_episode_returns_mean", {})
+    return {
+        "iteration": int(result.get("training_iteration", 0)),
+        "env_steps": int(result.get("num_env_steps_sampled_lifetime", er.get("num_env_steps_sampled_lifetime", 0))),
+        "episodes": int(er.get("num_episodes_lifetime", 0)),
+        "episode_len_mean": float(er.get("episode_len_mean", float("nan"))),
+        "main_return_mean": float(returns.get(MAIN, float("nan"))),
+        "main_win_rate": float(er.get("main_win_rate", float("nan"))),
+        "illegal_actions": int(er.get("illegal_actions", 0)),
+        "time_s": float(result.get("time_total_s", 0.0)),
+    }
+
+
+def train(argv: Sequence[str] | None = None) -> Path:
+    """Parse ``argv``, train, checkpoint, evaluate; return the run folder.
+
+    Raises:
+        SystemExit: invalid options (argparse's message, before any work starts).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    env_config = validate(parser, args)
+    if args.resume is not None:
+        out = Path(args.resume)
+    else:
+        stamp = time.strftime("%Y%m%d_%H%M%S")
+        out = Path(args.out or f"runs/rllib_{args.game}_{stamp}")
+    out.mkdir(parents=True, exist_ok=True)
+
+    import ray
+
+    if args.address is not None:
+        ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
+    config = ppo_config(
+        env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
+        snapshot_every=args.snapshot_every, hidden=args.hidden,
+        num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
+        train_batch_size=args.batch_size, minibatch_size=args.minibatch_size, num_epochs=args.epochs,
+        lr=args.lr, gamma=args.gamma, lambda_=args.gae_lambda, entropy_coeff=args.entropy_coeff,
+        seed=args.seed,
+    )  # fmt: skip
+    domino = config._domino
+    algo = config.build_algo()
+    history: list[dict[str, Any]] = []
+    done_before = 0
+    if args.resume is not None:
+        algo.restore_from_path(str((out / CHECKPOINT_DIR).resolve()))
+        previous = json.loads((out / METADATA_FILE).read_text())
+        history = list(previous.get("history", []))
+        done_before = int(previous.get("iterations_done", 0))
+    elif domino["league"]:
+        for slot in domino["league"]["slots"]:  # every snapshot starts as the initial main
+            copy_module(algo, MAIN, slot)
+    game_family = "mexican_train" if args.game == "mexican_train" else "line"
+    p, n = env_config["num_players"], env_config["max_pip"]
+    spec = spec_for(p, n, game_family)
+    from agents.rllib.env import make_aec
+
+    aec = make_aec(args.game, **{k: v for k, v in env_config.items() if k != "game"})
+    metadata: dict[str, Any] = {
+        "format": METADATA_FORMAT,
+        "game": args.game,
+        "env_id": aec.ENV_ID,
+        "env_config": env_config,
+        "env_kwargs": aec.env_kwargs,
+        "observation_spec_hash": spec.hash(),
+        "observation_size": spec.size,
+        "num_actions": int(aec.action_space(aec.possible_agents[0]).n),
+        "observation_scaling": scaling_name(game_family),
+        "model_config": domino["model_config"],
+        "module_id": MAIN,
+        "mode": args.mode,
+        "opponents": domino["opponents"],
+        "league": domino["league"],
+        "args": vars(args),
+        "command": " ".join(shlex.quote(a) for a in [sys.executable, "-m", "train.rllib", *(argv if argv is not None else sys.argv[1:])]),
+        "versions": _versions(),
+        "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
+    }
+
+    def save(interrupted: bool = False) -> None:
+        ckpt = (out / CHECKPOINT_DIR).resolve()
+        algo.save_to_path(str(ckpt))
+        metadata.update(
+            iterations_done=done_before + new_iterations, history=history,
+            interrupted=interrupted, wall_seconds=round(time.perf_counter() - start, 2),
+        )  # fmt: skip
+        write_metadata(out, metadata)
+
+    new_iterations = 0
+    bar = None
+    if args.progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
+    start = time.perf_counter()
+    interrupted = False
+    try:
+        for i in range(args.iterations):
+            result = algo.train()
+            row = _summary(result)
+            history.append(row)
+            new_iterations += 1
+            with open(out / "progress.jsonl", "a") as f:
+                f.write(json.dumps(row) + "\n")
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(steps=row["env_steps"], eps=row["episodes"], ret=f"{row['main_return_mean']:.3f}",
+                                win=f"{row['main_win_rate']:.3f}", illegal=row["illegal_actions"])  # fmt: skip
+            else:
+                print(json.dumps(row), flush=True)
+            if (i + 1) % args.checkpoint_every == 0:
+                save()
+            if args.time_limit is not None and time.perf_counter() - start >= args.time_limit:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        print(f"\ninterrupted: saving a checkpoint (continue with --resume {out})", file=sys.stderr)
+    finally:
+        if bar is not None:
+            bar.close()
+    save(interrupted)
+    algo.stop()
+    ray.shutdown()
+    if not interrupted and args.eval_rounds > 0:
+        metadata["evaluation"] = evaluate_checkpoint(out, args, env_config)
+        write_metadata(out, metadata)
+    total_illegal = sum(r["illegal_actions"] for r in history)
+    print(f"{new_iterations} iterations, {history[-1]['env_steps'] if history else 0} env steps, "
+          f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
+          f"python -m train.evaluate --game {args.game} --agents rllib:{out} ...")  # fmt: skip
+    return out
+
+
+def write_metadata(out: Path, metadata: dict[str, Any]) -> None:
+    """Write ``domino_rllib.json`` into the run folder and its checkpoint (the loader's copy)."""
+    text = json.dumps(metadata, indent=1, default=str)
+    (out / METADATA_FILE).write_text(text)
+    (out / CHECKPOINT_DIR / METADATA_FILE).write_text(text)
+
+
+def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[str, Any]) -> dict[str, Any]:
+    """``[rllib:OUT, X, ..., X]`` duplicate-deal tournaments through ``train.evaluate``."""
+    from train.evaluate import evaluate
+
+    kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
+    p = env_config["num_players"]
+    results = {}
+    for opponent in args.eval_opponents:
+        res = evaluate(
+            [f"rllib:{out}"] + [opponent] * (p - 1), rounds=args.eval_rounds, num_players=p,
+            seed=args.seed, game=args.game, progress=args.progress, **kwargs,
+        )  # fmt: skip
+        s = res.stats_for(f"rllib:{out}")
+        results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "parity": s.parity,
+                             "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
+        print(f"rllib vs {opponent}: win rate {s.win_rate:.3f} [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}] "
+              f"(parity {s.parity:.3f}, {s.verdict}) over {res.rounds_played} rounds")  # fmt: skip
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of ``python -m train.rllib`` / ``domino-rllib``."""
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    train(argv)
+
+
+if __name__ == "__main__":
+    main()
