@@ -203,14 +203,14 @@ def ppo_config(
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from agents.rllib.env import DominoMultiAgentEnv, make_aec
+    from agents.rllib.env import DominoMultiAgentEnv, aec_from_env_config
     from agents.rllib.modules import MaskedPPOTorchRLModule, ScriptedRLModule
 
     if mode not in MODES:
         raise DominoError(f"mode {mode!r}: one of {MODES}")
     if mode == "opponents" and not opponents:
         raise DominoError("mode 'opponents' needs at least one opponent agent")
-    aec = make_aec(env_config["game"], **{k: v for k, v in env_config.items() if k != "game"})
+    aec = aec_from_env_config(env_config)
     p = aec.config.num_players
     teams = bool(getattr(aec.config, "teams", False))
     model_config = model_config_of({**env_config, "num_players": p, "max_pip": aec.config.max_pip}, hidden)
@@ -397,9 +397,9 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     try:
         rules = rules_of(args)
         env_config = env_config_of(args.game, rules, args.episode, args.reward)
-        from agents.rllib.env import make_aec
+        from agents.rllib.env import aec_from_env_config
 
-        cfg = make_aec(args.game, **{k: v for k, v in env_config.items() if k != "game"}).config
+        cfg = aec_from_env_config(env_config).config
         for spec in (*args.opponents, *args.eval_opponents):
             make_agent(spec, cfg)  # an unknown name or a bad path fails now
     except (DominoError, FileNotFoundError) as exc:
@@ -488,9 +488,9 @@ def train(argv: Sequence[str] | None = None) -> Path:
     game_family = "mexican_train" if args.game == "mexican_train" else "line"
     p, n = env_config["num_players"], env_config["max_pip"]
     spec = spec_for(p, n, game_family)
-    from agents.rllib.env import make_aec
+    from agents.rllib.env import aec_from_env_config
 
-    aec = make_aec(args.game, **{k: v for k, v in env_config.items() if k != "game"})
+    aec = aec_from_env_config(env_config)
     metadata: dict[str, Any] = {
         "format": METADATA_FORMAT,
         "game": args.game,

@@ -32,7 +32,7 @@ from domino_env.core.errors import ConfigError, IllegalActionError, check_action
 #: Games: Mexican Train and the line games (their presets).
 GAMES = ("mexican_train", "block", "draw", "cuban")
 #: Keys of an ``env_config`` that are options of this wrapper, not of the PettingZoo env.
-WRAPPER_KEYS = ("game", "illegal_reward")
+WRAPPER_KEYS = ("game", "illegal_reward", "keep_records")
 
 
 def make_aec(game: str = "mexican_train", **env_kwargs: Any) -> Any:
@@ -56,12 +56,20 @@ def make_aec(game: str = "mexican_train", **env_kwargs: Any) -> Any:
     return line_v0.raw_env(preset=game, **env_kwargs)
 
 
+def aec_from_env_config(env_config: dict[str, Any]) -> Any:
+    """The raw AEC env an ``env_config`` of :class:`DominoMultiAgentEnv` describes (the
+    wrapper's own keys dropped)."""
+    kwargs = {k: v for k, v in env_config.items() if k not in WRAPPER_KEYS}
+    return make_aec(env_config.get("game", "mexican_train"), **kwargs)
+
+
 class DominoMultiAgentEnv(MultiAgentEnv):
     """A domino game as an RLlib ``MultiAgentEnv`` (see the module docstring).
 
     Args:
         config: RLlib's ``env_config``: ``game`` (default ``"mexican_train"``), ``illegal_reward``
-            (default ``-1.0``), and every keyword of the game's ``raw_env`` (``num_players``,
+            (default ``-1.0``), ``keep_records`` (default False: keep every finished episode's
+            record in :attr:`records`, for replays and tests), and every keyword of the game's ``raw_env`` (``num_players``,
             ``max_pip``, ``preset``, ``episode``, ``reward``, rule fields, ...).
 
     Agents: ``player_0`` .. ``player_{P-1}``. Observation space of each: ``Dict(observations=
@@ -81,6 +89,9 @@ class DominoMultiAgentEnv(MultiAgentEnv):
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
             raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
         self.illegal_reward = float(illegal_reward)
+        self.keep_records = bool(config.pop("keep_records", False))
+        #: records of every finished episode, oldest first (only with ``keep_records``).
+        self.records: list[dict[str, Any]] = []
         self.aec = make_aec(self.game, **config)
         self.config = self.aec.config
         self.possible_agents = list(self.aec.possible_agents)
@@ -173,6 +184,8 @@ class DominoMultiAgentEnv(MultiAgentEnv):
     def _finish(self) -> None:
         self._done = True
         self.last_record = self.aec.to_record()
+        if self.keep_records:
+            self.records.append(self.last_record)
 
     def render(self) -> str | None:
         """The PettingZoo env's ``render()`` (``render_mode`` ``"ansi"`` / ``"human"``)."""

@@ -129,17 +129,13 @@ class ScriptedRLModule(RLModule):
     """
 
     def setup(self):
-        from agents.base import as_config, make_agent
+        from agents.base import make_agent
+
+        from .env import aec_from_env_config
 
         cfg = dict(self.model_config or {})
-        env_config = dict(cfg.get("env_config") or {})
-        game = env_config.pop("game", "mexican_train")
-        for key in ("illegal_reward",):
-            env_config.pop(key, None)
-        if game != "mexican_train":
-            env_config["preset"] = game
         self.spec = cfg.get("agent", "random")
-        self.agent = make_agent(self.spec, as_config(env_config))
+        self.agent = make_agent(self.spec, aec_from_env_config(cfg.get("env_config") or {}).config)
         self.rng = np.random.default_rng(cfg.get("seed", 0))
 
     def _act(self, batch: dict[str, Any]) -> dict[str, Any]:
