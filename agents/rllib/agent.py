@@ -164,9 +164,14 @@ def _ctor_model_config(module: Path) -> dict[str, Any]:
             f"{module} has no {METADATA_FILE}: reading its model config needs ray "
             "(pip install 'domino-env[rllib]')"
         ) from err
-    with open(module / "class_and_ctor_args.pkl", "rb") as f:
-        ctor = pickle.load(f)
-    kwargs = ctor["ctor_args_and_kwargs"][1]
+    try:
+        with open(module / "class_and_ctor_args.pkl", "rb") as f:
+            kwargs = pickle.load(f)["ctor_args_and_kwargs"][1]
+    except (OSError, pickle.UnpicklingError, EOFError, KeyError, IndexError, TypeError) as err:
+        raise DominoError(
+            f"{module}: not a readable RLlib module (no {METADATA_FILE}, and its "
+            f"class_and_ctor_args.pkl could not be read: {err})"
+        ) from err
     cfg = kwargs.get("model_config") or {}
     if not isinstance(cfg, dict):  # a DefaultModelConfig dataclass
         import dataclasses
