@@ -159,7 +159,7 @@ def test_scripted_module_plays_the_agents_legal_action(spec):
     batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
     actions = module.forward_exploration(batch)[Columns.ACTIONS]
     agent, rng = make_agent(spec, env.config), np.random.default_rng(7)
-    expected = [agent(o, m, rng) for o, m in zip(obs, masks)]
+    expected = [agent(o, m, rng) for o, m in zip(obs, masks, strict=True)]
     assert list(actions) == expected and all(masks[i][a] for i, a in enumerate(actions))
     with pytest.raises(NotImplementedError, match="not trainable"):
         module.forward_train(batch)
