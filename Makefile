@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install "$(TORCH_SPEC)"
-	$(PIP) install -e ".[train,dev]"
+	$(PIP) install -e ".[train,rllib,dev]"
 	touch $(STAMP)
 
 test: venv
