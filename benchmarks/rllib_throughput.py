@@ -13,6 +13,7 @@ Policy: the masked PPO module of ``train.rllib`` (MLP ``--hidden``, default 256 
 * ``rllib opponents runners=K``: ``train.rllib.ppo_config`` with the learner ``main`` at one seat
   and scripted random opponents (``ScriptedRLModule``) at the others, the setup of the SB3 rows;
   ``num_env_runners=K`` (K=0: sampling in the driver process), one env per runner.
+  ``envs=E``: E envs in the one runner, stepped together (one batched forward pass per step).
   ``rllib self-play runners=0``: every seat is ``main`` (every env step a policy decision). After a warm-up sample on every runner, the env runners sample
   ``--steps`` env steps each **in parallel** (``foreach_env_runner(lambda r: r.sample(...))``);
   the rate is the env steps of the returned episodes over the wall time of that call (the module
@@ -59,12 +60,12 @@ class CountingOpponent:
 
 
 def rllib_rate(env_config: dict[str, Any], runners: int, steps: int, hidden: list[int], seed: int,
-               mode: str = "opponents") -> dict[str, Any]:
+               mode: str = "opponents", envs: int = 1) -> dict[str, Any]:
     from train.rllib import MAIN, ppo_config
 
     opponents = ["random"] if mode == "opponents" else []
     config = ppo_config(env_config, mode=mode, opponents=opponents, hidden=hidden,
-                        num_env_runners=runners, train_batch_size=steps,
+                        num_env_runners=runners, num_envs_per_env_runner=envs, train_batch_size=steps,
                         minibatch_size=min(256, steps), seed=seed)  # fmt: skip
     algo = config.build_algo()
     group = algo.env_runner_group
@@ -89,7 +90,8 @@ def rllib_rate(env_config: dict[str, Any], runners: int, steps: int, hidden: lis
         algo.stop()
     total = int(sum(c[0] for c in counts))
     decisions = int(sum(c[1] for c in counts))
-    return {"name": f"rllib {mode} runners={runners}", "env_steps": total, "seconds": wall,
+    envs_label = f" envs={envs}" if envs > 1 else ""
+    return {"name": f"rllib {mode} runners={runners}{envs_label}", "env_steps": total, "seconds": wall,
             "env_steps_per_s": total / wall, "learner_steps_per_s": decisions / wall,
             "per_runner": [int(c[0]) for c in counts]}  # fmt: skip
 
@@ -146,14 +148,18 @@ def main() -> None:
     parser.add_argument("--max-pip", type=int, default=12, choices=(9, 12, 15, 18))
     parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     parser.add_argument(
+        "--vector-envs", type=int, nargs="*", default=[8],
+        help="also measure 0 env runners with this many envs each (batched forward passes)",
+    )
+    parser.add_argument(
         "--self-play", type=int, default=1, choices=(0, 1),
         help="also measure self-play (every seat the PPO module) with 0 env runners",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args()
-    if args.steps < 100 or any(k < 0 for k in args.runners):
-        parser.error("--steps must be >= 100 and --runners >= 0")
+    if args.steps < 100 or any(k < 0 for k in args.runners) or any(e < 1 for e in args.vector_envs):
+        parser.error("--steps must be >= 100, --runners >= 0, --vector-envs >= 1")
 
     import ray
     import torch
@@ -165,9 +171,11 @@ def main() -> None:
     ray.init(num_cpus=max(2, max(args.runners) + 1), include_dashboard=False, log_to_driver=False)
     rows = []
     try:
-        cells = [(k, "opponents") for k in args.runners] + [(0, "self-play")] * args.self_play
-        for k, mode in cells:
-            rows.append(rllib_rate(env_config, k, args.steps, args.hidden, args.seed, mode))
+        cells = [(k, "opponents", 1) for k in args.runners]
+        cells += [(0, "opponents", e) for e in args.vector_envs]
+        cells += [(0, "self-play", 1)] * args.self_play
+        for k, mode, envs in cells:
+            rows.append(rllib_rate(env_config, k, args.steps, args.hidden, args.seed, mode, envs))
             show(rows[-1])
     finally:
         ray.shutdown()

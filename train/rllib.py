@@ -37,6 +37,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shlex
 import sys
 import time
@@ -183,6 +184,7 @@ def ppo_config(
     hidden: Sequence[int] = (256, 256),
     num_env_runners: int = 0,
     num_envs_per_env_runner: int = 1,
+    num_learners: int = 0,
     train_batch_size: int = 4000,
     minibatch_size: int = 256,
     num_epochs: int = 5,
@@ -239,7 +241,7 @@ def ppo_config(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=num_envs_per_env_runner,
         )
-        .learners(num_learners=0)
+        .learners(num_learners=num_learners)
         .training(
             train_batch_size_per_learner=train_batch_size,
             minibatch_size=minibatch_size,
@@ -320,6 +322,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (0: in the driver)")
     r.add_argument("--num-envs-per-env-runner", type=int, default=1, help="envs per env runner")
     r.add_argument(
+        "--num-learners", type=int, default=0,
+        help="learner actors (0: learn in the driver; more: data-parallel PPO updates, e.g. one "
+        "per GPU node of a cluster)",
+    )  # fmt: skip
+    r.add_argument(
         "--address", default=None,
         help="join a running Ray cluster (HEAD_IP:6379, or 'auto'); default: start a local one",
     )  # fmt: skip
@@ -364,7 +371,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     for name in positive:
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    for name in ("num_env_runners", "eval_rounds", "seed"):
+    for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if args.time_limit is not None and not args.time_limit > 0:
@@ -379,6 +386,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         parser.error("--mode opponents needs --opponents (e.g. --opponents greedy random)")
     if args.mode == "self-play" and args.opponents:
         parser.error("--opponents is for --mode opponents or league (self-play: every seat is main)")
+    if args.address is not None and not re.fullmatch(r"auto|(ray://)?[\w.\-]+:\d+", args.address):
+        parser.error(f"--address {args.address!r}: give HOST:PORT of the head (e.g. 10.0.0.1:6379), ray://HOST:PORT or auto")
     if args.address is not None and args.num_cpus is not None:
         parser.error("--num-cpus sizes a local Ray instance; a cluster (--address) has its own")
     if args.num_cpus is not None and args.num_cpus < 1:
@@ -469,7 +478,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
         env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
         snapshot_every=args.snapshot_every, hidden=args.hidden,
         num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
-        train_batch_size=args.batch_size, minibatch_size=args.minibatch_size, num_epochs=args.epochs,
+        num_learners=args.num_learners, train_batch_size=args.batch_size, minibatch_size=args.minibatch_size, num_epochs=args.epochs,
         lr=args.lr, gamma=args.gamma, lambda_=args.gae_lambda, entropy_coeff=args.entropy_coeff,
         seed=args.seed,
     )  # fmt: skip

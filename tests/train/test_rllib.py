@@ -209,6 +209,8 @@ def test_seat_mapping_modes():
     [
         (["--iterations", "0"], "--iterations must be >= 1"),
         (["--num-env-runners", "-1"], "--num-env-runners must be >= 0"),
+        (["--num-learners", "-1"], "--num-learners must be >= 0"),
+        (["--address", "not an address"], "give HOST:PORT"),
         (["--time-limit", "0"], "--time-limit must be > 0"),
         (["--minibatch-size", "512", "--batch-size", "256"], "exceeds --batch-size"),
         (["--mode", "opponents"], "--mode opponents needs --opponents"),
