@@ -398,10 +398,10 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
                      "use_mexican_train", "double_blank_points", "elimination_limit"):  # fmt: skip
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is a Mexican Train rule, not of --game {args.game}")
-    try:
-        import ray  # noqa: F401
-        import ray.rllib  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    # Found, not imported: ray reads its auth settings at import (see join_cluster).
+    if importlib.util.find_spec("ray") is None or importlib.util.find_spec("ray.rllib") is None:
         parser.error("Ray RLlib is not installed: pip install 'domino-env[rllib]'")
     try:
         rules = rules_of(args)
@@ -425,6 +425,36 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
         parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
     return env_config
+
+
+def use_token_if_present() -> None:
+    """Ray 2.60 turns token authentication on by default for clusters started with ``ray start``:
+    a driver then needs ``RAY_AUTH_MODE=token`` and the head's token (``ray get-auth-token``; in
+    ``~/.ray/auth_token``, ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``). When the mode is unset
+    and a token is there, switch token mode on (before ray is imported: it reads this once)."""
+    has_token = (Path.home() / ".ray" / "auth_token").is_file() or any(
+        k in os.environ for k in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+    )
+    if "RAY_AUTH_MODE" not in os.environ and has_token:
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
+def join_cluster(address: str) -> None:
+    """``ray.init(address=...)`` with a one-line error when the head cannot be reached.
+
+    Raises:
+        SystemExit: the cluster cannot be joined (the message says what to check).
+    """
+    import ray
+
+    try:
+        ray.init(address=address, log_to_driver=False)
+    except (ConnectionError, RuntimeError) as err:
+        raise SystemExit(
+            f"train.rllib: error: --address {address}: cannot join the Ray cluster ({err}). Is "
+            "`ray start --head` running there, and its port reachable? With token authentication "
+            "(ray's default) set RAY_AUTH_MODE=token and the head's token (ray get-auth-token)."
+        ) from None
 
 
 def _versions() -> dict[str, str]:
@@ -460,6 +490,8 @@ def train(argv: Sequence[str] | None = None) -> Path:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.address is not None:
+        use_token_if_present()  # before anything imports ray
     env_config = validate(parser, args)
     if args.resume is not None:
         out = Path(args.resume)
@@ -471,7 +503,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
     import ray
 
     if args.address is not None:
-        ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
+        join_cluster(args.address)
     else:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
     config = ppo_config(
