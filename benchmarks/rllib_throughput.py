@@ -168,7 +168,8 @@ def main() -> None:
     rules = {"preset": "domino_cubano", "num_players": args.players, "max_pip": args.max_pip}
     env_config = {"game": "mexican_train", **rules}
     load_before = os.getloadavg()
-    ray.init(num_cpus=max(2, max(args.runners) + 1), include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=max(2, max(args.runners) + 1), include_dashboard=False,
+             log_to_driver=False)  # fmt: skip
     rows = []
     try:
         cells = [(k, "opponents", 1) for k in args.runners]

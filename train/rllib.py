@@ -505,7 +505,8 @@ def train(argv: Sequence[str] | None = None) -> Path:
     if args.address is not None:
         join_cluster(args.address)
     else:
-        ray.init(num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
+        # "local": always a new instance of our own, never a `ray start` cluster of this machine
+        ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
     config = ppo_config(
         env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
         snapshot_every=args.snapshot_every, hidden=args.hidden,

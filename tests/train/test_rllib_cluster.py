@@ -3,12 +3,14 @@
 A one-node cluster is started the way docs/rllib.md's recipe starts a head (``ray start --head``,
 with ray's default token authentication), ``python -m train.rllib --address HOST:PORT`` trains two
 iterations on it with one remote env runner, and the head is stopped again (its process group:
-only the processes this test started).
+only the processes this test started). The head keeps its files in a temp dir of its own, and
+every other Ray start in the suite uses ``ray.init(address="local")``, so none joins this head.
 """
 
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -27,9 +29,12 @@ def _free_port() -> int:
 
 def test_training_joins_a_running_cluster(tmp_path):
     port, client_port = _free_port(), _free_port()
+    # A temp dir of its own: `ray.init()` elsewhere on this machine looks for a cluster in
+    # /tmp/ray (ray_current_cluster) and must not find this one.
+    temp = Path("/tmp") / f"ray_test_{os.getpid()}"
     head = subprocess.Popen(
         [RAY, "start", "--head", "--port", str(port), "--ray-client-server-port", str(client_port),
-         "--num-cpus", "2", "--include-dashboard", "false", "--block"],
+         "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", str(temp), "--block"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )  # fmt: skip
     try:
@@ -63,6 +68,8 @@ def test_training_joins_a_running_cluster(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
             head.wait()
-        current = Path("/tmp/ray/ray_current_cluster")  # ray start's pointer to this head
-        if current.is_file() and current.read_text().strip().endswith(f":{port}"):
-            current.unlink()
+        for folder in (temp, Path("/tmp/ray")):  # ray start's pointer to this head
+            current = folder / "ray_current_cluster"
+            if current.is_file() and current.read_text().strip().endswith(f":{port}"):
+                current.unlink()
+        shutil.rmtree(temp, ignore_errors=True)
