@@ -23,7 +23,7 @@ never sampled). ``--mode`` picks who plays the other seats, through the policy m
   as copies of the initial ``main``) and from ``--opponents`` if given.
 
 The run folder ``--out`` holds ``checkpoint/`` (the latest RLlib algorithm checkpoint, written every
-``--checkpoint-every`` iterations, at the end and on Ctrl-C), ``domino_rllib.json`` (rules,
+``--checkpoint-every`` iterations, at the end and on Ctrl-C or SIGTERM: continue with ``--resume``), ``domino_rllib.json`` (rules,
 observation spec hash, model config, arguments, versions, per-iteration history, evaluation; also
 copied into ``checkpoint/``) and ``progress.jsonl``. The checkpoint plays as an agent anywhere:
 ``python -m train.evaluate --agents rllib:OUT greedy`` (``agents.rllib.agent``). At the end
@@ -40,6 +40,7 @@ import os
 import platform
 import re
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -375,6 +376,11 @@ def train(argv: Sequence[str] | None = None) -> Path:
         bar = tqdm(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
     start = time.perf_counter()
     interrupted = False
+
+    def stop_on_sigterm(signum: int, frame: Any) -> None:  # a scheduler's stop: like Ctrl-C
+        raise KeyboardInterrupt
+
+    previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
     try:
         for i in range(args.iterations):
             result = algo.train()
@@ -397,6 +403,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
         interrupted = True
         print(f"\ninterrupted: saving a checkpoint (continue with --resume {out})", file=sys.stderr)
     finally:
+        signal.signal(signal.SIGTERM, previous_handler)
         if bar is not None:
             bar.close()
     save(interrupted)

@@ -9,8 +9,10 @@ a duplicate-deal tournament through ``python -m train.evaluate`` with 2 worker p
 import json
 import pickle
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -121,3 +123,23 @@ def test_resume_continues_a_run(draw_run, tmp_path):
     rows, meta = _history(out)
     assert [r["iteration"] for r in rows] == [1, 2, 3] and meta["iterations_done"] == 3
     assert len(meta["history"]) == 3
+
+
+def test_interrupted_run_saves_a_resumable_checkpoint(tmp_path):
+    out = tmp_path / "stopped"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "train.rllib", "--players", "2", "--max-pip", "9", "--iterations",
+         "500", "--checkpoint-every", "1000", "--eval-rounds", "0", "--out", str(out), *SMALL],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    progress = out / "progress.jsonl"
+    deadline = time.time() + 240
+    while not (progress.is_file() and len(progress.read_text().splitlines()) >= 2):
+        assert proc.poll() is None and time.time() < deadline, "training did not start"
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)  # Ctrl-C (SIGTERM takes the same path)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "interrupted: saving a checkpoint" in err
+    rows, meta = _history(out)
+    assert meta["interrupted"] is True and meta["iterations_done"] == len(rows) < 500
+    assert isinstance(make_agent(f"rllib:{out}", {"num_players": 2, "max_pip": 9}), PPOAgent)
