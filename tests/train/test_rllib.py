@@ -258,3 +258,23 @@ def test_loader_needs_a_path_and_says_what_it_looked_for(tmp_path):
     (tmp_path / "module_state.pkl").write_bytes(b"not a pickle")
     with pytest.raises(DominoError, match="not a readable"):
         load_rllib_agent(tmp_path, {"num_players": 2, "max_pip": 9})
+
+
+def test_docs_example_config_samples_legal_episodes():
+    """The Python example of docs/rllib.md builds a config RLlib samples with (no illegal move)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rllib.md").read_text()
+    code = text.split("### In your own RLlib script", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102 - our own documentation
+    config = scope["config"].env_runners(num_env_runners=0).training(train_batch_size_per_learner=200)
+    runner = MultiAgentEnvRunner(config=config)
+    try:
+        episodes = runner.sample(num_episodes=2, random_actions=False)
+    finally:
+        runner.stop()
+    assert len(episodes) >= 2 and all(e.is_done for e in episodes)
+    for e in episodes:  # each ended as a played-out round (an illegal move would end it early)
+        finals = e.get_infos(-1).values()
+        assert all("winners" in i and "illegal_action" not in i for i in finals)
