@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install "$(TORCH_SPEC)"
-	$(PIP) install -e ".[train,render,browser,clients,dev]"
+	$(PIP) install -e ".[train,render,browser,clients,rllib,dev]"
 	touch $(STAMP)
 
 test: venv system-deps

@@ -18,6 +18,7 @@ from .ppo import (  # registers "ppo:PATH" (trained policies)
     SpecMismatchError,
     load_ppo_agent,
 )
+from .rllib import load_rllib_agent  # registers "rllib:PATH" (RLlib checkpoints; no ray needed)
 
 __all__ = [
     "Agent",
@@ -35,6 +36,7 @@ __all__ = [
     "agent_names",
     "as_config",
     "load_ppo_agent",
+    "load_rllib_agent",
     "make_agent",
     "register_agent",
 ]

@@ -66,6 +66,9 @@ COMMANDS: dict[str, Command] = {
     # Library only (a ppo:PATH opponent needs the 'train' extra: a missing module is one line).
     "domino-play": Command("domino_env.train.play:main", {}),
     "domino-replay-html": Command("domino_env.train.replay_html:main", {}),
+    "domino-rllib": Command(
+        "domino_env.train.rllib:main", {"rllib": ("ray", "torch", "tqdm", "rich")}
+    ),
 }
 
 
@@ -173,3 +176,4 @@ evaluate = entry("domino-evaluate")
 train = entry("domino-train")
 play = entry("domino-play")
 replay_html = entry("domino-replay-html")
+rllib = entry("domino-rllib")
