@@ -218,11 +218,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         start=start, deadline=start + 60 * args.time_limit if args.time_limit else None,
         time_limit=args.time_limit, verbose=not args.quiet,
     )  # fmt: skip
-    if not args.quiet:
-        print(f"training {args.timesteps} steps, {n_envs} x {type(vec_env).__name__}, opponents {args.opponents} "
-              f"({args.opponent_mode}), reward {args.reward} -> {out}", file=sys.stderr, flush=True)  # fmt: skip
     try:
         with StopSignals() as stop:
+            if not args.quiet:  # after the handlers are in place: from here a signal is a clean stop
+                print(f"training {args.timesteps} steps, {n_envs} x {type(vec_env).__name__}, opponents "
+                      f"{args.opponents} ({args.opponent_mode}), reward {args.reward} -> {out}",
+                      file=sys.stderr, flush=True)  # fmt: skip
             callback = TrainingCallback(schedule, folder, vec_env, stop)
             model.learn(
                 total_timesteps=args.timesteps,
