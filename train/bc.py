@@ -196,6 +196,13 @@ def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarra
 
 
 # ---------------------------------------------------------------------------------- cloning
+def held_out(episodes: np.ndarray, fraction: float) -> np.ndarray:
+    """bool per sample: its episode is held out. A fixed hash of the episode id (Knuth's
+    multiplicative hash), so the split never changes as the dataset grows."""
+    h = (episodes.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(2**32)
+    return h.astype(np.float64) / 2**32 < fraction
+
+
 def fit(
     policy: Any,
     data: dict[str, np.ndarray],
@@ -215,7 +222,8 @@ def fit(
     """Train ``policy`` (a MaskablePPO policy, in place) on ``data`` by masked cross-entropy on the
     expert's actions plus ``vf_coef`` x the value head's squared error on the returns.
 
-    A random ``val_fraction`` of the episodes is held out. Returns (and appends to ``log``) one
+    About ``val_fraction`` of the episodes is held out (:func:`held_out`: the same episodes in
+    every call, so after a DAgger round the held-out samples were never trained on). Returns (and appends to ``log``) one
     entry per epoch: ``{"epoch", "train_loss", "train_value_loss", "val_loss", "val_agreement"
     (the held-out share where the clone's most likely legal action is the expert's), "samples"}``.
     """
@@ -224,9 +232,7 @@ def fit(
 
     log = [] if log is None else log
     rng = np.random.default_rng([seed, 13])
-    eps = np.unique(data["episodes"])
-    held = set(rng.choice(eps, size=int(round(len(eps) * val_fraction)), replace=False).tolist())
-    is_val = np.fromiter((e in held for e in data["episodes"]), bool, len(data["episodes"]))
+    is_val = held_out(data["episodes"], val_fraction)
     train_idx, val_idx = np.flatnonzero(~is_val), np.flatnonzero(is_val)
     scale_t = torch.as_tensor(scale, dtype=torch.float32)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)

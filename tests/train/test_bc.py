@@ -142,3 +142,13 @@ def test_ppo_fine_tunes_the_clone(bc_run, tmp_path):
     res = _run("train.ppo", [*common, "--resume", str(out), "--out", str(resumed)])
     assert res.returncode == 0, res.stderr
     assert json.loads((resumed / "metadata.json").read_text())["resumed_from"]["timesteps"] == 0
+
+
+def test_the_held_out_episodes_stay_held_out_as_the_dataset_grows():
+    from train.bc import held_out
+
+    episodes = np.repeat(np.arange(4000), 3)
+    split = held_out(episodes, 0.05)
+    assert 0.03 < split.mean() < 0.07
+    assert np.array_equal(held_out(episodes[:3000], 0.05), split[:3000])
+    assert not held_out(episodes, 0.0).any()
