@@ -7,8 +7,12 @@ PIP    := $(PY) -m pip
 TORCH_SPEC ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
 PYTEST_WORKERS ?= 2
+# The benchmark's peers (OpenSpiel, the `dominoes` package) live in their own venv, never the project's.
+PEERS_VENV  ?= .venv-peers
+PEERS_PY    := $(PEERS_VENV)/bin/python
+PEERS_STAMP := $(PEERS_VENV)/.installed
 
-.PHONY: venv test run bench lint clean
+.PHONY: venv test run bench peers lint clean
 
 venv: $(STAMP)
 
@@ -25,8 +29,19 @@ test: venv
 run: venv
 	$(PY) -m train.ppo
 
+peers: $(PEERS_STAMP)
+
+$(PEERS_STAMP): benchmarks/peers-requirements.txt
+	test -x $(PEERS_PY) || $(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install -r benchmarks/peers-requirements.txt
+	touch $(PEERS_STAMP)
+
+# Installs the peers on first use; if that fails (no network), ours are measured alone and the
+# skip is said in one line. Extra options: make bench BENCH_ARGS="--seconds 2 --repeat 3".
+BENCH_ARGS ?=
 bench: venv
-	$(PY) benchmarks/throughput.py
+	@$(MAKE) --no-print-directory peers || echo "bench: installing the peers failed; measuring ours only (retry: make peers)" >&2
+	$(PY) benchmarks/throughput.py --peers-python $(PEERS_PY) $(BENCH_ARGS)
 
 lint: venv
 	$(PY) -m ruff check .

@@ -1,11 +1,11 @@
-"""Agents for the domino environments (DESIGN.md section 5).
+"""Agents for the domino environments.
 
 An agent is a picklable callable ``agent(observation, action_mask, rng) -> int`` (the opponent
 protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: ``random`` <
 ``greedy`` < ``planner``, and the same ladder for the line games (block, draw, Cuban) in
-:mod:`agents.line`; build one by name with :func:`make_agent` (the rules pick the family)::
+:mod:`domino_env.agents.line`; build one by name with :func:`make_agent` (the rules pick the family)::
 
-    from agents import make_agent
+    from domino_env.agents import make_agent
     agent = make_agent("planner", env.unwrapped.config)
     action = agent(obs["observation"], obs["action_mask"], rng)
 """

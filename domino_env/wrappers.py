@@ -1,4 +1,4 @@
-"""Single-agent adapter: one seat learns, the other seats are played by callables (DESIGN.md 4).
+"""Single-agent adapter: one seat learns, the other seats are played by callables (docs/design.md §4).
 
 :class:`SingleAgentEnv` is a ``gymnasium.Env`` over any of the package's AEC environments. The
 opponents act inside :meth:`~SingleAgentEnv.step`; the reward returned is always the learner's,

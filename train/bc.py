@@ -46,11 +46,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import make_agent
-from agents.ppo import MODEL_FILE, PPOAgent, spec_for
-from train.ladder import evaluate_vs_ladder, final_evaluation_markdown, print_summary, strip_tables
-from train.learner_env import LearnerEnv
-from train.ppo_args import (
+from domino_env.agents.base import make_agent
+from domino_env.agents.ppo import MODEL_FILE, PPOAgent, spec_for
+from domino_env.train.ladder import (
+    evaluate_vs_ladder,
+    final_evaluation_markdown,
+    print_summary,
+    strip_tables,
+)
+from domino_env.train.learner_env import LearnerEnv
+from domino_env.train.ppo_args import (
     NON_NEGATIVE,
     POSITIVE,
     ArgumentParser,
@@ -64,8 +69,8 @@ from train.ppo_args import (
     int_at_least,
     real,
 )
-from train.ppo_args import build_parser as ppo_parser
-from train.run_folder import (
+from domino_env.train.ppo_args import build_parser as ppo_parser
+from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     FINAL_EVALUATION_FILE,
     RunFolder,
@@ -380,9 +385,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.callbacks import StopSignals
-    from train.learner_env import make_env_fn
-    from train.ppo import new_model
+    from domino_env.train.callbacks import StopSignals
+    from domino_env.train.learner_env import make_env_fn
+    from domino_env.train.ppo import new_model
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
@@ -493,13 +498,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     return out, None
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of ``python -m train.bc``: exit status 0, or 128 + the signal number when
-    interrupted."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m train.bc``: returns the exit status, 0 when done, 128 + the
+    signal number when interrupted."""
     _, interrupted = run(argv)
-    if interrupted:
-        sys.exit(128 + signal.Signals[interrupted].value)
+    return 128 + signal.Signals[interrupted].value if interrupted else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.ppo import PPOAgent
-from train.ladder import evaluate_vs_ladder
-from train.run_folder import BEST_MODEL_FILE, RunFolder
+from domino_env.agents.ppo import PPOAgent
+from domino_env.train.ladder import evaluate_vs_ladder
+from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder
 
 
 class TrainingInterrupted(Exception):

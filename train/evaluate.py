@@ -1,4 +1,4 @@
-"""Tournaments between agents on duplicate deals, with 95% confidence intervals (DESIGN.md 5).
+"""Tournaments between agents on duplicate deals, with 95% confidence intervals (docs/design.md §5).
 
 Command line (also the ``domino-evaluate`` console script)::
 
@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, agent_label, make_agent
+from domino_env.agents.base import Agent, agent_label, make_agent
 from domino_env.core.config import (
     FIELD_DOCS,
     LINE_FIELD_DOCS,
@@ -507,7 +507,7 @@ def evaluate(
     """Play a duplicate-deal tournament and return its statistics.
 
     Args:
-        agents: one entry per seat: an agent name for :func:`agents.make_agent` (``"random"``,
+        agents: one entry per seat: an agent name for :func:`domino_env.agents.make_agent` (``"random"``,
             ``"greedy"``, ``"planner"``, ...) or an agent object (picklable when ``workers > 1``).
             Entries with the same label are aggregated.
         rounds: episodes to play (rounds, or whole games with ``episode="game"``), rounded up to
@@ -519,7 +519,7 @@ def evaluate(
         progress: show a progress bar (tqdm, on stderr).
         keep_records: keep every :class:`GameRecord` in ``result.records``.
         game: ``"mexican_train"`` (default) or a line game ``"block"``, ``"draw"``, ``"cuban"``
-            (:func:`make_env`; the agents are then the line-game agents of :mod:`agents.line`).
+            (:func:`make_env`; the agents are then the line-game agents of :mod:`domino_env.agents.line`).
             With teams the win rates are team win rates (parity 1/2; module docstring).
         **env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``max_pip``,
             ``preset``, ``doubles``, ...) or, for a line game, ``line_v0.raw_env`` (``max_pip``,
@@ -758,7 +758,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     from rich.console import Console
 
-    from domino_env.core.errors import DominoError
+    from domino_env.core.errors import CheckpointError, DominoError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -813,6 +813,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             game=args.game,
             **kwargs,
         )
+    except CheckpointError as exc:  # a missing or corrupt model file: one line, no usage
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except DominoError as exc:
         parser.error(str(exc))
     console = Console()
@@ -839,5 +841,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     return result
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line
+    from domino_env.train.cli import launch
+
+    launch("domino-evaluate", main)

@@ -33,7 +33,7 @@ def evaluate_vs_ladder(
         "opponent_win_rate", "opponent_mean_pips", "rounds", "seconds", "table"}}``
         (``table``: Markdown).
     """
-    from train.evaluate import evaluate
+    from domino_env.train.evaluate import evaluate
 
     p = rules["num_players"]
     kwargs = {k: v for k, v in rules.items() if k != "num_players"}

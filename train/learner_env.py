@@ -13,8 +13,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from agents.base import make_agent
-from agents.ppo import observation_scale
+from domino_env.agents.base import make_agent
+from domino_env.agents.ppo import observation_scale
 from domino_env.core.errors import ConfigError
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import raw_env

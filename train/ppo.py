@@ -60,8 +60,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.ppo import MODEL_FILE, PPOAgent
-from train.ladder import (
+from domino_env.agents.ppo import MODEL_FILE, PPOAgent
+from domino_env.train.ladder import (
     LADDER,
     evaluate_vs_ladder,
     final_evaluation_markdown,
@@ -69,9 +69,9 @@ from train.ladder import (
     strip_tables,
     summary_markdown,
 )
-from train.learner_env import GAMES, REWARDS, LearnerEnv, action_masks_of, make_env_fn
-from train.ppo_args import CheckedRun, build_parser, check_args, rules_from_args
-from train.run_folder import (
+from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv, action_masks_of, make_env_fn
+from domino_env.train.ppo_args import CheckedRun, build_parser, check_args, rules_from_args
+from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     FINAL_EVALUATION_FILE,
     LEARNING_CURVE_FILE,
@@ -181,7 +181,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
-    from train.callbacks import Schedule, StopSignals, TrainingCallback
+    from domino_env.train.callbacks import Schedule, StopSignals, TrainingCallback
 
     game, rules = args.game, checked.rules
     p, n = rules["num_players"], rules["max_pip"]
@@ -290,7 +290,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
 
 def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> None:
     if args.plot and history:
-        from train.plots import plot_learning_curve
+        from domino_env.train.plots import plot_learning_curve
 
         name = args.preset if game == "mexican_train" else game
         plot_learning_curve(history, out / LEARNING_CURVE_FILE,
@@ -302,13 +302,15 @@ def train(argv: Sequence[str] | None = None) -> Path:
     return run(argv)[0]
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of ``python -m train.ppo`` / ``domino-train``: exit status 0 when done,
-    128 + the signal number when a signal interrupted training (the run is saved, resumable)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m train.ppo`` / ``domino-train``: returns the exit status, 0 when
+    done, 128 + the signal number when a signal interrupted training (the run is saved and
+    resumable)."""
     _, interrupted = run(argv)
-    if interrupted:
-        sys.exit(128 + signal.Signals[interrupted].value)
+    return 128 + signal.Signals[interrupted].value if interrupted else 0
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line
+    from domino_env.train.cli import launch
+
+    launch("domino-train", main)

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from agents.base import make_agent
-from agents.ppo import check_compatible, read_metadata
+from domino_env.agents.base import make_agent
+from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
-from train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
-from train.ladder import LADDER
-from train.learner_env import GAMES, REWARDS, LearnerEnv
-from train.run_folder import config_of
+from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
+from domino_env.train.ladder import LADDER
+from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv
+from domino_env.train.run_folder import config_of
 
 #: Mexican Train rule options of the command line (``args`` attributes), besides the preset.
 MEXICAN_TRAIN_RULE_ARGS = ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train",

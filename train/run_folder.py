@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 import domino_env
-from agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
+from domino_env.agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
 from domino_env.core.config import from_preset, line_from_preset
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID
-from train.ladder import strip_tables
+from domino_env.train.ladder import strip_tables
 
 BEST_MODEL_FILE = "best_model.zip"
 EVALUATIONS_FILE = "evaluations.json"

@@ -1,7 +1,7 @@
 """Game records: (env id, config, seed, deals, actions) as JSON, and exact replay.
 
 A record holds every deal of the game as it was dealt, so replaying needs no random generator:
-``replay(record)`` rebuilds every engine state (DESIGN.md section 2).
+``replay(record)`` rebuilds every engine state (docs/design.md §2).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What every domino AEC environment of the package shares (DESIGN.md section 3).
+"""What every domino AEC environment of the package shares (docs/design.md §3).
 
 :class:`DominoAECEnv` wires a rules engine (a state class with ``new_game``, ``legal_actions``,
 ``apply``, ``round_over``, ``round_result``, ``start_next_round``, ``deals``, ``actions``) and an

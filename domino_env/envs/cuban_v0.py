@@ -1,5 +1,5 @@
 """PettingZoo AEC environment ``dominoes/cuban-v0``: the line game with preset ``"cuban"``
-(see :mod:`domino_env.envs.line_v0` and RULES.md section 2)."""
+(see :mod:`domino_env.envs.line_v0` and docs/rules.md §2)."""
 
 from __future__ import annotations
 

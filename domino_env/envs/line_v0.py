@@ -1,4 +1,4 @@
-"""PettingZoo AEC environments for the line games: block, draw and Cuban (RULES.md section 2).
+"""PettingZoo AEC environments for the line games: block, draw and Cuban (docs/rules.md §2).
 
 One class, :class:`raw_env`, plays every line game; the three registered ids differ only in their
 preset: ``dominoes/block-v0`` (seed 004, "Dominó Exprés"), ``dominoes/draw-v0`` (seed 003,

@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment for Mexican Train (RULES.md section 1; DESIGN.md section 3).
+"""PettingZoo AEC environment for Mexican Train (docs/rules.md §1; docs/design.md §3).
 
 ``raw_env(**kwargs)`` raises :class:`~domino_env.core.errors.IllegalActionError` on an illegal
 action; ``env(**kwargs)`` wraps it in PettingZoo's standard wrappers (an unmasked action ends the

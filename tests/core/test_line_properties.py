@@ -1,5 +1,5 @@
-"""Property tests (hypothesis) for the line games (block, draw, Cuban), written from RULES.md 0
-and 2 and notes/line_contract.md: tiles conserved; the line is a matching chain whose ends are
+"""Property tests (hypothesis) for the line games (block, draw, Cuban), written from docs/rules.md §0
+and 2 and docs/rules.md: tiles conserved; the line is a matching chain whose ends are
 state.left / state.right; mask == legal actions == a brute-force check written from the rules;
 every round terminates within a bound and is scored as the rules say; records replay exactly; no
 hidden information leaks. Plus PettingZoo / Gymnasium / SB3 API checks, pickling and a soak."""
@@ -26,7 +26,7 @@ from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0
 
 
 def all_tiles(n: int) -> list[tuple[int, int]]:
-    """Canonical order (RULES.md 0)."""
+    """Canonical order (docs/rules.md §0)."""
     return [(a, b) for a in range(n + 1) for b in range(a, n + 1)]
 
 
@@ -68,7 +68,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 def forced_first_lead(hands: list[list[tuple[int, int]]]) -> tuple[int, tuple[int, int]]:
-    """RULES.md 2.1: highest double held; else the heaviest tile, tie: the higher pip."""
+    """docs/rules.md §2.1: highest double held; else the heaviest tile, tie: the higher pip."""
     doubles = [(t[0], s, t) for s, h in enumerate(hands) for t in h if t[0] == t[1]]
     if doubles:
         _, s, t = max(doubles)
@@ -221,7 +221,7 @@ def play_round(kw: dict, seed: int, check: bool = True) -> LineState:
     cfg = line_from_preset(kw.pop("preset"), **kw)
     rng = np.random.default_rng(seed)
     s = LineState.new_game(cfg, rng)
-    # the deal: hand sizes, boneyard / out of play (RULES.md 2.2)
+    # the deal: hand sizes, boneyard / out of play (docs/rules.md §2.2)
     t = len(all_tiles(cfg.max_pip))
     assert [s.hand_size(i) for i in range(cfg.num_players)] == [cfg.hand_size] * cfg.num_players
     rest = t - cfg.num_players * cfg.hand_size

@@ -1,7 +1,7 @@
 """Hand-built scenario tests for the line games (block, draw, Cuban), written from the rules.
 
-Source of truth: ``shared/RULES.md`` sections 0 and 2 (seeds 001 "Domino Cubano", 003 "Dominó
-6-9-12", 004 "Dominó Exprés"), plus the lead's decisions in ``notes/line_contract.md``.  Only the
+Source of truth: ``docs/rules.md`` sections 0 and 2 (seeds 001 "Domino Cubano", 003 "Dominó
+6-9-12", 004 "Dominó Exprés"), plus the lead's decisions in ``docs/rules.md``.  Only the
 public contract is used: ``raw_env``, the action mask, ``step``, ``infos``, rewards, the
 observation (decoded with ``decode_line_observation``) and the read-only ``env.unwrapped.state``.
 Tile indices and action ints are computed by the helpers below, independently of the library:
@@ -19,12 +19,12 @@ from domino_env.encoding.line import decode_line_observation
 from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0
 
 # ---------------------------------------------------------------------------
-# Independent helpers (RULES.md 0 and the contract's action layout)
+# Independent helpers (docs/rules.md §0 and the contract's action layout)
 # ---------------------------------------------------------------------------
 
 
 def all_tiles(n: int) -> list[tuple[int, int]]:
-    """Canonical order (0,0), (0,1), ..., (0,N), (1,1), ..., (N,N) (RULES.md 0)."""
+    """Canonical order (0,0), (0,1), ..., (0,N), (1,1), ..., (N,N) (docs/rules.md §0)."""
     return [(a, b) for a in range(n + 1) for b in range(a, n + 1)]
 
 
@@ -149,7 +149,7 @@ FULL4 = [
 
 
 # ---------------------------------------------------------------------------
-# Leads (RULES.md 2.1)
+# Leads (docs/rules.md §2.1)
 # ---------------------------------------------------------------------------
 
 
@@ -158,7 +158,7 @@ def test_full_deal_covers_the_set():
 
 
 def test_first_round_lead_is_the_highest_double_and_it_must_be_led():
-    """RULES.md 2.1 (seeds 003, 004): the holder of the highest double leads it; with 4 players
+    """docs/rules.md §2.1 (seeds 003, 004): the holder of the highest double leads it; with 4 players
     and double-6 that is always 6-6. The mask holds exactly that one action."""
     env = make("block", deal(FULL4))
     assert env.agent_selection == "player_2"
@@ -173,7 +173,7 @@ def test_first_round_lead_is_the_highest_double_and_it_must_be_led():
 
 
 def test_highest_double_beats_a_heavier_non_double():
-    """RULES.md 2.1: the highest *double* leads even when another tile is heavier (6-5 > 4-4)."""
+    """docs/rules.md §2.1: the highest *double* leads even when another tile is heavier (6-5 > 4-4)."""
     hands = [[(5, 6), (1, 2)], [(4, 4), (0, 1)], [(3, 3), (2, 6)]]
     env = make("block", deal(hands), num_players=3)
     assert env.agent_selection == "player_1"
@@ -181,7 +181,7 @@ def test_highest_double_beats_a_heavier_non_double():
 
 
 def test_no_double_dealt_heaviest_tile_is_led_tie_to_higher_pip():
-    """RULES.md 2.1 (seeds 003, 004): no double dealt -> the holder of the heaviest tile leads it;
+    """docs/rules.md §2.1 (seeds 003, 004): no double dealt -> the holder of the heaviest tile leads it;
     tie: the higher of its two pips (3-4, 2-5 and 1-6 all weigh 7: 1-6 leads)."""
     hands = [[(3, 4), (0, 1)], [(2, 5), (0, 2)], [(1, 6), (0, 3)], [(2, 4), (1, 2)]]
     env = make("block", deal(hands))
@@ -195,7 +195,7 @@ def test_no_double_dealt_heaviest_tile_is_led_tie_to_higher_pip():
 
 def test_first_player_in_deal_leads_any_tile_on_end_0_only():
     """Contract: a deal with "first_player" makes that seat lead with any tile; the lead uses
-    end 0 only (RULES.md 2.1: the lead starts the line)."""
+    end 0 only (docs/rules.md §2.1: the lead starts the line)."""
     env = make("block", deal(FULL4, first=1))
     assert env.agent_selection == "player_1"
     assert legal(env) == expect(env, *[(t, 0) for t in FULL4[1]])
@@ -207,12 +207,12 @@ def test_first_player_in_deal_leads_any_tile_on_end_0_only():
 
 
 # ---------------------------------------------------------------------------
-# Placements (RULES.md 2.1)
+# Placements (docs/rules.md §2.1)
 # ---------------------------------------------------------------------------
 
 
 def test_both_ends_same_pip_only_end_0_and_orientation():
-    """RULES.md 2.1: if both ends show the same pip, a tile's two placements are the same move:
+    """docs/rules.md §2.1: if both ends show the same pip, a tile's two placements are the same move:
     only end 0 is legal (contract). The tile is oriented so its right pip meets the left end."""
     hands = [[(3, 3), (1, 1)], [(3, 5), (6, 6), (0, 2)], [(3, 4), (2, 2)]]
     env = make("block", deal(hands, first=0), num_players=3)
@@ -232,7 +232,7 @@ def test_both_ends_same_pip_only_end_0_and_orientation():
 
 
 def test_tile_matching_both_ends_has_two_distinct_actions():
-    """RULES.md 2.1: a tile matching the left and the right end has two placements (two actions);
+    """docs/rules.md §2.1: a tile matching the left and the right end has two placements (two actions);
     a tile matching one end only has one."""
     hands = [[(2, 4), (0, 0)], [(4, 5), (1, 1)], [(2, 5), (2, 2), (5, 6), (0, 1)]]
     env = make("block", deal(hands, first=0), num_players=3)
@@ -265,7 +265,7 @@ def test_tile_matching_both_ends_right_placement():
 
 
 def test_must_play_if_able_no_pass_or_draw():
-    """RULES.md 2.1: a player must play if able; passing (and drawing, 2.2) only without a
+    """docs/rules.md §2.1: a player must play if able; passing (and drawing, 2.2) only without a
     playable tile. Block and draw games alike."""
     hands = [[(6, 6), (0, 0)], [(6, 1), (2, 3), (4, 4)]]
     for kind, extra in (("block", {}), ("draw", {})):
@@ -279,7 +279,7 @@ def test_must_play_if_able_no_pass_or_draw():
 
 
 def test_block_game_pass_when_nothing_fits():
-    """RULES.md 2.1 / 2.2 block (seed 004): a player who cannot play passes; the turn moves on."""
+    """docs/rules.md §2.1 / 2.2 block (seed 004): a player who cannot play passes; the turn moves on."""
     hands = [[(6, 6), (1, 1)], [(0, 1), (2, 3)], [(6, 2), (5, 5)]]
     env = make("block", deal(hands), num_players=3)
     step(env, ((6, 6), 0))
@@ -292,7 +292,7 @@ def test_block_game_pass_when_nothing_fits():
 
 
 def test_draw_game_draws_one_at_a_time_until_a_tile_fits_then_must_play():
-    """RULES.md 2.2 draw (seed 003): no playable tile -> draw one tile per action (same player
+    """docs/rules.md §2.2 draw (seed 003): no playable tile -> draw one tile per action (same player
     keeps acting) until one fits, then must play it (no more DRAW)."""
     hands = [[(6, 6), (6, 0), (1, 1)], [(2, 3), (4, 5)]]
     bone = [(1, 2), (3, 3), (5, 6), (0, 2), (4, 4)]
@@ -316,7 +316,7 @@ def test_draw_game_draws_one_at_a_time_until_a_tile_fits_then_must_play():
 
 
 def test_draw_game_pass_when_boneyard_empty():
-    """RULES.md 2.2 draw: with an empty boneyard a player who cannot play passes."""
+    """docs/rules.md §2.2 draw: with an empty boneyard a player who cannot play passes."""
     hands = [[(6, 6), (6, 1), (3, 3)], [(2, 3)]]
     env = make("draw", deal(hands, [(4, 4)]), num_players=2)
     step(env, ((6, 6), 0))
@@ -331,7 +331,7 @@ def test_draw_game_pass_when_boneyard_empty():
 
 
 # ---------------------------------------------------------------------------
-# Domino (went out) scoring and rewards (RULES.md 2.1, seeds 003 / 004)
+# Domino (went out) scoring and rewards (docs/rules.md §2.1, seeds 003 / 004)
 # ---------------------------------------------------------------------------
 
 DOMINO3 = [[(6, 6), (1, 4)], [(5, 6), (3, 3)], [(4, 5), (2, 2)]]
@@ -347,7 +347,7 @@ def _play_domino3(env):
 
 @pytest.mark.parametrize("reward", ["outcome", "points"])
 def test_domino_scoring_without_teams(reward):
-    """RULES.md 2.1: a round ends when a hand is empty; without teams the winner scores the pips
+    """docs/rules.md §2.1: a round ends when a hand is empty; without teams the winner scores the pips
     left in every other hand (6 + 4 = 10). Rewards (contract): outcome winner +1, others share -1;
     points winner +points/100, others -(own pips)/100."""
     env = make("block", deal(DOMINO3), num_players=3, reward=reward)
@@ -383,7 +383,7 @@ def _play_domino4(env):
 
 @pytest.mark.parametrize("reward", ["outcome", "points"])
 def test_domino_scoring_with_teams_counts_all_four_hands(reward):
-    """RULES.md 2.1 (seeds 003, 004 "incluso los del compañero"): with teams the winning team
+    """docs/rules.md §2.1 (seeds 003, 004 "incluso los del compañero"): with teams the winning team
     scores the pips of all four hands, the partner's included: 6 + 4 + 1 = 11 (partner seat 2
     holds 4 of them). Both partners carry the score. Rewards: each winner +1 / each loser -1;
     points mode +-points/100."""
@@ -416,12 +416,12 @@ def test_domino_without_teams_four_players():
 
 
 # ---------------------------------------------------------------------------
-# Blocked rounds (RULES.md 2.1 "cierre" / "tranque")
+# Blocked rounds (docs/rules.md §2.1 "cierre" / "tranque")
 # ---------------------------------------------------------------------------
 
 
 def test_blocked_three_player_block_game_by_tiles_out_of_play():
-    """RULES.md 2.1 / 2.2: blocked = nobody can ever place again; detected at once. Three players
+    """docs/rules.md §2.1 / 2.2: blocked = nobody can ever place again; detected at once. Three players
     with 7 tiles each leave 7 tiles out of play: here every 0-tile but 0-0 is out of play, so the
     lead 0-0 blocks the round immediately."""
     rest = [t for t in all_tiles(6) if 0 not in t and t != (1, 1)]
@@ -441,7 +441,7 @@ def test_blocked_three_player_block_game_by_tiles_out_of_play():
 
 
 def test_blocked_after_play_two_players_tie_goes_to_leader():
-    """RULES.md 2.1: after 6-6 and 5-6 nobody holds a 5 or 6 and the rest are out of play:
+    """docs/rules.md §2.1: after 6-6 and 5-6 nobody holds a 5 or 6 and the rest are out of play:
     blocked at once. Both hands hold 7 pips: the tie goes to the leader ("mano"), who scores the
     other's 7 pips."""
     hands = [[(6, 6), (1, 2), (2, 2)], [(5, 6), (3, 4)]]
@@ -458,7 +458,7 @@ def test_blocked_after_play_two_players_tie_goes_to_leader():
 
 
 def test_not_blocked_while_a_fitting_tile_is_in_the_boneyard():
-    """RULES.md 2.1: blocked means nobody can ever place again. After the lead nobody holds a 6
+    """docs/rules.md §2.1: blocked means nobody can ever place again. After the lead nobody holds a 6
     but 0-6 is in the boneyard: the round goes on (DRAW). Once 0-6 is placed, no 0 or 6 is left
     anywhere (hands or boneyard): blocked at once although the boneyard is not empty."""
     hands = [[(6, 6), (1, 1)], [(2, 3)]]
@@ -489,7 +489,7 @@ def _blocked_deal(hands_rest, leader):
 
 
 def test_blocked_fewest_pips_wins_without_teams():
-    """RULES.md 2.1: blocked, no teams: the fewest pips wins and scores the others' pips."""
+    """docs/rules.md §2.1: blocked, no teams: the fewest pips wins and scores the others' pips."""
     rest = [[(1, 4)], [(3, 4)], [(4, 5)], [(1, 1)]]  # 5, 7, 9, 2
     env = make("block", _blocked_deal(rest, 0))
     step(env, ((0, 0), 0))
@@ -515,7 +515,7 @@ def test_blocked_fewest_pips_wins_without_teams():
     ],
 )
 def test_blocked_tie_goes_to_seat_nearest_leader(rest, leader, winner):
-    """RULES.md 2.1: tie -> the tied player nearest in turn order to the leader, starting with the
+    """docs/rules.md §2.1: tie -> the tied player nearest in turn order to the leader, starting with the
     leader ("mano")."""
     env = make("block", _blocked_deal(rest, leader))
     step(env, ((0, 0), 0))
@@ -527,7 +527,7 @@ def test_blocked_tie_goes_to_seat_nearest_leader(rest, leader, winner):
 
 
 def test_blocked_team_sums_all_four_hands_scored():
-    """RULES.md 2.1: blocked with teams: the team with fewer summed pips wins; it scores all four
+    """docs/rules.md §2.1: blocked with teams: the team with fewer summed pips wins; it scores all four
     hands (its own included). Team 0+2: 3 + 11 = 14, team 1+3: 7 + 2 = 9 -> team 1+3 scores 23."""
     rest = [[(1, 2)], [(3, 4)], [(5, 6)], [(1, 1)]]
     env = make("block", _blocked_deal(rest, 0), teams=True)
@@ -544,7 +544,7 @@ def test_blocked_team_sums_all_four_hands_scored():
     ("leader", "winners"), [(1, [1, 3]), (0, [0, 2]), (3, [1, 3]), (2, [0, 2])]
 )
 def test_blocked_team_tie_goes_to_the_team_nearest_the_leader(leader, winners):
-    """RULES.md 2.1: team sums tie (10 vs 10) -> the leader's team (the nearest, starting with
+    """docs/rules.md §2.1: team sums tie (10 vs 10) -> the leader's team (the nearest, starting with
     the leader) wins."""
     rest = [[(2, 6)], [(1, 2)], [(1, 1)], [(3, 4)]]  # 8, 3, 2, 7 -> teams 10 / 10
     env = make("block", _blocked_deal(rest, leader), teams=True)
@@ -557,7 +557,7 @@ def test_blocked_team_tie_goes_to_the_team_nearest_the_leader(leader, winners):
 
 
 # ---------------------------------------------------------------------------
-# Games: next lead and target score (RULES.md 2.1 "Game", contract "Next rounds")
+# Games: next lead and target score (docs/rules.md §2.1 "Game", contract "Next rounds")
 # ---------------------------------------------------------------------------
 
 ROUND2 = [
@@ -569,7 +569,7 @@ ROUND2 = [
 
 
 def test_next_lead_next_seat_leads_any_tile():
-    """RULES.md 2.1 next_lead="next_seat" (seeds 003, 004): the seat after the previous round's
+    """docs/rules.md §2.1 next_lead="next_seat" (seeds 003, 004): the seat after the previous round's
     leader leads round 2, with any tile (even though another seat holds 6-6)."""
     rest = [[(1, 1)], [(3, 4)], [(4, 5)], [(1, 4)]]  # 2, 7, 9, 5: seat 0 wins
     env = make("block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], episode="game")
@@ -583,7 +583,7 @@ def test_next_lead_next_seat_leads_any_tile():
 
 
 def test_next_lead_winner_leads_any_tile():
-    """RULES.md 2.1 next_lead="winner" (seed 001): the previous round's winner leads, any tile."""
+    """docs/rules.md §2.1 next_lead="winner" (seed 001): the previous round's winner leads, any tile."""
     env = make(
         "block",
         deals=[deal(DOMINO3), deal([h[:3] for h in ROUND2[:3]])],
@@ -637,7 +637,7 @@ def test_next_lead_winner_team_block_member_nearest_leader(rest, winners, next_l
 
 
 def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
-    """RULES.md 2.2 Cuban (seed 001): next_lead="winner"; seat 2 goes out (partner of the leader
+    """docs/rules.md §2.2 Cuban (seed 001): next_lead="winner"; seat 2 goes out (partner of the leader
     seat 0) -> seat 2, the one that went out, leads round 2 (contract), with any tile."""
     hands = [[(9, 9), (1, 1)], [(9, 8), (3, 3)], [(8, 7)], [(0, 0), (0, 1)]]
     env = make("cuban", deal(hands), episode="game")
@@ -659,7 +659,7 @@ def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
 
 
 def test_target_score_ends_the_game():
-    """RULES.md 2.1 Game: rounds until a player reaches target_score (here 10). Round 1 scores 10
+    """docs/rules.md §2.1 Game: rounds until a player reaches target_score (here 10). Round 1 scores 10
     for seat 0: game over, game_winners = [0], outcome rewards at the game's end."""
     env = make("block", deals=[deal(DOMINO3)], num_players=3, episode="game", target_score=10)
     _play_domino3(env)
@@ -719,7 +719,7 @@ def test_points_rewards_every_round_in_game_episode():
 
 
 # ---------------------------------------------------------------------------
-# Cuban annulment (RULES.md 2.2, seed 001)
+# Cuban annulment (docs/rules.md §2.2, seed 001)
 # ---------------------------------------------------------------------------
 
 FIVE = [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
@@ -736,7 +736,7 @@ def cuban_hands():
 
 
 def test_cuban_annul_only_on_first_turn_of_a_player_with_enough_doubles():
-    """RULES.md 2.2 Cuban (seed 001): a player dealt 5 or more doubles may, on its first turn of
+    """docs/rules.md §2.2 Cuban (seed 001): a player dealt 5 or more doubles may, on its first turn of
     the round and before placing any tile, ask for the annulment (ANNUL). Absent for the leader
     with 4 doubles; present for seat 1 (5 doubles, not the leader) on its first turn; absent on
     its second turn."""
@@ -773,7 +773,7 @@ def test_cuban_annul_for_the_leader_on_the_lead():
 
 @pytest.mark.parametrize("reward", ["outcome", "points"])
 def test_cuban_annul_redeals_same_leader_same_round_index(reward):
-    """RULES.md 2.2: after ANNUL the tiles are dealt again and the same seat leads again (contract:
+    """docs/rules.md §2.2: after ANNUL the tiles are dealt again and the same seat leads again (contract:
     with any tile; round index unchanged; infos termination "annulled"; no points; the episode
     continues)."""
     hands = cuban_hands()
@@ -893,7 +893,7 @@ def test_bad_draw_deal_duplicate_between_hand_and_boneyard():
 
 
 def test_presets_fields():
-    """RULES.md 2.2 presets; contract: draw keeps seed 003's 5,000-point target."""
+    """docs/rules.md §2.2 presets; contract: draw keeps seed 003's 5,000-point target."""
     common = {
         "max_pip": 6,
         "hand_size": 7,
@@ -928,7 +928,7 @@ def test_presets_fields():
 
 
 # ---------------------------------------------------------------------------
-# Observation: partner, known-missing pips (contract; DESIGN.md)
+# Observation: partner, known-missing pips (contract; docs/design.md)
 # ---------------------------------------------------------------------------
 
 
@@ -1013,7 +1013,7 @@ def test_known_missing_pips_after_one_or_more_draws(draws):
 
 def test_annul_still_legal_after_drawing_on_first_turn():
     """Contract: ANNUL is legal during the first turn, before the player places or passes; a
-    draw does not end the turn (RULES.md 2.2: "before placing any tile")."""
+    draw does not end the turn (docs/rules.md §2.2: "before placing any tile")."""
     hands = [[(6, 6), (0, 6)], [(1, 1), (2, 2), (3, 4)]]
     env = make("draw", deal(hands, [(3, 5), (4, 6), (0, 0)]), num_players=2, annul_doubles=2)
     step(env, ((6, 6), 0))
@@ -1028,7 +1028,7 @@ def test_annul_still_legal_after_drawing_on_first_turn():
 
 
 def test_round_ends_when_last_tile_is_a_double():
-    """RULES.md 0: a round ends the moment a hand is empty, a double included."""
+    """docs/rules.md §0: a round ends the moment a hand is empty, a double included."""
     hands = [[(6, 6), (1, 2)], [(5, 6), (5, 5)], [(3, 4)]]
     env = make("block", deal(hands), num_players=3)
     step(env, ((6, 6), 0))
@@ -1042,7 +1042,7 @@ def test_round_ends_when_last_tile_is_a_double():
 
 
 def test_observation_public_fields_egocentric():
-    """Contract / DESIGN.md: the observation shows the observer's hand, the placed tiles, both
+    """Contract / docs/design.md: the observation shows the observer's hand, the placed tiles, both
     ends, hand sizes, current player and leader (observer first), scores; nothing else."""
     env = make("block", deal(DOMINO4), teams=True)
     step(env, ((6, 6), 0))

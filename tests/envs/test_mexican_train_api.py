@@ -1,5 +1,5 @@
 """PettingZoo / Gymnasium / SB3 conformance of the Mexican Train env and its single-agent adapter
-(issue 2 sections 3-5; ECOSYSTEM.md)."""
+(issue 2 sections 3-5; docs/design.md §11)."""
 
 from __future__ import annotations
 

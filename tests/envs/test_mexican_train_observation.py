@@ -1,5 +1,5 @@
 """The fast observation builder equals a plain reference written field by field from the spec
-table (DESIGN.md 3), over random positions of many configs; and named views decode it."""
+table (docs/design.md §3), over random positions of many configs; and named views decode it."""
 
 from __future__ import annotations
 

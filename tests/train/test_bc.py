@@ -14,11 +14,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents import make_agent  # noqa: E402
-from agents.ppo import load_ppo_agent  # noqa: E402
-from train.bc import collect, load_dataset  # noqa: E402
-from train.evaluate import evaluate  # noqa: E402
-from train.learner_env import LearnerEnv  # noqa: E402
+from domino_env.agents import make_agent  # noqa: E402
+from domino_env.agents.ppo import load_ppo_agent  # noqa: E402
+from domino_env.train.bc import collect, load_dataset  # noqa: E402
+from domino_env.train.evaluate import evaluate  # noqa: E402
+from domino_env.train.learner_env import LearnerEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--net-arch", "32", "--seed", "2",
@@ -145,7 +145,7 @@ def test_ppo_fine_tunes_the_clone(bc_run, tmp_path):
 
 
 def test_the_held_out_episodes_stay_held_out_as_the_dataset_grows():
-    from train.bc import held_out
+    from domino_env.train.bc import held_out
 
     episodes = np.repeat(np.arange(4000), 3)
     split = held_out(episodes, 0.05)

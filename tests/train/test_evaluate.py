@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, PlannerAgent
+from domino_env.agents import GreedyAgent, PlannerAgent
 from domino_env.core.errors import ConfigError
 from domino_env.envs.mexican_train_v0 import raw_env
-from train.evaluate import (
+from domino_env.train.evaluate import (
     GameRecord,
     deal_seed,
     evaluate,

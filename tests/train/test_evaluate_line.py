@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import LineGreedyAgent
+from domino_env.agents import LineGreedyAgent
 from domino_env.core.config import line_from_preset
 from domino_env.core.errors import ConfigError
 from domino_env.envs import line_v0
-from train.evaluate import _credit, deal_seed, evaluate, make_env
+from domino_env.train.evaluate import _credit, deal_seed, evaluate, make_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,7 +170,7 @@ def test_tiny_line_tournament_from_the_command_line(tmp_path):
     ],
 )
 def test_command_line_refuses_bad_arguments_before_playing(args, message):
-    from train.evaluate import run
+    from domino_env.train.evaluate import run
 
     with pytest.raises(SystemExit):
         run([*args, "--rounds", "4", "--no-progress"])
@@ -185,8 +185,8 @@ def test_command_line_refuses_bad_arguments_before_playing(args, message):
 
 
 def test_agent_objects_for_the_other_game_are_refused():
-    from agents import make_agent
     from domino_env import ConfigError
+    from domino_env.agents import make_agent
 
     with pytest.raises(ConfigError, match="built for block"):
         evaluate([make_agent("greedy"), "random"], rounds=2, game="block", num_players=2)

@@ -14,11 +14,11 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import domino_env  # noqa: E402
-from agents import make_agent  # noqa: E402
-from agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale  # noqa: E402
+from domino_env.agents import make_agent  # noqa: E402
+from domino_env.agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale  # noqa: E402
 from domino_env.encoding.mexican_train import observation_spec  # noqa: E402
-from train.evaluate import evaluate  # noqa: E402
-from train.ppo import LearnerEnv, train  # noqa: E402
+from domino_env.train.evaluate import evaluate  # noqa: E402
+from domino_env.train.ppo import LearnerEnv, train  # noqa: E402
 
 SMOKE_ARGS = [
     "--timesteps", "2048", "--n-envs", "2", "--vec-env", "subproc", "--n-steps", "256",
@@ -243,7 +243,7 @@ def test_pips_coef_weights_the_points_term():
 def test_observations_are_scaled_and_masks_reach_the_vec_env():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.ppo import make_env_fn
+    from domino_env.train.ppo import make_env_fn
 
     cfg = {"env_kwargs": {"num_players": 4, "max_pip": 12}, "opponents": ["greedy"], "opponent_mode": "mix",
            "reward": "mixed", "pips_coef": 1.0, "self_play": 0.0}  # fmt: skip
@@ -313,7 +313,7 @@ def test_cuban_smoke_run_writes_line_metadata(cuban_dir):
 
 
 def test_cuban_model_plays_a_cuban_tournament_by_name(cuban_dir, capsys):
-    from train.evaluate import run
+    from domino_env.train.evaluate import run
 
     spec = f"ppo:{cuban_dir}"
     res = run(
