@@ -152,3 +152,16 @@ def test_the_held_out_episodes_stay_held_out_as_the_dataset_grows():
     assert 0.03 < split.mean() < 0.07
     assert np.array_equal(held_out(episodes[:3000], 0.05), split[:3000])
     assert not held_out(episodes, 0.0).any()
+
+
+def test_a_line_game_clone_plays_its_game(tmp_path):
+    out = tmp_path / "cuban"
+    res = _run("train.bc", ["--game", "cuban", "--samples", "400", "--epochs", "1", "--net-arch", "16",
+                            "--final-eval-rounds", "0", "--no-progress", "--quiet", "--out", str(out)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["game"] == "cuban" and meta["observation_scaling"] == "line-unit-v1"
+    assert meta["args"]["reward"] == "outcome"  # the line games' default
+    spec = f"ppo:{out}"
+    res = evaluate([spec, "greedy", spec, "greedy"], rounds=4, seed=1, game="cuban")
+    assert res.teams and res.stats_for(spec).seat_episodes == 8
