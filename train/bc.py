@@ -404,7 +404,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     phases: list[dict[str, Any]] = []
-    with StopSignals(quiet=args.quiet) as stop:
+    with StopSignals() as stop:
         if data is None:
             data = collect(env, expert, args.samples, args.seed, args.gamma, progress=progress, stop=stop)
             if dataset is not None:

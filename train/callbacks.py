@@ -36,10 +36,9 @@ class StopSignals:
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self, quiet: bool = False):
+    def __init__(self):
         self.received: str | None = None
         self.interruptible = False
-        self.quiet = quiet
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopSignals:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -345,10 +344,3 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Che
                 parser, flag_of(flag), path, config, args if flag == "init_from" else None
             )
     return checked
-
-
-def parse_and_check(argv: list[str] | None) -> tuple[argparse.Namespace, CheckedRun]:
-    """``build_parser().parse_args(argv)`` and :func:`check_args` (``argv=None``: ``sys.argv``)."""
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    return args, check_args(parser, args)
