@@ -12,18 +12,29 @@ PEERS_VENV  ?= .venv-peers
 PEERS_PY    := $(PEERS_VENV)/bin/python
 PEERS_STAMP := $(PEERS_VENV)/.installed
 
-.PHONY: venv test run bench peers lint clean
+.PHONY: venv system-deps test run bench peers lint clean
 
 venv: $(STAMP)
+
+# System packages the tests drive: Debian's Chromium (the replay viewer's browser tests; never a
+# browser downloaded by playwright) and tmux (the terminal game's tests). Quick when installed.
+SYSTEM_DEPS := /usr/bin/chromium:chromium /usr/bin/tmux:tmux
+system-deps:
+	@missing=""; for dep in $(SYSTEM_DEPS); do test -x "$${dep%%:*}" || missing="$$missing $${dep#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		echo "installing$$missing (apt-get)"; \
+		$$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	$(PIP) install "$(TORCH_SPEC)"
-	$(PIP) install -e ".[train,dev]"
+	$(PIP) install -e ".[train,render,browser,clients,dev]"
 	touch $(STAMP)
 
-test: venv
+test: venv system-deps
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -q
 
 run: venv

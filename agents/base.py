@@ -41,7 +41,7 @@ from domino_env.core.config import (
 from domino_env.core.errors import ConfigError
 
 #: Env keyword arguments that are not rules (dropped when a config is built from env kwargs).
-_ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles")
+_ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles", "max_steps")
 
 
 @runtime_checkable
@@ -64,8 +64,8 @@ def as_config(config: Any = None) -> MexicanTrainConfig | LineConfig:
 
     A dict whose ``"preset"`` is a line-game preset (``"block"``, ``"draw"``, ``"cuban"``) gives a
     :class:`LineConfig`; any other dict a :class:`MexicanTrainConfig` (default preset
-    ``"domino_cubano"``). Env-only keys (``episode``, ``reward``, ``render_mode``, ``max_cycles``)
-    are dropped.
+    ``"domino_cubano"``). Env-only keys (``episode``, ``reward``, ``render_mode``, ``max_cycles``,
+    ``max_steps``) are dropped.
 
     Raises:
         ConfigError: the dict has an unknown or invalid field.

@@ -221,7 +221,7 @@ def env_runner(cell: Cell, seed: int, wrapped: bool) -> Runner:
     randrange = rnd.randrange
     flatnonzero = np.flatnonzero
     env.reset(seed=seed)  # seeded once; later rounds continue the env's own RNG
-    first_other = env.unwrapped.state.draw_action  # fixed by the config
+    first_other = env.unwrapped.game_state.draw_action  # fixed by the config
     first = [True]
 
     def run_round() -> tuple[int, int]:

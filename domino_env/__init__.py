@@ -29,11 +29,14 @@ def _register() -> None:
     import gymnasium
     import pettingzoo
 
-    pettingzoo.register(
-        "aec", "dominoes/mexican_train-v0", entry_point="domino_env.envs.mexican_train_v0:env"
-    )
-    for game in ("block", "draw", "cuban"):
-        pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"domino_env.envs.{game}_v0:env")
+    # PettingZoo's registry (``pettingzoo.make``) arrived in 1.27; older releases (down to the
+    # oldest tested one, docs/integrations.md) import the env modules directly.
+    if hasattr(pettingzoo, "register"):
+        pettingzoo.register(
+            "aec", "dominoes/mexican_train-v0", entry_point="domino_env.envs.mexican_train_v0:env"
+        )
+        for game in ("block", "draw", "cuban"):
+            pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"domino_env.envs.{game}_v0:env")
     if "dominoes/MexicanTrain-v0" not in gymnasium.registry:
         gymnasium.register(
             id="dominoes/MexicanTrain-v0",

@@ -47,10 +47,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     Raises:
         ConfigError: wrong number of opponents, an invalid learner seat or illegal reward, or a
-            ``render_mode`` other than None / ``"ansi"``.
+            ``render_mode`` other than None / ``"ansi"`` / ``"rgb_array"``.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -71,12 +71,12 @@ class SingleAgentEnv(gymnasium.Env):
         ):
             raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
         opponents = list(opponents)
-        if getattr(aec_env, "render_mode", None) not in (None, "ansi"):
+        if getattr(aec_env, "render_mode", None) not in (None, "ansi", "rgb_array"):
             raise ConfigError(
                 "render_mode",
                 aec_env.render_mode,
-                "None or 'ansi' (the adapter renders the learner's view; 'human' would print the "
-                "opponents' hands on their turns)",
+                "None, 'ansi' or 'rgb_array' (the adapter renders the learner's view; 'human' "
+                "would print the opponents' hands on their turns)",
             )
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.number)):
             raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
@@ -90,7 +90,7 @@ class SingleAgentEnv(gymnasium.Env):
         first = self.agents_all[0]
         self.observation_space = aec_env.observation_space(first)["observation"]
         self.action_space = aec_env.action_space(first)
-        self.render_mode = "ansi" if getattr(aec_env, "render_mode", None) == "ansi" else None
+        self.render_mode = getattr(aec_env, "render_mode", None)
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._done = True
@@ -187,9 +187,12 @@ class SingleAgentEnv(gymnasium.Env):
         False before ``reset`` and once the episode is over."""
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
-        """``"ansi"``: the table as the learner sees it."""
-        if self.render_mode == "ansi" and self.aec.state is not None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner sees it: ``"ansi"`` text, ``"rgb_array"`` an ``(H, W, 3)``
+        uint8 picture (the aec env's ``render_image(learner_seat)``)."""
+        if self.render_mode == "rgb_array":
+            return self.aec.render_image(self.learner_seat if self.aec.game_state is not None else None)
+        if self.render_mode == "ansi" and self.aec.game_state is not None:
             return self.aec.render_text(self.learner_seat)
         return None
 

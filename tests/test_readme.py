@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from domino_env.envs.infos import Termination
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN = "<!-- not run -->"
@@ -48,7 +50,7 @@ def test_readme_quick_start_plays_a_round_and_trains():
     assert len(blocks) == 2
     namespace: dict = {}
     exec(blocks[0], namespace)
-    assert namespace["info"]["termination"] in ("went_out", "blocked")
+    assert namespace["info"]["termination_code"] in (Termination.WENT_OUT, Termination.BLOCKED)
     namespace = {}
     exec(blocks[1], namespace)  # the SB3 quick start: one torch thread, a short MaskablePPO run
     import torch

@@ -70,6 +70,7 @@ from domino_env.core.config import (
     RULE_CHOICES,
 )
 from domino_env.envs import line_v0
+from domino_env.envs.infos import Termination
 from domino_env.envs.mexican_train_v0 import raw_env
 
 #: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
@@ -214,7 +215,6 @@ def play_episode(
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     rec = GameRecord(deal, rotation, seed, list(seats), round_credit=[0.0] * p, pips=[0] * p)
     game_mode = env.episode == "game"
-    last_round = None
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -225,22 +225,24 @@ def play_episode(
         action = agents[seats[s]](obs["observation"], obs["action_mask"], rngs[s])
         env.step(int(action))
         rec.steps += 1
-        info = env.infos.get(agent) or next((i for i in env.infos.values() if i), {})
-        if info.get("termination") == "annulled":  # re-dealt at once: not a round
+        info = env.infos.get(agent) or next(iter(env.infos.values()), {})
+        if not info.get("round_over"):  # a round result is only in the infos of the step ending it
+            pass
+        elif info["termination_code"] == Termination.ANNULLED:  # re-dealt at once: not a round
             rec.annulled += 1
-        elif "winners" in info and info.get("round_index") != last_round:  # a round ended now
-            last_round = info.get("round_index")
+        else:
+            winners = np.flatnonzero(info["won"]).tolist()
             rec.rounds += 1
-            for i, c in enumerate(_credit(info["winners"], p, teams)):
+            for i, c in enumerate(_credit(winners, p, teams)):
                 rec.round_credit[i] += c
             for i, x in enumerate(info["pips"]):
-                rec.pips[i] += x
-            if info["termination"] == "blocked":
+                rec.pips[i] += int(x)
+            if info["termination_code"] == Termination.BLOCKED:
                 rec.blocked += 1
-                rec.void += not info["winners"]
-            if game_mode and info.get("game_over"):
-                rec.game_credit = _credit(info["game_winners"], p, teams)
-                rec.scores = list(info["scores"])
+                rec.void += not winners
+            if game_mode and info["game_over"]:
+                rec.game_credit = _credit(np.flatnonzero(info["game_won"]).tolist(), p, teams)
+                rec.scores = [int(x) for x in info["scores"]]
         if any(env.truncations.values()):
             rec.truncated = True
             break

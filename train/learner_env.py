@@ -144,15 +144,15 @@ class LearnerEnv(gymnasium.Wrapper):
 
     def step(self, action: int):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        if "winners" in info:
+        if info.get("round_over"):
             seat = info["learner_seat"]
-            winners = info["winners"]
+            won = info["won"]  # per-seat flags of the round's winners
             if self.teams:  # team credit: 1 for a team win, 1/2 for a tie between the teams
-                mine = seat in winners
-                theirs = ((seat + 1) % self.num_players) in winners
+                mine = bool(won[seat])
+                theirs = bool(won[(seat + 1) % self.num_players])
                 info["learner_won"] = (0.5 if theirs else 1.0) if mine else 0.0
             else:
-                info["learner_won"] = 1.0 / len(winners) if seat in winners else 0.0
+                info["learner_won"] = 1.0 / int(won.sum()) if won[seat] else 0.0
             info["learner_pips"] = int(info["pips"][seat])
             if self.reward_kind == "mixed":
                 reward = float(reward) - self.pips_coef * float(info["points"][seat]) / 100.0

@@ -17,7 +17,7 @@ from .line import LineState
 from .mexican_train import MexicanTrainState
 
 RECORD_FORMAT = "domino_env.record/1"
-ENV_ONLY_KWARGS = ("episode", "reward", "max_cycles", "render_mode")
+ENV_ONLY_KWARGS = ("episode", "reward", "max_cycles", "max_steps", "render_mode")
 
 #: env id -> (config class, engine state class) of every game a record can hold.
 GAMES = {

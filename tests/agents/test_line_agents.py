@@ -215,7 +215,7 @@ def test_planner_avoids_ends_its_partner_lacks():
     env.step(only_action(env))  # seat 2 (no 1, no 4) passes
     legal3 = np.flatnonzero(env.observe("player_3")["action_mask"]).tolist()
     env.step(next(a for a in legal3 if a // 2 == tile_index(1, 6, 6)))  # seat 3: 1-6 on the 1
-    assert env.agent_selection == "player_0" and sorted(env.state.ends) == [4, 6]
+    assert env.agent_selection == "player_0" and sorted(env.game_state.ends) == [4, 6]
     planner = LinePlannerAgent(env.config)
     view = planner.view(env.observe("player_0")["observation"])
     assert view.partner == 2 and view.missing[2] == (1 << 1) | (1 << 4)

@@ -144,7 +144,7 @@ def test_replay_reproduces_every_observation(config_kwargs, seed):
     # 1) engine replay: every state, same actions
     states = list(replay(record))
     assert len(states) == len(record["actions"]) + 1
-    assert states[-1].hands == env.state.hands and states[-1].scores == env.state.scores
+    assert states[-1].hands == env.game_state.hands and states[-1].scores == env.game_state.scores
     # 2) env replay from the recorded deals: identical observations and masks
     again = raw_env(**record["env_kwargs"])
     again.reset(options={"deals": record["deals"]})

@@ -90,8 +90,8 @@ def test_fast_observation_equals_reference(preset, players, max_pip, doubles, me
         if e.terminations[agent] or e.truncations[agent]:
             break
         for seat in range(players):
-            assert np.array_equal(e.encoder.observe(e.state, seat), reference_observation(e.state, seat))
-        legal = e.state.legal_actions()
+            assert np.array_equal(e.encoder.observe(e.game_state, seat), reference_observation(e.game_state, seat))
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import raw_env
 
 M = "M"  # the Mexican train, in expected-move sets
@@ -67,7 +68,7 @@ def test_helper_tile_index_roundtrip():
 
 
 def st(env):
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def geom(env) -> tuple[int, int]:
@@ -588,8 +589,8 @@ def test_last_tile_double_ends_round_at_once(mode):
     assert all(env.terminations[a] for a in env.possible_agents)
     for a in env.possible_agents:
         info = env.infos[a]
-        assert info["termination"] == "went_out"
-        assert list(info["winners"]) == [0]
+        assert info["termination_code"] == Termination.WENT_OUT
+        assert seats_of(info["winners"]) == [0]
         assert list(info["pips"]) == [0, 1 + 2 + 4 + 6]
 
 
@@ -1175,8 +1176,8 @@ def test_open_double_nobody_can_cover_blocks_the_round():
     for a in env.possible_agents:
         assert env.terminations[a]
         info = env.infos[a]
-        assert info["termination"] == "blocked"
-        assert list(info["winners"]) == [0]
+        assert info["termination_code"] == Termination.BLOCKED
+        assert seats_of(info["winners"]) == [0]
         assert list(info["pips"]) == [1, 17]
 
 

@@ -3,7 +3,7 @@
 Source of truth: ``docs/rules.md`` sections 0 and 1, plus the lead's decisions in
 ``docs/rules.md`` ("Points where docs/rules.md is silent").  These tests only use the
 public environment contract (``raw_env`` / ``env``, the action mask, ``step``, ``infos``,
-rewards and the read-only ``env.unwrapped.state`` accessors).  Tile indices and action
+rewards and the read-only ``env.unwrapped.game_state`` accessors).  Tile indices and action
 integers are computed by small helpers in this file, independently of the library.
 
 Conventions used below: station (9, 9) on a double-9 set unless said otherwise, seat i is
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from domino_env.core.errors import ConfigError, DealError, IllegalActionError
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import env as wrapped_env
 from domino_env.envs.mexican_train_v0 import raw_env
 
@@ -57,7 +58,7 @@ def canon(t) -> tuple[int, int]:
 
 def dims(env) -> tuple[int, int, int]:
     """(P, T, N) of the env, from the contract's state accessors."""
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     n = st.config.max_pip
     return st.num_players, tile_count(n), n
 
@@ -156,7 +157,7 @@ def start(hands, boneyard=(), station=9, first=0, max_pip=9, **kw):
 
 
 def state(env):
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def hand(env, s: int) -> list[tuple[int, int]]:
@@ -183,8 +184,8 @@ def all_done(env) -> bool:
 def assert_round(env, termination, winners, pips, scores=None) -> None:
     for ag in env.possible_agents:
         info = env.infos[ag]
-        assert info.get("termination") == termination, (ag, info)
-        assert sorted(info["winners"]) == winners, (ag, info)
+        assert info["termination_code"] == Termination.of(termination), (ag, info)
+        assert seats_of(info["winners"]) == winners, (ag, info)
         assert list(info["pips"]) == pips, (ag, info)
         if scores is not None:
             assert list(info["scores"]) == scores, (ag, info)
@@ -959,8 +960,8 @@ def test_game_episode_after_blocked_round_fewest_pips_starts():
         n += 1
         assert n <= 3
     assert not any(e.terminations.values())
-    assert e.infos["player_0"]["termination"] == "blocked"
-    assert sorted(e.infos["player_0"]["winners"]) == [0, 2]
+    assert e.infos["player_0"]["termination_code"] == Termination.BLOCKED
+    assert seats_of(e.infos["player_0"]["winners"]) == [0, 2]
     assert state(e).station == 8
     assert list(state(e).scores) == [3, 7, 3]
     assert state(e).current_player == 2

@@ -26,21 +26,21 @@ def test_same_seed_same_deal_and_leader(preset):
     s = deal_seed(0, 3)
     env.reset(seed=s)
     first = (
-        env.state.deals[0],
-        env.state.current_player,
-        env.state.leader,
-        list(env.state.boneyard),
+        env.game_state.deals[0],
+        env.game_state.current_player,
+        env.game_state.leader,
+        list(env.game_state.boneyard),
     )
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     env.reset(seed=s)
     assert (
-        env.state.deals[0],
-        env.state.current_player,
-        env.state.leader,
-        list(env.state.boneyard),
+        env.game_state.deals[0],
+        env.game_state.current_player,
+        env.game_state.leader,
+        list(env.game_state.boneyard),
     ) == first
     env.reset(seed=deal_seed(0, 4))
-    assert env.state.deals[0] != first[0]
+    assert env.game_state.deals[0] != first[0]
 
 
 def test_make_env_and_team_credit():

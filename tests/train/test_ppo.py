@@ -17,6 +17,7 @@ import domino_env  # noqa: E402
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale  # noqa: E402
 from domino_env.encoding.mexican_train import observation_spec  # noqa: E402
+from domino_env.envs.infos import seats_of  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
 from domino_env.train.ppo import LearnerEnv, train  # noqa: E402
 
@@ -219,7 +220,7 @@ def _play(reward, deal, **kwargs):
 @pytest.mark.parametrize("reward, expected", [("outcome", 1.0), ("mixed", 1.0), ("points", 0.0)])
 def test_a_round_the_learner_wins_gives_it_a_positive_return(reward, expected):
     total, info = _play(reward, _learner_goes_out())
-    assert info["winners"] == [0] and info["learner_won"] == 1.0 and info["learner_pips"] == 0
+    assert seats_of(info["winners"]) == [0] and info["learner_won"] == 1.0 and info["learner_pips"] == 0
     assert total == pytest.approx(expected)
 
 
@@ -228,7 +229,7 @@ def test_a_round_the_learner_wins_gives_it_a_positive_return(reward, expected):
 )
 def test_a_round_an_opponent_ends_gives_the_learner_its_own_final_reward(reward, expected):
     total, info = _play(reward, _opponent_goes_out())
-    assert info["winners"] == [1] and info["learner_won"] == 0.0
+    assert seats_of(info["winners"]) == [1] and info["learner_won"] == 0.0
     assert info["learner_pips"] == 3  # 1-2 left: the learner's own pips, not the winner's 0
     assert total == pytest.approx(
         expected
@@ -351,7 +352,7 @@ def test_line_learner_env_scales_and_credits_the_team():
         obs, reward, term, trunc, info = env.step(int(legal[0]))
         total += reward
         done = term or trunc
-    if "winners" in info:
+    if info["round_over"]:
         team_won = 0 in info["winners"]
         assert info["learner_won"] in ((0.5, 1.0) if team_won else (0.0,))
         assert (total > 0) == (team_won and 1 not in info["winners"])
