@@ -34,7 +34,7 @@ SKIP_DIRS = {".git", ".venv", ".venv-peers", "venv", "build", "dist", "runs", "n
              ".pytest_cache", ".ruff_cache", ".hypothesis", "ladder_results"}  # fmt: skip
 #: Markdown files that commands write into their output folders (not files of the repository);
 #: each must be written by the code named here.
-OUTPUT_FILES = {"final_evaluation.md": "train/ppo.py"}
+OUTPUT_FILES = {"final_evaluation.md": "train/run_folder.py"}
 
 EXT = "md"
 # A path-like reference: optional leading "/" or "../", folders, a file name ending in the extension.

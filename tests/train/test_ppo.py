@@ -162,10 +162,15 @@ def test_resume_continues_the_step_count(run_dir, tmp_path):
     assert meta["timesteps_this_run"] >= 512
 
 
-def test_resume_refuses_another_layout(run_dir, tmp_path):
-    with pytest.raises(SpecMismatchError, match="num_players 4 vs 3"):
+def test_resume_refuses_another_layout(run_dir, tmp_path, capsys):
+    out = tmp_path / "x"
+    with pytest.raises(SystemExit) as exc:
         train(["--resume", str(run_dir), "--players", "3", "--timesteps", "64", "--n-envs", "1", "--quiet",
-               "--no-progress", "--out", str(tmp_path / "x")])  # fmt: skip
+               "--no-progress", "--out", str(out)])  # fmt: skip
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m train.ppo: error: --resume ") and "num_players 4 vs 3" in err
+    assert not out.exists()  # refused before any work: no empty run folder
 
 
 def test_bad_options_exit_with_a_message(capsys, tmp_path):
@@ -239,11 +244,11 @@ def test_pips_coef_weights_the_points_term():
 def test_observations_are_scaled_and_masks_reach_the_vec_env():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from domino_env.train.ppo import _make_env
+    from domino_env.train.ppo import make_env_fn
 
     cfg = {"env_kwargs": {"num_players": 4, "max_pip": 12}, "opponents": ["greedy"], "opponent_mode": "mix",
            "reward": "mixed", "pips_coef": 1.0, "self_play": 0.0}  # fmt: skip
-    venv = DummyVecEnv([_make_env(cfg, 0), _make_env(cfg, 1)])
+    venv = DummyVecEnv([make_env_fn(cfg), make_env_fn(cfg)])
     venv.seed(0)
     obs = venv.reset()
     masks = np.stack(venv.env_method("action_masks"))
