@@ -8,9 +8,9 @@ Command line::
     python -m train.ppo --init-from runs/bc --out runs/bc_ppo # PPO fine-tuning from the clone
     python -m train.bc --help                                 # every option
 
-1. **Dataset** (:func:`collect`): the learner's seat (drawn per episode, as in ``train.ppo``)
+1. **Dataset** (:func:`collect`): the learner's seat (drawn per episode, as in ``domino_env.train.ppo``)
    plays ``--expert`` (default ``planner``) against ``--opponents`` (default ``greedy planner``,
-   drawn per seat per episode) through the training env (:class:`train.learner_env.LearnerEnv`).
+   drawn per seat per episode) through the training env (:class:`domino_env.train.learner_env.LearnerEnv`).
    Every learner decision is a sample: the raw observation (int16), the action mask (bit-packed),
    the expert's action, and the discounted return to go of the training reward (``--reward``,
    ``--gamma``) for the value head.
@@ -22,8 +22,8 @@ Command line::
    only with probability ``--dagger-beta``) for ``--dagger-samples`` decisions, the expert labels
    each of those states, the samples join the dataset and the clone is trained further.
 
-The output folder is a normal ``train.ppo`` model folder: ``model.zip`` (a ``MaskablePPO`` with
-``train.ppo``'s default hyperparameters, so ``--resume`` works, ``--init-from`` takes new ones),
+The output folder is a normal ``domino_env.train.ppo`` model folder: ``model.zip`` (a ``MaskablePPO`` with
+``domino_env.train.ppo``'s default hyperparameters, so ``--resume`` works, ``--init-from`` takes new ones),
 ``best_model.zip`` (the same model), ``metadata.json`` (command, arguments, dataset size,
 per-epoch losses and expert agreement, evaluation), ``final_evaluation.md``. It loads as
 ``ppo:OUT`` everywhere. The dataset is written only to ``--dataset PATH`` (``.npz``; reused when
@@ -108,7 +108,7 @@ def collect(
         policy: the agent that plays the learner's seat when not the expert (DAgger), or None.
         beta: probability that the expert's action is played (1 without ``policy``).
         first_episode: number of the first episode (episode ids stay unique across calls).
-        stop: a :class:`train.callbacks.StopSignals`; collection ends early when it received one.
+        stop: a :class:`domino_env.train.callbacks.StopSignals`; collection ends early when it received one.
 
     Returns:
         ``{"observations": int16 (S, obs size) raw, "masks": uint8 (S, ceil(A / 8)) packed bits,
@@ -342,7 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
-    """``train.ppo``'s default options with this command's network, seed and gamma: the
+    """``domino_env.train.ppo``'s default options with this command's network, seed and gamma: the
     hyperparameters saved in the clone's ``model.zip`` (what ``--resume`` continues with)."""
     ppo = ppo_parser().parse_args([])
     for name in ("net_arch", "activation", "seed", "gamma", "game", "reward", "pips_coef"):
@@ -505,5 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 128 + signal.Signals[interrupted].value if interrupted else 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line
+    from domino_env.train.cli import launch
+
+    launch("domino-bc", main)

@@ -1,4 +1,4 @@
-"""What runs inside ``model.learn`` of ``train.ppo``: the time limit, SIGINT / SIGTERM handling,
+"""What runs inside ``model.learn`` of ``domino_env.train.ppo``: the time limit, SIGINT / SIGTERM handling,
 the rolling training win rate, self-play snapshots and the periodic evaluation against the ladder
 (with the best model and a resumable ``model.zip`` saved at each one).
 

@@ -63,6 +63,7 @@ _TRAIN = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotli
 COMMANDS: dict[str, Command] = {
     "domino-evaluate": Command("domino_env.train.evaluate:main", {"train": ("rich", "tqdm")}),
     "domino-train": Command("domino_env.train.ppo:main", {"train": _TRAIN}),
+    "domino-bc": Command("domino_env.train.bc:main", {"train": _TRAIN}),
     # Library only (a ppo:PATH opponent needs the 'train' extra: a missing module is one line).
     "domino-play": Command("domino_env.train.play:main", {}),
     "domino-replay-html": Command("domino_env.train.replay_html:main", {}),
@@ -174,6 +175,7 @@ def entry(command: str) -> Callable[[], NoReturn]:
 
 evaluate = entry("domino-evaluate")
 train = entry("domino-train")
+bc = entry("domino-bc")
 play = entry("domino-play")
 replay_html = entry("domino-replay-html")
 rllib = entry("domino-rllib")

@@ -1,7 +1,7 @@
 """Evaluation of a learner against the scripted ladder: duplicate-deal tournaments ``[agent, X,
 ..., X]`` for each ladder agent X (:func:`evaluate_vs_ladder`) and their tables (Markdown for the
-run folder, rich for the terminal). Used by ``train.ppo`` (periodic and final evaluations) and
-``train.bc``.
+run folder, rich for the terminal). Used by ``domino_env.train.ppo`` (periodic and final evaluations) and
+``domino_env.train.bc``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def evaluate_vs_ladder(
     game: str = "mexican_train",
 ) -> dict[str, dict[str, Any]]:
     """Duplicate-deal tournaments ``[agent, X, X, ..., X]`` for each X in ``opponents``
-    (``train.evaluate.evaluate``; the agent applies its mask at every decision).
+    (``domino_env.train.evaluate.evaluate``; the agent applies its mask at every decision).
 
     Returns:
         ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",

@@ -1,4 +1,4 @@
-"""The training env of ``train.ppo`` and ``train.bc``: one learner seat of a domino game against
+"""The training env of ``domino_env.train.ppo`` and ``domino_env.train.bc``: one learner seat of a domino game against
 scripted (or trained) opponents drawn per episode, with the learner's reward and scaled
 observations (:class:`LearnerEnv`), and the factory the vectorised envs call (:func:`make_env_fn`).
 """
@@ -46,7 +46,7 @@ class LearnerEnv(gymnasium.Wrapper):
             teams the partner is an opponent seat and the reward is the team's).
 
     Observations: float32 ``(spec size,)``, the raw observation times
-    :func:`agents.ppo.observation_scale`; the raw one of the last ``reset`` / ``step`` is kept in
+    :func:`domino_env.agents.ppo.observation_scale`; the raw one of the last ``reset`` / ``step`` is kept in
     :attr:`raw_observation` (scripted experts such as the planner read raw values).
     Info at the round's end: the adapter's round result plus ``learner_won`` (win credit 1, 1/k
     for a shared win, 0) and ``learner_pips``.

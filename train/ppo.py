@@ -18,7 +18,7 @@ of the learner (taken every ``--snapshot-freq`` steps, the last ``--max-snapshot
 override it, the preset's set by default: double-6 for block / draw, double-9 for Cuban). A line
 game's learner env is :func:`domino_env.wrappers.line_single_agent`'s adapter, its opponents come
 from the line-game agent registry (``random``, ``greedy``, ``planner``, ``ppo:PATH``), evaluations
-use ``train.evaluate.evaluate(..., game=<game>)``, the observation spec is the line spec and the
+use ``domino_env.train.evaluate.evaluate(..., game=<game>)``, the observation spec is the line spec and the
 scaling ``line-unit-v1`` (tiles / 10, rounds / 13, points / 100). With teams (Cuban: seats 0+2
 against 1+3) the learner's **partner is an opponent seat**: it draws its agent from
 ``--opponents`` like the two opponents (with ``--opponent-mode fixed``, the second entry of the
@@ -35,12 +35,12 @@ and ``metadata.json`` (status ``"interrupted"``) are saved, the exit status is 1
 number, and ``python -m train.ppo --resume OUT`` continues it. ``--init-from PATH`` starts from
 another model's weights (for example ``python -m train.bc``'s imitation of the planner) with this
 command's hyperparameters. Every option is checked before any work starts
-(:mod:`train.ppo_args`).
+(:mod:`domino_env.train.ppo_args`).
 
-The code is split by what it holds: :mod:`train.learner_env` (the training env),
-:mod:`train.callbacks` (what runs during ``learn``: periodic evaluation, snapshots, signals),
-:mod:`train.ladder` (evaluation against the ladder and its tables), :mod:`train.ppo_args` (the
-command line and its checks), :mod:`train.run_folder` (the run folder and its metadata); this
+The code is split by what it holds: :mod:`domino_env.train.learner_env` (the training env),
+:mod:`domino_env.train.callbacks` (what runs during ``learn``: periodic evaluation, snapshots, signals),
+:mod:`domino_env.train.ladder` (evaluation against the ladder and its tables), :mod:`domino_env.train.ppo_args` (the
+command line and its checks), :mod:`domino_env.train.run_folder` (the run folder and its metadata); this
 module puts them together.
 
 Every run writes ``--out``: ``model.zip`` (final), ``best_model.zip`` (best mean win rate over the

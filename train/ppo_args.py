@@ -307,7 +307,7 @@ def check_out(parser: argparse.ArgumentParser, out: str | None) -> None:
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> CheckedRun:
-    """Every check of ``train.ppo``'s options that argparse's types cannot do, before any work
+    """Every check of ``domino_env.train.ppo``'s options that argparse's types cannot do, before any work
     (nothing is written): rules, reward, agents of ``--opponents`` / ``--eval-opponents``, the
     ``--resume`` / ``--init-from`` model, ``--out``. Fills the defaults that depend on the game.
 

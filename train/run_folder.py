@@ -71,7 +71,7 @@ def config_of(rules: dict[str, Any], game: str = "mexican_train"):
 def env_metadata(
     rules: dict[str, Any], game: str, env_kwargs: dict[str, Any], num_actions: int
 ) -> dict[str, Any]:
-    """The env part of ``metadata.json``: what the loader (``agents.ppo``) checks."""
+    """The env part of ``metadata.json``: what the loader (``domino_env.agents.ppo``) checks."""
     env_id = ENV_ID if game == "mexican_train" else line_v0.ENV_IDS[game]
     spec = spec_for(rules["num_players"], rules["max_pip"], game)
     return {

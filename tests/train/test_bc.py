@@ -1,6 +1,6 @@
 """``python -m train.bc``: the expert dataset holds the planner's own decisions, the smoke run (a
 real process into a temporary folder) writes a model folder that loads as ``ppo:PATH``, imitates
-the planner better than chance, reuses its dataset, and is fine-tuned by ``train.ppo
+the planner better than chance, reuses its dataset, and is fine-tuned by ``domino_env.train.ppo
 --init-from`` / ``--resume``; bad flags and bad datasets are one-line refusals.
 """
 
@@ -34,7 +34,7 @@ def _run(module, args):
 def bc_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("bc")
     out, data = base / "run", base / "data.npz"
-    res = _run("train.bc", [*SMALL, "--samples", "3000", "--epochs", "4", "--dagger-iters", "1",
+    res = _run("domino_env.train.bc", [*SMALL, "--samples", "3000", "--epochs", "4", "--dagger-iters", "1",
                             "--dagger-samples", "500", "--final-eval-rounds", "8", "--dataset", str(data),
                             "--out", str(out)])  # fmt: skip
     assert res.returncode == 0, res.stderr
@@ -88,7 +88,7 @@ def test_smoke_run_writes_a_loadable_model_folder(bc_run):
 def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
     out, data, _ = bc_run
     again = tmp_path / "again"
-    res = _run("train.bc", [*SMALL, "--epochs", "1", "--final-eval-rounds", "0", "--dataset", str(data),
+    res = _run("domino_env.train.bc", [*SMALL, "--epochs", "1", "--final-eval-rounds", "0", "--dataset", str(data),
                             "--out", str(again)])  # fmt: skip
     assert res.returncode == 0, res.stderr
     meta = json.loads((again / "metadata.json").read_text())
@@ -97,11 +97,11 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
     assert meta["dataset"]["samples"] == first
     with pytest.raises(ValueError, match="max_pip|rules"):
         load_dataset(data, {"rules": {"max_pip": 12}})
-    res = _run("train.bc", ["--players", "3", "--dataset", str(data), "--out", str(tmp_path / "x")])
+    res = _run("domino_env.train.bc", ["--players", "3", "--dataset", str(data), "--out", str(tmp_path / "x")])
     assert res.returncode == 2 and "--dataset" in res.stderr and "differs in" in res.stderr
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"nonsense")
-    res = _run("train.bc", ["--dataset", str(junk), "--out", str(tmp_path / "y")])
+    res = _run("domino_env.train.bc", ["--dataset", str(junk), "--out", str(tmp_path / "y")])
     assert res.returncode == 2 and "not a train.bc dataset" in res.stderr
     assert "Traceback" not in res.stderr and not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
@@ -113,7 +113,7 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
      (["--eval-opponents", "foo"], "--eval-opponents foo"), (["--net-arch", "0"], "--net-arch")],
 )  # fmt: skip
 def test_bad_flags_are_refused_before_any_work(tmp_path, args, flag):
-    res = _run("train.bc", [*args, "--out", str(tmp_path / "run")])
+    res = _run("domino_env.train.bc", [*args, "--out", str(tmp_path / "run")])
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and len(lines) == 1 and flag in lines[0], res.stderr
     assert not (tmp_path / "run").exists()
@@ -125,7 +125,7 @@ def test_ppo_fine_tunes_the_clone(bc_run, tmp_path):
               "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-freq", "0",
               "--final-eval-rounds", "0", "--no-progress", "--no-tensorboard", "--quiet"]  # fmt: skip
     tuned = tmp_path / "tuned"
-    res = _run("train.ppo", [*common, "--net-arch", "32", "--init-from", str(out), "--out", str(tuned)])
+    res = _run("domino_env.train.ppo", [*common, "--net-arch", "32", "--init-from", str(out), "--out", str(tuned)])
     assert res.returncode == 0, res.stderr
     meta = json.loads((tuned / "metadata.json").read_text())
     assert meta["initialized_from"]["path"] == str(out / "model.zip") and meta["resumed_from"] is None
@@ -136,10 +136,10 @@ def test_ppo_fine_tunes_the_clone(bc_run, tmp_path):
     # it started from the clone's weights: two small PPO updates later they are still close
     assert max(float((clone[k] - fine[k]).abs().max()) for k in clone) < 0.05
     # another architecture than the clone's is refused, naming the flag
-    res = _run("train.ppo", [*common, "--init-from", str(out), "--out", str(tmp_path / "no")])
+    res = _run("domino_env.train.ppo", [*common, "--init-from", str(out), "--out", str(tmp_path / "no")])
     assert res.returncode == 2 and "--net-arch" in res.stderr and not (tmp_path / "no").exists()
     resumed = tmp_path / "resumed"
-    res = _run("train.ppo", [*common, "--resume", str(out), "--out", str(resumed)])
+    res = _run("domino_env.train.ppo", [*common, "--resume", str(out), "--out", str(resumed)])
     assert res.returncode == 0, res.stderr
     assert json.loads((resumed / "metadata.json").read_text())["resumed_from"]["timesteps"] == 0
 
@@ -156,7 +156,7 @@ def test_the_held_out_episodes_stay_held_out_as_the_dataset_grows():
 
 def test_a_line_game_clone_plays_its_game(tmp_path):
     out = tmp_path / "cuban"
-    res = _run("train.bc", ["--game", "cuban", "--samples", "400", "--epochs", "1", "--net-arch", "16",
+    res = _run("domino_env.train.bc", ["--game", "cuban", "--samples", "400", "--epochs", "1", "--net-arch", "16",
                             "--final-eval-rounds", "0", "--no-progress", "--quiet", "--out", str(out)])  # fmt: skip
     assert res.returncode == 0, res.stderr
     meta = json.loads((out / "metadata.json").read_text())
