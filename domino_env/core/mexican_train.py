@@ -328,13 +328,16 @@ class MexicanTrainState:
                 trains.append(other)
         return trains
 
-    def _coverable(self) -> list[int]:
-        """Obliging open doubles that may be covered now (RULES.md 1.4)."""
-        if not self.open_doubles or self.config.doubles == "no_cover":
+    def _coverable(self, open_doubles: list[int] | None = None) -> list[int]:
+        """Obliging open doubles that may be covered now (RULES.md 1.4); ``open_doubles``
+        replaces the current list."""
+        if open_doubles is None:
+            open_doubles = self.open_doubles
+        if not open_doubles or self.config.doubles == "no_cover":
             return []
         if self.config.doubles == "chain":
-            return [self.open_doubles[-1]]
-        return self.open_doubles
+            return [open_doubles[-1]]
+        return open_doubles
 
     def _targets(self) -> tuple[list[int], list[int]]:
         """(trains any matching tile may go on, trains only a matching double may go on)."""
@@ -412,11 +415,15 @@ class MexicanTrainState:
             self._draw()
         elif action == self.pass_action:
             self._pass()
+            return  # _pass ends a blocked round itself
         else:
             p = self.num_players
             tile, slot = divmod(action, p + 1)
             train = p if slot == p else (self.current_player + slot) % p
             self._place(tile, train)
+        if not self.round_over and not (self.config.use_boneyard and self.boneyard):
+            if self._blocked_now():
+                self._end_round("blocked", None)
 
     def _illegal_message(self, action: int, legal: list[int]) -> str:
         if self.round_over:
@@ -522,14 +529,32 @@ class MexicanTrainState:
             return
         self._end_turn()
 
-    def _nobody_can_place(self) -> bool:
+    def _blocked_now(self) -> bool:
+        """After a placement or a draw, the boneyard being exhausted: True when no seat can ever
+        place again (docs/rules.md §1.5), so the round ends at once instead of after the forced
+        PASS (issue 12: one decision fewer per blocked round; the result is the same, as the
+        round's result depends only on the hands).
+
+        At the start of a turn that is :meth:`_nobody_can_place`. In the middle of a turn (a
+        double placed, or a tile drawn) the actor may still have a placement; if not, its only
+        action is PASS, after which its uncovered doubles oblige everyone: check that position.
+        """
+        if self.phase == FREE and self.drawn_tile < 0:
+            return self._nobody_can_place()
+        if self.legal_actions() != [self.pass_action]:
+            return False
+        left_open = self.turn_doubles if self.config.doubles != "no_cover" else []
+        return self._nobody_can_place(self.open_doubles + left_open)
+
+    def _nobody_can_place(self, open_doubles: list[int] | None = None) -> bool:
         """True when no seat can ever place again (RULES.md 1.5), the boneyard being exhausted.
 
         Every seat that cannot place passes and marks its train, so each seat is checked against
         every active train (and the obliging open doubles, which stay until covered).
+        ``open_doubles`` replaces the current open doubles (the position after a PASS).
         """
         t = self._t
-        coverable = self._coverable()
+        coverable = self._coverable(open_doubles)
         p = self.num_players
         if coverable:
             trains = coverable

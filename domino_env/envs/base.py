@@ -103,6 +103,10 @@ class DominoAECEnv(AECEnv, EzPickle):
         self.np_random, _ = seeding.np_random(None)
         self._seed: int | None = None
         self.state: Any = None
+        #: the round-result dicts (the round-end ``infos`` entry) of every round of the episode
+        #: so far, oldest first; the single-agent adapter passes them on.
+        self.round_results: list[dict[str, Any]] = []
+        self._over = False  # max_cycles truncation: the masks are empty from then on
 
     # ------------------------------------------------------------------ hooks
     def make_config(self, preset: str, rules: dict[str, Any]) -> Any:
@@ -125,7 +129,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     _DYNAMIC = (
         "state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
         "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
-        "_written",
+        "_written", "round_results", "_over",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
@@ -195,6 +199,8 @@ class DominoAECEnv(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._written = False
         self._steps = 0
+        self.round_results = []
+        self._over = False
         self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":
             self.render()
@@ -206,10 +212,11 @@ class DominoAECEnv(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_reset()
         seat = self._seat[agent]
-        return {
-            "observation": self.encoder.observe(self.state, seat),
-            "action_mask": self.encoder.mask(self.state, seat),
-        }
+        if self._over:  # truncated: nobody may act, as after a round that ended normally
+            mask = np.zeros(self.encoder.num_actions, dtype=np.int8)
+        else:
+            mask = self.encoder.mask(self.state, seat)
+        return {"observation": self.encoder.observe(self.state, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action.
@@ -244,6 +251,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             self._finish_round()  # may deal the next round of a game episode
             self._written = True
         elif self._steps >= self.max_cycles:
+            self._over = True
             for a in self.agents:
                 self.truncations[a] = True
                 self.infos[a]["truncated_reason"] = f"max_cycles={self.max_cycles} steps reached"
@@ -276,6 +284,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             info["game_winners"] = list(state.game_winners)
         for a in self.agents:
             self.infos[a] = dict(info)
+        self.round_results.append(info)
         annulled = result.termination == "annulled"
         if not annulled and (self.episode == "round" or state.game_over):
             for a in self.agents:
