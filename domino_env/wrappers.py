@@ -12,13 +12,14 @@ the seat's float32 observation vector, ``action_mask`` its int8 mask and ``rng``
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 
-from .core.errors import ConfigError, DominoError, IllegalActionError, check_action
+from .core.errors import ConfigError, DominoError, IllegalActionError, check_action, check_seed
 
 Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 
@@ -80,6 +81,8 @@ class SingleAgentEnv(gymnasium.Env):
             )
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.number)):
             raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
+        if not isinstance(learner_seat, str) and isinstance(learner_seat, numbers.Integral):
+            learner_seat = int(learner_seat)  # numpy integers too (a bool is refused below)
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
         ):
@@ -94,6 +97,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._done = True
+        self._results_passed = 0  # round results of the episode already given in an info
 
     @property
     def learner(self) -> str:
@@ -132,10 +136,15 @@ class SingleAgentEnv(gymnasium.Env):
         terminated = bool(aec.terminations.get(learner, True))
         truncated = bool(aec.truncations.get(learner, False)) and not terminated
         obs = aec.observe(learner)
-        self._mask = obs["action_mask"]
+        self._done = terminated or truncated
+        self._mask = np.zeros_like(self._mask) if self._done else obs["action_mask"]
         info = dict(aec.infos.get(learner, {}))
         info["learner_seat"] = self.learner_seat
-        self._done = terminated or truncated
+        # Every round that ended since the learner's last decision (several can end on
+        # opponents' moves in a game episode; the AEC infos keep only the latest step's).
+        results = aec.round_results
+        info["round_results"] = [dict(r) for r in results[self._results_passed :]]
+        self._results_passed = len(results)
         return obs["observation"], reward, terminated, truncated, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -144,13 +153,15 @@ class SingleAgentEnv(gymnasium.Env):
         ``options`` go to the AEC env's ``reset`` (e.g. ``{"deal": ...}``).
 
         Raises:
+            ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
             DominoError: an explicit deal whose round ends before the learner's first turn.
         """
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         for _ in range(100):
             if self.learner_seat_option == "random":
                 self.learner_seat = int(self.np_random.integers(len(self.agents_all)))
             self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)), options=options)
+            self._results_passed = 0
             self._play_opponents()
             obs, _, terminated, truncated, info = self._learner_view()
             if not (terminated or truncated):
@@ -164,7 +175,11 @@ class SingleAgentEnv(gymnasium.Env):
 
         Returns:
             ``(observation float32 (n,), reward float, terminated bool, truncated bool, info)``;
-            ``info`` carries the round result keys when a round ended.
+            ``info`` carries the round result keys when a round ended on this step, and always
+            ``info["round_results"]``: the round-result dicts (``termination``, ``winners``,
+            ``pips``, ``points``, ``scores``, ``round_index``, ...) of every round that ended
+            since the learner's previous decision, oldest first (usually empty; in a game
+            episode several rounds can end on the opponents' moves).
 
         Raises:
             DominoError: ``step`` after the episode ended (call ``reset``).
@@ -184,7 +199,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO); all
-        False before ``reset`` and once the episode is over."""
+        False before ``reset`` and once the episode is over (terminated or truncated)."""
         return self._mask.astype(bool)
 
     def render(self) -> str | None:

@@ -19,7 +19,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError
+from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError, check_seed
 from ..core.records import make_record
 
 EPISODES = ("round", "game")
@@ -170,8 +170,10 @@ class DominoAECEnv(AECEnv, EzPickle):
                 as Gymnasium's convention (and PettingZoo's ``api_test``) expect.
 
         Raises:
+            ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
             DealError: invalid deal, or both ``deal`` and ``deals`` given.
         """
+        seed = check_seed(seed)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self._seed = seed
@@ -208,6 +210,17 @@ class DominoAECEnv(AECEnv, EzPickle):
     def _require_reset(self) -> None:
         if self.state is None:
             raise DominoError(f"{type(self).__name__}: call reset() first")
+
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last`` (observation, reward, termination, truncation, info of the
+        selected agent). Raises DominoError before ``reset``, as ``step`` and ``observe`` do."""
+        self._require_reset()
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        """PettingZoo's ``agent_iter``. Raises DominoError before ``reset``."""
+        self._require_reset()
+        return super().agent_iter(max_iter)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_reset()
