@@ -81,8 +81,8 @@ class SingleAgentEnv(gymnasium.Env):
             )
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.number)):
             raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
-        if not isinstance(learner_seat, str) and isinstance(learner_seat, numbers.Integral):
-            learner_seat = int(learner_seat)  # numpy integers too (a bool is refused below)
+        if isinstance(learner_seat, numbers.Integral) and not isinstance(learner_seat, bool):
+            learner_seat = int(learner_seat)  # numpy integers too
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
         ):
