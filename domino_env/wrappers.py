@@ -218,8 +218,9 @@ def mexican_train_single_agent(
     illegal_reward: float = -1.0,
     **env_kwargs: Any,
 ) -> SingleAgentEnv:
-    """Mexican Train as a single-agent Gymnasium env (registered as
-    ``"dominoes/MexicanTrain-v0"``); ``env_kwargs`` go to ``mexican_train_v0.raw_env``."""
+    """Mexican Train as a single-agent Gymnasium env; ``env_kwargs`` go to
+    ``mexican_train_v0.raw_env``. The registered id ``"dominoes/MexicanTrain-v0"`` builds the same
+    adapter (through ``agents.gym_ids``, which also takes agent names as opponents)."""
     from .envs.mexican_train_v0 import raw_env
 
     return SingleAgentEnv(raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)
@@ -233,7 +234,8 @@ def line_single_agent(
     **env_kwargs: Any,
 ) -> SingleAgentEnv:
     """A line game (``preset`` ``"block"``, ``"draw"`` or ``"cuban"``) as a single-agent Gymnasium
-    env (registered as ``"dominoes/Block-v0"``, ``"dominoes/Draw-v0"``, ``"dominoes/Cuban-v0"``).
+    env (the registered ids ``"dominoes/Block-v0"``, ``"dominoes/Draw-v0"``, ``"dominoes/Cuban-v0"``
+    build the same adapter through ``agents.gym_ids``, which also takes agent names).
     With teams, the learner's partner is one of the ``opponents`` callables (entry 1 of a
     sequence: the seat two places after the learner); the learner's reward is its team's."""
     from .envs.line_v0 import raw_env
@@ -249,7 +251,10 @@ def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
         return line_single_agent(game, **kwargs)
 
     make.__name__ = f"{game}_single_agent"
-    make.__doc__ = f"The {game} game as a single-agent env (registered Gymnasium id)."
+    make.__doc__ = (
+        f"The {game} game as a single-agent env with opponent callables (the registered id "
+        f"``dominoes/{game.capitalize()}-v0`` builds it through ``agents.gym_ids``)."
+    )
     return make
 
 

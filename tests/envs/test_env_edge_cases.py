@@ -156,3 +156,22 @@ def test_calls_before_reset_give_the_same_clear_error(make, call):
     }
     with pytest.raises(DominoError, match=r"raw_env: call reset\(\) first"):
         calls[call]()
+
+
+def test_numpy_integers_in_env_kwargs_and_deals():
+    env = mexican_train_v0.raw_env(
+        num_players=np.int64(3), max_pip=np.int32(9), max_cycles=np.int64(50), first_player=np.int64(1)
+    )
+    assert env.config.num_players == 3 and type(env.config.num_players) is int
+    env.reset(seed=0)
+    assert env.agent_selection == "player_1"
+    env.reset(
+        seed=0,
+        options={"deal": {"hands": [[[1, 2]], [[3, 4]], [[5, 6]]], "station": [9, 9], "first_player": np.int64(2)}},
+    )
+    assert env.agent_selection == "player_2"
+    adapter = mexican_train_single_agent(num_players=3, max_pip=9, illegal_reward=np.float32(-2.0))
+    adapter.reset(seed=0)
+    illegal = np.int64(np.flatnonzero(~adapter.action_masks())[0])
+    _, reward, terminated, _, info = adapter.step(illegal)
+    assert terminated and reward == -2.0 and info["illegal_action"]
