@@ -106,7 +106,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         #: the round-result dicts (the round-end ``infos`` entry) of every round of the episode
         #: so far, oldest first; the single-agent adapter passes them on.
         self.round_results: list[dict[str, Any]] = []
-        self._over = False  # max_cycles truncation: the masks are empty from then on
+        self._truncated = False  # max_cycles truncation: the masks are empty from then on
 
     # ------------------------------------------------------------------ hooks
     def make_config(self, preset: str, rules: dict[str, Any]) -> Any:
@@ -129,7 +129,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     _DYNAMIC = (
         "state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
         "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
-        "_written", "round_results", "_over",
+        "_written", "round_results", "_truncated",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
@@ -202,7 +202,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         self._written = False
         self._steps = 0
         self.round_results = []
-        self._over = False
+        self._truncated = False
         self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":
             self.render()
@@ -225,7 +225,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_reset()
         seat = self._seat[agent]
-        if self._over:  # truncated: nobody may act, as after a round that ended normally
+        if self._truncated:  # truncated: nobody may act, as after a round that ended normally
             mask = np.zeros(self.encoder.num_actions, dtype=np.int8)
         else:
             mask = self.encoder.mask(self.state, seat)
@@ -264,7 +264,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             self._finish_round()  # may deal the next round of a game episode
             self._written = True
         elif self._steps >= self.max_cycles:
-            self._over = True
+            self._truncated = True
             for a in self.agents:
                 self.truncations[a] = True
                 self.infos[a]["truncated_reason"] = f"max_cycles={self.max_cycles} steps reached"
