@@ -1,11 +1,11 @@
-"""Agents for the domino environments (DESIGN.md section 5).
+"""Agents for the domino environments.
 
 An agent is a picklable callable ``agent(observation, action_mask, rng) -> int`` (the opponent
 protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: ``random`` <
 ``greedy`` < ``planner``, and the same ladder for the line games (block, draw, Cuban) in
-:mod:`agents.line`; build one by name with :func:`make_agent` (the rules pick the family)::
+:mod:`domino_env.agents.line`; build one by name with :func:`make_agent` (the rules pick the family)::
 
-    from agents import make_agent
+    from domino_env.agents import make_agent
     agent = make_agent("planner", env.unwrapped.config)
     action = agent(obs["observation"], obs["action_mask"], rng)
 """
@@ -18,6 +18,7 @@ from .ppo import (  # registers "ppo:PATH" (trained policies)
     SpecMismatchError,
     load_ppo_agent,
 )
+from .rllib import load_rllib_agent  # registers "rllib:PATH" (RLlib checkpoints; no ray needed)
 
 __all__ = [
     "Agent",
@@ -35,6 +36,7 @@ __all__ = [
     "agent_names",
     "as_config",
     "load_ppo_agent",
+    "load_rllib_agent",
     "make_agent",
     "register_agent",
 ]

@@ -1,4 +1,4 @@
-"""The agent protocol and the agent registry (DESIGN.md section 5).
+"""The agent protocol and the agent registry.
 
 An **agent** is any picklable callable ``agent(observation, action_mask, rng) -> int``:
 
@@ -16,6 +16,12 @@ added with :func:`register_agent`, e.g. ``"ppo:PATH"`` for trained policies). Th
 per game family: Mexican Train (:class:`MexicanTrainConfig`) and the line games block / draw /
 Cuban (:class:`LineConfig`); :func:`make_agent` picks the registry from the rules it is given, so
 ``make_agent("greedy", line_config)`` builds the line-game greedy agent.
+
+Imports flow one way: this module imports no agent module; each agent module (``mexican_train``,
+``line``, ``ppo``) registers its agents here when it is imported, and ``agents/__init__.py`` imports
+every one of them, so the registry is full as soon as anything under ``agents`` is imported
+(Python imports the package first). A new agent module registers itself the same way and is added
+to ``agents/__init__.py``.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from domino_env.core.config import (
 from domino_env.core.errors import ConfigError
 
 #: Env keyword arguments that are not rules (dropped when a config is built from env kwargs).
-_ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles")
+_ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles", "max_steps")
 
 
 @runtime_checkable
@@ -58,8 +64,8 @@ def as_config(config: Any = None) -> MexicanTrainConfig | LineConfig:
 
     A dict whose ``"preset"`` is a line-game preset (``"block"``, ``"draw"``, ``"cuban"``) gives a
     :class:`LineConfig`; any other dict a :class:`MexicanTrainConfig` (default preset
-    ``"domino_cubano"``). Env-only keys (``episode``, ``reward``, ``render_mode``, ``max_cycles``)
-    are dropped.
+    ``"domino_cubano"``). Env-only keys (``episode``, ``reward``, ``render_mode``, ``max_cycles``,
+    ``max_steps``) are dropped.
 
     Raises:
         ConfigError: the dict has an unknown or invalid field.
@@ -136,8 +142,6 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     name, _, arg = spec.partition(":")
     cfg = as_config(config)
     game = game_of(cfg)
-    if game == "line" and "greedy" not in _REGISTRIES["line"]:
-        from . import line  # noqa: F401  (registers the line-game ladder)
     registry = _REGISTRIES[game]
     if name not in registry:
         raise ConfigError(

@@ -1,6 +1,6 @@
 """Scripted line-game agents (block, draw, Cuban): the ladder ``random`` < ``greedy`` < ``planner``.
 
-Every agent follows the protocol of :mod:`agents.base`: ``agent(observation, action_mask, rng) ->
+Every agent follows the protocol of :mod:`domino_env.agents.base`: ``agent(observation, action_mask, rng) ->
 int``, built from the rules (``LineGreedyAgent(line_config)``, or ``make_agent("greedy",
 line_config)``). They read only the acting seat's observation (through
 :func:`~domino_env.encoding.line.decode_line_observation`) and its mask, never the engine state.
@@ -238,7 +238,7 @@ class LinePlannerAgent(_LineAgent):
     teams (see the line agents README), so the ladder keeps the rules alone.
 
     Args:
-        config: the rules (anything :func:`agents.base.as_config` accepts that gives a
+        config: the rules (anything :func:`domino_env.agents.base.as_config` accepts that gives a
             :class:`LineConfig`).
         samples: deals sampled for the closing estimate (rule 6).
         rollouts: deals sampled per decision for the search option (0 = off).

@@ -1,6 +1,6 @@
 """Scripted Mexican Train agents: the ladder ``random`` < ``greedy`` < ``planner``.
 
-Every agent follows the protocol of :mod:`agents.base`: ``agent(observation, action_mask, rng) ->
+Every agent follows the protocol of :mod:`domino_env.agents.base`: ``agent(observation, action_mask, rng) ->
 int``, built from the rules (``RandomAgent(config)``). They read only the acting seat's observation
 (through :func:`~domino_env.encoding.mexican_train.decode_observation`) and its mask. Actions are
 ``tile_index * (P + 1) + slot`` (slot 0 = own train, 1..P-1 = the seats after the actor, P = the
@@ -181,7 +181,7 @@ class PlannerAgent(_MexicanTrainAgent):
     greedy; the other rules change little (see the README's ablation).
 
     Args:
-        config: the rules (anything :func:`agents.base.as_config` accepts).
+        config: the rules (anything :func:`domino_env.agents.base.as_config` accepts).
         budget: search nodes per chain search (the main plan; re-plans of candidate moves use
             ``budget // 8``).
     """

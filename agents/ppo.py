@@ -1,4 +1,4 @@
-"""Trained PPO policies as agents: ``make_agent("ppo:PATH", config)`` (DESIGN.md 5 and 6).
+"""Trained PPO policies as agents: ``make_agent("ppo:PATH", config)``.
 
 ``PATH`` is a model folder written by ``python -m train.ppo`` (it holds ``model.zip`` and
 ``metadata.json``; ``best_model.zip`` is used instead with ``ppo:PATH/best_model.zip``), or a
@@ -8,7 +8,7 @@ with a :class:`SpecMismatchError` saying what differs (seats, set, observation s
 Rules that differ but keep the observation layout (e.g. ``doubles="chain"`` for a model trained
 on ``"satisfy"``) only give a warning.
 
-The agent (:class:`PPOAgent`) follows the protocol of :mod:`agents.base`: ``agent(observation,
+The agent (:class:`PPOAgent`) follows the protocol of :mod:`domino_env.agents.base`: ``agent(observation,
 action_mask, rng) -> int``. The policy's actor network is copied into numpy arrays at load time,
 so the agent is small, picklable (tournament workers, ``SubprocVecEnv`` opponents) and needs no
 torch to play. It plays the most likely legal action (``deterministic=True``, the default) or
@@ -17,26 +17,32 @@ illegal action can never be chosen.
 
 Observations are scaled before the network (:func:`observation_scale`): counts of tiles / 20,
 rounds / 13, points / 100, every flag, one-hot and rank field by its bound. Training applies the
-same scaling (``train.ppo``), and ``metadata["observation_scaling"]`` names it. Line games
+same scaling (``domino_env.train.ppo``), and ``metadata["observation_scaling"]`` names it. Line games
 (block / draw / Cuban, ``python -m train.ppo --game cuban``) use their own spec
 (:func:`~domino_env.encoding.line.line_observation_spec`) and scaling ``line-unit-v1``: tiles / 10,
 rounds / 13, points / 100, flags and one-hots as they are. ``ppo:PATH`` loads for line-game rules
 too (the factory is registered for ``game="line"``; the spec hash is checked against the line spec).
 
-Loading needs the ``[train]`` extra (torch, sb3-contrib); importing this module does not.
+Loading needs the ``[train]`` extra (torch, sb3-contrib); importing this module does not. A
+missing or corrupt checkpoint (empty, truncated, random bytes, a damaged member, missing or garbled
+``metadata.json``) is refused before loading with a
+:class:`~domino_env.core.errors.CheckpointError` that names the file and what is wrong
+(:func:`read_metadata`); the command lines print it as one line.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from domino_env.core.config import LineConfig, MexicanTrainConfig
-from domino_env.core.errors import DominoError
+from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, DominoError
 from domino_env.encoding.line import line_observation_spec
 from domino_env.encoding.mexican_train import observation_spec
 
@@ -194,11 +200,120 @@ class PPOAgent:
         return int(legal[rng.choice(len(legal), p=p)])
 
 
-def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
-    """``(model zip path, metadata dict)`` for a model folder or a model ``.zip`` file.
+#: Members of every Stable-Baselines3 model archive (``model.save``) that loading needs.
+SB3_MEMBERS = ("data", "policy.pth")
+#: ``metadata.json`` keys the loader checks a model against (written by ``domino_env.train.ppo``).
+METADATA_KEYS = ("observation_spec_hash", "observation_scaling")
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def check_model_file(model: str | Path) -> None:
+    """Refuse a model archive that cannot be a Stable-Baselines3 model, before loading it.
+
+    Reads the whole file once (CRC of every member), so a damaged archive is named here rather
+    than deep inside ``torch.load``.
 
     Raises:
-        FileNotFoundError: no model or no ``metadata.json`` found.
+        CheckpointNotFoundError: ``model`` does not exist.
+        CheckpointError: it is empty, not a zip archive (random bytes, another format), truncated
+            (a zip whose end is missing), corrupt (a member fails its CRC), not a Stable-Baselines3
+            model (no ``data`` / ``policy.pth``) or its ``data`` member is not JSON. The message
+            names the file.
+    """
+    model = Path(model)
+    try:
+        size = model.stat().st_size
+        with model.open("rb") as f:
+            head = f.read(4)
+    except FileNotFoundError:
+        raise CheckpointNotFoundError(f"{model}: no such model file") from None
+    except OSError as exc:
+        raise CheckpointError(f"{model}: cannot be read ({exc.strerror or exc})") from None
+    if size == 0:
+        raise CheckpointError(f"{model}: empty file (0 bytes), not a trained model")
+    if not zipfile.is_zipfile(model):
+        if head == _ZIP_MAGIC:
+            raise CheckpointError(
+                f"{model}: truncated zip archive ({size:,} bytes, its end is missing): "
+                "copy or download the model again"
+            )
+        raise CheckpointError(
+            f"{model}: not a zip archive ({size:,} bytes starting with {head!r}); a model written "
+            "by train.ppo is a Stable-Baselines3 .zip"
+        )
+    try:
+        with zipfile.ZipFile(model) as zf:
+            names = set(zf.namelist())
+            missing = [m for m in SB3_MEMBERS if m not in names]
+            if missing:
+                raise CheckpointError(
+                    f"{model}: a zip archive but not a Stable-Baselines3 model (no "
+                    f"{', '.join(missing)} inside)"
+                )
+            bad = zf.testzip()
+            if bad is not None:
+                raise CheckpointError(f"{model}: corrupt zip archive (member {bad!r} fails its CRC check)")
+            data = zf.read("data")
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise CheckpointError(f"{model}: corrupt zip archive ({exc})") from None
+    try:
+        json.loads(data)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError
+        raise CheckpointError(
+            f"{model}: corrupt Stable-Baselines3 model (its 'data' member is not JSON)"
+        ) from None
+
+
+def load_metadata(meta: str | Path) -> dict[str, Any]:
+    """The ``metadata.json`` of a model, checked for what loading needs.
+
+    Raises:
+        CheckpointNotFoundError: the file does not exist.
+        CheckpointError: it is empty, not UTF-8 text, not valid JSON (the message gives line and
+            column), not a JSON object, lacks ``observation_spec_hash`` / ``observation_scaling``
+            (strings) or has an ``env_kwargs`` that is not an object. The message names the file.
+    """
+    meta = Path(meta)
+    try:
+        raw = meta.read_bytes()
+    except FileNotFoundError:
+        raise CheckpointNotFoundError(f"{meta}: no such file") from None
+    except OSError as exc:
+        raise CheckpointError(f"{meta}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CheckpointError(f"{meta}: not UTF-8 text (byte {exc.start} is {raw[exc.start:exc.start + 1]!r})") from None
+    if not text.strip():
+        raise CheckpointError(f"{meta}: empty file, not a model's metadata")
+    try:
+        metadata = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(
+            f"{meta}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"{meta}: a JSON object expected, got a {type(metadata).__name__}")
+    missing = [k for k in METADATA_KEYS if not isinstance(metadata.get(k), str)]
+    if missing:
+        raise CheckpointError(
+            f"{meta}: no {' / '.join(missing)} (a string): not the metadata train.ppo writes, so "
+            "the model's observation layout cannot be checked"
+        )
+    if not isinstance(metadata.get("env_kwargs", {}), dict):
+        raise CheckpointError(f"{meta}: 'env_kwargs' must be a JSON object")
+    return metadata
+
+
+def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """``(model zip path, metadata dict)`` for a model folder or a model ``.zip`` file, both
+    checked (:func:`check_model_file`, :func:`load_metadata`) before anything loads them.
+
+    Raises:
+        CheckpointNotFoundError: no model or no ``metadata.json`` found (also a
+            ``FileNotFoundError``).
+        CheckpointError: the model archive or the metadata is corrupt (the message names the
+            file and what is wrong).
     """
     path = Path(path)
     if path.is_dir():
@@ -207,14 +322,16 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         model = path if path.suffix == ".zip" else path.with_suffix(".zip")
         meta = model.parent / METADATA_FILE
     if not model.is_file():
-        raise FileNotFoundError(
-            f"no trained model at {model} (give a folder written by train.ppo or its .zip)"
+        where = f"{path}" if model == path else f"{path} ({model} does not exist)"
+        raise CheckpointNotFoundError(
+            f"no trained model at {where}: give a folder written by train.ppo or its .zip"
         )
     if not meta.is_file():
-        raise FileNotFoundError(
+        raise CheckpointNotFoundError(
             f"no {METADATA_FILE} next to {model}: cannot check the model's observation spec"
         )
-    return model, json.loads(meta.read_text())
+    check_model_file(model)
+    return model, load_metadata(meta)
 
 
 def check_compatible(
@@ -273,7 +390,9 @@ def load_ppo_agent(
     """Load a trained model as an agent for the rules ``config`` (anything ``as_config`` takes).
 
     Raises:
-        FileNotFoundError: no model / metadata at ``path``.
+        CheckpointNotFoundError: no model / metadata at ``path`` (a ``FileNotFoundError`` too).
+        CheckpointError: the model or its metadata is corrupt (:func:`read_metadata`) or
+            Stable-Baselines3 cannot load the model.
         SpecMismatchError: the model's observation spec differs from the environment's.
     """
     cfg = as_config(config)
@@ -281,7 +400,15 @@ def load_ppo_agent(
     check_compatible(metadata, cfg, where=f"model {model_path}")
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO.load(model_path, device="cpu")
+    try:
+        model = MaskablePPO.load(model_path, device="cpu")
+    except ImportError:  # a missing package is not the file's fault
+        raise
+    except Exception as exc:  # what the checks above cannot see (e.g. a damaged tensor file)
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise CheckpointError(
+            f"{model_path}: Stable-Baselines3 cannot load it ({type(exc).__name__}: {detail})"
+        ) from exc
     game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
     expected = spec_for(cfg.num_players, cfg.max_pip, game).size
     if model.observation_space.shape != (expected,):

@@ -2,11 +2,12 @@
 """Throughput of peer domino implementations, for side-by-side comparison.
 
 Standalone: runs in its own virtual environment (never the project's), because
-the peers pull in heavy dependencies::
+the peers pull in heavy dependencies. ``make peers`` creates it in the clone
+(``make bench`` does so first)::
 
-    python3 -m venv /work/peers-venv
-    /work/peers-venv/bin/pip install open_spiel dominoes numpy
-    /work/peers-venv/bin/python benchmarks/peers.py --seconds 5
+    python3 -m venv .venv-peers
+    .venv-peers/bin/python -m pip install -r benchmarks/peers-requirements.txt
+    .venv-peers/bin/python benchmarks/peers.py --seconds 5
 
 Prints one JSON object per line and measurement. Each measurement plays random
 legal games back to back for a fixed wall-clock duration (after a warm-up) and

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from agents.mexican_train import PlannerAgent
-from train.evaluate import evaluate
+from domino_env.agents.mexican_train import PlannerAgent
+from domino_env.train.evaluate import evaluate
 
 VARIANTS = {
     "full": {},

@@ -32,8 +32,9 @@ Train ``engine`` and ``raw_env`` vs players (2..8, double-12) and vs set size (d
 
 The peers (OpenSpiel's Python block dominoes, the ``dominoes`` package) are measured by
 ``benchmarks/peers.py`` in a separate virtual environment, run as a subprocess in the same run
-(``--peers-python``, default ``/work/peers-venv/bin/python`` or ``$PEERS_PYTHON``). If it does
-not exist, the command to create it is printed.
+(``--peers-python``, default ``$PEERS_PYTHON`` or ``.venv-peers/bin/python`` in the clone, which
+``make peers`` creates from ``benchmarks/peers-requirements.txt``; ``make bench`` does it first).
+If it does not exist, the peers are skipped with one line saying how to create it.
 """
 
 from __future__ import annotations
@@ -58,9 +59,12 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-DEFAULT_PEERS_PYTHON = os.environ.get("PEERS_PYTHON", "/work/peers-venv/bin/python")
+#: The peers' interpreter: ``$PEERS_PYTHON``, else the venv ``make peers`` creates in the clone.
+DEFAULT_PEERS_PYTHON = os.environ.get("PEERS_PYTHON") or str(ROOT / ".venv-peers" / "bin" / "python")
+#: How to create it (what ``make peers`` runs), printed when it is missing.
 PEERS_SETUP = (
-    "python3 -m venv /work/peers-venv && /work/peers-venv/bin/pip install open_spiel dominoes numpy"
+    "make peers (= python3 -m venv .venv-peers && "
+    ".venv-peers/bin/python -m pip install -r benchmarks/peers-requirements.txt)"
 )
 
 # A runner plays one whole round and returns (steps, placements): every action counts as a step;
@@ -217,7 +221,7 @@ def env_runner(cell: Cell, seed: int, wrapped: bool) -> Runner:
     randrange = rnd.randrange
     flatnonzero = np.flatnonzero
     env.reset(seed=seed)  # seeded once; later rounds continue the env's own RNG
-    first_other = env.unwrapped.state.draw_action  # fixed by the config
+    first_other = env.unwrapped.game_state.draw_action  # fixed by the config
     first = [True]
 
     def run_round() -> tuple[int, int]:
@@ -256,9 +260,7 @@ LAYERS: dict[str, Callable[[Cell, int], Runner]] = {
 
 def run_peers(python: str, seconds: float, warmup: float, repeat: int, seed: int) -> list[dict]:
     if not Path(python).exists():
-        print(
-            f"peers skipped: {python} not found. Create it with:\n  {PEERS_SETUP}", file=sys.stderr
-        )
+        print(f"peers skipped: {python} not found; create it with {PEERS_SETUP}", file=sys.stderr)
         return []
     cmd = [
         python,
@@ -574,7 +576,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write all results as JSON")
-    parser.add_argument("--peers-python", default=DEFAULT_PEERS_PYTHON)
+    parser.add_argument(
+        "--peers-python", default=DEFAULT_PEERS_PYTHON,
+        help="interpreter of the peers' venv (default: $PEERS_PYTHON or .venv-peers/bin/python)",
+    )  # fmt: skip
     parser.add_argument("--no-peers", action="store_true", help="skip the peer measurements")
     args = parser.parse_args(argv)
 

@@ -8,8 +8,8 @@
     import gymnasium  # single-agent adapter: one learner seat against opponents
     env = gymnasium.make("dominoes/MexicanTrain-v0", num_players=4, opponents="greedy")
 
-The Gymnasium ids' entry points live in ``agents.gym_ids`` (they resolve agent names; a string
-entry point, so this package never imports ``agents``); ``domino_env.wrappers`` builds the same
+The Gymnasium ids' entry points live in ``domino_env.agents.gym_ids`` (they resolve agent names; a
+string entry point, so the library layers never import the agents); ``domino_env.wrappers`` builds the same
 adapters from opponent callables.
 """
 
@@ -33,20 +33,23 @@ def _register() -> None:
     import gymnasium
     import pettingzoo
 
-    pettingzoo.register(
-        "aec", "dominoes/mexican_train-v0", entry_point="domino_env.envs.mexican_train_v0:env"
-    )
-    for game in ("block", "draw", "cuban"):
-        pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"domino_env.envs.{game}_v0:env")
+    # PettingZoo's registry (``pettingzoo.make``) arrived in 1.27; older releases (down to the
+    # oldest tested one, docs/integrations.md) import the env modules directly.
+    if hasattr(pettingzoo, "register"):
+        pettingzoo.register(
+            "aec", "dominoes/mexican_train-v0", entry_point="domino_env.envs.mexican_train_v0:env"
+        )
+        for game in ("block", "draw", "cuban"):
+            pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"domino_env.envs.{game}_v0:env")
     if "dominoes/MexicanTrain-v0" not in gymnasium.registry:
         gymnasium.register(
             id="dominoes/MexicanTrain-v0",
-            entry_point="agents.gym_ids:mexican_train",
+            entry_point="domino_env.agents.gym_ids:mexican_train",
         )
         for game in ("block", "draw", "cuban"):
             gymnasium.register(
                 id=f"dominoes/{game.capitalize()}-v0",
-                entry_point=f"agents.gym_ids:{game}",
+                entry_point=f"domino_env.agents.gym_ids:{game}",
             )
 
 

@@ -13,9 +13,11 @@ def _tile(t: tuple[int, int]) -> str:
 def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) -> str:
     """A text picture of a Mexican Train table.
 
-    Shows the round, the station, every train with its open end, markers and open doubles, each
-    seat's hand size, the boneyard count, and ``viewer``'s hand (default: the current player).
-    Nothing else hidden is shown.
+    Shows the round, the station, every train with its open end, markers and open doubles
+    (``OPEN DOUBLE k``: the k-th obliging double, in the order they were left open; ``DOUBLE TO
+    COVER``: one the acting seat placed this turn and must cover itself), each seat's hand size,
+    the boneyard count, and ``viewer``'s hand (default: the current player). Nothing else hidden
+    is shown.
     """
     p = state.num_players
     viewer = state.current_player if viewer is None else viewer
@@ -23,7 +25,8 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
         f"Mexican Train - round {state.round_index + 1}, station [{state.station}|{state.station}], "
         f"boneyard {state.boneyard_size} tiles",
     ]
-    open_doubles = set(state.open_doubles) | set(state.turn_doubles)
+    obliging = list(state.open_doubles)  # in the order they were left open
+    own = set() if state.round_over else set(state.turn_doubles)
     trains = list(range(p)) + ([p] if state.config.use_mexican_train else [])
     for train in trains:
         if train == p:
@@ -36,8 +39,10 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
             tags = [f"hand {state.hand_size(train)}", f"score {state.scores[train]}"]
             if state.has_marker(train):
                 tags.append("MARKER")
-        if train in open_doubles:
-            tags.append("OPEN DOUBLE")
+        if train in obliging:
+            tags.append(f"OPEN DOUBLE {obliging.index(train) + 1}")
+        elif train in own:
+            tags.append("DOUBLE TO COVER")
         body = " ".join(_tile(t) for t in state.train_tiles(train)) or "(empty)"
         tail = f"  ({', '.join(tags)})" if tags else ""
         lines.append(f"  {name}: {body} -> open end {state.open_end(train)}{tail}")

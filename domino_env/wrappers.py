@@ -1,4 +1,4 @@
-"""Single-agent adapter: one seat learns, the other seats are played by callables (DESIGN.md 4).
+"""Single-agent adapter: one seat learns, the other seats are played by callables (docs/design.md §4).
 
 :class:`SingleAgentEnv` is a ``gymnasium.Env`` over any of the package's AEC environments. The
 opponents act inside :meth:`~SingleAgentEnv.step`; the reward returned is always the learner's,
@@ -48,10 +48,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     Raises:
         ConfigError: wrong number of opponents, an invalid learner seat or illegal reward, or a
-            ``render_mode`` other than None / ``"ansi"``.
+            ``render_mode`` other than None / ``"ansi"`` / ``"rgb_array"``.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -72,12 +72,12 @@ class SingleAgentEnv(gymnasium.Env):
         ):
             raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
         opponents = list(opponents)
-        if getattr(aec_env, "render_mode", None) not in (None, "ansi"):
+        if getattr(aec_env, "render_mode", None) not in (None, "ansi", "rgb_array"):
             raise ConfigError(
                 "render_mode",
                 aec_env.render_mode,
-                "None or 'ansi' (the adapter renders the learner's view; 'human' would print the "
-                "opponents' hands on their turns)",
+                "None, 'ansi' or 'rgb_array' (the adapter renders the learner's view; 'human' "
+                "would print the opponents' hands on their turns)",
             )
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.number)):
             raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
@@ -93,7 +93,7 @@ class SingleAgentEnv(gymnasium.Env):
         first = self.agents_all[0]
         self.observation_space = aec_env.observation_space(first)["observation"]
         self.action_space = aec_env.action_space(first)
-        self.render_mode = "ansi" if getattr(aec_env, "render_mode", None) == "ansi" else None
+        self.render_mode = getattr(aec_env, "render_mode", None)
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._done = True
@@ -176,10 +176,11 @@ class SingleAgentEnv(gymnasium.Env):
         Returns:
             ``(observation float32 (n,), reward float, terminated bool, truncated bool, info)``;
             ``info`` carries the round result keys when a round ended on this step, and always
-            ``info["round_results"]``: the round-result dicts (``termination``, ``winners``,
-            ``pips``, ``points``, ``scores``, ``round_index``, ...) of every round that ended
-            since the learner's previous decision, oldest first (usually empty; in a game
-            episode several rounds can end on the opponents' moves).
+            ``info["round_results"]``: the round-end infos (docs/infos.md layout:
+            ``termination_code``, ``winners``, ``pips``, ``points``, ``scores``,
+            ``round_index``, ...) of every round that ended since the learner's previous
+            decision, oldest first (usually empty; in a game episode several rounds can end on
+            the opponents' moves).
 
         Raises:
             DominoError: ``step`` after the episode ended (call ``reset``).
@@ -202,9 +203,12 @@ class SingleAgentEnv(gymnasium.Env):
         False before ``reset`` and once the episode is over (terminated or truncated)."""
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
-        """``"ansi"``: the table as the learner sees it."""
-        if self.render_mode == "ansi" and self.aec.state is not None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner sees it: ``"ansi"`` text, ``"rgb_array"`` an ``(H, W, 3)``
+        uint8 picture (the aec env's ``render_image(learner_seat)``)."""
+        if self.render_mode == "rgb_array":
+            return self.aec.render_image(self.learner_seat if self.aec.game_state is not None else None)
+        if self.render_mode == "ansi" and self.aec.game_state is not None:
             return self.aec.render_text(self.learner_seat)
         return None
 
@@ -220,7 +224,7 @@ def mexican_train_single_agent(
 ) -> SingleAgentEnv:
     """Mexican Train as a single-agent Gymnasium env; ``env_kwargs`` go to
     ``mexican_train_v0.raw_env``. The registered id ``"dominoes/MexicanTrain-v0"`` builds the same
-    adapter (through ``agents.gym_ids``, which also takes agent names as opponents)."""
+    adapter (through ``domino_env.agents.gym_ids``, which also takes agent names as opponents)."""
     from .envs.mexican_train_v0 import raw_env
 
     return SingleAgentEnv(raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)
@@ -235,7 +239,7 @@ def line_single_agent(
 ) -> SingleAgentEnv:
     """A line game (``preset`` ``"block"``, ``"draw"`` or ``"cuban"``) as a single-agent Gymnasium
     env (the registered ids ``"dominoes/Block-v0"``, ``"dominoes/Draw-v0"``, ``"dominoes/Cuban-v0"``
-    build the same adapter through ``agents.gym_ids``, which also takes agent names).
+    build the same adapter through ``domino_env.agents.gym_ids``, which also takes agent names).
     With teams, the learner's partner is one of the ``opponents`` callables (entry 1 of a
     sequence: the seat two places after the learner); the learner's reward is its team's."""
     from .envs.line_v0 import raw_env
@@ -253,7 +257,7 @@ def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
     make.__name__ = f"{game}_single_agent"
     make.__doc__ = (
         f"The {game} game as a single-agent env with opponent callables (the registered id "
-        f"``dominoes/{game.capitalize()}-v0`` builds it through ``agents.gym_ids``)."
+        f"``dominoes/{game.capitalize()}-v0`` builds it through ``domino_env.agents.gym_ids``)."
     )
     return make
 

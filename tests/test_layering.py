@@ -1,4 +1,4 @@
-"""One-way imports (DESIGN.md 1): core <- encoding <- envs / wrappers <- agents <- train.
+"""One-way imports (docs/design.md §1): core <- encoding <- envs / wrappers <- agents <- train.
 
 Checked on the source (``import domino_env`` itself registers the environments, so importing the
 package always loads gymnasium and pettingzoo; what matters is what each layer imports)."""
@@ -23,7 +23,8 @@ def _imports(folder: Path) -> dict[str, set[str]]:
 
 
 def test_core_imports_only_stdlib_and_numpy():
-    banned = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib", "agents", "train")
+    banned = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib", "agents", "train",
+              "domino_env.agents", "domino_env.train")
     for path, names in _imports(ROOT / "domino_env" / "core").items():
         for name in names:
             assert not name.startswith(banned), f"{path} imports {name}"
@@ -31,9 +32,27 @@ def test_core_imports_only_stdlib_and_numpy():
 
 
 def test_library_never_imports_agents_or_train():
+    """The folders ``agents/`` and ``train/`` install as ``domino_env.agents`` / ``domino_env.train``
+    (pyproject.toml); the library proper (the ``domino_env/`` folder) imports neither."""
     for path, names in _imports(ROOT / "domino_env").items():
         for name in names:
             assert name.split(".")[0] not in {"agents", "train", "torch"}, f"{path} imports {name}"
+            assert not name.startswith(("domino_env.agents", "domino_env.train")), f"{path} imports {name}"
+
+
+def test_agents_never_import_train():
+    for path, names in _imports(ROOT / "agents").items():
+        for name in names:
+            assert not name.startswith(("domino_env.train", "train")), f"{path} imports {name}"
+
+
+def test_nothing_imports_the_uninstalled_top_level_names():
+    """``agents`` / ``train`` are only folder names: code imports ``domino_env.agents`` and
+    ``domino_env.train`` (the top-level names would load a second copy, or a user's own module)."""
+    for folder in ("domino_env", "agents", "train", "tests", "benchmarks"):
+        for path, names in _imports(ROOT / folder).items():
+            for name in names:
+                assert name.split(".")[0] not in {"agents", "train"}, f"{path} imports {name}"
 
 
 def test_encoding_does_not_import_envs():

@@ -1,44 +1,69 @@
-"""The README's env card is generated from the code's tables and its quick start runs."""
+"""The README's and the docs pages' ``python`` blocks run as they are, copy-pasted.
 
-import dataclasses
+Every ```` ```python ```` block of README.md and docs/*.md runs in a fresh namespace, unless the
+line before it is ``<!-- not run -->``. The env-card tables are checked against the code in
+tests/test_docs.py.
+"""
+
 import re
 from pathlib import Path
 
-from domino_env.core.config import FIELD_DOCS, MexicanTrainConfig
-from domino_env.encoding.mexican_train import observation_spec
+import pytest
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+from domino_env.envs.infos import Termination
 
-
-def test_observation_table_matches_the_spec():
-    assert observation_spec(4, 12).markdown_table() in README
-    assert "449 floats" in README and observation_spec(4, 12).size == 449
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+NOT_RUN = "<!-- not run -->"
 
 
-def test_every_config_field_is_documented():
-    for f in dataclasses.fields(MexicanTrainConfig):
-        assert f"| `{f.name}` | `{f.default!r}` | {FIELD_DOCS[f.name]} |" in README
+def python_blocks(text: str) -> list[str]:
+    """The runnable ``python`` blocks of a Markdown page, in order."""
+    blocks = []
+    for m in re.finditer(r"```python\n(.*?)^```", text, flags=re.S | re.M):
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if before.strip() != NOT_RUN:
+            blocks.append(m.group(1))
+    return blocks
 
 
-def test_python_examples_run():
-    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
-    assert len(blocks) >= 2
+def page_blocks() -> list[tuple[str, int, str]]:
+    return [
+        (str(page.relative_to(ROOT)), i, code)
+        for page in PAGES
+        for i, code in enumerate(python_blocks(page.read_text()))
+    ]
+
+
+def test_not_run_marker_skips_only_the_next_block():
+    text = "a\n```python\nx = 1\n```\n<!-- not run -->\n```python\nraise SystemExit\n```\n"
+    assert python_blocks(text) == ["x = 1\n"]
+
+
+@pytest.mark.parametrize(("page", "index", "code"), page_blocks(), ids=lambda v: str(v)[:40])
+def test_every_python_block_runs(page, index, code):
+    exec(compile(code, f"{page}[block {index}]", "exec"), {"__name__": "__docs__"})
+
+
+def test_readme_quick_start_plays_a_round_and_trains():
+    blocks = python_blocks((ROOT / "README.md").read_text())
+    assert len(blocks) == 2
     namespace: dict = {}
     exec(blocks[0], namespace)
-    assert namespace["info"]["termination"] in ("went_out", "blocked")
-    exec(blocks[1], {})
-    agent_blocks = [b for b in blocks if "make_agent(" in b]
-    assert len(agent_blocks) >= 2
-    for block in agent_blocks:  # copy-pasted as they are, they run
-        namespace = {}
+    assert namespace["info"]["termination_code"] in (Termination.WENT_OUT, Termination.BLOCKED)
+    namespace = {}
+    exec(blocks[1], namespace)  # the SB3 quick start: one torch thread, a short MaskablePPO run
+    import torch
+
+    assert torch.get_num_threads() == 1
+    assert namespace["model"].num_timesteps >= 1024
+    assert namespace["env"].action_masks()[namespace["action"]]
+
+
+def test_agent_examples_choose_a_legal_action():
+    blocks = [b for b in python_blocks((ROOT / "docs/agents.md").read_text()) if "make_agent(" in b]
+    assert len(blocks) >= 2  # one per game family
+    for block in blocks:
+        namespace: dict = {}
         exec(block, namespace)
         assert namespace["obs"]["action_mask"][namespace["action"]] == 1
-
-
-def test_line_game_tables_match_the_code():
-    from domino_env.core.config import LINE_FIELD_DOCS, LineConfig
-    from domino_env.encoding.line import line_observation_spec
-
-    assert line_observation_spec(4, 9).markdown_table() in README
-    for f in dataclasses.fields(LineConfig):
-        assert f"| `{f.name}` | `{f.default!r}` | {LINE_FIELD_DOCS[f.name]} |" in README

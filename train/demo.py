@@ -10,6 +10,7 @@ import argparse
 
 import numpy as np
 
+from domino_env.envs.infos import Termination
 from domino_env.envs.mexican_train_v0 import raw_env
 
 
@@ -31,11 +32,12 @@ def main(argv: list[str] | None = None) -> None:
             continue
         legal = np.flatnonzero(obs["action_mask"])
         action = int(legal[rng.integers(len(legal))])
-        print(f"{agent}: {env.state.describe_action(action)}")
+        print(f"{agent}: {env.game_state.describe_action(action)}")
         env.step(action)
     print("\n" + env.render())
     info = env.infos["player_0"] if "player_0" in env.infos else info
-    print(f"\nround ended: {info['termination']}; winners {info['winners']}; pips left {info['pips']}")
+    winners = np.flatnonzero(info["won"]).tolist()
+    print(f"\nround ended: {Termination(info['termination_code'])}; winners {winners}; pips left {info['pips'].tolist()}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Tournaments between agents on duplicate deals, with 95% confidence intervals (DESIGN.md 5).
+"""Tournaments between agents on duplicate deals, with 95% confidence intervals (docs/design.md §5).
 
 Command line (also the ``domino-evaluate`` console script)::
 
@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, agent_label, make_agent
+from domino_env.agents.base import Agent, agent_label, make_agent
 from domino_env.core.config import (
     FIELD_DOCS,
     LINE_FIELD_DOCS,
@@ -70,6 +70,7 @@ from domino_env.core.config import (
     RULE_CHOICES,
 )
 from domino_env.envs import line_v0
+from domino_env.envs.infos import Termination
 from domino_env.envs.mexican_train_v0 import raw_env
 
 #: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
@@ -214,7 +215,6 @@ def play_episode(
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
     rec = GameRecord(deal, rotation, seed, list(seats), round_credit=[0.0] * p, pips=[0] * p)
     game_mode = env.episode == "game"
-    last_round = None
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -225,22 +225,24 @@ def play_episode(
         action = agents[seats[s]](obs["observation"], obs["action_mask"], rngs[s])
         env.step(int(action))
         rec.steps += 1
-        info = env.infos.get(agent) or next((i for i in env.infos.values() if i), {})
-        if info.get("termination") == "annulled":  # re-dealt at once: not a round
+        info = env.infos.get(agent) or next(iter(env.infos.values()), {})
+        if not info.get("round_over"):  # a round result is only in the infos of the step ending it
+            pass
+        elif info["termination_code"] == Termination.ANNULLED:  # re-dealt at once: not a round
             rec.annulled += 1
-        elif "winners" in info and info.get("round_index") != last_round:  # a round ended now
-            last_round = info.get("round_index")
+        else:
+            winners = np.flatnonzero(info["won"]).tolist()
             rec.rounds += 1
-            for i, c in enumerate(_credit(info["winners"], p, teams)):
+            for i, c in enumerate(_credit(winners, p, teams)):
                 rec.round_credit[i] += c
             for i, x in enumerate(info["pips"]):
-                rec.pips[i] += x
-            if info["termination"] == "blocked":
+                rec.pips[i] += int(x)
+            if info["termination_code"] == Termination.BLOCKED:
                 rec.blocked += 1
-                rec.void += not info["winners"]
-            if game_mode and info.get("game_over"):
-                rec.game_credit = _credit(info["game_winners"], p, teams)
-                rec.scores = list(info["scores"])
+                rec.void += not winners
+            if game_mode and info["game_over"]:
+                rec.game_credit = _credit(np.flatnonzero(info["game_won"]).tolist(), p, teams)
+                rec.scores = [int(x) for x in info["scores"]]
         if any(env.truncations.values()):
             rec.truncated = True
             break
@@ -507,7 +509,7 @@ def evaluate(
     """Play a duplicate-deal tournament and return its statistics.
 
     Args:
-        agents: one entry per seat: an agent name for :func:`agents.make_agent` (``"random"``,
+        agents: one entry per seat: an agent name for :func:`domino_env.agents.make_agent` (``"random"``,
             ``"greedy"``, ``"planner"``, ...) or an agent object (picklable when ``workers > 1``).
             Entries with the same label are aggregated.
         rounds: episodes to play (rounds, or whole games with ``episode="game"``), rounded up to
@@ -519,7 +521,7 @@ def evaluate(
         progress: show a progress bar (tqdm, on stderr).
         keep_records: keep every :class:`GameRecord` in ``result.records``.
         game: ``"mexican_train"`` (default) or a line game ``"block"``, ``"draw"``, ``"cuban"``
-            (:func:`make_env`; the agents are then the line-game agents of :mod:`agents.line`).
+            (:func:`make_env`; the agents are then the line-game agents of :mod:`domino_env.agents.line`).
             With teams the win rates are team win rates (parity 1/2; module docstring).
         **env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``max_pip``,
             ``preset``, ``doubles``, ...) or, for a line game, ``line_v0.raw_env`` (``max_pip``,
@@ -758,7 +760,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     from rich.console import Console
 
-    from domino_env.core.errors import DominoError
+    from domino_env.core.errors import CheckpointError, DominoError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -813,6 +815,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             game=args.game,
             **kwargs,
         )
+    except CheckpointError as exc:  # a missing or corrupt model file: one line, no usage
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     except DominoError as exc:
         parser.error(str(exc))
     console = Console()
@@ -839,5 +843,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     return result
 
 
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line
+    from domino_env.train.cli import launch
+
+    launch("domino-evaluate", main)

@@ -1,4 +1,4 @@
-"""Learning curves of ``train.ppo`` runs: win rate and mean pips against each ladder opponent.
+"""Learning curves of ``domino_env.train.ppo`` runs: win rate and mean pips against each ladder opponent.
 
 ``python -m train.plots RUN_FOLDER [--out PNG]`` redraws a run's curve from its
 ``evaluations.json`` (or ``metadata.json``).
@@ -21,7 +21,7 @@ def plot_learning_curve(
     opponent, and save a PNG.
 
     Args:
-        history: evaluations as written by ``train.ppo`` (``[{"timesteps", "results": {opp: {...}}}]``).
+        history: evaluations as written by ``domino_env.train.ppo`` (``[{"timesteps", "results": {opp: {...}}}]``).
         path: PNG file to write.
 
     Returns:

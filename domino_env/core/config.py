@@ -1,4 +1,4 @@
-"""Rules configurations and presets (RULES.md sections 1.1-1.8).
+"""Rules configurations and presets (docs/rules.md §1.1-1.8).
 
 Every rule that varies between the source documents is one field of a frozen dataclass; every
 document's rule set is a preset. Validation happens in ``__post_init__`` and raises
@@ -17,7 +17,7 @@ from .tiles import tile_count
 
 SUPPORTED_MAX_PIPS = (9, 12, 15, 18)
 
-#: Hand sizes of seeds 002 and 003 (RULES.md 1.1 table): {max_pip: {players: tiles}}.
+#: Hand sizes of seeds 002 and 003 (docs/rules.md §1.1 table): {max_pip: {players: tiles}}.
 HAND_SIZE_TABLE: dict[int, dict[int, int]] = {
     12: {2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 11, 8: 11},
     9: {2: 9, 3: 9, 4: 9, 5: 7, 6: 7, 7: 7, 8: 6},
@@ -61,7 +61,7 @@ class _ConfigMixin:
 class MexicanTrainConfig(_ConfigMixin):
     """The rules of one Mexican Train game (defaults = seed 000, "Dominó Cubano (Tren Mexicano)").
 
-    Attributes are documented in ``FIELD_DOCS`` (and the README's env card). Build one with
+    Attributes are documented in ``FIELD_DOCS`` (and docs/envs.md, built from it). Build one with
     :func:`from_preset` to start from a document's rule set.
 
     Raises:
@@ -118,7 +118,7 @@ class MexicanTrainConfig(_ConfigMixin):
             )
 
     def dealt_hand_size(self, players: int) -> int:
-        """Tiles dealt to each of ``players`` seats at the start of a round (RULES.md 1.1, 1.7).
+        """Tiles dealt to each of ``players`` seats at the start of a round (docs/rules.md §1.1, 1.7).
 
         ``hand_size`` overrides everything; ``use_boneyard=False`` deals as many tiles as allows an
         equal deal; otherwise ``hand_size_rule`` picks seed 000's formula or the seed 002/003 table.
@@ -156,7 +156,7 @@ FIELD_DOCS: dict[str, str] = {
     "preset": "Name of the preset the other fields started from.",
 }
 
-#: Presets (RULES.md 1.8): name -> (source document, fields differing from the default).
+#: Presets (docs/rules.md §1.8): name -> (source document, fields differing from the default).
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "domino_cubano": ("seeds/000 (Dominó Cubano (Tren Mexicano), main rules)", {}),
     "tren_mexicano": (
@@ -234,7 +234,7 @@ LINE_RULE_CHOICES: dict[str, tuple[str, ...]] = {"next_lead": ("next_seat", "win
 
 @dataclass(frozen=True)
 class LineConfig(_ConfigMixin):
-    """The rules of a line game: block, draw or Cuban (RULES.md section 2; seeds 001, 003, 004).
+    """The rules of a line game: block, draw or Cuban (docs/rules.md §2; seeds 001, 003, 004).
 
     Attributes are documented in ``LINE_FIELD_DOCS``. Build one with :func:`line_from_preset`.
 
@@ -293,7 +293,7 @@ LINE_FIELD_DOCS: dict[str, str] = {
     "preset": "Name of the preset the other fields started from.",
 }
 
-#: Line-game presets (RULES.md 2.2): name -> (source document, fields differing from the default).
+#: Line-game presets (docs/rules.md §2.2): name -> (source document, fields differing from the default).
 LINE_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "block": ("seeds/004 (Reglas del Dominó Exprés)", {}),
     "draw": (

@@ -35,6 +35,16 @@ class RecordError(DominoError):
     """A game record that cannot be read or does not replay."""
 
 
+class CheckpointError(DominoError):
+    """A trained model (``model.zip`` and its ``metadata.json``) that cannot be used: empty,
+    truncated, not a zip archive, corrupt, or with missing or garbled metadata. The message names
+    the file and what is wrong."""
+
+
+class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
+    """A model or its ``metadata.json`` that does not exist (also a ``FileNotFoundError``)."""
+
+
 def check_action(action: object) -> int:
     """``action`` as a plain int: Python and numpy integers only (a float, string, bool or array is
     refused rather than silently rounded).

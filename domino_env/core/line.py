@@ -1,6 +1,6 @@
-"""Line dominoes rules engine: block, draw and Cuban (RULES.md section 2; seeds 001, 003, 004).
+"""Line dominoes rules engine: block, draw and Cuban (docs/rules.md §2; seeds 001, 003, 004).
 
-One line of play with two open ends. Actions are ints with one fixed meaning (DESIGN.md 3):
+One line of play with two open ends. Actions are ints with one fixed meaning (docs/design.md §3):
 ``tile_index * 2 + end`` places a tile on the left end (0; also the only end for the lead) or the
 right end (1); ``2T`` is DRAW, ``2T + 1`` PASS and ``2T + 2`` ANNUL (Cuban: a player dealt
 ``annul_doubles`` or more doubles asks for a new deal on its first turn).
@@ -24,7 +24,7 @@ from .tiles import Tile, set_tables
 
 @dataclass(frozen=True)
 class LineRoundResult:
-    """How a line-game round ended (RULES.md 2.1).
+    """How a line-game round ended (docs/rules.md §2.1).
 
     Attributes:
         termination: ``"went_out"`` (domino) or ``"blocked"`` (cierre / tranque).
@@ -68,7 +68,7 @@ class LineState:
         """Start a game and deal its first round.
 
         The first round's leader is the holder of the highest double, who must lead it; if no
-        double was dealt, the holder of the heaviest tile leads it (RULES.md 2.1). A deal with a
+        double was dealt, the holder of the heaviest tile leads it (docs/rules.md §2.1). A deal with a
         ``first_player`` makes that seat lead with any tile.
 
         Raises:
@@ -167,7 +167,7 @@ class LineState:
 
     def _first_lead(self, hands: list[int]) -> tuple[int, int]:
         """(leader, tile it must lead): the highest double held, else the heaviest tile (tie: the
-        higher of its two pips). RULES.md 2.1, seeds 003 and 004."""
+        higher of its two pips). docs/rules.md §2.1, seeds 003 and 004."""
         t = self._t
         best, best_key = -1, None
         for seat, hand in enumerate(hands):
@@ -299,7 +299,7 @@ class LineState:
         self._next_seat()
 
     def _nobody_can_place(self) -> bool:
-        """No tile that fits either end is in a hand or the boneyard (RULES.md 2.1: "every tile
+        """No tile that fits either end is in a hand or the boneyard (docs/rules.md §2.1: "every tile
         carrying an open-end pip value is on the table", generalised to tiles out of play)."""
         fits = self._t.pip_masks[self.left] | self._t.pip_masks[self.right]
         if any(h & fits for h in self.hands):
@@ -351,7 +351,7 @@ class LineState:
     def start_next_round(
         self, rng: np.random.Generator | None, deal: dict[str, Any] | None = None
     ) -> None:
-        """Deal the next round (RULES.md 2.1): after an annulment the same round again with the
+        """Deal the next round (docs/rules.md §2.1): after an annulment the same round again with the
         same leader; otherwise the next round, led by the seat after the previous leader
         (``next_lead="next_seat"``) or by the previous round's winner (``"winner"``), with any
         tile.

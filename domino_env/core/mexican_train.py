@@ -1,4 +1,4 @@
-"""Mexican Train rules engine (RULES.md section 1; seeds 000, 002 and 003).
+"""Mexican Train rules engine (docs/rules.md §1; seeds 000, 002 and 003).
 
 Plain Python and a ``numpy.random.Generator`` for the shuffle; no gymnasium, pettingzoo or torch.
 
@@ -6,7 +6,7 @@ A :class:`MexicanTrainState` holds a whole game: the current round (hands, boney
 markers, open doubles, whose turn and in which phase) and the game around it (round number,
 totals, eliminated seats, station bookkeeping). It is mutable with a cheap :meth:`copy`.
 
-Actions are ints with one fixed meaning relative to the acting seat (RULES.md / DESIGN.md 3):
+Actions are ints with one fixed meaning relative to the acting seat (docs/rules.md / docs/design.md §3):
 ``tile_index * (P + 1) + slot`` places that tile on the train ``slot`` seats after the actor
 (slot 0 = own train, slot P = the Mexican train); ``T * (P + 1)`` is DRAW and ``T * (P + 1) + 1``
 is PASS, where T is the number of tiles of the set and P the number of seats.
@@ -37,7 +37,7 @@ PHASE_NAMES = ("free", "cover_own_double", "second_double_or_cover", "extra_play
 
 @dataclass(frozen=True)
 class RoundResult:
-    """How a round ended (RULES.md 1.5).
+    """How a round ended (docs/rules.md §1.5).
 
     Attributes:
         termination: ``"went_out"`` (a hand emptied) or ``"blocked"``.
@@ -150,7 +150,7 @@ class MexicanTrainState:
 
     # ------------------------------------------------------------------ dealing
     def station_for_round(self, round_index: int) -> int:
-        """Scheduled station pip of ``round_index``: N, N-1, ..., 0, then N again (RULES.md 1.1)."""
+        """Scheduled station pip of ``round_index``: N, N-1, ..., 0, then N again (docs/rules.md §1.1)."""
         n = self.config.max_pip
         return n - round_index % (n + 1)
 
@@ -235,7 +235,7 @@ class MexicanTrainState:
                 station, holder = found
                 hands[holder] &= ~(1 << double_index(station, n))
                 return hands, boneyard, station, out, holder
-            # RULES.md 1.7: no player holds any eligible double -> re-deal.
+            # docs/rules.md §1.7: no player holds any eligible double -> re-deal.
 
     def _new_station_cycle(self) -> None:
         """Forget the doubles used as stations when a new pass over the stations N..0 starts."""
@@ -274,7 +274,7 @@ class MexicanTrainState:
         return station, holder
 
     def _choose_held_station(self, hands: list[int]) -> tuple[int, int] | None:
-        """highest_held (RULES.md 1.7): the round's double if held, else the highest lower one.
+        """highest_held (docs/rules.md §1.7): the round's double if held, else the highest lower one.
 
         Doubles skipped in earlier rounds (unused and above the round's scheduled double) come
         first, highest first: a skipped double is used in the first later round where someone
@@ -364,7 +364,7 @@ class MexicanTrainState:
         self.turn_doubles = []
 
     def _public_trains(self, seat: int) -> list[int]:
-        """Trains ``seat`` may place on in free play: own, Mexican, marked trains (RULES.md 1.2-1.3)."""
+        """Trains ``seat`` may place on in free play: own, Mexican, marked trains (docs/rules.md §1.2-1.3)."""
         trains = [seat]
         if self.config.use_mexican_train:
             trains.append(self.num_players)
@@ -375,7 +375,7 @@ class MexicanTrainState:
         return trains
 
     def _coverable(self, open_doubles: list[int] | None = None) -> list[int]:
-        """Obliging open doubles that may be covered now (RULES.md 1.4); ``open_doubles``
+        """Obliging open doubles that may be covered now (docs/rules.md §1.4); ``open_doubles``
         replaces the current list."""
         if open_doubles is None:
             open_doubles = self.open_doubles
@@ -593,7 +593,7 @@ class MexicanTrainState:
         return self._nobody_can_place(self.open_doubles + left_open)
 
     def _nobody_can_place(self, open_doubles: list[int] | None = None) -> bool:
-        """True when no seat can ever place again (RULES.md 1.5), the boneyard being exhausted.
+        """True when no seat can ever place again (docs/rules.md §1.5), the boneyard being exhausted.
 
         Every seat that cannot place passes and marks its train, so each seat is checked against
         every active train (and the obliging open doubles, which stay until covered).
@@ -662,7 +662,7 @@ class MexicanTrainState:
             self.game_winners = tuple(s for s in range(p) if self.scores[s] == low)
 
     def next_first_player(self) -> int:
-        """Seat that starts the next round (RULES.md 1.1): the round's winner; after a blocked
+        """Seat that starts the next round (docs/rules.md §1.1): the round's winner; after a blocked
         round the fewest-pips seat, ties to the earliest in turn order after this round's first
         player. (With ``station_source="highest_held"`` the station's holder overrides this.)"""
         res = self.round_result

@@ -1,7 +1,7 @@
 """Game records: (env id, config, seed, deals, actions) as JSON, and exact replay.
 
 A record holds every deal of the game as it was dealt, so replaying needs no random generator:
-``replay(record)`` rebuilds every engine state (DESIGN.md section 2).
+``replay(record)`` rebuilds every engine state (docs/design.md §2).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .line import LineState
 from .mexican_train import MexicanTrainState
 
 RECORD_FORMAT = "domino_env.record/1"
-ENV_ONLY_KWARGS = ("episode", "reward", "max_cycles", "render_mode")
+ENV_ONLY_KWARGS = ("episode", "reward", "max_cycles", "max_steps", "render_mode")
 
 #: env id -> (config class, engine state class) of every game a record can hold.
 GAMES = {

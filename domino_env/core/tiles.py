@@ -1,4 +1,4 @@
-"""Double-N domino sets: tile index <-> (a, b) and pip totals (RULES.md section 0).
+"""Double-N domino sets: tile index <-> (a, b) and pip totals (docs/rules.md §0).
 
 Canonical order: (0,0), (0,1), ..., (0,N), (1,1), (1,2), ..., (N,N). The tile index is the position
 in that order; it is the index used in every observation and action of the package.

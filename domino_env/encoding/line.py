@@ -1,4 +1,4 @@
-"""Line-game (block, draw, Cuban) observation tensors, masks and action codec (DESIGN.md 3).
+"""Line-game (block, draw, Cuban) observation tensors, masks and action codec (docs/design.md §3).
 
 Egocentric: seat blocks start with the observer, then the other seats in turn order. T = tiles in
 the set, P = seats, V = N + 1 pip values. Actions: ``tile * 2 + end`` (end 0 = left / lead, 1 =

@@ -1,4 +1,4 @@
-"""Mexican Train observation tensors, action masks and the action codec (DESIGN.md section 3).
+"""Mexican Train observation tensors, action masks and the action codec (docs/design.md §3).
 
 Everything is egocentric: seat blocks start with the observer, then the other seats in turn order;
 train blocks are the observer's own train, the other seats' trains in turn order, then the Mexican

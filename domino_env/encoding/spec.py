@@ -65,7 +65,7 @@ class ObservationSpec:
         return {f.name: obs[self.slices[f.name]].reshape(f.shape) for f in self.fields}
 
     def markdown_table(self) -> str:
-        """The spec as a Markdown table (name, shape, unit, meaning) for the README."""
+        """The spec as a Markdown table (name, shape, unit, meaning), as in docs/envs.md."""
         rows = ["| name | shape | unit | meaning |", "|---|---|---|---|"]
         for f in self.fields:
             rows.append(f"| `{f.name}` | {f.shape} | {f.unit} | {f.meaning} |")

@@ -1,4 +1,4 @@
-"""What every domino AEC environment of the package shares (DESIGN.md section 3).
+"""What every domino AEC environment of the package shares (docs/design.md §3).
 
 :class:`DominoAECEnv` wires a rules engine (a state class with ``new_game``, ``legal_actions``,
 ``apply``, ``round_over``, ``round_result``, ``start_next_round``, ``deals``, ``actions``) and an
@@ -11,6 +11,7 @@ config, the rewards of a finished round and the round-result infos.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,11 +22,12 @@ from pettingzoo.utils import wrappers
 
 from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError, check_seed
 from ..core.records import make_record
+from .infos import info_layout
 
 EPISODES = ("round", "game")
 REWARDS = ("outcome", "points")
-RENDER_MODES = ("human", "ansi")
-ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles")
+RENDER_MODES = ("human", "ansi", "rgb_array")
+ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles", "max_steps")
 
 
 def outcome_rewards(winners: tuple[int, ...], seats: list[int]) -> dict[int, float]:
@@ -53,6 +55,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     config_class: ClassVar[type]
     state_class: ClassVar[type]
     encoder_class: ClassVar[type]
+    state_encoder_class: ClassVar[type]
     default_preset: ClassVar[str]
 
     def __init__(
@@ -62,12 +65,13 @@ class DominoAECEnv(AECEnv, EzPickle):
         reward: str = "outcome",
         render_mode: str | None = None,
         max_cycles: int = 100_000,
+        max_steps: int | None = None,
         **rules: Any,
     ):
         preset = self.default_preset if preset is None else preset
         EzPickle.__init__(
             self, preset=preset, episode=episode, reward=reward, render_mode=render_mode,
-            max_cycles=max_cycles, **rules,
+            max_cycles=max_cycles, max_steps=max_steps, **rules,
         )  # fmt: skip
         super().__init__()
         known = {f.name for f in dataclasses.fields(self.config_class)} | set(ENV_KWARGS)
@@ -82,11 +86,19 @@ class DominoAECEnv(AECEnv, EzPickle):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError("render_mode", render_mode, f"None or one of {RENDER_MODES}")
         if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
-            raise ConfigError("max_cycles", max_cycles, "a positive integer (steps)")
+            raise ConfigError("max_cycles", max_cycles, "a positive integer (cycles: turns per agent)")
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
+        ):
+            raise ConfigError("max_steps", max_steps, "None or a positive integer (actions)")
         self.episode = episode
         self.reward_mode = reward
         self.render_mode = render_mode
+        #: PettingZoo's meaning: truncate before any agent starts turn max_cycles + 1 (a cycle is
+        #: every agent taking one turn; a turn may hold several actions: draw, then place)
         self.max_cycles = int(max_cycles)
+        #: optional cap on actions (AEC steps) in the episode; None: no cap
+        self.max_steps = None if max_steps is None else int(max_steps)
         self.encoder = self.encoder_class(self.config)
         p = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(p)]
@@ -102,11 +114,15 @@ class DominoAECEnv(AECEnv, EzPickle):
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         self.np_random, _ = seeding.np_random(None)
         self._seed: int | None = None
-        self.state: Any = None
-        #: the round-result dicts (the round-end ``infos`` entry) of every round of the episode
-        #: so far, oldest first; the single-agent adapter passes them on.
+        #: the rules engine's state of the game in progress (None before ``reset``)
+        self.game_state: Any = None
+        self.state_encoder = self.state_encoder_class(self.config, self.encoder.spec)
+        #: PettingZoo's global-state space: float32 Box of ``state_encoder.spec.size`` entries
+        self.state_space = self.state_encoder.spec.space
+        #: the round-end info (docs/infos.md layout) of every round of the episode so far,
+        #: oldest first; the single-agent adapter passes them on.
         self.round_results: list[dict[str, Any]] = []
-        self._truncated = False  # max_cycles truncation: the masks are empty from then on
+        self._truncated = False  # truncated by a limit: the masks are empty from then on
 
     # ------------------------------------------------------------------ hooks
     def make_config(self, preset: str, rules: dict[str, Any]) -> Any:
@@ -117,8 +133,9 @@ class DominoAECEnv(AECEnv, EzPickle):
         """Rewards of the seats still playing when the current round has just ended."""
         raise NotImplementedError
 
-    def round_info(self) -> dict[str, Any]:
-        """Game-specific keys of the round-result infos (besides the common ones)."""
+    def round_info(self) -> dict[str, int]:
+        """Game-specific int keys of every info (the current round's, or the round that just
+        ended), besides the common ones of :func:`~domino_env.envs.infos.info_layout`."""
         return {}
 
     def render_text(self, viewer: int | None = None) -> str:
@@ -127,9 +144,9 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ pickling
     _DYNAMIC = (
-        "state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
+        "game_state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
         "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
-        "_written", "round_results", "_truncated",
+        "_written", "_turns", "round_results", "_truncated",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
@@ -141,8 +158,12 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         dynamic = data.pop("_dynamic", {})
+        if "state" in dynamic:  # pickled before the engine moved to ``game_state``
+            dynamic["game_state"] = dynamic.pop("state")
         EzPickle.__setstate__(self, data)
         self.__dict__.update(dynamic)
+        if "agents" in dynamic and "_turns" not in dynamic:  # pickled before max_cycles counted turns
+            self._turns = [0] * self.config.num_players
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -151,11 +172,31 @@ class DominoAECEnv(AECEnv, EzPickle):
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._action_space
 
+    # ------------------------------------------------------------------ global state
+    @property
+    def state(self) -> _StateCall:
+        """``env.state()``: PettingZoo's global state, a float32 array in :attr:`state_space`.
+
+        PRIVILEGED: it holds every hand and the boneyard's order (for centralised critics,
+        search, debugging; never a policy input). Fields: ``env.state_encoder.spec`` (decode with
+        ``env.state_encoder.decode(env.state())``; tables in docs/state.md). The rules engine is
+        :attr:`game_state`; ``env.state.<attr>`` still reaches it with a DeprecationWarning.
+
+        Raises:
+            DominoError: called before ``reset``.
+        """
+        return _StateCall(self)
+
+    def _global_state(self) -> np.ndarray:
+        self._require_reset()
+        return self.state_encoder.encode(self.game_state)
+
     @property
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments that rebuild this environment (rules fully spelled out)."""
         kwargs = self.config.to_dict()
-        kwargs.update(episode=self.episode, reward=self.reward_mode, max_cycles=self.max_cycles)
+        kwargs.update(episode=self.episode, reward=self.reward_mode, max_cycles=self.max_cycles,
+                      max_steps=self.max_steps)
         return kwargs
 
     # ------------------------------------------------------------------ reset / step
@@ -191,16 +232,18 @@ class DominoAECEnv(AECEnv, EzPickle):
         else:
             deals = [options["deal"]] if "deal" in options else []
         state = self.state_class.new_game(self.config, self.np_random, deals[0] if deals else None)
-        self.state = state  # only once the deal is valid: a failed reset changes nothing
+        self.game_state = state  # only once the deal is valid: a failed reset changes nothing
         self._deal_queue = deals[1:]
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos = self._infos()
         self._written = False
         self._steps = 0
+        self._turns = [0] * self.config.num_players  # turns started per seat (max_cycles)
+        self._turns[state.current_player] = 1
         self.round_results = []
         self._truncated = False
         self.agent_selection = self.possible_agents[state.current_player]
@@ -208,7 +251,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             self.render()
 
     def _require_reset(self) -> None:
-        if self.state is None:
+        if self.game_state is None:
             raise DominoError(f"{type(self).__name__}: call reset() first")
 
     def last(self, observe: bool = True) -> tuple:
@@ -228,8 +271,8 @@ class DominoAECEnv(AECEnv, EzPickle):
         if self._truncated:  # truncated: nobody may act, as after a round that ended normally
             mask = np.zeros(self.encoder.num_actions, dtype=np.int8)
         else:
-            mask = self.encoder.mask(self.state, seat)
-        return {"observation": self.encoder.observe(self.state, seat), "action_mask": mask}
+            mask = self.encoder.mask(self.game_state, seat)
+        return {"observation": self.encoder.observe(self.game_state, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action.
@@ -247,7 +290,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.state
+        state = self.game_state
         if action is None:
             raise IllegalActionError(f"{agent} is acting and must give an action, not None")
         state.apply(action)  # raises IllegalActionError before any bookkeeping
@@ -257,18 +300,27 @@ class DominoAECEnv(AECEnv, EzPickle):
         if self._written:
             for a in self.agents:
                 self.rewards[a] = 0.0
-            self.infos = {a: {} for a in self.agents}
+            self.infos = self._infos()
             self._written = False
         self._steps += 1
-        if state.round_over:
+        finished = state.round_over
+        if finished:
             self._finish_round()  # may deal the next round of a game episode
             self._written = True
-        elif self._steps >= self.max_cycles:
-            self._truncated = True
-            for a in self.agents:
-                self.truncations[a] = True
-                self.infos[a]["truncated_reason"] = f"max_cycles={self.max_cycles} steps reached"
-            self._written = True
+        if not state.round_over:  # play goes on: does a new turn start, and is it allowed?
+            nxt = state.current_player
+            limit = self.max_steps is not None and self._steps >= self.max_steps
+            if finished or nxt != self._seat[agent]:
+                if self._turns[nxt] >= self.max_cycles:
+                    limit = True
+                else:
+                    self._turns[nxt] += 1
+            if limit:
+                self._truncated = True
+                for a in self.agents:
+                    self.truncations[a] = True
+                    self.infos[a]["limit_reached"] = True
+                self._written = True
         if not state.round_over:
             self.agent_selection = self.possible_agents[state.current_player]
         if self._written:
@@ -278,26 +330,13 @@ class DominoAECEnv(AECEnv, EzPickle):
             self.render()
 
     def _finish_round(self) -> None:
-        state = self.state
+        state = self.game_state
         result = state.round_result
-        info = {
-            "termination": result.termination,
-            "winners": list(result.winners),
-            "pips": list(result.pips),
-            "points": list(result.points),
-            "scores": list(state.scores),
-            "round_index": result.round_index,
-        }
-        info.update(self.round_info())
+        self.infos = self._infos(result, state.game_winners if state.game_over else None)
         seats = [self._seat[a] for a in self.agents]
         for s, r in self.round_rewards(seats).items():
             self.rewards[self.possible_agents[s]] = r
-        if state.game_over:
-            info["game_over"] = True
-            info["game_winners"] = list(state.game_winners)
-        for a in self.agents:
-            self.infos[a] = dict(info)
-        self.round_results.append(info)
+        self.round_results.append(dict(next(iter(self.infos.values()))))
         annulled = result.termination == "annulled"
         if not annulled and (self.episode == "round" or state.game_over):
             for a in self.agents:
@@ -312,6 +351,14 @@ class DominoAECEnv(AECEnv, EzPickle):
         deal = self._deal_queue.pop(0) if self._deal_queue else None
         state.start_next_round(self.np_random, deal)
 
+    def _infos(self, result: Any = None, game_winners: tuple[int, ...] | None = None) -> dict[str, dict]:
+        """Every live agent's info in the fixed layout (docs/infos.md); the per-seat arrays are
+        shared between agents (treat them as read-only)."""
+        st = self.game_state
+        index = st.round_index if result is None else result.round_index
+        info = info_layout(self.config.num_players, st.scores, index, self.round_info(), result, game_winners)
+        return {a: dict(info) for a in self.agents}
+
     # ------------------------------------------------------------------ records / render
     def to_record(self) -> dict[str, Any]:
         """The game so far as a JSON-ready dict: env id, kwargs, seed, every deal, every action.
@@ -320,13 +367,26 @@ class DominoAECEnv(AECEnv, EzPickle):
         ``raw_env(**record["env_kwargs"])`` and ``reset(options={"deals": record["deals"]})``.
         """
         self._require_reset()
-        return make_record(self.ENV_ID, self.env_kwargs, self._seed, self.state)
+        return make_record(self.ENV_ID, self.env_kwargs, self._seed, self.game_state)
 
-    def render(self) -> str | None:
-        """``"ansi"``: the text picture as seen by the current player; ``"human"``: printed."""
+    def render_image(self, viewer: int | None = None, all_hands: bool = False) -> np.ndarray:
+        """Picture of the table, ``(H, W, 3)`` uint8 (see :mod:`domino_env.render_image`):
+        ``viewer``'s hand face up (default: the seat to play), the others face down;
+        ``all_hands=True`` shows every hand (replays, debugging). Works in any render mode."""
+        from ..render_image import blank_image, image_size, table_image
+
+        if self.game_state is None:
+            return blank_image("(reset() has not been called)", image_size(self.config))
+        return table_image(self.game_state, viewer, all_hands)
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the text picture as seen by the current player; ``"human"``: printed;
+        ``"rgb_array"``: :meth:`render_image` as seen by the current player."""
         if self.render_mode is None:
             return None
-        text = "(reset() has not been called)" if self.state is None else self.render_text()
+        if self.render_mode == "rgb_array":
+            return self.render_image()
+        text = "(reset() has not been called)" if self.game_state is None else self.render_text()
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -334,6 +394,35 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     def close(self) -> None:
         pass
+
+
+class _StateCall:
+    """What ``env.state`` returns: call it for the global state (PettingZoo's ``state()``).
+    Attribute access forwards to ``env.game_state``, the engine that ``env.state`` used to be."""
+
+    __slots__ = ("_env",)
+
+    def __init__(self, env: DominoAECEnv):
+        self._env = env
+
+    def __call__(self) -> np.ndarray:
+        return self._env._global_state()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):  # protocol probes (numpy, copy, pickle): not the engine's
+            raise AttributeError(name)
+        warnings.warn(
+            f"env.state.{name}: env.state() is now PettingZoo's global state; the rules engine "
+            f"moved to env.game_state (use env.game_state.{name})",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if self._env.game_state is None:
+            raise DominoError(f"{type(self._env).__name__}: call reset() first")
+        return getattr(self._env.game_state, name)
+
+    def __repr__(self) -> str:
+        return f"<state() of {type(self._env).__name__}; engine: env.game_state>"
 
 
 def wrap(raw: AECEnv) -> AECEnv:

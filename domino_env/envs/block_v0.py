@@ -1,15 +1,16 @@
 """PettingZoo AEC environment ``dominoes/block-v0``: the line game with preset ``"block"``
-(see :mod:`domino_env.envs.line_v0` and RULES.md section 2)."""
+(see :mod:`domino_env.envs.line_v0` and docs/rules.md §2)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from ..core.errors import ConfigError
 from . import line_v0
 from .base import wrap
+from .parallel import parallel_view
 
 
 class raw_env(line_v0.raw_env):
@@ -26,3 +27,10 @@ class raw_env(line_v0.raw_env):
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped in PettingZoo's standard wrappers."""
     return wrap(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """``env(**kwargs)`` through PettingZoo's ``turn_based_aec_to_parallel`` (the envs are
+    turn-based: ``aec_to_parallel`` refuses them); see :func:`~domino_env.envs.parallel.parallel_view`
+    (there ``max_cycles`` counts parallel steps, one action each)."""
+    return parallel_view(env, **kwargs)

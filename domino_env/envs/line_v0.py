@@ -1,4 +1,4 @@
-"""PettingZoo AEC environments for the line games: block, draw and Cuban (RULES.md section 2).
+"""PettingZoo AEC environments for the line games: block, draw and Cuban (docs/rules.md §2).
 
 One class, :class:`raw_env`, plays every line game; the three registered ids differ only in their
 preset: ``dominoes/block-v0`` (seed 004, "Dominó Exprés"), ``dominoes/draw-v0`` (seed 003,
@@ -7,20 +7,27 @@ preset: ``dominoes/block-v0`` (seed 004, "Dominó Exprés"), ``dominoes/draw-v0`
 
 Keyword arguments: ``preset`` plus every field of :class:`~domino_env.core.config.LineConfig`
 (explicit values override the preset), and ``episode``, ``reward``, ``render_mode``,
-``max_cycles`` as for Mexican Train.
+``max_cycles`` (cycles of turns), ``max_steps`` (actions) as for Mexican Train.
+
+Turn-based AEC only, like Mexican Train: ``aec_to_parallel`` refuses it (bare ``AssertionError``),
+``turn_based_aec_to_parallel`` works (``parallel_env`` of each module). ``state()`` /
+``state_space``: the PRIVILEGED global state (docs/state.md); ``infos``: fixed layout
+(docs/infos.md).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from ..core.config import LineConfig, line_from_preset
 from ..core.line import LineState
 from ..encoding.line import LineEncoder
+from ..encoding.state import LineStateEncoder
 from ..render import render_line
 from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
+from .parallel import parallel_view
 
 ENV_IDS = {"block": "dominoes/block-v0", "draw": "dominoes/draw-v0", "cuban": "dominoes/cuban-v0"}
 
@@ -55,6 +62,7 @@ class raw_env(DominoAECEnv):
     config_class = LineConfig
     state_class = LineState
     encoder_class = LineEncoder
+    state_encoder_class = LineStateEncoder
     default_preset = "block"
 
     @property
@@ -64,11 +72,11 @@ class raw_env(DominoAECEnv):
     def make_config(self, preset: str, rules: dict[str, Any]) -> LineConfig:
         return line_from_preset(preset, **rules)
 
-    def round_info(self) -> dict[str, Any]:
-        return {"leader": self.state.round_result.leader}
+    def round_info(self) -> dict[str, int]:
+        return {"leader": int(self.game_state.leader)}
 
     def round_rewards(self, seats: list[int]) -> dict[int, float]:
-        state = self.state
+        state = self.game_state
         result = state.round_result
         if result.termination == "annulled":
             return {}
@@ -90,9 +98,16 @@ class raw_env(DominoAECEnv):
         return outcome_rewards(winners, seats)
 
     def render_text(self, viewer: int | None = None) -> str:
-        return render_line(self.state, viewer)
+        return render_line(self.game_state, viewer)
 
 
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped in PettingZoo's standard wrappers."""
     return wrap(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """``env(**kwargs)`` through PettingZoo's ``turn_based_aec_to_parallel`` (the envs are
+    turn-based: ``aec_to_parallel`` refuses them); see :func:`~domino_env.envs.parallel.parallel_view`
+    (there ``max_cycles`` counts parallel steps, one action each)."""
+    return parallel_view(env, **kwargs)

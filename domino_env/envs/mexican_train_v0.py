@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment for Mexican Train (RULES.md section 1; DESIGN.md section 3).
+"""PettingZoo AEC environment for Mexican Train (docs/rules.md §1; docs/design.md §3).
 
 ``raw_env(**kwargs)`` raises :class:`~domino_env.core.errors.IllegalActionError` on an illegal
 action; ``env(**kwargs)`` wraps it in PettingZoo's standard wrappers (an unmasked action ends the
@@ -7,20 +7,29 @@ episode with ``-1`` for the offender). Registered as ``"dominoes/mexican_train-v
 Keyword arguments: ``preset`` plus every field of
 :class:`~domino_env.core.config.MexicanTrainConfig` (explicit values override the preset), and
 ``episode`` (``"round"`` or ``"game"``), ``reward`` (``"outcome"`` or ``"points"``),
-``render_mode`` (None, ``"human"``, ``"ansi"``), ``max_cycles`` (steps before truncation).
+``render_mode`` (None, ``"human"``, ``"ansi"``, ``"rgb_array"``), ``max_cycles`` (cycles: truncation before any
+agent would start turn ``max_cycles + 1``, PettingZoo's meaning; a turn may hold several actions)
+and ``max_steps`` (None, or truncation after that many actions).
+
+Turn-based AEC only (``metadata["is_parallelizable"]`` is False): PettingZoo's ``aec_to_parallel``
+refuses it with a bare ``AssertionError``; ``turn_based_aec_to_parallel`` works and
+:func:`parallel_env` applies it. ``state()`` / ``state_space``: the PRIVILEGED global state (every
+hand and the boneyard; docs/state.md). ``infos``: the same keys at every step (docs/infos.md).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from ..core.config import MexicanTrainConfig, from_preset
 from ..core.mexican_train import MexicanTrainState
 from ..encoding.mexican_train import MexicanTrainEncoder
+from ..encoding.state import MexicanTrainStateEncoder
 from ..render import render_mexican_train
 from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
+from .parallel import parallel_view
 
 ENV_ID = "dominoes/mexican_train-v0"
 
@@ -55,16 +64,17 @@ class raw_env(DominoAECEnv):
     config_class = MexicanTrainConfig
     state_class = MexicanTrainState
     encoder_class = MexicanTrainEncoder
+    state_encoder_class = MexicanTrainStateEncoder
     default_preset = "domino_cubano"
 
     def make_config(self, preset: str, rules: dict[str, Any]) -> MexicanTrainConfig:
         return from_preset(preset, **rules)
 
-    def round_info(self) -> dict[str, Any]:
-        return {"station": self.state.round_result.station}
+    def round_info(self) -> dict[str, int]:
+        return {"station": int(self.game_state.station)}
 
     def round_rewards(self, seats: list[int]) -> dict[int, float]:
-        state = self.state
+        state = self.game_state
         result = state.round_result
         if self.reward_mode == "points":
             return {s: -result.points[s] / POINTS_SCALE for s in seats}
@@ -86,10 +96,17 @@ class raw_env(DominoAECEnv):
         return {}
 
     def render_text(self, viewer: int | None = None) -> str:
-        return render_mexican_train(self.state, viewer)
+        return render_mexican_train(self.game_state, viewer)
 
 
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` wrapped in PettingZoo's standard wrappers (illegal action ends the episode
     with -1 for the offender; out-of-bounds actions assert; call order enforced)."""
     return wrap(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """``env(**kwargs)`` through PettingZoo's ``turn_based_aec_to_parallel`` (the envs are
+    turn-based: ``aec_to_parallel`` refuses them); see :func:`~domino_env.envs.parallel.parallel_view`
+    (there ``max_cycles`` counts parallel steps, one action each)."""
+    return parallel_view(env, **kwargs)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from episode import drive
 
-from agents import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, make_agent
-from agents.base import Agent, agent_names, as_config
+from domino_env.agents import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, make_agent
+from domino_env.agents.base import Agent, agent_names, as_config
 from domino_env.core.config import LineConfig, MexicanTrainConfig, line_from_preset
 from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_count, tile_index
@@ -108,9 +108,9 @@ def test_registry_and_config_helpers():
     assert isinstance(as_config(None), MexicanTrainConfig)
     assert (
         type(make_agent("greedy", {"num_players": 2, "max_pip": 9})).__module__
-        == "agents.mexican_train"
+        == "domino_env.agents.mexican_train"
     )
-    assert agent_names("line") == ["greedy", "planner", "ppo", "random"]
+    assert agent_names("line") == ["greedy", "planner", "ppo", "random", "rllib"]
     obj = LineGreedyAgent(block.config)
     assert make_agent(obj) is obj and isinstance(obj, Agent)
     with pytest.raises(ConfigError):
@@ -215,7 +215,7 @@ def test_planner_avoids_ends_its_partner_lacks():
     env.step(only_action(env))  # seat 2 (no 1, no 4) passes
     legal3 = np.flatnonzero(env.observe("player_3")["action_mask"]).tolist()
     env.step(next(a for a in legal3 if a // 2 == tile_index(1, 6, 6)))  # seat 3: 1-6 on the 1
-    assert env.agent_selection == "player_0" and sorted(env.state.ends) == [4, 6]
+    assert env.agent_selection == "player_0" and sorted(env.game_state.ends) == [4, 6]
     planner = LinePlannerAgent(env.config)
     view = planner.view(env.observe("player_0")["observation"])
     assert view.partner == 2 and view.missing[2] == (1 << 1) | (1 << 4)
@@ -230,7 +230,7 @@ def test_planner_avoids_ends_its_partner_lacks():
 
 
 def synthetic_view(planner, hand, placed, ends, hand_sizes, partner=None, leader=0):
-    from agents.line import LineSeatView
+    from domino_env.agents.line import LineSeatView
 
     n = planner.max_pip
     hand_mask = sum(1 << tile_index(a, b, n) for a, b in hand)
@@ -306,8 +306,8 @@ def test_planner_annuls_weak_hands_only():
 
 def test_agent_arguments_are_checked():
     """A ':argument' an agent does not take, or a non-positive count, is refused by name."""
-    from agents import make_agent
     from domino_env import ConfigError
+    from domino_env.agents import make_agent
 
     for spec in ("greedy:banana", "random:7", "planner:-3", "planner:0", "planner:x",
                  "planner:search=0", "planner:searchXYZ"):
@@ -320,8 +320,8 @@ def test_agent_arguments_are_checked():
 
 
 def test_agents_refuse_a_mask_from_other_rules():
-    from agents import make_agent
     from domino_env import ConfigError
+    from domino_env.agents import make_agent
 
     greedy = make_agent("greedy", {"preset": "block", "max_pip": 9})  # 113 actions
     with pytest.raises(ConfigError, match="built for other rules"):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from episode import drive
 
-from agents import GreedyAgent, PlannerAgent, RandomAgent, make_agent
-from agents.base import Agent, agent_label, as_config
+from domino_env.agents import GreedyAgent, PlannerAgent, RandomAgent, make_agent
+from domino_env.agents.base import Agent, agent_label, as_config
 from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_count, tile_index
 from domino_env.envs.mexican_train_v0 import raw_env

@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) over random configs and seeds (DESIGN.md 7, issue 2 section 5):
+"""Property tests (hypothesis) over random configs and seeds (docs/design.md §7, issue 2 section 5):
 tiles conserved; trains are matching chains; mask == legal actions == a brute-force check; every
 round terminates; replay reproduces every observation; no hidden information leaks."""
 
@@ -33,7 +33,7 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 
 def brute_force_legal(s: MexicanTrainState) -> list[int]:
-    """Legal actions decided one action at a time, straight from RULES.md 1.2-1.4."""
+    """Legal actions decided one action at a time, straight from docs/rules.md §1.2-1.4."""
     cfg, p, me = s.config, s.num_players, s.current_player
     hand = set(s.hand_tiles(me))
     free = [me] + ([p] if cfg.use_mexican_train else [])
@@ -144,7 +144,7 @@ def test_replay_reproduces_every_observation(config_kwargs, seed):
     # 1) engine replay: every state, same actions
     states = list(replay(record))
     assert len(states) == len(record["actions"]) + 1
-    assert states[-1].hands == env.state.hands and states[-1].scores == env.state.scores
+    assert states[-1].hands == env.game_state.hands and states[-1].scores == env.game_state.scores
     # 2) env replay from the recorded deals: identical observations and masks
     again = raw_env(**record["env_kwargs"])
     again.reset(options={"deals": record["deals"]})

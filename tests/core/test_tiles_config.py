@@ -1,4 +1,4 @@
-"""Tile indexing (RULES.md section 0) and config validation / presets (RULES.md 1.1, 1.8)."""
+"""Tile indexing (docs/rules.md §0) and config validation / presets (docs/rules.md §1.1, 1.8)."""
 
 import itertools
 

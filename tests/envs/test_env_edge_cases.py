@@ -9,6 +9,7 @@ import pytest
 
 from domino_env import ConfigError, DominoError
 from domino_env.envs import line_v0, mexican_train_v0
+from domino_env.envs.infos import Termination
 from domino_env.wrappers import line_single_agent, mexican_train_single_agent
 
 # ---------------------------------------------------------------- item 1: masks after truncation
@@ -32,12 +33,12 @@ def test_adapter_mask_is_empty_after_max_cycles_truncation():
 
 
 def test_aec_dead_step_masks_are_empty_after_truncation():
-    env = mexican_train_v0.raw_env(num_players=3, max_pip=9, max_cycles=4)
+    env = mexican_train_v0.raw_env(num_players=3, max_pip=9, max_steps=4)
     env.reset(seed=2)
     for _ in range(4):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     assert all(env.truncations.values())
-    assert env.infos[env.agent_selection]["truncated_reason"] == "max_cycles=4 steps reached"
+    assert env.infos[env.agent_selection]["limit_reached"] is True
     for agent in env.possible_agents:
         assert not env.observe(agent)["action_mask"].any()
     seen = 0
@@ -98,9 +99,9 @@ def test_cuban_annulled_rounds_are_passed_on_too():
     for seed in range(60):
         env = line_single_agent("cuban")
         results, _ = play_adapter(env, seed)
-        kinds = [r["termination"] for r in results]
-        assert kinds == [r["termination"] for r in env.aec.round_results]
-        found += kinds.count("annulled")
+        kinds = [r["termination_code"] for r in results]
+        assert kinds == [r["termination_code"] for r in env.aec.round_results]
+        found += kinds.count(Termination.ANNULLED)
     assert found > 0
 
 
@@ -112,7 +113,7 @@ def test_numpy_seeds_and_seats_are_accepted_and_replay_like_ints():
     a.reset(seed=np.int64(5))
     b = mexican_train_v0.raw_env(num_players=3, max_pip=9)
     b.reset(seed=5)
-    assert a.state.deals == b.state.deals
+    assert a.game_state.deals == b.game_state.deals
     env = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=np.int64(1))
     obs, info = env.reset(seed=np.uint32(7))
     assert env.learner_seat == 1 and type(env.learner_seat) is int and info["learner_seat"] == 1
@@ -129,7 +130,7 @@ def test_invalid_seeds_are_refused_with_a_typed_error(seed):
     raw = mexican_train_v0.raw_env()
     with pytest.raises(ConfigError, match="'seed'.*integer >= 0"):
         raw.reset(seed=seed)
-    assert raw.state is None  # nothing happened
+    assert raw.game_state is None  # nothing happened
     adapter = mexican_train_single_agent()
     with pytest.raises(ConfigError, match="'seed'"):
         adapter.reset(seed=seed)

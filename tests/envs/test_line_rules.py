@@ -1,9 +1,9 @@
 """Hand-built scenario tests for the line games (block, draw, Cuban), written from the rules.
 
-Source of truth: ``shared/RULES.md`` sections 0 and 2 (seeds 001 "Domino Cubano", 003 "Dominó
-6-9-12", 004 "Dominó Exprés"), plus the lead's decisions in ``notes/line_contract.md``.  Only the
+Source of truth: ``docs/rules.md`` sections 0 and 2 (seeds 001 "Domino Cubano", 003 "Dominó
+6-9-12", 004 "Dominó Exprés"), plus the lead's decisions in ``docs/rules.md``.  Only the
 public contract is used: ``raw_env``, the action mask, ``step``, ``infos``, rewards, the
-observation (decoded with ``decode_line_observation``) and the read-only ``env.unwrapped.state``.
+observation (decoded with ``decode_line_observation``) and the read-only ``env.unwrapped.game_state``.
 Tile indices and action ints are computed by the helpers below, independently of the library:
 action = tile_index * 2 + end (end 0 = left, the only end for the lead; end 1 = right),
 DRAW = 2T, PASS = 2T + 1, ANNUL = 2T + 2.
@@ -17,14 +17,15 @@ import pytest
 from domino_env.core.errors import ConfigError, DealError
 from domino_env.encoding.line import decode_line_observation
 from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0
+from domino_env.envs.infos import Termination, seats_of
 
 # ---------------------------------------------------------------------------
-# Independent helpers (RULES.md 0 and the contract's action layout)
+# Independent helpers (docs/rules.md §0 and the contract's action layout)
 # ---------------------------------------------------------------------------
 
 
 def all_tiles(n: int) -> list[tuple[int, int]]:
-    """Canonical order (0,0), (0,1), ..., (0,N), (1,1), ..., (N,N) (RULES.md 0)."""
+    """Canonical order (0,0), (0,1), ..., (0,N), (1,1), ..., (N,N) (docs/rules.md §0)."""
     return [(a, b) for a in range(n + 1) for b in range(a, n + 1)]
 
 
@@ -47,7 +48,7 @@ def test_helper_index_matches_canonical_order():
 
 
 def N(env) -> int:
-    return env.unwrapped.state.config.max_pip
+    return env.unwrapped.game_state.config.max_pip
 
 
 def place(env, tile, end: int) -> int:
@@ -122,14 +123,14 @@ def pips(hand) -> int:
 
 
 def obs_of(env, observer: int) -> dict:
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     o = env.observe(f"player_{observer}")["observation"]
     return decode_line_observation(o, st.num_players, st.config.max_pip)
 
 
 def missing_row(env, observer: int, other: int) -> set[int]:
     """Pips the observer's observation says seat `other` is known to lack."""
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     k = (other - observer) % st.num_players
     row = np.asarray(obs_of(env, observer)["missing_pips"]).reshape(st.num_players - 1, -1)[k - 1]
     return {int(i) for i in np.flatnonzero(row)}
@@ -149,7 +150,7 @@ FULL4 = [
 
 
 # ---------------------------------------------------------------------------
-# Leads (RULES.md 2.1)
+# Leads (docs/rules.md §2.1)
 # ---------------------------------------------------------------------------
 
 
@@ -158,22 +159,22 @@ def test_full_deal_covers_the_set():
 
 
 def test_first_round_lead_is_the_highest_double_and_it_must_be_led():
-    """RULES.md 2.1 (seeds 003, 004): the holder of the highest double leads it; with 4 players
+    """docs/rules.md §2.1 (seeds 003, 004): the holder of the highest double leads it; with 4 players
     and double-6 that is always 6-6. The mask holds exactly that one action."""
     env = make("block", deal(FULL4))
     assert env.agent_selection == "player_2"
-    assert env.unwrapped.state.leader == 2
+    assert env.unwrapped.game_state.leader == 2
     assert legal(env) == expect(env, ((6, 6), 0))
     for other in (0, 1, 3):
         assert not env.observe(f"player_{other}")["action_mask"].any()
     step(env, ((6, 6), 0))
-    assert env.unwrapped.state.line == [(6, 6)]
-    assert env.unwrapped.state.ends == (6, 6)
+    assert env.unwrapped.game_state.line == [(6, 6)]
+    assert env.unwrapped.game_state.ends == (6, 6)
     assert env.agent_selection == "player_3"
 
 
 def test_highest_double_beats_a_heavier_non_double():
-    """RULES.md 2.1: the highest *double* leads even when another tile is heavier (6-5 > 4-4)."""
+    """docs/rules.md §2.1: the highest *double* leads even when another tile is heavier (6-5 > 4-4)."""
     hands = [[(5, 6), (1, 2)], [(4, 4), (0, 1)], [(3, 3), (2, 6)]]
     env = make("block", deal(hands), num_players=3)
     assert env.agent_selection == "player_1"
@@ -181,7 +182,7 @@ def test_highest_double_beats_a_heavier_non_double():
 
 
 def test_no_double_dealt_heaviest_tile_is_led_tie_to_higher_pip():
-    """RULES.md 2.1 (seeds 003, 004): no double dealt -> the holder of the heaviest tile leads it;
+    """docs/rules.md §2.1 (seeds 003, 004): no double dealt -> the holder of the heaviest tile leads it;
     tie: the higher of its two pips (3-4, 2-5 and 1-6 all weigh 7: 1-6 leads)."""
     hands = [[(3, 4), (0, 1)], [(2, 5), (0, 2)], [(1, 6), (0, 3)], [(2, 4), (1, 2)]]
     env = make("block", deal(hands))
@@ -195,48 +196,48 @@ def test_no_double_dealt_heaviest_tile_is_led_tie_to_higher_pip():
 
 def test_first_player_in_deal_leads_any_tile_on_end_0_only():
     """Contract: a deal with "first_player" makes that seat lead with any tile; the lead uses
-    end 0 only (RULES.md 2.1: the lead starts the line)."""
+    end 0 only (docs/rules.md §2.1: the lead starts the line)."""
     env = make("block", deal(FULL4, first=1))
     assert env.agent_selection == "player_1"
     assert legal(env) == expect(env, *[(t, 0) for t in FULL4[1]])
     step(env, ((3, 5), 0))
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert canon(st.line[0]) == [3, 5] and len(st.line) == 1
     assert sorted(st.ends) == [3, 5]
     assert env.agent_selection == "player_2"
 
 
 # ---------------------------------------------------------------------------
-# Placements (RULES.md 2.1)
+# Placements (docs/rules.md §2.1)
 # ---------------------------------------------------------------------------
 
 
 def test_both_ends_same_pip_only_end_0_and_orientation():
-    """RULES.md 2.1: if both ends show the same pip, a tile's two placements are the same move:
+    """docs/rules.md §2.1: if both ends show the same pip, a tile's two placements are the same move:
     only end 0 is legal (contract). The tile is oriented so its right pip meets the left end."""
     hands = [[(3, 3), (1, 1)], [(3, 5), (6, 6), (0, 2)], [(3, 4), (2, 2)]]
     env = make("block", deal(hands, first=0), num_players=3)
     step(env, ((3, 3), 0))
-    assert env.unwrapped.state.ends == (3, 3)
+    assert env.unwrapped.game_state.ends == (3, 3)
     assert env.agent_selection == "player_1"
     assert legal(env) == expect(env, ((3, 5), 0))
     step(env, ((3, 5), 0))
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.line == [(5, 3), (3, 3)]
     assert (st.left, st.right) == (5, 3) and st.ends == (5, 3)
     # Seat 2: 3-4 fits the right end only.
     assert legal(env) == expect(env, ((3, 4), 1))
     step(env, ((3, 4), 1))
-    assert env.unwrapped.state.line == [(5, 3), (3, 3), (3, 4)]
-    assert env.unwrapped.state.ends == (5, 4)
+    assert env.unwrapped.game_state.line == [(5, 3), (3, 3), (3, 4)]
+    assert env.unwrapped.game_state.ends == (5, 4)
 
 
 def test_tile_matching_both_ends_has_two_distinct_actions():
-    """RULES.md 2.1: a tile matching the left and the right end has two placements (two actions);
+    """docs/rules.md §2.1: a tile matching the left and the right end has two placements (two actions);
     a tile matching one end only has one."""
     hands = [[(2, 4), (0, 0)], [(4, 5), (1, 1)], [(2, 5), (2, 2), (5, 6), (0, 1)]]
     env = make("block", deal(hands, first=0), num_players=3)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((2, 4), 0))
     four = 0 if st.left == 4 else 1  # the lead's orientation is not part of the contract
     step(env, ((4, 5), four))
@@ -255,7 +256,7 @@ def test_tile_matching_both_ends_has_two_distinct_actions():
 def test_tile_matching_both_ends_right_placement():
     hands = [[(2, 4), (0, 0)], [(4, 5), (1, 1)], [(2, 5), (0, 1)]]
     env = make("block", deal(hands, first=0), num_players=3)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((2, 4), 0))
     step(env, ((4, 5), 0 if st.left == 4 else 1))
     old, right = list(st.line), st.right
@@ -265,7 +266,7 @@ def test_tile_matching_both_ends_right_placement():
 
 
 def test_must_play_if_able_no_pass_or_draw():
-    """RULES.md 2.1: a player must play if able; passing (and drawing, 2.2) only without a
+    """docs/rules.md §2.1: a player must play if able; passing (and drawing, 2.2) only without a
     playable tile. Block and draw games alike."""
     hands = [[(6, 6), (0, 0)], [(6, 1), (2, 3), (4, 4)]]
     for kind, extra in (("block", {}), ("draw", {})):
@@ -279,7 +280,7 @@ def test_must_play_if_able_no_pass_or_draw():
 
 
 def test_block_game_pass_when_nothing_fits():
-    """RULES.md 2.1 / 2.2 block (seed 004): a player who cannot play passes; the turn moves on."""
+    """docs/rules.md §2.1 / 2.2 block (seed 004): a player who cannot play passes; the turn moves on."""
     hands = [[(6, 6), (1, 1)], [(0, 1), (2, 3)], [(6, 2), (5, 5)]]
     env = make("block", deal(hands), num_players=3)
     step(env, ((6, 6), 0))
@@ -288,16 +289,16 @@ def test_block_game_pass_when_nothing_fits():
     step(env, "PASS")
     assert env.agent_selection == "player_2"
     assert legal(env) == expect(env, ((2, 6), 0))
-    assert not env.unwrapped.state.round_over
+    assert not env.unwrapped.game_state.round_over
 
 
 def test_draw_game_draws_one_at_a_time_until_a_tile_fits_then_must_play():
-    """RULES.md 2.2 draw (seed 003): no playable tile -> draw one tile per action (same player
+    """docs/rules.md §2.2 draw (seed 003): no playable tile -> draw one tile per action (same player
     keeps acting) until one fits, then must play it (no more DRAW)."""
     hands = [[(6, 6), (6, 0), (1, 1)], [(2, 3), (4, 5)]]
     bone = [(1, 2), (3, 3), (5, 6), (0, 2), (4, 4)]
     env = make("draw", deal(hands, bone), num_players=2)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((6, 6), 0))
     assert env.agent_selection == "player_1"
     for k, expected_size in ((0, 5), (1, 4), (2, 3)):
@@ -316,13 +317,13 @@ def test_draw_game_draws_one_at_a_time_until_a_tile_fits_then_must_play():
 
 
 def test_draw_game_pass_when_boneyard_empty():
-    """RULES.md 2.2 draw: with an empty boneyard a player who cannot play passes."""
+    """docs/rules.md §2.2 draw: with an empty boneyard a player who cannot play passes."""
     hands = [[(6, 6), (6, 1), (3, 3)], [(2, 3)]]
     env = make("draw", deal(hands, [(4, 4)]), num_players=2)
     step(env, ((6, 6), 0))
     assert legal(env) == expect(env, "DRAW")
     step(env, "DRAW")
-    assert env.unwrapped.state.boneyard_size == 0
+    assert env.unwrapped.game_state.boneyard_size == 0
     assert env.agent_selection == "player_1"
     assert legal(env) == expect(env, "PASS")
     step(env, "PASS")
@@ -331,7 +332,7 @@ def test_draw_game_pass_when_boneyard_empty():
 
 
 # ---------------------------------------------------------------------------
-# Domino (went out) scoring and rewards (RULES.md 2.1, seeds 003 / 004)
+# Domino (went out) scoring and rewards (docs/rules.md §2.1, seeds 003 / 004)
 # ---------------------------------------------------------------------------
 
 DOMINO3 = [[(6, 6), (1, 4)], [(5, 6), (3, 3)], [(4, 5), (2, 2)]]
@@ -341,26 +342,26 @@ def _play_domino3(env):
     step(env, ((6, 6), 0))
     step(env, ((5, 6), 0))
     step(env, ((4, 5), 0))
-    assert env.unwrapped.state.ends == (4, 6)
+    assert env.unwrapped.game_state.ends == (4, 6)
     step(env, ((1, 4), 0))
 
 
 @pytest.mark.parametrize("reward", ["outcome", "points"])
 def test_domino_scoring_without_teams(reward):
-    """RULES.md 2.1: a round ends when a hand is empty; without teams the winner scores the pips
+    """docs/rules.md §2.1: a round ends when a hand is empty; without teams the winner scores the pips
     left in every other hand (6 + 4 = 10). Rewards (contract): outcome winner +1, others share -1;
     points winner +points/100, others -(own pips)/100."""
     env = make("block", deal(DOMINO3), num_players=3, reward=reward)
     _play_domino3(env)
     i = info(env)
-    assert i["termination"] == "went_out"
-    assert i["winners"] == [0]
-    assert i["pips"] == [0, 6, 4]
-    assert i["points"] == [10, 0, 0]
-    assert i["scores"] == [10, 0, 0]
+    assert i["termination_code"] == Termination.WENT_OUT
+    assert seats_of(i["winners"]) == [0]
+    assert i["pips"].tolist() == [0, 6, 4]
+    assert i["points"].tolist() == [10, 0, 0]
+    assert i["scores"].tolist() == [10, 0, 0]
     assert i["leader"] == 0 and i["round_index"] == 0
     assert all(env.terminations.values())
-    assert env.unwrapped.state.round_result.termination == "went_out"
+    assert env.unwrapped.game_state.round_result.termination == "went_out"
     if reward == "outcome":
         assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -0.5, "player_2": -0.5})
     else:
@@ -383,19 +384,19 @@ def _play_domino4(env):
 
 @pytest.mark.parametrize("reward", ["outcome", "points"])
 def test_domino_scoring_with_teams_counts_all_four_hands(reward):
-    """RULES.md 2.1 (seeds 003, 004 "incluso los del compañero"): with teams the winning team
+    """docs/rules.md §2.1 (seeds 003, 004 "incluso los del compañero"): with teams the winning team
     scores the pips of all four hands, the partner's included: 6 + 4 + 1 = 11 (partner seat 2
     holds 4 of them). Both partners carry the score. Rewards: each winner +1 / each loser -1;
     points mode +-points/100."""
     env = make("block", deal(DOMINO4), teams=True, reward=reward)
     _play_domino4(env)
     i = info(env)
-    assert i["termination"] == "went_out"
-    assert i["winners"] == [0, 2]
-    assert i["pips"] == [0, 6, 4, 1]
-    assert i["points"] == [11, 0, 11, 0]
-    assert i["scores"] == [11, 0, 11, 0]
-    assert list(env.unwrapped.state.scores) == [11, 0, 11, 0]
+    assert i["termination_code"] == Termination.WENT_OUT
+    assert seats_of(i["winners"]) == [0, 2]
+    assert i["pips"].tolist() == [0, 6, 4, 1]
+    assert i["points"].tolist() == [11, 0, 11, 0]
+    assert i["scores"].tolist() == [11, 0, 11, 0]
+    assert list(env.unwrapped.game_state.scores) == [11, 0, 11, 0]
     if reward == "outcome":
         expected = {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0}
     else:
@@ -408,20 +409,20 @@ def test_domino_without_teams_four_players():
     env = make("block", deal(DOMINO4))
     _play_domino4(env)
     i = info(env)
-    assert i["winners"] == [0]
-    assert i["points"] == [11, 0, 0, 0]
+    assert seats_of(i["winners"]) == [0]
+    assert i["points"].tolist() == [11, 0, 0, 0]
     assert env.rewards == pytest.approx(
         {"player_0": 1.0, "player_1": -1 / 3, "player_2": -1 / 3, "player_3": -1 / 3}
     )
 
 
 # ---------------------------------------------------------------------------
-# Blocked rounds (RULES.md 2.1 "cierre" / "tranque")
+# Blocked rounds (docs/rules.md §2.1 "cierre" / "tranque")
 # ---------------------------------------------------------------------------
 
 
 def test_blocked_three_player_block_game_by_tiles_out_of_play():
-    """RULES.md 2.1 / 2.2: blocked = nobody can ever place again; detected at once. Three players
+    """docs/rules.md §2.1 / 2.2: blocked = nobody can ever place again; detected at once. Three players
     with 7 tiles each leave 7 tiles out of play: here every 0-tile but 0-0 is out of play, so the
     lead 0-0 blocks the round immediately."""
     rest = [t for t in all_tiles(6) if 0 not in t and t != (1, 1)]
@@ -430,42 +431,42 @@ def test_blocked_three_player_block_game_by_tiles_out_of_play():
     env = make("block", deal(hands, first=0), num_players=3)
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
+    assert i["termination_code"] == Termination.BLOCKED
     p = [pips(h) for h in hands]
     best = min(p)
     winner = [s for s in (0, 1, 2) if p[s] == best][0]
-    assert i["pips"] == p
-    assert i["winners"] == [winner]
+    assert i["pips"].tolist() == p
+    assert seats_of(i["winners"]) == [winner]
     assert i["points"][winner] == sum(p) - p[winner]
     assert all(env.terminations.values())
 
 
 def test_blocked_after_play_two_players_tie_goes_to_leader():
-    """RULES.md 2.1: after 6-6 and 5-6 nobody holds a 5 or 6 and the rest are out of play:
+    """docs/rules.md §2.1: after 6-6 and 5-6 nobody holds a 5 or 6 and the rest are out of play:
     blocked at once. Both hands hold 7 pips: the tie goes to the leader ("mano"), who scores the
     other's 7 pips."""
     hands = [[(6, 6), (1, 2), (2, 2)], [(5, 6), (3, 4)]]
     env = make("block", deal(hands, first=0), num_players=2)
     step(env, ((6, 6), 0))
-    assert not env.unwrapped.state.round_over
+    assert not env.unwrapped.game_state.round_over
     step(env, ((5, 6), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [7, 7]
-    assert i["winners"] == [0]
-    assert i["points"] == [7, 0]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [7, 7]
+    assert seats_of(i["winners"]) == [0]
+    assert i["points"].tolist() == [7, 0]
     assert i["leader"] == 0
 
 
 def test_not_blocked_while_a_fitting_tile_is_in_the_boneyard():
-    """RULES.md 2.1: blocked means nobody can ever place again. After the lead nobody holds a 6
+    """docs/rules.md §2.1: blocked means nobody can ever place again. After the lead nobody holds a 6
     but 0-6 is in the boneyard: the round goes on (DRAW). Once 0-6 is placed, no 0 or 6 is left
     anywhere (hands or boneyard): blocked at once although the boneyard is not empty."""
     hands = [[(6, 6), (1, 1)], [(2, 3)]]
     bone = [(4, 4), (0, 6), (2, 2)]
     env = make("draw", deal(hands, bone), num_players=2)
     step(env, ((6, 6), 0))
-    assert not env.unwrapped.state.round_over
+    assert not env.unwrapped.game_state.round_over
     assert legal(env) == expect(env, "DRAW")
     step(env, "DRAW")
     assert legal(env) == expect(env, "DRAW")
@@ -473,10 +474,10 @@ def test_not_blocked_while_a_fitting_tile_is_in_the_boneyard():
     assert legal(env) == expect(env, ((0, 6), 0))
     step(env, ((0, 6), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [2, 13]
-    assert i["winners"] == [0]
-    assert i["points"] == [13, 0]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [2, 13]
+    assert seats_of(i["winners"]) == [0]
+    assert i["points"].tolist() == [13, 0]
 
 
 def _blocked_deal(hands_rest, leader):
@@ -489,16 +490,16 @@ def _blocked_deal(hands_rest, leader):
 
 
 def test_blocked_fewest_pips_wins_without_teams():
-    """RULES.md 2.1: blocked, no teams: the fewest pips wins and scores the others' pips."""
+    """docs/rules.md §2.1: blocked, no teams: the fewest pips wins and scores the others' pips."""
     rest = [[(1, 4)], [(3, 4)], [(4, 5)], [(1, 1)]]  # 5, 7, 9, 2
     env = make("block", _blocked_deal(rest, 0))
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [5, 7, 9, 2]
-    assert i["winners"] == [3]
-    assert i["points"] == [0, 0, 0, 21]
-    assert i["scores"] == [0, 0, 0, 21]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [5, 7, 9, 2]
+    assert seats_of(i["winners"]) == [3]
+    assert i["points"].tolist() == [0, 0, 0, 21]
+    assert i["scores"].tolist() == [0, 0, 0, 21]
 
 
 @pytest.mark.parametrize(
@@ -515,49 +516,49 @@ def test_blocked_fewest_pips_wins_without_teams():
     ],
 )
 def test_blocked_tie_goes_to_seat_nearest_leader(rest, leader, winner):
-    """RULES.md 2.1: tie -> the tied player nearest in turn order to the leader, starting with the
+    """docs/rules.md §2.1: tie -> the tied player nearest in turn order to the leader, starting with the
     leader ("mano")."""
     env = make("block", _blocked_deal(rest, leader))
     step(env, ((0, 0), 0))
     i = info(env)
     p = i["pips"]
-    assert i["termination"] == "blocked"
-    assert i["winners"] == [winner]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert seats_of(i["winners"]) == [winner]
     assert i["points"][winner] == sum(p) - p[winner]
 
 
 def test_blocked_team_sums_all_four_hands_scored():
-    """RULES.md 2.1: blocked with teams: the team with fewer summed pips wins; it scores all four
+    """docs/rules.md §2.1: blocked with teams: the team with fewer summed pips wins; it scores all four
     hands (its own included). Team 0+2: 3 + 11 = 14, team 1+3: 7 + 2 = 9 -> team 1+3 scores 23."""
     rest = [[(1, 2)], [(3, 4)], [(5, 6)], [(1, 1)]]
     env = make("block", _blocked_deal(rest, 0), teams=True)
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
-    assert i["pips"] == [3, 7, 11, 2]
-    assert i["winners"] == [1, 3]
-    assert i["points"] == [0, 23, 0, 23]
-    assert i["scores"] == [0, 23, 0, 23]
+    assert i["termination_code"] == Termination.BLOCKED
+    assert i["pips"].tolist() == [3, 7, 11, 2]
+    assert seats_of(i["winners"]) == [1, 3]
+    assert i["points"].tolist() == [0, 23, 0, 23]
+    assert i["scores"].tolist() == [0, 23, 0, 23]
 
 
 @pytest.mark.parametrize(
     ("leader", "winners"), [(1, [1, 3]), (0, [0, 2]), (3, [1, 3]), (2, [0, 2])]
 )
 def test_blocked_team_tie_goes_to_the_team_nearest_the_leader(leader, winners):
-    """RULES.md 2.1: team sums tie (10 vs 10) -> the leader's team (the nearest, starting with
+    """docs/rules.md §2.1: team sums tie (10 vs 10) -> the leader's team (the nearest, starting with
     the leader) wins."""
     rest = [[(2, 6)], [(1, 2)], [(1, 1)], [(3, 4)]]  # 8, 3, 2, 7 -> teams 10 / 10
     env = make("block", _blocked_deal(rest, leader), teams=True)
     step(env, ((0, 0), 0))
     i = info(env)
-    assert i["termination"] == "blocked"
+    assert i["termination_code"] == Termination.BLOCKED
     assert sum(i["pips"][0::2]) == sum(i["pips"][1::2])
-    assert i["winners"] == winners
+    assert seats_of(i["winners"]) == winners
     assert i["points"][winners[0]] == sum(i["pips"])
 
 
 # ---------------------------------------------------------------------------
-# Games: next lead and target score (RULES.md 2.1 "Game", contract "Next rounds")
+# Games: next lead and target score (docs/rules.md §2.1 "Game", contract "Next rounds")
 # ---------------------------------------------------------------------------
 
 ROUND2 = [
@@ -569,21 +570,21 @@ ROUND2 = [
 
 
 def test_next_lead_next_seat_leads_any_tile():
-    """RULES.md 2.1 next_lead="next_seat" (seeds 003, 004): the seat after the previous round's
+    """docs/rules.md §2.1 next_lead="next_seat" (seeds 003, 004): the seat after the previous round's
     leader leads round 2, with any tile (even though another seat holds 6-6)."""
     rest = [[(1, 1)], [(3, 4)], [(4, 5)], [(1, 4)]]  # 2, 7, 9, 5: seat 0 wins
     env = make("block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], episode="game")
     step(env, ((0, 0), 0))  # blocked; seat 0 wins; leader was 2
-    assert info(env)["termination"] == "blocked" and info(env)["winners"] == [0]
+    assert info(env)["termination_code"] == Termination.BLOCKED and seats_of(info(env)["winners"]) == [0]
     assert not any(env.terminations.values())
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.round_index == 1 and not st.round_over
     assert st.leader == 3 and env.agent_selection == "player_3"
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[3]])
 
 
 def test_next_lead_winner_leads_any_tile():
-    """RULES.md 2.1 next_lead="winner" (seed 001): the previous round's winner leads, any tile."""
+    """docs/rules.md §2.1 next_lead="winner" (seed 001): the previous round's winner leads, any tile."""
     env = make(
         "block",
         deals=[deal(DOMINO3), deal([h[:3] for h in ROUND2[:3]])],
@@ -592,8 +593,8 @@ def test_next_lead_winner_leads_any_tile():
         episode="game",
     )
     _play_domino3(env)  # seat 0 went out; leader was 0
-    assert info(env)["winners"] == [0]
-    st = env.unwrapped.state
+    assert seats_of(info(env)["winners"]) == [0]
+    st = env.unwrapped.game_state
     assert st.round_index == 1
     assert st.leader == 0 and env.agent_selection == "player_0"
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[0][:3]])
@@ -606,7 +607,7 @@ def test_next_lead_winner_blocked_picks_tie_winner():
         "block", deals=[_blocked_deal(rest, 2), deal(ROUND2)], next_lead="winner", episode="game"
     )
     step(env, ((0, 0), 0))
-    assert info(env)["winners"] == [0]
+    assert seats_of(info(env)["winners"]) == [0]
     assert env.agent_selection == "player_0"
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[0]])
 
@@ -630,14 +631,14 @@ def test_next_lead_winner_team_block_member_nearest_leader(rest, winners, next_l
         episode="game",
     )
     step(env, ((0, 0), 0))
-    assert info(env)["winners"] == winners
+    assert seats_of(info(env)["winners"]) == winners
     assert env.agent_selection == f"player_{next_leader}"
-    assert env.unwrapped.state.leader == next_leader
+    assert env.unwrapped.game_state.leader == next_leader
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[next_leader]])
 
 
 def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
-    """RULES.md 2.2 Cuban (seed 001): next_lead="winner"; seat 2 goes out (partner of the leader
+    """docs/rules.md §2.2 Cuban (seed 001): next_lead="winner"; seat 2 goes out (partner of the leader
     seat 0) -> seat 2, the one that went out, leads round 2 (contract), with any tile."""
     hands = [[(9, 9), (1, 1)], [(9, 8), (3, 3)], [(8, 7)], [(0, 0), (0, 1)]]
     env = make("cuban", deal(hands), episode="game")
@@ -645,11 +646,11 @@ def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
     step(env, ((8, 9), 0))
     step(env, ((7, 8), 0))
     i = info(env)
-    assert i["termination"] == "went_out"
-    assert i["winners"] == [0, 2]
-    assert i["pips"] == [2, 6, 0, 1]
-    assert i["points"] == [9, 0, 9, 0]
-    st = env.unwrapped.state
+    assert i["termination_code"] == Termination.WENT_OUT
+    assert seats_of(i["winners"]) == [0, 2]
+    assert i["pips"].tolist() == [2, 6, 0, 1]
+    assert i["points"].tolist() == [9, 0, 9, 0]
+    st = env.unwrapped.game_state
     assert st.round_index == 1 and st.leader == 2 and env.agent_selection == "player_2"
     assert len(st.hand_tiles(2)) == 10
     doubles = sum(a == b for a, b in st.hand_tiles(2))
@@ -659,15 +660,15 @@ def test_cuban_next_round_led_by_a_member_of_the_winning_pair():
 
 
 def test_target_score_ends_the_game():
-    """RULES.md 2.1 Game: rounds until a player reaches target_score (here 10). Round 1 scores 10
+    """docs/rules.md §2.1 Game: rounds until a player reaches target_score (here 10). Round 1 scores 10
     for seat 0: game over, game_winners = [0], outcome rewards at the game's end."""
     env = make("block", deals=[deal(DOMINO3)], num_players=3, episode="game", target_score=10)
     _play_domino3(env)
     i = info(env)
     assert i["game_over"] is True
-    assert i["game_winners"] == [0]
+    assert seats_of(i["game_winners"]) == [0]
     assert all(env.terminations.values())
-    assert env.unwrapped.state.game_over
+    assert env.unwrapped.game_state.game_over
     assert env.rewards == pytest.approx({"player_0": 1.0, "player_1": -0.5, "player_2": -0.5})
 
 
@@ -682,14 +683,14 @@ def test_game_continues_below_target_no_outcome_reward_yet():
         target_score=20,
     )
     _play_domino3(env)
-    assert "game_over" not in info(env)
+    assert info(env)["game_over"] is False and not info(env)["game_won"].any()
     assert not any(env.terminations.values())
     assert env.rewards == pytest.approx({"player_0": 0.0, "player_1": 0.0, "player_2": 0.0})
-    assert env.unwrapped.state.round_index == 1
+    assert env.unwrapped.game_state.round_index == 1
     _play_domino3(env)
     i = info(env)
-    assert i["scores"] == [20, 0, 0]
-    assert i["game_over"] is True and i["game_winners"] == [0]
+    assert i["scores"].tolist() == [20, 0, 0]
+    assert i["game_over"] is True and seats_of(i["game_winners"]) == [0]
     assert env.rewards["player_0"] == pytest.approx(1.0)
 
 
@@ -698,7 +699,7 @@ def test_target_score_with_teams_both_partners_win():
     _play_domino4(env)
     i = info(env)
     assert i["game_over"] is True
-    assert i["game_winners"] == [0, 2]
+    assert seats_of(i["game_winners"]) == [0, 2]
     assert env.rewards == pytest.approx(
         {"player_0": 1.0, "player_1": -1.0, "player_2": 1.0, "player_3": -1.0}
     )
@@ -719,7 +720,7 @@ def test_points_rewards_every_round_in_game_episode():
 
 
 # ---------------------------------------------------------------------------
-# Cuban annulment (RULES.md 2.2, seed 001)
+# Cuban annulment (docs/rules.md §2.2, seed 001)
 # ---------------------------------------------------------------------------
 
 FIVE = [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
@@ -736,14 +737,14 @@ def cuban_hands():
 
 
 def test_cuban_annul_only_on_first_turn_of_a_player_with_enough_doubles():
-    """RULES.md 2.2 Cuban (seed 001): a player dealt 5 or more doubles may, on its first turn of
+    """docs/rules.md §2.2 Cuban (seed 001): a player dealt 5 or more doubles may, on its first turn of
     the round and before placing any tile, ask for the annulment (ANNUL). Absent for the leader
     with 4 doubles; present for seat 1 (5 doubles, not the leader) on its first turn; absent on
     its second turn."""
     hands = cuban_hands()
     hands[2] = [(0, 0), (5, 6), (4, 6), (3, 6)]  # 1 double
     env = make("cuban", deal(hands))
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert env.agent_selection == "player_0"
     assert legal(env) == expect(env, ((9, 9), 0))  # 4 doubles: no ANNUL
     step(env, ((9, 9), 0))
@@ -773,7 +774,7 @@ def test_cuban_annul_for_the_leader_on_the_lead():
 
 @pytest.mark.parametrize("reward", ["outcome", "points"])
 def test_cuban_annul_redeals_same_leader_same_round_index(reward):
-    """RULES.md 2.2: after ANNUL the tiles are dealt again and the same seat leads again (contract:
+    """docs/rules.md §2.2: after ANNUL the tiles are dealt again and the same seat leads again (contract:
     with any tile; round index unchanged; infos termination "annulled"; no points; the episode
     continues)."""
     hands = cuban_hands()
@@ -789,12 +790,12 @@ def test_cuban_annul_redeals_same_leader_same_round_index(reward):
     assert env.agent_selection == "player_1"
     step(env, "ANNUL")
     i = info(env)
-    assert i["termination"] == "annulled"
-    assert i["points"] == [0, 0, 0, 0]
-    assert i["scores"] == [0, 0, 0, 0]
+    assert i["termination_code"] == Termination.ANNULLED
+    assert i["points"].tolist() == [0, 0, 0, 0]
+    assert i["scores"].tolist() == [0, 0, 0, 0]
     assert not any(env.terminations.values()) and not any(env.truncations.values())
     assert all(r == 0 for r in env.rewards.values())
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     assert st.round_index == 0
     assert not st.round_over
     assert st.leader == 0 and env.agent_selection == "player_0"
@@ -803,7 +804,8 @@ def test_cuban_annul_redeals_same_leader_same_round_index(reward):
     # and the new round plays on
     step(env, ((5, 5), 0))
     assert env.agent_selection == "player_1"
-    assert env.infos["player_0"] == {}
+    assert not env.infos["player_0"]["round_over"]
+    assert env.infos["player_0"]["termination_code"] == Termination.NONE
 
 
 def test_cuban_annul_random_redeal():
@@ -814,8 +816,8 @@ def test_cuban_annul_random_redeal():
     env = make("cuban", deal(hands))
     step(env, ((9, 9), 0))
     step(env, "ANNUL")
-    st = env.unwrapped.state
-    assert info(env)["termination"] == "annulled"
+    st = env.unwrapped.game_state
+    assert info(env)["termination_code"] == Termination.ANNULLED
     assert st.round_index == 0 and st.leader == 0 and env.agent_selection == "player_0"
     assert [st.hand_size(s) for s in range(4)] == [10, 10, 10, 10]
     assert st.boneyard_size == 0
@@ -893,7 +895,7 @@ def test_bad_draw_deal_duplicate_between_hand_and_boneyard():
 
 
 def test_presets_fields():
-    """RULES.md 2.2 presets; contract: draw keeps seed 003's 5,000-point target."""
+    """docs/rules.md §2.2 presets; contract: draw keeps seed 003's 5,000-point target."""
     common = {
         "max_pip": 6,
         "hand_size": 7,
@@ -918,17 +920,17 @@ def test_presets_fields():
                 assert getattr(cfg, k) == v, (name, k)
     e = cuban_v0.raw_env()
     e.reset(seed=3)
-    st = e.unwrapped.state
+    st = e.unwrapped.game_state
     assert [st.hand_size(s) for s in range(4)] == [10] * 4  # 15 of 55 out of play
     assert st.boneyard_size == 0
     e = draw_v0.raw_env()
     e.reset(seed=3)
-    assert e.unwrapped.state.boneyard_size == 28 - 14
+    assert e.unwrapped.game_state.boneyard_size == 28 - 14
     assert line_v0.raw_env().config.preset == "block"
 
 
 # ---------------------------------------------------------------------------
-# Observation: partner, known-missing pips (contract; DESIGN.md)
+# Observation: partner, known-missing pips (contract; docs/design.md)
 # ---------------------------------------------------------------------------
 
 
@@ -951,7 +953,7 @@ def test_known_missing_pips_after_passes_accumulate_in_block_game():
         assert missing_row(env, obs, 1) == {6}
     step(env, ((5, 6), 0))  # seat 2: ends (5, 6)
     step(env, ((1, 6), 1))  # seat 0: ends (5, 1)
-    assert env.unwrapped.state.ends == (5, 1)
+    assert env.unwrapped.game_state.ends == (5, 1)
     step(env, "PASS")  # seat 1 lacks 5, 1
     assert missing_row(env, 0, 1) == {1, 5, 6}
     assert missing_row(env, 2, 1) == {1, 5, 6}
@@ -970,7 +972,7 @@ def test_known_missing_pips_after_draws():
     step(env, ((5, 6), 0))  # ends (5, 6)
     assert missing_row(env, 0, 1) == {6}
     step(env, ((0, 6), 1))  # seat 0: ends (5, 0)
-    assert env.unwrapped.state.ends == (5, 0)
+    assert env.unwrapped.game_state.ends == (5, 0)
     # seat 1 holds 4-5 and 0-3: plays 4-5; no new knowledge
     step(env, ((4, 5), 0))
     assert missing_row(env, 0, 1) == {6}
@@ -993,7 +995,7 @@ def test_known_missing_pips_after_one_or_more_draws(draws):
     hands = [[(6, 6), (0, 6), (4, 4)], [(2, 3)]]
     bone = [(5, 6)] + ([(2, 6)] if draws == 2 else []) + [(0, 1), (1, 5)]
     env = make("draw", deal(hands, bone), num_players=2)
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     step(env, ((6, 6), 0))
     step(env, "DRAW")
     step(env, ((5, 6), 0))
@@ -1013,7 +1015,7 @@ def test_known_missing_pips_after_one_or_more_draws(draws):
 
 def test_annul_still_legal_after_drawing_on_first_turn():
     """Contract: ANNUL is legal during the first turn, before the player places or passes; a
-    draw does not end the turn (RULES.md 2.2: "before placing any tile")."""
+    draw does not end the turn (docs/rules.md §2.2: "before placing any tile")."""
     hands = [[(6, 6), (0, 6)], [(1, 1), (2, 2), (3, 4)]]
     env = make("draw", deal(hands, [(3, 5), (4, 6), (0, 0)]), num_players=2, annul_doubles=2)
     step(env, ((6, 6), 0))
@@ -1028,7 +1030,7 @@ def test_annul_still_legal_after_drawing_on_first_turn():
 
 
 def test_round_ends_when_last_tile_is_a_double():
-    """RULES.md 0: a round ends the moment a hand is empty, a double included."""
+    """docs/rules.md §0: a round ends the moment a hand is empty, a double included."""
     hands = [[(6, 6), (1, 2)], [(5, 6), (5, 5)], [(3, 4)]]
     env = make("block", deal(hands), num_players=3)
     step(env, ((6, 6), 0))
@@ -1037,19 +1039,19 @@ def test_round_ends_when_last_tile_is_a_double():
     step(env, "PASS")
     step(env, ((5, 5), 0))
     i = info(env)
-    assert i["termination"] == "went_out" and i["winners"] == [1]
-    assert i["points"] == [0, 10, 0]
+    assert i["termination_code"] == Termination.WENT_OUT and seats_of(i["winners"]) == [1]
+    assert i["points"].tolist() == [0, 10, 0]
 
 
 def test_observation_public_fields_egocentric():
-    """Contract / DESIGN.md: the observation shows the observer's hand, the placed tiles, both
+    """Contract / docs/design.md: the observation shows the observer's hand, the placed tiles, both
     ends, hand sizes, current player and leader (observer first), scores; nothing else."""
     env = make("block", deal(DOMINO4), teams=True)
     step(env, ((6, 6), 0))
     step(env, ((5, 6), 0))  # ends (5, 6)
     for observer in range(4):
         o = obs_of(env, observer)
-        st = env.unwrapped.state
+        st = env.unwrapped.game_state
         own = np.zeros(28)
         own[[tidx(t, 6) for t in st.hand_tiles(observer)]] = 1
         assert o["hand"].tolist() == own.tolist()
@@ -1076,7 +1078,7 @@ def test_illegal_action_raises_and_changes_nothing():
         with pytest.raises(IllegalActionError):
             env.step(bad)
         assert env.agent_selection == "player_2" and legal(env) == before
-        assert env.unwrapped.state.line == []
+        assert env.unwrapped.game_state.line == []
 
 
 def test_line_ids_refuse_another_preset_and_empty_hands():

@@ -1,5 +1,5 @@
 """PettingZoo / Gymnasium / SB3 conformance of the Mexican Train env and its single-agent adapter
-(issue 2 sections 3-5; ECOSYSTEM.md)."""
+(issue 2 sections 3-5; docs/design.md §11)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import domino_env
 from domino_env import ConfigError, DealError, IllegalActionError
 from domino_env.core.records import load_record, replay, save_record
 from domino_env.encoding.mexican_train import decode_action, describe_action, encode_action
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import env, raw_env
 from domino_env.wrappers import SingleAgentEnv, mexican_train_single_agent
 
@@ -72,13 +73,13 @@ def test_seeded_reset_reproduces_and_unseeded_continues():
     a, b = raw_env(), raw_env()
     a.reset(seed=7)
     b.reset(seed=7)
-    assert a.state.hands == b.state.hands and a.agent_selection == b.agent_selection
+    assert a.game_state.hands == b.game_state.hands and a.agent_selection == b.agent_selection
     a.reset()
     b.reset()
-    assert a.state.hands == b.state.hands  # same stream continues identically
+    assert a.game_state.hands == b.game_state.hands  # same stream continues identically
     c = raw_env()
     c.reset(seed=8)
-    assert c.state.hands != a.state.hands
+    assert c.game_state.hands != a.game_state.hands
 
 
 def test_pickle_round_trip_and_interleaved_instances():
@@ -86,10 +87,10 @@ def test_pickle_round_trip_and_interleaved_instances():
     a = raw_env(num_players=4)
     a.reset(seed=3)
     for _ in range(10):
-        legal = a.state.legal_actions()
+        legal = a.game_state.legal_actions()
         a.step(legal[rng.integers(len(legal))])
     b = pickle.loads(pickle.dumps(a))
-    assert b.state.hands == a.state.hands and b.agent_selection == a.agent_selection
+    assert b.game_state.hands == a.game_state.hands and b.agent_selection == a.agent_selection
     fresh = pickle.loads(pickle.dumps(raw_env(num_players=5, preset="novelty")))
     fresh.reset(seed=1)
     assert fresh.config.num_players == 5 and fresh.config.station_source == "highest_held"
@@ -100,8 +101,8 @@ def test_pickle_round_trip_and_interleaved_instances():
         e.reset(seed=seed)
         r = np.random.default_rng(seed)
         solo.append([])
-        while not e.state.round_over:
-            legal = e.state.legal_actions()
+        while not e.game_state.round_over:
+            legal = e.game_state.legal_actions()
             act = legal[r.integers(len(legal))]
             solo[-1].append(act)
             e.step(act)
@@ -112,7 +113,7 @@ def test_pickle_round_trip_and_interleaved_instances():
         for e, actions in ((x, solo[0]), (y, solo[1])):
             if k < len(actions):
                 e.step(actions[k])
-    assert x.state.round_over and y.state.round_over
+    assert x.game_state.round_over and y.game_state.round_over
 
 
 def test_round_result_in_infos_and_rewards_sum_to_zero():
@@ -125,9 +126,9 @@ def test_round_result_in_infos_and_rewards_sum_to_zero():
             obs, reward, term, trunc, info = e.last()
             total[agent] += reward
             if term or trunc:
-                assert info["termination"] in ("went_out", "blocked")
+                assert info["termination_code"] in (Termination.WENT_OUT, Termination.BLOCKED)
                 assert len(info["pips"]) == 4 and len(info["scores"]) == 4
-                assert set(info["winners"]) <= {0, 1, 2, 3}
+                assert set(seats_of(info["winners"])) <= {0, 1, 2, 3}
                 e.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"])
@@ -136,19 +137,21 @@ def test_round_result_in_infos_and_rewards_sum_to_zero():
         assert max(total.values()) > 0
 
 
-def test_max_cycles_truncates_every_agent_with_a_reason():
-    e = raw_env(max_cycles=5)
+def test_max_steps_truncates_every_agent_after_that_many_actions():
+    e = raw_env(max_steps=5)
     e.reset(seed=0)
     rng = np.random.default_rng(0)
-    for _ in range(5):
-        legal = e.state.legal_actions()
+    for k in range(5):
+        assert not any(e.truncations.values()), k
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     assert all(e.truncations.values())
-    assert "max_cycles" in e.infos["player_0"]["truncated_reason"]
+    assert all(i["limit_reached"] and not i["round_over"] for i in e.infos.values())
 
 
 def test_bad_kwargs_raise_config_error():
-    for kwargs in ({"episode": "season"}, {"reward": "money"}, {"render_mode": "rgb"}, {"max_cycles": 0}):
+    for kwargs in ({"episode": "season"}, {"reward": "money"}, {"render_mode": "rgb"}, {"max_cycles": 0},
+                   {"max_steps": 0}, {"max_steps": 2.5}):
         with pytest.raises(ConfigError) as err:
             raw_env(**kwargs)
         assert next(iter(kwargs)) in str(err.value)
@@ -157,11 +160,11 @@ def test_bad_kwargs_raise_config_error():
 def test_illegal_actions_raw_and_wrapped():
     e = raw_env()
     e.reset(seed=0)
-    before = (e.state.hands[:], e.agent_selection, e.observe(e.agent_selection)["action_mask"].copy())
+    before = (e.game_state.hands[:], e.agent_selection, e.observe(e.agent_selection)["action_mask"].copy())
     illegal = int(np.flatnonzero(before[2] == 0)[0])
     with pytest.raises(IllegalActionError, match="illegal action"):
         e.step(illegal)
-    assert e.state.hands == before[0] and e.agent_selection == before[1]
+    assert e.game_state.hands == before[0] and e.agent_selection == before[1]
     assert np.array_equal(e.observe(e.agent_selection)["action_mask"], before[2])
     w = env()
     w.reset(seed=0)
@@ -202,15 +205,15 @@ def test_record_json_round_trip(tmp_path):
     e.reset(seed=4)
     rng = np.random.default_rng(4)
     for _ in range(150):
-        legal = e.state.legal_actions()
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     path = tmp_path / "game.json"
     save_record(e.to_record(), path)
     record = load_record(path)
     assert record["env_id"] == "dominoes/mexican_train-v0" and record["seed"] == 4
-    assert json.loads(path.read_text())["actions"] == e.state.actions
+    assert json.loads(path.read_text())["actions"] == e.game_state.actions
     last = list(replay(record))[-1]
-    assert last.hands == e.state.hands and last.scores == e.state.scores
+    assert last.hands == e.game_state.hands and last.scores == e.game_state.scores
 
 
 def test_render_ansi_shows_the_table_and_only_the_viewer_hand():
@@ -250,7 +253,7 @@ def test_adapter_gives_the_learner_its_own_final_reward_when_an_opponent_ends_th
     legal = np.flatnonzero(e.action_masks())
     obs, reward, terminated, truncated, info = e.step(int(legal[0]))  # learner places 9-1
     assert terminated and not truncated
-    assert info["termination"] == "went_out" and info["winners"] == [1]
+    assert info["termination_code"] == Termination.WENT_OUT and seats_of(info["winners"]) == [1]
     assert reward == pytest.approx(-0.5)  # the learner's share of -1, not the winner's +1
 
 
@@ -260,11 +263,11 @@ def test_adapter_learner_win_is_positive_and_points_mode_is_its_own_points():
     e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=0)
     e.reset(options={"deal": deal})
     _, reward, terminated, _, info = e.step(int(np.flatnonzero(e.action_masks())[0]))
-    assert terminated and reward == pytest.approx(1.0) and info["winners"] == [0]
+    assert terminated and reward == pytest.approx(1.0) and seats_of(info["winners"]) == [0]
     e = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=0, reward="points")
     e.reset(options={"deal": _deal_where_opponent_goes_out()})
     _, reward, terminated, _, info = e.step(int(np.flatnonzero(e.action_masks())[0]))
-    assert terminated and info["winners"] == [1]
+    assert terminated and seats_of(info["winners"]) == [1]
     assert reward == pytest.approx(-3 / 100)  # the learner's own 1-2 left in hand
 
 
@@ -279,11 +282,11 @@ def test_adapter_refuses_a_deal_that_ends_before_the_learner_acts():
 def test_adapter_illegal_action_ends_episode_with_penalty_and_keeps_state():
     e = mexican_train_single_agent(num_players=4, illegal_reward=-2.0)
     e.reset(seed=0)
-    hands = e.aec.state.hands[:]
+    hands = e.aec.game_state.hands[:]
     illegal = int(np.flatnonzero(~e.action_masks())[0])
     _, reward, terminated, truncated, info = e.step(illegal)
     assert reward == -2.0 and terminated and info["illegal_action"]
-    assert e.aec.state.hands == hands
+    assert e.aec.game_state.hands == hands
     with pytest.raises(domino_env.DominoError):
         e.step(0)
 
@@ -327,13 +330,13 @@ def test_soak_2000_random_rounds(preset):
         e = envs[k % len(envs)]
         e.reset(seed=k)
         space = e.observation_space("player_0")["observation"]
-        while not e.state.round_over:
+        while not e.game_state.round_over:
             obs = e.observe(e.agent_selection)
             legal = np.flatnonzero(obs["action_mask"])
             assert len(legal) >= 1
             e.step(int(legal[rng.integers(len(legal))]))
         assert space.contains(e.observe(e.agent_selection)["observation"])
-        outcomes.add(e.infos["player_0"]["termination"])
+        outcomes.add(str(e.infos["player_0"]["termination_code"]))
     assert outcomes == {"went_out", "blocked"}
 
 
@@ -356,12 +359,12 @@ def test_unknown_keyword_lists_env_keywords_too():
 def test_non_integer_actions_are_refused_without_change():
     e = raw_env()
     e.reset(seed=2)
-    legal = e.state.legal_actions()[0]
-    hands = e.state.hands[:]
+    legal = e.game_state.legal_actions()[0]
+    hands = e.game_state.hands[:]
     for bad in (float(legal), str(legal), True, np.array([legal])):
         with pytest.raises(IllegalActionError, match="integer"):
             e.step(bad)
-    assert e.state.hands == hands
+    assert e.game_state.hands == hands
     e.step(np.int64(legal))  # numpy integers are fine
 
 
@@ -377,7 +380,7 @@ def test_misuse_before_reset_and_after_the_end_is_explained():
         if e.terminations[agent]:
             e.step(None)
             continue
-        legal = e.state.legal_actions()
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
     with pytest.raises(domino_env.DominoError, match="over"):
         e.step(0)
@@ -400,7 +403,7 @@ def test_malformed_reset_options_raise_deal_error():
     for options in bad_options:
         with pytest.raises(DealError):
             e.reset(options=options)
-    assert e.state is None  # nothing was half-dealt
+    assert e.game_state is None  # nothing was half-dealt
 
 
 def test_adapter_rejects_human_render_and_bad_arguments():

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from domino_env.core.config import from_preset
 from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.tiles import tile_index
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import raw_env
 
 
@@ -24,15 +25,15 @@ def test_issue_example_is_blocked_right_after_the_placement():
         options={"deal": {"hands": [[[1, 9], [5, 5]], [[2, 3]]], "station": [9, 9], "first_player": 0}},
     )
     env.step(tile_index(1, 9, 9) * 3 + 0)  # 1-9 on seat 0's own train
-    state = env.state
+    state = env.game_state
     assert state.round_over
     assert state.actions == [tile_index(1, 9, 9) * 3]
     for agent in env.possible_agents:
         assert env.terminations[agent]
         info = env.infos[agent]
-        assert info["termination"] == "blocked"
-        assert info["pips"] == [10, 5]
-        assert info["winners"] == [1]
+        assert info["termination_code"] == Termination.BLOCKED
+        assert list(info["pips"]) == [10, 5]
+        assert seats_of(info["winners"]) == [1]
     # the dead steps of the two agents end the episode
     env.step(None)
     env.step(None)
@@ -55,12 +56,12 @@ def test_blocked_after_a_draw_of_the_last_tile():
         },
     )
     env.step(tile_index(1, 9, 9) * 3)
-    assert not env.state.round_over  # seat 1 may still draw
+    assert not env.game_state.round_over  # seat 1 may still draw
     assert env.agent_selection == "player_1"
-    env.step(env.state.draw_action)
-    assert env.state.round_over
-    assert env.infos["player_1"]["termination"] == "blocked"
-    assert env.infos["player_1"]["pips"] == [10, 5]  # 0-0 counts 0 (double_blank_points=0)
+    env.step(env.game_state.draw_action)
+    assert env.game_state.round_over
+    assert env.infos["player_1"]["termination_code"] == Termination.BLOCKED
+    assert list(env.infos["player_1"]["pips"]) == [10, 5]  # 0-0 counts 0 (double_blank_points=0)
 
 
 def test_a_seat_that_can_still_place_keeps_the_round_going():
@@ -72,8 +73,8 @@ def test_a_seat_that_can_still_place_keeps_the_round_going():
         options={"deal": {"hands": [[[1, 9], [5, 5]], [[2, 3], [2, 9]]], "station": [9, 9], "first_player": 0}},
     )
     env.step(tile_index(1, 9, 9) * 3)
-    assert not env.state.round_over
-    assert env.state.legal_actions() != [env.state.pass_action]  # 2-9 fits the Mexican train
+    assert not env.game_state.round_over
+    assert env.game_state.legal_actions() != [env.game_state.pass_action]  # 2-9 fits the Mexican train
 
 
 configs = st.fixed_dictionaries(

@@ -23,7 +23,7 @@ def test_holder_of_the_round_double_places_it_and_starts():
     issue: this hand was refused as '12-12 appears twice (also in station)')."""
     env = held_env()
     env.reset(seed=0, options={"deal": {"hands": [[[1, 2], [3, 4]], [[12, 12], [5, 12]], [[6, 7]]]}})
-    state = env.state
+    state = env.game_state
     assert state.station == 12
     assert state.current_player == 1 and env.agent_selection == "player_1"
     assert state.hand_tiles(1) == [(5, 12)]
@@ -36,7 +36,7 @@ def test_highest_lower_double_serves_when_nobody_holds_the_round_double():
     seat 2 starts; 12-12 is out of play this round (and owed to a later round)."""
     env = held_env()
     env.reset(seed=0, options={"deal": {"hands": [[[4, 4], [1, 2]], [[3, 5]], [[11, 11], [6, 11]]]}})
-    state = env.state
+    state = env.game_state
     assert state.station == 11
     assert state.current_player == 2
     assert state.hand_tiles(2) == [(6, 11)] and state.hand_tiles(0) == [(1, 2), (4, 4)]
@@ -81,7 +81,7 @@ def test_deals_the_rule_cannot_play_are_refused(deal, message):
     env = held_env()
     with pytest.raises(DealError, match=message):
         env.reset(seed=0, options={"deal": deal})
-    assert env.state is None  # a failed reset changes nothing
+    assert env.game_state is None  # a failed reset changes nothing
 
 
 def test_given_station_still_wins_and_is_remembered():
@@ -89,5 +89,5 @@ def test_given_station_still_wins_and_is_remembered():
     later dealt round picks the next double down, as after a dealt round."""
     env = held_env(episode="game", first_turn="any")
     env.reset(seed=5, options={"deal": {"hands": [[[1, 2]], [[3, 4]], [[5, 6]]], "station": [12, 12], "first_player": 0}})
-    assert env.state.station == 12
-    assert 12 in env.state._used_stations
+    assert env.game_state.station == 12
+    assert 12 in env.game_state._used_stations

@@ -1,5 +1,5 @@
 """The fast observation builder equals a plain reference written field by field from the spec
-table (DESIGN.md 3), over random positions of many configs; and named views decode it."""
+table (docs/design.md §3), over random positions of many configs; and named views decode it."""
 
 from __future__ import annotations
 
@@ -90,8 +90,8 @@ def test_fast_observation_equals_reference(preset, players, max_pip, doubles, me
         if e.terminations[agent] or e.truncations[agent]:
             break
         for seat in range(players):
-            assert np.array_equal(e.encoder.observe(e.state, seat), reference_observation(e.state, seat))
-        legal = e.state.legal_actions()
+            assert np.array_equal(e.encoder.observe(e.game_state, seat), reference_observation(e.game_state, seat))
+        legal = e.game_state.legal_actions()
         e.step(legal[rng.integers(len(legal))])
 
 

@@ -1,8 +1,8 @@
 """Hand-built scenario tests for Mexican Train doubles, stations and presets.
 
-Written from /work/shared/RULES.md (sections 0 and 1) and the public env contract, not from
+Written from docs/rules.md (sections 0 and 1) and the public env contract, not from
 the engine's code. Tile indices and action ints are computed here from the formulas of
-RULES.md section 0 and the contract (independent of ``domino_env.core.tiles``):
+docs/rules.md §0 and the contract (independent of ``domino_env.core.tiles``):
 
 * canonical order (0,0), (0,1), ..., (0,N), (1,1), ..., (N,N);
 * action ``tile_index * (P + 1) + slot``, slot k = train of seat (actor + k) % P, slot P = the
@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import raw_env
 
 M = "M"  # the Mexican train, in expected-move sets
@@ -27,7 +28,7 @@ MODES = ["satisfy", "double_double", "chain", "no_cover"]
 
 
 # --------------------------------------------------------------------------------------------
-# Independent helpers (RULES.md section 0 + contract "Agents and actions")
+# Independent helpers (docs/rules.md §0 + contract "Agents and actions")
 # --------------------------------------------------------------------------------------------
 
 
@@ -56,7 +57,7 @@ def canon(t) -> tuple[int, int]:
 
 
 def test_helper_tile_index_roundtrip():
-    """RULES.md 0: canonical order, index <-> tile both ways (checks this file's helpers)."""
+    """docs/rules.md §0: canonical order, index <-> tile both ways (checks this file's helpers)."""
     for n in (6, 9, 12, 15, 18):
         tiles = [(a, b) for a in range(n + 1) for b in range(a, n + 1)]
         assert len(tiles) == tile_count(n)
@@ -67,7 +68,7 @@ def test_helper_tile_index_roundtrip():
 
 
 def st(env):
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def geom(env) -> tuple[int, int]:
@@ -212,7 +213,7 @@ def hand(env, seat) -> list[tuple[int, int]]:
 
 
 def test_satisfy_is_default_and_after_a_double_only_covers_are_legal():
-    """RULES.md 1.4 satisfy (contract 5): after placing a double the same player acts again and
+    """docs/rules.md §1.4 satisfy (contract 5): after placing a double the same player acts again and
     the only legal placements cover that double: not a second double elsewhere (double_double),
     not another tile elsewhere (chain / no_cover); the cover ends the turn and the double is no
     longer open."""
@@ -243,7 +244,7 @@ def test_satisfy_is_default_and_after_a_double_only_covers_are_legal():
 
 
 def test_satisfy_cannot_cover_draws_and_must_place_a_covering_draw():
-    """RULES.md 1.4 satisfy + 1.3.3 (contract 2, 5): a player who cannot cover their double may
+    """docs/rules.md §1.4 satisfy + 1.3.3 (contract 2, 5): a player who cannot cover their double may
     only DRAW; a drawn tile that covers must be placed there (no PASS, no other placement)."""
     env = make(first_turn="any")
     deal(
@@ -266,7 +267,7 @@ def test_satisfy_cannot_cover_draws_and_must_place_a_covering_draw():
 
 
 def test_satisfy_uncovered_double_stays_open_and_freezes_the_table():
-    """RULES.md 1.4 (satisfy; open doubles): a non-covering draw leaves PASS only; the pass puts
+    """docs/rules.md §1.4 (satisfy; open doubles): a non-covering draw leaves PASS only; the pass puts
     the marker down and the double stays open (state.open_doubles); the next player may only
     cover it, otherwise DRAW then PASS (and marks their own train), even when the drawn tile fits
     elsewhere. The owner whose marker is down who covers their own open double removes the marker
@@ -310,7 +311,7 @@ def test_satisfy_uncovered_double_stays_open_and_freezes_the_table():
 
 
 def test_satisfy_next_player_may_only_cover_and_covering_changes_no_marker():
-    """RULES.md 1.4: while an open double exists every placement by any player must cover it;
+    """docs/rules.md §1.4: while an open double exists every placement by any player must cover it;
     a player who can cover may do only that (not their own train, not the Mexican train).
     Covering someone else's double changes no marker."""
     env = make(num_players=3, first_turn="any")
@@ -347,7 +348,7 @@ def test_satisfy_next_player_may_only_cover_and_covering_changes_no_marker():
 
 
 def test_first_turn_own_train_restriction_and_open_double_override_is_unreachable_in_cycle_one():
-    """RULES.md 1.3.1 (contract 1): with first_turn="own_train" (default) a seat's first turn may
+    """docs/rules.md §1.3.1 (contract 1): with first_turn="own_train" (default) a seat's first turn may
     only start its own train. (The override by an open double, 1.3.1 last sentence, cannot arise:
     during the first cycle every placement starts an own train from the station pip, so no double
     can be placed before every seat has had its first turn. This test checks the restriction
@@ -374,7 +375,7 @@ def test_first_turn_own_train_restriction_and_open_double_override_is_unreachabl
 
 
 def test_double_double_second_double_then_cover_either_and_private_open_double():
-    """RULES.md 1.4 double_double (contract 6): after D1 the player may cover D1 or place a
+    """docs/rules.md §1.4 double_double (contract 6): after D1 the player may cover D1 or place a
     second double on another legal train; after D2 they must cover D1 or D2 (either). A double left
     open on the placer's private train obliges the next player, who must cover it there even
     though the train is private (1.4: "even on a private train"); covering it does not make the
@@ -413,7 +414,7 @@ def test_double_double_second_double_then_cover_either_and_private_open_double()
 
 
 def test_double_double_failing_marks_and_both_open_doubles_oblige_in_any_order():
-    """RULES.md 1.4 double_double: failing to cover D1/D2 -> draw one / pass and mark; both open
+    """docs/rules.md §1.4 double_double: failing to cover D1/D2 -> draw one / pass and mark; both open
     doubles must be covered before anyone plays elsewhere, in any order (the mask offers covers
     of both)."""
     env = make(first_turn="any", doubles="double_double")
@@ -452,7 +453,7 @@ def test_double_double_failing_marks_and_both_open_doubles_oblige_in_any_order()
 
 
 def test_chain_double_gives_free_extra_play_and_turn_ends_after_non_double():
-    """RULES.md 1.4 chain (contract 7): a double gives another play anywhere legal (not forced to
+    """docs/rules.md §1.4 chain (contract 7): a double gives another play anywhere legal (not forced to
     cover); another double gives another; the turn ends after a non-double. The double left open
     obliges the next player, even on the placer's private train."""
     env = make(first_turn="any", doubles="chain")
@@ -482,7 +483,7 @@ def test_chain_double_gives_free_extra_play_and_turn_ends_after_non_double():
 
 
 def test_chain_open_doubles_are_covered_newest_first():
-    """RULES.md 1.4 chain (contract 7): doubles left open oblige the following players in
+    """docs/rules.md §1.4 chain (contract 7): doubles left open oblige the following players in
     reverse order of placement: only the newest open double is coverable."""
     env = make(first_turn="any", doubles="chain")
     deal(
@@ -520,7 +521,7 @@ def test_chain_open_doubles_are_covered_newest_first():
 
 
 def test_no_cover_double_gives_one_more_placement_and_obliges_nobody():
-    """RULES.md 1.4 no_cover (contract 8): a double gives one more placement anywhere legal; the
+    """docs/rules.md §1.4 no_cover (contract 8): a double gives one more placement anywhere legal; the
     uncovered double obliges nobody: the next player plays freely (and cannot touch the private
     train holding it)."""
     env = make(first_turn="any", doubles="no_cover")
@@ -541,7 +542,7 @@ def test_no_cover_double_gives_one_more_placement_and_obliges_nobody():
 
 @pytest.mark.parametrize("mode", MODES)
 def test_uncovered_double_after_pass_obliges_next_player_except_no_cover(mode):
-    """RULES.md 1.4: the placer cannot play after the double, draws, passes and marks; in
+    """docs/rules.md §1.4: the placer cannot play after the double, draws, passes and marks; in
     satisfy / double_double / chain the double is open and the next player may only cover it;
     in no_cover it obliges nobody and the next player plays freely."""
     env = make(first_turn="any", doubles=mode)
@@ -573,7 +574,7 @@ def test_uncovered_double_after_pass_obliges_next_player_except_no_cover(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_last_tile_double_ends_round_at_once(mode):
-    """RULES.md 0 and 1.4 ("In every mode: if the tile placed was the player's last, the round
+    """docs/rules.md §0 and 1.4 ("In every mode: if the tile placed was the player's last, the round
     ends at once"): nobody has to cover it; termination "went_out", winner = that seat."""
     env = make(first_turn="any", doubles=mode)
     deal(
@@ -588,8 +589,8 @@ def test_last_tile_double_ends_round_at_once(mode):
     assert all(env.terminations[a] for a in env.possible_agents)
     for a in env.possible_agents:
         info = env.infos[a]
-        assert info["termination"] == "went_out"
-        assert list(info["winners"]) == [0]
+        assert info["termination_code"] == Termination.WENT_OUT
+        assert seats_of(info["winners"]) == [0]
         assert list(info["pips"]) == [0, 1 + 2 + 4 + 6]
 
 
@@ -604,7 +605,7 @@ def _all_hands(state):
 
 @pytest.mark.parametrize("max_pip,players", [(12, 4), (9, 3), (15, 6)])
 def test_set_aside_station_is_in_no_hand_nor_boneyard(max_pip, players):
-    """RULES.md 1.1 (station_source="set_aside", default): round 0's station is N-N, taken out
+    """docs/rules.md §1.1 (station_source="set_aside", default): round 0's station is N-N, taken out
     of the set before the deal: it is in no hand, and hands + boneyard == tiles - 1. Hand size
     (domino_cubano) = floor((tiles - 1 - 2P) / P)."""
     total = tile_count(max_pip)
@@ -623,7 +624,7 @@ def test_set_aside_station_is_in_no_hand_nor_boneyard(max_pip, players):
 
 
 def test_highest_held_station_is_the_highest_double_held_and_its_holder_starts():
-    """RULES.md 1.7 (station_source="highest_held"; contract 11): no double is set aside; after
+    """docs/rules.md §1.7 (station_source="highest_held"; contract 11): no double is set aside; after
     the deal the holder of the round's double (12-12 in round 0) places it as the station and
     moves first; if nobody holds it the highest lower double held serves. Checked over seeds:
     no hand holds a double above the station nor the station tile, the first player is the only
@@ -652,7 +653,7 @@ def test_highest_held_station_is_the_highest_double_held_and_its_holder_starts()
 
 @pytest.mark.parametrize("first_player", [0, 3])
 def test_highest_held_holder_moves_first_whatever_first_player(first_player):
-    """Contract 11 / RULES.md 1.7: with highest_held the holder of the station double always
+    """Contract 11 / docs/rules.md §1.7: with highest_held the holder of the station double always
     moves first, even when first_player names another seat."""
     holders = set()
     for seed in range(12):
@@ -673,7 +674,7 @@ def test_highest_held_holder_moves_first_whatever_first_player(first_player):
 
 
 def test_highest_held_skipped_double_is_used_when_next_held():
-    """RULES.md 1.7 (highest_held), best effort with seeded deals in episode="game": when round
+    """docs/rules.md §1.7 (highest_held), best effort with seeded deals in episode="game": when round
     0 skipped 12-12 (nobody held it), at the start of round 1 no hand may hold 12-12 (if dealt, it
     must be the station), and some seed shows it actually used as round 1's station."""
     rng = np.random.default_rng(1234)
@@ -736,7 +737,7 @@ def _check_fields(cfg, fields):
 
 
 def test_preset_tren_mexicano_from_preset_and_env():
-    """RULES.md 1.8: preset tren_mexicano (seed 002) differs from the default in the hand-size
+    """docs/rules.md §1.8: preset tren_mexicano (seed 002) differs from the default in the hand-size
     table, first_turn="any", doubles="chain", drawn_tile="may_play", blocked_round="void",
     double_blank_points=10, game_end="elimination" (limit 100); nothing else."""
     from domino_env.core.config import from_preset
@@ -785,7 +786,7 @@ def test_preset_tren_mexicano_from_preset_and_env():
     ],
 )
 def test_preset_tren_mexicano_hand_size_table(max_pip, players, size):
-    """RULES.md 1.1 hand-size table (presets tren_mexicano / novelty)."""
+    """docs/rules.md §1.1 hand-size table (presets tren_mexicano / novelty)."""
     env = raw_env(preset="tren_mexicano", num_players=players, max_pip=max_pip)
     env.reset(seed=3)
     state = st(env)
@@ -796,7 +797,7 @@ def test_preset_tren_mexicano_hand_size_table(max_pip, players, size):
 
 @pytest.mark.parametrize("players,size", [(4, 15), (5, 12)])
 def test_preset_novelty(players, size):
-    """RULES.md 1.8: preset novelty (seed 003) = hand-size table + station_source="highest_held"
+    """docs/rules.md §1.8: preset novelty (seed 003) = hand-size table + station_source="highest_held"
     (the holder of the station double places it, so holds one tile fewer, and moves first)."""
     from domino_env.core.config import from_preset
 
@@ -824,7 +825,7 @@ def test_preset_novelty(players, size):
 
 
 def test_explicit_kwargs_override_preset():
-    """Contract "Constructor kwargs" / RULES.md 1.8 ("Every variant flag ... can be combined
+    """Contract "Constructor kwargs" / docs/rules.md §1.8 ("Every variant flag ... can be combined
     freely with any preset"): explicit kwargs override the preset, other preset fields stay."""
     from domino_env.core.config import from_preset
 
@@ -844,7 +845,7 @@ def test_explicit_kwargs_override_preset():
 
 
 def test_preset_tren_mexicano_plays_chain_and_may_play_in_a_scenario():
-    """RULES.md 1.8 (tren_mexicano) + 1.3.1 first_turn="any" + 1.4 chain + 1.3.3 may_play: the
+    """docs/rules.md §1.8 (tren_mexicano) + 1.3.1 first_turn="any" + 1.4 chain + 1.3.3 may_play: the
     preset's behaviour, not just its fields: the Mexican train may be started on the first turn;
     a double gives a free extra play; a drawn playable tile may be kept (PASS is legal too)."""
     env = raw_env(preset="tren_mexicano", num_players=2, max_pip=9)
@@ -919,7 +920,7 @@ REPLAY_CONFIGS = [
 
 @pytest.mark.parametrize("kwargs", REPLAY_CONFIGS)
 def test_record_replay_reproduces_masks_observations_and_states(kwargs):
-    """RULES.md 0 ("Given the shuffle and the action sequence, a round replays exactly") and
+    """docs/rules.md §0 ("Given the shuffle and the action sequence, a round replays exactly") and
     the contract (records): env.unwrapped.to_record() exports the game so far as JSON; replaying
     it (through a fresh env fed the recorded deals, and through
     domino_env.core.records.replay) reproduces every mask, observation and table state."""
@@ -974,7 +975,7 @@ def test_record_replay_reproduces_masks_observations_and_states(kwargs):
 
 
 def test_satisfy_drawn_double_is_placed_then_one_new_draw_for_its_cover():
-    """RULES.md 1.3.3 + 1.4 satisfy (contract 2: "A new obligation in the same turn (e.g. after
+    """docs/rules.md §1.3.3 + 1.4 satisfy (contract 2: "A new obligation in the same turn (e.g. after
     placing a drawn double in satisfy mode) allows one new draw"): a drawn double that fits must be
     placed; its cover is a new obligation with one new draw; failing it -> PASS, marker, open."""
     env = make(first_turn="any")
@@ -1001,7 +1002,7 @@ def test_satisfy_drawn_double_is_placed_then_one_new_draw_for_its_cover():
 
 
 def test_satisfy_may_play_draw_while_covering_allows_pass():
-    """RULES.md 1.3.3 drawn_tile="may_play" + 1.4 (contract 2: "drawn_tile governs every draw,
+    """docs/rules.md §1.3.3 drawn_tile="may_play" + 1.4 (contract 2: "drawn_tile governs every draw,
     including draws while covering open doubles"): a drawn tile that covers someone's open double
     may be kept (PASS legal); the pass marks the passer and the double stays open."""
     env = make(first_turn="any", drawn_tile="may_play")
@@ -1033,7 +1034,7 @@ def test_satisfy_may_play_draw_while_covering_allows_pass():
 
 
 def test_satisfy_without_boneyard_passes_at_once():
-    """RULES.md 1.7 use_boneyard=False + 1.4: a player who cannot cover their double passes and
+    """docs/rules.md §1.7 use_boneyard=False + 1.4: a player who cannot cover their double passes and
     marks at once (no DRAW action); the double stays open and obliges the next player."""
     env = make(first_turn="any", use_boneyard=False)
     deal(env, hands=[[(9, 3), (3, 3), (0, 1)], [(9, 5), (2, 4), (3, 8)]], boneyard=[])
@@ -1048,7 +1049,7 @@ def test_satisfy_without_boneyard_passes_at_once():
 
 
 def test_double_double_second_double_targets_and_no_third_double():
-    """RULES.md 1.4 double_double (contract 6): the second double may go on another train where
+    """docs/rules.md §1.4 double_double (contract 6): the second double may go on another train where
     it is otherwise legal (the Mexican train, a marked train) but not on another seat's private
     train; after D2 only covers of D1/D2 are legal (no third double)."""
     env = make(num_players=3, first_turn="any", doubles="double_double")
@@ -1084,7 +1085,7 @@ def test_double_double_second_double_targets_and_no_third_double():
 
 
 def test_double_double_drawn_double_can_be_the_second_double():
-    """RULES.md 1.4 double_double + 1.3.3 (contract 2: after a draw the legal placements are
+    """docs/rules.md §1.4 double_double + 1.3.3 (contract 2: after a draw the legal placements are
     computed as usual; a new obligation allows one new draw): with no cover and no second double,
     the player draws; a drawn double that fits another train is placed as D2 (must_play); then one
     new draw for covering D1/D2; failing -> PASS with both doubles open."""
@@ -1110,7 +1111,7 @@ def test_double_double_drawn_double_can_be_the_second_double():
 
 
 def test_chain_drawn_double_gives_another_play():
-    """RULES.md 1.4 chain + 1.3.3: a drawn double that fits must be placed and, being a double,
+    """docs/rules.md §1.4 chain + 1.3.3: a drawn double that fits must be placed and, being a double,
     gives another play (with one new draw); a draw-and-pass ends the turn, the double is open."""
     env = make(first_turn="any", doubles="chain")
     deal(
@@ -1133,7 +1134,7 @@ def test_chain_drawn_double_gives_another_play():
 
 
 def test_no_cover_second_double_gives_another_placement():
-    """RULES.md 1.4 no_cover (contract 8: another double gives another placement): D1, then D2
+    """docs/rules.md §1.4 no_cover (contract 8: another double gives another placement): D1, then D2
     elsewhere, then a non-double ends the turn; neither uncovered double obliges the next player."""
     env = make(first_turn="any", doubles="no_cover")
     deal(
@@ -1158,7 +1159,7 @@ def test_no_cover_second_double_gives_another_placement():
 
 
 def test_open_double_nobody_can_cover_blocks_the_round():
-    """RULES.md 1.5 (blocked: no draw possible and nobody can ever place again) with 1.4: an open
+    """docs/rules.md §1.5 (blocked: no draw possible and nobody can ever place again) with 1.4: an open
     double that no hand can cover freezes the table, so the round is blocked although hands hold
     tiles that would fit elsewhere; blocked_round="score": fewest pips win (contract 10)."""
     env = make(first_turn="any", use_boneyard=False)
@@ -1173,13 +1174,13 @@ def test_open_double_nobody_can_cover_blocks_the_round():
     for a in env.possible_agents:
         assert env.terminations[a]
         info = env.infos[a]
-        assert info["termination"] == "blocked"
-        assert list(info["winners"]) == [0]
+        assert info["termination_code"] == Termination.BLOCKED
+        assert seats_of(info["winners"]) == [0]
         assert list(info["pips"]) == [1, 17]
 
 
 def test_highest_held_round_one_uses_highest_held_double_below_used_one():
-    """RULES.md 1.1 (station of round r = double N - r) + 1.7 highest_held, episode="game": when
+    """docs/rules.md §1.1 (station of round r = double N - r) + 1.7 highest_held, episode="game": when
     round 0 used 12-12, round 1's station is the highest double held among 11-11 and below (a
     held 12-12 is no longer eligible), and its holder moves first."""
     rng = np.random.default_rng(99)
@@ -1220,7 +1221,7 @@ def test_highest_held_round_one_uses_highest_held_double_below_used_one():
 
 
 def test_record_of_a_dealt_scenario_replays_the_table():
-    """Contract (records) + RULES.md 0: a game started from options["deal"] is recorded with its
+    """Contract (records) + docs/rules.md §0: a game started from options["deal"] is recorded with its
     deal; replaying the record rebuilds the same table (open doubles, markers, trains, hands)."""
     import json
 

@@ -1,9 +1,9 @@
 """Hand-built scenario tests for Mexican Train turns, written from the rules.
 
-Source of truth: ``shared/RULES.md`` sections 0 and 1, plus the lead's decisions in
-``notes/contract.md`` ("Points where RULES.md is silent").  These tests only use the
+Source of truth: ``docs/rules.md`` sections 0 and 1, plus the lead's decisions in
+``docs/rules.md`` ("Points where docs/rules.md is silent").  These tests only use the
 public environment contract (``raw_env`` / ``env``, the action mask, ``step``, ``infos``,
-rewards and the read-only ``env.unwrapped.state`` accessors).  Tile indices and action
+rewards and the read-only ``env.unwrapped.game_state`` accessors).  Tile indices and action
 integers are computed by small helpers in this file, independently of the library.
 
 Conventions used below: station (9, 9) on a double-9 set unless said otherwise, seat i is
@@ -17,16 +17,17 @@ import numpy as np
 import pytest
 
 from domino_env.core.errors import ConfigError, DealError, IllegalActionError
+from domino_env.envs.infos import Termination, seats_of
 from domino_env.envs.mexican_train_v0 import env as wrapped_env
 from domino_env.envs.mexican_train_v0 import raw_env
 
 # ---------------------------------------------------------------------------
-# Independent helpers (RULES.md section 0 and the contract's action layout)
+# Independent helpers (docs/rules.md §0 and the contract's action layout)
 # ---------------------------------------------------------------------------
 
 
 def tile_count(max_pip: int) -> int:
-    """(N+1)(N+2)/2 tiles in a double-N set (RULES.md 0)."""
+    """(N+1)(N+2)/2 tiles in a double-N set (docs/rules.md §0)."""
     return (max_pip + 1) * (max_pip + 2) // 2
 
 
@@ -57,7 +58,7 @@ def canon(t) -> tuple[int, int]:
 
 def dims(env) -> tuple[int, int, int]:
     """(P, T, N) of the env, from the contract's state accessors."""
-    st = env.unwrapped.state
+    st = env.unwrapped.game_state
     n = st.config.max_pip
     return st.num_players, tile_count(n), n
 
@@ -156,7 +157,7 @@ def start(hands, boneyard=(), station=9, first=0, max_pip=9, **kw):
 
 
 def state(env):
-    return env.unwrapped.state
+    return env.unwrapped.game_state
 
 
 def hand(env, s: int) -> list[tuple[int, int]]:
@@ -183,8 +184,8 @@ def all_done(env) -> bool:
 def assert_round(env, termination, winners, pips, scores=None) -> None:
     for ag in env.possible_agents:
         info = env.infos[ag]
-        assert info.get("termination") == termination, (ag, info)
-        assert sorted(info["winners"]) == winners, (ag, info)
+        assert info["termination_code"] == Termination.of(termination), (ag, info)
+        assert seats_of(info["winners"]) == winners, (ag, info)
         assert list(info["pips"]) == pips, (ag, info)
         if scores is not None:
             assert list(info["scores"]) == scores, (ag, info)
@@ -225,7 +226,7 @@ def random_step(env, rng) -> None:
 
 @pytest.mark.parametrize("max_pip,count", [(9, 55), (12, 91)])
 def test_tile_index_helper_matches_canonical_order(max_pip, count):
-    """RULES.md 0: canonical order (0,0),(0,1),...,(0,N),(1,1),...,(N,N); both ways."""
+    """docs/rules.md §0: canonical order (0,0),(0,1),...,(0,N),(1,1),...,(N,N); both ways."""
     tiles = all_tiles(max_pip)
     assert len(tiles) == count == tile_count(max_pip)
     for i, t in enumerate(tiles):
@@ -239,7 +240,7 @@ def test_tile_index_helper_matches_canonical_order(max_pip, count):
 
 @pytest.mark.parametrize("max_pip,count", [(9, 55), (12, 91)])
 def test_library_tile_index_agrees_both_ways(max_pip, count):
-    """RULES.md 0 ("test it both ways"): the library's conversion agrees with the canonical order."""
+    """docs/rules.md §0 ("test it both ways"): the library's conversion agrees with the canonical order."""
     from domino_env.core import tiles as lib
 
     assert lib.tile_count(max_pip) == count
@@ -250,7 +251,7 @@ def test_library_tile_index_agrees_both_ways(max_pip, count):
 
 @pytest.mark.parametrize("max_pip", [9, 12])
 def test_placement_action_index_via_mask_for_every_tile(max_pip):
-    """RULES.md 0 + contract action layout: placing tile t on the own train is
+    """docs/rules.md §0 + contract action layout: placing tile t on the own train is
     tile_index(t) * (P + 1) + 0, checked through the env's mask for every tile of the set
     (non-doubles from the station, doubles on a train ending in their pip)."""
     p = 2
@@ -300,7 +301,7 @@ FIRST_TURN_HANDS = [[(3, 9), (2, 4)], [(5, 9), (1, 2)], [(6, 9), (0, 1)]]
 
 
 def test_first_turn_default_only_own_train():
-    """RULES.md 1.3.1 (first_turn="own_train", default): on a seat's first turn the only
+    """docs/rules.md §1.3.1 (first_turn="own_train", default): on a seat's first turn the only
     legal placement is starting its own train from the station; not the Mexican train."""
     e = start(FIRST_TURN_HANDS, [(7, 8)])
     assert e.agent_selection == "player_0"
@@ -314,7 +315,7 @@ def test_first_turn_default_only_own_train():
 
 
 def test_first_turn_any_allows_mexican_train():
-    """RULES.md 1.3.1 variant first_turn="any": the Mexican train is legal on the first turn."""
+    """docs/rules.md §1.3.1 variant first_turn="any": the Mexican train is legal on the first turn."""
     e = start(FIRST_TURN_HANDS, [(7, 8)], first_turn="any")
     assert legal_moves(e) == moves(e, ((3, 9), 0), ((3, 9), 3))
     act(e, (3, 9), 3)
@@ -325,7 +326,7 @@ def test_first_turn_any_allows_mexican_train():
 
 
 def test_first_turn_ignores_marked_train_and_restriction_ends_after_draw_and_pass():
-    """RULES.md 1.3.1 + contract point 1: during the first turn only the own train is legal
+    """docs/rules.md §1.3.1 + contract point 1: during the first turn only the own train is legal
     (even a marked train of another seat is not); after a first turn that ended in
     draw-and-pass the restriction is gone although the own train was never started."""
     e = start(
@@ -357,7 +358,7 @@ DRAW_FITS = dict(hands=[[(1, 2), (3, 4)], [(8, 9), (0, 1)]], boneyard=[(0, 9), (
 
 
 def test_drawn_tile_that_fits_must_be_played():
-    """RULES.md 1.3.3 (drawn_tile="must_play", default): the actor has no station tile ->
+    """docs/rules.md §1.3.3 (drawn_tile="must_play", default): the actor has no station tile ->
     DRAW only; the drawn tile fits -> it must be placed, PASS is not legal."""
     e = start(**DRAW_FITS)
     assert legal_moves(e) == ["DRAW"]
@@ -371,7 +372,7 @@ def test_drawn_tile_that_fits_must_be_played():
 
 
 def test_drawn_tile_that_fits_goes_on_any_legal_placement():
-    """RULES.md 1.3.3: the drawn tile is placed "on any legal placement" (first_turn="any":
+    """docs/rules.md §1.3.3: the drawn tile is placed "on any legal placement" (first_turn="any":
     own train or Mexican train); still no PASS under must_play."""
     e = start(**DRAW_FITS, first_turn="any")
     draw(e)
@@ -379,7 +380,7 @@ def test_drawn_tile_that_fits_goes_on_any_legal_placement():
 
 
 def test_drawn_tile_may_play_allows_keeping_it_and_passing():
-    """RULES.md 1.3.3 variant drawn_tile="may_play" + contract point 2: PASS is legal too;
+    """docs/rules.md §1.3.3 variant drawn_tile="may_play" + contract point 2: PASS is legal too;
     passing keeps the tile and puts the marker down (1.3.4)."""
     e = start(**DRAW_FITS, drawn_tile="may_play")
     assert legal_moves(e) == ["DRAW"]
@@ -392,7 +393,7 @@ def test_drawn_tile_may_play_allows_keeping_it_and_passing():
 
 
 def test_drawn_tile_that_does_not_fit_pass_only_and_marker():
-    """RULES.md 1.3.3-1.3.4: one draw only ("one and only one"); nothing fits -> PASS only;
+    """docs/rules.md §1.3.3-1.3.4: one draw only ("one and only one"); nothing fits -> PASS only;
     the pass puts the passer's marker on its own train and ends the turn."""
     e = start([[(1, 2), (3, 4)], [(8, 9), (0, 1)]], [(5, 6), (0, 9)])
     draw(e)
@@ -406,7 +407,7 @@ def test_drawn_tile_that_does_not_fit_pass_only_and_marker():
 
 
 def test_no_voluntary_draw_or_pass_with_playable_tile():
-    """RULES.md 1.3.2: a player holding a playable tile must play; DRAW and PASS are not
+    """docs/rules.md §1.3.2: a player holding a playable tile must play; DRAW and PASS are not
     legal and stepping them on raw_env raises IllegalActionError."""
     e = start([[(4, 9), (4, 5), (1, 2)], [(8, 9), (0, 1), (2, 3)]], [(5, 6), (6, 7)])
     assert legal_moves(e) == moves(e, ((4, 9), 0))
@@ -422,7 +423,7 @@ def test_no_voluntary_draw_or_pass_with_playable_tile():
 
 
 def test_empty_boneyard_pass_directly_and_mark():
-    """RULES.md 1.3.4 + contract point 2: with an empty boneyard there is no DRAW; the player
+    """docs/rules.md §1.3.4 + contract point 2: with an empty boneyard there is no DRAW; the player
     passes at once and its marker goes down."""
     e = start([[(1, 2), (3, 4)], [(8, 9), (0, 1)]], [])
     assert legal_moves(e) == ["PASS"]
@@ -433,7 +434,7 @@ def test_empty_boneyard_pass_directly_and_mark():
 
 
 def test_no_boneyard_variant_pass_directly_from_deal():
-    """RULES.md 1.7 use_boneyard=False: leftovers are never drawn; no placement -> PASS at once.
+    """docs/rules.md §1.7 use_boneyard=False: leftovers are never drawn; no placement -> PASS at once.
 
     The leftovers ((0,9), (5,6), ... appear in no hand) are out of play; the engine refuses a
     non-empty deal boneyard under use_boneyard=False (DealError), so none is given here."""
@@ -445,7 +446,7 @@ def test_no_boneyard_variant_pass_directly_from_deal():
 
 
 def test_no_boneyard_variant_seeded_rounds_never_draw():
-    """RULES.md 1.7 use_boneyard=False: equal hands (double-12, 4 players: floor(90/4)=22),
+    """docs/rules.md §1.7 use_boneyard=False: equal hands (double-12, 4 players: floor(90/4)=22),
     DRAW is never legal; a player without placement has PASS only and is marked."""
     passes = 0
     for seed in range(3):
@@ -477,7 +478,7 @@ def test_no_boneyard_variant_seeded_rounds_never_draw():
 
 
 def test_marked_train_is_public_unmarked_is_private():
-    """RULES.md 1.2 + 1.3.1: a marked personal train is public (another seat's slot for it
+    """docs/rules.md §1.2 + 1.3.1: a marked personal train is public (another seat's slot for it
     appears in the mask); an unmarked one is private. Playing on it keeps the marker (1.3.5)."""
     e = start(
         [[(1, 2), (3, 4), (0, 5)], [(8, 9), (1, 8)], [(2, 8), (7, 9), (0, 6)]],
@@ -506,7 +507,7 @@ MARKER_DEAL = dict(
 
 
 def test_marker_removal_own_train_play():
-    """RULES.md 1.3.5 (marker_removal="own_train_play", default): playing on the Mexican
+    """docs/rules.md §1.3.5 (marker_removal="own_train_play", default): playing on the Mexican
     train or having others play on your train keeps the marker; placing on your own train
     removes it, and the train is private again."""
     e = start(**MARKER_DEAL, first_turn="any")
@@ -543,7 +544,7 @@ def test_marker_removal_own_train_play():
 
 
 def test_marker_removal_next_turn():
-    """RULES.md 1.3.5 variant marker_removal="next_turn" + contract point 9: the marker is
+    """docs/rules.md §1.3.5 variant marker_removal="next_turn" + contract point 9: the marker is
     removed at the start of its owner's next turn, so the train is private again then."""
     e = start(**MARKER_DEAL, first_turn="any", marker_removal="next_turn")
     draw(e)
@@ -568,7 +569,7 @@ def test_marker_removal_next_turn():
 
 
 def test_marker_next_turn_removed_then_put_back_by_a_new_pass():
-    """RULES.md 1.3.4-1.3.5 (marker_removal="next_turn"): the marker is lifted as the owner's
+    """docs/rules.md §1.3.4-1.3.5 (marker_removal="next_turn"): the marker is lifted as the owner's
     turn starts; if the owner passes again it goes back down and the train is public again."""
     e = start(**MARKER_DEAL, first_turn="any", marker_removal="next_turn")
     draw(e)
@@ -594,7 +595,7 @@ MEXICAN_DEAL = dict(
 
 
 def test_mexican_train_any_player_may_start_it_after_first_turn():
-    """RULES.md 1.2 / 1.3.1: the Mexican train is shared and any player may start it (seed
+    """docs/rules.md §1.2 / 1.3.1: the Mexican train is shared and any player may start it (seed
     000); it is not legal during first turns (default first_turn)."""
     e = start(**MEXICAN_DEAL)
     assert legal_moves(e) == moves(e, ((5, 9), 0), ((4, 9), 0))
@@ -615,11 +616,11 @@ def test_mexican_train_any_player_may_start_it_after_first_turn():
     # open ends), so nobody can ever place and the round is blocked at once (issue 12), without
     # seat 1's forced PASS.
     assert state(e).round_over
-    assert e.infos["player_1"]["termination"] == "blocked"
+    assert e.infos["player_1"]["termination_code"] == Termination.BLOCKED
 
 
 def test_no_mexican_train_variant_slot_never_legal():
-    """RULES.md 1.7 use_mexican_train=False + contract point 3: slot P is never legal."""
+    """docs/rules.md §1.7 use_mexican_train=False + contract point 3: slot P is never legal."""
     e = start(**MEXICAN_DEAL, use_mexican_train=False)
     act(e, (5, 9), 0)
     act(e, (6, 9), 0)
@@ -631,7 +632,7 @@ def test_no_mexican_train_variant_slot_never_legal():
 
 @pytest.mark.parametrize("use_mexican", [False, True])
 def test_mexican_slot_in_random_rounds(use_mexican):
-    """RULES.md 1.7: over random legal play, slot P appears in a mask iff the Mexican train exists."""
+    """docs/rules.md §1.7: over random legal play, slot P appears in a mask iff the Mexican train exists."""
     p = 4
     seen_mexican = False
     for seed in range(4):
@@ -658,7 +659,7 @@ OUT_HANDS = [[(4, 9)], [(1, 2), (3, 3)], [(0, 0), (5, 6)], [(7, 8)]]
 
 
 def test_round_ends_when_last_tile_placed():
-    """RULES.md 0 / 1.5: placing the last tile ends the round at once; winners = [that seat];
+    """docs/rules.md §0 / 1.5: placing the last tile ends the round at once; winners = [that seat];
     each other seat scores the pips left in its hand; outcome rewards: winner +1, the three
     others share -1 (-1/3 each)."""
     e = start(OUT_HANDS, [(0, 1)])
@@ -673,7 +674,7 @@ def test_round_ends_when_last_tile_placed():
 
 def test_points_reward_is_minus_points_over_100():
     """Contract rewards: reward="points": every seat gets -(its points this round)/100;
-    double_blank_points=10 counts the (0,0) as 10 (RULES.md 1.5)."""
+    double_blank_points=10 counts the (0,0) as 10 (docs/rules.md §1.5)."""
     e = start(OUT_HANDS, [(0, 1)], reward="points", double_blank_points=10)
     act(e, (4, 9), 0)
     assert_round(e, "went_out", [0], [0, 9, 21, 15], [0, 9, 21, 15])
@@ -683,7 +684,7 @@ def test_points_reward_is_minus_points_over_100():
 
 
 def test_going_out_on_another_seats_marked_train_ends_round():
-    """RULES.md 0 / 1.5: the round ends whatever train took the last tile (here seat 0's
+    """docs/rules.md §0 / 1.5: the round ends whatever train took the last tile (here seat 0's
     marked train, slot 1 seen from seat 1)."""
     e = start([[(1, 2), (3, 4)], [(5, 9)]], [(6, 7)], first_turn="any")
     draw(e)
@@ -698,7 +699,7 @@ def test_going_out_on_another_seats_marked_train_ends_round():
 
 @pytest.mark.parametrize("doubles", ["satisfy", "double_double", "chain", "no_cover"])
 def test_last_tile_double_ends_round_without_cover(doubles):
-    """RULES.md 0 and 1.4 ("In every mode: if the tile placed was the player's last, the round
+    """docs/rules.md §0 and 1.4 ("In every mode: if the tile placed was the player's last, the round
     ends at once"): a double as last tile wins although it would otherwise oblige."""
     e = start([[(4, 9), (4, 4)], [(1, 9), (2, 3), (5, 6)]], [(0, 7)], doubles=doubles)
     act(e, (4, 9), 0)
@@ -711,7 +712,7 @@ def test_last_tile_double_ends_round_without_cover(doubles):
 
 
 def test_covering_own_double_with_last_tile_ends_round():
-    """RULES.md 1.4 satisfy + 0: the cover of one's own double may be the last tile; the round
+    """docs/rules.md §1.4 satisfy + 0: the cover of one's own double may be the last tile; the round
     ends at once."""
     e = start([[(4, 9), (4, 4), (1, 4)], [(1, 9), (2, 3), (5, 6)]], [(0, 7)])
     act(e, (4, 9), 0)
@@ -725,7 +726,7 @@ def test_covering_own_double_with_last_tile_ends_round():
 
 
 def test_double_not_last_tile_obliges_cover_contrast():
-    """RULES.md 1.4 satisfy (contrast to the test above): the same double, when it is not the
+    """docs/rules.md §1.4 satisfy (contrast to the test above): the same double, when it is not the
     last tile, does not end the round and the player must now cover it (here: DRAW only)."""
     e = start([[(4, 9), (4, 4), (1, 2)], [(1, 9), (2, 3), (5, 6)]], [(0, 7)])
     act(e, (4, 9), 0)
@@ -737,7 +738,7 @@ def test_double_not_last_tile_obliges_cover_contrast():
 
 
 def test_drawn_double_gives_a_new_obligation_and_one_new_draw():
-    """RULES.md 1.3.3 + 1.4 satisfy + contract points 2 and 5: a drawn double that fits must
+    """docs/rules.md §1.3.3 + 1.4 satisfy + contract points 2 and 5: a drawn double that fits must
     be placed; covering it is a new obligation that allows one new draw; a drawn cover must be
     placed on that double; the turn then ends."""
     e = start([[(4, 9), (1, 2)], [(8, 9), (0, 1), (2, 3)]], [(4, 4), (4, 6), (5, 7)])
@@ -759,7 +760,7 @@ def test_drawn_double_gives_a_new_obligation_and_one_new_draw():
 
 
 def test_drawn_double_left_open_after_second_draw_fails():
-    """RULES.md 1.4 satisfy: the second draw does not cover -> PASS only, marker down, the
+    """docs/rules.md §1.4 satisfy: the second draw does not cover -> PASS only, marker down, the
     double stays open and the next player may only cover it (here after its own draw)."""
     e = start([[(4, 9), (1, 2)], [(8, 9), (0, 1), (2, 3)]], [(4, 4), (5, 7), (3, 4)])
     act(e, (4, 9), 0)
@@ -779,7 +780,7 @@ def test_drawn_double_left_open_after_second_draw_fails():
 
 def test_may_play_governs_draws_while_covering():
     """Contract point 2 ("drawn_tile governs every draw, including draws while covering open
-    doubles") + RULES.md 1.3.3 may_play: a drawn cover may be kept; the pass marks the train
+    doubles") + docs/rules.md §1.3.3 may_play: a drawn cover may be kept; the pass marks the train
     and the double stays open, freezing the table for the next player (1.4)."""
     e = start(
         [[(4, 9), (4, 4), (1, 2)], [(1, 9), (3, 9), (2, 3)]],
@@ -804,7 +805,7 @@ BLOCK_HANDS = [[(5, 9), (1, 2), (0, 0)], [(3, 4)], [(0, 1), (0, 2)]]
 
 
 def test_blocked_round_scores_fewest_pips_win_ties_shared():
-    """RULES.md 1.5 + contract point 10: empty boneyard and nobody can ever place -> round
+    """docs/rules.md §1.5 + contract point 10: empty boneyard and nobody can ever place -> round
     "blocked"; everyone scores own pips; winners = all seats with the fewest pips;
     outcome rewards: the two winners share +1, the loser gets -1."""
     e = start(BLOCK_HANDS, [])
@@ -823,7 +824,7 @@ def test_blocked_round_points_reward():
 
 
 def test_blocked_round_void():
-    """RULES.md 1.5 variant blocked_round="void" + contract: winners [], nothing scored,
+    """docs/rules.md §1.5 variant blocked_round="void" + contract: winners [], nothing scored,
     outcome rewards 0 for all."""
     e = start(BLOCK_HANDS, [], blocked_round="void")
     act(e, (5, 9), 0)
@@ -833,7 +834,7 @@ def test_blocked_round_void():
 
 
 def test_blocked_round_double_blank_points():
-    """RULES.md 1.5 double_blank_points=10 (seed 002): the 0-0 counts 10 pips; that changes
+    """docs/rules.md §1.5 double_blank_points=10 (seed 002): the 0-0 counts 10 pips; that changes
     the blocked-round winner."""
     e = start(BLOCK_HANDS, [], double_blank_points=10)
     act(e, (5, 9), 0)
@@ -843,7 +844,7 @@ def test_blocked_round_double_blank_points():
 
 
 def test_blocked_without_boneyard_variant():
-    """RULES.md 1.5 + 1.7: with use_boneyard=False nothing can be drawn, so a table where
+    """docs/rules.md §1.5 + 1.7: with use_boneyard=False nothing can be drawn, so a table where
     nobody can place is blocked although tiles are left over."""
     e = start([[(1, 2)], [(3, 4)]], [], use_boneyard=False)
     pass_until_over(e, limit=2)
@@ -854,7 +855,7 @@ def test_not_blocked_while_a_new_marker_opens_a_placement():
     """Contract "Blocked = ... no player can ever place again": a cycle of passes is not
     the end when a pass just made a train public that another player can use.
 
-    NOTE for the lead: RULES.md 1.5 literally says blocked = "every player in turn has passed
+    NOTE for the lead: docs/rules.md §1.5 literally says blocked = "every player in turn has passed
     since the last placement"; here seat 1 and seat 0 both pass after seat 0's placement, yet
     seat 0's pass marks its train and seat 1 can then place (3,6) on it. This test follows the
     contract (and seed 000: "ningún jugador tiene posibilidad de colocar fichas")."""
@@ -868,7 +869,7 @@ def test_not_blocked_while_a_new_marker_opens_a_placement():
 
 
 def test_blocked_by_an_open_double_nobody_can_cover():
-    """RULES.md 1.4 + 1.5: an open double nobody can cover freezes the table; with an empty
+    """docs/rules.md §1.4 + 1.5: an open double nobody can cover freezes the table; with an empty
     boneyard nobody can ever place again, although (3,9) would fit the Mexican train:
     blocked."""
     e = start([[(4, 9), (4, 4), (1, 2)], [(1, 9), (3, 9), (2, 3)]], [])
@@ -880,7 +881,7 @@ def test_blocked_by_an_open_double_nobody_can_cover():
 
 
 def test_blocked_from_the_start():
-    """RULES.md 1.5: station 9, no hand tile has a 9, empty boneyard: blocked (the engine may
+    """docs/rules.md §1.5: station 9, no hand tile has a 9, empty boneyard: blocked (the engine may
     end at once or after one full cycle of passes)."""
     e = start([[(1, 2)], [(3, 4)], [(0, 1)]], [])
     pass_until_over(e, limit=3)
@@ -893,7 +894,7 @@ def test_blocked_from_the_start():
 
 
 def test_game_episode_next_round_after_going_out():
-    """RULES.md 1.1 / 1.6 + contract (episode="game"): after round 0 (station 9) the next
+    """docs/rules.md §1.1 / 1.6 + contract (episode="game"): after round 0 (station 9) the next
     round has station 8, round_index 1, scores carry over, the round's winner acts first,
     no agent terminates; points rewards arrive mid-episode via _cumulative_rewards / last()."""
     e = start(
@@ -944,7 +945,7 @@ def test_game_episode_next_round_after_going_out():
 
 
 def test_game_episode_after_blocked_round_fewest_pips_starts():
-    """RULES.md 1.1: after a blocked round the player with the fewest pips starts; tie ->
+    """docs/rules.md §1.1: after a blocked round the player with the fewest pips starts; tie ->
     the earliest of them in turn order after the previous round's first player (seat 1 ->
     seat 2 before seat 0)."""
     e = start(
@@ -963,8 +964,8 @@ def test_game_episode_after_blocked_round_fewest_pips_starts():
         n += 1
         assert n <= 3
     assert not any(e.terminations.values())
-    assert e.infos["player_0"]["termination"] == "blocked"
-    assert sorted(e.infos["player_0"]["winners"]) == [0, 2]
+    assert e.infos["player_0"]["termination_code"] == Termination.BLOCKED
+    assert seats_of(e.infos["player_0"]["winners"]) == [0, 2]
     assert state(e).station == 8
     assert list(state(e).scores) == [3, 7, 3]
     assert state(e).current_player == 2
@@ -972,7 +973,7 @@ def test_game_episode_after_blocked_round_fewest_pips_starts():
 
 
 def test_game_episode_full_random_game():
-    """RULES.md 1.6 (default game): stations 9, 8, ..., 0 (N+1 rounds), scores add up round
+    """docs/rules.md §1.6 (default game): stations 9, 8, ..., 0 (N+1 rounds), scores add up round
     by round, the episode ends after the 0-0 round; the points rewards summed over the
     episode equal -(final total)/100 per seat."""
     p = 2
@@ -1009,7 +1010,7 @@ def test_game_episode_full_random_game():
 
 
 def test_game_episode_outcome_reward_only_at_game_end():
-    """Contract rewards + RULES.md 1.6: with episode="game" and reward="outcome", rounds give
+    """Contract rewards + docs/rules.md §1.6: with episode="game" and reward="outcome", rounds give
     no reward; at the end the lowest total wins: winner +1, the other -1 (2 players)."""
     e = raw_env(num_players=2, max_pip=9, episode="game", max_cycles=1_000_000)
     e.reset(seed=11)
@@ -1032,7 +1033,7 @@ def test_game_episode_outcome_reward_only_at_game_end():
 
 
 def test_game_elimination():
-    """RULES.md 1.6 variant game_end="elimination": after a round, a seat whose total reached
+    """docs/rules.md §1.6 variant game_end="elimination": after a round, a seat whose total reached
     the limit is out (never acts again); the game ends when one player is left (or all
     remaining cross together: lowest total wins)."""
     limit = 5
@@ -1088,7 +1089,7 @@ def test_game_elimination():
 
 
 def test_elimination_stations_wrap_around():
-    """RULES.md 1.6 elimination: the stations continue N..0 and then again from N (seed 002:
+    """docs/rules.md §1.6 elimination: the stations continue N..0 and then again from N (seed 002:
     "La 13a ronda comienza con el 0 doble y la 14a de nuevo con el 12 doble")."""
     e = raw_env(
         num_players=2,
@@ -1119,7 +1120,7 @@ def test_elimination_stations_wrap_around():
 
 
 def test_first_player_config_fixes_first_seat():
-    """RULES.md 1.1: first_player fixes the first seat of the game."""
+    """docs/rules.md §1.1: first_player fixes the first seat of the game."""
     for seed in range(5):
         e = raw_env(first_player=2)
         e.reset(seed=seed)
@@ -1128,7 +1129,7 @@ def test_first_player_config_fixes_first_seat():
 
 
 def test_first_player_random_from_seed():
-    """RULES.md 1.1: without first_player the first seat is drawn from the seeded RNG:
+    """docs/rules.md §1.1: without first_player the first seat is drawn from the seeded RNG:
     different seeds give different first players (>= 2 distinct over 20 seeds), and the
     same seed gives the same one."""
     firsts = []
@@ -1169,7 +1170,7 @@ def _check_seeded_deal(e, p, hand_size, boneyard):
     ],
 )
 def test_hand_sizes_from_seeded_reset(preset, max_pip, players, hand_size):
-    """RULES.md 1.1 hand sizes: domino_cubano floor((tiles-1-2P)/P) (double-12, 4 players: 20,
+    """docs/rules.md §1.1 hand sizes: domino_cubano floor((tiles-1-2P)/P) (double-12, 4 players: 20,
     boneyard 10); tren_mexicano uses the table; the station double is set aside."""
     e = raw_env(preset=preset, num_players=players, max_pip=max_pip)
     e.reset(seed=3)
@@ -1180,7 +1181,7 @@ def test_hand_sizes_from_seeded_reset(preset, max_pip, players, hand_size):
 
 
 def test_novelty_hand_sizes_and_highest_held_station():
-    """RULES.md 1.1 table (novelty, double-12, 4 players: 15) + 1.7 highest_held: the
+    """docs/rules.md §1.1 table (novelty, double-12, 4 players: 15) + 1.7 highest_held: the
     holder of the station double places it (one tile fewer) and moves first; no higher
     double is held by anybody."""
     for seed in range(5):
@@ -1197,7 +1198,7 @@ def test_novelty_hand_sizes_and_highest_held_station():
 
 
 def test_hand_size_override():
-    """RULES.md 1.1: hand_size overrides any rule (also a preset's table)."""
+    """docs/rules.md §1.1: hand_size overrides any rule (also a preset's table)."""
     e = raw_env(num_players=3, max_pip=9, hand_size=5)
     e.reset(seed=0)
     _check_seeded_deal(e, 3, 5, 55 - 1 - 15)
@@ -1208,7 +1209,7 @@ def test_hand_size_override():
 
 @pytest.mark.parametrize("max_pip,players,each", [(12, 4, 22), (9, 4, 13), (12, 7, 12)])
 def test_no_boneyard_equal_hands(max_pip, players, each):
-    """RULES.md 1.7 use_boneyard=False: as many tiles each as allows an equal deal
+    """docs/rules.md §1.7 use_boneyard=False: as many tiles each as allows an equal deal
     (floor((T-1)/P)); leftovers are never drawable (DRAW not legal at the start)."""
     e = raw_env(num_players=players, max_pip=max_pip, use_boneyard=False)
     e.reset(seed=0)
@@ -1248,7 +1249,7 @@ def _build(**kw):
     ],
 )
 def test_bad_config_raises_config_error_naming_field(kwargs, names):
-    """RULES.md 1.1 + contract: bad values raise ConfigError (a ValueError) naming the field."""
+    """docs/rules.md §1.1 + contract: bad values raise ConfigError (a ValueError) naming the field."""
     assert issubclass(ConfigError, ValueError)
     with pytest.raises(ConfigError) as info:
         _build(**kwargs)

@@ -105,7 +105,7 @@ def test_elimination_scores_above_ten_thousand_stay_inside_the_box():
         obs = env.observe(agent)
         assert box.contains(obs["observation"])
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        top = max(env.state.scores)
+        top = max(env.game_state.scores)
     assert top > 10500
     for agent in env.possible_agents:
         obs = env.observe(agent)["observation"]
@@ -122,12 +122,12 @@ def test_round_index_saturates_at_its_bound_in_long_games():
     box = env.observation_space("player_0")["observation"]
     at = env.encoder.spec.slices["round_index"].start
     env.reset(seed=0)
-    while env.state.round_index < 1005:
+    while env.game_state.round_index < 1005:
         agent = env.agent_selection
         obs = env.observe(agent)
         assert box.contains(obs["observation"])
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert env.state.round_index == 1005
+    assert env.game_state.round_index == 1005
     obs = env.observe("player_0")["observation"]
     assert obs[at] == 1000.0 and box.high[at] == 1000.0
     assert box.contains(obs)

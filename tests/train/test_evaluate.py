@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, PlannerAgent
+from domino_env.agents import GreedyAgent, PlannerAgent
 from domino_env.core.errors import ConfigError
 from domino_env.envs.mexican_train_v0 import raw_env
-from train.evaluate import (
+from domino_env.train.evaluate import (
     GameRecord,
     deal_seed,
     evaluate,
@@ -118,10 +118,10 @@ def test_same_seed_same_deal_and_first_player():
     env = raw_env(num_players=4)
     s = deal_seed(0, 3)
     env.reset(seed=s)
-    first = (env.state.deals[0], env.state.current_player)
+    first = (env.game_state.deals[0], env.game_state.current_player)
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     env.reset(seed=s)
-    assert (env.state.deals[0], env.state.current_player) == first
+    assert (env.game_state.deals[0], env.game_state.current_player) == first
 
 
 def test_evaluate_plays_every_rotation_of_every_deal():

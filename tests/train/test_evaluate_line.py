@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import LineGreedyAgent
+from domino_env.agents import LineGreedyAgent
 from domino_env.core.config import line_from_preset
 from domino_env.core.errors import ConfigError
 from domino_env.envs import line_v0
-from train.evaluate import _credit, deal_seed, evaluate, make_env
+from domino_env.train.evaluate import _credit, deal_seed, evaluate, make_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,21 +26,21 @@ def test_same_seed_same_deal_and_leader(preset):
     s = deal_seed(0, 3)
     env.reset(seed=s)
     first = (
-        env.state.deals[0],
-        env.state.current_player,
-        env.state.leader,
-        list(env.state.boneyard),
+        env.game_state.deals[0],
+        env.game_state.current_player,
+        env.game_state.leader,
+        list(env.game_state.boneyard),
     )
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     env.reset(seed=s)
     assert (
-        env.state.deals[0],
-        env.state.current_player,
-        env.state.leader,
-        list(env.state.boneyard),
+        env.game_state.deals[0],
+        env.game_state.current_player,
+        env.game_state.leader,
+        list(env.game_state.boneyard),
     ) == first
     env.reset(seed=deal_seed(0, 4))
-    assert env.state.deals[0] != first[0]
+    assert env.game_state.deals[0] != first[0]
 
 
 def test_make_env_and_team_credit():
@@ -170,7 +170,7 @@ def test_tiny_line_tournament_from_the_command_line(tmp_path):
     ],
 )
 def test_command_line_refuses_bad_arguments_before_playing(args, message):
-    from train.evaluate import run
+    from domino_env.train.evaluate import run
 
     with pytest.raises(SystemExit):
         run([*args, "--rounds", "4", "--no-progress"])
@@ -185,8 +185,8 @@ def test_command_line_refuses_bad_arguments_before_playing(args, message):
 
 
 def test_agent_objects_for_the_other_game_are_refused():
-    from agents import make_agent
     from domino_env import ConfigError
+    from domino_env.agents import make_agent
 
     with pytest.raises(ConfigError, match="built for block"):
         evaluate([make_agent("greedy"), "random"], rounds=2, game="block", num_players=2)

@@ -14,11 +14,12 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import domino_env  # noqa: E402
-from agents import make_agent  # noqa: E402
-from agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale  # noqa: E402
+from domino_env.agents import make_agent  # noqa: E402
+from domino_env.agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale  # noqa: E402
 from domino_env.encoding.mexican_train import observation_spec  # noqa: E402
-from train.evaluate import evaluate  # noqa: E402
-from train.ppo import LearnerEnv, train  # noqa: E402
+from domino_env.envs.infos import seats_of  # noqa: E402
+from domino_env.train.evaluate import evaluate  # noqa: E402
+from domino_env.train.ppo import LearnerEnv, train  # noqa: E402
 
 SMOKE_ARGS = [
     "--timesteps", "2048", "--n-envs", "2", "--vec-env", "subproc", "--n-steps", "256",
@@ -161,10 +162,15 @@ def test_resume_continues_the_step_count(run_dir, tmp_path):
     assert meta["timesteps_this_run"] >= 512
 
 
-def test_resume_refuses_another_layout(run_dir, tmp_path):
-    with pytest.raises(SpecMismatchError, match="num_players 4 vs 3"):
+def test_resume_refuses_another_layout(run_dir, tmp_path, capsys):
+    out = tmp_path / "x"
+    with pytest.raises(SystemExit) as exc:
         train(["--resume", str(run_dir), "--players", "3", "--timesteps", "64", "--n-envs", "1", "--quiet",
-               "--no-progress", "--out", str(tmp_path / "x")])  # fmt: skip
+               "--no-progress", "--out", str(out)])  # fmt: skip
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m train.ppo: error: --resume ") and "num_players 4 vs 3" in err
+    assert not out.exists()  # refused before any work: no empty run folder
 
 
 def test_bad_options_exit_with_a_message(capsys, tmp_path):
@@ -214,7 +220,7 @@ def _play(reward, deal, **kwargs):
 @pytest.mark.parametrize("reward, expected", [("outcome", 1.0), ("mixed", 1.0), ("points", 0.0)])
 def test_a_round_the_learner_wins_gives_it_a_positive_return(reward, expected):
     total, info = _play(reward, _learner_goes_out())
-    assert info["winners"] == [0] and info["learner_won"] == 1.0 and info["learner_pips"] == 0
+    assert seats_of(info["winners"]) == [0] and info["learner_won"] == 1.0 and info["learner_pips"] == 0
     assert total == pytest.approx(expected)
 
 
@@ -223,7 +229,7 @@ def test_a_round_the_learner_wins_gives_it_a_positive_return(reward, expected):
 )
 def test_a_round_an_opponent_ends_gives_the_learner_its_own_final_reward(reward, expected):
     total, info = _play(reward, _opponent_goes_out())
-    assert info["winners"] == [1] and info["learner_won"] == 0.0
+    assert seats_of(info["winners"]) == [1] and info["learner_won"] == 0.0
     assert info["learner_pips"] == 3  # 1-2 left: the learner's own pips, not the winner's 0
     assert total == pytest.approx(
         expected
@@ -238,11 +244,11 @@ def test_pips_coef_weights_the_points_term():
 def test_observations_are_scaled_and_masks_reach_the_vec_env():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.ppo import _make_env
+    from domino_env.train.ppo import make_env_fn
 
     cfg = {"env_kwargs": {"num_players": 4, "max_pip": 12}, "opponents": ["greedy"], "opponent_mode": "mix",
            "reward": "mixed", "pips_coef": 1.0, "self_play": 0.0}  # fmt: skip
-    venv = DummyVecEnv([_make_env(cfg, 0), _make_env(cfg, 1)])
+    venv = DummyVecEnv([make_env_fn(cfg), make_env_fn(cfg)])
     venv.seed(0)
     obs = venv.reset()
     masks = np.stack(venv.env_method("action_masks"))
@@ -308,7 +314,7 @@ def test_cuban_smoke_run_writes_line_metadata(cuban_dir):
 
 
 def test_cuban_model_plays_a_cuban_tournament_by_name(cuban_dir, capsys):
-    from train.evaluate import run
+    from domino_env.train.evaluate import run
 
     spec = f"ppo:{cuban_dir}"
     res = run(
@@ -346,7 +352,7 @@ def test_line_learner_env_scales_and_credits_the_team():
         obs, reward, term, trunc, info = env.step(int(legal[0]))
         total += reward
         done = term or trunc
-    if "winners" in info:
+    if info["round_over"]:
         team_won = 0 in info["winners"]
         assert info["learner_won"] in ((0.5, 1.0) if team_won else (0.0,))
         assert (total > 0) == (team_won and 1 not in info["winners"])

@@ -1,0 +1,239 @@
+"""RLlib checkpoints as agents: ``make_agent("rllib:PATH", config)`` (no ray or torch needed).
+
+``PATH`` is one of:
+
+* a run folder written by ``python -m train.rllib`` (it holds ``domino_rllib.json`` and
+  ``checkpoint/``, the latest algorithm checkpoint): its module ``main`` is loaded;
+* an RLlib algorithm checkpoint folder (``algo.save_to_path(...)``; holds ``learner_group/``):
+  its module ``main``;
+* an RLlib module folder (``.../learner_group/learner/rl_module/<module id>``, holding
+  ``module_state.pkl``): that module (e.g. a league snapshot).
+
+The module must be PPO's default MLP (RLlib's ``ActionMaskingTorchRLModule``,
+:class:`domino_env.agents.rllib.modules.MaskedPPOTorchRLModule` or a plain PPO module over the
+``"observations"`` key). Its weights (``module_state.pkl``: numpy arrays) are read into a
+:class:`RLlibActor`, so the agent is a plain numpy :class:`domino_env.agents.ppo.PPOAgent`: small, picklable
+(``domino_env.train.evaluate --workers``), and the mask is always applied (an illegal action can never be
+chosen). The observation spec is checked against the environment's (``SpecMismatchError``) from
+``domino_rllib.json`` (written next to every checkpoint by ``domino_env.train.rllib``); a checkpoint without
+it is read through ray (its module's constructor arguments) and only its shapes are checked.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from domino_env.core.config import LineConfig
+from domino_env.core.errors import DominoError
+from domino_env.encoding.line import LineEncoder
+from domino_env.encoding.mexican_train import MexicanTrainEncoder
+
+from ..base import as_config, register_agent
+from ..ppo import PPOAgent, SpecMismatchError, check_compatible, spec_for
+
+#: Metadata file ``domino_env.train.rllib`` writes in the run folder and in every checkpoint folder.
+METADATA_FILE = "domino_rllib.json"
+CHECKPOINT_DIR = "checkpoint"
+MODULE_STATE_FILE = "module_state.pkl"
+#: Model-config defaults of RLlib's ``DefaultModelConfig`` (ray 2.60) the loader relies on.
+MODEL_DEFAULTS = {
+    "fcnet_hiddens": [256, 256],
+    "fcnet_activation": "tanh",
+    "head_fcnet_hiddens": [],
+    "head_fcnet_activation": "relu",
+    "vf_share_layers": False,
+}
+_ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "linear": lambda x: x,
+    None: lambda x: x,
+}
+
+
+class RLlibActor:
+    """The policy path of an RLlib PPO MLP module as numpy arrays: the actor encoder (each
+    ``Linear`` followed by ``fcnet_activation``), then the ``pi`` head (``head_fcnet_hiddens``
+    layers with ``head_fcnet_activation``, then a linear output).
+
+    Args:
+        state: the module's state dict (``module_state.pkl``: parameter name -> numpy array).
+        model_config: the module's model config (missing keys: :data:`MODEL_DEFAULTS`).
+
+    Raises:
+        DominoError: the state has no PPO MLP encoder / ``pi`` head, or an unknown activation.
+    """
+
+    def __init__(self, state: dict[str, Any], model_config: dict[str, Any] | None = None):
+        cfg = {**MODEL_DEFAULTS, **(model_config or {})}
+        for key in ("fcnet_activation", "head_fcnet_activation"):
+            if cfg[key] not in _ACTIVATIONS:
+                raise DominoError(f"cannot copy an RLlib module with {key}={cfg[key]!r}")
+        prefix = "encoder.encoder" if cfg["vf_share_layers"] else "encoder.actor_encoder"
+        encoder = self._linears(state, f"{prefix}.net.mlp.")
+        head = self._linears(state, "pi.net.mlp.")
+        if not encoder or not head:
+            raise DominoError(
+                "the checkpoint's module is not a PPO MLP module (no actor encoder / pi head "
+                f"weights among {sorted(state)[:6]}...)"
+            )
+        self.layers: list[tuple[np.ndarray, np.ndarray, str | None]] = [
+            (w, b, cfg["fcnet_activation"]) for w, b in encoder
+        ]
+        for i, (w, b) in enumerate(head):
+            last = i == len(head) - 1
+            self.layers.append((w, b, None if last else cfg["head_fcnet_activation"]))
+
+    @staticmethod
+    def _linears(state: dict[str, Any], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        index = sorted(
+            int(m.group(1))
+            for k in state
+            if (m := re.fullmatch(re.escape(prefix) + r"(\d+)\.weight", k))
+        )
+        return [
+            (
+                np.asarray(state[f"{prefix}{i}.weight"], dtype=np.float32).T.copy(),
+                np.asarray(state[f"{prefix}{i}.bias"], dtype=np.float32).copy(),
+            )
+            for i in index
+        ]
+
+    @property
+    def input_size(self) -> int:
+        return int(self.layers[0][0].shape[0])
+
+    @property
+    def num_actions(self) -> int:
+        return int(self.layers[-1][0].shape[1])
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Action logits (before the mask) for scaled observations ``x``, shape ``(..., actions)``."""
+        x = np.asarray(x, dtype=np.float32)
+        for w, b, act in self.layers:
+            x = _ACTIVATIONS[act](x @ w + b)
+        return x
+
+
+def module_dir(path: str | Path, module_id: str = "main") -> Path:
+    """The module folder (holding ``module_state.pkl``) of a run folder, an algorithm checkpoint
+    or a module folder.
+
+    Raises:
+        FileNotFoundError: none of those at ``path`` (the message says what was looked for).
+    """
+    path = Path(path)
+    candidates = [
+        path,
+        path / "learner_group" / "learner" / "rl_module" / module_id,
+        path / CHECKPOINT_DIR / "learner_group" / "learner" / "rl_module" / module_id,
+    ]
+    for c in candidates:
+        if (c / MODULE_STATE_FILE).is_file():
+            return c
+    raise FileNotFoundError(
+        f"no RLlib module {module_id!r} at {path}: give a run folder of python -m train.rllib, "
+        "an algorithm checkpoint folder or a module folder (holding module_state.pkl)"
+    )
+
+
+def find_metadata(module: Path) -> dict[str, Any] | None:
+    """``domino_rllib.json`` of the checkpoint holding ``module`` (searched upwards), or None."""
+    for folder in [module, *module.parents][:6]:
+        f = folder / METADATA_FILE
+        if f.is_file():
+            try:
+                return json.loads(f.read_text())
+            except (OSError, ValueError) as err:
+                raise DominoError(f"{f}: not a readable metadata file ({err})") from err
+    return None
+
+
+def _ctor_model_config(module: Path) -> dict[str, Any]:
+    """The module's model config from its constructor arguments (needs ray installed)."""
+    try:
+        import ray.rllib  # noqa: F401  (unpickling the arguments needs RLlib's classes)
+    except ImportError as err:
+        raise DominoError(
+            f"{module} has no {METADATA_FILE}: reading its model config needs ray "
+            "(pip install 'domino-env[rllib]')"
+        ) from err
+    try:
+        with open(module / "class_and_ctor_args.pkl", "rb") as f:
+            kwargs = pickle.load(f)["ctor_args_and_kwargs"][1]
+    except (OSError, pickle.UnpicklingError, EOFError, KeyError, IndexError, TypeError) as err:
+        raise DominoError(
+            f"{module}: not a readable RLlib module (no {METADATA_FILE}, and its "
+            f"class_and_ctor_args.pkl could not be read: {err})"
+        ) from err
+    cfg = kwargs.get("model_config") or {}
+    if not isinstance(cfg, dict):  # a DefaultModelConfig dataclass
+        import dataclasses
+
+        cfg = dataclasses.asdict(cfg)
+    return dict(cfg)
+
+
+def load_rllib_agent(
+    path: str | Path,
+    config: Any = None,
+    module_id: str = "main",
+    deterministic: bool = True,
+    name: str | None = None,
+) -> PPOAgent:
+    """Load an RLlib checkpoint's module as an agent for the rules ``config`` (anything
+    :func:`domino_env.agents.as_config` accepts). See the module docstring for ``path``.
+
+    Raises:
+        FileNotFoundError: no module at ``path``.
+        SpecMismatchError: the module was trained on another observation layout or action count.
+        DominoError: an unreadable checkpoint or a module that is not a PPO MLP.
+    """
+    cfg = as_config(config)
+    game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
+    folder = module_dir(path, module_id)
+    metadata = find_metadata(folder)
+    if metadata is not None:
+        check_compatible(metadata, cfg, where=f"RLlib checkpoint {folder}")
+        model_config = dict(metadata.get("model_config") or {})
+    else:
+        model_config = _ctor_model_config(folder)
+    try:
+        with open(folder / MODULE_STATE_FILE, "rb") as f:
+            state = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError) as err:
+        raise DominoError(f"{folder / MODULE_STATE_FILE}: not a readable module state ({err})") from err
+    actor = RLlibActor(state, model_config)
+    spec = spec_for(cfg.num_players, cfg.max_pip, game)
+    n_actions = (LineEncoder if game == "line" else MexicanTrainEncoder)(cfg).num_actions
+    if actor.input_size != spec.size or actor.num_actions != n_actions:
+        raise SpecMismatchError(
+            f"RLlib module {folder} takes {actor.input_size} observation floats and "
+            f"{actor.num_actions} actions; this environment ({cfg.num_players} players, "
+            f"double-{cfg.max_pip}) has {spec.size} and {n_actions}"
+        )
+    # The scaling the module applies to its input (MaskedPPOTorchRLModule); none otherwise.
+    scale = model_config.get("observation_scale")
+    scale = np.ones(spec.size, np.float32) if scale is None else np.asarray(scale, np.float32)
+    return PPOAgent(
+        actor, scale, deterministic=deterministic, name=name or "rllib", metadata=metadata or {}
+    )
+
+
+def _factory(config: Any, arg: str | None) -> PPOAgent:
+    if not arg:
+        raise DominoError(
+            "the rllib agent needs a checkpoint path: rllib:PATH (a run folder of python -m "
+            "domino_env.train.rllib, an algorithm checkpoint or a module folder)"
+        )
+    return load_rllib_agent(arg, config, name=f"rllib:{arg}")
+
+
+register_agent("rllib", _factory)
+register_agent("rllib", _factory, game="line")

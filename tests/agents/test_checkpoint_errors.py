@@ -1,0 +1,202 @@
+"""Corrupt checkpoints are refused with one clear error naming the file (issue 12 item 11).
+
+Every kind of damage is made from a copy of a released model (``checkpoints/cuban_4p_teams``) and
+given to the API (``read_metadata``, ``make_agent("ppo:PATH")``) and to the command line
+(``python -m train.evaluate --agents ppo:BAD ...`` as a real process: one line on stderr, exit
+code 2, no traceback). The intact copy still loads, so the checks refuse only what is broken.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from domino_env.agents import make_agent
+from domino_env.agents.ppo import check_model_file, load_metadata, read_metadata
+from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, DominoError
+
+ROOT = Path(__file__).resolve().parents[2]
+RELEASED = ROOT / "checkpoints" / "cuban_4p_teams"
+CUBAN = {"preset": "cuban"}
+
+
+def _flip_byte_inside(member: str):
+    def damage(folder: Path) -> None:
+        path = folder / "model.zip"
+        data = bytearray(path.read_bytes())
+        with zipfile.ZipFile(path) as zf:
+            info = zf.getinfo(member)
+        # a byte in the middle of the member's compressed data (after its local header)
+        at = info.header_offset + 30 + len(info.filename) + len(info.extra) + info.compress_size // 2
+        data[at] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+    return damage
+
+
+def _rewrite_metadata(edit):
+    def damage(folder: Path) -> None:
+        meta = folder / "metadata.json"
+        meta.write_text(edit(meta.read_text()))
+
+    return damage
+
+
+def _drop_key(key: str):
+    def edit(text: str) -> str:
+        data = json.loads(text)
+        del data[key]
+        return json.dumps(data)
+
+    return edit
+
+
+def _not_sb3(folder: Path) -> None:
+    with zipfile.ZipFile(folder / "model.zip", "w") as zf:
+        zf.writestr("notes.txt", "not a model")
+
+
+def _garbled_data_member(folder: Path) -> None:
+    src = folder / "model.zip"
+    tmp = folder / "rebuilt.zip"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for item in zin.infolist():
+            payload = b"{not json" if item.filename == "data" else zin.read(item)
+            zout.writestr(item, payload)
+    tmp.replace(src)
+
+
+#: kind -> (damage to a copy of the released model folder, file named, words of the message)
+KINDS = {
+    "empty model": (lambda f: (f / "model.zip").write_bytes(b""), "model.zip", "empty file (0 bytes)"),
+    "truncated model": (
+        lambda f: (f / "model.zip").write_bytes((f / "model.zip").read_bytes()[:100_000]),
+        "model.zip",
+        "truncated zip archive (100,000 bytes",
+    ),
+    "random bytes": (
+        lambda f: (f / "model.zip").write_bytes(bytes(range(256)) * 40),
+        "model.zip",
+        "not a zip archive (10,240 bytes starting with b'\\x00\\x01\\x02\\x03')",
+    ),
+    "damaged member": (
+        _flip_byte_inside("policy.pth"),
+        "model.zip",
+        "corrupt zip archive (member 'policy.pth' fails its CRC check)",
+    ),
+    "zip of something else": (_not_sb3, "model.zip", "not a Stable-Baselines3 model (no data, policy.pth inside)"),
+    "garbled data member": (_garbled_data_member, "model.zip", "its 'data' member is not JSON"),
+    "missing metadata": (
+        lambda f: (f / "metadata.json").unlink(),
+        "model.zip",
+        "no metadata.json next to",
+    ),
+    "empty metadata": (_rewrite_metadata(lambda t: ""), "metadata.json", "empty file"),
+    "truncated metadata": (
+        _rewrite_metadata(lambda t: t[:300]),
+        "metadata.json",
+        "not valid JSON (",
+    ),
+    "binary metadata": (
+        lambda f: (f / "metadata.json").write_bytes(b"\x89PNG\r\n\x1a\n"),
+        "metadata.json",
+        "not UTF-8 text (byte 0",
+    ),
+    "metadata not an object": (_rewrite_metadata(lambda t: "[1, 2]"), "metadata.json", "a JSON object expected, got a list"),
+    "metadata without spec hash": (
+        _rewrite_metadata(_drop_key("observation_spec_hash")),
+        "metadata.json",
+        "no observation_spec_hash (a string)",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def released_copy(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("released") / "cuban"
+    folder.mkdir()
+    for name in ("model.zip", "metadata.json"):
+        shutil.copy(RELEASED / name, folder / name)
+    return folder
+
+
+@pytest.fixture(params=sorted(KINDS))
+def damaged(request, released_copy, tmp_path):
+    damage, file_name, words = KINDS[request.param]
+    folder = tmp_path / "bad"
+    shutil.copytree(released_copy, folder)
+    damage(folder)
+    return folder, folder / file_name, words
+
+
+def test_intact_copy_passes_the_checks_and_loads(released_copy):
+    model, meta = read_metadata(released_copy)
+    assert model == released_copy / "model.zip"
+    assert meta["observation_scaling"] == "line-unit-v1"
+    check_model_file(model)
+    agent = make_agent(f"ppo:{released_copy}", CUBAN)
+    assert agent.name == f"ppo:{released_copy}"
+
+
+def test_every_corruption_is_one_typed_error_naming_the_file(damaged):
+    folder, named, words = damaged
+    for call in (lambda: read_metadata(folder), lambda: make_agent(f"ppo:{folder}", CUBAN)):
+        with pytest.raises(CheckpointError) as info:
+            call()
+        message = str(info.value)
+        assert str(named) in message and words in message, message
+        assert "\n" not in message
+        assert isinstance(info.value, ValueError) and isinstance(info.value, DominoError)
+
+
+def test_every_corruption_is_one_line_from_the_command_line(damaged):
+    folder, named, words = damaged
+    proc = subprocess.run(
+        [sys.executable, "-m", "train.evaluate", "--game", "cuban", "--agents", f"ppo:{folder}",
+         "greedy", "random", "greedy", "--rounds", "4", "--no-progress"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("python -m train.evaluate: error: ")
+    assert str(named) in lines[0] and words in lines[0]
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_missing_files_are_also_file_not_found_errors(tmp_path):
+    with pytest.raises(CheckpointNotFoundError, match=r"no trained model at .*nowhere \(.*nowhere\.zip does not exist\)"):
+        read_metadata(tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="no such model file"):
+        check_model_file(tmp_path / "nowhere.zip")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        load_metadata(tmp_path / "metadata.json")
+
+
+def test_metadata_with_env_kwargs_not_an_object(tmp_path):
+    meta = tmp_path / "metadata.json"
+    meta.write_text(json.dumps({"observation_spec_hash": "x", "observation_scaling": "y", "env_kwargs": [1]}))
+    with pytest.raises(CheckpointError, match="'env_kwargs' must be a JSON object"):
+        load_metadata(meta)
+    meta.write_text(json.dumps({"observation_spec_hash": "x", "observation_scaling": "y"}))
+    assert load_metadata(meta)["observation_spec_hash"] == "x"
+
+
+def test_what_only_stable_baselines3_can_see_is_a_checkpoint_error_too(released_copy, tmp_path):
+    """A member that passes its CRC but is not a torch file (rewritten inside the zip)."""
+    folder = tmp_path / "bad"
+    shutil.copytree(released_copy, folder)
+    src, tmp = folder / "model.zip", folder / "rebuilt.zip"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for item in zin.infolist():
+            zout.writestr(item, b"not a torch file" if item.filename == "policy.pth" else zin.read(item))
+    tmp.replace(src)
+    read_metadata(folder)  # the archive itself is sound
+    with pytest.raises(CheckpointError, match=r"model\.zip: Stable-Baselines3 cannot load it \("):
+        make_agent(f"ppo:{folder}", CUBAN)

@@ -1,0 +1,169 @@
+"""PettingZoo conventions other clients rely on (issue 10): ``max_cycles`` counts cycles of turns
+(PettingZoo's ``max_cycles_test``), ``max_steps`` caps actions, and the envs are turn-based AEC
+envs that ``turn_based_aec_to_parallel`` converts (``aec_to_parallel`` refuses them)."""
+
+from __future__ import annotations
+
+import types
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium import spaces
+from pettingzoo.test import max_cycles_test, parallel_api_test
+from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
+from pettingzoo.utils.wrappers import BaseWrapper
+
+from domino_env import ConfigError
+from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
+
+MODULES = {"mexican_train": mexican_train_v0, "block": block_v0, "draw": draw_v0, "cuban": cuban_v0}
+SMALL = {"mexican_train": {"num_players": 3, "max_pip": 9}}
+
+
+class _MaskedDiscrete(spaces.Discrete):
+    """A Discrete whose ``sample()`` draws from the acting agent's action mask."""
+
+    def __init__(self, n: int, env, seed: int):
+        super().__init__(n, seed=seed)
+        self._env = env
+
+    def sample(self, mask=None, probability=None):
+        obs = self._env.observe(self._env.agent_selection)
+        return super().sample(mask=obs["action_mask"].astype(np.int8))
+
+
+class _MaskedSampling(BaseWrapper):
+    """PettingZoo's ``max_cycles_test`` / ``parallel_api_test`` play ``action_space(a).sample()``,
+    unmasked, and ``env()`` ends the episode at an illegal action: here sampling follows the mask
+    (nothing else changes)."""
+
+    def __init__(self, env, seed: int = 0):
+        super().__init__(env)
+        self._space = _MaskedDiscrete(env.action_space(env.possible_agents[0]).n, self, seed)
+
+    def action_space(self, agent):
+        return self._space
+
+
+def _turn_counts(module, max_cycles: int, seed: int, **kwargs):
+    """Play masked random actions until every agent is done; the turns each seat started (a turn
+    is a run of consecutive actions by one seat within a round), the seat that would have started
+    the next turn, and the actions played."""
+    env = module.env(max_cycles=max_cycles, **kwargs)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    rng = np.random.default_rng(seed)
+    turns = [0] * raw.config.num_players
+    previous, rounds, actions, truncated_next = None, 0, 0, None
+    for agent in env.agent_iter():
+        _, _, term, trunc, info = env.last()
+        if term or trunc:
+            if trunc and truncated_next is None:
+                truncated_next = raw.game_state.current_player
+            env.step(None)
+            continue
+        seat = raw.possible_agents.index(agent)
+        if seat != previous or raw.game_state.round_index != rounds:
+            turns[seat] += 1
+        previous, rounds = seat, raw.game_state.round_index
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+        actions += 1
+    return turns, truncated_next, actions
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_max_cycles_counts_turns_per_agent_not_steps(name):
+    """No seat starts turn max_cycles + 1; truncation comes exactly when one would."""
+    for seed in range(3):
+        turns, nxt, actions = _turn_counts(MODULES[name], 3, seed, episode="game", **SMALL.get(name, {}))
+        assert nxt is not None, "the episode was truncated"
+        assert max(turns) == 3 and turns[nxt] == 3
+        assert actions >= 3 * len(turns) - 1  # roughly a cycle per turn, not 3 steps in all
+
+
+def test_max_cycles_in_a_strict_turn_order_game_is_every_agent_acting_that_often():
+    """Block (one action per turn): max_cycles=4 with 4 seats is 16 actions, 4 per seat."""
+    turns, _, actions = _turn_counts(block_v0, 4, seed=1)
+    assert turns == [4, 4, 4, 4] and actions == 16
+
+
+def test_pettingzoos_max_cycles_test_passes():
+    """PettingZoo's own test: the AEC env gives every agent max_cycles actions; the turn-based
+    parallel view (one action per parallel step) truncates after max_cycles steps. Block: one
+    action per turn, as the test's agent counts assume."""
+    module = types.SimpleNamespace(
+        env=lambda max_cycles: _MaskedSampling(block_v0.env(max_cycles=max_cycles)),
+        parallel_env=lambda max_cycles: turn_based_aec_to_parallel(
+            _MaskedSampling(block_v0.env(max_steps=max_cycles))
+        ),
+    )
+    max_cycles_test(module)
+
+
+def test_parallel_env_max_cycles_is_parallel_steps():
+    par = block_v0.parallel_env(max_cycles=3)
+    obs, _ = par.reset(seed=0)
+    steps = 0
+    while par.agents:
+        actor = par.aec_env.agent_selection
+        obs, _, _, truncs, infos = par.step({actor: int(np.flatnonzero(obs[actor]["action_mask"])[0])})
+        steps += 1
+    assert steps == 3 and all(truncs.values())
+    with pytest.raises(ConfigError, match="max_steps"):
+        block_v0.parallel_env(max_cycles=3, max_steps=4)
+
+
+def test_max_steps_caps_actions_and_max_cycles_stays_out_of_its_way():
+    env = draw_v0.env(max_steps=7)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not any(env.truncations.values()):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+        steps += 1
+    assert steps == 7 and all(i["limit_reached"] for i in env.infos.values())
+    assert env.unwrapped.env_kwargs["max_steps"] == 7
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_aec_to_parallel_refuses_the_turn_based_envs(name):
+    with pytest.raises(AssertionError):
+        aec_to_parallel(MODULES[name].env(**SMALL.get(name, {})))
+    assert MODULES[name].raw_env().metadata["is_parallelizable"] is False
+
+
+@pytest.mark.parametrize("name", list(MODULES))
+def test_turn_based_parallel_view_plays_the_same_game_as_the_aec_env(name):
+    """parallel_env() = turn_based_aec_to_parallel(env()): the acting agent's action is played,
+    the rewards and the end match the AEC env fed the same actions."""
+    kwargs = SMALL.get(name, {})
+    par = MODULES[name].parallel_env(**kwargs)
+    aec = MODULES[name].env(**kwargs)
+    obs, infos = par.reset(seed=7)
+    aec.reset(seed=7)
+    rng = np.random.default_rng(7)
+    totals = dict.fromkeys(par.possible_agents, 0.0)
+    while par.agents:
+        actor = aec.agent_selection
+        assert actor in obs
+        action = int(rng.choice(np.flatnonzero(obs[actor]["action_mask"])))
+        others = {a: 0 for a in par.agents if a != actor}  # ignored by the turn-based view
+        obs, rewards, terms, truncs, infos = par.step({actor: action, **others})
+        for a, r in rewards.items():
+            totals[a] += r
+        aec.step(action)
+        while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
+            aec.step(None)
+        if par.agents:
+            assert infos[par.agents[0]]["active_agent"] == aec.agent_selection
+    assert not aec.agents
+    assert sum(totals.values()) == pytest.approx(0.0)
+    assert max(totals.values()) > 0
+    assert par.state_space.shape == par.state().shape
+
+
+def test_parallel_api_test_passes_on_the_turn_based_view():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel_api_test(turn_based_aec_to_parallel(_MaskedSampling(block_v0.env())), num_cycles=200)

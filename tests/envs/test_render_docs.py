@@ -1,0 +1,42 @@
+"""docs/make_images.py writes the pictures docs/pictures.md shows."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+from domino_env.core.config import MexicanTrainConfig, line_from_preset
+from domino_env.render_image import image_size
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZES = {
+    "mexican_train": image_size(MexicanTrainConfig()),
+    "mexican_train_all_hands": image_size(MexicanTrainConfig()),
+    **{game: image_size(line_from_preset(game)) for game in ("block", "draw", "cuban")},
+}
+
+
+def test_the_script_writes_one_picture_per_game(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "make_images.py"), "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    for name, (height, width) in SIZES.items():
+        with Image.open(tmp_path / f"{name}.png") as img:
+            assert img.size == (width, height) and img.mode == "RGB"
+        # the committed picture is the one the script draws (same size; same pixels with the
+        # Pillow it was made with)
+        with Image.open(ROOT / "docs" / "images" / f"{name}.png") as committed:
+            assert committed.size == (width, height)
+
+
+def test_pictures_page_shows_every_picture():
+    page = (ROOT / "docs/pictures.md").read_text()
+    shown = set(re.findall(r"\]\(images/([\w]+)\.png\)", page))
+    assert shown == set(SIZES)
+    assert "python docs/make_images.py" in page

@@ -1,0 +1,187 @@
+"""The ``rgb_array`` render mode: table pictures of every env (domino_env.render_image)."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.test import render_test
+
+import domino_env  # noqa: F401  (registers the ids)
+from domino_env import DominoError
+from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0, mexican_train_v0
+from domino_env.render_image import image_size, pip_layout, save_png, table_image
+from domino_env.wrappers import SingleAgentEnv
+
+ENV_MODULES = {
+    "mexican_train": (mexican_train_v0, {"num_players": 3, "max_pip": 9}),
+    "block": (block_v0, {}),
+    "draw": (draw_v0, {}),
+    "cuban": (cuban_v0, {}),
+}
+GYM_IDS = ["dominoes/MexicanTrain-v0", "dominoes/Block-v0", "dominoes/Draw-v0", "dominoes/Cuban-v0"]
+
+
+def _random_step(env, rng) -> None:
+    obs = env.observe(env.agent_selection)
+    legal = np.flatnonzero(obs["action_mask"])
+    env.step(int(legal[rng.integers(len(legal))]))
+
+
+def _check_picture(img, config) -> None:
+    assert isinstance(img, np.ndarray) and img.dtype == np.uint8
+    assert img.ndim == 3 and img.shape[2] == 3
+    assert img.shape[:2] == image_size(config)
+
+
+@pytest.mark.parametrize("game", sorted(ENV_MODULES))
+def test_rgb_array_shape_changes_after_a_move_and_after_the_round_end(game):
+    module, kwargs = ENV_MODULES[game]
+    env = module.raw_env(render_mode="rgb_array", **kwargs)
+    assert "rgb_array" in env.metadata["render_modes"] and env.metadata["render_fps"] > 0
+    _check_picture(env.render(), env.config)  # before reset: a blank picture of the same size
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    before = env.render()
+    _check_picture(before, env.config)
+    assert len(np.unique(before.reshape(-1, 3), axis=0)) > 20  # tiles, pips and text, not a blank
+    _random_step(env, rng)
+    after = env.render()
+    _check_picture(after, env.config)
+    assert not np.array_equal(before, after)
+    previous = after
+    while not env.game_state.round_over:
+        previous = env.render()
+        _random_step(env, rng)
+    final = env.render()
+    _check_picture(final, env.config)
+    assert not np.array_equal(previous, final)
+    assert all(env.terminations.values())
+
+
+@pytest.mark.parametrize("game", sorted(ENV_MODULES))
+def test_pettingzoo_render_test_covers_rgb_array(game):
+    module, kwargs = ENV_MODULES[game]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        render_test(lambda render_mode=None: module.env(render_mode=render_mode, **kwargs))
+
+
+def _swap_hidden(deal: dict, seats: tuple[int, int]) -> dict:
+    """The same deal with one tile swapped between two hands and the boneyard reversed."""
+    other = copy.deepcopy(deal)
+    a, b = seats
+    other["hands"][a][0], other["hands"][b][0] = other["hands"][b][0], other["hands"][a][0]
+    other["boneyard"] = other["boneyard"][::-1]
+    return other
+
+
+@pytest.mark.parametrize("game", ["mexican_train", "draw", "cuban"])
+def test_positions_differing_only_in_hidden_tiles_give_the_same_observer_picture(game):
+    module, kwargs = ENV_MODULES[game]
+    env = module.raw_env(render_mode="rgb_array", **kwargs)
+    env.reset(seed=11)
+    deal = env.to_record()["deals"][0]
+    p = env.config.num_players
+    viewer = 0
+    deal["first_player"] = viewer
+    hidden = _swap_hidden(deal, (1, p - 1) if p > 2 else (1, 1))
+    if p == 2:  # only one other hand: swap a tile of it with the boneyard instead
+        hidden["hands"][1][0], hidden["boneyard"][0] = hidden["boneyard"][0], hidden["hands"][1][0]
+    assert hidden != deal
+    pictures = []
+    for d in (deal, hidden):
+        env.reset(options={"deal": d})
+        assert env.game_state.current_player == viewer
+        first = env.render()
+        # the viewer's first move is the same in both positions (its hand is the same)
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+        pictures.append((first, env.render_image(viewer), env.render_image(viewer, all_hands=True)))
+    (a0, a1, a_all), (b0, b1, b_all) = pictures
+    assert np.array_equal(a0, b0)
+    assert np.array_equal(a1, b1)
+    assert not np.array_equal(a_all, b_all)  # the all-hands view does show the hidden tiles
+
+
+def test_all_hands_and_viewer_change_what_is_face_up():
+    env = mexican_train_v0.raw_env(num_players=3, max_pip=9)  # any render mode: render_image works
+    env.reset(seed=2)
+    seat = env.game_state.current_player
+    own = env.render_image()
+    assert np.array_equal(own, env.render_image(seat))
+    assert not np.array_equal(own, env.render_image((seat + 1) % 3))
+    assert not np.array_equal(own, env.render_image(all_hands=True))
+    with pytest.raises(DominoError, match="viewer"):
+        env.render_image(3)
+    with pytest.raises(TypeError):
+        table_image(object())
+
+
+@pytest.mark.parametrize("value", range(19))
+def test_pip_layout_has_value_distinct_pips_inside_the_half(value):
+    pips = pip_layout(value)
+    assert len(pips) == value and len(set(pips)) == value
+    assert all(0.05 < x < 0.95 and 0.05 < y < 0.95 for x, y in pips)
+
+
+@pytest.mark.parametrize(
+    "make, kwargs",
+    [
+        (mexican_train_v0.raw_env, {"num_players": 2, "max_pip": 12, "episode": "game"}),
+        (mexican_train_v0.raw_env, {"num_players": 8, "max_pip": 18, "use_mexican_train": False}),
+        (line_v0.raw_env, {"preset": "draw", "max_pip": 12, "num_players": 2}),
+        (line_v0.raw_env, {"preset": "block", "max_pip": 9, "num_players": 3}),
+    ],
+)
+def test_pictures_keep_their_size_through_long_games(make, kwargs, tmp_path):
+    """Long trains, lines and hands are cut (with a +k badge) instead of growing the picture."""
+    env = make(render_mode="rgb_array", **kwargs)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while env.agents and steps < 600:
+        if env.terminations[env.agent_selection]:
+            env.step(None)
+            continue
+        _random_step(env, rng)
+        steps += 1
+        if steps % 25 == 0:
+            _check_picture(env.render(), env.config)
+    _check_picture(env.render(), env.config)
+    save_png(env.render(), tmp_path / "last.png")
+    assert (tmp_path / "last.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("gym_id", GYM_IDS)
+def test_gymnasium_ids_render_rgb_array_as_the_learner_sees_it(gym_id):
+    g = gymnasium.make(gym_id, render_mode="rgb_array", learner_seat=1)
+    assert "rgb_array" in g.metadata["render_modes"] and g.metadata["render_fps"] > 0
+    g.reset(seed=0)
+    img = g.render()
+    inner = g.unwrapped
+    assert isinstance(inner, SingleAgentEnv)
+    _check_picture(img, inner.aec.config)
+    assert np.array_equal(img, inner.aec.render_image(1))
+    legal = np.flatnonzero(g.get_wrapper_attr("action_masks")())
+    g.step(int(legal[0]))
+    assert not np.array_equal(img, g.render())
+
+
+@pytest.mark.parametrize("gym_id", ["dominoes/MexicanTrain-v0", "dominoes/Cuban-v0"])
+def test_sb3_make_vec_env_accepts_the_ids(gym_id):
+    """SB3 passes render_mode="rgb_array" to every env it builds."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    vec = make_vec_env(gym_id, n_envs=2, seed=0)
+    obs = vec.reset()
+    assert obs.shape[0] == 2
+    masks = np.stack(vec.env_method("action_masks"))
+    obs, rewards, dones, infos = vec.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    images = vec.get_images()
+    assert len(images) == 2
+    for img in images:
+        assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+    vec.close()

@@ -1,0 +1,34 @@
+"""The text picture (``ansi`` render mode) names the doubles to cover and their order."""
+
+from __future__ import annotations
+
+from domino_env.envs.mexican_train_v0 import raw_env
+
+
+def _play(env, text: str) -> None:
+    """Apply the legal action described as ``text``."""
+    legal = {env.game_state.describe_action(a): a for a in env.game_state.legal_actions()}
+    assert text in legal, (text, sorted(legal))
+    env.step(legal[text])
+
+
+def test_open_doubles_are_numbered_and_the_own_double_to_cover_is_named():
+    env = raw_env(render_mode="ansi", num_players=3, max_pip=9)
+    deal = {
+        "hands": [[[4, 9], [4, 4], [1, 2]], [[8, 9], [0, 0], [1, 1]], [[7, 9], [0, 3], [2, 2]]],
+        "boneyard": [[3, 5], [6, 6], [5, 6]],
+        "station": [9, 9],
+        "first_player": 0,
+    }
+    env.reset(options={"deal": deal})
+    _play(env, "place 4-9 on own train")
+    _play(env, "place 8-9 on own train")
+    _play(env, "place 7-9 on own train")
+    _play(env, "place 4-4 on own train")  # satisfy: seat 0 must now cover its own double
+    text = env.render()
+    assert "seat 0 : [9|4] [4|4] -> open end 4  (hand 1, score 0, DOUBLE TO COVER)" in text
+    _play(env, "draw")  # draws 3-5: it does not cover 4-4 either
+    _play(env, "pass")  # the double is left open: it obliges the others now
+    text = env.render()
+    assert "seat 0 : [9|4] [4|4] -> open end 4  (hand 2, score 0, MARKER, OPEN DOUBLE 1)" in text
+    assert "DOUBLE TO COVER" not in text

@@ -1,0 +1,45 @@
+"""The oldest PettingZoo the package declares (pyproject's ``pettingzoo>=X``) really works: a
+separate venv with that release plus numpy and gymnasium runs PettingZoo's api_test and
+seed_test on all four envs (pettingzoo_compat_check.py, in a subprocess). AgileRL, for one, pins
+``pettingzoo<1.27``, the release that brought the registry (registration is guarded)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = Path(__file__).with_name("pettingzoo_compat_check.py")
+
+
+def declared_minimum() -> str:
+    text = (ROOT / "pyproject.toml").read_text()
+    match = re.search(r'"pettingzoo>=([0-9.]+)"', text)
+    assert match, "pyproject.toml declares pettingzoo>=X"
+    return match.group(1)
+
+
+def test_the_oldest_declared_pettingzoo_passes_api_and_seed_tests(tmp_path):
+    version = declared_minimum()
+    venv = tmp_path / f"pettingzoo-{version}"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+         f"pettingzoo=={version}", "numpy", "gymnasium"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr[-2000:]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [str(python), str(CHECK)], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    assert f"pettingzoo {version} registry False" in lines[0]
+    assert [ln for ln in lines if ln.startswith("ok ")] == [
+        "ok mexican_train_v0", "ok block_v0", "ok draw_v0", "ok cuban_v0",
+    ]  # fmt: skip

@@ -1,0 +1,83 @@
+"""``make bench`` installs and measures the peers on a fresh clone (issue 12 item 13).
+
+The peers' venv is ``.venv-peers`` in the clone, created by ``make peers`` from the pinned
+``benchmarks/peers-requirements.txt``; ``make bench`` makes it first and passes it to
+``benchmarks/throughput.py``, whose default is that same venv. Checked through make itself (dry
+runs and a run whose interpreters are stand-ins) and through ``throughput.py``'s functions; the
+real install and a short run are in benchmarks/README.md (not a test: it downloads the peers).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _throughput(monkeypatch, peers_python: str | None = None):
+    if peers_python is None:
+        monkeypatch.delenv("PEERS_PYTHON", raising=False)
+    else:
+        monkeypatch.setenv("PEERS_PYTHON", peers_python)
+    spec = importlib.util.spec_from_file_location("throughput_under_test", ROOT / "benchmarks" / "throughput.py")
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _make(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_peers_are_pinned():
+    lines = [x.strip() for x in (ROOT / "benchmarks" / "peers-requirements.txt").read_text().splitlines()]
+    reqs = {x.split("==")[0]: x for x in lines if x and not x.startswith("#")}
+    assert reqs["open_spiel"].startswith("open_spiel==") and reqs["dominoes"].startswith("dominoes==")
+
+
+def test_throughput_defaults_to_the_clone_s_peers_venv(monkeypatch):
+    assert _throughput(monkeypatch).DEFAULT_PEERS_PYTHON == str(ROOT / ".venv-peers" / "bin" / "python")
+    assert _throughput(monkeypatch, "/opt/peers/bin/python").DEFAULT_PEERS_PYTHON == "/opt/peers/bin/python"
+
+
+def test_missing_peers_venv_is_one_line_saying_how(monkeypatch, capsys, tmp_path):
+    throughput = _throughput(monkeypatch)
+    missing = tmp_path / "nowhere" / "bin" / "python"
+    assert throughput.run_peers(str(missing), 0.1, 0.0, 1, 0) == []
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"peers skipped: {missing} not found; create it with {throughput.PEERS_SETUP}"]
+    assert "make peers" in err[0] and "benchmarks/peers-requirements.txt" in err[0]
+
+
+def test_make_bench_creates_the_peers_venv_then_measures_with_it(tmp_path):
+    venv = tmp_path / "peers"
+    dry = _make("-n", "-o", "venv", "bench", f"PEERS_VENV={venv}", "BENCH_ARGS=--seconds 0.5")
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    create = next(i for i, x in enumerate(lines) if f"-m venv {venv}" in x)
+    install = next(i for i, x in enumerate(lines) if f"{venv}/bin/python -m pip install -r benchmarks/peers-requirements.txt" in x)
+    measure = next(
+        i for i, x in enumerate(lines)
+        if x.endswith(f"benchmarks/throughput.py --peers-python {venv}/bin/python --seconds 0.5")
+    )  # fmt: skip
+    assert create < install < measure
+
+
+def test_make_bench_measures_ours_when_the_peers_cannot_be_installed(tmp_path):
+    # PYTHON=false: creating the peers' venv fails; PY=echo stands in for the project's python
+    run = _make("-o", "venv", "bench", f"PEERS_VENV={tmp_path / 'peers'}", "PYTHON=false", "PY=echo")
+    assert run.returncode == 0, run.stderr
+    assert "bench: installing the peers failed; measuring ours only (retry: make peers)" in run.stderr.splitlines()
+    assert f"benchmarks/throughput.py --peers-python {tmp_path / 'peers'}/bin/python" in run.stdout
+
+
+def test_make_peers_skips_an_installed_venv(tmp_path):
+    venv = tmp_path / "peers"
+    (venv / "bin").mkdir(parents=True)
+    (venv / ".installed").touch()
+    dry = _make("-n", "peers", f"PEERS_VENV={venv}")
+    assert dry.returncode == 0 and "pip install" not in dry.stdout, dry.stdout

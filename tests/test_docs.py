@@ -1,0 +1,252 @@
+"""The docs match the code, and every Markdown file or rules section cited anywhere exists.
+
+- docs/envs.md: its generated tables are what ``docs/generate_tables.py`` writes from the spec
+  tables and config field docs today, and every preset has a row.
+- docs/rules.md: the section numbers the code cites, the hand-size table and the presets match
+  ``domino_env.core.config``.
+- Every path-like reference to a Markdown file in the repository's ``.py`` and ``.md`` files
+  names a file of the repository, and every cited section of docs/rules.md or docs/design.md
+  ("docs/rules.md §1.4", "docs/rules.md section 2", ranges and lists such as "§1.1-1.8",
+  "§0 / 1.5") exists in that page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from domino_env.core.config import HAND_SIZE_TABLE, LINE_PRESETS, PRESETS
+from domino_env.encoding.line import line_observation_spec
+from domino_env.encoding.mexican_train import observation_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+ENVS = ROOT / "docs/envs.md"
+RULES = ROOT / "docs/rules.md"
+DESIGN = ROOT / "docs/design.md"
+INDEX = ROOT / "docs/README.md"
+
+#: Folders that are not the repository's own text (environments, caches, build and run outputs).
+SKIP_DIRS = {".git", ".venv", ".venv-peers", "venv", "build", "dist", "runs", "node_modules", "__pycache__",
+             ".pytest_cache", ".ruff_cache", ".hypothesis", "ladder_results"}  # fmt: skip
+#: Markdown files that commands write into their output folders (not files of the repository);
+#: each must be written by the code named here.
+OUTPUT_FILES = {"final_evaluation.md": "train/run_folder.py"}
+
+EXT = "md"
+# A path-like reference: optional leading "/" or "../", folders, a file name ending in the extension.
+REFERENCE = re.compile(rf"(?<![\w./-])(/?(?:\.\.?/)*(?:[\w-]+/)*[\w.-]*\w\.{EXT})(?![\w/-])")
+URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", flags=re.I)
+NUMBER = r"\d+(?:\.\d+)*"
+SEPARATOR = r"\s*(?:,|/|\+|-|–|and|or)\s*§?"
+CITATION = re.compile(
+    rf"docs/(?P<page>rules|design)\.{EXT}\)?\s*(?:§\s?|sections?\s+)"
+    rf"(?P<numbers>{NUMBER}(?:{SEPARATOR}{NUMBER})*)"
+)
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("generate_tables", ROOT / "docs/generate_tables.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def repository_files(suffixes: tuple[str, ...] = (".py", f".{EXT}")) -> list[Path]:
+    """The repository's own ``.py`` and ``.md`` files (environments, caches and outputs skipped)."""
+    found = []
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")]
+        found.extend(Path(folder) / f for f in files if f.endswith(suffixes))
+    return sorted(found)
+
+
+def references(text: str) -> list[str]:
+    """Path-like Markdown references in ``text`` (URLs left out)."""
+    return REFERENCE.findall(URL.sub(" ", text))
+
+
+def resolves(ref: str, source: Path) -> bool:
+    """``ref`` names a repository file, relative to ``source``'s folder or to the repository root."""
+    if ref.startswith("/"):
+        return False  # an absolute path is never a file of the repository
+    if ref in OUTPUT_FILES:
+        return True
+    for base in (source.parent, ROOT):
+        target = (base / ref).resolve()
+        if target.is_file() and ROOT in target.parents:
+            return True
+    return False
+
+
+def section_ids(page: Path) -> set[str]:
+    """Numbered sections of a page: headings "## 1. Name" / "### 1.3 Name", and the numbered items
+    of a numbered section (item 3 of section 1.3 is "1.3.3")."""
+    ids: set[str] = set()
+    current = None
+    for line in page.read_text().splitlines():
+        heading = re.match(rf"#+\s+({NUMBER})\.?\s", line)
+        if heading:
+            current = heading.group(1)
+            ids.add(current)
+        elif line.startswith("#"):
+            current = None
+        else:
+            item = re.match(r"(\d+)\.\s", line)
+            if item and current is not None:
+                ids.add(f"{current}.{item.group(1)}")
+    return ids
+
+
+OWN_CITATION = re.compile(rf"(?<![\w/.])§\s?(?P<numbers>{NUMBER}(?:{SEPARATOR}{NUMBER})*)")
+
+
+def cited_sections(text: str, own_page: str | None = None) -> list[tuple[str, str]]:
+    """``(page, section)`` for every section cited as docs/rules.md or docs/design.md; in the
+    page ``own_page`` ("rules" or "design") itself, a bare "§1.4" cites that page."""
+    cited = []
+    for m in CITATION.finditer(text):
+        for number in re.findall(NUMBER, m["numbers"]):
+            cited.append((m["page"], number))
+    if own_page is not None:
+        for m in OWN_CITATION.finditer(CITATION.sub(" ", text)):
+            for number in re.findall(NUMBER, m["numbers"]):
+                cited.append((own_page, number))
+    return cited
+
+
+# ---------------------------------------------------------------------------- the checkers
+
+
+def test_reference_finder():
+    # Written with {EXT} so that this file itself names no missing file.
+    text = (
+        f"see docs/rules.{EXT} §1.4, ``notes/x.{EXT}`` and [b](../benchmarks/README.{EXT}#top); "
+        f"/work/y/Z.{EXT}; https://example.org/a/b.{EXT} is a URL; final_evaluation.{EXT}; a.mdx"
+    )
+    assert references(text) == [
+        f"docs/rules.{EXT}", f"notes/x.{EXT}", f"../benchmarks/README.{EXT}", f"/work/y/Z.{EXT}",
+        f"final_evaluation.{EXT}",
+    ]  # fmt: skip
+    page = ROOT / "docs/envs.md"
+    assert resolves(f"rules.{EXT}", page) and resolves(f"docs/rules.{EXT}", page)
+    assert resolves(f"../benchmarks/README.{EXT}", page)
+    assert not resolves(f"notes/x.{EXT}", page) and not resolves(f"/work/y/Z.{EXT}", page)
+    assert not resolves(f"rules.{EXT}", ROOT / "agents/base.py")  # neither agents/ nor the root has it
+
+
+def test_citation_finder():
+    text = (
+        "docs/rules.md §1.1-1.8; docs/rules.md §0 / 1.5 (seeds 003, 004); docs/rules.md section 2; "
+        "docs/rules.md sections 2.1 and 2.2, seed 001; docs/design.md §3. docs/rules.md §1.3.3 + 1.4"
+    )
+    assert cited_sections(text) == [
+        ("rules", "1.1"), ("rules", "1.8"), ("rules", "0"), ("rules", "1.5"), ("rules", "2"),
+        ("rules", "2.1"), ("rules", "2.2"), ("design", "3"), ("rules", "1.3.3"), ("rules", "1.4"),
+    ]  # fmt: skip
+    assert cited_sections("docs/design.md §3; see §1.4 and §2.1-2.2", own_page="rules") == [
+        ("design", "3"), ("rules", "1.4"), ("rules", "2.1"), ("rules", "2.2"),
+    ]  # fmt: skip
+
+
+def test_output_files_are_written_by_the_code():
+    for name, module in OUTPUT_FILES.items():
+        assert f'"{name}"' in (ROOT / module).read_text(), f"{module} no longer writes {name}"
+
+
+# ---------------------------------------------------------------------------- the pages
+
+
+def test_rules_page_has_the_section_numbers_the_code_cites():
+    headings = [s for s in section_ids(RULES) if s.count(".") < 2]
+    assert sorted(headings) == sorted(
+        ["0", "1", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "2", "2.1", "2.2", "3"]
+    )
+    assert {f"1.3.{i}" for i in range(1, 6)} <= section_ids(RULES)  # the turn's five steps
+
+
+def test_design_page_has_the_sections_one_to_ten():
+    assert {str(i) for i in range(1, 11)} <= section_ids(DESIGN)
+
+
+def test_env_card_tables_are_generated_from_the_code():
+    text = ENVS.read_text()
+    assert _load_generator().render(text) == text, "run: python docs/generate_tables.py"
+
+
+def test_env_card_sizes_match_the_specs():
+    text = ENVS.read_text()
+    assert observation_spec(4, 12).size == 449 and "449 floats" in text
+    assert line_observation_spec(4, 9).size == 184 and "184 floats" in text
+
+
+def test_every_preset_is_documented():
+    envs, rules = ENVS.read_text(), RULES.read_text()
+    for name in [*PRESETS, *LINE_PRESETS]:
+        assert re.search(rf"^\| `{name}`", envs, flags=re.M), f"docs/envs.md has no row for {name}"
+        assert re.search(rf"^\| `{name}`", rules, flags=re.M), f"docs/rules.md has no row for {name}"
+
+
+def test_rules_hand_size_table_matches_the_code():
+    rows = {
+        int(m.group(1)): [int(x) for x in m.group(2).split(" | ")]
+        for m in re.finditer(r"^\s*\| double-(\d+) \| ((?:\d+ \| ){6}\d+) \|", RULES.read_text(), re.M)
+    }
+    assert rows == {n: [HAND_SIZE_TABLE[n][p] for p in range(2, 9)] for n in HAND_SIZE_TABLE}
+
+
+def test_docs_index_links_every_page():
+    index = INDEX.read_text()
+    pages = {p.name for p in (ROOT / "docs").glob(f"*.{EXT}")} - {INDEX.name}
+    for name in sorted(pages):
+        assert f"]({name})" in index, f"docs/README.md does not link {name}"
+
+
+# ---------------------------------------------------------------------------- the repository
+
+FILES = repository_files()
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_markdown_references_exist(path):
+    text = path.read_text(errors="replace")
+    missing = sorted({ref for ref in references(text) if not resolves(ref, path)})
+    assert not missing, f"{path.relative_to(ROOT)} names files that are not in the repository: {missing}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_cited_sections_exist(path):
+    sections = {"rules": section_ids(RULES), "design": section_ids(DESIGN)}
+    text = path.read_text(errors="replace")
+    own = {RULES: "rules", DESIGN: "design"}.get(path)
+    cited = cited_sections(text, own_page=own)
+    missing = sorted({f"docs/{page}.{EXT} §{n}" for page, n in cited if n not in sections[page]})
+    assert not missing, f"{path.relative_to(ROOT)} cites sections that do not exist: {missing}"
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_slug_is_githubs():
+    assert slug("Single agent (Gymnasium / SB3)") == "single-agent-gymnasium--sb3"
+    assert slug("The released checkpoint: `checkpoints/a_b/`") == "the-released-checkpoint-checkpointsa_b"
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.suffix == f".{EXT}"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_to_headings_exist(path):
+    """Every ``[text](PAGE#anchor)`` or ``[text](#anchor)`` link (PAGE a Markdown page) names a heading of it."""
+    text = path.read_text()
+    missing = []
+    for target, anchor in re.findall(rf"\]\(([^)\s#]*\.{EXT}|)#([^)\s]+)\)", text):
+        page = (path.parent / target).resolve() if target else path
+        if not page.is_file():
+            continue  # a missing page is reported by test_markdown_references_exist
+        anchors = {slug(h) for h in re.findall(r"^#+\s+(.*)$", page.read_text(), flags=re.M)}
+        if anchor not in anchors:
+            missing.append(f"{target}#{anchor}")
+    assert not missing, f"{path.relative_to(ROOT)} links to headings that do not exist: {missing}"

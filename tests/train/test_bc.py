@@ -1,0 +1,167 @@
+"""``python -m train.bc``: the expert dataset holds the planner's own decisions, the smoke run (a
+real process into a temporary folder) writes a model folder that loads as ``ppo:PATH``, imitates
+the planner better than chance, reuses its dataset, and is fine-tuned by ``train.ppo
+--init-from`` / ``--resume``; bad flags and bad datasets are one-line refusals.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from domino_env.agents import make_agent  # noqa: E402
+from domino_env.agents.ppo import load_ppo_agent  # noqa: E402
+from domino_env.train.bc import collect, load_dataset  # noqa: E402
+from domino_env.train.evaluate import evaluate  # noqa: E402
+from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--net-arch", "32", "--seed", "2",
+         "--eval-opponents", "greedy", "--eval-workers", "1", "--no-progress"]  # fmt: skip
+
+
+def _run(module, args):
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def bc_run(tmp_path_factory):
+    base = tmp_path_factory.mktemp("bc")
+    out, data = base / "run", base / "data.npz"
+    res = _run("train.bc", [*SMALL, "--samples", "3000", "--epochs", "4", "--dagger-iters", "1",
+                            "--dagger-samples", "500", "--final-eval-rounds", "8", "--dataset", str(data),
+                            "--out", str(out)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    return out, data, res
+
+
+def test_the_dataset_holds_the_experts_decisions_and_the_returns():
+    env = LearnerEnv({"num_players": 3, "max_pip": 9}, ["greedy"], reward="mixed")
+    planner = make_agent("planner", {"num_players": 3, "max_pip": 9})
+    data = collect(env, planner, 300, seed=4, gamma=0.9)
+    n = len(data["actions"])
+    assert n >= 300 and data["observations"].shape == (n, env.observation_space.shape[0])
+    assert data["observations"].dtype == np.int16 and data["masks"].dtype == np.uint8
+    rng = np.random.default_rng(0)
+    for i in range(0, n, 7):  # the label is the planner's choice on that raw observation and mask
+        mask = np.unpackbits(data["masks"][i], count=env.action_space.n).astype(bool)
+        assert mask[data["actions"][i]]
+        assert planner(data["observations"][i].astype(np.float32), mask, rng) == data["actions"][i]
+    # returns to go: the round's reward at its last decision, discounted by 0.9 per decision before
+    ends = np.flatnonzero(np.diff(data["episodes"], append=data["episodes"][-1] + 1))
+    last = data["returns"][ends]
+    assert np.all(np.abs(last) <= 1.0 + 3.0) and np.any(last > 0.5) and np.any(last < 0)
+    for e in ends[:5]:
+        if e > 0 and data["episodes"][e - 1] == data["episodes"][e]:
+            assert data["returns"][e - 1] == pytest.approx(0.9 * data["returns"][e])
+    assert collect(env, planner, 300, seed=4, gamma=0.9)["actions"].tolist() == data["actions"].tolist()
+
+
+def test_smoke_run_writes_a_loadable_model_folder(bc_run):
+    out, data, _ = bc_run
+    for name in ("model.zip", "best_model.zip", "metadata.json", "final_evaluation.md"):
+        assert (out / name).is_file(), name
+    assert data.is_file() and not (out / "data.npz").exists()
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["status"] == "done" and meta["trained_by"].startswith("behaviour cloning")
+    assert meta["command"].startswith("python -m train.bc --players 2")
+    assert meta["env_kwargs"]["num_players"] == 2 and meta["args"]["net_arch"] == [32]
+    phases = [p["phase"] for p in meta["dataset"]["phases"]]
+    assert phases == ["expert", "dagger 1"] and meta["dataset"]["samples"] >= 3500
+    assert 0 <= meta["dataset"]["phases"][1]["on_policy_agreement"] <= 1
+    assert [e["epoch"] for e in meta["bc_epochs"]] == [1, 2, 3, 4, 1, 2, 3, 4]
+    # it imitates: the held-out agreement with the planner is far above a uniform legal choice
+    assert meta["bc_epochs"][-1]["val_agreement"] > 0.45
+    assert meta["final_evaluation"]["greedy"]["rounds"] == 8
+    res = evaluate([f"ppo:{out}", "planner"], rounds=8, num_players=2, max_pip=9, seed=3)
+    assert res.stats_for(f"ppo:{out}").seat_episodes == 8
+    agent = load_ppo_agent(out, {"num_players": 2, "max_pip": 9})
+    assert agent.metadata["trained_by"].startswith("behaviour cloning")
+
+
+def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
+    out, data, _ = bc_run
+    again = tmp_path / "again"
+    res = _run("train.bc", [*SMALL, "--epochs", "1", "--final-eval-rounds", "0", "--dataset", str(data),
+                            "--out", str(again)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((again / "metadata.json").read_text())
+    assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)"
+    first = json.loads((out / "metadata.json").read_text())["dataset"]["phases"][0]["samples"]
+    assert meta["dataset"]["samples"] == first
+    with pytest.raises(ValueError, match="max_pip|rules"):
+        load_dataset(data, {"rules": {"max_pip": 12}})
+    res = _run("train.bc", ["--players", "3", "--dataset", str(data), "--out", str(tmp_path / "x")])
+    assert res.returncode == 2 and "--dataset" in res.stderr and "differs in" in res.stderr
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"nonsense")
+    res = _run("train.bc", ["--dataset", str(junk), "--out", str(tmp_path / "y")])
+    assert res.returncode == 2 and "not a train.bc dataset" in res.stderr
+    assert "Traceback" not in res.stderr and not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+@pytest.mark.parametrize(
+    "args, flag",
+    [(["--expert", "nobody"], "--expert nobody"), (["--samples", "0"], "--samples"),
+     (["--val-fraction", "1"], "--val-fraction"), (["--dagger-beta", "2"], "--dagger-beta"),
+     (["--eval-opponents", "foo"], "--eval-opponents foo"), (["--net-arch", "0"], "--net-arch")],
+)  # fmt: skip
+def test_bad_flags_are_refused_before_any_work(tmp_path, args, flag):
+    res = _run("train.bc", [*args, "--out", str(tmp_path / "run")])
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and flag in lines[0], res.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_ppo_fine_tunes_the_clone(bc_run, tmp_path):
+    out, _, _ = bc_run
+    common = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--timesteps", "128", "--n-envs", "1",
+              "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-freq", "0",
+              "--final-eval-rounds", "0", "--no-progress", "--no-tensorboard", "--quiet"]  # fmt: skip
+    tuned = tmp_path / "tuned"
+    res = _run("train.ppo", [*common, "--net-arch", "32", "--init-from", str(out), "--out", str(tuned)])
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tuned / "metadata.json").read_text())
+    assert meta["initialized_from"]["path"] == str(out / "model.zip") and meta["resumed_from"] is None
+    assert meta["status"] == "done" and meta["timesteps"] >= 128
+    from sb3_contrib import MaskablePPO
+
+    clone, fine = (MaskablePPO.load(p / "model.zip", device="cpu").policy.state_dict() for p in (out, tuned))
+    # it started from the clone's weights: two small PPO updates later they are still close
+    assert max(float((clone[k] - fine[k]).abs().max()) for k in clone) < 0.05
+    # another architecture than the clone's is refused, naming the flag
+    res = _run("train.ppo", [*common, "--init-from", str(out), "--out", str(tmp_path / "no")])
+    assert res.returncode == 2 and "--net-arch" in res.stderr and not (tmp_path / "no").exists()
+    resumed = tmp_path / "resumed"
+    res = _run("train.ppo", [*common, "--resume", str(out), "--out", str(resumed)])
+    assert res.returncode == 0, res.stderr
+    assert json.loads((resumed / "metadata.json").read_text())["resumed_from"]["timesteps"] == 0
+
+
+def test_the_held_out_episodes_stay_held_out_as_the_dataset_grows():
+    from domino_env.train.bc import held_out
+
+    episodes = np.repeat(np.arange(4000), 3)
+    split = held_out(episodes, 0.05)
+    assert 0.03 < split.mean() < 0.07
+    assert np.array_equal(held_out(episodes[:3000], 0.05), split[:3000])
+    assert not held_out(episodes, 0.0).any()
+
+
+def test_a_line_game_clone_plays_its_game(tmp_path):
+    out = tmp_path / "cuban"
+    res = _run("train.bc", ["--game", "cuban", "--samples", "400", "--epochs", "1", "--net-arch", "16",
+                            "--final-eval-rounds", "0", "--no-progress", "--quiet", "--out", str(out)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["game"] == "cuban" and meta["observation_scaling"] == "line-unit-v1"
+    assert meta["args"]["reward"] == "outcome"  # the line games' default
+    spec = f"ppo:{out}"
+    res = evaluate([spec, "greedy", spec, "greedy"], rounds=4, seed=1, game="cuban")
+    assert res.teams and res.stats_for(spec).seat_episodes == 8

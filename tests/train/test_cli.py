@@ -1,0 +1,221 @@
+"""Console scripts say which extra is missing, in one line (issue 12 item 10).
+
+Real processes: the console-script function (``from domino_env.train.cli import evaluate; evaluate()``, what
+pip's wrapper runs) and the ``python -m`` entries, with the extra's modules blocked
+(``sys.modules[name] = None``, through a ``sitecustomize`` on ``PYTHONPATH``) as in a library-only
+install. Plus: ``[project.scripts]``, :data:`domino_env.train.cli.COMMANDS` and the extras of
+``pyproject.toml`` agree, and :func:`domino_env.train.cli.launch` turns typed errors and Ctrl-C into one line.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+import pytest
+
+import domino_env.train.cli as cli
+from domino_env.core.errors import CheckpointError, ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+SCRIPTS = PYPROJECT["project"]["scripts"]
+EXTRAS = PYPROJECT["project"]["optional-dependencies"]
+#: Import names whose distribution is spelled otherwise.
+DISTRIBUTIONS = {"stable_baselines3": "stable-baselines3", "sb3_contrib": "sb3-contrib", "PIL": "pillow"}
+
+
+def _requirement_name(req: str) -> str:
+    for stop in "[<>=!~;@ ":
+        req = req.split(stop)[0]
+    return req.strip().lower().replace("_", "-")
+
+
+def _blocking_env(tmp_path: Path, modules) -> dict[str, str]:
+    """Environment whose interpreters cannot import ``modules`` (as if they were not installed)."""
+    shim = tmp_path / "shim"
+    shim.mkdir(exist_ok=True)
+    (shim / "sitecustomize.py").write_text(
+        "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(shim), str(ROOT), env.get("PYTHONPATH", "")])
+    env.pop("DOMINO_TRACEBACK", None)
+    return env
+
+
+def _console_script(name: str, args, env=None) -> subprocess.CompletedProcess:
+    """Run console script ``name`` as pip's wrapper does (``sys.argv[0]`` is the script)."""
+    module, _, func = SCRIPTS[name].partition(":")
+    code = f"import sys\nsys.argv = {[name, *args]!r}\nfrom {module} import {func}\nsys.exit({func}())\n"
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_every_console_script_goes_through_train_cli():
+    assert set(SCRIPTS) == set(cli.COMMANDS) and {"domino-evaluate", "domino-train"} <= set(SCRIPTS)
+    for name, target in SCRIPTS.items():
+        module, _, func = target.partition(":")
+        assert module == "domino_env.train.cli", f"{name} = {target!r} bypasses the extra check"
+        assert getattr(cli, func).command == name
+
+
+@pytest.mark.parametrize("name", sorted(cli.COMMANDS))
+def test_each_command_names_extras_that_install_its_modules(name):
+    spec = cli.COMMANDS[name]
+    for extra, modules in spec.needs.items():
+        assert extra in EXTRAS, f"{name}: no extra {extra!r} in pyproject.toml"
+        declared = {_requirement_name(r) for r in EXTRAS[extra]}
+        for module in modules:
+            dist = DISTRIBUTIONS.get(module, module).replace("_", "-").lower()
+            assert dist in declared, f"{name} needs {module}, which the {extra!r} extra does not install"
+    module, _, func = spec.target.partition(":")
+    assert callable(getattr(__import__(module, fromlist=[func]), func))
+
+
+@pytest.mark.parametrize(
+    ("name", "blocked", "missing"),
+    [
+        ("domino-evaluate", ["rich"], "rich"),
+        ("domino-evaluate", ["rich", "tqdm"], "rich, tqdm"),
+        ("domino-train", ["torch"], "torch"),
+        ("domino-train", ["sb3_contrib", "matplotlib"], "sb3_contrib, matplotlib"),
+    ],
+)
+def test_console_script_without_its_extra_says_which_in_one_line(tmp_path, name, blocked, missing):
+    proc = _console_script(name, ["--help"], env=_blocking_env(tmp_path, blocked))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"{name} needs the 'train' extra (missing: {missing}): pip install 'domino-env[train]' "
+        "(in a clone: pip install -e '.[train]')"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "blocked"),
+    [("domino_env.train.evaluate", "domino-evaluate", "rich"), ("domino_env.train.ppo", "domino-train", "torch")],
+)
+def test_python_dash_m_without_the_extra_says_which_in_one_line(tmp_path, module, name, blocked):
+    proc = subprocess.run(
+        [sys.executable, "-m", module, "--help"], cwd=ROOT, env=_blocking_env(tmp_path, [blocked]),
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [cli.extra_hint(name, "train", [blocked])]
+
+
+def test_console_script_with_its_extra_runs_the_command(tmp_path):
+    out = tmp_path / "result.json"
+    proc = _console_script(
+        "domino-evaluate",
+        ["--game", "block", "--agents", "greedy", "random", "--rounds", "4", "--seed", "2",
+         "--no-progress", "--json", str(out)],
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "greedy" in proc.stdout and out.is_file()
+    assert _console_script("domino-train", ["--help"]).stdout.startswith("usage:")
+
+
+def test_console_script_bad_model_file_is_one_line(tmp_path):
+    (tmp_path / "model.zip").write_bytes(b"")
+    (tmp_path / "metadata.json").write_text("{}")
+    proc = _console_script("domino-evaluate", ["--agents", f"ppo:{tmp_path}", "greedy", "--rounds", "2"])
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        f"python -m train.evaluate: error: {tmp_path / 'model.zip'}: empty file (0 bytes), not a trained model"
+    ]
+
+
+def test_resume_from_a_corrupt_checkpoint_is_one_line(tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "model.zip").write_bytes(os.urandom(2048))
+    (bad / "metadata.json").write_text("{}")
+    args = ["--resume", str(bad), "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy",
+            "--no-progress", "--quiet", "--out", str(tmp_path / "run")]  # fmt: skip
+    for proc in (
+        _console_script("domino-train", args),
+        subprocess.run([sys.executable, "-m", "train.ppo", *args], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300),
+    ):  # fmt: skip
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert ": error: " in lines[0]  # from launch, or from train.ppo's own flag check
+        assert f"{bad / 'model.zip'}: not a zip archive (2,048 bytes" in lines[0]
+
+
+# ------------------------------------------------------------------ launch, in process
+def _exit_of(capsys, main, command="domino-evaluate"):
+    with pytest.raises(SystemExit) as info:
+        cli.launch(command, main)
+    return info.value.code, capsys.readouterr().err.splitlines()
+
+
+def raises(exc):
+    def main():
+        raise exc
+
+    return main
+
+
+def test_launch_returns_the_exit_code_of_main(capsys):
+    assert _exit_of(capsys, lambda: None)[0] == 0
+    assert _exit_of(capsys, lambda: 3)[0] == 3
+
+
+def test_launch_prints_typed_errors_and_ctrl_c_as_one_line(capsys):
+    assert _exit_of(capsys, raises(CheckpointError("m.zip: empty file"))) == (
+        2, ["domino-evaluate: error: m.zip: empty file"]
+    )  # fmt: skip
+    code, err = _exit_of(capsys, raises(ConfigError("doubles", "x", "chain or satisfy")))
+    assert code == 2 and err == ["domino-evaluate: error: invalid config field 'doubles': got 'x'; allowed: chain or satisfy"]
+    assert _exit_of(capsys, raises(KeyboardInterrupt())) == (130, ["domino-evaluate: interrupted"])
+    missing = ModuleNotFoundError("No module named 'tqdm.auto'", name="tqdm.auto")
+    assert _exit_of(capsys, raises(missing)) == (2, [cli.extra_hint("domino-evaluate", "train", ["tqdm"])])
+    other = ModuleNotFoundError("No module named 'scipy'", name="scipy")
+    assert _exit_of(capsys, raises(other)) == (
+        2, ["domino-evaluate: error: module 'scipy' is not installed (No module named 'scipy')"]
+    )  # fmt: skip
+
+
+def test_a_command_needing_two_extras_names_both(capsys, monkeypatch):
+    monkeypatch.setitem(
+        cli.COMMANDS, "domino-x", cli.Command("domino_env.train.evaluate:main", {"rllib": ("no_ray_xyz",), "train": ("no_torch_xyz", "numpy")})
+    )  # fmt: skip
+    assert cli.check_extras("domino-x") == (
+        "domino-x needs the 'rllib' and 'train' extras (missing: no_ray_xyz, no_torch_xyz): "
+        "pip install 'domino-env[rllib,train]' (in a clone: pip install -e '.[rllib,train]')"
+    )
+    monkeypatch.setitem(cli.COMMANDS, "domino-y", cli.Command("domino_env.train.evaluate:main", {"train": ("numpy",)}))
+    assert cli.check_extras("domino-y") is None
+    assert _exit_of(capsys, lambda: 0, command="domino-x") == (2, [cli.check_extras("domino-x")])
+
+
+def test_launch_keeps_tracebacks_of_bugs_and_on_request(capsys, monkeypatch):
+    own = ModuleNotFoundError("No module named 'domino_env.agents.nothing'", name="domino_env.agents.nothing")
+    with pytest.raises(ModuleNotFoundError):
+        cli.launch("domino-evaluate", raises(own))
+    with pytest.raises(RuntimeError):
+        cli.launch("domino-evaluate", raises(RuntimeError("bug")))
+    monkeypatch.setenv("DOMINO_TRACEBACK", "1")
+    for exc in (CheckpointError("x"), KeyboardInterrupt(), ModuleNotFoundError("no", name="scipy")):
+        with pytest.raises(type(exc)):
+            cli.launch("domino-evaluate", raises(exc))
+    assert capsys.readouterr().err == ""
+
+
+def test_missing_modules_sees_blocked_and_absent_modules(monkeypatch):
+    monkeypatch.setitem(sys.modules, "rich", None)
+    assert cli.missing_modules(["numpy", "rich", "no_such_module_xyz", "no_such_pkg.sub"]) == [
+        "rich", "no_such_module_xyz", "no_such_pkg.sub"
+    ]  # fmt: skip

@@ -1,0 +1,200 @@
+"""``python -m train.play`` end to end: real processes fed through a pipe, and once through tmux
+as a person would type (including a Ctrl-C)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from domino_env.core.records import load_record, replay
+
+ROOT = Path(__file__).resolve().parents[2]
+#: A reported move: "you: ..." or "seat 2 (greedy): ..." (after a prompt on the same line when piped).
+MOVE = re.compile(r"(?:^|: )(you|seat \d+ \([^)]*\)): (?:place|lead|draw|pass|annul)", re.M)
+
+
+def _play(args: list[str], stdin: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "train.play", *args],
+        input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+    )  # fmt: skip
+
+
+def _states(path: Path) -> list:
+    record = load_record(path)
+    return list(replay(record))
+
+
+def test_bad_input_gets_a_message_and_a_new_prompt_then_end_of_input_saves_the_record(tmp_path):
+    rec = tmp_path / "game.json"
+    out = _play(
+        ["--players", "3", "--max-pip", "9", "--seed", "3", "--record", str(rec)],
+        "abc\n\n99\n0\n-1\nt\n1\n",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
+    text = out.stdout
+    assert "'abc' is not a move number: type a number from 1 to" in text
+    assert "no move typed: type a number from 1 to" in text
+    assert "there is no move 99" in text and "there is no move 0" in text
+    assert "there is no move -1" in text
+    # "t" shows the table again: the same turn's table is printed twice before the move is made
+    first_turn = text.split("your legal moves:")[0].rsplit("Mexican Train - round 1", 1)[1]
+    assert text.count(first_turn) == 2
+    assert "game stopped (end of input) before its end" in text
+    record = json.loads(rec.read_text())
+    assert record["seats"] == ["human", "greedy", "greedy"]
+    assert f"record of {len(record['actions'])} moves written to {rec}" in text
+    # the human made exactly one move; every move, the opponents' too, is reported
+    moves = MOVE.findall(text)
+    assert moves.count("you") == 1
+    assert len(moves) == len(record["actions"])
+    states = _states(rec)
+    assert len(states) == len(record["actions"]) + 1
+    assert not states[-1].round_over and states[-1].current_player == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--game", "block"],
+        ["--game", "draw", "--seat", "1", "--opponents", "planner"],
+        ["--game", "cuban", "--seat", "2", "--opponents", "random", "planner", "greedy"],
+        ["--players", "2", "--max-pip", "9", "--preset", "tren_mexicano", "--seat", "1"],
+    ],
+)
+def test_a_whole_round_through_a_pipe_ends_with_its_result_and_a_replayable_record(args, tmp_path):
+    rec = tmp_path / "r.json"
+    out = _play([*args, "--seed", "5", "--record", str(rec)], "1\n" * 400)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr
+    assert "round 1 over (" in out.stdout or "round annulled" in out.stdout
+    assert "game stopped" not in out.stdout
+    states = _states(rec)
+    assert states[-1].round_over
+    seat = int(args[args.index("--seat") + 1]) if "--seat" in args else 0
+    assert json.loads(rec.read_text())["seats"][seat] == "human"
+    moves = MOVE.findall(out.stdout)  # every move is reported, the human's among them
+    assert len(moves) == len(json.loads(rec.read_text())["actions"]) and "you" in moves
+
+
+def test_a_whole_game_of_several_rounds(tmp_path):
+    rec = tmp_path / "g.json"
+    out = _play(["--game", "block", "--episode", "game", "--seed", "1", "--record", str(rec)], "1\n" * 3000)
+    assert out.returncode == 0, out.stderr
+    assert "round 2 dealt" in out.stdout and "game over: won by" in out.stdout
+    record = load_record(rec)
+    assert len(record["deals"]) >= 2
+    assert _states(rec)[-1].game_over
+
+
+def test_q_quits_and_saves(tmp_path):
+    rec = tmp_path / "q.json"
+    out = _play(["--game", "draw", "--seed", "2", "--record", str(rec)], "q\n")
+    assert out.returncode == 0
+    assert "game stopped (you quit) before its end" in out.stdout
+    assert load_record(rec)["env_id"] == "dominoes/draw-v0"
+
+
+def test_ppo_opponent_from_a_released_checkpoint(tmp_path):
+    rec = tmp_path / "ppo.json"
+    ckpt = ROOT / "checkpoints" / "mexican_train_4p_d12"
+    out = _play(["--opponents", f"ppo:{ckpt}", "--seed", "0", "--record", str(rec)], "")
+    assert out.returncode == 0, out.stderr
+    assert f"1 ppo:{ckpt}" in out.stdout
+    assert load_record(rec)["seats"][1] == f"ppo:{ckpt}"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--seat", "4"], "--seat must be a seat 0..3 of this 4-seat game, got 4"),
+        (["--opponents", "greedy", "random"], "--opponents: give one agent, or 3 (one per other seat); got 2"),
+        (["--opponents", "champion"], "--opponents champion: invalid config field 'agent'"),
+        (["--opponents", "ppo:/no/such/model"], "--opponents ppo:/no/such/model: no trained model"),
+        (["--game", "block", "--preset", "novelty"], "--preset is for --game mexican_train"),
+        (["--game", "cuban", "--players", "3"], "invalid config field 'teams'"),
+        (["--game", "draw", "--max-pip", "18"], "invalid config field 'max_pip'"),
+        (["--seed", "-3"], "--seed must be >= 0"),
+        (["--record", "/no/such/folder/x.json"], "--record /no/such/folder/x.json: folder /no/such/folder does not exist"),
+        (["--game", "chess"], "invalid choice: 'chess'"),
+    ],
+)
+def test_bad_flags_are_refused_before_any_play(args, message, tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "train.play", *args], input="1\n", capture_output=True, text=True,
+        cwd=tmp_path, timeout=60, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+    assert list(tmp_path.iterdir()) == []  # no record written
+
+
+def _pane(session: str) -> str:
+    return subprocess.run(
+        ["tmux", "capture-pane", "-p", "-t", session, "-S", "-200"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def _wait_for(session: str, text: str, count: int = 1, limit: float = 60) -> str:
+    """Poll the pane until ``text`` shows ``count`` times (a bound, not a timing assertion)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        screen = _pane(session)
+        if screen.count(text) >= count:
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} never appeared; screen:\n{_pane(session)}")
+
+
+def test_typed_in_tmux_with_a_typo_a_move_and_ctrl_c(tmp_path):
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is missing: apt-get install -y tmux (make test installs it)")
+    session = f"domino-play-{uuid.uuid4().hex[:8]}"
+    rec, status = tmp_path / "t.json", tmp_path / "status"
+    command = (
+        f"cd {ROOT} && {sys.executable} -m train.play --game block --seed 7 --record {rec}; "
+        f"echo $? > {status}"
+    )
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", command], check=True)
+    try:
+        _wait_for(session, "your move (1-")
+        subprocess.run(["tmux", "send-keys", "-t", session, "x7", "Enter"], check=True)
+        _wait_for(session, "'x7' is not a move number")
+        subprocess.run(["tmux", "send-keys", "-t", session, "1", "Enter"], check=True)
+        _wait_for(session, "your move (1-", count=2)
+        subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+        screen = _wait_for(session, "interrupted (Ctrl-C)")
+        end = time.monotonic() + 30
+        while not status.exists() and time.monotonic() < end:
+            time.sleep(0.2)
+        assert status.read_text().strip() == "130"
+        assert "Traceback" not in screen
+        record = load_record(rec)
+        assert record["seats"][0] == "human"
+        states = list(replay(record))
+        assert not states[-1].round_over and states[-1].current_player == 0
+        assert "you: " in screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_console_script_runs_through_train_cli(tmp_path):
+    """``domino-play`` is ``domino_env.train.cli:play`` (the pip wrapper calls it with sys.argv set)."""
+    rec = tmp_path / "cs.json"
+    code = (
+        "import sys\n"
+        f"sys.argv = ['domino-play', '--game', 'draw', '--seed', '2', '--record', {str(rec)!r}]\n"
+        "from domino_env.train.cli import play\nplay()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], input="q\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "game stopped (you quit)" in out.stdout and load_record(rec)["env_id"] == "dominoes/draw-v0"

@@ -1,0 +1,126 @@
+"""``python -m train.ppo`` as a real process: every bad flag is refused before any work (exit
+status 2, one line naming the flag, no run folder), and a real SIGINT / SIGTERM leaves a resumable
+run (``model.zip``, ``metadata.json`` with status ``"interrupted"``) that ``--resume`` continues.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "train.ppo", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, **kwargs)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["--eval-opponents", "foo"], "--eval-opponents foo"),
+        (["--opponents", "greedy", "nobody"], "--opponents nobody"),
+        (["--n-envs", "-1"], "--n-envs"),
+        (["--n-envs", "0"], "--n-envs"),
+        (["--gamma", "2"], "--gamma"),
+        (["--gamma", "nan"], "--gamma"),
+        (["--clip-range", "-1"], "--clip-range"),
+        (["--net-arch", "0"], "--net-arch"),
+        (["--net-arch", "64", "-3"], "--net-arch"),
+        (["--timesteps", "0"], "--timesteps"),
+        (["--batch-size", "1"], "--batch-size"),
+        (["--learning-rate", "0"], "--learning-rate"),
+        (["--gae-lambda", "1.5"], "--gae-lambda"),
+        (["--ent-coef", "-0.1"], "--ent-coef"),
+        (["--self-play", "1.5"], "--self-play"),
+        (["--eval-freq", "-5"], "--eval-freq"),
+        (["--eval-workers", "0"], "--eval-workers"),
+        (["--time-limit", "0"], "--time-limit"),
+        (["--seed", "-1"], "--seed"),
+        (["--torch-threads", "0"], "--torch-threads"),
+        (["--max-pip", "6"], "--max-pip"),
+        (["--players", "1"], "--players"),
+        (["--hand-size", "99"], "--hand-size"),
+        (["--opponent-mode", "fixed", "--opponents", "greedy"], "--opponents"),
+        (["--game", "cuban", "--reward", "mixed"], "--reward"),
+        (["--game", "cuban", "--doubles", "chain"], "--doubles"),
+        (["--resume", "no/such/run"], "--resume no/such/run"),
+        (["--init-from", "no/such/run"], "--init-from no/such/run"),
+        (["--resume", "a", "--init-from", "b"], "--init-from"),
+    ],
+)
+def test_a_bad_flag_is_one_line_naming_it_and_nothing_is_written(tmp_path, args, flag):
+    out = tmp_path / "run"
+    res = _run([*args, "--out", str(out)])
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m train.ppo: error: "), res.stderr
+    assert flag in lines[0]
+    assert "Traceback" not in res.stderr and not out.exists()
+
+
+def test_a_corrupt_resume_model_or_metadata_is_one_line(tmp_path):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "model.zip").write_bytes(b"not a zip")
+    (bad / "metadata.json").write_text("{ truncated")
+    res = _run(["--resume", str(bad), "--out", str(tmp_path / "run")])
+    assert res.returncode == 2 and "--resume" in res.stderr and "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "run").exists()
+
+
+SMALL = ["--players", "2", "--max-pip", "9", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+         "--net-arch", "16", "--opponents", "greedy", "--eval-freq", "0", "--final-eval-rounds", "0",
+         "--no-progress", "--no-tensorboard", "--no-plot", "--seed", "1"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "signum, group, vec",
+    [(signal.SIGINT, True, "subproc"), (signal.SIGTERM, False, "dummy")],
+    ids=["ctrl-c-to-the-process-group-subproc", "sigterm-to-the-process-dummy"],
+)
+def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "10000000", "--n-envs", "2", "--vec-env", vec, "--eval-freq", "128",
+            "--eval-rounds", "2", "--eval-opponents", "greedy", "--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "train.ppo", *args], cwd=ROOT, stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True, start_new_session=True)  # fmt: skip
+    try:
+        line = proc.stderr.readline()  # printed once the signal handlers are in place
+        assert line.startswith("training 10000000 steps"), line
+        meta_file = out / "metadata.json"
+        for _ in range(1200):  # until the first periodic evaluation has been written (it has trained)
+            if (out / "evaluations.json").exists() or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None and (out / "evaluations.json").exists()
+        (os.killpg if group else os.kill)(proc.pid if not group else os.getpgid(proc.pid), signum)
+        rest = proc.stderr.read()
+        rc = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc == 128 + signum, rest
+    assert "Traceback" not in rest and f"{signal.Signals(signum).name} received" in rest
+    meta = json.loads(meta_file.read_text())
+    assert meta["status"] == "interrupted" and meta["stopped_early"].startswith(signal.Signals(signum).name)
+    assert (out / "model.zip").is_file() and (out / "best_model.zip").is_file()
+    assert 128 <= meta["timesteps"] < 10_000_000
+    assert f"--resume {out}" in rest
+
+    more = tmp_path / "more"
+    res = _run(["--resume", str(out), *SMALL, "--timesteps", "128", "--n-envs", "1", "--out", str(more),
+                "--quiet"])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    resumed = json.loads((more / "metadata.json").read_text())
+    assert resumed["status"] == "done" and resumed["resumed_from"]["timesteps"] == meta["timesteps"]
+    assert resumed["resumed_from"]["status"] == "interrupted"
+    assert resumed["timesteps"] >= meta["timesteps"] + 128

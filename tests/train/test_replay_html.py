@@ -1,0 +1,281 @@
+"""``python -m train.replay_html``: the frames it computes, its CLI, and the page in a real
+headless browser (Debian's Chromium driven by Playwright; ``make test`` installs both)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from domino_env.agents import make_agent
+from domino_env.core.records import replay, save_record
+from domino_env.envs import line_v0, mexican_train_v0
+from domino_env.train.replay_html import frames_from_record, render_html
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def _game_record(env, seed: int, agent: str = "greedy") -> dict:
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    bots = {a: make_agent(agent, env.config) for a in env.possible_agents}
+    for a in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        env.step(bots[a](obs["observation"], obs["action_mask"], rng))
+    return env.to_record()
+
+
+@pytest.fixture(scope="module")
+def mexican_game() -> dict:
+    """A whole Mexican Train game: 10 rounds of 3 seats, double-9."""
+    return _game_record(mexican_train_v0.raw_env(num_players=3, max_pip=9, episode="game"), 1)
+
+
+@pytest.fixture(scope="module")
+def cuban_game() -> dict:
+    return _game_record(line_v0.raw_env(preset="cuban", episode="game"), 2)
+
+
+def _expected(record: dict) -> list:
+    """Engine state of every page frame, from ``records.replay``: None for a round-ending move
+    whose next round was dealt in the same step (replay yields the next deal for it)."""
+    states = list(replay(record))
+    out = [states[0]]
+    for prev, state in zip(states, states[1:], strict=False):
+        if len(state.deals) > len(prev.deals):
+            out += [None, state]
+        else:
+            out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("game", ["mexican_game", "cuban_game"])
+def test_frames_hold_what_the_engine_had(game, request):
+    record = request.getfixturevalue(game)
+    frames = frames_from_record(record)
+    expected = _expected(record)
+    assert len(frames) == len(expected) == len(record["actions"]) + len(record["deals"])
+    assert sum(f["kind"] == "deal" for f in frames) == len(record["deals"])
+    for frame, state in zip(frames, expected, strict=True):
+        if state is None:
+            assert frame["result"] is not None and frame["kind"] == "move"
+            continue
+        assert frame["hand_sizes"] == [state.hand_size(s) for s in range(state.num_players)]
+        assert frame["hands"] == [[list(t) for t in state.hand_tiles(s)] for s in range(state.num_players)]
+        assert frame["scores"] == state.scores and frame["boneyard"] == state.boneyard_size
+        if "trains" in frame:
+            assert [t["end"] for t in frame["trains"]] == [state.open_end(t) for t in range(state.num_players + 1)]
+        else:
+            assert frame["ends"] == (list(state.ends) if state.line else None)
+    assert frames[-1]["game_over"] and frames[-1]["result"]["winners"]
+    assert frames[1]["text"].startswith(f"seat {frames[0]['to_play']}: ")
+
+
+def test_html_is_one_self_contained_file(mexican_game):
+    page = render_html(mexican_game)
+    assert page.startswith("<!doctype html>")
+    for external in ("<link", "src=", "@import", "url(", "fetch(", "XMLHttpRequest"):
+        assert external not in page
+    data = page.split('<script id="data" type="application/json">')[1].split("</script>")[0]
+    assert json.loads(data)["num_moves"] == len(mexican_game["actions"])
+
+
+def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "train.replay_html", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
+
+
+def test_cli_writes_the_page(cuban_game, tmp_path):
+    src = tmp_path / "game.json"
+    save_record(cuban_game, src)
+    out = _cli(str(src))
+    assert out.returncode == 0, out.stderr
+    n = len(cuban_game["actions"])
+    assert f"wrote {tmp_path / 'game.html'}: {n} moves, {len(cuban_game['deals'])} deal(s)" in out.stdout
+    assert "Cuban dominoes (double-9) replay" in (tmp_path / "game.html").read_text()
+
+
+def _bad_records(tmp_path: Path, record: dict) -> dict[str, Path]:
+    paths = {}
+    paths["corrupt"] = tmp_path / "corrupt.json"
+    paths["corrupt"].write_text('{"format": "domino_env.record/1", "actions": [1, 2')
+    paths["not a record"] = tmp_path / "other.json"
+    paths["not a record"].write_text('{"hello": 1}')
+    bad = dict(record, actions=[*record["actions"][:5], 10_000])
+    paths["illegal"] = tmp_path / "illegal.json"
+    save_record(bad, paths["illegal"])
+    paths["binary"] = tmp_path / "binary.json"
+    paths["binary"].write_bytes(b"\xff\xfe\x00garbage")
+    return paths
+
+
+def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
+    paths = _bad_records(tmp_path, cuban_game)
+    cases = [
+        ((str(paths["corrupt"]),), "is not valid JSON"),
+        ((str(paths["not a record"]),), "not a game record of format"),
+        ((str(paths["illegal"]),), "action 6 does not replay"),
+        ((str(paths["binary"]),), "is not a text (JSON) file"),
+        ((str(tmp_path / "missing.json"),), "no such file"),
+        ((str(paths["illegal"]), "-o", str(tmp_path / "no" / "x.html")), "folder"),
+        ((str(paths["illegal"]), "-o", str(paths["illegal"])), "would overwrite the record"),
+    ]
+    for args, message in cases:
+        out = _cli(*args)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert message in out.stderr, (args, out.stderr)
+        assert "Traceback" not in out.stderr
+    assert not list(tmp_path.glob("*.html"))
+
+
+def test_a_record_from_train_play_names_the_seats(tmp_path):
+    rec = tmp_path / "play.json"
+    played = subprocess.run(
+        [sys.executable, "-m", "train.play", "--game", "block", "--seed", "5", "--seat", "2", "--record", str(rec)],
+        input="1\n" * 100, capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    out = _cli(str(rec), "-o", str(tmp_path / "p.html"))
+    assert out.returncode == 0, out.stderr
+    data = (tmp_path / "p.html").read_text()
+    assert '"seats":["greedy","greedy","human","greedy"]' in data
+
+
+# ---------------------------------------------------------------------- in a real browser
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (make test installs it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail('playwright is missing: pip install -e ".[dev]" (make test installs it)')
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, record: dict, tmp_path: Path):
+    """Load the page of ``record`` from disk; returns (page, JS errors, non-file requests)."""
+    path = tmp_path / "replay.html"
+    path.write_text(render_html(record), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    network: list[str] = []
+
+    def route(r):
+        if r.request.url.startswith("file://"):
+            r.continue_()
+        else:
+            network.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(path.as_uri())
+    return page, errors, network
+
+
+def _press(page, key: str, times: int) -> None:
+    for _ in range(times):
+        page.keyboard.press(key)
+
+
+def _check_frame(page, index: int, state) -> None:
+    assert page.locator("body").get_attribute("data-frame") == str(index)
+    for s in range(state.num_players):
+        assert page.locator(f'[data-hand-size="{s}"]').text_content() == str(state.hand_size(s))
+    if hasattr(state, "trains"):  # Mexican Train: every train's open end
+        for s in range(state.num_players):
+            assert page.locator(f'[data-end="train-{s}"]').text_content() == str(state.open_end(s))
+        assert page.locator('[data-end="mexican"]').text_content() == str(state.open_end(state.num_players))
+    elif state.line:
+        assert page.locator('[data-end="left"]').text_content() == str(state.left)
+        assert page.locator('[data-end="right"]').text_content() == str(state.right)
+
+
+def test_mexican_train_game_page_in_chromium(browser, mexican_game, tmp_path):
+    page, errors, network = _open(browser, mexican_game, tmp_path)
+    expected = _expected(mexican_game)
+    _check_frame(page, 0, expected[0])
+    assert page.locator("#move").text_content() == "round 1 dealt"
+    k = 7
+    _press(page, "ArrowRight", k)  # k moves into round 1
+    _check_frame(page, k, expected[k])
+    assert page.locator("#move").text_content().startswith(f"move {k}: seat ")
+    _press(page, "ArrowLeft", 2)
+    _check_frame(page, k - 2, expected[k - 2])
+    page.click("#next")
+    _check_frame(page, k - 1, expected[k - 1])
+    # across the first round end: its last move shows the result, the next frame the new deal
+    end = expected.index(None)
+    _press(page, "ArrowRight", end - (k - 1))
+    assert page.locator("body").get_attribute("data-frame") == str(end)
+    assert page.locator("#result").text_content().startswith("round 1 over (")
+    page.keyboard.press("ArrowRight")
+    _check_frame(page, end + 1, expected[end + 1])
+    assert page.locator("#move").text_content() == "round 2 dealt"
+    assert page.locator("#result").text_content() == ""
+    page.keyboard.press("PageDown")  # the start of round 3
+    third = [i for i, s in enumerate(expected) if s is None][1] + 1
+    _check_frame(page, third, expected[third])
+    page.keyboard.press("End")
+    last = len(expected) - 1
+    assert page.locator("body").get_attribute("data-frame") == str(last)
+    assert "game over, won by seat" in page.locator("#result").text_content()
+    page.keyboard.press("Home")
+    _check_frame(page, 0, expected[0])
+    _press(page, "ArrowRight", 40)
+    shot = tmp_path / "mexican_train.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    assert errors == [] and network == []
+
+
+def test_line_game_page_in_chromium(browser, cuban_game, tmp_path):
+    page, errors, network = _open(browser, cuban_game, tmp_path)
+    expected = _expected(cuban_game)
+    assert page.locator('[data-end="left"]').count() == 0  # nothing led yet
+    for k in (1, 5, 12):
+        _press(page, "ArrowRight", k - int(page.locator("body").get_attribute("data-frame")))
+        _check_frame(page, k, expected[k])
+    end = expected.index(None)
+    _press(page, "ArrowRight", end - 12)
+    assert "won by seat" in page.locator("#result").text_content()
+    assert "team" in page.locator("#scores").text_content()
+    shot = tmp_path / "cuban.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    assert errors == [] and network == []
+
+
+def test_browser_check_is_not_vacuous(browser, cuban_game, tmp_path):
+    """A page whose script throws is caught by the error listener the tests rely on."""
+    page, errors, _ = _open(browser, cuban_game, tmp_path)
+    with page.expect_event("pageerror"):
+        page.evaluate("setTimeout(() => { throw new Error('boom'); }, 0)")
+    assert any("boom" in e for e in errors)
+
+
+def test_console_script_runs_through_train_cli(cuban_game, tmp_path):
+    src = tmp_path / "g.json"
+    save_record(cuban_game, src)
+    code = f"import sys\nsys.argv = ['domino-replay-html', {str(src)!r}]\nfrom train.cli import replay_html\nreplay_html()\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "g.html").read_text().startswith("<!doctype html>")

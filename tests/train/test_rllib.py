@@ -1,0 +1,287 @@
+"""RLlib integration pieces (issue 10): the multi-agent env, the masked and scripted modules, the
+numpy checkpoint agent, the seat mapping and the training command's flag checks.
+
+The training runs themselves (a few PPO iterations, checkpoints, tournaments) are in
+test_rllib_smoke.py; the turn-based reward bookkeeping in test_rllib_rewards.py.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+from ray.rllib.examples.rl_modules.classes.random_rlm import RandomRLModule
+
+from domino_env.agents import make_agent
+from domino_env.agents.rllib.agent import RLlibActor, load_rllib_agent
+from domino_env.agents.rllib.env import DominoMultiAgentEnv
+from domino_env.agents.rllib.modules import MaskedPPOTorchRLModule, ScriptedRLModule
+from domino_env.core.errors import ConfigError, DominoError, IllegalActionError
+from domino_env.train.rllib import (
+    MAIN,
+    SeatMapping,
+    build_parser,
+    model_config_of,
+    ppo_config,
+    validate,
+)
+
+MT = {"game": "mexican_train", "num_players": 2, "max_pip": 9}
+
+
+# ---------------------------------------------------------------------------------- env
+def test_env_observations_have_the_keys_rllib_masking_reads():
+    env = DominoMultiAgentEnv(MT)
+    obs, infos = env.reset(seed=1)
+    assert infos == {} and list(obs) == [env.aec.agent_selection]
+    (o,) = obs.values()
+    assert set(o) == {"observations", "action_mask"}
+    assert o["observations"].dtype == np.float32 and o["action_mask"].dtype == np.int8
+    space = env.observation_spaces["player_0"]
+    assert space["observations"].shape == o["observations"].shape and space.contains(o)
+    assert env.action_spaces["player_0"].n == len(o["action_mask"]) == 167
+
+
+def test_env_illegal_action_ends_the_episode_with_the_penalty():
+    env = DominoMultiAgentEnv({**MT, "illegal_reward": -2.5})
+    obs, _ = env.reset(seed=3)
+    (actor,) = obs
+    illegal = int(np.flatnonzero(obs[actor]["action_mask"] == 0)[0])
+    _, rew, term, trunc, info = env.step({actor: illegal})
+    assert rew[actor] == -2.5 and all(v == 0.0 for a, v in rew.items() if a != actor)
+    assert term["__all__"] and all(term[a] for a in env.possible_agents) and not trunc["__all__"]
+    assert info[actor]["illegal_action"] is True and env.illegal_actions == 1
+    assert env.last_record is not None and env.last_record["actions"] == []
+    with pytest.raises(IllegalActionError, match="call reset"):
+        env.step({actor: 0})
+
+
+def test_env_plays_a_legal_episode_to_the_end_and_reports_every_agent():
+    env = DominoMultiAgentEnv({**MT, "keep_records": True})
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    finals = {}
+    for _ in range(2000):
+        (actor,) = [a for a in obs if a not in finals]
+        legal = np.flatnonzero(obs[actor]["action_mask"])
+        obs, rew, term, trunc, _ = env.step({actor: int(rng.choice(legal))})
+        finals.update({a: rew[a] for a in term if a != "__all__" and term[a]})
+        if term["__all__"] or trunc["__all__"]:
+            break
+    assert term["__all__"] and set(finals) == set(env.possible_agents)
+    assert sorted(finals.values()) == [-1.0, 1.0] or set(finals.values()) == {0.0}
+    assert env.illegal_actions == 0 and len(env.records) == 1
+
+
+@pytest.mark.parametrize(
+    "config, field",
+    [({"game": "chess"}, "game"), ({**MT, "illegal_reward": "x"}, "illegal_reward"),
+     ({**MT, "colour": 1}, "colour"), ({"game": "block", "preset": "cuban"}, "preset")],
+)  # fmt: skip
+def test_env_refuses_bad_config(config, field):
+    with pytest.raises(ConfigError, match=field):
+        DominoMultiAgentEnv(config)
+
+
+def test_env_refuses_an_action_dict_without_the_actor():
+    env = DominoMultiAgentEnv(MT)
+    obs, _ = env.reset(seed=1)
+    other = next(a for a in env.possible_agents if a not in obs)
+    with pytest.raises(ConfigError, match="action_dict"):
+        env.step({other: 0})
+
+
+def test_importing_agents_does_not_import_ray_or_torch():
+    code = "import sys, agents, agents.rllib; print('ray' in sys.modules, 'torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+# ---------------------------------------------------------------------------------- modules
+def _masked_module(env, hidden=(32, 16)):
+    cfg = model_config_of({**MT, "num_players": 2, "max_pip": 9}, hidden)
+    space = env.observation_spaces["player_0"]
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule, observation_space=space,
+        action_space=env.action_spaces["player_0"], model_config=cfg,
+    ).build()  # fmt: skip
+    return module, cfg
+
+
+def _batch(env, n=16, seed=0):
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    env.reset(seed=seed)
+    for _ in range(n):  # observations of real positions along a random game
+        a = env.aec.agent_selection
+        o = env.aec.observe(a)
+        obs.append(o["observation"])
+        masks.append(o["action_mask"])
+        env.aec.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+        if not env.aec.agents or any(env.aec.terminations.values()):
+            env.reset(seed=int(rng.integers(1000)))
+    return np.array(obs), np.array(masks)
+
+
+def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits():
+    env = DominoMultiAgentEnv(MT)
+    module, cfg = _masked_module(env)
+    obs, masks = _batch(env)
+    batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
+    with torch.no_grad():
+        torch_logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].numpy()
+    assert (torch_logits[masks == 0] < -1e30).all()  # FLOAT_MIN: never sampled
+    state = {k: v.detach().numpy() for k, v in module.state_dict().items()}
+    actor = RLlibActor(state, cfg)
+    scale = np.asarray(cfg["observation_scale"], np.float32)
+    np_logits = actor.logits(obs * scale)
+    np.testing.assert_allclose(np_logits[masks == 1], torch_logits[masks == 1], rtol=1e-4, atol=1e-5)
+
+
+def test_masked_module_refuses_an_observation_without_the_mask_key():
+    env = DominoMultiAgentEnv(MT)
+    with pytest.raises(ConfigError, match="observation_space"):
+        RLModuleSpec(
+            module_class=MaskedPPOTorchRLModule,
+            observation_space=env.aec.observation_space("player_0"),  # PettingZoo's keys
+            action_space=env.action_spaces["player_0"],
+            model_config={"fcnet_hiddens": [8]},
+        ).build()
+
+
+@pytest.mark.parametrize("spec", ["greedy", "planner", "random"])
+def test_scripted_module_plays_the_agents_legal_action(spec):
+    env = DominoMultiAgentEnv(MT)
+    module = RLModuleSpec(
+        module_class=ScriptedRLModule, observation_space=env.observation_spaces["player_0"],
+        action_space=env.action_spaces["player_0"],
+        model_config={"agent": spec, "env_config": MT, "seed": 7},
+    ).build()  # fmt: skip
+    obs, masks = _batch(env, n=24, seed=2)
+    batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
+    actions = module.forward_exploration(batch)[Columns.ACTIONS]
+    agent, rng = make_agent(spec, env.config), np.random.default_rng(7)
+    expected = [agent(o, m, rng) for o, m in zip(obs, masks, strict=True)]
+    assert list(actions) == expected and all(masks[i][a] for i, a in enumerate(actions))
+    with pytest.raises(NotImplementedError, match="not trainable"):
+        module.forward_train(batch)
+
+
+def test_illegal_actions_are_counted_in_the_metrics():
+    """RLlib's own RandomRLModule ignores the mask: the env ends those episodes and the
+    ``illegal_actions`` metric (the smoke runs assert it is 0) counts them."""
+    config = ppo_config(MT, mode="opponents", opponents=["random"], hidden=[8], seed=1)
+    specs = dict(config.rl_module_spec.rl_module_specs)
+    specs["opponent_random"] = RLModuleSpec(module_class=RandomRLModule)  # unmasked
+    config.rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+    runner = MultiAgentEnvRunner(config=config)
+    try:
+        runner.sample(num_episodes=4, random_actions=False)
+        metrics = runner.get_metrics()
+    finally:
+        runner.stop()
+    assert metrics["illegal_actions"] >= 3  # 167 actions, a handful legal: nearly every episode
+
+
+# ---------------------------------------------------------------------------------- mapping
+class _Episode:
+    def __init__(self, id_):
+        self.id_ = id_
+
+
+def test_seat_mapping_modes():
+    agents = [f"player_{i}" for i in range(4)]
+    selfplay = SeatMapping("self-play", 4)
+    assert [selfplay(a, _Episode("e")) for a in agents] == [MAIN] * 4
+    pool = ["opponent_greedy", "opponent_random"]
+    mapping = SeatMapping("opponents", 4, pool, seed=3)
+    seatings = [[mapping(a, _Episode(k)) for a in agents] for k in range(200)]
+    assert all(s.count(MAIN) == 1 and set(s) - {MAIN} <= set(pool) for s in seatings)
+    assert {s.index(MAIN) for s in seatings} == {0, 1, 2, 3}  # the learner sits everywhere
+    assert {x for s in seatings for x in s} == {MAIN, *pool}
+    again = SeatMapping("opponents", 4, pool, seed=3)
+    assert [[again(a, _Episode(k)) for a in agents] for k in range(200)] == seatings  # seeded
+    # the same episode asked twice keeps its seating
+    assert [mapping(a, _Episode(5)) for a in agents] == [mapping(a, _Episode(5)) for a in agents]
+
+
+# ---------------------------------------------------------------------------------- CLI checks
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--iterations", "0"], "--iterations must be >= 1"),
+        (["--num-env-runners", "-1"], "--num-env-runners must be >= 0"),
+        (["--num-learners", "-1"], "--num-learners must be >= 0"),
+        (["--address", "not an address"], "give HOST:PORT"),
+        (["--time-limit", "0"], "--time-limit must be > 0"),
+        (["--minibatch-size", "512", "--batch-size", "256"], "exceeds --batch-size"),
+        (["--mode", "opponents"], "--mode opponents needs --opponents"),
+        (["--opponents", "greedy"], "--opponents is for --mode opponents or league"),
+        (["--mode", "opponents", "--opponents", "wizard"], "wizard"),
+        (["--eval-opponents", "rllib:/nonexistent/run"], "no RLlib module"),
+        (["--address", "h:1", "--num-cpus", "2"], "--num-cpus sizes a local Ray instance"),
+        (["--game", "cuban", "--doubles", "chain"], "--doubles is a Mexican Train rule"),
+        (["--max-pip", "6"], "max_pip"),
+        (["--resume", "/nonexistent"], "not a run folder"),
+        (["--hidden", "0"], "--hidden sizes must be >= 1"),
+        (["--seed", "-1"], "--seed must be >= 0"),
+    ],
+)
+def test_cli_validates_flags_before_any_work(argv, message, capsys):
+    parser = build_parser()
+    with pytest.raises(SystemExit) as exc:
+        validate(parser, parser.parse_args(argv))
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_cli_refuses_a_non_empty_out_folder(tmp_path, capsys):
+    (tmp_path / "x").write_text("keep me")
+    parser = build_parser()
+    with pytest.raises(SystemExit):
+        validate(parser, parser.parse_args(["--out", str(tmp_path)]))
+    assert "exists and is not empty" in capsys.readouterr().err
+    assert (tmp_path / "x").read_text() == "keep me"
+
+
+def test_cli_error_is_one_line_from_a_real_process_and_starts_no_ray():
+    out = subprocess.run(
+        [sys.executable, "-m", "train.rllib", "--iterations", "0"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "--iterations must be >= 1" in out.stderr
+    assert "Traceback" not in out.stderr and "Ray instance" not in out.stderr
+
+
+# ---------------------------------------------------------------------------------- loader
+def test_loader_needs_a_path_and_says_what_it_looked_for(tmp_path):
+    with pytest.raises(DominoError, match="needs a checkpoint path"):
+        make_agent("rllib", {"num_players": 2, "max_pip": 9})
+    with pytest.raises(FileNotFoundError, match="module_state.pkl"):
+        load_rllib_agent(tmp_path, {"num_players": 2, "max_pip": 9})
+    (tmp_path / "module_state.pkl").write_bytes(b"not a pickle")
+    with pytest.raises(DominoError, match="not a readable"):
+        load_rllib_agent(tmp_path, {"num_players": 2, "max_pip": 9})
+
+
+def test_docs_example_config_samples_legal_episodes():
+    """The Python example of docs/rllib.md builds a config RLlib samples with (no illegal move)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rllib.md").read_text()
+    code = text.split("### In your own RLlib script", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102 - our own documentation
+    config = scope["config"].env_runners(num_env_runners=0).training(train_batch_size_per_learner=200)
+    runner = MultiAgentEnvRunner(config=config)
+    try:
+        episodes = runner.sample(num_episodes=2, random_actions=False)
+    finally:
+        runner.stop()
+    assert len(episodes) >= 2 and all(e.is_done for e in episodes)
+    for e in episodes:  # each ended as a played-out round (an illegal move would end it early)
+        finals = e.get_infos(-1).values()
+        assert all("winners" in i and "illegal_action" not in i for i in finals)

@@ -1,0 +1,75 @@
+"""``--address``: the training command joins a running Ray cluster (issue 10, item 2).
+
+A one-node cluster is started the way docs/rllib.md's recipe starts a head (``ray start --head``,
+with ray's default token authentication), ``python -m train.rllib --address HOST:PORT`` trains two
+iterations on it with one remote env runner, and the head is stopped again (its process group:
+only the processes this test started). The head keeps its files in a temp dir of its own, and
+every other Ray start in the suite uses ``ray.init(address="local")``, so none joins this head.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RAY = str(Path(sys.executable).with_name("ray"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_training_joins_a_running_cluster(tmp_path):
+    port, client_port = _free_port(), _free_port()
+    # A temp dir of its own: `ray.init()` elsewhere on this machine looks for a cluster in
+    # /tmp/ray (ray_current_cluster) and must not find this one.
+    temp = Path("/tmp") / f"ray_test_{os.getpid()}"
+    head = subprocess.Popen(
+        [RAY, "start", "--head", "--port", str(port), "--ray-client-server-port", str(client_port),
+         "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", str(temp), "--block"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        address = None
+        deadline = time.time() + 120
+        for line in head.stdout:  # the head prints the address workers join with
+            m = re.search(r"ray start --address='([^']+)'", line)
+            if m:
+                address = m.group(1)
+                break
+            assert time.time() < deadline, "ray start --head did not come up"
+        assert address is not None and address.endswith(f":{port}")
+        out = tmp_path / "run"
+        proc = subprocess.run(
+            [sys.executable, "-m", "train.rllib", "--address", address, "--num-env-runners", "1",
+             "--players", "2", "--max-pip", "9", "--iterations", "2", "--batch-size", "256",
+             "--minibatch-size", "128", "--epochs", "1", "--hidden", "32", "--eval-rounds", "0",
+             "--no-progress", "--out", str(out)],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "Connected to Ray cluster" in proc.stderr
+        meta = json.loads((out / "domino_rllib.json").read_text())
+        assert meta["iterations_done"] == 2 and meta["args"]["address"] == address
+        rows = [json.loads(x) for x in (out / "progress.jsonl").read_text().splitlines()]
+        assert all(r["illegal_actions"] == 0 for r in rows) and rows[-1]["episodes"] >= 1
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)  # `ray start --block` stops its processes on SIGTERM
+        try:
+            head.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait()
+        for folder in (temp, Path("/tmp/ray")):  # ray start's pointer to this head
+            current = folder / "ray_current_cluster"
+            if current.is_file() and current.read_text().strip().endswith(f":{port}"):
+                current.unlink()
+        shutil.rmtree(temp, ignore_errors=True)

@@ -1,0 +1,509 @@
+"""Imitation warm start: behaviour cloning of a scripted expert (the planner) into the MaskablePPO
+policy network, optionally with DAgger-style relabelling on the learner's own states.
+
+Command line::
+
+    python -m train.bc                                        # planner on the default rules
+    python -m train.bc --samples 200000 --dagger-iters 2 --out runs/bc
+    python -m train.ppo --init-from runs/bc --out runs/bc_ppo # PPO fine-tuning from the clone
+    python -m train.bc --help                                 # every option
+
+1. **Dataset** (:func:`collect`): the learner's seat (drawn per episode, as in ``train.ppo``)
+   plays ``--expert`` (default ``planner``) against ``--opponents`` (default ``greedy planner``,
+   drawn per seat per episode) through the training env (:class:`train.learner_env.LearnerEnv`).
+   Every learner decision is a sample: the raw observation (int16), the action mask (bit-packed),
+   the expert's action, and the discounted return to go of the training reward (``--reward``,
+   ``--gamma``) for the value head.
+2. **Cloning** (:func:`fit`): masked cross-entropy of the policy's action distribution (illegal
+   actions masked out, as MaskablePPO does) on the expert's actions, plus ``--vf-coef`` x the
+   value head's squared error on the returns, so PPO fine-tuning starts with a critic. A held-out
+   ``--val-fraction`` of the episodes gives the agreement with the expert.
+3. **DAgger** (``--dagger-iters K``): K times, the clone plays the learner's seat (the expert
+   only with probability ``--dagger-beta``) for ``--dagger-samples`` decisions, the expert labels
+   each of those states, the samples join the dataset and the clone is trained further.
+
+The output folder is a normal ``train.ppo`` model folder: ``model.zip`` (a ``MaskablePPO`` with
+``train.ppo``'s default hyperparameters, so ``--resume`` works, ``--init-from`` takes new ones),
+``best_model.zip`` (the same model), ``metadata.json`` (command, arguments, dataset size,
+per-epoch losses and expert agreement, evaluation), ``final_evaluation.md``. It loads as
+``ppo:OUT`` everywhere. The dataset is written only to ``--dataset PATH`` (``.npz``; reused when
+it exists and matches the rules); keep it out of the repository (``runs/`` is ignored).
+
+SIGINT / SIGTERM: during cloning, the model so far is saved (status ``"interrupted"``); during
+collection, the samples so far are saved to ``--dataset`` (when given) and no model is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from domino_env.agents.base import make_agent
+from domino_env.agents.ppo import MODEL_FILE, PPOAgent, spec_for
+from domino_env.train.ladder import (
+    evaluate_vs_ladder,
+    final_evaluation_markdown,
+    print_summary,
+    strip_tables,
+)
+from domino_env.train.learner_env import LearnerEnv
+from domino_env.train.ppo_args import (
+    NON_NEGATIVE,
+    POSITIVE,
+    ArgumentParser,
+    add_evaluation_options,
+    add_game_options,
+    add_opponent_options,
+    add_policy_options,
+    check_agents,
+    check_args,
+    check_out,
+    int_at_least,
+    real,
+)
+from domino_env.train.ppo_args import build_parser as ppo_parser
+from domino_env.train.run_folder import (
+    BEST_MODEL_FILE,
+    FINAL_EVALUATION_FILE,
+    RunFolder,
+    command_line,
+    config_of,
+    env_metadata,
+)
+
+#: Arrays of a dataset file (``np.savez``), one row per learner decision.
+DATASET_KEYS = ("observations", "masks", "actions", "returns", "episodes")
+
+
+# ---------------------------------------------------------------------------------- dataset
+def collect(
+    env: LearnerEnv,
+    expert: Any,
+    samples: int,
+    seed: int,
+    gamma: float,
+    policy: Any = None,
+    beta: float = 1.0,
+    first_episode: int = 0,
+    progress: bool = False,
+    stop: Any = None,
+    desc: str = "expert decisions",
+) -> dict[str, np.ndarray]:
+    """Play whole episodes until ``samples`` learner decisions are recorded.
+
+    Args:
+        env: the training env (the learner's seat, opponents and reward).
+        expert: the agent whose action labels every decision.
+        samples: decisions to record (the last episode is finished, so a few more come back).
+        seed: seeds the env (the first ``reset``) and the choice between expert and ``policy``.
+        gamma: discount of the returns to go.
+        policy: the agent that plays the learner's seat when not the expert (DAgger), or None.
+        beta: probability that the expert's action is played (1 without ``policy``).
+        first_episode: number of the first episode (episode ids stay unique across calls).
+        stop: a :class:`train.callbacks.StopSignals`; collection ends early when it received one.
+
+    Returns:
+        ``{"observations": int16 (S, obs size) raw, "masks": uint8 (S, ceil(A / 8)) packed bits,
+        "actions": int16 (S,), "returns": float32 (S,), "episodes": int32 (S,)}``.
+
+    Raises:
+        ValueError: an observation entry that int16 cannot hold exactly.
+    """
+    from tqdm import tqdm
+
+    rng = np.random.default_rng([seed, 11])
+    obs_rows, mask_rows, actions, returns, episodes = [], [], [], [], []
+    episode = first_episode
+    bar = tqdm(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
+    env.reset(seed=seed)
+    while len(actions) < samples and not (stop is not None and stop.received):
+        rewards: list[float] = []
+        done = False
+        while not done:
+            raw = env.raw_observation
+            mask = env.action_masks()
+            label = int(expert(raw, mask, rng))
+            play = label
+            if policy is not None and rng.random() >= beta:
+                play = int(policy(raw, mask, rng))
+            obs_rows.append(raw.copy())
+            mask_rows.append(np.packbits(mask))
+            actions.append(label)
+            episodes.append(episode)
+            _, reward, terminated, truncated, _ = env.step(play)
+            rewards.append(reward)
+            done = terminated or truncated
+        g, back = 0.0, []
+        for r in reversed(rewards):
+            g = r + gamma * g
+            back.append(g)
+        returns.extend(reversed(back))
+        bar.update(len(rewards))
+        episode += 1
+        env.reset()
+    bar.close()
+    obs = np.asarray(obs_rows, dtype=np.float32).reshape(len(actions), -1)
+    stored = obs.astype(np.int16)
+    if not np.array_equal(stored, obs):
+        raise ValueError("an observation entry is not an int16 integer; cannot store it compactly")
+    return {
+        "observations": stored,
+        "masks": np.asarray(mask_rows, dtype=np.uint8).reshape(len(actions), -1),
+        "actions": np.asarray(actions, dtype=np.int16),
+        "returns": np.asarray(returns, dtype=np.float32),
+        "episodes": np.asarray(episodes, dtype=np.int32),
+    }
+
+
+def concat(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Two datasets as one (``a`` may be None)."""
+    if a is None:
+        return b
+    return {k: np.concatenate([a[k], b[k]]) for k in DATASET_KEYS}
+
+
+def save_dataset(path: Path, data: dict[str, np.ndarray], fingerprint: dict[str, Any]) -> None:
+    """``np.savez_compressed`` of the arrays plus the rules fingerprint (JSON text)."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial.npz")
+    np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **data)
+    os.replace(tmp, path)
+
+
+def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A dataset written by :func:`save_dataset` for the same rules, expert and opponents.
+
+    Raises:
+        ValueError: not a dataset file, or one for other rules / expert / opponents / reward.
+    """
+    import json
+
+    try:
+        with np.load(path) as f:
+            data = {k: f[k] for k in DATASET_KEYS}
+            saved = json.loads(str(f["fingerprint"]))
+    except (OSError, KeyError, ValueError) as exc:
+        raise ValueError(f"not a train.bc dataset ({type(exc).__name__}: {exc})") from None
+    if saved != json.loads(json.dumps(fingerprint, sort_keys=True)):
+        diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))
+        raise ValueError(f"written for other settings (differs in: {', '.join(diff)}); give another --dataset")
+    return data
+
+
+# ---------------------------------------------------------------------------------- cloning
+def held_out(episodes: np.ndarray, fraction: float) -> np.ndarray:
+    """bool per sample: its episode is held out. A fixed hash of the episode id (Knuth's
+    multiplicative hash), so the split never changes as the dataset grows."""
+    h = (episodes.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(2**32)
+    return h.astype(np.float64) / 2**32 < fraction
+
+
+def fit(
+    policy: Any,
+    data: dict[str, np.ndarray],
+    scale: np.ndarray,
+    num_actions: int,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    vf_coef: float,
+    val_fraction: float,
+    seed: int,
+    progress: bool = False,
+    stop: Any = None,
+    log: list[dict[str, Any]] | None = None,
+    desc: str = "cloning",
+) -> list[dict[str, Any]]:
+    """Train ``policy`` (a MaskablePPO policy, in place) on ``data`` by masked cross-entropy on the
+    expert's actions plus ``vf_coef`` x the value head's squared error on the returns.
+
+    About ``val_fraction`` of the episodes is held out (:func:`held_out`: the same episodes in
+    every call, so after a DAgger round the held-out samples were never trained on). Returns (and appends to ``log``) one
+    entry per epoch: ``{"epoch", "train_loss", "train_value_loss", "val_loss", "val_agreement"
+    (the held-out share where the clone's most likely legal action is the expert's), "samples"}``.
+    """
+    import torch
+    from tqdm import tqdm
+
+    log = [] if log is None else log
+    rng = np.random.default_rng([seed, 13])
+    is_val = held_out(data["episodes"], val_fraction)
+    train_idx, val_idx = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    scale_t = torch.as_tensor(scale, dtype=torch.float32)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+
+    def batch(idx):
+        obs = torch.as_tensor(data["observations"][idx], dtype=torch.float32) * scale_t
+        masks = np.unpackbits(data["masks"][idx], axis=1, count=num_actions).astype(bool)
+        acts = torch.as_tensor(data["actions"][idx].astype(np.int64))
+        rets = torch.as_tensor(data["returns"][idx])
+        return obs, torch.as_tensor(masks), acts, rets
+
+    steps = epochs * max(1, -(-len(train_idx) // batch_size))
+    bar = tqdm(total=steps, desc=desc, unit="batch", disable=not progress)
+    for epoch in range(1, epochs + 1):
+        policy.train()
+        order = rng.permutation(train_idx)
+        total = vtotal = 0.0
+        for i in range(0, len(order), batch_size):
+            if stop is not None and stop.received:
+                break
+            obs, masks, acts, rets = batch(order[i : i + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(obs, acts, masks)
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), rets)
+            loss = -log_prob.mean() + vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            total += loss.item() * len(acts)
+            vtotal += value_loss.item() * len(acts)
+            bar.update(1)
+        if stop is not None and stop.received:
+            break
+        entry = {"epoch": epoch, "train_loss": total / max(1, len(order)),
+                 "train_value_loss": vtotal / max(1, len(order)), "samples": int(len(order))}  # fmt: skip
+        entry.update(_validate(policy, batch, val_idx, batch_size))
+        log.append(entry)
+        bar.set_postfix(loss=f"{entry['train_loss']:.3f}", agree=f"{entry.get('val_agreement', float('nan')):.3f}")
+    bar.close()
+    policy.eval()
+    return log
+
+
+def _validate(policy: Any, batch, idx: np.ndarray, batch_size: int) -> dict[str, float]:
+    import torch
+
+    if len(idx) == 0:
+        return {}
+    loss = agree = 0.0
+    policy.eval()
+    with torch.no_grad():
+        for i in range(0, len(idx), 4 * batch_size):
+            obs, masks, acts, _ = batch(idx[i : i + 4 * batch_size])
+            dist = policy.get_distribution(obs, action_masks=masks)
+            loss += float(-dist.log_prob(acts).sum())
+            agree += float((dist.distribution.probs.argmax(dim=1) == acts).sum())
+    return {"val_loss": loss / len(idx), "val_agreement": agree / len(idx), "val_samples": int(len(idx))}
+
+
+# ---------------------------------------------------------------------------------- command line
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog="python -m train.bc",
+        description="Behaviour cloning of a scripted expert (default: the planner) into a MaskablePPO "
+        "policy (masked cross-entropy), optionally with DAgger relabelling; writes a train.ppo model "
+        "folder (ppo:OUT; fine-tune with python -m train.ppo --init-from OUT or --resume OUT).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_game_options(parser)
+    add_opponent_options(parser, self_play=False)
+    d = parser.add_argument_group("dataset")
+    d.add_argument("--expert", default="planner", metavar="AGENT", help="the agent imitated")
+    d.add_argument("--samples", type=POSITIVE, default=100_000, help="expert decisions to record")
+    d.add_argument("--dataset", default=None, metavar="PATH",
+                   help="dataset file (.npz): loaded when it exists (same rules, expert, opponents, reward), "
+                   "else the expert dataset is written there; default: not saved. Never commit it")
+    d.add_argument("--dagger-iters", type=NON_NEGATIVE, default=0,
+                   help="DAgger rounds: the clone plays, the expert labels its states, the clone trains further")
+    d.add_argument("--dagger-samples", type=POSITIVE, default=50_000, help="decisions per DAgger round")
+    d.add_argument("--dagger-beta", type=real(0.0, 1.0), default=0.0,
+                   help="probability that the expert's action is played at a DAgger decision")
+    d.add_argument("--dagger-epochs", type=POSITIVE, default=None,
+                   help="epochs over the aggregated dataset after each DAgger round (default: --epochs)")
+    c = parser.add_argument_group("cloning")
+    add_policy_options(parser, c)
+    c.add_argument("--epochs", type=POSITIVE, default=10, help="passes over the dataset")
+    c.add_argument("--batch-size", type=int_at_least(2), default=512, help="minibatch size")
+    c.add_argument("--learning-rate", type=real(0.0, low_open=True), default=1e-3, help="Adam learning rate")
+    c.add_argument("--vf-coef", type=real(0.0), default=0.5, help="weight of the value head's squared error")
+    c.add_argument("--gamma", type=real(0.0, 1.0, low_open=True), default=0.995,
+                   help="discount of the value targets (train.ppo's default)")
+    c.add_argument("--val-fraction", type=real(0.0, 1.0, high_open=True), default=0.05,
+                   help="share of the episodes held out to measure agreement with the expert")
+    c.add_argument("--seed", type=NON_NEGATIVE, default=0, help="seed of the envs, torch and the evaluations")
+    e = parser.add_argument_group("evaluation and output")
+    e.add_argument("--out", default=None, help="output folder (default: runs/bc_<date>_<time>)")
+    add_evaluation_options(parser, e)
+    e.set_defaults(final_eval_rounds=400)
+    e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bars")
+    e.add_argument("--quiet", action="store_true", help="no progress lines, no summary table")
+    return parser  # fmt: skip
+
+
+def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
+    """``train.ppo``'s default options with this command's network, seed and gamma: the
+    hyperparameters saved in the clone's ``model.zip`` (what ``--resume`` continues with)."""
+    ppo = ppo_parser().parse_args([])
+    for name in ("net_arch", "activation", "seed", "gamma", "game", "reward", "pips_coef"):
+        setattr(ppo, name, getattr(args, name))
+    return ppo
+
+
+def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
+    """Parse ``argv``, collect, clone, evaluate, save: ``(output folder or None, name of the
+    signal that interrupted it or None)``.
+
+    Raises:
+        SystemExit: invalid options (status 2, one line naming the flag).
+    """
+    parser = build_parser()
+    argv_list = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv_list)
+    # the shared checks (rules, reward, --opponents, --eval-opponents, --out) through train.ppo's
+    checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
+                                   "self_play": 0.0, "resume": None, "init_from": None})  # fmt: skip
+    checked = check_args(parser, checks)
+    args.reward = checks.reward
+    rules, game = checked.rules, args.game
+    config = config_of(rules, game)
+    check_agents(parser, "--expert", [args.expert], config)
+    check_out(parser, args.out)
+    p, n = rules["num_players"], rules["max_pip"]
+    fingerprint = {"rules": rules, "episode": args.episode, "expert": args.expert, "opponents": args.opponents,
+                   "opponent_mode": args.opponent_mode, "reward": args.reward, "pips_coef": args.pips_coef,
+                   "gamma": args.gamma, "observation_spec_hash": spec_for(p, n, game).hash()}  # fmt: skip
+    dataset = Path(args.dataset) if args.dataset else None
+    data = None
+    if dataset is not None and dataset.exists():
+        try:
+            data = load_dataset(dataset, fingerprint)
+        except ValueError as exc:
+            parser.error(f"--dataset {dataset}: {exc}")
+
+    import torch
+    from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from domino_env.train.callbacks import StopSignals
+    from domino_env.train.learner_env import make_env_fn
+    from domino_env.train.ppo import new_model
+
+    torch.set_num_threads(args.torch_threads)
+    set_random_seed(args.seed)
+    out = Path(args.out or time.strftime("runs/bc_%Y%m%d_%H%M%S"))
+    eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
+    verbose = not args.quiet
+    progress = args.progress and verbose
+    env = LearnerEnv(**checked.env_cfg)
+    expert = make_agent(args.expert, config)
+    venv = DummyVecEnv([make_env_fn(checked.env_cfg)])
+    model = new_model(ppo_hyperparameters(args), venv)
+    scale = env.scale
+    num_actions = int(env.action_space.n)
+    start = time.perf_counter()
+    log: list[dict[str, Any]] = []
+    phases: list[dict[str, Any]] = []
+    with StopSignals() as stop:
+        if data is None:
+            data = collect(env, expert, args.samples, args.seed, args.gamma, progress=progress, stop=stop)
+            if dataset is not None:
+                save_dataset(dataset, data, fingerprint)
+            phases.append({"phase": "expert", "samples": int(len(data["actions"])),
+                           "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
+        else:
+            phases.append({"phase": "expert (loaded)", "samples": int(len(data["actions"])), "file": str(dataset)})
+        if stop.received:
+            print(f"{stop.received}: interrupted while collecting; no model written"
+                  + (f" (the {len(data['actions'])} samples so far are in {dataset})" if dataset else ""),
+                  file=sys.stderr)  # fmt: skip
+            venv.close()
+            return None, stop.received
+        t = time.perf_counter()
+        fit(model.policy, data, scale, num_actions, args.epochs, args.batch_size, args.learning_rate,
+            args.vf_coef, args.val_fraction, args.seed, progress, stop, log, "cloning")  # fmt: skip
+        phases[-1]["fit_seconds"] = round(time.perf_counter() - t, 1)
+        for k in range(args.dagger_iters):
+            if stop.received:
+                break
+            t = time.perf_counter()
+            clone = PPOAgent.from_policy(model.policy, p, n, game)
+            more = collect(env, expert, args.dagger_samples, args.seed + 1 + k, args.gamma, policy=clone,
+                           beta=args.dagger_beta, first_episode=int(data["episodes"].max()) + 1,
+                           progress=progress, stop=stop, desc=f"DAgger {k + 1}/{args.dagger_iters}")  # fmt: skip
+            agreement = float(np.mean([int(clone(o, np.unpackbits(m, count=num_actions).astype(bool), None)) == a
+                                       for o, m, a in zip(more["observations"][:2000], more["masks"][:2000],
+                                                          more["actions"][:2000], strict=True)]))  # fmt: skip
+            data = concat(data, more)
+            phase = {"phase": f"dagger {k + 1}", "samples": int(len(more["actions"])),
+                     "on_policy_agreement": round(agreement, 4), "seconds": round(time.perf_counter() - t, 1)}  # fmt: skip
+            if stop.received:
+                phases.append(phase)
+                break
+            t = time.perf_counter()
+            fit(model.policy, data, scale, num_actions, args.dagger_epochs or args.epochs, args.batch_size,
+                args.learning_rate, args.vf_coef, args.val_fraction, args.seed + 1 + k, progress, stop, log,
+                f"cloning {k + 1}/{args.dagger_iters}")  # fmt: skip
+            phase["fit_seconds"] = round(time.perf_counter() - t, 1)
+            phases.append(phase)
+        interrupted = stop.received
+        train_seconds = time.perf_counter() - start
+        meta: dict[str, Any] = {
+            **env_metadata(rules, game, checked.env_kwargs, num_actions),
+            "trained_by": "behaviour cloning (train.bc)",
+            "command": command_line("train.bc", argv_list),
+            "argv": argv_list,
+            "args": vars(args),
+            "ppo_hyperparameters": {k: v for k, v in vars(ppo_hyperparameters(args)).items()
+                                    if k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "gamma",
+                                             "gae_lambda", "clip_range", "ent_coef", "vf_coef")},  # fmt: skip
+            "seed": args.seed,
+            "timesteps": 0,
+            "dataset": {"samples": int(len(data["actions"])), "episodes": int(len(np.unique(data["episodes"]))),
+                        "file": str(dataset) if dataset else None, "phases": phases},  # fmt: skip
+            "bc_epochs": log,
+            "train_wall_seconds": round(train_seconds, 1),
+            "status": "interrupted" if interrupted else "trained",
+            "eval_seed": eval_seed,
+        }
+        folder = RunFolder(out, meta).create()
+        folder.save_model(model)
+        folder.save_model(model, BEST_MODEL_FILE)
+    venv.close()
+    if interrupted:
+        print(f"{interrupted}: cloning interrupted; saved {out / MODEL_FILE} (status interrupted)", file=sys.stderr)
+        return out, interrupted
+    final = None
+    if args.final_eval_rounds > 0:
+        agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
+        workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
+        final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds, eval_seed,
+                                   workers, args.episode, game)  # fmt: skip
+        (out / FINAL_EVALUATION_FILE).write_text(
+            final_evaluation_markdown(final, str(out / MODEL_FILE), args.final_eval_rounds, eval_seed)
+        )
+    folder.write_metadata(
+        status="done",
+        wall_seconds=round(time.perf_counter() - start, 1),
+        final_evaluation=strip_tables([{"results": final}])[0]["results"] if final else None,
+        final_evaluation_rounds=args.final_eval_rounds,
+    )
+    if verbose:
+        last = log[-1] if log else {}
+        print(f"cloned {args.expert}: {len(data['actions'])} samples, held-out agreement "
+              f"{last.get('val_agreement', float('nan')):.3f}, {train_seconds / 60:.1f} min -> {out}", file=sys.stderr)  # fmt: skip
+        if final:
+            print_summary(final, p, f"{out / MODEL_FILE}: {args.final_eval_rounds} duplicate-deal rounds vs {p - 1} "
+                          "copies of each ladder agent")  # fmt: skip
+    return out, None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m train.bc``: returns the exit status, 0 when done, 128 + the
+    signal number when interrupted."""
+    _, interrupted = run(argv)
+    return 128 + signal.Signals[interrupted].value if interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""What runs inside ``model.learn`` of ``train.ppo``: the time limit, SIGINT / SIGTERM handling,
+the rolling training win rate, self-play snapshots and the periodic evaluation against the ladder
+(with the best model and a resumable ``model.zip`` saved at each one).
+
+Needs the ``[train]`` extra (stable-baselines3).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from domino_env.agents.ppo import PPOAgent
+from domino_env.train.ladder import evaluate_vs_ladder
+from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder
+
+
+class TrainingInterrupted(Exception):
+    """Raised by :class:`StopSignals` when a signal arrives during a periodic evaluation."""
+
+
+class StopSignals:
+    """While active (``with StopSignals() as stop:``), the first SIGINT or SIGTERM only records a
+    stop request (:attr:`received`, the signal's name), which :class:`TrainingCallback` turns into
+    a clean stop: training ends at the next step, the model is saved with status
+    ``"interrupted"``. During a periodic evaluation (:attr:`interruptible`) it raises
+    :class:`TrainingInterrupted` so the evaluation is dropped at once. A second signal raises
+    ``KeyboardInterrupt`` (abort without saving). The previous handlers come back on exit.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.received: str | None = None
+        self.interruptible = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopSignals:
+        for s in self.SIGNALS:
+            self._previous[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        name = signal.Signals(signum).name
+        if self.received is not None:
+            raise KeyboardInterrupt(f"second signal ({name}): aborted without saving")
+        self.received = name
+        print(f"{name} received: saving the model at this step (send it again to abort)",
+              file=sys.stderr, flush=True)  # fmt: skip
+        if self.interruptible:
+            raise TrainingInterrupted(name)
+
+
+@dataclass
+class Schedule:
+    """What :class:`TrainingCallback` does and when (steps are learner decisions)."""
+
+    rules: dict[str, Any]
+    game: str
+    episode: str
+    eval_freq: int  # 0: no periodic evaluation
+    eval_rounds: int
+    eval_opponents: list[str]
+    eval_seed: int
+    self_play: float
+    snapshot_freq: int
+    max_snapshots: int
+    start: float  # perf_counter() at the start of the run
+    deadline: float | None  # perf_counter() time limit
+    time_limit: float | None  # minutes (for the message)
+    verbose: bool = True
+
+
+class TrainingCallback(BaseCallback):
+    """Rolling training win rate / pips to TensorBoard, self-play snapshots, periodic evaluation
+    against the ladder (``best_model.zip`` and a resumable ``model.zip`` saved), and the two
+    reasons to stop early: the time limit and a stop signal.
+
+    Attributes:
+        stopped: why training stopped early (a sentence), or None.
+        history: the periodic evaluations (``[{"timesteps", "wall_s", "results", "best"?}]``).
+    """
+
+    def __init__(self, schedule: Schedule, folder: RunFolder, vec_env: Any, stop: StopSignals):
+        super().__init__()
+        self.s = schedule
+        self.folder = folder
+        self.vec_env = vec_env
+        self.stop = stop
+        self.history: list[dict[str, Any]] = []
+        self.stopped: str | None = None
+        self.next_eval: int | None = None
+        self.next_snapshot: int | None = None
+        self.snapshots: list[PPOAgent] = []
+        self.best = -np.inf
+        self.won: list[float] = []
+        self.pips: list[int] = []
+
+    def agent(self, deterministic: bool = True, name: str = "ppo") -> PPOAgent:
+        """The live policy as a (numpy) agent."""
+        p, n = self.s.rules["num_players"], self.s.rules["max_pip"]
+        return PPOAgent.from_policy(
+            self.model.policy, p, n, self.s.game, deterministic=deterministic, name=name
+        )
+
+    def _on_training_start(self) -> None:
+        if self.s.eval_freq > 0:
+            self.next_eval = self.num_timesteps + self.s.eval_freq
+        if self.s.self_play > 0:
+            self.next_snapshot = self.num_timesteps + self.s.snapshot_freq
+
+    def _on_step(self) -> bool:
+        if self.stop.received:
+            self.stopped = f"{self.stop.received} at {self.num_timesteps} steps"
+            return False
+        if self.s.deadline is not None and time.perf_counter() > self.s.deadline:
+            self.stopped = f"time limit of {self.s.time_limit} min reached at {self.num_timesteps} steps"
+            return False
+        for info in self.locals.get("infos", []):
+            if "learner_won" in info and "episode" in info:
+                self.won.append(info["learner_won"])
+                self.pips.append(info["learner_pips"])
+        if len(self.won) >= 200:
+            self.logger.record("rollout/win_rate", float(np.mean(self.won)))
+            self.logger.record("rollout/learner_pips", float(np.mean(self.pips)))
+            self.won, self.pips = [], []
+        if self.next_snapshot is not None and self.num_timesteps >= self.next_snapshot:
+            self.next_snapshot += self.s.snapshot_freq
+            snapshot = self.agent(deterministic=False, name="self")
+            self.snapshots = (self.snapshots + [snapshot])[-self.s.max_snapshots :]
+            self.vec_env.env_method("set_snapshots", self.snapshots)
+        if self.next_eval is not None and self.num_timesteps >= self.next_eval:
+            self.next_eval += self.s.eval_freq
+            try:
+                self.stop.interruptible = True
+                self.run_evaluation()
+            except TrainingInterrupted:
+                self.stopped = f"{self.stop.received} at {self.num_timesteps} steps (during an evaluation)"
+                return False
+            finally:
+                self.stop.interruptible = False
+        return True
+
+    def run_evaluation(self) -> None:
+        """Evaluate the live policy against the ladder, log it, save the best model and a
+        resumable ``model.zip`` with its metadata."""
+        t = time.perf_counter()
+        s = self.s
+        results = evaluate_vs_ladder(
+            self.agent(), s.rules, s.eval_opponents, s.eval_rounds, s.eval_seed, 1, s.episode, s.game
+        )
+        entry: dict[str, Any] = {
+            "timesteps": int(self.num_timesteps),
+            "wall_s": time.perf_counter() - s.start,
+            "results": results,
+        }
+        self.history.append(entry)
+        score = float(np.mean([r["win_rate"] for r in results.values()]))
+        for opp, r in results.items():
+            self.logger.record(f"eval/win_rate_vs_{opp}", r["win_rate"])
+            self.logger.record(f"eval/mean_pips_vs_{opp}", r["mean_pips"])
+            self.logger.record(f"eval/opponent_pips_{opp}", r["opponent_mean_pips"])
+        self.logger.record("eval/mean_win_rate", score)
+        self.logger.dump(self.num_timesteps)
+        if score > self.best:
+            self.best = score
+            entry["best"] = True
+            self.folder.save_model(self.model, BEST_MODEL_FILE)
+        self.folder.write_evaluations(self.history)
+        self.folder.save_model(self.model)
+        self.folder.write_metadata(timesteps=int(self.num_timesteps))
+        if s.verbose:
+            summary = ", ".join(
+                f"{o} {r['win_rate']:.3f} ({r['mean_pips']:.1f} vs {r['opponent_mean_pips']:.1f} pips)"
+                for o, r in results.items()
+            )
+            print(f"[eval @ {self.num_timesteps} steps, {time.perf_counter() - t:.0f}s] win rate vs {summary}",
+                  file=sys.stderr, flush=True)  # fmt: skip

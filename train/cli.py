@@ -1,0 +1,179 @@
+"""Console scripts, launched only when their optional dependencies are installed.
+
+The library alone (``pip install domino-env``) installs numpy, gymnasium and pettingzoo; the
+commands need an extra (``pip install 'domino-env[train]'``). Every console script of
+``pyproject.toml`` points here (``domino-evaluate = "domino_env.train.cli:evaluate"``), and so does each
+command's ``python -m`` entry (``launch("domino-evaluate", main)``). :func:`launch` checks the
+command's modules first; one that is missing ends the command with one line on stderr and exit
+code 2, before any work starts::
+
+    domino-evaluate needs the 'train' extra (missing: rich): pip install 'domino-env[train]' (in a clone: pip install -e '.[train]')
+
+It also prints our typed errors that reach it (:class:`~domino_env.core.errors.DominoError`, e.g.
+:class:`~domino_env.core.errors.CheckpointError` for a missing or corrupt model given to
+``--resume``) as one line with exit code 2, and Ctrl-C as one line with exit code 130, instead of a
+traceback; ``DOMINO_TRACEBACK=1`` shows the traceback.
+
+Adding a command: one :class:`Command` in :data:`COMMANDS` (its ``module:function``, and for each
+extra it needs the modules it imports from it), one function ``name = entry("domino-name")`` below,
+and
+``domino-name = "domino_env.train.cli:name"`` under ``[project.scripts]`` (``tests/train/test_cli.py`` checks
+that the three agree with the extras of ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+#: Exit code of a command refused before it starts (argparse uses 2 for bad flags too).
+EXIT_USAGE = 2
+#: Exit code after Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED = 130
+#: Our own top-level packages: a ModuleNotFoundError inside them is a bug, not a missing extra.
+OWN_PACKAGES = ("domino_env", "agents", "train")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A console script: what it runs and what it needs beyond the library.
+
+    Attributes:
+        target: ``"module:function"``; the function reads ``sys.argv`` (argparse) and may return
+            an int exit code.
+        needs: ``{extra: import names}``: for each ``[project.optional-dependencies]`` extra the
+            command needs, the modules it imports from it (checked with
+            ``importlib.util.find_spec``, which finds a module without importing it). Empty for a
+            command that runs on the library alone.
+    """
+
+    target: str
+    needs: dict[str, tuple[str, ...]]
+
+
+#: The ``train`` extra's modules that a Stable-Baselines3 training command imports.
+_TRAIN = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "tqdm", "rich")
+
+#: Every console script, by its name in ``[project.scripts]``.
+COMMANDS: dict[str, Command] = {
+    "domino-evaluate": Command("domino_env.train.evaluate:main", {"train": ("rich", "tqdm")}),
+    "domino-train": Command("domino_env.train.ppo:main", {"train": _TRAIN}),
+    # Library only (a ppo:PATH opponent needs the 'train' extra: a missing module is one line).
+    "domino-play": Command("domino_env.train.play:main", {}),
+    "domino-replay-html": Command("domino_env.train.replay_html:main", {}),
+    "domino-rllib": Command(
+        "domino_env.train.rllib:main", {"rllib": ("ray", "torch", "tqdm", "rich")}
+    ),
+}
+
+
+def missing_modules(modules: Sequence[str]) -> list[str]:
+    """The names of ``modules`` that cannot be imported (not installed, or blocked with
+    ``sys.modules[name] = None``), in the given order."""
+    missing = []
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a parent package missing, or a broken module entry
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def extra_hint(command: str, extras: str | Sequence[str], missing: Sequence[str]) -> str:
+    """The one-line message for a command whose extra(s) are not installed."""
+    extras = [extras] if isinstance(extras, str) else list(extras)
+    names = " and ".join(f"'{e}'" for e in extras)
+    joined = ",".join(extras)
+    return (
+        f"{command} needs the {names} extra{'s' if len(extras) > 1 else ''} (missing: "
+        f"{', '.join(missing)}): pip install 'domino-env[{joined}]' (in a clone: pip install -e "
+        f"'.[{joined}]')"
+    )
+
+
+def check_extras(command: str) -> str | None:
+    """The one-line message if a module ``command`` needs is missing, else None."""
+    extras, missing = [], []
+    for extra, modules in COMMANDS[command].needs.items():
+        absent = missing_modules(modules)
+        if absent:
+            extras.append(extra)
+            missing += absent
+    return extra_hint(command, extras, missing) if missing else None
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    print(message, file=sys.stderr, flush=True)
+    raise SystemExit(code)
+
+
+def _resolve(target: str) -> Callable[[], object]:
+    module, _, function = target.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
+    """Run the console script ``command`` (a key of :data:`COMMANDS`) and exit.
+
+    Args:
+        command: the script's name, e.g. ``"domino-evaluate"``.
+        main: the function to run; default: the command's ``target`` (imported after the check).
+            ``python -m`` entries pass their own ``main``.
+
+    Exits with 2 and one line on stderr when a module of the command's extra is missing (before
+    ``main`` runs, or a module found missing while it runs) or on a
+    :class:`~domino_env.core.errors.DominoError` (``command: error: message``); with 130 on
+    Ctrl-C; else with ``main``'s return value (an int) or 0.
+    """
+    spec = COMMANDS[command]
+    hint = check_extras(command)
+    if hint:
+        _fail(hint)
+    from domino_env.core.errors import DominoError
+
+    show_traceback = bool(os.environ.get("DOMINO_TRACEBACK"))
+    try:
+        result = (main or _resolve(spec.target))()
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").partition(".")[0]
+        if show_traceback or not top or top in OWN_PACKAGES:
+            raise
+        owner = next((e for e, mods in spec.needs.items() if top in mods), None)
+        if owner:
+            _fail(extra_hint(command, owner, [top]))
+        _fail(f"{command}: error: module {top!r} is not installed ({exc})")
+    except DominoError as exc:  # bad input (a corrupt model, rules, agents): its message says it
+        if show_traceback:
+            raise
+        _fail(f"{command}: error: {exc}")
+    except KeyboardInterrupt:
+        if show_traceback:
+            raise
+        _fail(f"{command}: interrupted", EXIT_INTERRUPTED)
+    raise SystemExit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
+
+
+def entry(command: str) -> Callable[[], NoReturn]:
+    """The console-script function of ``command`` (what ``[project.scripts]`` points to)."""
+
+    def run() -> NoReturn:
+        launch(command)
+
+    run.command = command  # type: ignore[attr-defined]  (read by the tests)
+    run.__name__ = run.__qualname__ = command.removeprefix("domino-").replace("-", "_")
+    run.__doc__ = f"The ``{command}`` console script (runs ``{COMMANDS[command].target}``)."
+    return run
+
+
+evaluate = entry("domino-evaluate")
+train = entry("domino-train")
+play = entry("domino-play")
+replay_html = entry("domino-replay-html")
+rllib = entry("domino-rllib")

@@ -1,0 +1,139 @@
+"""Evaluation of a learner against the scripted ladder: duplicate-deal tournaments ``[agent, X,
+..., X]`` for each ladder agent X (:func:`evaluate_vs_ladder`) and their tables (Markdown for the
+run folder, rich for the terminal). Used by ``train.ppo`` (periodic and final evaluations) and
+``train.bc``.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+#: The scripted ladder, weakest first (the default evaluation opponents).
+LADDER = ("random", "greedy", "planner")
+
+
+def evaluate_vs_ladder(
+    agent: Any,
+    rules: dict[str, Any],
+    opponents: Sequence[str],
+    rounds: int,
+    seed: int,
+    workers: int = 1,
+    episode: str = "round",
+    game: str = "mexican_train",
+) -> dict[str, dict[str, Any]]:
+    """Duplicate-deal tournaments ``[agent, X, X, ..., X]`` for each X in ``opponents``
+    (``train.evaluate.evaluate``; the agent applies its mask at every decision).
+
+    Returns:
+        ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",
+        "opponent_win_rate", "opponent_mean_pips", "rounds", "seconds", "table"}}``
+        (``table``: Markdown).
+    """
+    from domino_env.train.evaluate import evaluate
+
+    p = rules["num_players"]
+    kwargs = {k: v for k, v in rules.items() if k != "num_players"}
+    label = getattr(agent, "name", "ppo")
+    out = {}
+    for opp in opponents:
+        with warnings.catch_warnings():  # with teams X sits on both sides by design ([ppo, X, X, X])
+            warnings.filterwarnings("ignore", message=r"agent\(s\) .* sit on both teams")
+            res = evaluate(
+                [agent] + [opp] * (p - 1),
+                rounds=rounds,
+                num_players=p,
+                seed=seed,
+                episode=episode,
+                workers=workers,
+                game=game,
+                **kwargs,
+            )
+        me = res.stats_for(label)
+        them = res.stats_for(opp)
+        out[opp] = {
+            "win_rate": me.win_rate,
+            "ci95_wilson": list(me.ci95_wilson),
+            "ci95_deal": list(me.ci95_deal),
+            "parity": me.parity,
+            "verdict": me.verdict,
+            "mean_pips": me.mean_pips_per_round,
+            "opponent_win_rate": them.win_rate,
+            "opponent_mean_pips": them.mean_pips_per_round,
+            "rounds": res.episodes,
+            "seconds": res.seconds,
+            "table": res.markdown(),
+        }
+    return out
+
+
+def strip_tables(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The evaluations without their Markdown tables (for JSON files)."""
+    return [
+        {
+            **e,
+            "results": {
+                o: {k: v for k, v in r.items() if k != "table"} for o, r in e["results"].items()
+            },
+        }
+        for e in history
+    ]
+
+
+def summary_markdown(results: dict[str, dict[str, Any]], label: str = "ppo") -> str:
+    """One Markdown row per ladder opponent: the learner's win rate, CIs and pips against P-1 of it."""
+    rows = [
+        f"| opponents | rounds | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | opponents' mean pips | opponents' win rate |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for opp, r in results.items():
+        rows.append(
+            f"| {opp} | {r['rounds']} | {r['win_rate']:.3f} | [{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}] | "
+            f"[{r['ci95_deal'][0]:.3f}, {r['ci95_deal'][1]:.3f}] | {r['parity']:.3f} | {r['verdict']} | "
+            f"{r['mean_pips']:.2f} | {r['opponent_mean_pips']:.2f} | {r['opponent_win_rate']:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+def final_evaluation_markdown(
+    results: dict[str, dict[str, Any]], model: str, rounds: int, seed: int
+) -> str:
+    """The ``final_evaluation.md`` of a run folder: the summary and every tournament table."""
+    return (
+        f"Final evaluation of {model} ({rounds} duplicate-deal rounds per row, seed {seed}):\n\n"
+        + summary_markdown(results)
+        + "\n\n"
+        + "\n\n".join(f"vs {o}:\n\n{r['table']}" for o, r in results.items())
+        + "\n"
+    )
+
+
+def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> None:
+    """The summary as a rich table on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in (
+        "opponents",
+        "rounds",
+        "win rate",
+        "95% CI Wilson",
+        "95% CI per deal",
+        "parity",
+        "verdict",
+        "pips (learner)",
+        f"pips ({p - 1} opponents)",
+    ):
+        t.add_column(col, justify="left" if col == "opponents" else "right")
+    for opp, r in results.items():
+        verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], "parity")
+        t.add_row(
+            f"{p - 1} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
+            f"[{r['ci95_deal'][0]:.3f}, {r['ci95_deal'][1]:.3f}]", f"{r['parity']:.3f}", verdict, f"{r['mean_pips']:.2f}",
+            f"{r['opponent_mean_pips']:.2f}",
+        )  # fmt: skip
+    Console(width=None if sys.stdout.isatty() else 150).print(t)

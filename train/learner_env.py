@@ -1,0 +1,199 @@
+"""The training env of ``train.ppo`` and ``train.bc``: one learner seat of a domino game against
+scripted (or trained) opponents drawn per episode, with the learner's reward and scaled
+observations (:class:`LearnerEnv`), and the factory the vectorised envs call (:func:`make_env_fn`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from domino_env.agents.base import make_agent
+from domino_env.agents.ppo import observation_scale
+from domino_env.core.errors import ConfigError
+from domino_env.envs import line_v0
+from domino_env.envs.mexican_train_v0 import raw_env
+from domino_env.wrappers import SingleAgentEnv
+
+#: Rewards of ``--reward`` (see :class:`LearnerEnv`).
+REWARDS = ("mixed", "outcome", "points")
+#: Games of ``--game``: Mexican Train and the line games (their presets).
+GAMES = ("mexican_train", "block", "draw", "cuban")
+
+
+class LearnerEnv(gymnasium.Wrapper):
+    """The training env: the single-agent adapter with opponents drawn per episode, the learner's
+    reward (``outcome`` / ``points`` from the env, or ``mixed``) and scaled observations.
+
+    Args:
+        env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``reward`` is set here).
+        opponents: agent specs (``make_agent``) or agent objects; the pool.
+        opponent_mode: ``"mix"`` (each opponent seat draws from the pool every episode) or
+            ``"fixed"`` (the pool is the P-1 opponents in turn order after the learner).
+        reward: ``"outcome"`` (the env's zero-sum +1 / -1 shared), ``"points"`` (the env's
+            -points/100 at the round's end) or ``"mixed"``: outcome + ``pips_coef`` x
+            (-points/100), both at the round's end (round episodes, Mexican Train only).
+        pips_coef: weight of -points/100 in the ``mixed`` reward.
+        self_play: probability that an opponent seat is a learner snapshot (when there is one).
+        learner_seat: ``"random"`` (training: a new seat every episode) or a fixed seat (tests).
+        game: ``"mexican_train"`` (``env_kwargs`` for ``mexican_train_v0.raw_env``) or a line
+            game ``"block"`` / ``"draw"`` / ``"cuban"`` (``line_v0.raw_env(preset=game)``; with
+            teams the partner is an opponent seat and the reward is the team's).
+
+    Observations: float32 ``(spec size,)``, the raw observation times
+    :func:`agents.ppo.observation_scale`; the raw one of the last ``reset`` / ``step`` is kept in
+    :attr:`raw_observation` (scripted experts such as the planner read raw values).
+    Info at the round's end: the adapter's round result plus ``learner_won`` (win credit 1, 1/k
+    for a shared win, 0) and ``learner_pips``.
+
+    Raises:
+        ConfigError: bad rules, opponent names, mode or reward.
+    """
+
+    def __init__(
+        self,
+        env_kwargs: dict[str, Any],
+        opponents: Sequence[Any] = ("greedy",),
+        opponent_mode: str = "mix",
+        reward: str = "mixed",
+        pips_coef: float = 1.0,
+        self_play: float = 0.0,
+        learner_seat: int | str = "random",
+        game: str = "mexican_train",
+    ):
+        if game not in GAMES:
+            raise ConfigError("game", game, f"one of {GAMES}")
+        if reward not in REWARDS:
+            raise ConfigError("reward", reward, f"one of {REWARDS}")
+        if opponent_mode not in ("mix", "fixed"):
+            raise ConfigError("opponent_mode", opponent_mode, "'mix' or 'fixed'")
+        kwargs = dict(env_kwargs)
+        kwargs["reward"] = "points" if reward == "points" else "outcome"
+        if reward == "mixed" and kwargs.get("episode", "round") != "round":
+            raise ConfigError(
+                "reward", reward, "'outcome' or 'points' when an episode is a whole game"
+            )
+        if game != "mexican_train" and reward == "mixed":
+            raise ConfigError("reward", reward, "'outcome' or 'points' for a line game")
+        if game == "mexican_train":
+            aec = raw_env(**kwargs)
+        else:
+            kwargs.pop("preset", None)
+            aec = line_v0.raw_env(preset=game, **kwargs)
+        cfg = aec.config
+        self.game = game
+        self.teams = bool(getattr(cfg, "teams", False))
+        self.num_players = p = cfg.num_players
+        pool = [make_agent(o, cfg) for o in opponents]
+        if not pool:
+            raise ConfigError("opponents", list(opponents), "at least one agent")
+        if opponent_mode == "fixed" and len(pool) != p - 1:
+            raise ConfigError(
+                "opponents",
+                list(opponents),
+                f"{p - 1} agents with --opponent-mode fixed ({p} players)",
+            )
+        super().__init__(
+            SingleAgentEnv(
+                aec,
+                pool[: p - 1] if opponent_mode == "fixed" else [pool[0]] * (p - 1),
+                learner_seat,
+            )
+        )
+        self.pool = pool
+        self.opponent_mode = opponent_mode
+        self.reward_kind = reward
+        self.pips_coef = float(pips_coef)
+        self.self_play = float(self_play)
+        self.snapshots: list[Any] = []
+        self.scale = observation_scale(p, cfg.max_pip, game)
+        self.observation_space = gymnasium.spaces.Box(
+            -np.inf, np.inf, self.env.observation_space.shape, np.float32
+        )
+        self._rng = np.random.default_rng()
+        self.raw_observation = np.zeros(self.observation_space.shape, np.float32)
+
+    def set_snapshots(self, snapshots: list[Any]) -> None:
+        """Frozen learner snapshots (agents) that self-play seats draw from."""
+        self.snapshots = list(snapshots)
+
+    def _draw_opponents(self) -> None:
+        rng = self._rng
+        seats = []
+        for k in range(self.num_players - 1):
+            if self.snapshots and self.self_play > 0 and rng.random() < self.self_play:
+                seats.append(self.snapshots[rng.integers(len(self.snapshots))])
+            elif self.opponent_mode == "fixed":
+                seats.append(self.pool[k])
+            else:
+                seats.append(self.pool[rng.integers(len(self.pool))])
+        self.env.unwrapped.opponents = seats
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng([seed, 7])
+        self._draw_opponents()
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.raw_observation = obs
+        return obs * self.scale, info
+
+    def step(self, action: int):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if info.get("round_over"):
+            seat = info["learner_seat"]
+            won = info["won"]  # per-seat flags of the round's winners
+            if self.teams:  # team credit: 1 for a team win, 1/2 for a tie between the teams
+                mine = bool(won[seat])
+                theirs = bool(won[(seat + 1) % self.num_players])
+                info["learner_won"] = (0.5 if theirs else 1.0) if mine else 0.0
+            else:
+                info["learner_won"] = 1.0 / int(won.sum()) if won[seat] else 0.0
+            info["learner_pips"] = int(info["pips"][seat])
+            if self.reward_kind == "mixed":
+                reward = float(reward) - self.pips_coef * float(info["points"][seat]) / 100.0
+        self.raw_observation = obs
+        return obs * self.scale, float(reward), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (bool), for MaskablePPO."""
+        return self.env.unwrapped.action_masks()
+
+
+def make_env_fn(env_cfg: dict[str, Any]):
+    """A no-argument factory of a Monitor-wrapped :class:`LearnerEnv` (``env_cfg``: its keyword
+    arguments ``env_kwargs``, ``opponents``, ``opponent_mode``, ``reward``, ``pips_coef``,
+    ``self_play``, ``game``), for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``.
+
+    In a worker process the env ignores SIGINT and SIGTERM: the training process handles them
+    (saves the model and stops the workers), and a Ctrl-C that reaches the whole process group
+    must not kill a worker in the middle of a rollout.
+    """
+
+    def init():
+        from stable_baselines3.common.monitor import Monitor
+
+        if multiprocessing.parent_process() is not None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        env = LearnerEnv(
+            env_cfg["env_kwargs"],
+            env_cfg["opponents"],
+            env_cfg["opponent_mode"],
+            env_cfg["reward"],
+            env_cfg["pips_coef"],
+            env_cfg["self_play"],
+            game=env_cfg.get("game", "mexican_train"),
+        )
+        return Monitor(env, info_keywords=("learner_won", "learner_pips"))
+
+    return init
+
+
+def action_masks_of(env: Any) -> np.ndarray:
+    """Helper for tests: the mask of an env built by this module (through Monitor)."""
+    return env.get_wrapper_attr("action_masks")()

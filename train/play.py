@@ -1,0 +1,269 @@
+"""Play a domino game in the terminal against any agents.
+
+Run: ``python -m train.play --game mexican_train --seat 0 --opponents greedy planner random``
+(console script ``domino-play``). Each turn of yours shows the table as your seat sees it (your
+hand face up, the others' hand sizes only) and your legal moves numbered and described in words;
+type a number. What each opponent does is printed as it happens. Type ``t`` to see the table
+again, ``q`` (or end the input, or press Ctrl-C) to stop. The game record (the env's
+``to_record()`` JSON, plus who sat where) is written to ``--record`` whenever the program ends,
+finished or not; view it move by move with ``python -m train.replay_html RECORD``.
+
+Opponents are agent specs as :func:`domino_env.agents.make_agent` takes them: ``random``, ``greedy``,
+``planner``, ``ppo:PATH`` (a folder written by ``python -m train.ppo``) or any registered name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from domino_env.agents.base import agent_label, make_agent
+from domino_env.core.config import PRESETS
+from domino_env.core.errors import DominoError
+from domino_env.core.records import save_record
+from domino_env.envs.infos import Termination, seats_of
+from domino_env.train.evaluate import GAMES, make_env
+
+#: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
+EXIT_INTERRUPTED = 130
+QUIT_WORDS = ("q", "quit", "exit")
+TABLE_WORDS = ("t", "table", "h", "help", "?")
+
+
+class Stop(Exception):
+    """The player stopped the game (``q`` or end of input); ``reason`` says which."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.play",
+        description="Play a domino game in the terminal against agents (Mexican Train, or the "
+        "line games block, draw, cuban). Your legal moves are numbered each turn; type one.",
+    )
+    parser.add_argument(
+        "--game", default="mexican_train", choices=GAMES,
+        help="mexican_train (default; --preset picks its rule set) or a line game: block, draw, cuban",
+    )  # fmt: skip
+    parser.add_argument(
+        "--preset", default=None, choices=tuple(PRESETS),
+        help="Mexican Train rule preset (default domino_cubano); the line games are their own preset",
+    )  # fmt: skip
+    parser.add_argument("--players", type=int, default=None, help="seats (default: the preset's: 4 for Mexican Train, block, cuban; 2 for draw)")
+    parser.add_argument(
+        "--max-pip", type=int, default=None,
+        help="double-N set (Mexican Train: 9, 12, 15, 18; line games: 6, 9, 12; default: the preset's)",
+    )  # fmt: skip
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
+    parser.add_argument(
+        "--opponents", nargs="+", default=["greedy"], metavar="AGENT",
+        help="one agent for every other seat, or one per other seat in seat order after yours "
+        "(random, greedy, planner, ppo:PATH, ...; default greedy)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--episode", default="round", choices=("round", "game"),
+        help="play one round (default) or a whole game of rounds",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents (default: a fresh one, printed)")
+    parser.add_argument(
+        "--record", default=None, metavar="PATH",
+        help="where to write the game record (default: domino-play-GAME-SEED.json here)",
+    )  # fmt: skip
+    return parser
+
+
+def _env_kwargs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"episode": args.episode}
+    if args.game == "mexican_train":
+        kwargs["preset"] = args.preset or "domino_cubano"
+    elif args.preset is not None:
+        parser.error(f"--preset is for --game mexican_train; --game {args.game} is its own preset")
+    if args.players is not None:
+        kwargs["num_players"] = args.players
+    if args.max_pip is not None:
+        kwargs["max_pip"] = args.max_pip
+    return kwargs
+
+
+def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, str]:
+    """Parse and check every flag, build the env and the agents: ``(env, seat, agents by seat,
+    agent names by seat, seed, record path)``. Any bad flag exits (status 2) with one clear
+    line, before any play."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    try:
+        env = make_env(args.game, **_env_kwargs(args, parser))
+    except DominoError as exc:
+        parser.error(str(exc))
+    p = env.config.num_players
+    if not 0 <= args.seat < p:
+        parser.error(f"--seat must be a seat 0..{p - 1} of this {p}-seat game, got {args.seat}")
+    specs = args.opponents
+    if len(specs) == 1:
+        specs = specs * (p - 1)
+    if len(specs) != p - 1:
+        parser.error(f"--opponents: give one agent, or {p - 1} (one per other seat); got {len(args.opponents)}")
+    agents: dict[int, Any] = {}
+    labels: dict[int, str] = {}
+    for k, spec in enumerate(specs):
+        seat = (args.seat + 1 + k) % p
+        try:
+            agents[seat] = make_agent(spec, env.config)
+        except (DominoError, OSError) as exc:
+            parser.error(f"--opponents {spec}: {exc}")
+        labels[seat] = agent_label(spec)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    record = args.record or f"domino-play-{args.game}-{seed}.json"
+    folder = os.path.dirname(os.path.abspath(record))
+    if not os.path.isdir(folder):
+        parser.error(f"--record {record}: folder {folder} does not exist")
+    if os.path.isdir(record):
+        parser.error(f"--record {record} is a folder; give a file name")
+    return env, args.seat, agents, labels, seed, record
+
+
+def describe(state: Any, action: int, you: int) -> str:
+    """``state.describe_action(action)`` with "you" for your seat (call before applying it)."""
+    text = state.describe_action(action)
+    return text.replace(f"the train of seat {you}", "your train")
+
+
+def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], str] = input) -> int:
+    """Ask until a valid move number is typed; return its action.
+
+    Raises:
+        Stop: ``q`` typed, or the input ended.
+    """
+    n = len(legal)
+    hint = f"type a number from 1 to {n}, t to show the table again, q to quit"
+    while True:
+        try:
+            text = read(f"your move (1-{n}): ").strip()
+        except EOFError:
+            print()
+            raise Stop("end of input") from None
+        word = text.lower()
+        if not word:
+            print(f"  no move typed: {hint}", flush=True)
+        elif word in QUIT_WORDS:
+            raise Stop("you quit")
+        elif word in TABLE_WORDS:
+            show()
+        elif not word.lstrip("-").isdigit():
+            print(f"  {text!r} is not a move number: {hint}", flush=True)
+        elif not 1 <= int(word) <= n:
+            print(f"  there is no move {int(word)}: {hint}", flush=True)
+        else:
+            return legal[int(word) - 1]
+
+
+def _show_turn(env: Any, you: int, legal: list[int]) -> None:
+    print("\n" + env.render_text(you), flush=True)
+    print("your legal moves:")
+    for k, action in enumerate(legal, 1):
+        print(f"  {k:>2}. {describe(env.game_state, action, you)}")
+    sys.stdout.flush()
+
+
+def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
+    """The round result of ``info`` (the env's fixed layout, docs/infos.md) in words."""
+    how = str(Termination(int(info["termination_code"])))
+    if how == "annulled":
+        who = "you" if seat == you else f"seat {seat}"
+        return f"round annulled ({who} had too many doubles): the round is dealt again"
+    winners = seats_of(info["winners"])
+    who = ", ".join("you" if s == you else f"seat {s}" for s in winners) or "nobody"
+    lines = [
+        f"round {info['round_index'] + 1} over ({how.replace('_', ' ')}): won by {who}",
+        f"  pips left in each hand: {info['pips'].tolist()}; scores now: {info['scores'].tolist()}",
+    ]
+    if info["game_over"]:
+        champs = ", ".join("you" if s == you else f"seat {s}" for s in seats_of(info["game_winners"]))
+        lines.append(f"game over: won by {champs}")
+    return "\n".join(lines)
+
+
+def play(
+    env: Any, you: int, agents: dict[int, Any], labels: dict[int, str], seed: int,
+    read: Callable[[str], str] = input,
+) -> None:
+    """Play one episode of ``env`` with you at seat ``you``; prints as it goes.
+
+    Raises:
+        Stop: you stopped the game.
+    """
+    rng = np.random.default_rng([seed, 1])  # the agents' randomness, apart from the deals
+    env.reset(seed=seed)
+    names = ["you" if s == you else labels[s] for s in range(env.config.num_players)]
+    print("seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)), flush=True)
+    told = False
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            if truncated and not terminated and not told:
+                print(f"stopped: the env's limit of {env.max_cycles} cycles was reached", flush=True)
+                told = True
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        state = env.game_state
+        legal = list(state.legal_actions())
+        if seat == you:
+            _show_turn(env, you, legal)
+            action = read_move(legal, lambda legal=legal: _show_turn(env, you, legal), read)
+            print(f"you: {describe(state, action, you)}", flush=True)
+        else:
+            obs = env.observe(agent)
+            action = int(agents[seat](obs["observation"], obs["action_mask"], rng))
+            print(f"seat {seat} ({names[seat]}): {describe(state, action, you)}", flush=True)
+        deals = len(state.deals)
+        env.step(action)
+        if env.game_state.round_over or len(env.game_state.deals) > deals:
+            print("\n" + _round_summary(env.infos[agent], you, seat), flush=True)
+            if not env.game_state.round_over:
+                print(f"round {env.game_state.round_index + 1} dealt", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m train.play`` / ``domino-play``. Returns the exit status: 0 when
+    the game ended or you stopped it, 130 after Ctrl-C; the record is written in every case."""
+    env, you, agents, labels, seed, record = setup(argv)
+    print(
+        f"{env.ENV_ID} (preset {env.config.preset}, {env.episode}), seed {seed}; you are seat "
+        f"{you}. Type a move number, t for the table, q to quit.",
+        flush=True,
+    )
+    status = 0
+    try:
+        play(env, you, agents, labels, seed)
+    except Stop as stop:
+        print(f"game stopped ({stop.reason}) before its end", flush=True)
+    except KeyboardInterrupt:
+        print("\ninterrupted (Ctrl-C)", flush=True)
+        status = EXIT_INTERRUPTED
+    finally:
+        if env.game_state is not None:
+            data = env.to_record()
+            data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
+            data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            save_record(data, record)
+            print(f"record of {len(data['actions'])} moves written to {record} "
+                  f"(view it: python -m train.replay_html {record})", flush=True)
+    return status
+
+
+if __name__ == "__main__":  # through train.cli: a missing module or typed error is one line
+    from domino_env.train.cli import launch
+
+    launch("domino-play", main)

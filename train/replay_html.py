@@ -1,0 +1,242 @@
+"""Turn a game record into one self-contained HTML page that replays it move by move.
+
+Run: ``python -m train.replay_html RECORD.json -o replay.html`` (console script
+``domino-replay-html``). The page has no external resource (inline CSS, JavaScript and SVG: it
+works offline, opened straight from the disk) and steps through the game with buttons, a slider
+and the keys (left / right arrow: one move, Home / End, Page Up / Page Down: one round, space:
+play / pause). It shows the table, every hand face up (it is a replay), the move just made in
+words, the hand sizes, the scores and each round's result.
+
+Every state the page shows is computed here by replaying the record through the rules engine and
+embedded as JSON, so the page draws exactly what the engine had; the JavaScript only draws.
+A record is what ``env.to_record()`` returns (``python -m train.play`` writes one; a ``"seats"``
+list of player names, when present, labels the seats).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from domino_env.core.errors import RecordError
+from domino_env.core.line import LineState
+from domino_env.core.mexican_train import PHASE_NAMES, MexicanTrainState
+from domino_env.core.records import ENV_ONLY_KWARGS, GAMES, load_record
+from domino_env.render_image import PIP_COLOURS, pip_layout
+
+from .replay_page import PAGE
+
+
+def _start(record: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
+    """The engine state of the record's first deal, and the deals still to come."""
+    if record.get("env_id") not in GAMES:
+        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
+    config_class, state_class = GAMES[record["env_id"]]
+    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
+    config = config_class.from_dict(rules)
+    deals = list(record["deals"])
+    if not deals:
+        raise RecordError("record has no deal")
+    try:
+        return state_class.new_game(config, None, deals.pop(0)), deals
+    except ValueError as err:
+        raise RecordError(f"the record's first deal is invalid: {err}") from err
+
+
+def _common(state: Any) -> dict[str, Any]:
+    p = state.num_players
+    frame: dict[str, Any] = {
+        "round": state.round_index,
+        "to_play": None if state.round_over else state.current_player,
+        "boneyard": state.boneyard_size,
+        "hands": [[list(t) for t in state.hand_tiles(s)] for s in range(p)],
+        "hand_sizes": [state.hand_size(s) for s in range(p)],
+        "scores": list(state.scores),
+        "result": None,
+        "game_over": bool(state.game_over),
+        "game_winners": list(state.game_winners),
+    }
+    if state.round_over:
+        r = state.round_result
+        frame["result"] = {
+            "termination": r.termination,
+            "winners": list(r.winners),
+            "pips": list(r.pips),
+            "points": list(r.points),
+        }
+    return frame
+
+
+def mexican_train_frame(state: MexicanTrainState) -> dict[str, Any]:
+    """What the page shows of a Mexican Train state (JSON-ready)."""
+    frame = _common(state)
+    p = state.num_players
+    own = [] if state.round_over else list(state.turn_doubles)
+    trains = []
+    for train in range(p + (1 if state.config.use_mexican_train else 0)):
+        trains.append(
+            {
+                "owner": None if train == p else train,
+                "tiles": [list(t) for t in state.train_tiles(train)],
+                "end": state.open_end(train),
+                "marker": train < p and state.has_marker(train),
+                "open_rank": state.open_doubles.index(train) + 1 if train in state.open_doubles else 0,
+                "cover": train in own,
+            }
+        )
+    frame.update(
+        station=state.station,
+        trains=trains,
+        active=list(state.active),
+        phase=None if state.round_over else PHASE_NAMES[state.phase].replace("_", " "),
+    )
+    return frame
+
+
+def line_frame(state: LineState) -> dict[str, Any]:
+    """What the page shows of a line-game state (JSON-ready)."""
+    frame = _common(state)
+    frame.update(line=[list(t) for t in state.line], ends=list(state.ends) if state.line else None, leader=state.leader)
+    return frame
+
+
+def _frame(state: Any) -> dict[str, Any]:
+    return mexican_train_frame(state) if isinstance(state, MexicanTrainState) else line_frame(state)
+
+
+def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every state of a recorded game, as the page shows it: the first deal, then one frame per
+    action (``"move"``: 1-based action number, ``"text"``: the move in words, ``"actor"``), and
+    after a round that ends with a further deal in the record, a ``"deal"`` frame of the next
+    round (same move number). A round-ending move's frame carries the round's ``"result"``.
+
+    Raises:
+        RecordError: malformed record, or an action that does not replay.
+    """
+    state, deals = _start(record)
+    names = record.get("seats") or [None] * state.num_players
+    frames = [dict(_frame(state), kind="deal", move=0, actor=None, text="round 1 dealt")]
+    for k, action in enumerate(record["actions"], 1):
+        if state.round_over:
+            raise RecordError(f"action {k} comes after the round ended and the record has no next deal")
+        seat = state.current_player
+        who = f"seat {seat}" + (f" ({names[seat]})" if seat < len(names) and names[seat] else "")
+        try:
+            text = f"{who}: {state.describe_action(action)}"
+            state.apply(action)
+        except ValueError as err:
+            raise RecordError(f"action {k} does not replay: {err}") from err
+        frames.append(dict(_frame(state), kind="move", move=k, actor=seat, text=text))
+        if state.round_over and deals and not state.game_over:
+            try:
+                state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
+            except ValueError as err:
+                raise RecordError(f"the deal after action {k} is invalid: {err}") from err
+            again = " again" if frames[-1]["result"]["termination"] == "annulled" else ""
+            frames.append(dict(_frame(state), kind="deal", move=k, actor=None, text=f"round {state.round_index + 1} dealt{again}"))
+    return frames
+
+
+def page_data(record: dict[str, Any]) -> dict[str, Any]:
+    """Everything the page needs: the rules, seat names, pip drawings and every frame."""
+    frames = frames_from_record(record)
+    config_class, _ = GAMES[record["env_id"]]
+    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
+    config = config_class.from_dict(rules)
+    p = config.num_players
+    mexican = record["env_id"] == "dominoes/mexican_train-v0"
+    longest = max(
+        (len(t["tiles"]) for f in frames for t in f["trains"]) if mexican else (len(f["line"]) for f in frames),
+        default=0,
+    )
+    return {
+        "env_id": record["env_id"],
+        "game": "mexican_train" if mexican else "line",
+        "rules": config.to_dict(),
+        "episode": record["env_kwargs"].get("episode", "round"),
+        "seed": record.get("seed"),
+        "num_players": p,
+        "teams": bool(getattr(config, "teams", False)),
+        "seats": [str(s) if s else "" for s in (record.get("seats") or [""] * p)],
+        "num_moves": len(record["actions"]),
+        "longest_row": longest,
+        "longest_hand": max(max(f["hand_sizes"]) for f in frames),
+        "pip_layouts": [pip_layout(v) for v in range(config.max_pip + 1)],
+        "pip_colours": ["#{:02x}{:02x}{:02x}".format(*c) for c in PIP_COLOURS],
+        "frames": frames,
+    }
+
+
+def title_of(record: dict[str, Any]) -> str:
+    """The page title, e.g. ``"Mexican Train (domino_cubano, double-12) replay"``."""
+    kwargs = record["env_kwargs"]
+    n = kwargs.get("max_pip", "?")
+    if record["env_id"] == "dominoes/mexican_train-v0":
+        return f"Mexican Train ({kwargs.get('preset', '')}, double-{n}) replay"
+    game = record["env_id"].split("/")[-1].removesuffix("-v0")
+    return f"{game.capitalize()} dominoes (double-{n}) replay"
+
+
+def render_html(record: dict[str, Any], data: dict[str, Any] | None = None) -> str:
+    """The replay page of ``record`` as one HTML string (no external resource); ``data`` is
+    its :func:`page_data` when already computed.
+
+    Raises:
+        RecordError: the record does not replay.
+    """
+    text = json.dumps(page_data(record) if data is None else data, separators=(",", ":"))
+    text = text.replace("<", "\\u003c")  # nothing in the JSON can close the <script> element
+    return PAGE.replace("__TITLE__", html.escape(title_of(record))).replace("__DATA__", text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.replay_html",
+        description="Write a game record (the JSON of env.to_record() or train.play) as one "
+        "self-contained HTML page that replays the game move by move in any browser.",
+    )
+    parser.add_argument("record", help="the game record (JSON)")
+    parser.add_argument("-o", "--output", default=None, help="the HTML file to write (default: RECORD with .html)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m train.replay_html`` / ``domino-replay-html``. A missing,
+    unreadable or corrupt record, or a bad output path, is one line on stderr and status 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    src = Path(args.record)
+    out = Path(args.output) if args.output else src.with_suffix(".html")
+    if not src.is_file():
+        parser.error(f"record {src}: no such file")
+    if not os.path.isdir(out.parent.resolve()):
+        parser.error(f"--output {out}: folder {out.parent} does not exist")
+    if out.resolve() == src.resolve():
+        parser.error(f"--output {out} would overwrite the record")
+    try:
+        record = load_record(src)
+        data = page_data(record)
+        page = render_html(record, data)
+    except json.JSONDecodeError as err:
+        parser.error(f"record {src} is not valid JSON: {err.msg} (line {err.lineno})")
+    except UnicodeDecodeError:
+        parser.error(f"record {src} is not a text (JSON) file")
+    except OSError as err:
+        parser.error(f"record {src}: {err.strerror}")
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        parser.error(f"record {src} does not replay: {err}")
+    out.write_text(page, encoding="utf-8")
+    deals = sum(f["kind"] == "deal" for f in data["frames"])
+    print(f"wrote {out}: {data['num_moves']} moves, {deals} deal(s), {len(data['frames'])} frames")
+    return 0
+
+
+if __name__ == "__main__":  # through train.cli: a missing module or typed error is one line
+    from domino_env.train.cli import launch
+
+    launch("domino-replay-html", main)

@@ -1,0 +1,255 @@
+"""The HTML page of :mod:`domino_env.train.replay_html`: inline CSS and JavaScript, no external resource.
+
+``__TITLE__`` is replaced by the (escaped) title and ``__DATA__`` by the JSON of
+:func:`domino_env.train.replay_html.page_data`. The script only draws what the JSON holds: every state was
+computed by the rules engine in Python. Elements tests read: ``body[data-frame]`` (the frame
+shown), ``[data-end=...]`` (open ends: ``train-S``, ``mexican``, ``left``, ``right``),
+``[data-hand-size=S]``, ``#move`` and ``#result``.
+"""
+
+PAGE = r"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>__TITLE__</title>
+<style>
+  body { margin: 0; font: 14px system-ui, sans-serif; background: #1c5e3a; color: #f0f0e6; }
+  header { padding: 10px 16px 6px; background: #164a2e; }
+  h1 { font-size: 19px; margin: 0 0 3px; }
+  h2 { font-size: 13px; font-weight: normal; color: #bed2c3; margin: 10px 0 4px; }
+  .sub { font-size: 12px; color: #bed2c3; }
+  #controls { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 8px 16px;
+              background: #1f6a41; position: sticky; top: 0; z-index: 1; }
+  button { font: inherit; padding: 4px 10px; border-radius: 6px; border: 1px solid #0e3a22;
+           background: #f0f0e6; color: #123; cursor: pointer; }
+  button:disabled { opacity: 0.45; cursor: default; }
+  #slider { flex: 1; min-width: 160px; }
+  #status { font-variant-numeric: tabular-nums; }
+  #move { padding: 8px 16px 0; font-size: 17px; min-height: 1.4em; }
+  #result { margin: 6px 16px 0; padding: 6px 10px; background: #e63c28; border-radius: 6px; }
+  #result:empty { display: none; }
+  section { padding: 0 16px; }
+  .scroll { overflow-x: auto; }
+  table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+  td, th { padding: 3px 12px 3px 0; text-align: left; }
+  tr.acting td { color: #ffd75e; }
+  footer { padding: 12px 16px; font-size: 12px; color: #bed2c3; }
+</style>
+</head>
+<body data-frame="0">
+<header><h1 id="title">__TITLE__</h1><div class="sub" id="rules"></div></header>
+<div id="controls">
+  <button id="first" title="first frame (Home)">|&#x25C0; first</button>
+  <button id="prevround" title="previous round (Page Up)">&#x25C0;&#x25C0; round</button>
+  <button id="prev" title="back one move (left arrow)">&#x25C0; back</button>
+  <button id="play" title="play / pause (space)">play</button>
+  <button id="next" title="forward one move (right arrow)">next &#x25B6;</button>
+  <button id="nextround" title="next round (Page Down)">round &#x25B6;&#x25B6;</button>
+  <button id="last" title="last frame (End)">last &#x25B6;|</button>
+  <input type="range" id="slider" min="0" value="0" aria-label="frame">
+  <span id="status"></span>
+</div>
+<div id="move"></div>
+<div id="result"></div>
+<section><h2>table</h2><div class="scroll"><svg id="table" role="img" aria-label="table"></svg></div></section>
+<section><h2>hands (all face up: this is a replay)</h2><div class="scroll"><svg id="hands" role="img" aria-label="hands"></svg></div></section>
+<section><h2>scores</h2><table id="scores"></table></section>
+<footer>Keys: &larr; / &rarr; one move, Home / End, Page Up / Page Down one round, space play / pause.
+Every state shown was computed by the domino_env rules engine from the game record.</footer>
+<script id="data" type="application/json">__DATA__</script>
+<script>
+"use strict";
+const D = JSON.parse(document.getElementById("data").textContent);
+const F = D.frames;
+const NS = "http://www.w3.org/2000/svg";
+const HALF = 22, TW = 2 * HALF, TH = HALF, STEP = TW + 4, ROWH = TH + 16, LABEL = 200;
+const LINE_ROW = 16;
+let cur = 0, timer = null;
+
+function el(tag, attrs, parent, text) {
+  const e = document.createElementNS(NS, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function half(g, x, y, v) {
+  const r = Math.max(1.3, HALF * (v <= 9 ? 0.09 : 0.065));
+  const colour = D.pip_colours[v % D.pip_colours.length];
+  for (const [px, py] of D.pip_layouts[v]) el("circle", {cx: x + px * HALF, cy: y + py * HALF, r: r, fill: colour}, g);
+}
+function tile(g, x, y, t, outline) {
+  const e = el("g", {"class": "tile", "data-tile": t[0] + "-" + t[1]}, g);
+  el("rect", {x: x, y: y, width: TW, height: TH, rx: 4, fill: "#faf8ee",
+              stroke: outline || "#282828", "stroke-width": outline ? 3 : 1}, e);
+  el("line", {x1: x + HALF, y1: y + 3, x2: x + HALF, y2: y + TH - 3, stroke: "#787878"}, e);
+  half(e, x, y, t[0]);
+  half(e, x + HALF, y, t[1]);
+}
+function endPip(g, x, y, pip, key, label) {
+  el("circle", {cx: x + TH / 2, cy: y + TH / 2, r: TH / 2, fill: "#faf8ee", stroke: "#282828"}, g);
+  el("text", {x: x + TH / 2, y: y + TH / 2 + 4, "text-anchor": "middle", "font-size": 12,
+              fill: "#141414", "data-end": key}, g, String(pip));
+  if (label) el("text", {x: x + TH + 5, y: y + TH / 2 + 4, "font-size": 11, fill: "#bed2c3"}, g, label);
+}
+function badge(g, x, y, text, fill) {
+  const w = 7 * text.length + 10;
+  el("rect", {x: x, y: y, width: w, height: 17, rx: 5, fill: fill}, g);
+  el("text", {x: x + 5, y: y + 13, "font-size": 11, fill: "#f0f0e6"}, g, text);
+  return x + w + 4;
+}
+function seatName(s) { return "seat " + s + (D.seats[s] ? " (" + D.seats[s] + ")" : ""); }
+function rowBg(g, y, width, fill) { el("rect", {x: 0, y: y - 7, width: width, height: TH + 14, rx: 6, fill: fill}, g); }
+function label(g, y, text, colour) { el("text", {x: 8, y: y + 16, "font-size": 14, fill: colour || "#f0f0e6"}, g, text); }
+
+function drawMexican(svg, f) {
+  const width = LABEL + (D.longest_row + 1) * STEP + 120;
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", 8 + f.trains.length * ROWH + 4);
+  let y = 10;
+  for (const tr of f.trains) {
+    const g = el("g", {"data-train": tr.owner === null ? "mexican" : tr.owner}, svg);
+    const acting = tr.owner !== null && tr.owner === f.to_play;
+    rowBg(g, y, width, tr.open_rank ? "#96701e" : (acting ? "#34805a" : "#246c44"));
+    if (tr.owner === null) label(g, y, "Mexican train");
+    else if (!f.active[tr.owner]) { label(g, y, seatName(tr.owner) + ": out of the game", "#bed2c3"); y += ROWH; continue; }
+    else {
+      label(g, y, seatName(tr.owner));
+      if (tr.marker) badge(g, LABEL - 62, y + 3, "marker", "#dc2828");
+    }
+    let x = LABEL;
+    tr.tiles.forEach((t, k) => {
+      const last = k === tr.tiles.length - 1;
+      const outline = last && t[0] === t[1] ? (tr.open_rank ? "#e63c28" : (tr.cover ? "#ffc828" : null)) : null;
+      tile(g, x, y, t, outline);
+      x += STEP;
+    });
+    const note = tr.open_rank ? "open double " + tr.open_rank : (tr.cover ? "cover it" : "");
+    endPip(g, x + 2, y, tr.end, tr.owner === null ? "mexican" : "train-" + tr.owner, note);
+    y += ROWH;
+  }
+}
+
+function drawLine(svg, f) {
+  const rows = Math.max(1, Math.ceil(f.line.length / LINE_ROW));
+  const width = LABEL + (LINE_ROW + 1) * STEP + 100;
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", 8 + rows * ROWH + 4);
+  const g = el("g", {}, svg);
+  for (let r = 0; r < rows; r++) rowBg(g, 10 + r * ROWH, width, "#246c44");
+  if (!f.line.length) { label(g, 10, "line: empty, waiting for the lead"); return; }
+  label(g, 10, "line");
+  endPip(g, LABEL - TH - 62, 10, f.ends[0], "left", "left end");
+  f.line.forEach((t, k) => tile(g, LABEL + (k % LINE_ROW) * STEP, 10 + Math.floor(k / LINE_ROW) * ROWH, t));
+  const k = f.line.length - 1;
+  endPip(g, LABEL + (k % LINE_ROW + 1) * STEP + 2, 10 + Math.floor(k / LINE_ROW) * ROWH, f.ends[1], "right", "right end");
+}
+
+function drawHands(svg, f) {
+  const width = LABEL + Math.max(8, D.longest_hand) * STEP + 20;
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", 8 + D.num_players * ROWH + 4);
+  let y = 10;
+  f.hands.forEach((hand, s) => {
+    const g = el("g", {"data-hand": s}, svg);
+    rowBg(g, y, width, s === f.to_play ? "#34805a" : "#246c44");
+    const colour = D.teams ? (s % 2 ? "#ffaa78" : "#78beff") : "#f0f0e6";
+    el("text", {x: 8, y: y + 10, "font-size": 14, fill: colour}, g, seatName(s) + (s === f.to_play ? "  to play" : ""));
+    const size = el("text", {x: 8, y: y + 25, "font-size": 11, fill: "#bed2c3"}, g);
+    el("tspan", {"data-hand-size": s}, size, String(f.hand_sizes[s]));
+    size.appendChild(document.createTextNode((f.hand_sizes[s] === 1 ? " tile" : " tiles") + (D.game === "line" && s === f.leader ? " · leader" : "")));
+    hand.forEach((t, k) => tile(g, LABEL + k * STEP, y, t));
+    y += ROWH;
+  });
+}
+
+function drawScores(f) {
+  const table = document.getElementById("scores");
+  table.replaceChildren();
+  const head = table.insertRow();
+  const note = D.game === "mexican_train" ? "(penalty points: lower is better)" : "(first to " + D.rules.target_score + " wins)";
+  for (const h of ["seat", "player", D.teams ? "team" : "", "hand", "score", note]) {
+    const th = document.createElement("th"); th.textContent = h; head.appendChild(th);
+  }
+  for (let s = 0; s < D.num_players; s++) {
+    const row = table.insertRow();
+    if (s === f.to_play) row.className = "acting";
+    const team = D.teams ? (s % 2 ? "1+3" : "0+2") : "";
+    for (const v of [s, D.seats[s] || "", team, f.hand_sizes[s] + (f.hand_sizes[s] === 1 ? " tile" : " tiles"), f.scores[s], ""]) row.insertCell().textContent = String(v);
+  }
+}
+
+function resultText(f) {
+  if (!f.result) return "";
+  const r = f.result;
+  if (r.termination === "annulled") return "round " + (f.round + 1) + " annulled: dealt again";
+  const who = r.winners.length ? r.winners.map(seatName).join(", ") : "nobody";
+  let text = "round " + (f.round + 1) + " over (" + r.termination.replace("_", " ") + "): won by " + who +
+             " · pips left " + JSON.stringify(r.pips) + " · points " + JSON.stringify(r.points);
+  if (f.game_over) text += " · game over, won by " + f.game_winners.map(seatName).join(", ");
+  return text;
+}
+
+function show(i) {
+  cur = Math.max(0, Math.min(F.length - 1, i));
+  const f = F[cur];
+  document.body.dataset.frame = String(cur);
+  document.getElementById("slider").value = String(cur);
+  const where = D.game === "mexican_train"
+    ? "station " + f.station + "-" + f.station + " · boneyard " + f.boneyard
+    : "boneyard " + f.boneyard + " · leader seat " + f.leader;
+  const toPlay = f.to_play === null ? "" : " · to play: " + seatName(f.to_play) + (f.phase ? " (" + f.phase + ")" : "");
+  document.getElementById("status").textContent =
+    "frame " + cur + "/" + (F.length - 1) + " · move " + f.move + "/" + D.num_moves + " · round " + (f.round + 1) + " · " + where + toPlay;
+  document.getElementById("move").textContent = f.move ? "move " + f.move + ": " + f.text : f.text;
+  if (f.kind === "deal") document.getElementById("move").textContent = f.text;
+  document.getElementById("result").textContent = resultText(f);
+  const table = document.getElementById("table"), hands = document.getElementById("hands");
+  table.replaceChildren();
+  hands.replaceChildren();
+  if (D.game === "mexican_train") drawMexican(table, f); else drawLine(table, f);
+  drawHands(hands, f);
+  drawScores(f);
+  document.getElementById("first").disabled = document.getElementById("prev").disabled = cur === 0;
+  document.getElementById("last").disabled = document.getElementById("next").disabled = cur === F.length - 1;
+}
+
+function roundStart(from, direction) {
+  let i = from + direction;
+  while (i > 0 && i < F.length - 1 && F[i].kind !== "deal") i += direction;
+  return i;
+}
+function togglePlay() {
+  const button = document.getElementById("play");
+  if (timer) { clearInterval(timer); timer = null; button.textContent = "play"; return; }
+  if (cur === F.length - 1) show(0);
+  button.textContent = "pause";
+  timer = setInterval(() => { if (cur >= F.length - 1) togglePlay(); else show(cur + 1); }, 700);
+}
+
+const rules = D.rules;
+const ruleText = Object.keys(rules).filter(k => rules[k] !== null).map(k => k + "=" + rules[k]).join(", ");
+document.getElementById("rules").textContent =
+  D.env_id + " · episode " + D.episode + " · seed " + D.seed + " · " + D.num_moves + " moves · " + ruleText;
+const slider = document.getElementById("slider");
+slider.max = String(F.length - 1);
+slider.addEventListener("input", () => show(Number(slider.value)));
+document.getElementById("first").onclick = () => show(0);
+document.getElementById("last").onclick = () => show(F.length - 1);
+document.getElementById("prev").onclick = () => show(cur - 1);
+document.getElementById("next").onclick = () => show(cur + 1);
+document.getElementById("prevround").onclick = () => show(roundStart(cur, -1));
+document.getElementById("nextround").onclick = () => show(roundStart(cur, 1));
+document.getElementById("play").onclick = togglePlay;
+document.addEventListener("keydown", (e) => {
+  const keys = {ArrowRight: () => show(cur + 1), ArrowLeft: () => show(cur - 1), Home: () => show(0),
+                End: () => show(F.length - 1), PageDown: () => show(roundStart(cur, 1)),
+                PageUp: () => show(roundStart(cur, -1)), " ": togglePlay};
+  if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+});
+show(0);
+</script>
+</body>
+</html>
+"""

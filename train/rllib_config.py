@@ -1,0 +1,226 @@
+"""The RLlib configuration of ``domino_env.train.rllib``: modules, seat mapping, callbacks, league refresh.
+
+:func:`ppo_config` builds the whole ``PPOConfig`` of a run (use it in your own scripts too):
+the env (:class:`domino_env.agents.rllib.env.DominoMultiAgentEnv`), the learner ``main``
+(:class:`domino_env.agents.rllib.modules.MaskedPPOTorchRLModule`), one
+:class:`~agents.rllib.modules.ScriptedRLModule` per scripted opponent, the frozen league
+snapshots, the policy mapping (:class:`SeatMapping`) and the metrics callbacks. Ray is imported
+inside the functions that need it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from domino_env.agents.ppo import observation_scale
+from domino_env.core.errors import DominoError
+
+MODES = ("self-play", "opponents", "league")
+MAIN = "main"
+
+# ---------------------------------------------------------------------------------- policy mapping
+class SeatMapping:
+    """``agent_to_module_mapping_fn`` of the three modes (picklable: it travels to every env
+    runner). Per episode, the learner's seat and the other seats' modules are drawn from this
+    object's own generator (seeded by ``seed``), so a seeded run repeats its seatings.
+
+    Args:
+        mode: ``"self-play"``, ``"opponents"`` or ``"league"``.
+        num_players: seats.
+        pool: module ids the non-learner seats draw from (unused in self-play).
+        seed: seeds the generator.
+    """
+
+    def __init__(self, mode: str, num_players: int, pool: Sequence[str] = (), seed: int = 0):
+        self.mode = mode
+        self.num_players = num_players
+        self.pool = list(pool)
+        self.rng = np.random.default_rng([seed, 11])
+        self._seating: dict[Any, list[str]] = {}
+
+    def seating(self) -> list[str]:
+        """One fresh seating: the module id of every seat."""
+        if self.mode == "self-play":
+            return [MAIN] * self.num_players
+        seats = [self.pool[i] for i in self.rng.integers(len(self.pool), size=self.num_players)]
+        seats[int(self.rng.integers(self.num_players))] = MAIN
+        return seats
+
+    def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
+        key = getattr(episode, "id_", None)
+        if key not in self._seating:
+            if len(self._seating) > 256:  # episodes in flight are few; forget old ones
+                self._seating.clear()
+            self._seating[key] = self.seating()
+        return self._seating[key][int(agent_id.rsplit("_", 1)[1])]
+
+
+# ---------------------------------------------------------------------------------- callbacks
+def _credit(winners: Sequence[int], seat: int, num_players: int, teams: bool) -> float:
+    """Win credit of ``seat`` (1, 1/k for a k-way shared win, 0; teams: the team's)."""
+    if teams:
+        sides = {s % 2 for s in winners}
+        return (1.0 / len(sides)) if seat % 2 in sides else 0.0
+    return (1.0 / len(winners)) if seat in winners else 0.0
+
+
+def make_callbacks_class(num_players: int, teams: bool, league: dict[str, Any] | None = None):
+    """The RLlib callbacks class: per-episode metrics ``illegal_actions`` (sum), ``main_win_rate``
+    (win credit of the ``main`` seats, mean) and ``rounds``; in league mode, the snapshot refresh
+    of ``league = {"slots": [...], "every": N}`` after every N-th iteration."""
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    class DominoCallbacks(RLlibCallback):
+        def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
+            infos = episode.get_infos(-1)
+            final = next((i for i in infos.values() if i), {})
+            illegal = int(any(i.get("illegal_action") for i in infos.values()))
+            metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
+            winners = final.get("winners")
+            if winners is None:
+                return
+            seats = [
+                int(a.rsplit("_", 1)[1]) for a in infos if episode.module_for(a) == MAIN
+            ]
+            if seats:
+                credit = np.mean([_credit(winners, s, num_players, teams) for s in seats])
+                metrics_logger.log_value("main_win_rate", float(credit), reduce="mean", window=200)
+
+        def on_train_result(self, *, algorithm, result, **kwargs):
+            if not league or algorithm.iteration % league["every"]:
+                return
+            slot = league["slots"][(algorithm.iteration // league["every"] - 1) % len(league["slots"])]
+            copy_module(algorithm, MAIN, slot)
+            result["league_refreshed"] = slot
+
+    return DominoCallbacks
+
+
+def copy_module(algorithm: Any, source: str, target: str) -> None:
+    """Copy module ``source``'s weights into ``target`` on the learner and every env runner."""
+    weights = algorithm.learner_group.get_weights(module_ids=[source])[source]
+    algorithm.learner_group.set_weights({target: weights})
+    algorithm.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algorithm.learner_group,
+        policies=[target],
+        inference_only=True,
+        timeout_seconds=60.0,
+    )
+
+
+# ---------------------------------------------------------------------------------- config
+def env_config_of(game: str, rules: dict[str, Any], episode: str, reward: str) -> dict[str, Any]:
+    """``env_config`` of :class:`~agents.rllib.env.DominoMultiAgentEnv` for ``game`` and rules."""
+    rules = dict(rules)
+    if game != "mexican_train":
+        rules.pop("preset", None)
+    return {"game": game, **rules, "episode": episode, "reward": reward}
+
+
+def model_config_of(env_config: dict[str, Any], hidden: Sequence[int]) -> dict[str, Any]:
+    """The learner's model config: PPO's MLP settings written out (the numpy loader reads them)
+    plus the observation scaling of the game (:func:`domino_env.agents.ppo.observation_scale`)."""
+    game = "mexican_train" if env_config["game"] == "mexican_train" else "line"
+    scale = observation_scale(env_config["num_players"], env_config["max_pip"], game)
+    return {
+        "fcnet_hiddens": [int(h) for h in hidden],
+        "fcnet_activation": "tanh",
+        "head_fcnet_hiddens": [],
+        "head_fcnet_activation": "relu",
+        "vf_share_layers": False,
+        "observation_scale": [float(x) for x in scale],
+    }
+
+
+def ppo_config(
+    env_config: dict[str, Any],
+    *,
+    mode: str = "self-play",
+    opponents: Sequence[str] = (),
+    league_size: int = 4,
+    snapshot_every: int = 5,
+    hidden: Sequence[int] = (256, 256),
+    num_env_runners: int = 0,
+    num_envs_per_env_runner: int = 1,
+    num_learners: int = 0,
+    train_batch_size: int = 4000,
+    minibatch_size: int = 256,
+    num_epochs: int = 5,
+    lr: float = 3e-4,
+    gamma: float = 0.995,
+    lambda_: float = 0.95,
+    entropy_coeff: float = 0.01,
+    seed: int = 0,
+) -> Any:
+    """The ``PPOConfig`` of a run: env, modules (``main`` + opponents / snapshots), policy
+    mapping (:class:`SeatMapping`), callbacks. ``opponents`` are agent specs
+    (:func:`domino_env.agents.make_agent`), one :class:`~agents.rllib.modules.ScriptedRLModule` each.
+
+    Raises:
+        DominoError: ``mode`` is ``"opponents"`` with no opponents, or an unknown mode.
+    """
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from domino_env.agents.rllib.env import DominoMultiAgentEnv, aec_from_env_config
+    from domino_env.agents.rllib.modules import MaskedPPOTorchRLModule, ScriptedRLModule
+
+    if mode not in MODES:
+        raise DominoError(f"mode {mode!r}: one of {MODES}")
+    if mode == "opponents" and not opponents:
+        raise DominoError("mode 'opponents' needs at least one opponent agent")
+    aec = aec_from_env_config(env_config)
+    p = aec.config.num_players
+    teams = bool(getattr(aec.config, "teams", False))
+    model_config = model_config_of({**env_config, "num_players": p, "max_pip": aec.config.max_pip}, hidden)
+    specs = {MAIN: RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model_config)}
+    scripted = {}
+    for i, spec in enumerate(dict.fromkeys(opponents)):
+        module_id = "opponent_" + "".join(c if c.isalnum() else "_" for c in spec)
+        scripted[module_id] = spec
+        specs[module_id] = RLModuleSpec(
+            module_class=ScriptedRLModule,
+            model_config={"agent": spec, "env_config": env_config, "seed": seed * 1000 + i},
+        )
+    league = None
+    if mode == "league":
+        slots = [f"snapshot_{k}" for k in range(league_size)]
+        for slot in slots:
+            specs[slot] = RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=model_config)
+        league = {"slots": slots, "every": snapshot_every}
+        pool = slots + list(scripted)
+    else:
+        pool = list(scripted)
+    config = (
+        PPOConfig()
+        .environment(DominoMultiAgentEnv, env_config=env_config)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs_per_env_runner,
+        )
+        .learners(num_learners=num_learners)
+        .training(
+            train_batch_size_per_learner=train_batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+            gamma=gamma,
+            lambda_=lambda_,
+            entropy_coeff=entropy_coeff,
+        )
+        .multi_agent(
+            policies=set(specs),
+            policy_mapping_fn=SeatMapping(mode, p, pool, seed),
+            policies_to_train=[MAIN],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .callbacks(make_callbacks_class(p, teams, league))
+        .debugging(seed=seed)
+        .reporting(metrics_num_episodes_for_smoothing=100)
+    )
+    config._domino = {"model_config": model_config, "league": league, "opponents": scripted}
+    return config

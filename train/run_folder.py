@@ -1,0 +1,128 @@
+"""What a training run writes: the run folder (``model.zip``, ``best_model.zip``,
+``metadata.json``, ``evaluations.json``, ``final_evaluation.md``) and the metadata that makes a
+model loadable and reproducible (env id and version, full rules, observation spec hash and
+scaling, library versions, the exact command, status).
+
+``metadata["status"]``: ``"training"`` (written at the start; with a ``model.zip`` after the first
+periodic evaluation), ``"interrupted"`` (SIGINT / SIGTERM: the model at that step was saved, the
+folder is resumable with ``--resume``), ``"trained"`` (training over, the final evaluation
+running), ``"done"``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import domino_env
+from domino_env.agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
+from domino_env.core.config import from_preset, line_from_preset
+from domino_env.envs import line_v0
+from domino_env.envs.mexican_train_v0 import ENV_ID
+from domino_env.train.ladder import strip_tables
+
+BEST_MODEL_FILE = "best_model.zip"
+EVALUATIONS_FILE = "evaluations.json"
+FINAL_EVALUATION_FILE = "final_evaluation.md"
+LEARNING_CURVE_FILE = "learning_curve.png"
+
+
+def versions() -> dict[str, str]:
+    """Versions of the package and of the libraries a model depends on."""
+    import gymnasium as gym
+    import pettingzoo
+    import sb3_contrib
+    import stable_baselines3
+    import torch
+
+    return {
+        "domino_env": domino_env.__version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "gymnasium": gym.__version__,
+        "pettingzoo": pettingzoo.__version__,
+        "torch": torch.__version__,
+        "stable_baselines3": stable_baselines3.__version__,
+        "sb3_contrib": sb3_contrib.__version__,
+    }
+
+
+def command_line(module: str, argv: Sequence[str]) -> str:
+    """The command that reproduces a run: ``python -m MODULE ARGS`` (shell-quoted)."""
+    return f"python -m {module} " + shlex.join(argv) if argv else f"python -m {module}"
+
+
+def config_of(rules: dict[str, Any], game: str = "mexican_train"):
+    """The rules object (``MexicanTrainConfig`` / ``LineConfig``) of a full rules dict."""
+    kwargs = dict(rules)
+    if game != "mexican_train":
+        kwargs.pop("preset", None)
+        return line_from_preset(game, **kwargs)
+    return from_preset(kwargs.pop("preset", "domino_cubano"), **kwargs)
+
+
+def env_metadata(
+    rules: dict[str, Any], game: str, env_kwargs: dict[str, Any], num_actions: int
+) -> dict[str, Any]:
+    """The env part of ``metadata.json``: what the loader (``agents.ppo``) checks."""
+    env_id = ENV_ID if game == "mexican_train" else line_v0.ENV_IDS[game]
+    spec = spec_for(rules["num_players"], rules["max_pip"], game)
+    return {
+        "env_id": env_id,
+        "env_version": env_id.rsplit("-v", 1)[1],
+        "game": game,
+        "env_kwargs": env_kwargs,
+        "rules": rules,
+        "observation_spec_hash": spec.hash(),
+        "observation_size": spec.size,
+        "observation_scaling": scaling_name(game),
+        "num_actions": int(num_actions),
+        "package_version": domino_env.__version__,
+        "versions": versions(),
+        "algorithm": "sb3_contrib.MaskablePPO",
+    }
+
+
+class RunFolder:
+    """A run's output folder and its ``metadata.json`` (kept in memory, rewritten on change).
+
+    Files are replaced atomically (written beside, then renamed), so an interruption while saving
+    never leaves a truncated ``model.zip`` or ``metadata.json``.
+    """
+
+    def __init__(self, path: Path, metadata: dict[str, Any]):
+        self.path = Path(path)
+        self.metadata = metadata
+
+    def create(self) -> RunFolder:
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.write_metadata()
+        return self
+
+    def _replace(self, name: str, write) -> Path:
+        target = self.path / name
+        tmp = self.path / f".{name}.partial"
+        with open(tmp, "wb") as f:
+            write(f)
+        os.replace(tmp, target)
+        return target
+
+    def write_metadata(self, **updates: Any) -> None:
+        self.metadata.update(updates)
+        text = json.dumps(self.metadata, indent=1, default=str).encode()
+        self._replace(METADATA_FILE, lambda f: f.write(text))
+
+    def save_model(self, model: Any, name: str = MODEL_FILE) -> Path:
+        """``model.save`` into the folder (``name``: ``model.zip`` or ``best_model.zip``)."""
+        return self._replace(name, model.save)
+
+    def write_evaluations(self, history: list[dict[str, Any]]) -> None:
+        text = json.dumps(strip_tables(history), indent=1).encode()
+        self._replace(EVALUATIONS_FILE, lambda f: f.write(text))
