@@ -11,7 +11,7 @@ and :func:`~domino_env.wrappers.line_single_agent`, and also take opponents by n
     env = gymnasium.make("dominoes/Cuban-v0", opponents=["planner", "greedy", "random"])
 
 ``opponents``: one agent name or callable for every other seat, or a sequence of P-1 of them (entry
-k plays the seat k+1 places after the learner). Names are those of :func:`agents.make_agent` for the
+k plays the seat k+1 places after the learner). Names are those of ``domino_env.agents.make_agent`` for the
 env's rules (``"random"``, ``"greedy"``, ``"planner"``, ``"ppo:PATH"``; the line ids use the
 line-game agents); each seat gets its own agent object.
 """
