@@ -5,8 +5,12 @@
     import pettingzoo, domino_env
     env = pettingzoo.make("aec", "dominoes/mexican_train-v0", num_players=4)
 
-    import gymnasium  # single-agent adapter: one learner seat against opponent callables
-    env = gymnasium.make("dominoes/MexicanTrain-v0", num_players=4)
+    import gymnasium  # single-agent adapter: one learner seat against opponents
+    env = gymnasium.make("dominoes/MexicanTrain-v0", num_players=4, opponents="greedy")
+
+The Gymnasium ids' entry points live in ``domino_env.agents.gym_ids`` (they resolve agent names; a
+string entry point, so the library layers never import the agents); ``domino_env.wrappers`` builds the same
+adapters from opponent callables.
 """
 
 from __future__ import annotations
@@ -40,12 +44,12 @@ def _register() -> None:
     if "dominoes/MexicanTrain-v0" not in gymnasium.registry:
         gymnasium.register(
             id="dominoes/MexicanTrain-v0",
-            entry_point="domino_env.wrappers:mexican_train_single_agent",
+            entry_point="domino_env.agents.gym_ids:mexican_train",
         )
         for game in ("block", "draw", "cuban"):
             gymnasium.register(
                 id=f"dominoes/{game.capitalize()}-v0",
-                entry_point=f"domino_env.wrappers:{game}_single_agent",
+                entry_point=f"domino_env.agents.gym_ids:{game}",
             )
 
 

@@ -12,13 +12,14 @@ the seat's float32 observation vector, ``action_mask`` its int8 mask and ``rng``
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 
-from .core.errors import ConfigError, DominoError, IllegalActionError, check_action
+from .core.errors import ConfigError, DominoError, IllegalActionError, check_action, check_seed
 
 Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 
@@ -80,6 +81,8 @@ class SingleAgentEnv(gymnasium.Env):
             )
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.number)):
             raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
+        if isinstance(learner_seat, numbers.Integral) and not isinstance(learner_seat, bool):
+            learner_seat = int(learner_seat)  # numpy integers too
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
         ):
@@ -94,6 +97,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._done = True
+        self._results_passed = 0  # round results of the episode already given in an info
 
     @property
     def learner(self) -> str:
@@ -132,10 +136,15 @@ class SingleAgentEnv(gymnasium.Env):
         terminated = bool(aec.terminations.get(learner, True))
         truncated = bool(aec.truncations.get(learner, False)) and not terminated
         obs = aec.observe(learner)
-        self._mask = obs["action_mask"]
+        self._done = terminated or truncated
+        self._mask = np.zeros_like(self._mask) if self._done else obs["action_mask"]
         info = dict(aec.infos.get(learner, {}))
         info["learner_seat"] = self.learner_seat
-        self._done = terminated or truncated
+        # Every round that ended since the learner's last decision (several can end on
+        # opponents' moves in a game episode; the AEC infos keep only the latest step's).
+        results = aec.round_results
+        info["round_results"] = [dict(r) for r in results[self._results_passed :]]
+        self._results_passed = len(results)
         return obs["observation"], reward, terminated, truncated, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -144,13 +153,15 @@ class SingleAgentEnv(gymnasium.Env):
         ``options`` go to the AEC env's ``reset`` (e.g. ``{"deal": ...}``).
 
         Raises:
+            ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
             DominoError: an explicit deal whose round ends before the learner's first turn.
         """
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         for _ in range(100):
             if self.learner_seat_option == "random":
                 self.learner_seat = int(self.np_random.integers(len(self.agents_all)))
             self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)), options=options)
+            self._results_passed = 0
             self._play_opponents()
             obs, _, terminated, truncated, info = self._learner_view()
             if not (terminated or truncated):
@@ -164,7 +175,12 @@ class SingleAgentEnv(gymnasium.Env):
 
         Returns:
             ``(observation float32 (n,), reward float, terminated bool, truncated bool, info)``;
-            ``info`` carries the round result keys when a round ended.
+            ``info`` carries the round result keys when a round ended on this step, and always
+            ``info["round_results"]``: the round-end infos (docs/infos.md layout:
+            ``termination_code``, ``winners``, ``pips``, ``points``, ``scores``,
+            ``round_index``, ...) of every round that ended since the learner's previous
+            decision, oldest first (usually empty; in a game episode several rounds can end on
+            the opponents' moves).
 
         Raises:
             DominoError: ``step`` after the episode ended (call ``reset``).
@@ -184,7 +200,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO); all
-        False before ``reset`` and once the episode is over."""
+        False before ``reset`` and once the episode is over (terminated or truncated)."""
         return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
@@ -206,8 +222,9 @@ def mexican_train_single_agent(
     illegal_reward: float = -1.0,
     **env_kwargs: Any,
 ) -> SingleAgentEnv:
-    """Mexican Train as a single-agent Gymnasium env (registered as
-    ``"dominoes/MexicanTrain-v0"``); ``env_kwargs`` go to ``mexican_train_v0.raw_env``."""
+    """Mexican Train as a single-agent Gymnasium env; ``env_kwargs`` go to
+    ``mexican_train_v0.raw_env``. The registered id ``"dominoes/MexicanTrain-v0"`` builds the same
+    adapter (through ``domino_env.agents.gym_ids``, which also takes agent names as opponents)."""
     from .envs.mexican_train_v0 import raw_env
 
     return SingleAgentEnv(raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)
@@ -221,7 +238,8 @@ def line_single_agent(
     **env_kwargs: Any,
 ) -> SingleAgentEnv:
     """A line game (``preset`` ``"block"``, ``"draw"`` or ``"cuban"``) as a single-agent Gymnasium
-    env (registered as ``"dominoes/Block-v0"``, ``"dominoes/Draw-v0"``, ``"dominoes/Cuban-v0"``).
+    env (the registered ids ``"dominoes/Block-v0"``, ``"dominoes/Draw-v0"``, ``"dominoes/Cuban-v0"``
+    build the same adapter through ``domino_env.agents.gym_ids``, which also takes agent names).
     With teams, the learner's partner is one of the ``opponents`` callables (entry 1 of a
     sequence: the seat two places after the learner); the learner's reward is its team's."""
     from .envs.line_v0 import raw_env
@@ -237,7 +255,10 @@ def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
         return line_single_agent(game, **kwargs)
 
     make.__name__ = f"{game}_single_agent"
-    make.__doc__ = f"The {game} game as a single-agent env (registered Gymnasium id)."
+    make.__doc__ = (
+        f"The {game} game as a single-agent env with opponent callables (the registered id "
+        f"``dominoes/{game.capitalize()}-v0`` builds it through ``domino_env.agents.gym_ids``)."
+    )
     return make
 
 

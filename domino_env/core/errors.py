@@ -57,3 +57,17 @@ def check_action(action: object) -> int:
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
         raise IllegalActionError(f"an action must be an integer, got {action!r} ({type(action).__name__})")
     return int(action)
+
+
+def check_seed(seed: object) -> int | None:
+    """``seed`` as ``None`` or a plain int: Python and numpy integers from 0 up (what
+    ``numpy.random.SeedSequence`` takes); anything else is refused before it reaches gymnasium.
+
+    Raises:
+        ConfigError: ``seed`` is not None nor an integer >= 0 (a bool, float, string or negative).
+    """
+    if seed is None or type(seed) is int and seed >= 0:
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ConfigError("seed", seed, "None or an integer >= 0 (Python or numpy)")
+    return int(seed)

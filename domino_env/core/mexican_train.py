@@ -91,7 +91,10 @@ class MexicanTrainState:
             rng: the only source of randomness (first seat when not configured, the shuffles).
             deal: optional exact first deal, ``{"hands": [[[a, b], ...] per seat], "boneyard":
                 [[a, b], ...] (first drawn first), "station": [s, s], "first_player": seat}``;
-                tiles of the set that appear nowhere are out of play for the round.
+                tiles of the set that appear nowhere are out of play for the round. Without
+                ``"station"``: the round's scheduled double (``station_source="set_aside"``), or
+                with ``"highest_held"`` the rule picks it from the hands (docs/rules.md §1.7:
+                its holder places it and moves first).
 
         Raises:
             DealError: invalid ``deal``.
@@ -156,6 +159,12 @@ class MexicanTrainState:
         p = self.num_players
         if deal is not None:
             hands, boneyard, station, deal_first = self._parse_deal(deal)
+            if cfg.station_source == "highest_held":
+                self._new_station_cycle()
+                if station is None:  # the rule picks the station from the hands, as when dealt
+                    station, deal_first = self._held_station_of_deal(hands, deal_first)
+                else:
+                    self._used_stations.add(station)
             if deal_first is not None:
                 first = deal_first
             if first is None:
@@ -199,9 +208,7 @@ class MexicanTrainState:
         n = cfg.max_pip
         seats = [s for s in range(self.num_players) if self.active[s]]
         size = cfg.dealt_hand_size(len(seats))
-        cycle_start = self.round_index - self.round_index % (n + 1)
-        if self.round_index == cycle_start:  # a new pass over the stations N..0
-            self._used_stations = set()
+        self._new_station_cycle()
         while True:
             pool = list(range(t.num_tiles))
             station = None
@@ -229,6 +236,42 @@ class MexicanTrainState:
                 hands[holder] &= ~(1 << double_index(station, n))
                 return hands, boneyard, station, out, holder
             # docs/rules.md §1.7: no player holds any eligible double -> re-deal.
+
+    def _new_station_cycle(self) -> None:
+        """Forget the doubles used as stations when a new pass over the stations N..0 starts."""
+        if self.round_index % (self.config.max_pip + 1) == 0:
+            self._used_stations = set()
+
+    def _held_station_of_deal(self, hands: list[int], first: int | None) -> tuple[int, int]:
+        """highest_held with a given deal that names no station (docs/rules.md §1.7): the holder
+        of the eligible double (:meth:`_choose_held_station`) places it and moves first; it is
+        taken out of ``hands``. Returns ``(station pip, first player)``.
+
+        Raises:
+            DealError: no hand holds an eligible double, the deal's ``first_player`` is another
+                seat, or the holder's hand would be empty.
+        """
+        n = self.config.max_pip
+        found = self._choose_held_station(hands)
+        if found is None:
+            eligible = sorted(set(range(n + 1)) - self._used_stations, reverse=True)
+            raise DealError(
+                f"station_source='highest_held' and the deal gives no station: no hand holds an "
+                f"eligible double ({eligible}); deal one, or give 'station'"
+            )
+        station, holder = found
+        if first is not None and first != holder:
+            raise DealError(
+                f"station_source='highest_held': seat {holder} holds {station}-{station}, so it "
+                f"places the station and moves first; the deal's first_player is {first}"
+            )
+        hands[holder] &= ~(1 << double_index(station, n))
+        if not hands[holder]:
+            raise DealError(
+                f"hand of seat {holder} is only its {station}-{station}, the station: it would be "
+                "empty; every seat in the game needs a tile"
+            )
+        return station, holder
 
     def _choose_held_station(self, hands: list[int]) -> tuple[int, int] | None:
         """highest_held (docs/rules.md §1.7): the round's double if held, else the highest lower one.
@@ -263,9 +306,12 @@ class MexicanTrainState:
             if a != b or not 0 <= a <= n:
                 raise DealError(f"station must be a double [s, s] with 0 <= s <= {n}, got {st!r}")
             station = a
+            reader.tile((station, station), "station")
+        elif cfg.station_source == "highest_held":
+            station = None  # chosen from the hands by the rule (_held_station_of_deal)
         else:
             station = self.station_for_round(self.round_index)
-        reader.tile((station, station), "station")
+            reader.tile((station, station), "station")
         hands = reader.hands(deal, p)
         for s in range(p):
             if hands[s] and not self.active[s]:
@@ -328,13 +374,16 @@ class MexicanTrainState:
                 trains.append(other)
         return trains
 
-    def _coverable(self) -> list[int]:
-        """Obliging open doubles that may be covered now (docs/rules.md §1.4)."""
-        if not self.open_doubles or self.config.doubles == "no_cover":
+    def _coverable(self, open_doubles: list[int] | None = None) -> list[int]:
+        """Obliging open doubles that may be covered now (docs/rules.md §1.4); ``open_doubles``
+        replaces the current list."""
+        if open_doubles is None:
+            open_doubles = self.open_doubles
+        if not open_doubles or self.config.doubles == "no_cover":
             return []
         if self.config.doubles == "chain":
-            return [self.open_doubles[-1]]
-        return self.open_doubles
+            return [open_doubles[-1]]
+        return open_doubles
 
     def _targets(self) -> tuple[list[int], list[int]]:
         """(trains any matching tile may go on, trains only a matching double may go on)."""
@@ -412,11 +461,15 @@ class MexicanTrainState:
             self._draw()
         elif action == self.pass_action:
             self._pass()
+            return  # _pass ends a blocked round itself
         else:
             p = self.num_players
             tile, slot = divmod(action, p + 1)
             train = p if slot == p else (self.current_player + slot) % p
             self._place(tile, train)
+        if not self.round_over and not (self.config.use_boneyard and self.boneyard):
+            if self._blocked_now():
+                self._end_round("blocked", None)
 
     def _illegal_message(self, action: int, legal: list[int]) -> str:
         if self.round_over:
@@ -522,14 +575,32 @@ class MexicanTrainState:
             return
         self._end_turn()
 
-    def _nobody_can_place(self) -> bool:
+    def _blocked_now(self) -> bool:
+        """After a placement or a draw, the boneyard being exhausted: True when no seat can ever
+        place again (docs/rules.md §1.5), so the round ends at once instead of after the forced
+        PASS (issue 12: one decision fewer per blocked round; the result is the same, as the
+        round's result depends only on the hands).
+
+        At the start of a turn that is :meth:`_nobody_can_place`. In the middle of a turn (a
+        double placed, or a tile drawn) the actor may still have a placement; if not, its only
+        action is PASS, after which its uncovered doubles oblige everyone: check that position.
+        """
+        if self.phase == FREE and self.drawn_tile < 0:
+            return self._nobody_can_place()
+        if self.legal_actions() != [self.pass_action]:
+            return False
+        left_open = self.turn_doubles if self.config.doubles != "no_cover" else []
+        return self._nobody_can_place(self.open_doubles + left_open)
+
+    def _nobody_can_place(self, open_doubles: list[int] | None = None) -> bool:
         """True when no seat can ever place again (docs/rules.md §1.5), the boneyard being exhausted.
 
         Every seat that cannot place passes and marks its train, so each seat is checked against
         every active train (and the obliging open doubles, which stay until covered).
+        ``open_doubles`` replaces the current open doubles (the position after a PASS).
         """
         t = self._t
-        coverable = self._coverable()
+        coverable = self._coverable(open_doubles)
         p = self.num_players
         if coverable:
             trains = coverable

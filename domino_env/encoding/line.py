@@ -14,7 +14,7 @@ import numpy as np
 from ..core.config import LineConfig
 from ..core.errors import DominoError
 from ..core.line import LineState
-from ..core.tiles import tile_count, tile_from_index, tile_index
+from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index
 from .spec import EncoderBase, Field, ObservationSpec
 
 ENDS = ("left", "right")
@@ -69,8 +69,20 @@ def describe_line_action(action: int, max_pip: int) -> str:
     return f"place {tile[0]}-{tile[1]} on the {ENDS[end]} end"
 
 
-def line_observation_fields(num_players: int, max_pip: int) -> list[Field]:
-    """The spec table of the line-game observation for P seats on a double-N set."""
+#: Default bound of the ``scores`` entries (the largest ``target_score``); see :func:`line_scores_bound`.
+LINE_SCORES_HIGH = 1e7
+
+
+def line_scores_bound(config: LineConfig) -> float:
+    """Bound of the ``scores`` entries for ``config``: 10**7, or more with a target so close to it
+    that the last round (at most every pip of the set) can pass it (docs/rules.md §2.1)."""
+    total = sum(set_tables(config.max_pip).values)
+    return max(LINE_SCORES_HIGH, float(config.target_score - 1 + total))
+
+
+def line_observation_fields(num_players: int, max_pip: int, scores_high: float = LINE_SCORES_HIGH) -> list[Field]:
+    """The spec table of the line-game observation for P seats on a double-N set
+    (``scores_high``: see :func:`line_scores_bound`; ``round_index`` saturates at 1,000)."""
     p, v = num_players, max_pip + 1
     t = tile_count(max_pip)
     return [
@@ -87,14 +99,21 @@ def line_observation_fields(num_players: int, max_pip: int) -> list[Field]:
         Field("missing_pips", (p - 1, v), 1, "flag", "pips each other seat is publicly known to lack (from its passes and draws)"),
         Field("may_annul", (1,), 1, "flag", "the observer may annul the round now or on its first turn (Cuban)"),
         Field("round_index", (1,), 1000.0, "rounds", "rounds played before this one in the episode's game"),
-        Field("scores", (p,), 1e7, "points", "game totals so far (observer first; a team's total for both partners)"),
+        Field("scores", (p,), scores_high, "points", "game totals so far (observer first; a team's total for both partners)"),
     ]
 
 
+def line_observation_spec(
+    num_players: int = 4, max_pip: int = 6, scores_high: float = LINE_SCORES_HIGH
+) -> ObservationSpec:
+    """The :class:`ObservationSpec` of the line-game observation for P seats, double-N (an env's
+    own spec is ``line_observation_spec(P, N, line_scores_bound(config))``)."""
+    return _line_spec_cached(num_players, max_pip, float(scores_high))
+
+
 @cache
-def line_observation_spec(num_players: int = 4, max_pip: int = 6) -> ObservationSpec:
-    """The :class:`ObservationSpec` of the line-game observation for P seats, double-N."""
-    return ObservationSpec(line_observation_fields(num_players, max_pip))
+def _line_spec_cached(num_players: int, max_pip: int, scores_high: float) -> ObservationSpec:
+    return ObservationSpec(line_observation_fields(num_players, max_pip, scores_high))
 
 
 def decode_line_observation(obs: np.ndarray, num_players: int = 4, max_pip: int = 6) -> dict[str, np.ndarray]:
@@ -120,7 +139,8 @@ class LineEncoder(EncoderBase):
         self.num_tiles = tile_count(n)
         self.num_values = n + 1
         self.num_actions = line_action_count(n)
-        self.spec = line_observation_spec(p, n)
+        self._score_cap = line_scores_bound(config)
+        self.spec = line_observation_spec(p, n, self._score_cap)
         self._o = {k: sl.start for k, sl in self.spec.slices.items()}
 
     def observe(self, state: LineState, seat: int) -> np.ndarray:

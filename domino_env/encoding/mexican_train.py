@@ -14,8 +14,8 @@ import numpy as np
 from ..core.config import MexicanTrainConfig
 from ..core.errors import DominoError
 from ..core.mexican_train import COVER_OWN, PHASE_NAMES, SECOND_DOUBLE, MexicanTrainState
-from ..core.tiles import tile_count, tile_from_index, tile_index
-from .spec import EncoderBase, Field, ObservationSpec
+from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index
+from .spec import EncoderBase, Field, ObservationSpec, top_pips
 
 
 def action_count(num_players: int, max_pip: int) -> int:
@@ -70,8 +70,37 @@ def describe_action(action: int, num_players: int, max_pip: int) -> str:
     return f"place {tile[0]}-{tile[1]} on slot {slot} ({where})"
 
 
-def observation_fields(num_players: int, max_pip: int) -> list[Field]:
-    """The spec table of the Mexican Train observation for P seats on a double-N set."""
+#: Default bound of the ``scores`` entries; :func:`scores_bound` raises it for rules that need more.
+SCORES_HIGH = 10000.0
+
+
+def scores_bound(config: MexicanTrainConfig) -> float:
+    """Bound of the ``scores`` entries for ``config``: 10,000, or more where dealt games can go
+    beyond it (``game_end="elimination"`` with a large ``elimination_limit``, big sets).
+
+    A round scores at most the pips of the largest hand a seat can reach (its dealt tiles plus
+    the whole boneyard); a ``"rounds"`` game has N+1 rounds; with ``"elimination"`` a seat stops
+    scoring once its total reaches the limit (docs/rules.md §1.5-1.6).
+    """
+    t = set_tables(config.max_pip, config.double_blank_points)
+    seats = range(2, config.num_players + 1) if config.game_end == "elimination" else [config.num_players]
+    round_max = 0
+    for live in seats:
+        size = config.dealt_hand_size(live)
+        pool = t.num_tiles - (1 if config.station_source == "set_aside" else 0)
+        boneyard = pool - live * size if config.use_boneyard else 0
+        round_max = max(round_max, top_pips(t.values, size + boneyard))
+    if config.game_end == "elimination":
+        game_max = config.elimination_limit - 1 + round_max
+    else:
+        game_max = (config.max_pip + 1) * round_max
+    return max(SCORES_HIGH, float(game_max))
+
+
+def observation_fields(num_players: int, max_pip: int, scores_high: float = SCORES_HIGH) -> list[Field]:
+    """The spec table of the Mexican Train observation for P seats on a double-N set
+    (``scores_high``: bound of the ``scores`` entries, see :func:`scores_bound`; ``round_index``
+    saturates at its bound, 1,000)."""
     p, v = num_players, max_pip + 1
     t = tile_count(max_pip)
     tr = p + 1
@@ -97,19 +126,22 @@ def observation_fields(num_players: int, max_pip: int) -> list[Field]:
         Field("drawn_tile", (t,), 1, "one-hot", "tile the observer just drew (only while it is acting)"),
         Field("missing_pips", (p - 1, v), 1, "flag", "pips each other seat is publicly known to lack (from its draws and passes)"),
         Field("round_index", (1,), 1000.0, "rounds", "rounds played before this one in the episode's game"),
-        Field("scores", (p,), 10000.0, "points", "game totals so far, in points (observer first)"),
+        Field("scores", (p,), scores_high, "points", "game totals so far, in points (observer first)"),
         Field("seat_active", (p,), 1, "flag", "seat still in the game (elimination)"),
     ]
 
 
-def observation_spec(num_players: int = 4, max_pip: int = 12) -> ObservationSpec:
-    """The :class:`ObservationSpec` of the Mexican Train observation for P seats, double-N."""
-    return _spec_cached(num_players, max_pip)
+def observation_spec(
+    num_players: int = 4, max_pip: int = 12, scores_high: float = SCORES_HIGH
+) -> ObservationSpec:
+    """The :class:`ObservationSpec` of the Mexican Train observation for P seats, double-N (an
+    env's own spec is ``observation_spec(P, N, scores_bound(config))``)."""
+    return _spec_cached(num_players, max_pip, float(scores_high))
 
 
 @cache
-def _spec_cached(num_players: int, max_pip: int) -> ObservationSpec:
-    return ObservationSpec(observation_fields(num_players, max_pip))
+def _spec_cached(num_players: int, max_pip: int, scores_high: float) -> ObservationSpec:
+    return ObservationSpec(observation_fields(num_players, max_pip, scores_high))
 
 
 def decode_observation(obs: np.ndarray, num_players: int = 4, max_pip: int = 12) -> dict[str, np.ndarray]:
@@ -137,7 +169,8 @@ class MexicanTrainEncoder(EncoderBase):
         self.num_tiles = tile_count(n)
         self.num_values = n + 1
         self.num_actions = action_count(p, n)
-        self.spec = observation_spec(p, n)
+        self._score_cap = scores_bound(config)
+        self.spec = observation_spec(p, n, self._score_cap)
         o = {k: sl.start for k, sl in self.spec.slices.items()}
         self._o = o
         v = self.num_values

@@ -77,15 +77,31 @@ class ObservationSpec:
         return hashlib.sha256(json.dumps(payload).encode()).hexdigest()[:16]
 
 
+#: Upper bound of the ``round_index`` entry. Round counts of elimination and target-score games
+#: have no bound (void, annulled or pointless rounds can repeat), so the entry saturates here.
+ROUND_INDEX_CAP = 1000
+
+
+def top_pips(values: tuple[int, ...] | list[int], count: int) -> int:
+    """The largest pip total ``count`` tiles with these ``values`` can have (a hand's maximum)."""
+    return sum(sorted(values, reverse=True)[: max(count, 0)])
+
+
 class EncoderBase:
     """What the games' encoders share: the multi-hot ``hand`` and ``placed`` blocks (adjacent in
     every spec), the byte -> float32 conversion, the scores and round index (which may exceed a
-    byte), and the action mask."""
+    byte), and the action mask.
+
+    ``scores`` and ``round_index`` are clipped at their field's bound (``_score_cap``,
+    ``ROUND_INDEX_CAP``): the score bound is sized from the rules so that dealt games never reach
+    it; only hand-made deals with outsized hands or more than 1,000 rounds in one episode saturate.
+    """
 
     spec: ObservationSpec
     num_players: int
     num_tiles: int
     num_actions: int
+    _score_cap: float
 
     def _finish(self, buf: bytearray, state, seat: int) -> np.ndarray:
         """Write the hand / placed multi-hots into ``buf``, convert it to float32, add the scores
@@ -97,9 +113,11 @@ class EncoderBase:
         buf[start : start + 2 * t] = bits[: 2 * t]
         obs = np.frombuffer(buf, dtype=np.uint8).astype(np.float32)
         if state.round_index:
-            obs[o["round_index"].start] = state.round_index
-        if any(state.scores):
-            obs[o["scores"]] = [state.scores[(seat + k) % p] for k in range(p)]
+            obs[o["round_index"].start] = min(state.round_index, ROUND_INDEX_CAP)
+        scores = state.scores
+        if any(scores):
+            cap = self._score_cap
+            obs[o["scores"]] = [min(scores[(seat + k) % p], cap) for k in range(p)]
         return obs
 
     def mask(self, state, seat: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError
+from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError, check_seed
 from ..core.records import make_record
 from .infos import info_layout
 
@@ -119,6 +119,10 @@ class DominoAECEnv(AECEnv, EzPickle):
         self.state_encoder = self.state_encoder_class(self.config, self.encoder.spec)
         #: PettingZoo's global-state space: float32 Box of ``state_encoder.spec.size`` entries
         self.state_space = self.state_encoder.spec.space
+        #: the round-end info (docs/infos.md layout) of every round of the episode so far,
+        #: oldest first; the single-agent adapter passes them on.
+        self.round_results: list[dict[str, Any]] = []
+        self._truncated = False  # truncated by a limit: the masks are empty from then on
 
     # ------------------------------------------------------------------ hooks
     def make_config(self, preset: str, rules: dict[str, Any]) -> Any:
@@ -142,7 +146,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     _DYNAMIC = (
         "game_state", "np_random", "_seed", "agents", "rewards", "_cumulative_rewards", "terminations",
         "truncations", "infos", "agent_selection", "_steps", "_deal_queue", "_skip_agent_selection",
-        "_written", "_turns",
+        "_written", "_turns", "round_results", "_truncated",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
@@ -207,8 +211,10 @@ class DominoAECEnv(AECEnv, EzPickle):
                 as Gymnasium's convention (and PettingZoo's ``api_test``) expect.
 
         Raises:
+            ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
             DealError: invalid deal, or both ``deal`` and ``deals`` given.
         """
+        seed = check_seed(seed)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self._seed = seed
@@ -238,6 +244,8 @@ class DominoAECEnv(AECEnv, EzPickle):
         self._steps = 0
         self._turns = [0] * self.config.num_players  # turns started per seat (max_cycles)
         self._turns[state.current_player] = 1
+        self.round_results = []
+        self._truncated = False
         self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":
             self.render()
@@ -246,13 +254,25 @@ class DominoAECEnv(AECEnv, EzPickle):
         if self.game_state is None:
             raise DominoError(f"{type(self).__name__}: call reset() first")
 
+    def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last`` (observation, reward, termination, truncation, info of the
+        selected agent). Raises DominoError before ``reset``, as ``step`` and ``observe`` do."""
+        self._require_reset()
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        """PettingZoo's ``agent_iter``. Raises DominoError before ``reset``."""
+        self._require_reset()
+        return super().agent_iter(max_iter)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_reset()
         seat = self._seat[agent]
-        return {
-            "observation": self.encoder.observe(self.game_state, seat),
-            "action_mask": self.encoder.mask(self.game_state, seat),
-        }
+        if self._truncated:  # truncated: nobody may act, as after a round that ended normally
+            mask = np.zeros(self.encoder.num_actions, dtype=np.int8)
+        else:
+            mask = self.encoder.mask(self.game_state, seat)
+        return {"observation": self.encoder.observe(self.game_state, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action.
@@ -296,6 +316,7 @@ class DominoAECEnv(AECEnv, EzPickle):
                 else:
                     self._turns[nxt] += 1
             if limit:
+                self._truncated = True
                 for a in self.agents:
                     self.truncations[a] = True
                     self.infos[a]["limit_reached"] = True
@@ -315,6 +336,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         seats = [self._seat[a] for a in self.agents]
         for s, r in self.round_rewards(seats).items():
             self.rewards[self.possible_agents[s]] = r
+        self.round_results.append(dict(next(iter(self.infos.values()))))
         annulled = result.termination == "annulled"
         if not annulled and (self.episode == "round" or state.game_over):
             for a in self.agents:

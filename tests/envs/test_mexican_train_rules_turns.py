@@ -612,7 +612,11 @@ def test_mexican_train_any_player_may_start_it_after_first_turn():
     # seat 1: nothing fits own (6) nor Mexican (4); seat 0's train private -> DRAW
     assert legal_moves(e) == ["DRAW"]
     draw(e)
-    assert legal_moves(e) == ["PASS"]
+    # The drawn 0-0 fits nothing and the boneyard is empty: no hand holds a 4, 5, 6 or 7 (the
+    # open ends), so nobody can ever place and the round is blocked at once (issue 12), without
+    # seat 1's forced PASS.
+    assert state(e).round_over
+    assert e.infos["player_1"]["termination_code"] == Termination.BLOCKED
 
 
 def test_no_mexican_train_variant_slot_never_legal():

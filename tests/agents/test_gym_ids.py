@@ -1,0 +1,88 @@
+"""The registered Gymnasium ids take opponents by agent name (issue 12 item 7): their entry points
+live in ``agents.gym_ids`` so that ``domino_env`` never imports ``agents``."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+import domino_env  # noqa: F401  (registers the ids)
+from domino_env import ConfigError
+from domino_env.agents import (
+    GreedyAgent,
+    LineGreedyAgent,
+    LinePlannerAgent,
+    LineRandomAgent,
+    PlannerAgent,
+)
+from domino_env.wrappers import random_legal_opponent
+
+
+def play(env, seed: int = 0) -> float:
+    """One episode with the first legal action; returns the learner's return."""
+    env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        mask = env.get_wrapper_attr("action_masks")()
+        _, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(mask)[0]))
+        total += reward
+        done = terminated or truncated
+    return total
+
+
+def test_mexican_train_id_with_one_agent_name():
+    env = gymnasium.make("dominoes/MexicanTrain-v0", num_players=3, max_pip=9, opponents="greedy")
+    opponents = env.unwrapped.opponents
+    assert len(opponents) == 2 and all(isinstance(o, GreedyAgent) for o in opponents)
+    assert opponents[0] is not opponents[1]  # one agent object per seat
+    assert opponents[0].num_players == 3
+    assert play(env) in (-1.0, -0.5, 0.0, 0.5, 1.0)
+
+
+def test_mexican_train_id_with_a_list_of_names_and_callables():
+    env = gymnasium.make(
+        "dominoes/MexicanTrain-v0", num_players=3, max_pip=9, opponents=["planner", random_legal_opponent]
+    )
+    first, second = env.unwrapped.opponents
+    assert isinstance(first, PlannerAgent) and second is random_legal_opponent
+    play(env)
+
+
+@pytest.mark.parametrize(
+    "env_id, kwargs, names, classes",
+    [
+        ("dominoes/Block-v0", {"num_players": 2}, "greedy", [LineGreedyAgent]),
+        ("dominoes/Draw-v0", {}, ["planner"], [LinePlannerAgent]),
+        ("dominoes/Cuban-v0", {}, ["planner", "greedy", "random"], [LinePlannerAgent, LineGreedyAgent, LineRandomAgent]),
+    ],
+)
+def test_line_ids_take_line_agent_names(env_id, kwargs, names, classes):
+    env = gymnasium.make(env_id, opponents=names, **kwargs)
+    assert [type(o) for o in env.unwrapped.opponents] == classes
+    play(env, seed=1)
+
+
+def test_callables_still_work_and_defaults_are_random():
+    env = gymnasium.make("dominoes/Cuban-v0")
+    assert env.unwrapped.opponents == [random_legal_opponent] * 3
+    env = gymnasium.make("dominoes/MexicanTrain-v0", num_players=2, opponents=random_legal_opponent)
+    assert env.unwrapped.opponents == [random_legal_opponent]
+
+
+@pytest.mark.parametrize(
+    "opponents, match",
+    [
+        ("nobody", r"'agent'.*one of \['greedy', 'planner', 'ppo', 'random'"),
+        (["greedy"], r"'opponents'.*an agent name \(greedy, planner, ppo, random.*\) or callable, or a sequence of 3"),
+        (5, r"'opponents'"),
+    ],
+)
+def test_bad_opponents_are_refused_naming_the_allowed_values(opponents, match):
+    with pytest.raises(ConfigError, match=match):
+        gymnasium.make("dominoes/MexicanTrain-v0", opponents=opponents)
+
+
+def test_line_id_refuses_another_preset():
+    with pytest.raises(ConfigError, match="'block' for this id"):
+        gymnasium.make("dominoes/Block-v0", preset="cuban")

@@ -1,0 +1,178 @@
+"""Edge cases of the AEC envs and the single-agent adapter found by the bug-report trial (issue 12
+items 1, 3, 6, 8): masks after truncation, round results in game episodes, numpy seeds and seats,
+calls before ``reset``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from domino_env import ConfigError, DominoError
+from domino_env.envs import line_v0, mexican_train_v0
+from domino_env.envs.infos import Termination
+from domino_env.wrappers import line_single_agent, mexican_train_single_agent
+
+# ---------------------------------------------------------------- item 1: masks after truncation
+
+
+def test_adapter_mask_is_empty_after_max_cycles_truncation():
+    """The issue's run: 2 players, max_cycles=5, first legal action until truncated; the mask
+    offered [6, 12, 18, 24, 30] afterwards. Once the episode is over every mask is all zeros."""
+    env = mexican_train_single_agent(num_players=2, max_cycles=5)
+    env.reset(seed=1)
+    terminated = truncated = False
+    steps = 0
+    while not (terminated or truncated):
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        steps += 1
+    assert truncated and not terminated
+    assert env.action_masks().shape == (env.action_space.n,)
+    assert not env.action_masks().any()
+    with pytest.raises(DominoError, match="episode is over"):
+        env.step(0)
+
+
+def test_aec_dead_step_masks_are_empty_after_truncation():
+    env = mexican_train_v0.raw_env(num_players=3, max_pip=9, max_steps=4)
+    env.reset(seed=2)
+    for _ in range(4):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert all(env.truncations.values())
+    assert env.infos[env.agent_selection]["limit_reached"] is True
+    for agent in env.possible_agents:
+        assert not env.observe(agent)["action_mask"].any()
+    seen = 0
+    for _agent in env.agent_iter():
+        obs, _, _, truncated, _ = env.last()
+        assert truncated and not obs["action_mask"].any()
+        env.step(None)
+        seen += 1
+    assert seen == 3 and env.agents == []
+    env.reset(seed=2)  # a new episode has masks again
+    assert env.observe(env.agent_selection)["action_mask"].any()
+
+
+# ---------------------------------------------------------------- item 3: round results
+
+
+def play_adapter(env, seed: int) -> tuple[list[dict], float]:
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    results, total = [], 0.0
+    done = False
+    _, info = env.reset(seed=seed)
+    results += info["round_results"]
+    while not done:
+        _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += reward
+        results += info["round_results"]
+        done = terminated or truncated
+    return results, total
+
+
+def test_adapter_passes_on_every_round_result_of_a_game_episode():
+    """The issue's run (4 players, double-9, game episode, points rewards, random play): every
+    round's result reaches the learner once, in order, and its points match the rewards."""
+    env = mexican_train_single_agent(num_players=4, max_pip=9, episode="game", reward="points")
+    results, total = play_adapter(env, seed=0)
+    assert len(results) == 10 == len(env.aec.round_results)
+    assert [r["round_index"] for r in results] == list(range(10))
+    assert results[-1]["game_over"] is True
+    # the learner's rewards are -(its points) / 100, summed over the rounds
+    assert total == pytest.approx(-sum(r["points"][0] for r in results) / 100.0)
+    assert results[-1]["scores"][0] == sum(r["points"][0] for r in results)
+
+
+def test_round_results_key_is_always_there_and_empty_between_rounds():
+    env = line_single_agent("block", num_players=3)
+    _, info = env.reset(seed=4)
+    assert info["round_results"] == []
+    _, _, terminated, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert isinstance(info["round_results"], list)
+    if not terminated:
+        assert info["round_results"] == []
+
+
+def test_cuban_annulled_rounds_are_passed_on_too():
+    """An annulled Cuban round (re-dealt at once) is a round result the learner hears about."""
+    found = 0
+    for seed in range(60):
+        env = line_single_agent("cuban")
+        results, _ = play_adapter(env, seed)
+        kinds = [r["termination_code"] for r in results]
+        assert kinds == [r["termination_code"] for r in env.aec.round_results]
+        found += kinds.count(Termination.ANNULLED)
+    assert found > 0
+
+
+# ---------------------------------------------------------------- item 6: numpy ints, typed errors
+
+
+def test_numpy_seeds_and_seats_are_accepted_and_replay_like_ints():
+    a = mexican_train_v0.raw_env(num_players=3, max_pip=9)
+    a.reset(seed=np.int64(5))
+    b = mexican_train_v0.raw_env(num_players=3, max_pip=9)
+    b.reset(seed=5)
+    assert a.game_state.deals == b.game_state.deals
+    env = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=np.int64(1))
+    obs, info = env.reset(seed=np.uint32(7))
+    assert env.learner_seat == 1 and type(env.learner_seat) is int and info["learner_seat"] == 1
+    ref = mexican_train_single_agent(num_players=3, max_pip=9, learner_seat=1)
+    obs2, _ = ref.reset(seed=7)
+    assert np.array_equal(obs, obs2)
+    line = line_v0.raw_env(preset="draw")
+    line.reset(seed=np.int32(3))
+    assert line.agent_selection in line.possible_agents
+
+
+@pytest.mark.parametrize("seed", [-1, np.int64(-3), 1.0, "5", True, [1]])
+def test_invalid_seeds_are_refused_with_a_typed_error(seed):
+    raw = mexican_train_v0.raw_env()
+    with pytest.raises(ConfigError, match="'seed'.*integer >= 0"):
+        raw.reset(seed=seed)
+    assert raw.game_state is None  # nothing happened
+    adapter = mexican_train_single_agent()
+    with pytest.raises(ConfigError, match="'seed'"):
+        adapter.reset(seed=seed)
+
+
+@pytest.mark.parametrize("seat", [np.int64(3), -1, 1.0, np.bool_(True), True])
+def test_invalid_learner_seats_are_refused(seat):
+    with pytest.raises(ConfigError, match="learner_seat"):
+        mexican_train_single_agent(num_players=3, learner_seat=seat)
+
+
+# ---------------------------------------------------------------- item 8: before reset
+
+
+@pytest.mark.parametrize("call", ["last", "agent_iter", "observe", "step"])
+@pytest.mark.parametrize("make", [mexican_train_v0.raw_env, line_v0.raw_env])
+def test_calls_before_reset_give_the_same_clear_error(make, call):
+    env = make()
+    calls = {
+        "last": lambda: env.last(),
+        "agent_iter": lambda: next(iter(env.agent_iter())),
+        "observe": lambda: env.observe("player_0"),
+        "step": lambda: env.step(0),
+    }
+    with pytest.raises(DominoError, match=r"raw_env: call reset\(\) first"):
+        calls[call]()
+
+
+def test_numpy_integers_in_env_kwargs_and_deals():
+    env = mexican_train_v0.raw_env(
+        num_players=np.int64(3), max_pip=np.int32(9), max_cycles=np.int64(50), first_player=np.int64(1)
+    )
+    assert env.config.num_players == 3 and type(env.config.num_players) is int
+    env.reset(seed=0)
+    assert env.agent_selection == "player_1"
+    env.reset(
+        seed=0,
+        options={"deal": {"hands": [[[1, 2]], [[3, 4]], [[5, 6]]], "station": [9, 9], "first_player": np.int64(2)}},
+    )
+    assert env.agent_selection == "player_2"
+    adapter = mexican_train_single_agent(num_players=3, max_pip=9, illegal_reward=np.float32(-2.0))
+    adapter.reset(seed=0)
+    illegal = np.int64(np.flatnonzero(~adapter.action_masks())[0])
+    _, reward, terminated, _, info = adapter.step(illegal)
+    assert terminated and reward == -2.0 and info["illegal_action"]

@@ -1,0 +1,147 @@
+"""Observations stay inside their declared Box for every accepted config (issue 12 item 2): the
+``scores`` bound is sized from the rules, ``round_index`` saturates at 1,000."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domino_env.core.errors import ConfigError
+from domino_env.encoding.line import line_observation_spec
+from domino_env.encoding.mexican_train import observation_spec, scores_bound
+from domino_env.envs import line_v0, mexican_train_v0
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+mexican_configs = st.fixed_dictionaries(
+    {
+        "preset": st.sampled_from(["domino_cubano", "tren_mexicano", "novelty"]),
+        "num_players": st.integers(2, 8),
+        "max_pip": st.sampled_from([9, 12, 15, 18]),
+        "episode": st.sampled_from(["round", "game"]),
+        "game_end": st.sampled_from(["rounds", "elimination"]),
+        "elimination_limit": st.integers(1, 10**6),
+        "double_blank_points": st.integers(0, 1000),
+        "use_boneyard": st.booleans(),
+        "station_source": st.sampled_from(["set_aside", "highest_held"]),
+        "hand_size": st.none() | st.integers(1, 30),
+    }
+)
+line_configs = st.fixed_dictionaries(
+    {
+        "preset": st.sampled_from(["block", "draw", "cuban"]),
+        "num_players": st.integers(2, 4),
+        "max_pip": st.sampled_from([6, 9, 12]),
+        "hand_size": st.integers(1, 20),
+        "episode": st.sampled_from(["round", "game"]),
+        "use_boneyard": st.booleans(),
+        "target_score": st.integers(1, 10**7),
+        "teams": st.booleans(),
+    }
+)
+
+
+def play_checking_boxes(env, seed: int, steps: int) -> int:
+    """Random legal play from ``reset(seed)``; every agent's observation checked against its Box
+    at every step. Returns the steps played."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    played = 0
+    while env.agents and played < steps:
+        for agent in env.possible_agents:
+            obs = env.observe(agent)
+            box = env.observation_space(agent)
+            assert box["observation"].contains(obs["observation"]), (agent, env.env_kwargs)
+            assert box["action_mask"].contains(obs["action_mask"])
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(env.observe(agent)["action_mask"])
+        env.step(int(rng.choice(legal)))
+        played += 1
+    return played
+
+
+@SETTINGS
+@given(kwargs=mexican_configs, seed=st.integers(0, 2**31 - 1))
+def test_mexican_train_observations_inside_their_box(kwargs, seed):
+    try:
+        env = mexican_train_v0.raw_env(max_cycles=300, **kwargs)
+    except ConfigError:
+        return  # a config the library refuses (e.g. hands too big for the set)
+    play_checking_boxes(env, seed, 300)
+
+
+@SETTINGS
+@given(kwargs=line_configs, seed=st.integers(0, 2**31 - 1))
+def test_line_observations_inside_their_box(kwargs, seed):
+    try:
+        env = line_v0.raw_env(max_cycles=300, **kwargs)
+    except ConfigError:
+        return
+    play_checking_boxes(env, seed, 300)
+
+
+def test_elimination_scores_above_ten_thousand_stay_inside_the_box():
+    """The issue's config: elimination_limit=20000 reaches totals above the old bound 10,000; the
+    bound now comes from the limit (limit - 1 + the largest hand a round can leave)."""
+    env = mexican_train_v0.raw_env(
+        num_players=2, max_pip=9, episode="game", game_end="elimination", elimination_limit=20000
+    )
+    box = env.observation_space("player_0")["observation"]
+    spec = env.encoder.spec
+    high = box.high[spec.slices["scores"]]
+    assert (high == scores_bound(env.config)).all() and high[0] > 20000
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    top = 0
+    while env.agents and top <= 10500:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        obs = env.observe(agent)
+        assert box.contains(obs["observation"])
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        top = max(env.game_state.scores)
+    assert top > 10500
+    for agent in env.possible_agents:
+        obs = env.observe(agent)["observation"]
+        assert box.contains(obs)
+        assert obs[spec.slices["scores"]].max() == top  # real totals, not clipped
+
+
+def test_round_index_saturates_at_its_bound_in_long_games():
+    """A draw game that never reaches its target (10**7) plays rounds of one step each (hands of
+    one tile): the observation's round index stops at 1,000 while the infos keep counting."""
+    env = line_v0.raw_env(
+        preset="block", num_players=2, hand_size=1, target_score=10**7, episode="game"
+    )
+    box = env.observation_space("player_0")["observation"]
+    at = env.encoder.spec.slices["round_index"].start
+    env.reset(seed=0)
+    while env.game_state.round_index < 1005:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        assert box.contains(obs["observation"])
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.game_state.round_index == 1005
+    obs = env.observe("player_0")["observation"]
+    assert obs[at] == 1000.0 and box.high[at] == 1000.0
+    assert box.contains(obs)
+    assert env.round_results[-1]["round_index"] == 1004
+
+
+def test_default_specs_and_their_hashes_are_unchanged():
+    """Configs whose dealt games stay under 10,000 points keep the released spec (and hash), so
+    the released checkpoints still load; bigger sets raise only the scores bound."""
+    env = mexican_train_v0.raw_env()
+    assert env.encoder.spec is observation_spec(4, 12)
+    assert observation_spec(4, 12).hash() == "62037286c7fe3ba1"
+    cuban = line_v0.raw_env(preset="cuban")
+    assert cuban.encoder.spec is line_observation_spec(4, 9)
+    big = mexican_train_v0.raw_env(num_players=2, max_pip=18)
+    assert big.encoder.spec.slices == observation_spec(2, 18).slices
+    assert big.encoder.spec.space.high[big.encoder.spec.slices["scores"]][0] > 10000

@@ -1,0 +1,106 @@
+"""benchmarks/soak.py as a real process (a few rounds), and its counters on a broken env."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "soak.py"
+COUNTS = ("errors", "obs_outside_box", "empty_masks", "rounds_not_ended")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--no-progress", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+def test_soak_every_preset_a_few_rounds(tmp_path):
+    out = tmp_path / "soak.json"
+    proc = run("--rounds", "8", "--seed", "3", "--json", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(out.read_text())
+    assert report["ok"] is True and report["interrupted"] is False
+    assert set(report["presets"]) == {"domino_cubano", "tren_mexicano", "novelty", "block", "draw", "cuban"}
+    for name, summary in report["presets"].items():
+        assert summary["rounds"] >= 8, name
+        assert summary["round_episode_rounds"] >= 6 and summary["game_episode_rounds"] >= 2, name
+        assert summary["steps"] > summary["rounds"], name
+        assert all(summary[k] == 0 for k in COUNTS), (name, summary["problems"])
+    assert report["totals"]["rounds"] == sum(s["rounds"] for s in report["presets"].values())
+    assert "total:" in proc.stdout and "errors 0" in proc.stdout
+
+
+def test_soak_replays_from_its_seed_with_any_worker_count(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert run("--rounds", "600", "--presets", "block", "--seed", "9", "--json", str(a)).returncode == 0
+    assert run("--rounds", "600", "--presets", "block", "--seed", "9", "--workers", "2",
+               "--json", str(b)).returncode == 0  # fmt: skip
+    ra, rb = json.loads(a.read_text()), json.loads(b.read_text())
+    assert ra["presets"]["block"]["steps"] == rb["presets"]["block"]["steps"]
+    assert ra["presets"]["block"]["rounds"] == rb["presets"]["block"]["rounds"] >= 600
+
+
+def test_bad_arguments_are_one_line_errors():
+    for args, message in (
+        (("--rounds", "0"), "--rounds must be a positive integer"),
+        (("--presets", "mahjong"), "unknown preset(s) ['mahjong']"),
+        (("--seed", "-1"), "--seed must be a non-negative integer"),
+    ):
+        proc = run(*args)
+        assert proc.returncode == 2 and message in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def _soak_module():
+    spec = importlib.util.spec_from_file_location("soak", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["soak"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_counters_catch_a_broken_env(monkeypatch):
+    """Observations outside the Box, empty masks and exceptions are counted (not hidden)."""
+    soak = _soak_module()
+    real = soak.make_env
+    unit = soak.Unit("block", (("num_players", 2), ("max_pip", 6), ("episode", "round")), 3, 1)
+
+    def out_of_box(preset, **kwargs):
+        env = real(preset, **kwargs)
+        observe = env.observe
+        env.observe = lambda agent: {**observe(agent), "observation": observe(agent)["observation"] + 2.0}
+        return env
+
+    monkeypatch.setattr(soak, "make_env", out_of_box)
+    result = soak.run_unit(unit)
+    assert result["obs_outside_box"] > 0 and result["problems"][0]["kind"] == "obs_outside_box"
+
+    def empty_mask(preset, **kwargs):
+        env = real(preset, **kwargs)
+        observe = env.observe
+        env.observe = lambda agent: {**observe(agent), "action_mask": np.zeros_like(observe(agent)["action_mask"])}
+        return env
+
+    monkeypatch.setattr(soak, "make_env", empty_mask)
+    assert soak.run_unit(unit)["empty_masks"] > 0
+
+    def raising(preset, **kwargs):
+        env = real(preset, **kwargs)
+
+        def step(action):
+            raise RuntimeError("boom")
+
+        env.step = step
+        return env
+
+    monkeypatch.setattr(soak, "make_env", raising)
+    result = soak.run_unit(unit)
+    assert result["errors"] > 0 and "boom" in result["problems"][0]["detail"]
