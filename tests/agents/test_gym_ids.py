@@ -1,5 +1,5 @@
 """The registered Gymnasium ids take opponents by agent name (issue 12 item 7): their entry points
-live in ``agents.gym_ids`` so that ``domino_env`` never imports ``agents``."""
+live in ``domino_env.agents.gym_ids`` so that ``domino_env`` never imports ``agents``."""
 
 from __future__ import annotations
 
