@@ -35,12 +35,13 @@ def _register() -> None:
 
     # PettingZoo's registry (``pettingzoo.make``) arrived in 1.27; older releases (down to the
     # oldest tested one, docs/integrations.md) import the env modules directly.
+    # The parallel ids are the turn-based parallel view (turn_based_aec_to_parallel: one agent
+    # acts per step), the modules' parallel_env().
     if hasattr(pettingzoo, "register"):
-        pettingzoo.register(
-            "aec", "dominoes/mexican_train-v0", entry_point="domino_env.envs.mexican_train_v0:env"
-        )
-        for game in ("block", "draw", "cuban"):
-            pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"domino_env.envs.{game}_v0:env")
+        for game in ("mexican_train", "block", "draw", "cuban"):
+            module = f"domino_env.envs.{game}_v0"
+            pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"{module}:env")
+            pettingzoo.register("parallel", f"dominoes/{game}-v0", entry_point=f"{module}:parallel_env")
     if "dominoes/MexicanTrain-v0" not in gymnasium.registry:
         gymnasium.register(
             id="dominoes/MexicanTrain-v0",

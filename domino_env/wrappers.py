@@ -138,7 +138,9 @@ class SingleAgentEnv(gymnasium.Env):
         obs = aec.observe(learner)
         self._done = terminated or truncated
         self._mask = np.zeros_like(self._mask) if self._done else obs["action_mask"]
-        info = dict(aec.infos.get(learner, {}))
+        # Fresh arrays every call: the AEC infos may reuse their neutral arrays between steps, and
+        # a caller (or gymnasium's env checker) must never see one object in two infos.
+        info = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in aec.infos.get(learner, {}).items()}
         info["learner_seat"] = self.learner_seat
         # Every round that ended since the learner's last decision (several can end on
         # opponents' moves in a game episode; the AEC infos keep only the latest step's).

@@ -46,14 +46,18 @@ class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
 
 
 def check_action(action: object) -> int:
-    """``action`` as a plain int: Python and numpy integers only (a float, string, bool or array is
-    refused rather than silently rounded).
+    """``action`` as a plain int: Python and numpy integers, and 0-d integer numpy arrays (what
+    Stable-Baselines3's ``model.predict`` returns for one observation); a float, string, bool or
+    array of another shape is refused rather than silently rounded.
 
     Raises:
         IllegalActionError: ``action`` is not an integer.
     """
     if type(action) is int:  # the hot path: skip the abstract-base-class check
         return action
+    if getattr(action, "shape", None) == () and getattr(action, "dtype", None) is not None:
+        if action.dtype.kind in "iu":  # a 0-d integer array: its one value
+            return int(action)
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
         raise IllegalActionError(f"an action must be an integer, got {action!r} ({type(action).__name__})")
     return int(action)

@@ -167,9 +167,21 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
+        """The (cached) observation space of ``agent``, the same object for every agent.
+
+        Raises:
+            DominoError: ``agent`` is not one of :attr:`possible_agents`."""
+        if agent not in self._seat:
+            raise DominoError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
         return self._observation_space
 
     def action_space(self, agent: str) -> spaces.Discrete:
+        """The (cached) action space of ``agent``, the same object for every agent.
+
+        Raises:
+            DominoError: ``agent`` is not one of :attr:`possible_agents`."""
+        if agent not in self._seat:
+            raise DominoError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
         return self._action_space
 
     # ------------------------------------------------------------------ global state
@@ -222,6 +234,13 @@ class DominoAECEnv(AECEnv, EzPickle):
             options = {}
         if not isinstance(options, dict):
             raise DealError(f"reset options must be a dict, got {type(options).__name__}")
+        unknown = sorted(map(str, set(options) - {"deal", "deals"}))
+        if unknown:  # a misspelt "deal" must not pass unnoticed; a warning, not an error, because
+            # PettingZoo's api_test resets with options={"options": 1} and expects it accepted
+            warnings.warn(
+                f"reset ignores the unknown option(s) {unknown}: the options are 'deal' and 'deals'",
+                UserWarning, stacklevel=2,
+            )  # fmt: skip
         if "deal" in options and "deals" in options:
             raise DealError("give either options['deal'] or options['deals'], not both")
         if "deals" in options:
@@ -256,8 +275,11 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     def last(self, observe: bool = True) -> tuple:
         """PettingZoo's ``last`` (observation, reward, termination, truncation, info of the
-        selected agent). Raises DominoError before ``reset``, as ``step`` and ``observe`` do."""
+        selected agent). Raises DominoError before ``reset``, as ``step`` and ``observe`` do, and
+        once every agent is done (the episode is over: call ``reset()``)."""
         self._require_reset()
+        if not self.agents:
+            raise DominoError("the episode is over (every agent is done): call reset()")
         return super().last(observe)
 
     def agent_iter(self, max_iter: int = 2**63):

@@ -1,0 +1,97 @@
+"""What a fresh-user trial hit beyond issue 12's list: SB3's 0-d array actions, unknown agents,
+misspelt reset options, last() once the episode is over, the parallel registry ids, and info
+objects shared between reset and step (gymnasium's env checker warns about that)."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+
+import domino_env  # noqa: F401  (registers the ids)
+from domino_env.core.errors import DominoError, IllegalActionError
+from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
+
+MODULES = [mexican_train_v0, block_v0, draw_v0, cuban_v0]
+IDS = ["dominoes/MexicanTrain-v0", "dominoes/Block-v0", "dominoes/Draw-v0", "dominoes/Cuban-v0"]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_a_0d_integer_array_is_an_action_and_other_arrays_are_not(module):
+    env = module.raw_env()
+    env.reset(seed=3)
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+    for bad in (np.array([legal[0]]), np.array(float(legal[0])), np.array(True)):
+        with pytest.raises(IllegalActionError, match="must be an integer"):
+            env.step(bad)
+    before = env.game_state.actions[:] if hasattr(env.game_state, "actions") else None
+    env.step(np.array(legal[0], dtype=np.int64))  # what model.predict returns for one observation
+    if before is not None:
+        assert env.game_state.actions[-1] == int(legal[0])
+
+
+@pytest.mark.parametrize("gym_id", IDS)
+def test_adapter_steps_with_a_0d_array_and_shares_no_info_object(gym_id):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # gymnasium's checker warns when infos share objects
+        env = gymnasium.make(gym_id)
+        _, info0 = env.reset(seed=np.int64(4))
+        action = np.array(np.flatnonzero(env.unwrapped.action_masks())[0])
+        _, reward, _, _, info1 = env.step(action)
+    assert isinstance(reward, float)
+    for key, value in info0.items():
+        if isinstance(value, np.ndarray):
+            assert value is not info1[key], key
+
+
+def test_unknown_agents_are_refused_by_the_space_methods():
+    env = mexican_train_v0.raw_env(num_players=3)
+    assert env.observation_space("player_2") is env.observation_space("player_0")
+    for method in (env.observation_space, env.action_space):
+        with pytest.raises(DominoError, match=r"unknown agent 'player_9'.*player_0"):
+            method("player_9")
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_a_misspelt_reset_option_is_named_in_a_warning(module):
+    """A warning, not an error: PettingZoo's api_test resets with ``options={"options": 1}``."""
+    env = module.raw_env()
+    with pytest.warns(UserWarning, match=r"unknown option\(s\) \['dael'\].*'deal' and 'deals'"):
+        env.reset(seed=0, options={"dael": {}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=0, options={})  # an empty dict is fine
+        env.reset(seed=0, options={"deals": [env.game_state.deals[0]]} if hasattr(env.game_state, "deals") else {})
+
+
+def test_last_after_the_episode_is_over_is_a_clear_error():
+    env = block_v0.raw_env()
+    env.reset(seed=1)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.agents == []
+    with pytest.raises(DominoError, match="episode is over"):
+        env.last()
+
+
+@pytest.mark.parametrize("game", ["mexican_train", "block", "draw", "cuban"])
+def test_parallel_ids_are_registered(game):
+    """The same turn-based parallel view as the module's parallel_env(), seeded alike."""
+    module = {"mexican_train": mexican_train_v0, "block": block_v0, "draw": draw_v0, "cuban": cuban_v0}[game]
+    env, same = pettingzoo.make("parallel", f"dominoes/{game}-v0"), module.parallel_env()
+    observations, _ = env.reset(seed=2)
+    expected, _ = same.reset(seed=2)
+    acting = [a for a, o in observations.items() if o["action_mask"].any()]
+    assert len(acting) == 1  # turn-based: only the seat to play has legal actions
+    for agent in env.possible_agents:
+        np.testing.assert_array_equal(observations[agent]["observation"], expected[agent]["observation"])
+    action = int(np.flatnonzero(observations[acting[0]]["action_mask"])[0])
+    actions = {a: (action if a == acting[0] else 0) for a in env.agents}  # others are ignored
+    observations, *_ = env.step(actions)
+    expected, *_ = same.step(actions)
+    for agent in env.possible_agents:
+        np.testing.assert_array_equal(observations[agent]["observation"], expected[agent]["observation"])
