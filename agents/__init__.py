@@ -13,6 +13,7 @@ protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: 
 from .base import Agent, agent_label, agent_names, as_config, make_agent, register_agent
 from .line import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, LineSeatView
 from .mexican_train import GreedyAgent, PlannerAgent, RandomAgent, SeatView
+from .search import SearchAgent  # registers "search" / "search:N" (both game families)
 from .ppo import (  # registers "ppo:PATH" (trained policies)
     PPOAgent,
     SpecMismatchError,
@@ -29,6 +30,7 @@ __all__ = [
     "PPOAgent",
     "PlannerAgent",
     "RandomAgent",
+    "SearchAgent",
     "SeatView",
     "SpecMismatchError",
     "agent_label",
