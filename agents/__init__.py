@@ -13,12 +13,12 @@ protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: 
 from .base import Agent, agent_label, agent_names, as_config, make_agent, register_agent
 from .line import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, LineSeatView
 from .mexican_train import GreedyAgent, PlannerAgent, RandomAgent, SeatView
-from .search import SearchAgent  # registers "search" / "search:N" (both game families)
 from .ppo import (  # registers "ppo:PATH" (trained policies)
     PPOAgent,
     SpecMismatchError,
     load_ppo_agent,
 )
+from .search import SearchAgent  # registers "search" / "search:N" (both game families)
 
 __all__ = [
     "Agent",

@@ -11,11 +11,12 @@ in which every tile is placed).
   (under ``drawn_tile="may_play"`` it places the drawn tile when it fits). ANNUL is never chosen.
 * ``"random"``: a uniform legal action from the given generator (ANNUL excluded).
 * ``"plan"`` (Mexican Train only): the planner's idea at rollout speed. Each seat keeps a chain
-  plan for its own train (:meth:`agents.mexican_train.PlannerAgent.longest_chain` with a small
-  node budget, memoised per ``(open end, hand)`` in a ``plans`` dict the caller may share between
-  playouts); it sheds its heaviest spare tile (not in the chain) on another train when it can,
-  else plays the chain's next tile on its own train, else the heaviest legal placement. The plan
-  is carried forward without a new search when the seat follows it, sheds a spare or draws.
+  plan for its own train, built greedily (:func:`quick_chain`: from the open end, a double of the
+  end's pip first, else the tile whose other pip is the best stocked in the rest of the hand;
+  memoised per ``(open end, hand)`` in a ``plans`` dict the caller may share between playouts);
+  it sheds its heaviest spare tile (not in the chain) on another train when it can, else plays
+  the chain's next tile on its own train, else the heaviest legal placement. The plan is carried
+  forward without a new search when the seat follows it, sheds a spare or draws.
 
 Rules are the engine's own: every action goes through ``state.apply`` (legality checked), so a
 playout can never break a rule.
@@ -37,7 +38,6 @@ def playout(
     policy: str = "greedy",
     rng: np.random.Generator | None = None,
     plans: dict | None = None,
-    planner: Any = None,
 ) -> Any:
     """Play ``state`` (mutated in place: pass a copy) to the end of its round.
 
@@ -47,8 +47,6 @@ def playout(
         rng: needed by ``"random"``.
         plans: ``"plan"``: memo ``{(seat's own open end, hand mask): chain}`` (a new dict when
             omitted; share one between playouts of one decision).
-        planner: ``"plan"``: the :class:`~agents.mexican_train.PlannerAgent` whose chain search
-            is used (built for the state's rules with a 64-node budget when omitted).
 
     Returns:
         the round result (``state.round_result``).
@@ -66,11 +64,7 @@ def playout(
             raise ValueError("policy 'random' needs an rng")
         _random(state, rng)
     elif policy == "plan" and not isinstance(state, LineState):
-        if planner is None:
-            from .mexican_train import PlannerAgent
-
-            planner = PlannerAgent(state.config, budget=64)
-        _plan_mexican(state, {} if plans is None else plans, planner)
+        _plan_mexican(state, {} if plans is None else plans)
     else:
         raise ValueError(f"unknown rollout policy {policy!r}; allowed: {ROLLOUT_POLICIES}")
     return state.round_result
@@ -126,13 +120,57 @@ def _random(state: Any, rng: np.random.Generator) -> None:
         state.apply(legal[int(rng.integers(len(legal)))])
 
 
-def _plan_mexican(state: Any, plans: dict, planner: Any) -> None:
+def quick_chain(end: int, hand: int, tables: Any) -> list[int]:
+    """A chain of ``hand`` tiles (bitmask) from open end ``end``, built greedily: the end's double
+    when held, else the fitting tile whose other pip is carried by the most remaining tiles (ties:
+    the lower tile index). ``tables``: the engine's :class:`~domino_env.core.tiles.SetTables`."""
+    pip_masks, tiles, doubles = tables.pip_masks, tables.tiles, _doubles(tables)
+    chain = []
+    h = hand
+    while True:
+        m = h & pip_masks[end]
+        if not m:
+            return chain
+        d = doubles[end]
+        if h >> d & 1:
+            chain.append(d)
+            h ^= 1 << d
+            continue
+        best, bo, bs = -1, -1, -1
+        while m:
+            low = m & -m
+            t = low.bit_length() - 1
+            m ^= low
+            a, b = tiles[t]
+            o = b if a == end else a
+            score = (h & ~low & pip_masks[o]).bit_count()
+            if score > bs:
+                best, bo, bs = t, o, score
+        chain.append(best)
+        h ^= 1 << best
+        end = bo
+
+
+_DOUBLES: dict[int, list[int]] = {}
+
+
+def _doubles(tables: Any) -> list[int]:
+    n = len(tables.pip_masks)
+    out = _DOUBLES.get(n)
+    if out is None:
+        out = _DOUBLES[n] = [
+            (tables.pip_masks[v] & tables.double_mask).bit_length() - 1 for v in range(n)
+        ]
+    return out
+
+
+def _plan_mexican(state: Any, plans: dict) -> None:
     values = state._t.values
     slots = state.num_players + 1
     draw = state.draw_action
     apply, legal_actions = state.apply, state.legal_actions
     hands, ends = state.hands, state.ends
-    budget = planner.budget
+    tables = state._t
     while not state.round_over:
         legal = legal_actions()
         first = legal[0]
@@ -152,7 +190,7 @@ def _plan_mexican(state: Any, plans: dict, planner: Any) -> None:
         key = (ends[seat], hand)
         chain = plans.get(key)
         if chain is None:
-            chain = planner.longest_chain(ends[seat], hand, budget)[0]
+            chain = quick_chain(ends[seat], hand, tables)
             plans[key] = chain
         in_chain = 0
         for t in chain:

@@ -7,11 +7,16 @@ At each decision with more than one legal action the agent
    package pass it to every agent whose ``wants_info_state`` is true, see :mod:`agents.base`),
 2. samples ``K = max(min_worlds, N // A)`` determinizations (complete states drawn uniformly from
    the deals consistent with what the seat knows; A = legal actions, N = the playout budget),
-3. in every determinization plays each legal action followed by one greedy playout to the end of
-   the round (:func:`agents.rollout.playout`; every seat greedy, on engine state), the same
+3. in every determinization plays each legal action followed by one playout to the end of the
+   round (:func:`agents.rollout.playout` on engine state, every seat alike: ``"plan"`` for
+   Mexican Train, ``"greedy"`` for the line games), the same
    determinization for every action (common random numbers: the actions are compared on the same
    deals, which removes most of the deal-to-deal noise from the differences),
-4. picks the action with the best mean value. A playout's value is the seat's round-win credit
+4. picks the action with the best mean value, but keeps the **prior's** move (the ladder's
+   ``planner`` of the game, given the same observation) unless the best action beats it by more
+   than ``margin`` (1.5) standard errors of their paired per-deal difference: the search is a
+   correction of a strong policy, not a replacement for it, so playout noise on near-equal moves
+   cannot make it worse than its prior. A playout's value is the seat's round-win credit
    (1, ``1/k`` for a k-way tie, 0; with teams the team's win counts for both partners) plus
    ``pip_weight`` x (the mean pips left in the opponents' hands - the seat's own, with teams the
    two sides' totals) / 100: the win is what the tournaments count, the pip margin breaks ties
@@ -53,7 +58,10 @@ class SearchAgent:
         budget: playouts per decision N (``search:N``).
         min_worlds: at least this many determinizations per decision.
         pip_weight: weight of the pip margin (per 100 pips) next to the win credit.
-        rollout: rollout policy of :func:`agents.rollout.playout` (``"greedy"`` or ``"random"``).
+        rollout: rollout policy of :func:`agents.rollout.playout` (default ``"plan"`` for Mexican
+            Train, ``"greedy"`` for line games).
+        prior: agent name whose move is kept unless clearly beaten (None: pure search).
+        margin: standard errors by which the best action must beat the prior's move.
     """
 
     name = "search"
@@ -67,7 +75,8 @@ class SearchAgent:
         min_worlds: int = 4,
         pip_weight: float = 0.1,
         rollout: str | None = None,
-        plan_budget: int = 64,
+        prior: str | None = "planner",
+        margin: float = 1.5,
     ):
         cfg = as_config(config)
         self.config = cfg
@@ -80,11 +89,12 @@ class SearchAgent:
         self.min_worlds = int(min_worlds)
         self.pip_weight = float(pip_weight)
         self.rollout = rollout or ("greedy" if self.line else "plan")
-        self.planner = None
-        if self.rollout == "plan":
-            from .mexican_train import PlannerAgent
+        self.margin = float(margin)
+        self.prior = None
+        if prior is not None:
+            from .base import make_agent
 
-            self.planner = PlannerAgent(cfg, budget=plan_budget)
+            self.prior = make_agent(prior, cfg)
 
     def __repr__(self) -> str:
         return f"SearchAgent(budget={self.budget}, num_players={self.num_players}, line={self.line})"
@@ -108,16 +118,26 @@ class SearchAgent:
                 "SingleAgentEnv pass it to agents with wants_info_state; or call "
                 "agent(obs, mask, rng, info_state=InformationState.from_state(state, seat)))",
             )
+        default = -1
+        if self.prior is not None:
+            default = int(self.prior(observation, action_mask, rng))
         values = self.action_values(info_state, legal, rng)
-        best = max(range(len(legal)), key=lambda i: (values[i], -legal[i]))
-        return legal[best]
+        means = [sum(v) / len(v) for v in values]
+        best = max(range(len(legal)), key=lambda i: (means[i], legal[i] == default, -legal[i]))
+        if default < 0 or legal[best] == default:
+            return legal[best]
+        # Leave the prior's move only for a clearly better one: the paired (same deals) difference
+        # must exceed ``margin`` standard errors.
+        d = np.array(values[best]) - np.array(values[legal.index(default)])
+        se = float(d.std(ddof=1)) / np.sqrt(len(d)) if len(d) > 1 else float("inf")
+        return legal[best] if float(d.mean()) > self.margin * se else default
 
     def action_values(
         self, info: InformationState, legal: list[int], rng: np.random.Generator
-    ) -> list[float]:
-        """Mean playout value of every action of ``legal`` over the sampled determinizations."""
+    ) -> list[list[float]]:
+        """Playout values of every action of ``legal``, one per sampled determinization."""
         worlds = max(self.min_worlds, self.budget // len(legal))
-        totals = [0.0] * len(legal)
+        totals: list[list[float]] = [[] for _ in legal]
         seat = info.seat
         plans: dict = {}  # chain plans shared by this decision's playouts ("plan" rollouts)
         for _ in range(worlds):
@@ -130,10 +150,10 @@ class SearchAgent:
                 result = (
                     state.round_result
                     if state.round_over
-                    else playout(state, self.rollout, r, plans, self.planner)
+                    else playout(state, self.rollout, r, plans)
                 )
-                totals[i] += self.value(result, seat)
-        return [x / worlds for x in totals]
+                totals[i].append(self.value(result, seat))
+        return totals
 
     def value(self, result: Any, seat: int) -> float:
         """Value of a finished round for ``seat``: win credit + ``pip_weight`` x pip margin / 100."""

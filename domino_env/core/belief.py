@@ -88,7 +88,8 @@ class InformationState:
         forbidden: per seat, bitmask of unseen tiles it cannot hold (0 for the observer).
         needs: bitmasks of which at least one tile must not be out of play (constraint 4).
         public: the engine state with every hidden field erased (other hands empty, boneyard
-            empty, nothing out of play, no deal records); do not play it, :meth:`sample` instead.
+            empty, nothing out of play, deal records reduced to their public ``first_player``);
+            do not play it, :meth:`sample` instead.
     """
 
     def __init__(self) -> None:  # use from_state
@@ -162,7 +163,9 @@ class InformationState:
                 pub.hands[s] = 0
         pub.boneyard = []
         pub.out_of_play = 0
-        pub.deals = []
+        # deal records hold the hidden deals: keep only their public field (whether the round's
+        # first player was given, i.e. the lead was not forced)
+        pub.deals = [{"first_player": d.get("first_player")} for d in state.deals]
         pub._legal = None
         if line:
             pub.doubles_dealt = [d if s == seat else 0 for s, d in enumerate(pub.doubles_dealt)]
@@ -178,7 +181,8 @@ class InformationState:
             max_tries: redraws allowed for constraint 4 (and for the rejection fallback).
 
         Returns:
-            an independent engine state (``deals`` empty; everything else as a real state).
+            an independent engine state (``deals`` hold only ``first_player``; everything else as
+            a real state).
 
         Raises:
             BeliefError: no consistent deal was found in ``max_tries`` draws.
