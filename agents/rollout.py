@@ -9,6 +9,9 @@ in which every tile is placed).
 * ``"greedy"``: the heaviest legal placement (ties: the lowest action, i.e. the lowest tile
   index, then the own train / left end first); DRAW or PASS only when nothing can be placed
   (under ``drawn_tile="may_play"`` it places the drawn tile when it fits). ANNUL is never chosen.
+* ``"block"`` (line games only): greedy plus ``BLOCK_BONUS`` pips for a placement after which
+  the next seat holds no tile that fits the ends (in a determinization every hand is known, so a
+  rollout can play to the ends the next player lacks, as the line planner estimates it does).
 * ``"random"``: a uniform legal action from the given generator (ANNUL excluded).
 * ``"plan"`` (Mexican Train only): the planner's idea at rollout speed. Each seat keeps a chain
   plan for its own train, built greedily (:func:`quick_chain`: from the open end, a double of the
@@ -30,7 +33,7 @@ import numpy as np
 
 from domino_env.core.line import LineState
 
-ROLLOUT_POLICIES = ("greedy", "random", "plan")
+ROLLOUT_POLICIES = ("greedy", "random", "plan", "block")
 
 
 def playout(
@@ -63,6 +66,8 @@ def playout(
         if rng is None:
             raise ValueError("policy 'random' needs an rng")
         _random(state, rng)
+    elif policy == "block" and isinstance(state, LineState):
+        _block_line(state)
     elif policy == "plan" and not isinstance(state, LineState):
         _plan_mexican(state, {} if plans is None else plans)
     else:
@@ -106,6 +111,43 @@ def _greedy_line(state: LineState) -> None:
             if a >= draw:
                 break
             v = values[a >> 1]
+            if v > bv:
+                best, bv = a, v
+        apply(best)
+
+
+#: Pips a "block" rollout move earns when the next seat cannot play after it.
+BLOCK_BONUS = 10
+
+
+def _block_line(state: LineState) -> None:
+    t = state._t
+    values, tiles, pip_masks = t.values, t.tiles, t.pip_masks
+    draw = state.draw_action
+    p = state.num_players
+    hands = state.hands
+    apply, legal_actions = state.apply, state.legal_actions
+    while not state.round_over:
+        legal = legal_actions()
+        best = legal[0]
+        if best >= draw or len(legal) == 1:
+            apply(best)
+            continue
+        nxt = hands[(state.current_player + 1) % p]
+        left, right = state.left, state.right
+        bv = -1
+        for a in legal:
+            if a >= draw:
+                break
+            tile, end = a >> 1, a & 1
+            x, y = tiles[tile]
+            if left < 0:
+                ends = pip_masks[x] | pip_masks[y]
+            elif end == 0:
+                ends = pip_masks[x if y == left else y] | pip_masks[right]
+            else:
+                ends = pip_masks[left] | pip_masks[y if x == right else x]
+            v = values[tile] + (BLOCK_BONUS if not nxt & ends else 0)
             if v > bv:
                 best, bv = a, v
         apply(best)

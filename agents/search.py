@@ -88,7 +88,7 @@ class SearchAgent:
         self.budget = int(budget)
         self.min_worlds = int(min_worlds)
         self.pip_weight = float(pip_weight)
-        self.rollout = rollout or ("greedy" if self.line else "plan")
+        self.rollout = rollout or ("block" if self.line else "plan")
         self.margin = float(margin)
         self.prior = None
         if prior is not None:
@@ -157,9 +157,11 @@ class SearchAgent:
 
     def value(self, result: Any, seat: int) -> float:
         """Value of a finished round for ``seat``: win credit + ``pip_weight`` x pip margin / 100."""
+        p = self.num_players
+        if result.termination == "annulled":  # a fresh deal: worth the parity share
+            return 0.5 if self.teams else 1.0 / p
         winners = result.winners
         pips = result.pips
-        p = self.num_players
         if self.teams:
             side = seat % 2
             sides = {s % 2 for s in winners}
