@@ -10,7 +10,7 @@ Run from the repository root in the project's virtual environment::
 Cells: Mexican Train (preset ``domino_cubano``, 4 players, double-12) and Cuban (double-9, 4
 players in teams). Mid-round states: 64 positions reached by random legal play (Mexican Train: 20
 actions into the round; Cuban: 8), fixed seeds. A playout = ``state.copy()`` plus play to the end
-of the round with a rollout policy of :mod:`agents.rollout` (``random``, ``greedy``, and ``plan``
+of the round with a rollout policy of :mod:`agents.rollout` (``random``, ``greedy``; ``plan``
 for Mexican Train), cycling over the positions until ``--seconds`` of CPU time
 (``time.process_time``, so other processes on a shared machine do not count against us) have
 passed. It also reports the belief sampler's cost (:meth:`InformationState.sample` per second)
@@ -43,7 +43,7 @@ from domino_env.core.mexican_train import MexicanTrainState  # noqa: E402
 
 CELLS = {
     "mexican_train_4p_d12": (MexicanTrainState, MexicanTrainConfig(), 20, ("random", "greedy", "plan")),
-    "cuban_4p_d9_teams": (LineState, line_from_preset("cuban"), 8, ("random", "greedy")),
+    "cuban_4p_d9_teams": (LineState, line_from_preset("cuban"), 8, ("random", "greedy", "block")),
 }
 
 
