@@ -1,6 +1,10 @@
 """The search agent (agents.search), the rollouts and the info_state protocol extension."""
 
+import json
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -104,5 +108,28 @@ def test_quick_chain_and_playouts_finish_rounds():
         state = MexicanTrainState.new_game(MexicanTrainConfig(), rng)
         result = playout(state.copy(), policy, rng)
         assert result.termination in ("went_out", "blocked")
+    from domino_env.core.line import LineState
+
+    for policy in ("greedy", "random", "block"):
+        line = LineState.new_game(line_from_preset("cuban"), rng)
+        assert playout(line, policy, rng).termination in ("went_out", "blocked")
     with pytest.raises(ValueError, match="unknown rollout policy"):
         playout(state.copy(), "smart")
+
+
+def test_playouts_benchmark_command(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "p.json"
+    run = subprocess.run(
+        [sys.executable, "benchmarks/playouts.py", "--seconds", "0.05", "--json", str(out)],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(out.read_text())["cells"]
+    assert figures["mexican_train_4p_d12"]["greedy"]["playouts_per_s"] > 0
+    assert figures["cuban_4p_d9_teams"]["block"]["steps_per_playout"] > 1
+    bad = subprocess.run(
+        [sys.executable, "benchmarks/playouts.py", "--seconds", "0"],
+        cwd=root, capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 2 and "--seconds must be > 0" in bad.stderr
