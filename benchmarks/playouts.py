@@ -16,7 +16,8 @@ for Mexican Train), cycling over the positions until ``--seconds`` of CPU time
 passed. It also reports the belief sampler's cost (:meth:`InformationState.sample` per second)
 and the mean engine steps per playout.
 
-``--decisions SPEC ...`` adds the search agent's CPU time per decision (decisions with more than
+``--decisions SPEC ...`` adds the search agent's CPU time per decision and its mean number of
+determinizations K (decisions with more than
 one legal action, seat 0 of three planners' rounds, 3 rounds per cell, Mexican Train only).
 """
 
@@ -102,7 +103,7 @@ def decision_times(spec: str, rounds: int = 3) -> dict:
     agent = make_agent(spec, env.config)
     planner = make_agent("planner", env.config)
     rng = np.random.default_rng(0)
-    times = []
+    times, worlds = [], []
     for seed in range(rounds):
         env.reset(seed=seed)
         while env.agents:
@@ -117,12 +118,14 @@ def decision_times(spec: str, rounds: int = 3) -> dict:
                 info = InformationState.from_state(env.state, seat)
                 action = agent(obs["observation"], obs["action_mask"], rng, info_state=info)
                 times.append(time.process_time() - t0)
+                legal = int(obs["action_mask"].sum())
+                worlds.append(max(agent.min_worlds, agent.budget // legal))
             else:
                 action = planner(obs["observation"], obs["action_mask"], rng)
             env.step(int(action))
     t = np.array(times) * 1e3
     return {"decisions": len(t), "mean_ms": float(t.mean()), "p90_ms": float(np.percentile(t, 90)),
-            "max_ms": float(t.max())}
+            "max_ms": float(t.max()), "mean_worlds": float(np.mean(worlds))}
 
 
 def main(argv=None) -> None:
@@ -147,7 +150,8 @@ def main(argv=None) -> None:
     for spec in args.decisions:
         d = out["decisions"][spec] = decision_times(spec)
         print(f"{spec:14s} {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
-              f"p90 {d['p90_ms']:.1f} ms, max {d['max_ms']:.1f} ms (CPU)")
+              f"p90 {d['p90_ms']:.1f} ms, max {d['max_ms']:.1f} ms (CPU), "
+              f"{d['mean_worlds']:.1f} determinizations on average")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
 
