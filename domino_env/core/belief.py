@@ -127,7 +127,7 @@ class InformationState:
         if not line and cur != seat and state.drawn_tile >= 0:
             raise BeliefError(
                 f"seat {cur} has just drawn a tile seat {seat} cannot see: build the information "
-                "state at seat {seat}'s own decisions (or before the draw)"
+                f"state at seat {seat}'s own decisions (or before the draw)"
             )
         if line and cur != seat and state.forced_lead >= 0:
             raise BeliefError(f"seat {cur} has not led its forced lead yet; nothing to sample for seat {seat}")
@@ -146,7 +146,6 @@ class InformationState:
             m = state.missing[s]
             for v in bits(m):
                 forbidden[s] |= pip_masks[v]
-        lead_mask, drew = (0, [False] * p)
         if line:
             # the deal record says whether the lead was forced (first_player None); only that
             # public field of it is read
