@@ -46,10 +46,10 @@ with ``"must_play"`` only the pips of earlier turns); a seat that could not plac
 place" condition of a Mexican Train round continuing past a pass with the boneyard empty and
 tiles out of play (``use_boneyard=False``).
 
-**Cost.** Building: one state copy and a few passes over the tiles. The first sample builds the
-dynamic programme (about ``(classes) x (size+1)^k`` float operations for k constrained seats;
-4 players: under a millisecond); each sample then costs about 0.1-0.5 ms of Python/numpy plus a
-state copy.
+**Cost.** Building: one state copy and a pass over the round's actions. The first sample builds
+the class table (about ``(classes) x (size+1)^k`` float operations for k constrained seats); a
+sample then costs about 40-60 microseconds (``benchmarks/playouts.py``: about 23,000 samples/s in
+Mexican Train 4p double-12, 18,700 in Cuban, first samples included).
 
 Numpy-only (the engine's layer): no gymnasium, pettingzoo or torch.
 """
