@@ -19,6 +19,7 @@ from .ppo import (  # registers "ppo:PATH" (trained policies)
     load_ppo_agent,
 )
 from .rllib import load_rllib_agent  # registers "rllib:PATH" (RLlib checkpoints; no ray needed)
+from .search import SearchAgent  # registers "search" / "search:N" (both game families)
 
 __all__ = [
     "Agent",
@@ -30,6 +31,7 @@ __all__ = [
     "PPOAgent",
     "PlannerAgent",
     "RandomAgent",
+    "SearchAgent",
     "SeatView",
     "SpecMismatchError",
     "agent_label",

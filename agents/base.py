@@ -8,7 +8,15 @@ An **agent** is any picklable callable ``agent(observation, action_mask, rng) ->
   the only randomness an agent may use, so a seeded caller replays exactly.
 
 This is exactly the opponent protocol of :class:`domino_env.wrappers.SingleAgentEnv`, so every
-agent here can be an opponent of a learner. Scripted agents see only what their seat sees (the
+agent here can be an opponent of a learner.
+
+**Optional extension: the public history.** An agent whose attribute ``wants_info_state`` is true
+is called ``agent(observation, action_mask, rng, info_state=...)`` where ``info_state`` is the
+seat's :class:`domino_env.core.belief.InformationState` (its hand, the table, hand sizes, the
+public actions of the round and the pips each seat is known to lack; nothing hidden), built by
+:func:`domino_env.wrappers.info_state_kwargs`. ``domino_env.train.evaluate`` and ``SingleAgentEnv`` pass it;
+agents without the attribute are called exactly as before. ``search`` (:mod:`domino_env.agents.search`,
+docs/search.md) uses it to sample determinizations. Scripted agents see only what their seat sees (the
 observation and the mask), never the engine state.
 
 Build agents by name with :func:`make_agent` (``"random"``, ``"greedy"``, ``"planner"``; more can be

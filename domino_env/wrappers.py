@@ -7,7 +7,9 @@ summed since its previous decision, including the final reward when an opponent 
 
 An opponent is any callable ``(observation, action_mask, rng) -> action`` where ``observation`` is
 the seat's float32 observation vector, ``action_mask`` its int8 mask and ``rng`` a
-``numpy.random.Generator`` owned by the adapter (so a seeded adapter replays exactly).
+``numpy.random.Generator`` owned by the adapter (so a seeded adapter replays exactly). An
+opponent whose ``wants_info_state`` attribute is true also gets ``info_state=`` (the seat's
+:class:`~domino_env.core.belief.InformationState`; see :func:`info_state_kwargs`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,18 @@ def random_legal_opponent(observation: np.ndarray, action_mask: np.ndarray, rng:
     """Uniform choice among the legal actions (the adapter's default opponent)."""
     legal = np.flatnonzero(action_mask)
     return int(legal[rng.integers(len(legal))])
+
+
+def info_state_kwargs(agent: Any, state: Any, seat: int) -> dict[str, Any]:
+    """Extra keyword arguments for calling ``agent`` at ``seat``: ``{"info_state":
+    InformationState.from_state(state, seat)}`` for an agent whose ``wants_info_state`` attribute
+    is true (search agents: the seat's public history, see docs/search.md), else ``{}`` (every
+    other agent keeps the plain ``(observation, action_mask, rng)`` protocol)."""
+    if not getattr(agent, "wants_info_state", False):
+        return {}
+    from .core.belief import InformationState
+
+    return {"info_state": InformationState.from_state(state, seat)}
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -123,7 +137,8 @@ class SingleAgentEnv(gymnasium.Env):
             seat = self.agents_all.index(agent)
             obs = aec.observe(agent)
             opponent = self._opponent_for(seat)
-            action = opponent(obs["observation"], obs["action_mask"], self.np_random)
+            extra = info_state_kwargs(opponent, aec.game_state, seat)
+            action = opponent(obs["observation"], obs["action_mask"], self.np_random, **extra)
             try:
                 aec.step(action)
             except IllegalActionError as err:

@@ -72,6 +72,7 @@ from domino_env.core.config import (
 from domino_env.envs import line_v0
 from domino_env.envs.infos import Termination
 from domino_env.envs.mexican_train_v0 import raw_env
+from domino_env.wrappers import info_state_kwargs
 
 #: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
 GAMES = ("mexican_train", *LINE_PRESETS)
@@ -222,7 +223,9 @@ def play_episode(
             continue
         s = seat_of[agent]
         obs = env.observe(agent)
-        action = agents[seats[s]](obs["observation"], obs["action_mask"], rngs[s])
+        actor = agents[seats[s]]
+        extra = info_state_kwargs(actor, env.game_state, s)  # the public history, for search agents
+        action = actor(obs["observation"], obs["action_mask"], rngs[s], **extra)
         env.step(int(action))
         rec.steps += 1
         info = env.infos.get(agent) or next(iter(env.infos.values()), {})

@@ -58,7 +58,7 @@ class LineState:
         "hands", "boneyard", "out_of_play", "placed", "line", "left", "right", "current_player", "leader",
         "forced_lead", "first_turn_pending", "in_first_turn", "doubles_dealt", "missing",
         "_pre_draw_missing", "_drew", "round_over", "round_result", "annulments", "_legal",
-        "winner_seat",
+        "winner_seat", "round_start",
     )  # fmt: skip
 
     @classmethod
@@ -142,6 +142,7 @@ class LineState:
         self.hands = hands
         self.boneyard = boneyard[::-1]  # next draw = last element
         self.out_of_play = out
+        self.round_start = len(self.actions)  # this round's actions are actions[round_start:]
         self.line: list[Tile] = []
         self.placed = 0
         self.left = self.right = -1

@@ -110,7 +110,7 @@ def test_registry_and_config_helpers():
         type(make_agent("greedy", {"num_players": 2, "max_pip": 9})).__module__
         == "domino_env.agents.mexican_train"
     )
-    assert agent_names("line") == ["greedy", "planner", "ppo", "random", "rllib"]
+    assert agent_names("line") == ["greedy", "planner", "ppo", "random", "rllib", "search"]
     obj = LineGreedyAgent(block.config)
     assert make_agent(obj) is obj and isinstance(obj, Agent)
     with pytest.raises(ConfigError):

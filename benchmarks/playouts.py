@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Playouts per second from mid-round states (what determinized search spends its time on).
+
+Run from the repository root in the project's virtual environment::
+
+    .venv/bin/python benchmarks/playouts.py                 # 3 s a cell
+    .venv/bin/python benchmarks/playouts.py --seconds 1 --json playouts.json
+    .venv/bin/python benchmarks/playouts.py --decisions search:50 search:200   # time per decision
+
+Cells: Mexican Train (preset ``domino_cubano``, 4 players, double-12) and Cuban (double-9, 4
+players in teams). Mid-round states: 64 positions reached by random legal play (Mexican Train: 20
+actions into the round; Cuban: 8), fixed seeds. A playout = ``state.copy()`` plus play to the end
+of the round with a rollout policy of :mod:`domino_env.agents.rollout` (``random``, ``greedy``; ``plan``
+for Mexican Train), cycling over the positions until ``--seconds`` of CPU time
+(``time.process_time``, so other processes on a shared machine do not count against us) have
+passed. It also reports the belief sampler's cost (:meth:`InformationState.sample` per second)
+and the mean engine steps per playout.
+
+``--decisions SPEC ...`` adds the search agent's CPU time per decision and its mean number of
+determinizations K (decisions with more than
+one legal action, seat 0 of three planners' rounds, 3 rounds per cell, Mexican Train only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from domino_env.agents import make_agent  # noqa: E402
+from domino_env.agents.rollout import playout  # noqa: E402
+from domino_env.core.belief import InformationState  # noqa: E402
+from domino_env.core.config import MexicanTrainConfig, line_from_preset  # noqa: E402
+from domino_env.core.line import LineState  # noqa: E402
+from domino_env.core.mexican_train import MexicanTrainState  # noqa: E402
+
+CELLS = {
+    "mexican_train_4p_d12": (MexicanTrainState, MexicanTrainConfig(), 20, ("random", "greedy", "plan")),
+    "cuban_4p_d9_teams": (LineState, line_from_preset("cuban"), 8, ("random", "greedy", "block")),
+}
+
+
+def mid_round_states(cls, config, depth: int, count: int = 64) -> list:
+    states, seed = [], 0
+    while len(states) < count:
+        rng = np.random.default_rng(seed)
+        seed += 1
+        state = cls.new_game(config, rng)
+        for _ in range(depth):
+            if state.round_over:
+                break
+            legal = state.legal_actions()
+            if getattr(state, "annul_action", -1) in legal and len(legal) > 1:
+                legal = legal[:-1]
+            state.apply(legal[int(rng.integers(len(legal)))])
+        if not state.round_over:
+            states.append(state)
+    return states
+
+
+def measure(states, policy: str, seconds: float) -> dict:
+    rng = np.random.default_rng(0)
+    n = steps = 0
+    plans: dict = {}
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for state in states:
+            s = state.copy()
+            before = len(s.actions)
+            playout(s, policy, rng, plans)
+            steps += len(s.actions) - before
+            n += 1
+        if len(plans) > 100_000:
+            plans.clear()
+    dt = time.process_time() - start
+    return {"playouts_per_s": n / dt, "steps_per_playout": steps / n}
+
+
+def sampler_rate(states, seconds: float) -> float:
+    rng = np.random.default_rng(0)
+    infos = [InformationState.from_state(s, s.current_player) for s in states]
+    n = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for info in infos:
+            info.sample(rng)
+            n += 1
+    return n / (time.process_time() - start)
+
+
+def decision_times(spec: str, rounds: int = 3) -> dict:
+    from domino_env.train.evaluate import make_env
+
+    env = make_env("mexican_train")
+    agent = make_agent(spec, env.config)
+    planner = make_agent("planner", env.config)
+    rng = np.random.default_rng(0)
+    times, worlds = [], []
+    for seed in range(rounds):
+        env.reset(seed=seed)
+        while env.agents:
+            a = env.agent_selection
+            if env.terminations[a] or env.truncations[a]:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(a)
+            obs = env.observe(a)
+            if seat == 0 and obs["action_mask"].sum() > 1:
+                t0 = time.process_time()
+                info = InformationState.from_state(env.game_state, seat)
+                action = agent(obs["observation"], obs["action_mask"], rng, info_state=info)
+                times.append(time.process_time() - t0)
+                legal = int(obs["action_mask"].sum())
+                worlds.append(max(agent.min_worlds, agent.budget // legal))
+            else:
+                action = planner(obs["observation"], obs["action_mask"], rng)
+            env.step(int(action))
+    t = np.array(times) * 1e3
+    return {"decisions": len(t), "mean_ms": float(t.mean()), "p90_ms": float(np.percentile(t, 90)),
+            "max_ms": float(t.max()), "mean_worlds": float(np.mean(worlds))}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per cell (default 3)")
+    parser.add_argument("--json", default=None, help="also write the figures as JSON")
+    parser.add_argument("--decisions", nargs="*", default=[], metavar="SPEC",
+                        help="search agent specs to time per decision (Mexican Train 4p)")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0:
+        parser.error(f"--seconds must be > 0, got {args.seconds}")
+    out: dict = {"cells": {}, "decisions": {}}
+    for name, (cls, config, depth, policies) in CELLS.items():
+        states = mid_round_states(cls, config, depth)
+        cell = {p: measure(states, p, args.seconds) for p in policies}
+        cell["sampler_per_s"] = sampler_rate(states, args.seconds)
+        out["cells"][name] = cell
+        for p in policies:
+            print(f"{name:22s} {p:7s} {cell[p]['playouts_per_s']:8.0f} playouts/s "
+                  f"({cell[p]['steps_per_playout']:.1f} steps each)")
+        print(f"{name:22s} sampler {cell['sampler_per_s']:8.0f} samples/s")
+    for spec in args.decisions:
+        d = out["decisions"][spec] = decision_times(spec)
+        print(f"{spec:14s} {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
+              f"p90 {d['p90_ms']:.1f} ms, max {d['max_ms']:.1f} ms (CPU), "
+              f"{d['mean_worlds']:.1f} determinizations on average")
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""The search agent (agents.search), the rollouts and the info_state protocol extension."""
+
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from domino_env.agents import make_agent
+from domino_env.agents.rollout import playout, quick_chain
+from domino_env.agents.search import SearchAgent
+from domino_env.core.belief import InformationState
+from domino_env.core.config import MexicanTrainConfig, line_from_preset
+from domino_env.core.errors import ConfigError
+from domino_env.core.mexican_train import MexicanTrainState
+from domino_env.core.tiles import set_tables, tile_index
+from domino_env.envs import line_v0, mexican_train_v0
+from domino_env.train.evaluate import evaluate
+from domino_env.wrappers import SingleAgentEnv, info_state_kwargs
+
+
+def decision(env, seed):
+    """The first position of a seeded round where the acting seat has several legal actions."""
+    env.reset(seed=seed)
+    while True:
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        if obs["action_mask"].sum() > 1:
+            seat = env.possible_agents.index(agent)
+            return obs, InformationState.from_state(env.game_state, seat)
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+@pytest.mark.parametrize("preset", [None, "block", "cuban"])
+def test_registry_builds_search_for_every_game(preset):
+    config = MexicanTrainConfig() if preset is None else line_from_preset(preset)
+    agent = make_agent("search", config)
+    assert isinstance(agent, SearchAgent) and agent.budget == 200
+    assert make_agent("search:40", config).budget == 40
+    with pytest.raises(ConfigError, match="positive integer"):
+        make_agent("search:0", config)
+    with pytest.raises(ConfigError, match="positive integer"):
+        make_agent("search:many", config)
+
+
+def test_deterministic_given_rng_and_picklable():
+    env = mexican_train_v0.raw_env()
+    agent = make_agent("search:30", env.config)
+    clone = pickle.loads(pickle.dumps(agent))
+    for seed in range(3):
+        obs, info = decision(env, seed)
+        args = (obs["observation"], obs["action_mask"])
+        a = agent(*args, np.random.default_rng(seed), info_state=info)
+        b = agent(*args, np.random.default_rng(seed), info_state=info)
+        c = clone(*args, np.random.default_rng(seed), info_state=info)
+        assert a == b == c
+        assert obs["action_mask"][a] == 1
+
+
+def test_refuses_to_play_blind():
+    env = mexican_train_v0.raw_env()
+    obs, _ = decision(env, 0)
+    with pytest.raises(ConfigError, match="info_state"):
+        make_agent("search:10", env.config)(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+
+
+def test_info_state_kwargs_only_for_agents_that_ask():
+    env = mexican_train_v0.raw_env()
+    env.reset(seed=0)
+    seat = env.game_state.current_player
+    assert info_state_kwargs(make_agent("planner", env.config), env.game_state, seat) == {}
+    kw = info_state_kwargs(make_agent("search", env.config), env.game_state, seat)
+    assert isinstance(kw["info_state"], InformationState) and kw["info_state"].seat == seat
+
+
+def test_single_agent_adapter_with_search_opponents():
+    aec = line_v0.raw_env(preset="block", num_players=2)
+    env = SingleAgentEnv(aec, opponents=make_agent("search:20", aec.config))
+    obs, _ = env.reset(seed=3)
+    done, steps = False, 0
+    while not done:
+        action = int(np.flatnonzero(env.action_masks())[0])
+        obs, reward, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
+        steps += 1
+    assert reward in (-1.0, 0.0, 1.0)
+    assert steps >= 1
+
+
+def test_tournament_with_workers_and_strength_against_random():
+    result = evaluate(["search:24", "random"], rounds=40, game="block", num_players=2, workers=2, seed=1)
+    same = evaluate(["search:24", "random"], rounds=40, game="block", num_players=2, workers=1, seed=1)
+    s = result.stats_for("search:24")
+    assert s.win_rate == same.stats_for("search:24").win_rate  # workers do not change results
+    assert s.win_rate > 0.6  # above parity 0.5 against random play (block 2p is luck-heavy)
+
+
+def test_quick_chain_and_playouts_finish_rounds():
+    t = set_tables(12)
+    hand = sum(1 << tile_index(a, b, 12) for a, b in [(12, 5), (5, 5), (5, 3), (3, 9), (1, 2)])
+    chain = quick_chain(12, hand, t)
+    assert [t.tiles[i] for i in chain] == [(5, 12), (5, 5), (3, 5), (3, 9)]
+    rng = np.random.default_rng(0)
+    for policy in ("greedy", "random", "plan"):
+        state = MexicanTrainState.new_game(MexicanTrainConfig(), rng)
+        result = playout(state.copy(), policy, rng)
+        assert result.termination in ("went_out", "blocked")
+    from domino_env.core.line import LineState
+
+    for policy in ("greedy", "random", "block"):
+        line = LineState.new_game(line_from_preset("cuban"), rng)
+        assert playout(line, policy, rng).termination in ("went_out", "blocked")
+    with pytest.raises(ValueError, match="unknown rollout policy"):
+        playout(state.copy(), "smart")
+
+
+def test_playouts_benchmark_command(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "p.json"
+    run = subprocess.run(
+        [sys.executable, "benchmarks/playouts.py", "--seconds", "0.05", "--json", str(out)],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(out.read_text())["cells"]
+    assert figures["mexican_train_4p_d12"]["greedy"]["playouts_per_s"] > 0
+    assert figures["cuban_4p_d9_teams"]["block"]["steps_per_playout"] > 1
+    bad = subprocess.run(
+        [sys.executable, "benchmarks/playouts.py", "--seconds", "0"],
+        cwd=root, capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 2 and "--seconds must be > 0" in bad.stderr
