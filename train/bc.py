@@ -3,10 +3,10 @@ policy network, optionally with DAgger-style relabelling on the learner's own st
 
 Command line::
 
-    python -m train.bc                                        # planner on the default rules
-    python -m train.bc --samples 200000 --dagger-iters 2 --out runs/bc
-    python -m train.ppo --init-from runs/bc --out runs/bc_ppo # PPO fine-tuning from the clone
-    python -m train.bc --help                                 # every option
+    domino-bc                                           # planner on the default rules
+    domino-bc --samples 200000 --dagger-iters 2 --out runs/bc
+    domino-train --init-from runs/bc --out runs/bc_ppo  # PPO fine-tuning from the clone
+    domino-bc --help                                    # every option
 
 1. **Dataset** (:func:`collect`): the learner's seat (drawn per episode, as in ``domino_env.train.ppo``)
    plays ``--expert`` (default ``planner``) against ``--opponents`` (default ``greedy planner``,
@@ -193,7 +193,7 @@ def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarra
             data = {k: f[k] for k in DATASET_KEYS}
             saved = json.loads(str(f["fingerprint"]))
     except (OSError, KeyError, ValueError) as exc:
-        raise ValueError(f"not a train.bc dataset ({type(exc).__name__}: {exc})") from None
+        raise ValueError(f"not a domino-bc dataset ({type(exc).__name__}: {exc})") from None
     if saved != json.loads(json.dumps(fingerprint, sort_keys=True)):
         diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))
         raise ValueError(f"written for other settings (differs in: {', '.join(diff)}); give another --dataset")
@@ -300,10 +300,10 @@ def _validate(policy: Any, batch, idx: np.ndarray, batch_size: int) -> dict[str,
 # ---------------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="python -m train.bc",
+        prog="domino-bc",
         description="Behaviour cloning of a scripted expert (default: the planner) into a MaskablePPO "
-        "policy (masked cross-entropy), optionally with DAgger relabelling; writes a train.ppo model "
-        "folder (ppo:OUT; fine-tune with python -m train.ppo --init-from OUT or --resume OUT).",
+        "policy (masked cross-entropy), optionally with DAgger relabelling; writes a domino-train model "
+        "folder (ppo:OUT; fine-tune with domino-train --init-from OUT or --resume OUT).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_game_options(parser)
@@ -328,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--learning-rate", type=real(0.0, low_open=True), default=1e-3, help="Adam learning rate")
     c.add_argument("--vf-coef", type=real(0.0), default=0.5, help="weight of the value head's squared error")
     c.add_argument("--gamma", type=real(0.0, 1.0, low_open=True), default=0.995,
-                   help="discount of the value targets (train.ppo's default)")
+                   help="discount of the value targets (domino-train's default)")
     c.add_argument("--val-fraction", type=real(0.0, 1.0, high_open=True), default=0.05,
                    help="share of the episodes held out to measure agreement with the expert")
     c.add_argument("--seed", type=NON_NEGATIVE, default=0, help="seed of the envs, torch and the evaluations")
@@ -499,7 +499,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m train.bc``: returns the exit status, 0 when done, 128 + the
+    """Entry point of ``domino-bc``: returns the exit status, 0 when done, 128 + the
     signal number when interrupted."""
     _, interrupted = run(argv)
     return 128 + signal.Signals[interrupted].value if interrupted else 0

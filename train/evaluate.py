@@ -2,10 +2,10 @@
 
 Command line (also the ``domino-evaluate`` console script)::
 
-    python -m train.evaluate --agents planner greedy greedy greedy --rounds 2000 --players 4 \\
+    domino-evaluate --agents planner greedy greedy greedy --rounds 2000 --players 4 \\
         --max-pip 12 [--preset domino_cubano] [--episode round|game] [--seed 0] [--json out.json] \\
         [--workers 2] [rule options: --doubles chain --drawn-tile may_play ...]
-    python -m train.evaluate --game cuban --agents planner greedy planner greedy --rounds 2000 \\
+    domino-evaluate --game cuban --agents planner greedy planner greedy --rounds 2000 \\
         [--teams/--no-teams --next-lead winner --annul-doubles 5 --target-score 100 ...]
 
 ``--game`` picks the game: ``mexican_train`` (default; ``--preset`` picks its rule set) or a line
@@ -651,7 +651,7 @@ def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m train.evaluate",
+        prog="domino-evaluate",
         description="Duplicate-deal tournament (Mexican Train, or the line games block, draw and "
         "Cuban): every deal is played in every seat rotation of the agent list; prints win rates "
         "with 95%% confidence intervals (with teams: team win rates, parity 1/2).",
@@ -752,7 +752,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of ``python -m train.evaluate`` / ``domino-evaluate`` (see :func:`run`)."""
+    """Entry point of ``domino-evaluate`` (``python -m domino_env.train.evaluate``) (see :func:`run`)."""
     run(argv)
 
 

@@ -1,8 +1,8 @@
-"""The command line of ``python -m train.ppo``: the options (:func:`build_parser`), the rules they
+"""The command line of ``domino-train``: the options (:func:`build_parser`), the rules they
 give (:func:`rules_from_args`) and the checks that run before any work starts
 (:func:`check_args`): every flag is validated (ranges by argparse types, agents, models and paths
 by :func:`check_args`), and a bad one is a one-line message naming it, exit status 2, with
-nothing written. The option groups shared with ``python -m train.bc`` are ``add_*_options``.
+nothing written. The option groups shared with ``domino-bc`` are ``add_*_options``.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="python -m train.ppo",
+        prog="domino-train",
         description="Train a MaskablePPO agent on Mexican Train against scripted opponents, evaluate it "
         "against the ladder on duplicate deals, and save it with metadata, TensorBoard logs and a learning curve.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="continue training a saved model (a run folder or .zip, e.g. an interrupted run); "
                        "its hyperparameters and step count are kept, --timesteps more steps are trained")
     start.add_argument("--init-from", default=None, metavar="PATH",
-                       help="start from a saved model's network weights (e.g. python -m train.bc's) with this "
+                       help="start from a saved model's network weights (e.g. domino-bc's) with this "
                        "command's hyperparameters and a fresh step count; --net-arch and --activation "
                        "must match the model's")
 

@@ -1,6 +1,6 @@
 """Turn a game record into one self-contained HTML page that replays it move by move.
 
-Run: ``python -m train.replay_html RECORD.json -o replay.html`` (console script
+Run: ``domino-replay-html RECORD.json -o replay.html`` (console script
 ``domino-replay-html``). The page has no external resource (inline CSS, JavaScript and SVG: it
 works offline, opened straight from the disk) and steps through the game with buttons, a slider
 and the keys (left / right arrow: one move, Home / End, Page Up / Page Down: one round, space:
@@ -9,7 +9,7 @@ words, the hand sizes, the scores and each round's result.
 
 Every state the page shows is computed here by replaying the record through the rules engine and
 embedded as JSON, so the page draws exactly what the engine had; the JavaScript only draws.
-A record is what ``env.to_record()`` returns (``python -m train.play`` writes one; a ``"seats"``
+A record is what ``env.to_record()`` returns (``domino-play`` writes one; a ``"seats"``
 list of player names, when present, labels the seats).
 """
 
@@ -196,7 +196,7 @@ def render_html(record: dict[str, Any], data: dict[str, Any] | None = None) -> s
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m train.replay_html",
+        prog="domino-replay-html",
         description="Write a game record (the JSON of env.to_record() or train.play) as one "
         "self-contained HTML page that replays the game move by move in any browser.",
     )
@@ -206,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m train.replay_html`` / ``domino-replay-html``. A missing,
+    """Entry point of ``domino-replay-html`` (``python -m domino_env.train.replay_html``). A missing,
     unreadable or corrupt record, or a bad output path, is one line on stderr and status 2."""
     parser = build_parser()
     args = parser.parse_args(argv)

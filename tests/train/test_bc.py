@@ -102,7 +102,7 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"nonsense")
     res = _run("domino_env.train.bc", ["--dataset", str(junk), "--out", str(tmp_path / "y")])
-    assert res.returncode == 2 and "not a train.bc dataset" in res.stderr
+    assert res.returncode == 2 and "not a domino-bc dataset" in res.stderr
     assert "Traceback" not in res.stderr and not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 

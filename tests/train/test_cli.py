@@ -131,7 +131,7 @@ def test_console_script_bad_model_file_is_one_line(tmp_path):
     proc = _console_script("domino-evaluate", ["--agents", f"ppo:{tmp_path}", "greedy", "--rounds", "2"])
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        f"python -m train.evaluate: error: {tmp_path / 'model.zip'}: empty file (0 bytes), not a trained model"
+        f"domino-evaluate: error: {tmp_path / 'model.zip'}: empty file (0 bytes), not a trained model"
     ]
 
 
@@ -219,3 +219,37 @@ def test_missing_modules_sees_blocked_and_absent_modules(monkeypatch):
     assert cli.missing_modules(["numpy", "rich", "no_such_module_xyz", "no_such_pkg.sub"]) == [
         "rich", "no_such_module_xyz", "no_such_pkg.sub"
     ]  # fmt: skip
+
+
+# ------------------------------------------------------------------ the console-script name everywhere
+#: The ``python -m`` module of each console script.
+MODULES = {"domino-evaluate": "evaluate", "domino-train": "ppo", "domino-bc": "bc", "domino-play": "play",
+           "domino-replay-html": "replay_html", "domino-rllib": "rllib"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_usage_and_errors_name_the_console_script(name):
+    """``python -m domino_env.train.X`` and the console script print the same ``domino-x`` in the
+    usage line and in the error prefix (never ``python -m train.X``, which fails outside a clone)."""
+    assert set(MODULES) == set(cli.COMMANDS)
+    module = f"domino_env.train.{MODULES[name]}"
+    for proc in (
+        subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=300),
+        _console_script(name, ["--help"]),
+    ):  # fmt: skip
+        assert proc.returncode == 0 and proc.stdout.startswith(f"usage: {name} "), proc.stdout[:200]
+        assert "python -m train" not in proc.stdout
+        bad = subprocess.run([sys.executable, "-m", module, "--no-such-flag", "x"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert bad.returncode == 2 and f"{name}: error: " in bad.stderr and "python -m" not in bad.stderr
+
+
+def test_a_range_error_and_a_model_error_of_train_share_the_prefix(tmp_path):
+    """``--timesteps 0`` (argparse) and ``--resume`` of a missing model (our check) both say
+    ``domino-train: error:``."""
+    for args in (["--timesteps", "0"], ["--resume", str(tmp_path / "none"), "--players", "3"]):
+        proc = subprocess.run([sys.executable, "-m", "domino_env.train.ppo", *args, "--out", str(tmp_path / "o")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+        lines = proc.stderr.splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("domino-train: error: "), proc.stderr
+        assert "python -m train" not in lines[0]

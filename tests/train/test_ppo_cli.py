@@ -62,7 +62,7 @@ def test_a_bad_flag_is_one_line_naming_it_and_nothing_is_written(tmp_path, args,
     res = _run([*args, "--out", str(out)])
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("python -m train.ppo: error: "), res.stderr
+    assert len(lines) == 1 and lines[0].startswith("domino-train: error: "), res.stderr
     assert flag in lines[0]
     assert "Traceback" not in res.stderr and not out.exists()
 
