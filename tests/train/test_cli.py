@@ -253,3 +253,36 @@ def test_a_range_error_and_a_model_error_of_train_share_the_prefix(tmp_path):
         lines = proc.stderr.splitlines()
         assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("domino-train: error: "), proc.stderr
         assert "python -m train" not in lines[0]
+
+
+def test_every_module_of_the_extra_table_is_installed_by_that_extra():
+    assert {"torch", "sb3_contrib", "ray", "PIL", "playwright"} <= set(cli.EXTRA_OF_MODULE)
+    for module, extra in cli.EXTRA_OF_MODULE.items():
+        declared = {_requirement_name(r) for r in EXTRAS[extra]}
+        assert DISTRIBUTIONS.get(module, module).replace("_", "-").lower() in declared, (module, extra)
+    for spec in cli.COMMANDS.values():  # every module a command checks has its extra in the table
+        for extra, modules in spec.needs.items():
+            assert all(m in cli.EXTRA_OF_MODULE for m in modules), (extra, modules)
+
+
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+def test_play_against_a_model_without_the_train_extra_names_the_extra(tmp_path, how):
+    """``domino-play`` runs on the library alone, but a ``ppo:PATH`` opponent imports sb3_contrib:
+    the one line names the 'train' extra, not just the module."""
+    env = _blocking_env(tmp_path, ["sb3_contrib"])
+    args = ["--opponents", f"ppo:{ROOT / 'checkpoints' / 'mexican_train_4p_d12'}"]
+    if how == "console script":
+        proc = _console_script("domino-play", args, env=env)
+    else:
+        proc = subprocess.run([sys.executable, "-m", "domino_env.train.play", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [cli.extra_hint("domino-play", "train", ["sb3_contrib"])]
+
+
+def test_a_module_of_another_extra_found_missing_names_that_extra(capsys):
+    for module, extra in (("ray", "rllib"), ("PIL", "render"), ("playwright", "browser"), ("torch", "train")):
+        missing = ModuleNotFoundError(f"No module named '{module}'", name=f"{module}.sub")
+        assert _exit_of(capsys, raises(missing), command="domino-replay-html") == (
+            2, [cli.extra_hint("domino-replay-html", extra, [module])]
+        )  # fmt: skip
