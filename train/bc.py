@@ -65,7 +65,6 @@ from domino_env.train.ppo_args import (
     add_policy_options,
     check_agents,
     check_args,
-    check_out,
     int_at_least,
     real,
 )
@@ -74,6 +73,7 @@ from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     FINAL_EVALUATION_FILE,
     RunFolder,
+    clear_run_files,
     command_line,
     config_of,
     env_metadata,
@@ -333,7 +333,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of the episodes held out to measure agreement with the expert")
     c.add_argument("--seed", type=NON_NEGATIVE, default=0, help="seed of the envs, torch and the evaluations")
     e = parser.add_argument_group("evaluation and output")
-    e.add_argument("--out", default=None, help="output folder (default: runs/bc_<date>_<time>)")
+    e.add_argument("--out", default=None,
+                   help="output folder (default: runs/bc_<date>_<time>); an existing non-empty one is "
+                   "refused unless --overwrite is given")
+    e.add_argument("--overwrite", action="store_true",
+                   help="reuse a non-empty --out: delete its run files (models, metadata, evaluations) "
+                   "before collecting")
     add_evaluation_options(parser, e)
     e.set_defaults(final_eval_rounds=400)
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bars")
@@ -363,12 +368,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     # the shared checks (rules, reward, --opponents, --eval-opponents, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
                                    "self_play": 0.0, "resume": None, "init_from": None})  # fmt: skip
-    checked = check_args(parser, checks)
+    checked = check_args(parser, checks, can_resume=False)
     args.reward = checks.reward
     rules, game = checked.rules, args.game
     config = config_of(rules, game)
     check_agents(parser, "--expert", [args.expert], config)
-    check_out(parser, args.out)
     p, n = rules["num_players"], rules["max_pip"]
     fingerprint = {"rules": rules, "episode": args.episode, "expert": args.expert, "opponents": args.opponents,
                    "opponent_mode": args.opponent_mode, "reward": args.reward, "pips_coef": args.pips_coef,
@@ -392,6 +396,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
     out = Path(args.out or time.strftime("runs/bc_%Y%m%d_%H%M%S"))
+    if args.overwrite:  # after every check: a refused command deletes nothing
+        clear_run_files(out)
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
     verbose = not args.quiet
     progress = args.progress and verbose

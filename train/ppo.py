@@ -76,6 +76,7 @@ from domino_env.train.run_folder import (
     FINAL_EVALUATION_FILE,
     LEARNING_CURVE_FILE,
     RunFolder,
+    clear_run_files,
     command_line,
     env_metadata,
 )
@@ -209,6 +210,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         "initialized_from": started if args.init_from else None,
         "status": "training",
     }
+    if args.overwrite:  # checked: --out is not the folder --resume continues
+        clear_run_files(out)
     folder = RunFolder(out, meta).create()
     start = time.perf_counter()
     schedule = Schedule(

@@ -124,3 +124,34 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
     assert resumed["status"] == "done" and resumed["resumed_from"]["timesteps"] == meta["timesteps"]
     assert resumed["resumed_from"]["status"] == "interrupted"
     assert resumed["timesteps"] >= meta["timesteps"] + 128
+
+
+def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path):
+    """An old run's files in ``--out`` would mix with the new run's: refused before any work,
+    ``--overwrite`` deletes the run files first (and only those), ``--resume OUT --out OUT``
+    continues the run in its folder."""
+    out = tmp_path / "old"
+    (out / "tb" / "ppo_1").mkdir(parents=True)
+    (out / "best_model.zip").write_bytes(b"an old model")
+    (out / "evaluations.json").write_text("[]")
+    (out / "notes.txt").write_text("mine")
+    tiny = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--quiet"]
+    res = _run([*tiny, "--out", str(out)])
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.splitlines() == [
+        f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, --resume {out} "
+        "to continue that run, or --overwrite to replace its run files (domino-train --help lists every option)"
+    ]
+    assert (out / "best_model.zip").read_bytes() == b"an old model" and sorted(p.name for p in out.iterdir()) == [
+        "best_model.zip", "evaluations.json", "notes.txt", "tb"]  # fmt: skip
+
+    res = _run([*tiny, "--out", str(out), "--overwrite"])
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["best_model.zip", "metadata.json", "model.zip", "notes.txt"]
+    assert (out / "best_model.zip").read_bytes() != b"an old model" and (out / "notes.txt").read_text() == "mine"
+
+    res = _run([*tiny, "--resume", str(out), "--out", str(out)])
+    assert res.returncode == 0, res.stderr
+    assert json.loads((out / "metadata.json").read_text())["resumed_from"]["path"] == str(out / "model.zip")
+    res = _run([*tiny, "--resume", str(out), "--out", str(out), "--overwrite"])
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1 and "--overwrite would delete" in res.stderr
