@@ -52,6 +52,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import time
 import warnings
 from collections.abc import Sequence
@@ -69,12 +70,38 @@ from domino_env.core.config import (
     PRESETS,
     RULE_CHOICES,
 )
+from domino_env.core.errors import ConfigError
 from domino_env.envs import line_v0
 from domino_env.envs.infos import Termination
 from domino_env.envs.mexican_train_v0 import raw_env
 
 #: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
 GAMES = ("mexican_train", *LINE_PRESETS)
+#: ``--game`` values as the messages spell them.
+GAME_NAMES = {"mexican_train": "Mexican Train", "block": "block", "draw": "draw", "cuban": "Cuban"}
+
+
+def seats_error_line(exc: ConfigError, game: str, seats: int, flag: str = "--players",
+                     no_teams: bool = False) -> str | None:  # fmt: skip
+    """The command-line message of a rules error about the seat count, naming the flag that set it
+    (``--players``, or ``--agents`` when the agent list gives the seats) instead of the config
+    field (``num_players``, ``teams``); None for an error about another field. ``no_teams``: the
+    command has ``--no-teams`` (suggested for a teams error)."""
+    name = GAME_NAMES.get(game, game)
+    what = "agents" if flag == "--agents" else "players"
+    if exc.field == "num_players":
+        found = re.search(r"from (\d+) to (\d+)", exc.allowed)
+        allowed = f"{found[1]} to {found[2]}" if found else exc.allowed
+        if flag == "--agents":
+            return f"--agents needs one agent per seat, {allowed} seats for {name}; got {seats}"
+        return f"--players {seats}: {name} takes {allowed} players"
+    if exc.field == "teams":
+        return (f"{flag}: {name} plays in teams of two (seats 0+2 vs 1+3), which needs 4 {what}; got {seats}"
+                + (" (or give --no-teams)" if no_teams else ""))  # fmt: skip
+    if exc.field == "agents" and flag == "--players":
+        given = len(exc.value) if isinstance(exc.value, (list, tuple)) else exc.value
+        return f"--players {seats} needs {seats} --agents (one per seat); got {given}"
+    return None
 
 
 def make_env(game: str = "mexican_train", **env_kwargs: Any) -> Any:
@@ -817,6 +844,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         )
     except CheckpointError as exc:  # a missing or corrupt model file: one line, no usage
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    except ConfigError as exc:  # name the flag, not the config field
+        flag = "--players" if args.players is not None else "--agents"
+        parser.error(seats_error_line(exc, args.game, players, flag, no_teams=True) or str(exc))
     except DominoError as exc:
         parser.error(str(exc))
     console = Console()

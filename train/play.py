@@ -25,10 +25,10 @@ import numpy as np
 
 from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
-from domino_env.core.errors import DominoError
+from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.records import save_record
 from domino_env.envs.infos import Termination, seats_of
-from domino_env.train.evaluate import GAMES, make_env
+from domino_env.train.evaluate import GAMES, make_env, seats_error_line
 
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
@@ -102,8 +102,11 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     args = parser.parse_args(argv)
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
+    kwargs = _env_kwargs(args, parser)
     try:
-        env = make_env(args.game, **_env_kwargs(args, parser))
+        env = make_env(args.game, **kwargs)
+    except ConfigError as exc:  # name the flag, not the config field
+        parser.error(seats_error_line(exc, args.game, args.players) or str(exc))
     except DominoError as exc:
         parser.error(str(exc))
     p = env.config.num_players

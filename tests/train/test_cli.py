@@ -286,3 +286,27 @@ def test_a_module_of_another_extra_found_missing_names_that_extra(capsys):
         assert _exit_of(capsys, raises(missing), command="domino-replay-html") == (
             2, [cli.extra_hint("domino-replay-html", extra, [module])]
         )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("module", "args", "line"),
+    [
+        ("evaluate", ["--agents", "greedy"],
+         "--agents needs one agent per seat, 2 to 8 seats for Mexican Train; got 1"),
+        ("evaluate", ["--game", "block", "--agents", *["greedy"] * 5],
+         "--agents needs one agent per seat, 2 to 4 seats for block; got 5"),
+        ("evaluate", ["--agents", "greedy", "--players", "9"], "--players 9 needs 9 --agents (one per seat); got 1"),
+        ("evaluate", ["--game", "block", "--teams", "--agents", "greedy", "greedy", "greedy"],
+         "--agents: block plays in teams of two (seats 0+2 vs 1+3), which needs 4 agents; got 3 (or give --no-teams)"),
+        ("play", ["--game", "cuban", "--players", "3"],
+         "--players: Cuban plays in teams of two (seats 0+2 vs 1+3), which needs 4 players; got 3"),
+        ("play", ["--players", "9"], "--players 9: Mexican Train takes 2 to 8 players"),
+        ("play", ["--game", "draw", "--players", "5"], "--players 5: draw takes 2 to 4 players"),
+    ],
+)  # fmt: skip
+def test_a_bad_seat_count_names_the_flag_not_the_config_field(module, args, line):
+    proc = subprocess.run([sys.executable, "-m", f"domino_env.train.{module}", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1] == f"domino-{module}: error: {line}"
+    assert "config field" not in proc.stderr

@@ -199,4 +199,4 @@ def test_tiny_tournament_from_the_command_line(tmp_path):
         [sys.executable, "-m", "train.evaluate", "--agents", "greedy", "--rounds", "2"],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
-    assert bad.returncode == 2 and "num_players" in bad.stderr
+    assert bad.returncode == 2 and "--agents needs one agent per seat" in bad.stderr
