@@ -37,8 +37,11 @@ $(STAMP): pyproject.toml
 test: venv system-deps
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -q
 
+# Options for domino-train (docs/training.md), e.g. a one-minute try:
+# make run RUN_ARGS="--timesteps 2048 --eval-freq 0 --final-eval-rounds 40 --out runs/try"
+RUN_ARGS ?=
 run: venv
-	$(PY) -m train.ppo
+	$(PY) -m domino_env.train.ppo $(RUN_ARGS)
 
 peers: $(PEERS_STAMP)
 
