@@ -38,7 +38,8 @@ number of episodes actually played (rounds with ``--episode round``, whole games
   as independent trials (fractional credit counts as fractional successes).
 * *95% CI (per deal)*: the honest one: episodes of the same deal are correlated (and the k seats of
   one agent in one episode are too), so it averages the agent's credit per deal and takes
-  ``mean +- t(0.975, D-1) * sd / sqrt(D)`` over the D deal averages.
+  ``mean +- t(0.975, D-1) * sd / sqrt(D)`` over the D deal averages; with fewer than 2 deals there
+  is no such interval: the tables print ``n/a`` (the JSON keeps ``[0, 1]`` and ``deals``).
 * *verdict*: ``above`` / ``below`` when both intervals lie above / below the parity share,
   else ``parity``.
 * *mean pips per round*: pips left in the agent's hand at each round's end (lower is better);
@@ -323,6 +324,14 @@ class AgentStats:
     round_win_rate: float
     mean_pips_per_round: float
     mean_game_score: float | None = None
+    #: Deals the agent played (the per-deal interval needs 2 or more: ``n/a`` in the tables below).
+    deals: int = 0
+
+
+def deal_interval_text(ci: Sequence[float], deals: int) -> str:
+    """The per-deal 95% interval as the tables print it: ``[lo, hi]``, or ``n/a`` for fewer than
+    2 deals (a t interval needs two deal averages; the stored interval is then ``[0, 1]``)."""
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if deals >= 2 else "n/a"
 
 
 @dataclass
@@ -418,7 +427,7 @@ class EvaluationResult:
                 f"{s.wins:g}",
                 f"{s.win_rate:.3f}",
                 f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}]",
-                f"[{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}]",
+                deal_interval_text(s.ci95_deal, s.deals),
                 f"{s.parity:.3f}",
                 {"above": "[green]above[/]", "below": "[red]below[/]"}.get(s.verdict, "parity"),
             ]
@@ -439,8 +448,8 @@ class EvaluationResult:
         for s in self.stats:
             rows.append(
                 f"| {s.name} | {s.seats_per_table} | {s.seat_episodes} | {s.win_rate:.3f} | "
-                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] | [{s.ci95_deal[0]:.3f}, "
-                f"{s.ci95_deal[1]:.3f}] | {s.parity:.3f} | {s.mean_pips_per_round:.1f} |"
+                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] | {deal_interval_text(s.ci95_deal, s.deals)} | "
+                f"{s.parity:.3f} | {s.mean_pips_per_round:.1f} |"
             )
         return "\n".join(rows)
 
@@ -515,6 +524,7 @@ def summarize(
                 round_win_rate=round_wins / seat_rounds if seat_rounds else 0.0,
                 mean_pips_per_round=pips / seat_rounds if seat_rounds else 0.0,
                 mean_game_score=(score_sum / seat_eps if seat_eps else 0.0) if game_mode else None,
+                deals=len(per_deal),
             )
         )
     return out
@@ -597,26 +607,28 @@ def evaluate(
         unit = "game" if episode == "game" else "round"
         bar = tqdm(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
     workers = max(1, min(int(workers), deals))  # more processes than deals would only idle
-    if workers == 1:
-        _init_worker(env_kwargs, built, seed, game)
-        for d in range(deals):
-            recs = _play_deals([d])
-            records.extend(recs)
-            if bar is not None:
-                bar.update(len(recs))
-    else:
-        chunk = max(1, min(25, deals // (workers * 4) or 1))
-        chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(
-            workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game)
-        ) as pool:
-            for recs in pool.imap(_play_deals, chunks):
+    try:
+        if workers == 1:
+            _init_worker(env_kwargs, built, seed, game)
+            for d in range(deals):
+                recs = _play_deals([d])
                 records.extend(recs)
                 if bar is not None:
                     bar.update(len(recs))
-    if bar is not None:
-        bar.close()
+        else:
+            chunk = max(1, min(25, deals // (workers * 4) or 1))
+            chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(
+                workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game)
+            ) as pool:
+                for recs in pool.imap(_play_deals, chunks):
+                    records.extend(recs)
+                    if bar is not None:
+                        bar.update(len(recs))
+    finally:  # also on Ctrl-C: the bar ends its line before any message is printed
+        if bar is not None:
+            bar.close()
     stats = summarize(records, labels, p, episode)
     return EvaluationResult(
         agents=labels,
@@ -864,7 +876,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         f"{result.rounds_played} rounds{games} "
         f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
         f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
-        f"the {result.deals} per-deal averages."
+        f"the {result.deals} per-deal averages (n/a with fewer than 2 deals)."
     )
     if args.json:
         with open(args.json, "w") as f:

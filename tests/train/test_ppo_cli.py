@@ -174,3 +174,18 @@ def test_make_run_passes_run_args_to_domino_train(tmp_path):
     res = _make("-o", "venv", "run", f"VENV={venv}", f"RUN_ARGS=--timesteps 0 --out {tmp_path / 'x'}")
     assert res.returncode != 0 and "domino-train: error: argument --timesteps: must be a positive integer" in res.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_periodic_evaluation_lines_show_the_elapsed_time_as_a_clock(tmp_path):
+    import re
+
+    from domino_env.train.callbacks import clock
+
+    assert [clock(s) for s in (0.4, 9.9, 75.4, 3600, 3725)] == ["0:00", "0:09", "1:15", "1:00:00", "1:02:05"]
+    res = _run([*SMALL, "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "64",
+                "--eval-rounds", "2", "--eval-opponents", "greedy", "--out", str(tmp_path / "run")])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    lines = [x for x in res.stderr.splitlines() if x.startswith("[eval @")]
+    assert len(lines) == 2, res.stderr
+    for line in lines:
+        assert re.match(r"\[eval @ \d+ steps, \d+:\d\d into the run, took \d+\.\ds\] win rate vs greedy ", line), line
