@@ -37,8 +37,11 @@ $(STAMP): pyproject.toml
 test: venv system-deps
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -q
 
+# Options for domino-train (docs/training.md), e.g. a one-minute try:
+# make run RUN_ARGS="--timesteps 20480 --eval-freq 10240 --eval-rounds 40 --final-eval-rounds 200 --out runs/try"
+RUN_ARGS ?=
 run: venv
-	$(PY) -m train.ppo
+	$(PY) -m domino_env.train.ppo $(RUN_ARGS)
 
 peers: $(PEERS_STAMP)
 

@@ -1,6 +1,6 @@
 """Trained PPO policies as agents: ``make_agent("ppo:PATH", config)``.
 
-``PATH`` is a model folder written by ``python -m train.ppo`` (it holds ``model.zip`` and
+``PATH`` is a model folder written by ``domino-train`` (it holds ``model.zip`` and
 ``metadata.json``; ``best_model.zip`` is used instead with ``ppo:PATH/best_model.zip``), or a
 ``.zip`` file with a ``metadata.json`` in the same folder. The loader refuses a model whose
 observation spec hash (``metadata["observation_spec_hash"]``) differs from the environment's,
@@ -18,7 +18,7 @@ illegal action can never be chosen.
 Observations are scaled before the network (:func:`observation_scale`): counts of tiles / 20,
 rounds / 13, points / 100, every flag, one-hot and rank field by its bound. Training applies the
 same scaling (``domino_env.train.ppo``), and ``metadata["observation_scaling"]`` names it. Line games
-(block / draw / Cuban, ``python -m train.ppo --game cuban``) use their own spec
+(block / draw / Cuban, ``domino-train --game cuban``) use their own spec
 (:func:`~domino_env.encoding.line.line_observation_spec`) and scaling ``line-unit-v1``: tiles / 10,
 rounds / 13, points / 100, flags and one-hots as they are. ``ppo:PATH`` loads for line-game rules
 too (the factory is registered for ``game="line"``; the spec hash is checked against the line spec).
@@ -239,7 +239,7 @@ def check_model_file(model: str | Path) -> None:
             )
         raise CheckpointError(
             f"{model}: not a zip archive ({size:,} bytes starting with {head!r}); a model written "
-            "by train.ppo is a Stable-Baselines3 .zip"
+            "by domino-train is a Stable-Baselines3 .zip"
         )
     try:
         with zipfile.ZipFile(model) as zf:
@@ -297,7 +297,7 @@ def load_metadata(meta: str | Path) -> dict[str, Any]:
     missing = [k for k in METADATA_KEYS if not isinstance(metadata.get(k), str)]
     if missing:
         raise CheckpointError(
-            f"{meta}: no {' / '.join(missing)} (a string): not the metadata train.ppo writes, so "
+            f"{meta}: no {' / '.join(missing)} (a string): not the metadata domino-train writes, so "
             "the model's observation layout cannot be checked"
         )
     if not isinstance(metadata.get("env_kwargs", {}), dict):
@@ -324,7 +324,7 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
     if not model.is_file():
         where = f"{path}" if model == path else f"{path} ({model} does not exist)"
         raise CheckpointNotFoundError(
-            f"no trained model at {where}: give a folder written by train.ppo or its .zip"
+            f"no trained model at {where}: give a folder written by domino-train or its .zip"
         )
     if not meta.is_file():
         raise CheckpointNotFoundError(
@@ -364,7 +364,7 @@ def check_compatible(
                 )
                 if a != b
             )
-            + ". Use a model trained for this game, seats and set (python -m train.ppo --game G --players P --max-pip N)."
+            + ". Use a model trained for this game, seats and set (domino-train --game G --players P --max-pip N)."
         )
     scaling = metadata.get("observation_scaling")
     if scaling != scaling_name(game):
@@ -429,7 +429,7 @@ def load_ppo_agent(
 def _factory(config: MexicanTrainConfig, arg: str | None) -> PPOAgent:
     if not arg:
         raise DominoError(
-            "the ppo agent needs a model path: ppo:PATH (a folder written by python -m train.ppo)"
+            "the ppo agent needs a model path: ppo:PATH (a folder written by domino-train)"
         )
     return load_ppo_agent(arg, config, name=f"ppo:{arg}")
 

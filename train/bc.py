@@ -3,10 +3,10 @@ policy network, optionally with DAgger-style relabelling on the learner's own st
 
 Command line::
 
-    python -m train.bc                                        # planner on the default rules
-    python -m train.bc --samples 200000 --dagger-iters 2 --out runs/bc
-    python -m train.ppo --init-from runs/bc --out runs/bc_ppo # PPO fine-tuning from the clone
-    python -m train.bc --help                                 # every option
+    domino-bc                                           # planner on the default rules
+    domino-bc --samples 200000 --dagger-iters 2 --out runs/bc
+    domino-train --init-from runs/bc --out runs/bc_ppo  # PPO fine-tuning from the clone
+    domino-bc --help                                    # every option
 
 1. **Dataset** (:func:`collect`): the learner's seat (drawn per episode, as in ``domino_env.train.ppo``)
    plays ``--expert`` (default ``planner``) against ``--opponents`` (default ``greedy planner``,
@@ -65,7 +65,6 @@ from domino_env.train.ppo_args import (
     add_policy_options,
     check_agents,
     check_args,
-    check_out,
     int_at_least,
     real,
 )
@@ -74,6 +73,7 @@ from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     FINAL_EVALUATION_FILE,
     RunFolder,
+    clear_run_files,
     command_line,
     config_of,
     env_metadata,
@@ -193,7 +193,7 @@ def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarra
             data = {k: f[k] for k in DATASET_KEYS}
             saved = json.loads(str(f["fingerprint"]))
     except (OSError, KeyError, ValueError) as exc:
-        raise ValueError(f"not a train.bc dataset ({type(exc).__name__}: {exc})") from None
+        raise ValueError(f"not a domino-bc dataset ({type(exc).__name__}: {exc})") from None
     if saved != json.loads(json.dumps(fingerprint, sort_keys=True)):
         diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))
         raise ValueError(f"written for other settings (differs in: {', '.join(diff)}); give another --dataset")
@@ -300,10 +300,10 @@ def _validate(policy: Any, batch, idx: np.ndarray, batch_size: int) -> dict[str,
 # ---------------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="python -m train.bc",
+        prog="domino-bc",
         description="Behaviour cloning of a scripted expert (default: the planner) into a MaskablePPO "
-        "policy (masked cross-entropy), optionally with DAgger relabelling; writes a train.ppo model "
-        "folder (ppo:OUT; fine-tune with python -m train.ppo --init-from OUT or --resume OUT).",
+        "policy (masked cross-entropy), optionally with DAgger relabelling; writes a domino-train model "
+        "folder (ppo:OUT; fine-tune with domino-train --init-from OUT or --resume OUT).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_game_options(parser)
@@ -328,12 +328,17 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--learning-rate", type=real(0.0, low_open=True), default=1e-3, help="Adam learning rate")
     c.add_argument("--vf-coef", type=real(0.0), default=0.5, help="weight of the value head's squared error")
     c.add_argument("--gamma", type=real(0.0, 1.0, low_open=True), default=0.995,
-                   help="discount of the value targets (train.ppo's default)")
+                   help="discount of the value targets (domino-train's default)")
     c.add_argument("--val-fraction", type=real(0.0, 1.0, high_open=True), default=0.05,
                    help="share of the episodes held out to measure agreement with the expert")
     c.add_argument("--seed", type=NON_NEGATIVE, default=0, help="seed of the envs, torch and the evaluations")
     e = parser.add_argument_group("evaluation and output")
-    e.add_argument("--out", default=None, help="output folder (default: runs/bc_<date>_<time>)")
+    e.add_argument("--out", default=None,
+                   help="output folder (default: runs/bc_<date>_<time>); an existing non-empty one is "
+                   "refused unless --overwrite is given")
+    e.add_argument("--overwrite", action="store_true",
+                   help="reuse a non-empty --out: delete its run files (models, metadata, evaluations) "
+                   "before collecting")
     add_evaluation_options(parser, e)
     e.set_defaults(final_eval_rounds=400)
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bars")
@@ -363,12 +368,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     # the shared checks (rules, reward, --opponents, --eval-opponents, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
                                    "self_play": 0.0, "resume": None, "init_from": None})  # fmt: skip
-    checked = check_args(parser, checks)
+    checked = check_args(parser, checks, can_resume=False)
     args.reward = checks.reward
     rules, game = checked.rules, args.game
     config = config_of(rules, game)
     check_agents(parser, "--expert", [args.expert], config)
-    check_out(parser, args.out)
     p, n = rules["num_players"], rules["max_pip"]
     fingerprint = {"rules": rules, "episode": args.episode, "expert": args.expert, "opponents": args.opponents,
                    "opponent_mode": args.opponent_mode, "reward": args.reward, "pips_coef": args.pips_coef,
@@ -392,6 +396,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
     out = Path(args.out or time.strftime("runs/bc_%Y%m%d_%H%M%S"))
+    if args.overwrite:  # after every check: a refused command deletes nothing
+        clear_run_files(out)
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
     verbose = not args.quiet
     progress = args.progress and verbose
@@ -499,7 +505,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m train.bc``: returns the exit status, 0 when done, 128 + the
+    """Entry point of ``domino-bc``: returns the exit status, 0 when done, 128 + the
     signal number when interrupted."""
     _, interrupted = run(argv)
     return 128 + signal.Signals[interrupted].value if interrupted else 0

@@ -25,6 +25,13 @@ class TrainingInterrupted(Exception):
     """Raised by :class:`StopSignals` when a signal arrives during a periodic evaluation."""
 
 
+def clock(seconds: float) -> str:
+    """Elapsed wall time as ``m:ss`` (``h:mm:ss`` from an hour on): ``clock(75.4) == "1:15"``."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 class StopSignals:
     """While active (``with StopSignals() as stop:``), the first SIGINT or SIGTERM only records a
     stop request (:attr:`received`, the signal's name), which :class:`TrainingCallback` turns into
@@ -184,5 +191,6 @@ class TrainingCallback(BaseCallback):
                 f"{o} {r['win_rate']:.3f} ({r['mean_pips']:.1f} vs {r['opponent_mean_pips']:.1f} pips)"
                 for o, r in results.items()
             )
-            print(f"[eval @ {self.num_timesteps} steps, {time.perf_counter() - t:.0f}s] win rate vs {summary}",
+            print(f"[eval @ {self.num_timesteps} steps, {clock(entry['wall_s'])} into the run, took "
+                  f"{time.perf_counter() - t:.1f}s] win rate vs {summary}",
                   file=sys.stderr, flush=True)  # fmt: skip

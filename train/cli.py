@@ -59,6 +59,17 @@ class Command:
 #: The ``train`` extra's modules that a Stable-Baselines3 training command imports.
 _TRAIN = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "tqdm", "rich")
 
+#: The extra that installs each optional module our code imports (``[project.optional-dependencies]``
+#: of ``pyproject.toml``; ``tests/train/test_cli.py`` checks each against it). A module missing
+#: while a command runs (e.g. ``sb3_contrib`` for ``domino-play --opponents ppo:PATH``) is named
+#: with the extra to install, even when the command itself does not need that extra.
+EXTRA_OF_MODULE: dict[str, str] = {
+    **dict.fromkeys(_TRAIN, "train"),
+    "ray": "rllib",
+    "PIL": "render",
+    "playwright": "browser",
+}
+
 #: Every console script, by its name in ``[project.scripts]``.
 COMMANDS: dict[str, Command] = {
     "domino-evaluate": Command("domino_env.train.evaluate:main", {"train": ("rich", "tqdm")}),
@@ -129,7 +140,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
             ``python -m`` entries pass their own ``main``.
 
     Exits with 2 and one line on stderr when a module of the command's extra is missing (before
-    ``main`` runs, or a module found missing while it runs) or on a
+    ``main`` runs), when a module of any extra (:data:`EXTRA_OF_MODULE`) is found missing while
+    it runs (the line names that extra), or on a
     :class:`~domino_env.core.errors.DominoError` (``command: error: message``); with 130 on
     Ctrl-C; else with ``main``'s return value (an int) or 0.
     """
@@ -146,7 +158,7 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         top = (exc.name or "").partition(".")[0]
         if show_traceback or not top or top in OWN_PACKAGES:
             raise
-        owner = next((e for e, mods in spec.needs.items() if top in mods), None)
+        owner = next((e for e, mods in spec.needs.items() if top in mods), EXTRA_OF_MODULE.get(top))
         if owner:
             _fail(extra_hint(command, owner, [top]))
         _fail(f"{command}: error: module {top!r} is not installed ({exc})")

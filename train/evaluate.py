@@ -2,10 +2,10 @@
 
 Command line (also the ``domino-evaluate`` console script)::
 
-    python -m train.evaluate --agents planner greedy greedy greedy --rounds 2000 --players 4 \\
+    domino-evaluate --agents planner greedy greedy greedy --rounds 2000 --players 4 \\
         --max-pip 12 [--preset domino_cubano] [--episode round|game] [--seed 0] [--json out.json] \\
         [--workers 2] [rule options: --doubles chain --drawn-tile may_play ...]
-    python -m train.evaluate --game cuban --agents planner greedy planner greedy --rounds 2000 \\
+    domino-evaluate --game cuban --agents planner greedy planner greedy --rounds 2000 \\
         [--teams/--no-teams --next-lead winner --annul-doubles 5 --target-score 100 ...]
 
 ``--game`` picks the game: ``mexican_train`` (default; ``--preset`` picks its rule set) or a line
@@ -38,7 +38,8 @@ number of episodes actually played (rounds with ``--episode round``, whole games
   as independent trials (fractional credit counts as fractional successes).
 * *95% CI (per deal)*: the honest one: episodes of the same deal are correlated (and the k seats of
   one agent in one episode are too), so it averages the agent's credit per deal and takes
-  ``mean +- t(0.975, D-1) * sd / sqrt(D)`` over the D deal averages.
+  ``mean +- t(0.975, D-1) * sd / sqrt(D)`` over the D deal averages; with fewer than 2 deals there
+  is no such interval: the tables print ``n/a`` (the JSON keeps ``[0, 1]`` and ``deals``).
 * *verdict*: ``above`` / ``below`` when both intervals lie above / below the parity share,
   else ``parity``.
 * *mean pips per round*: pips left in the agent's hand at each round's end (lower is better);
@@ -52,6 +53,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import time
 import warnings
 from collections.abc import Sequence
@@ -69,6 +71,7 @@ from domino_env.core.config import (
     PRESETS,
     RULE_CHOICES,
 )
+from domino_env.core.errors import ConfigError
 from domino_env.envs import line_v0
 from domino_env.envs.infos import Termination
 from domino_env.envs.mexican_train_v0 import raw_env
@@ -76,6 +79,31 @@ from domino_env.wrappers import info_state_kwargs
 
 #: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
 GAMES = ("mexican_train", *LINE_PRESETS)
+#: ``--game`` values as the messages spell them.
+GAME_NAMES = {"mexican_train": "Mexican Train", "block": "block", "draw": "draw", "cuban": "Cuban"}
+
+
+def seats_error_line(exc: ConfigError, game: str, seats: int, flag: str = "--players",
+                     no_teams: bool = False) -> str | None:  # fmt: skip
+    """The command-line message of a rules error about the seat count, naming the flag that set it
+    (``--players``, or ``--agents`` when the agent list gives the seats) instead of the config
+    field (``num_players``, ``teams``); None for an error about another field. ``no_teams``: the
+    command has ``--no-teams`` (suggested for a teams error)."""
+    name = GAME_NAMES.get(game, game)
+    what = "agents" if flag == "--agents" else "players"
+    if exc.field == "num_players":
+        found = re.search(r"from (\d+) to (\d+)", exc.allowed)
+        allowed = f"{found[1]} to {found[2]}" if found else exc.allowed
+        if flag == "--agents":
+            return f"--agents needs one agent per seat, {allowed} seats for {name}; got {seats}"
+        return f"--players {seats}: {name} takes {allowed} players"
+    if exc.field == "teams":
+        return (f"{flag}: {name} plays in teams of two (seats 0+2 vs 1+3), which needs 4 {what}; got {seats}"
+                + (" (or give --no-teams)" if no_teams else ""))  # fmt: skip
+    if exc.field == "agents" and flag == "--players":
+        given = len(exc.value) if isinstance(exc.value, (list, tuple)) else exc.value
+        return f"--players {seats} needs {seats} --agents (one per seat); got {given}"
+    return None
 
 
 def make_env(game: str = "mexican_train", **env_kwargs: Any) -> Any:
@@ -299,6 +327,14 @@ class AgentStats:
     round_win_rate: float
     mean_pips_per_round: float
     mean_game_score: float | None = None
+    #: Deals the agent played (the per-deal interval needs 2 or more: ``n/a`` in the tables below).
+    deals: int = 0
+
+
+def deal_interval_text(ci: Sequence[float], deals: int) -> str:
+    """The per-deal 95% interval as the tables print it: ``[lo, hi]``, or ``n/a`` for fewer than
+    2 deals (a t interval needs two deal averages; the stored interval is then ``[0, 1]``)."""
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if deals >= 2 else "n/a"
 
 
 @dataclass
@@ -394,7 +430,7 @@ class EvaluationResult:
                 f"{s.wins:g}",
                 f"{s.win_rate:.3f}",
                 f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}]",
-                f"[{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}]",
+                deal_interval_text(s.ci95_deal, s.deals),
                 f"{s.parity:.3f}",
                 {"above": "[green]above[/]", "below": "[red]below[/]"}.get(s.verdict, "parity"),
             ]
@@ -415,8 +451,8 @@ class EvaluationResult:
         for s in self.stats:
             rows.append(
                 f"| {s.name} | {s.seats_per_table} | {s.seat_episodes} | {s.win_rate:.3f} | "
-                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] | [{s.ci95_deal[0]:.3f}, "
-                f"{s.ci95_deal[1]:.3f}] | {s.parity:.3f} | {s.mean_pips_per_round:.1f} |"
+                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] | {deal_interval_text(s.ci95_deal, s.deals)} | "
+                f"{s.parity:.3f} | {s.mean_pips_per_round:.1f} |"
             )
         return "\n".join(rows)
 
@@ -491,6 +527,7 @@ def summarize(
                 round_win_rate=round_wins / seat_rounds if seat_rounds else 0.0,
                 mean_pips_per_round=pips / seat_rounds if seat_rounds else 0.0,
                 mean_game_score=(score_sum / seat_eps if seat_eps else 0.0) if game_mode else None,
+                deals=len(per_deal),
             )
         )
     return out
@@ -573,26 +610,28 @@ def evaluate(
         unit = "game" if episode == "game" else "round"
         bar = tqdm(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
     workers = max(1, min(int(workers), deals))  # more processes than deals would only idle
-    if workers == 1:
-        _init_worker(env_kwargs, built, seed, game)
-        for d in range(deals):
-            recs = _play_deals([d])
-            records.extend(recs)
-            if bar is not None:
-                bar.update(len(recs))
-    else:
-        chunk = max(1, min(25, deals // (workers * 4) or 1))
-        chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(
-            workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game)
-        ) as pool:
-            for recs in pool.imap(_play_deals, chunks):
+    try:
+        if workers == 1:
+            _init_worker(env_kwargs, built, seed, game)
+            for d in range(deals):
+                recs = _play_deals([d])
                 records.extend(recs)
                 if bar is not None:
                     bar.update(len(recs))
-    if bar is not None:
-        bar.close()
+        else:
+            chunk = max(1, min(25, deals // (workers * 4) or 1))
+            chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(
+                workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game)
+            ) as pool:
+                for recs in pool.imap(_play_deals, chunks):
+                    records.extend(recs)
+                    if bar is not None:
+                        bar.update(len(recs))
+    finally:  # also on Ctrl-C: the bar ends its line before any message is printed
+        if bar is not None:
+            bar.close()
     stats = summarize(records, labels, p, episode)
     return EvaluationResult(
         agents=labels,
@@ -654,7 +693,7 @@ def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m train.evaluate",
+        prog="domino-evaluate",
         description="Duplicate-deal tournament (Mexican Train, or the line games block, draw and "
         "Cuban): every deal is played in every seat rotation of the agent list; prints win rates "
         "with 95%% confidence intervals (with teams: team win rates, parity 1/2).",
@@ -755,7 +794,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of ``python -m train.evaluate`` / ``domino-evaluate`` (see :func:`run`)."""
+    """Entry point of ``domino-evaluate`` (``python -m domino_env.train.evaluate``) (see :func:`run`)."""
     run(argv)
 
 
@@ -820,6 +859,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         )
     except CheckpointError as exc:  # a missing or corrupt model file: one line, no usage
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    except ConfigError as exc:  # name the flag, not the config field
+        flag = "--players" if args.players is not None else "--agents"
+        parser.error(seats_error_line(exc, args.game, players, flag, no_teams=True) or str(exc))
     except DominoError as exc:
         parser.error(str(exc))
     console = Console()
@@ -837,7 +879,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         f"{result.rounds_played} rounds{games} "
         f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
         f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
-        f"the {result.deals} per-deal averages."
+        f"the {result.deals} per-deal averages (n/a with fewer than 2 deals)."
     )
     if args.json:
         with open(args.json, "w") as f:

@@ -58,6 +58,7 @@ def evaluate_vs_ladder(
             "win_rate": me.win_rate,
             "ci95_wilson": list(me.ci95_wilson),
             "ci95_deal": list(me.ci95_deal),
+            "deals": me.deals,
             "parity": me.parity,
             "verdict": me.verdict,
             "mean_pips": me.mean_pips_per_round,
@@ -85,6 +86,7 @@ def strip_tables(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def summary_markdown(results: dict[str, dict[str, Any]], label: str = "ppo") -> str:
     """One Markdown row per ladder opponent: the learner's win rate, CIs and pips against P-1 of it."""
+    from domino_env.train.evaluate import deal_interval_text
     rows = [
         f"| opponents | rounds | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | opponents' mean pips | opponents' win rate |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -92,7 +94,7 @@ def summary_markdown(results: dict[str, dict[str, Any]], label: str = "ppo") -> 
     for opp, r in results.items():
         rows.append(
             f"| {opp} | {r['rounds']} | {r['win_rate']:.3f} | [{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}] | "
-            f"[{r['ci95_deal'][0]:.3f}, {r['ci95_deal'][1]:.3f}] | {r['parity']:.3f} | {r['verdict']} | "
+            f"{deal_interval_text(r['ci95_deal'], r.get('deals', 2))} | {r['parity']:.3f} | {r['verdict']} | "
             f"{r['mean_pips']:.2f} | {r['opponent_mean_pips']:.2f} | {r['opponent_win_rate']:.3f} |"
         )
     return "\n".join(rows)
@@ -116,6 +118,8 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
     from rich.console import Console
     from rich.table import Table
 
+    from domino_env.train.evaluate import deal_interval_text
+
     t = Table(title=title)
     for col in (
         "opponents",
@@ -133,7 +137,7 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
         verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], "parity")
         t.add_row(
             f"{p - 1} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
-            f"[{r['ci95_deal'][0]:.3f}, {r['ci95_deal'][1]:.3f}]", f"{r['parity']:.3f}", verdict, f"{r['mean_pips']:.2f}",
+            deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict, f"{r['mean_pips']:.2f}",
             f"{r['opponent_mean_pips']:.2f}",
         )  # fmt: skip
     Console(width=None if sys.stdout.isatty() else 150).print(t)

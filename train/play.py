@@ -1,15 +1,15 @@
 """Play a domino game in the terminal against any agents.
 
-Run: ``python -m train.play --game mexican_train --seat 0 --opponents greedy planner random``
+Run: ``domino-play --game mexican_train --seat 0 --opponents greedy planner random``
 (console script ``domino-play``). Each turn of yours shows the table as your seat sees it (your
 hand face up, the others' hand sizes only) and your legal moves numbered and described in words;
 type a number. What each opponent does is printed as it happens. Type ``t`` to see the table
 again, ``q`` (or end the input, or press Ctrl-C) to stop. The game record (the env's
 ``to_record()`` JSON, plus who sat where) is written to ``--record`` whenever the program ends,
-finished or not; view it move by move with ``python -m train.replay_html RECORD``.
+finished or not; view it move by move with ``domino-replay-html RECORD``.
 
 Opponents are agent specs as :func:`domino_env.agents.make_agent` takes them: ``random``, ``greedy``,
-``planner``, ``ppo:PATH`` (a folder written by ``python -m train.ppo``) or any registered name.
+``planner``, ``ppo:PATH`` (a folder written by ``domino-train``) or any registered name.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import numpy as np
 
 from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
-from domino_env.core.errors import DominoError
+from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.records import save_record
 from domino_env.envs.infos import Termination, seats_of
-from domino_env.train.evaluate import GAMES, make_env
+from domino_env.train.evaluate import GAMES, make_env, seats_error_line
 
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
@@ -46,7 +46,7 @@ class Stop(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m train.play",
+        prog="domino-play",
         description="Play a domino game in the terminal against agents (Mexican Train, or the "
         "line games block, draw, cuban). Your legal moves are numbered each turn; type one.",
     )
@@ -102,8 +102,11 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     args = parser.parse_args(argv)
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
+    kwargs = _env_kwargs(args, parser)
     try:
-        env = make_env(args.game, **_env_kwargs(args, parser))
+        env = make_env(args.game, **kwargs)
+    except ConfigError as exc:  # name the flag, not the config field
+        parser.error(seats_error_line(exc, args.game, args.players) or str(exc))
     except DominoError as exc:
         parser.error(str(exc))
     p = env.config.num_players
@@ -236,7 +239,7 @@ def play(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m train.play`` / ``domino-play``. Returns the exit status: 0 when
+    """Entry point of ``domino-play`` (``python -m domino_env.train.play``). Returns the exit status: 0 when
     the game ended or you stopped it, 130 after Ctrl-C; the record is written in every case."""
     env, you, agents, labels, seed, record = setup(argv)
     print(
@@ -259,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             save_record(data, record)
             print(f"record of {len(data['actions'])} moves written to {record} "
-                  f"(view it: python -m train.replay_html {record})", flush=True)
+                  f"(view it: domino-replay-html {record})", flush=True)
     return status
 
 

@@ -1,6 +1,6 @@
 """Learning curves of ``domino_env.train.ppo`` runs: win rate and mean pips against each ladder opponent.
 
-``python -m train.plots RUN_FOLDER [--out PNG]`` redraws a run's curve from its
+``python -m domino_env.train.plots RUN_FOLDER [--out PNG]`` redraws a run's curve from its
 ``evaluations.json`` (or ``metadata.json``).
 """
 
@@ -91,7 +91,7 @@ def plot_learning_curve(
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m train.plots", description="Redraw a train.ppo run's learning curve."
+        prog="python -m domino_env.train.plots", description="Redraw a train.ppo run's learning curve."
     )
     parser.add_argument("run", help="run folder (holds evaluations.json or metadata.json)")
     parser.add_argument("--out", default=None, help="PNG path (default: RUN/learning_curve.png)")

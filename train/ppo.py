@@ -2,9 +2,9 @@
 
 Command line (also the ``domino-train`` console script)::
 
-    python -m train.ppo                          # defaults: about 10-15 min on a 2-core CPU
-    python -m train.ppo --timesteps 2000000 --opponents greedy planner --out runs/big
-    python -m train.ppo --help                   # every option
+    domino-train                     # defaults: about 10-15 min on a 2-core CPU
+    domino-train --timesteps 2000000 --opponents greedy planner --out runs/big
+    domino-train --help              # every option
 
 One seat (drawn at random every episode) is the learner; the other seats are played by agents
 from ``--opponents`` (``random``, ``greedy``, ``planner``, ``ppo:PATH``): with
@@ -32,8 +32,8 @@ both given at the round's end (round episodes only).
 
 Interrupting a run (Ctrl-C / SIGINT, or SIGTERM) stops it cleanly at the next step: ``model.zip``
 and ``metadata.json`` (status ``"interrupted"``) are saved, the exit status is 128 + the signal
-number, and ``python -m train.ppo --resume OUT`` continues it. ``--init-from PATH`` starts from
-another model's weights (for example ``python -m train.bc``'s imitation of the planner) with this
+number, and ``domino-train --resume OUT`` continues it. ``--init-from PATH`` starts from
+another model's weights (for example ``domino-bc``'s imitation of the planner) with this
 command's hyperparameters. Every option is checked before any work starts
 (:mod:`domino_env.train.ppo_args`).
 
@@ -76,6 +76,7 @@ from domino_env.train.run_folder import (
     FINAL_EVALUATION_FILE,
     LEARNING_CURVE_FILE,
     RunFolder,
+    clear_run_files,
     command_line,
     env_metadata,
 )
@@ -209,6 +210,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         "initialized_from": started if args.init_from else None,
         "status": "training",
     }
+    if args.overwrite:  # checked: --out is not the folder --resume continues
+        clear_run_files(out)
     folder = RunFolder(out, meta).create()
     start = time.perf_counter()
     schedule = Schedule(
@@ -259,7 +262,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     if interrupted:
         _plot(args, history, out, rules, game)
         print(f"training interrupted by {interrupted} at {steps} steps; saved {out / MODEL_FILE} and "
-              f"{out / 'metadata.json'} (status interrupted); continue with: python -m train.ppo --resume {out}",
+              f"{out / 'metadata.json'} (status interrupted); continue with: domino-train --resume {out}",
               file=sys.stderr, flush=True)  # fmt: skip
         return out, interrupted
 
@@ -303,7 +306,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m train.ppo`` / ``domino-train``: returns the exit status, 0 when
+    """Entry point of ``domino-train`` (``python -m domino_env.train.ppo``): returns the exit status, 0 when
     done, 128 + the signal number when a signal interrupted training (the run is saved and
     resumable)."""
     _, interrupted = run(argv)

@@ -1,8 +1,8 @@
-"""The command line of ``python -m train.ppo``: the options (:func:`build_parser`), the rules they
+"""The command line of ``domino-train``: the options (:func:`build_parser`), the rules they
 give (:func:`rules_from_args`) and the checks that run before any work starts
 (:func:`check_args`): every flag is validated (ranges by argparse types, agents, models and paths
 by :func:`check_args`), and a bad one is a one-line message naming it, exit status 2, with
-nothing written. The option groups shared with ``python -m train.bc`` are ``add_*_options``.
+nothing written. The option groups shared with ``domino-bc`` are ``add_*_options``.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="python -m train.ppo",
+        prog="domino-train",
         description="Train a MaskablePPO agent on Mexican Train against scripted opponents, evaluate it "
         "against the ladder on duplicate deals, and save it with metadata, TensorBoard logs and a learning curve.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -192,12 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="continue training a saved model (a run folder or .zip, e.g. an interrupted run); "
                        "its hyperparameters and step count are kept, --timesteps more steps are trained")
     start.add_argument("--init-from", default=None, metavar="PATH",
-                       help="start from a saved model's network weights (e.g. python -m train.bc's) with this "
+                       help="start from a saved model's network weights (e.g. domino-bc's) with this "
                        "command's hyperparameters and a fresh step count; --net-arch and --activation "
                        "must match the model's")
 
     e = parser.add_argument_group("evaluation and output")
-    e.add_argument("--out", default=None, help="output folder (default: runs/ppo_<date>_<time>)")
+    e.add_argument("--out", default=None,
+                   help="output folder (default: runs/ppo_<date>_<time>); an existing non-empty one is "
+                   "refused unless --resume continues it or --overwrite is given")
+    e.add_argument("--overwrite", action="store_true",
+                   help="reuse a non-empty --out: delete its run files (models, metadata, evaluations, "
+                   "curve, tb/) when the run starts")
     e.add_argument("--eval-freq", type=NON_NEGATIVE, default=40_000,
                    help="steps between evaluations (0: only the final one)")
     e.add_argument("--eval-rounds", type=POSITIVE, default=200,
@@ -301,15 +306,30 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
     return zip_path, meta
 
 
-def check_out(parser: argparse.ArgumentParser, out: str | None) -> None:
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
+def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool = False,
+              resume_folder: Path | None = None, can_resume: bool = True) -> None:  # fmt: skip
+    """``--out`` is a new or empty folder, the folder ``--resume`` continues (``resume_folder``),
+    or ``--overwrite`` is given (its run files are deleted when the run starts): an existing
+    non-empty folder would mix two runs (an old ``best_model.zip``, ``evaluations.json``, curve)."""
+    if out is None:
+        return
+    path = Path(out)
+    if path.exists() and not path.is_dir():
         parser.error(f"--out {out}: exists and is not a folder")
+    into_resumed = resume_folder is not None and path.resolve() == Path(resume_folder).resolve()
+    if into_resumed and overwrite:
+        parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")
+    if path.is_dir() and any(path.iterdir()) and not (into_resumed or overwrite):
+        resume = f", --resume {out} to continue that run" if can_resume else ""
+        parser.error(f"--out {out}: folder exists and is not empty; give a new folder{resume}, or "
+                     "--overwrite to replace its run files")  # fmt: skip
 
 
-def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> CheckedRun:
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_resume: bool = True) -> CheckedRun:
     """Every check of ``domino_env.train.ppo``'s options that argparse's types cannot do, before any work
     (nothing is written): rules, reward, agents of ``--opponents`` / ``--eval-opponents``, the
-    ``--resume`` / ``--init-from`` model, ``--out``. Fills the defaults that depend on the game.
+    ``--resume`` / ``--init-from`` model, ``--out`` (see :func:`check_out`; ``can_resume``: the
+    command has ``--resume``). Fills the defaults that depend on the game.
 
     Raises:
         SystemExit: status 2, with a one-line message naming the flag.
@@ -318,7 +338,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Che
         args.reward = "mixed" if args.game == "mexican_train" else "outcome"
     rules = check_rules(parser, args)
     config = config_of(rules, args.game)
-    check_out(parser, args.out)
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out {args.out}: exists and is not a folder")
     env_cfg = {
         "env_kwargs": {**rules, "episode": args.episode},
         "opponents": list(args.opponents),
@@ -343,4 +364,6 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Che
             checked.start_model, checked.start_metadata = check_start_model(
                 parser, flag_of(flag), path, config, args if flag == "init_from" else None
             )
+    resumed = checked.start_model.parent if getattr(args, "resume", None) and checked.start_model else None
+    check_out(parser, args.out, getattr(args, "overwrite", False), resumed, can_resume)
     return checked

@@ -1,6 +1,6 @@
 """Turn a game record into one self-contained HTML page that replays it move by move.
 
-Run: ``python -m train.replay_html RECORD.json -o replay.html`` (console script
+Run: ``domino-replay-html RECORD.json -o replay.html`` (console script
 ``domino-replay-html``). The page has no external resource (inline CSS, JavaScript and SVG: it
 works offline, opened straight from the disk) and steps through the game with buttons, a slider
 and the keys (left / right arrow: one move, Home / End, Page Up / Page Down: one round, space:
@@ -9,7 +9,7 @@ words, the hand sizes, the scores and each round's result.
 
 Every state the page shows is computed here by replaying the record through the rules engine and
 embedded as JSON, so the page draws exactly what the engine had; the JavaScript only draws.
-A record is what ``env.to_record()`` returns (``python -m train.play`` writes one; a ``"seats"``
+A record is what ``env.to_record()`` returns (``domino-play`` writes one; a ``"seats"``
 list of player names, when present, labels the seats).
 """
 
@@ -109,6 +109,11 @@ def _frame(state: Any) -> dict[str, Any]:
     return mexican_train_frame(state) if isinstance(state, MexicanTrainState) else line_frame(state)
 
 
+def _move(k: int) -> str:
+    """Move ``k`` as the page numbers it (1-based) and where it is in the record's ``actions``."""
+    return f"move {k} (actions[{k - 1}], 0-based)"
+
+
 def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Every state of a recorded game, as the page shows it: the first deal, then one frame per
     action (``"move"``: 1-based action number, ``"text"``: the move in words, ``"actor"``), and
@@ -116,27 +121,31 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
     round (same move number). A round-ending move's frame carries the round's ``"result"``.
 
     Raises:
-        RecordError: malformed record, or an action that does not replay.
+        RecordError: malformed record, an action that is not an integer or does not replay
+            (named as the page numbers it and by its 0-based index: ``move 4 (actions[3], 0-based)``).
     """
     state, deals = _start(record)
     names = record.get("seats") or [None] * state.num_players
     frames = [dict(_frame(state), kind="deal", move=0, actor=None, text="round 1 dealt")]
     for k, action in enumerate(record["actions"], 1):
+        where = _move(k)
+        if isinstance(action, bool) or not isinstance(action, int):  # JSON: an int, never "3" or 3.0
+            raise RecordError(f"{where}: the action {action!r} is not an integer (a legal-action index)")
         if state.round_over:
-            raise RecordError(f"action {k} comes after the round ended and the record has no next deal")
+            raise RecordError(f"{where} comes after the round ended and the record has no next deal")
         seat = state.current_player
         who = f"seat {seat}" + (f" ({names[seat]})" if seat < len(names) and names[seat] else "")
         try:
             text = f"{who}: {state.describe_action(action)}"
             state.apply(action)
         except ValueError as err:
-            raise RecordError(f"action {k} does not replay: {err}") from err
+            raise RecordError(f"{where} does not replay: {err}") from err
         frames.append(dict(_frame(state), kind="move", move=k, actor=seat, text=text))
         if state.round_over and deals and not state.game_over:
             try:
                 state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
             except ValueError as err:
-                raise RecordError(f"the deal after action {k} is invalid: {err}") from err
+                raise RecordError(f"the deal after {where} is invalid: {err}") from err
             again = " again" if frames[-1]["result"]["termination"] == "annulled" else ""
             frames.append(dict(_frame(state), kind="deal", move=k, actor=None, text=f"round {state.round_index + 1} dealt{again}"))
     return frames
@@ -196,7 +205,7 @@ def render_html(record: dict[str, Any], data: dict[str, Any] | None = None) -> s
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m train.replay_html",
+        prog="domino-replay-html",
         description="Write a game record (the JSON of env.to_record() or train.play) as one "
         "self-contained HTML page that replays the game move by move in any browser.",
     )
@@ -206,12 +215,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m train.replay_html`` / ``domino-replay-html``. A missing,
+    """Entry point of ``domino-replay-html`` (``python -m domino_env.train.replay_html``). A missing,
     unreadable or corrupt record, or a bad output path, is one line on stderr and status 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
     src = Path(args.record)
     out = Path(args.output) if args.output else src.with_suffix(".html")
+    if src.is_dir():
+        parser.error(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
     if not src.is_file():
         parser.error(f"record {src}: no such file")
     if not os.path.isdir(out.parent.resolve()):
@@ -228,6 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"record {src} is not a text (JSON) file")
     except OSError as err:
         parser.error(f"record {src}: {err.strerror}")
+    except RecordError as err:  # its message says what does not replay, and where
+        parser.error(f"record {src}: {err}")
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         parser.error(f"record {src} does not replay: {err}")
     out.write_text(page, encoding="utf-8")

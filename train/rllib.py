@@ -2,11 +2,11 @@
 
 Command line (also the ``domino-rllib`` console script; needs ``pip install domino-env[rllib]``)::
 
-    python -m train.rllib --game mexican_train --players 2 --max-pip 9 --iterations 50
-    python -m train.rllib --game cuban --mode opponents --opponents greedy planner
-    python -m train.rllib --game block --mode league --league-size 4 --snapshot-every 5
-    python -m train.rllib --address HEAD_IP:6379 --num-env-runners 16 ...   # a running cluster
-    python -m train.rllib --resume runs/rllib_X --iterations 100             # continue a run
+    domino-rllib --game mexican_train --players 2 --max-pip 9 --iterations 50
+    domino-rllib --game cuban --mode opponents --opponents greedy planner
+    domino-rllib --game block --mode league --league-size 4 --snapshot-every 5
+    domino-rllib --address HEAD_IP:6379 --num-env-runners 16 ...   # a running cluster
+    domino-rllib --resume runs/rllib_X --iterations 100             # continue a run
 
 Every seat of the PettingZoo env is an RLlib agent (:class:`domino_env.agents.rllib.env.DominoMultiAgentEnv`:
 observations ``{"observations", "action_mask"}``, the env's own turn-based rewards). The learner
@@ -26,7 +26,7 @@ The run folder ``--out`` holds ``checkpoint/`` (the latest RLlib algorithm check
 ``--checkpoint-every`` iterations, at the end and on Ctrl-C or SIGTERM: continue with ``--resume``), ``domino_rllib.json`` (rules,
 observation spec hash, model config, arguments, versions, per-iteration history, evaluation; also
 copied into ``checkpoint/``) and ``progress.jsonl``. The checkpoint plays as an agent anywhere:
-``python -m train.evaluate --agents rllib:OUT greedy`` (``domino_env.agents.rllib.agent``). At the end
+``domino-evaluate --agents rllib:OUT greedy`` (``domino_env.agents.rllib.agent``). At the end
 ``--eval-rounds`` duplicate-deal rounds against each of ``--eval-opponents`` are played through
 ``domino_env.train.evaluate`` with the checkpoint loaded that way. The ``PPOConfig`` itself (modules, seat
 mapping, callbacks) is built by :func:`domino_env.train.rllib_config.ppo_config`.
@@ -73,7 +73,7 @@ METADATA_FORMAT = "domino_env.rllib/1"
 # ---------------------------------------------------------------------------------- CLI
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m train.rllib",
+        prog="domino-rllib",
         description="Masked multi-agent PPO on Ray RLlib for every domino game: self-play, "
         "scripted opponents or a league of frozen snapshots; one machine or a Ray cluster.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -221,7 +221,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     if args.resume is not None:
         run = Path(args.resume)
         if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
-            parser.error(f"--resume {run}: not a run folder of train.rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
+            parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
         if args.out is not None and Path(args.out).resolve() != run.resolve():
             parser.error("--out and --resume name different folders (a resumed run stays in its folder)")
         previous = json.loads((run / METADATA_FILE).read_text())
@@ -415,7 +415,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
     total_illegal = sum(r["illegal_actions"] for r in history)
     print(f"{new_iterations} iterations, {history[-1]['env_steps'] if history else 0} env steps, "
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
-          f"python -m train.evaluate --game {args.game} --agents rllib:{out} ...")  # fmt: skip
+          f"domino-evaluate --game {args.game} --agents rllib:{out} ...")  # fmt: skip
     return out
 
 
@@ -447,7 +447,7 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of ``python -m train.rllib`` / ``domino-rllib``."""
+    """Entry point of ``domino-rllib`` (``python -m domino_env.train.rllib``)."""
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
     train(argv)
 

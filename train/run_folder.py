@@ -32,6 +32,29 @@ BEST_MODEL_FILE = "best_model.zip"
 EVALUATIONS_FILE = "evaluations.json"
 FINAL_EVALUATION_FILE = "final_evaluation.md"
 LEARNING_CURVE_FILE = "learning_curve.png"
+TENSORBOARD_DIR = "tb"
+#: What a run writes into its folder (what ``--overwrite`` deletes; nothing else is touched).
+RUN_FILES = (MODEL_FILE, BEST_MODEL_FILE, METADATA_FILE, EVALUATIONS_FILE, FINAL_EVALUATION_FILE,
+             LEARNING_CURVE_FILE)  # fmt: skip
+
+
+def clear_run_files(path: Path) -> list[str]:
+    """Delete the files a run writes (:data:`RUN_FILES`, ``tb/``, half-written ``.*.partial``) from
+    the folder ``path`` (for ``--overwrite``); other files stay. Returns the names deleted."""
+    import shutil
+
+    path = Path(path)
+    gone = []
+    for entry in sorted(path.iterdir()) if path.is_dir() else []:
+        name = entry.name
+        if name == TENSORBOARD_DIR and entry.is_dir():
+            shutil.rmtree(entry)
+        elif name in RUN_FILES or (name.startswith(".") and name.endswith(".partial")):
+            entry.unlink()
+        else:
+            continue
+        gone.append(name)
+    return gone
 
 
 def versions() -> dict[str, str]:

@@ -165,7 +165,7 @@ def test_every_corruption_is_one_line_from_the_command_line(damaged):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("python -m train.evaluate: error: ")
+    assert lines[0].startswith("domino-evaluate: error: ")
     assert str(named) in lines[0] and words in lines[0]
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 

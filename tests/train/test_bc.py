@@ -102,7 +102,7 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"nonsense")
     res = _run("domino_env.train.bc", ["--dataset", str(junk), "--out", str(tmp_path / "y")])
-    assert res.returncode == 2 and "not a train.bc dataset" in res.stderr
+    assert res.returncode == 2 and "not a domino-bc dataset" in res.stderr
     assert "Traceback" not in res.stderr and not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 
@@ -165,3 +165,22 @@ def test_a_line_game_clone_plays_its_game(tmp_path):
     spec = f"ppo:{out}"
     res = evaluate([spec, "greedy", spec, "greedy"], rounds=4, seed=1, game="cuban")
     assert res.teams and res.stats_for(spec).seat_episodes == 8
+
+
+def test_a_non_empty_out_is_refused_unless_overwritten(tmp_path):
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / "best_model.zip").write_bytes(b"an old model")
+    (out / "final_evaluation.md").write_text("old")
+    tiny = ["--samples", "200", "--epochs", "1", "--net-arch", "16", "--final-eval-rounds", "0", "--no-progress",
+            "--quiet", "--out", str(out)]  # fmt: skip
+    res = _run("domino_env.train.bc", tiny)
+    assert res.returncode == 2 and res.stderr.splitlines() == [
+        f"domino-bc: error: --out {out}: folder exists and is not empty; give a new folder, or --overwrite to "
+        "replace its run files (domino-bc --help lists every option)"
+    ]  # domino-bc has no --resume: not offered
+    assert (out / "best_model.zip").read_bytes() == b"an old model"
+    res = _run("domino_env.train.bc", [*tiny, "--overwrite"])
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["best_model.zip", "metadata.json", "model.zip"]
+    assert load_ppo_agent(out).name

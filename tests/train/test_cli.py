@@ -131,7 +131,7 @@ def test_console_script_bad_model_file_is_one_line(tmp_path):
     proc = _console_script("domino-evaluate", ["--agents", f"ppo:{tmp_path}", "greedy", "--rounds", "2"])
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        f"python -m train.evaluate: error: {tmp_path / 'model.zip'}: empty file (0 bytes), not a trained model"
+        f"domino-evaluate: error: {tmp_path / 'model.zip'}: empty file (0 bytes), not a trained model"
     ]
 
 
@@ -219,3 +219,94 @@ def test_missing_modules_sees_blocked_and_absent_modules(monkeypatch):
     assert cli.missing_modules(["numpy", "rich", "no_such_module_xyz", "no_such_pkg.sub"]) == [
         "rich", "no_such_module_xyz", "no_such_pkg.sub"
     ]  # fmt: skip
+
+
+# ------------------------------------------------------------------ the console-script name everywhere
+#: The ``python -m`` module of each console script.
+MODULES = {"domino-evaluate": "evaluate", "domino-train": "ppo", "domino-bc": "bc", "domino-play": "play",
+           "domino-replay-html": "replay_html", "domino-rllib": "rllib"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_usage_and_errors_name_the_console_script(name):
+    """``python -m domino_env.train.X`` and the console script print the same ``domino-x`` in the
+    usage line and in the error prefix (never ``python -m train.X``, which fails outside a clone)."""
+    assert set(MODULES) == set(cli.COMMANDS)
+    module = f"domino_env.train.{MODULES[name]}"
+    for proc in (
+        subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=300),
+        _console_script(name, ["--help"]),
+    ):  # fmt: skip
+        assert proc.returncode == 0 and proc.stdout.startswith(f"usage: {name} "), proc.stdout[:200]
+        assert "python -m train" not in proc.stdout
+        bad = subprocess.run([sys.executable, "-m", module, "--no-such-flag", "x"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert bad.returncode == 2 and f"{name}: error: " in bad.stderr and "python -m" not in bad.stderr
+
+
+def test_a_range_error_and_a_model_error_of_train_share_the_prefix(tmp_path):
+    """``--timesteps 0`` (argparse) and ``--resume`` of a missing model (our check) both say
+    ``domino-train: error:``."""
+    for args in (["--timesteps", "0"], ["--resume", str(tmp_path / "none"), "--players", "3"]):
+        proc = subprocess.run([sys.executable, "-m", "domino_env.train.ppo", *args, "--out", str(tmp_path / "o")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+        lines = proc.stderr.splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("domino-train: error: "), proc.stderr
+        assert "python -m train" not in lines[0]
+
+
+def test_every_module_of_the_extra_table_is_installed_by_that_extra():
+    assert {"torch", "sb3_contrib", "ray", "PIL", "playwright"} <= set(cli.EXTRA_OF_MODULE)
+    for module, extra in cli.EXTRA_OF_MODULE.items():
+        declared = {_requirement_name(r) for r in EXTRAS[extra]}
+        assert DISTRIBUTIONS.get(module, module).replace("_", "-").lower() in declared, (module, extra)
+    for spec in cli.COMMANDS.values():  # every module a command checks has its extra in the table
+        for extra, modules in spec.needs.items():
+            assert all(m in cli.EXTRA_OF_MODULE for m in modules), (extra, modules)
+
+
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+def test_play_against_a_model_without_the_train_extra_names_the_extra(tmp_path, how):
+    """``domino-play`` runs on the library alone, but a ``ppo:PATH`` opponent imports sb3_contrib:
+    the one line names the 'train' extra, not just the module."""
+    env = _blocking_env(tmp_path, ["sb3_contrib"])
+    args = ["--opponents", f"ppo:{ROOT / 'checkpoints' / 'mexican_train_4p_d12'}"]
+    if how == "console script":
+        proc = _console_script("domino-play", args, env=env)
+    else:
+        proc = subprocess.run([sys.executable, "-m", "domino_env.train.play", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [cli.extra_hint("domino-play", "train", ["sb3_contrib"])]
+
+
+def test_a_module_of_another_extra_found_missing_names_that_extra(capsys):
+    for module, extra in (("ray", "rllib"), ("PIL", "render"), ("playwright", "browser"), ("torch", "train")):
+        missing = ModuleNotFoundError(f"No module named '{module}'", name=f"{module}.sub")
+        assert _exit_of(capsys, raises(missing), command="domino-replay-html") == (
+            2, [cli.extra_hint("domino-replay-html", extra, [module])]
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("module", "args", "line"),
+    [
+        ("evaluate", ["--agents", "greedy"],
+         "--agents needs one agent per seat, 2 to 8 seats for Mexican Train; got 1"),
+        ("evaluate", ["--game", "block", "--agents", *["greedy"] * 5],
+         "--agents needs one agent per seat, 2 to 4 seats for block; got 5"),
+        ("evaluate", ["--agents", "greedy", "--players", "9"], "--players 9 needs 9 --agents (one per seat); got 1"),
+        ("evaluate", ["--game", "block", "--teams", "--agents", "greedy", "greedy", "greedy"],
+         "--agents: block plays in teams of two (seats 0+2 vs 1+3), which needs 4 agents; got 3 (or give --no-teams)"),
+        ("play", ["--game", "cuban", "--players", "3"],
+         "--players: Cuban plays in teams of two (seats 0+2 vs 1+3), which needs 4 players; got 3"),
+        ("play", ["--players", "9"], "--players 9: Mexican Train takes 2 to 8 players"),
+        ("play", ["--game", "draw", "--players", "5"], "--players 5: draw takes 2 to 4 players"),
+    ],
+)  # fmt: skip
+def test_a_bad_seat_count_names_the_flag_not_the_config_field(module, args, line):
+    proc = subprocess.run([sys.executable, "-m", f"domino_env.train.{module}", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1] == f"domino-{module}: error: {line}"
+    assert "config field" not in proc.stderr

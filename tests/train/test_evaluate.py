@@ -199,4 +199,51 @@ def test_tiny_tournament_from_the_command_line(tmp_path):
         [sys.executable, "-m", "train.evaluate", "--agents", "greedy", "--rounds", "2"],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
-    assert bad.returncode == 2 and "num_players" in bad.stderr
+    assert bad.returncode == 2 and "--agents needs one agent per seat" in bad.stderr
+
+
+def test_ctrl_c_ends_the_progress_bar_line_before_its_message():
+    """A real SIGINT during a tournament with its progress bar: the bar is closed (its line
+    ended) before ``domino-evaluate: interrupted`` is printed, on a line of its own."""
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "domino_env.train.evaluate", "--game", "block", "--agents", "greedy", "random",
+         "--rounds", "10000000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        os.set_blocking(proc.stderr.fileno(), False)
+        seen = b""
+        for _ in range(600):  # until the bar has counted some rounds (it is playing)
+            seen += proc.stderr.read() or b""
+            if b"round/s" in seen and b" 0/" not in seen.rsplit(b"\r", 1)[-1]:
+                break
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        time.sleep(0.1)
+        seen += proc.stderr.read() or b""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = seen.decode()
+    assert proc.returncode == 130, err
+    assert err.endswith("\ndomino-evaluate: interrupted\n"), err[-300:]
+    assert "round/s" in err.rsplit("\n", 2)[-3]  # the line before it is the bar's
+
+
+def test_the_per_deal_interval_is_n_a_below_two_deals(tmp_path):
+    from domino_env.train.evaluate import deal_interval_text
+
+    one = evaluate(["greedy", "random"], rounds=2, seed=0, game="block")  # 1 deal x 2 rotations
+    assert one.deals == 1 and all(s.deals == 1 for s in one.stats)
+    assert "| n/a |" in one.markdown()
+    two = evaluate(["greedy", "random"], rounds=4, seed=0, game="block")
+    assert all(s.deals == 2 for s in two.stats) and "| n/a |" not in two.markdown()
+    assert deal_interval_text((0.25, 0.75), 2) == "[0.250, 0.750]" and deal_interval_text((0.0, 1.0), 1) == "n/a"
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--game", "block", "--agents", "greedy",
+                           "random", "--rounds", "2", "--no-progress"], cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+    rows = [line for line in proc.stdout.splitlines() if "greedy" in line and "│" in line]
+    assert proc.returncode == 0 and len(rows) == 1 and " n/a " in rows[0] and "[0.000, 1.000]" not in proc.stdout

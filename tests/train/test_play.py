@@ -120,7 +120,7 @@ def test_ppo_opponent_from_a_released_checkpoint(tmp_path):
         (["--opponents", "champion"], "--opponents champion: invalid config field 'agent'"),
         (["--opponents", "ppo:/no/such/model"], "--opponents ppo:/no/such/model: no trained model"),
         (["--game", "block", "--preset", "novelty"], "--preset is for --game mexican_train"),
-        (["--game", "cuban", "--players", "3"], "invalid config field 'teams'"),
+        (["--game", "cuban", "--players", "3"], "--players: Cuban plays in teams of two"),
         (["--game", "draw", "--max-pip", "18"], "invalid config field 'max_pip'"),
         (["--seed", "-3"], "--seed must be >= 0"),
         (["--record", "/no/such/folder/x.json"], "--record /no/such/folder/x.json: folder /no/such/folder does not exist"),

@@ -169,7 +169,7 @@ def test_resume_refuses_another_layout(run_dir, tmp_path, capsys):
                "--no-progress", "--out", str(out)])  # fmt: skip
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("python -m train.ppo: error: --resume ") and "num_players 4 vs 3" in err
+    assert err.startswith("domino-train: error: --resume ") and "num_players 4 vs 3" in err
     assert not out.exists()  # refused before any work: no empty run folder
 
 

@@ -62,7 +62,7 @@ def test_a_bad_flag_is_one_line_naming_it_and_nothing_is_written(tmp_path, args,
     res = _run([*args, "--out", str(out)])
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("python -m train.ppo: error: "), res.stderr
+    assert len(lines) == 1 and lines[0].startswith("domino-train: error: "), res.stderr
     assert flag in lines[0]
     assert "Traceback" not in res.stderr and not out.exists()
 
@@ -124,3 +124,68 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
     assert resumed["status"] == "done" and resumed["resumed_from"]["timesteps"] == meta["timesteps"]
     assert resumed["resumed_from"]["status"] == "interrupted"
     assert resumed["timesteps"] >= meta["timesteps"] + 128
+
+
+def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path):
+    """An old run's files in ``--out`` would mix with the new run's: refused before any work,
+    ``--overwrite`` deletes the run files first (and only those), ``--resume OUT --out OUT``
+    continues the run in its folder."""
+    out = tmp_path / "old"
+    (out / "tb" / "ppo_1").mkdir(parents=True)
+    (out / "best_model.zip").write_bytes(b"an old model")
+    (out / "evaluations.json").write_text("[]")
+    (out / "notes.txt").write_text("mine")
+    tiny = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--quiet"]
+    res = _run([*tiny, "--out", str(out)])
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.splitlines() == [
+        f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, --resume {out} "
+        "to continue that run, or --overwrite to replace its run files (domino-train --help lists every option)"
+    ]
+    assert (out / "best_model.zip").read_bytes() == b"an old model" and sorted(p.name for p in out.iterdir()) == [
+        "best_model.zip", "evaluations.json", "notes.txt", "tb"]  # fmt: skip
+
+    res = _run([*tiny, "--out", str(out), "--overwrite"])
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["best_model.zip", "metadata.json", "model.zip", "notes.txt"]
+    assert (out / "best_model.zip").read_bytes() != b"an old model" and (out / "notes.txt").read_text() == "mine"
+
+    res = _run([*tiny, "--resume", str(out), "--out", str(out)])
+    assert res.returncode == 0, res.stderr
+    assert json.loads((out / "metadata.json").read_text())["resumed_from"]["path"] == str(out / "model.zip")
+    res = _run([*tiny, "--resume", str(out), "--out", str(out), "--overwrite"])
+    assert res.returncode == 2 and len(res.stderr.splitlines()) == 1 and "--overwrite would delete" in res.stderr
+
+
+def _make(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+
+
+def test_make_run_passes_run_args_to_domino_train(tmp_path):
+    """``make run RUN_ARGS="..."`` (``-o venv``: the interpreter given is already set up)."""
+    venv = Path(sys.executable).parent.parent
+    dry = _make("-n", "-o", "venv", "run", f"VENV={venv}", "RUN_ARGS=--timesteps 2048 --out runs/try")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines()[-1] == f"{venv}/bin/python -m domino_env.train.ppo --timesteps 2048 --out runs/try"
+    # a real run of the recipe: the options reach the command (its usage and a one-line refusal)
+    res = _make("-o", "venv", "run", f"VENV={venv}", "RUN_ARGS=--help")
+    assert res.returncode == 0 and "usage: domino-train" in res.stdout, res.stderr
+    res = _make("-o", "venv", "run", f"VENV={venv}", f"RUN_ARGS=--timesteps 0 --out {tmp_path / 'x'}")
+    assert res.returncode != 0 and "domino-train: error: argument --timesteps: must be a positive integer" in res.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_periodic_evaluation_lines_show_the_elapsed_time_as_a_clock(tmp_path):
+    import re
+
+    from domino_env.train.callbacks import clock
+
+    assert [clock(s) for s in (0.4, 9.9, 75.4, 3600, 3725)] == ["0:00", "0:09", "1:15", "1:00:00", "1:02:05"]
+    res = _run([*SMALL, "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "64",
+                "--eval-rounds", "2", "--eval-opponents", "greedy", "--out", str(tmp_path / "run")])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    lines = [x for x in res.stderr.splitlines() if x.startswith("[eval @")]
+    assert len(lines) == 2, res.stderr
+    for line in lines:
+        assert re.match(r"\[eval @ \d+ steps, \d+:\d\d into the run, took \d+\.\ds\] win rate vs greedy ", line), line

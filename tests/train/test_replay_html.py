@@ -117,6 +117,8 @@ def _bad_records(tmp_path: Path, record: dict) -> dict[str, Path]:
     bad = dict(record, actions=[*record["actions"][:5], 10_000])
     paths["illegal"] = tmp_path / "illegal.json"
     save_record(bad, paths["illegal"])
+    paths["string action"] = tmp_path / "string.json"
+    save_record(dict(record, actions=[*record["actions"][:3], "2", *record["actions"][4:]]), paths["string action"])
     paths["binary"] = tmp_path / "binary.json"
     paths["binary"].write_bytes(b"\xff\xfe\x00garbage")
     return paths
@@ -127,7 +129,9 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
     cases = [
         ((str(paths["corrupt"]),), "is not valid JSON"),
         ((str(paths["not a record"]),), "not a game record of format"),
-        ((str(paths["illegal"]),), "action 6 does not replay"),
+        ((str(paths["illegal"]),), f"record {paths['illegal']}: move 6 (actions[5], 0-based) does not replay: "),
+        ((str(paths["string action"]),), "move 4 (actions[3], 0-based): the action '2' is not an integer"),
+        ((str(tmp_path),), f"record {tmp_path} is a folder; give a record file"),
         ((str(paths["binary"]),), "is not a text (JSON) file"),
         ((str(tmp_path / "missing.json"),), "no such file"),
         ((str(paths["illegal"]), "-o", str(tmp_path / "no" / "x.html")), "folder"),
