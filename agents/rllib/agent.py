@@ -2,7 +2,7 @@
 
 ``PATH`` is one of:
 
-* a run folder written by ``python -m train.rllib`` (it holds ``domino_rllib.json`` and
+* a run folder written by ``domino-rllib`` (it holds ``domino_rllib.json`` and
   ``checkpoint/``, the latest algorithm checkpoint): its module ``main`` is loaded;
 * an RLlib algorithm checkpoint folder (``algo.save_to_path(...)``; holds ``learner_group/``):
   its module ``main``;
@@ -138,7 +138,7 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
         if (c / MODULE_STATE_FILE).is_file():
             return c
     raise FileNotFoundError(
-        f"no RLlib module {module_id!r} at {path}: give a run folder of python -m train.rllib, "
+        f"no RLlib module {module_id!r} at {path}: give a run folder of domino-rllib, "
         "an algorithm checkpoint folder or a module folder (holding module_state.pkl)"
     )
 

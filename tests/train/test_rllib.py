@@ -271,7 +271,7 @@ def test_docs_example_config_samples_legal_episodes():
     """The Python example of docs/rllib.md builds a config RLlib samples with (no illegal move)."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[2] / "docs" / "rllib.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs/rllib.md").read_text()
     code = text.split("### In your own RLlib script", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     scope: dict = {}
     exec(code, scope)  # noqa: S102 - our own documentation
