@@ -66,19 +66,16 @@ from domino_env.agents.base import Agent, agent_label, make_agent
 from domino_env.core.config import (
     FIELD_DOCS,
     LINE_FIELD_DOCS,
-    LINE_PRESETS,
     LINE_RULE_CHOICES,
     PRESETS,
     RULE_CHOICES,
 )
 from domino_env.core.errors import ConfigError
-from domino_env.envs import line_v0
+from domino_env.envs.games import GAMES, make_raw_env
 from domino_env.envs.infos import Termination
-from domino_env.envs.mexican_train_v0 import raw_env
 from domino_env.wrappers import info_state_kwargs
 
 #: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
-GAMES = ("mexican_train", *LINE_PRESETS)
 #: ``--game`` values as the messages spell them.
 GAME_NAMES = {"mexican_train": "Mexican Train", "block": "block", "draw": "draw", "cuban": "Cuban"}
 
@@ -106,24 +103,7 @@ def seats_error_line(exc: ConfigError, game: str, seats: int, flag: str = "--pla
     return None
 
 
-def make_env(game: str = "mexican_train", **env_kwargs: Any) -> Any:
-    """The raw AEC env of ``game``: ``mexican_train_v0.raw_env(**env_kwargs)``, or for a line game
-    ``line_v0.raw_env(preset=game, **env_kwargs)`` (a ``preset`` in ``env_kwargs`` must then be
-    ``game`` itself).
-
-    Raises:
-        ConfigError: unknown game, a line game given another preset, or bad rules.
-    """
-    from domino_env.core.errors import ConfigError
-
-    if game == "mexican_train":
-        return raw_env(**env_kwargs)
-    if game not in GAMES:
-        raise ConfigError("game", game, f"one of {GAMES}")
-    preset = env_kwargs.pop("preset", None)
-    if preset is not None and preset != game:
-        raise ConfigError("preset", preset, f"{game!r} (or nothing) for game={game!r}")
-    return line_v0.raw_env(preset=game, **env_kwargs)
+make_env = make_raw_env  # the raw AEC env of a game by name (domino_env.envs.games)
 
 
 Z95 = 1.959963984540054

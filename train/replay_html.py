@@ -26,7 +26,7 @@ from typing import Any
 from domino_env.core.errors import RecordError
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import PHASE_NAMES, MexicanTrainState
-from domino_env.core.records import ENV_ONLY_KWARGS, GAMES, load_record
+from domino_env.core.records import ENV_ONLY_KWARGS, GAMES, first_state, load_record
 from domino_env.render_image import PIP_COLOURS, pip_layout
 
 from .replay_page import PAGE
@@ -34,18 +34,12 @@ from .replay_page import PAGE
 
 def _start(record: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
     """The engine state of the record's first deal, and the deals still to come."""
-    if record.get("env_id") not in GAMES:
-        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
-    config_class, state_class = GAMES[record["env_id"]]
-    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
-    config = config_class.from_dict(rules)
-    deals = list(record["deals"])
-    if not deals:
-        raise RecordError("record has no deal")
     try:
-        return state_class.new_game(config, None, deals.pop(0)), deals
+        return first_state(record)
+    except RecordError:
+        raise
     except ValueError as err:
-        raise RecordError(f"the record's first deal is invalid: {err}") from err
+        raise RecordError(f"the record's rules or first deal are invalid: {err}") from err
 
 
 def _common(state: Any) -> dict[str, Any]:

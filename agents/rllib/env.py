@@ -28,32 +28,13 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from domino_env.core.errors import ConfigError, IllegalActionError, check_action
+from domino_env.envs.games import make_raw_env
 
-#: Games: Mexican Train and the line games (their presets).
-GAMES = ("mexican_train", "block", "draw", "cuban")
 #: Keys of an ``env_config`` that are options of this wrapper, not of the PettingZoo env.
 WRAPPER_KEYS = ("game", "illegal_reward", "keep_records")
 
 
-def make_aec(game: str = "mexican_train", **env_kwargs: Any) -> Any:
-    """The raw PettingZoo AEC env of ``game`` (``mexican_train_v0.raw_env`` or
-    ``line_v0.raw_env(preset=game)``) with ``env_kwargs`` (rules and env options).
-
-    Raises:
-        ConfigError: unknown game, a line game given another preset, or bad rules.
-    """
-    if game == "mexican_train":
-        from domino_env.envs.mexican_train_v0 import raw_env
-
-        return raw_env(**env_kwargs)
-    if game not in GAMES:
-        raise ConfigError("game", game, f"one of {GAMES}")
-    from domino_env.envs import line_v0
-
-    preset = env_kwargs.pop("preset", game)
-    if preset != game:
-        raise ConfigError("preset", preset, f"{game!r} (or nothing) for game={game!r}")
-    return line_v0.raw_env(preset=game, **env_kwargs)
+make_aec = make_raw_env  # the raw AEC env of a game by name (domino_env.envs.games)
 
 
 def aec_from_env_config(env_config: dict[str, Any]) -> Any:

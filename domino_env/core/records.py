@@ -64,6 +64,24 @@ def _check(record: Any) -> None:
             raise RecordError(f"record lacks {key!r}")
 
 
+def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """The engine state of the record's first deal, and the recorded deals still to come.
+
+    Raises:
+        RecordError: unknown env id, or a record without deals.
+        ValueError: the first deal or the rules are invalid (``DealError`` / ``ConfigError``).
+    """
+    if record.get("env_id") not in GAMES:
+        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
+    config_class, state_class = GAMES[record["env_id"]]
+    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
+    config = config_class.from_dict(rules)
+    deals = list(record["deals"])
+    if not deals:
+        raise RecordError("record has no deal")
+    return state_class.new_game(config, None, deals.pop(0)), deals
+
+
 def replay(record: dict[str, Any]) -> Iterator[Any]:
     """Yield the engine state at the start and after every action of a recorded game.
 
@@ -75,15 +93,7 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
         RecordError: malformed record, or an action that is illegal where the record puts it.
     """
     _check(record)
-    if record.get("env_id") not in GAMES:
-        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
-    config_class, state_class = GAMES[record["env_id"]]
-    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
-    config = config_class.from_dict(rules)
-    deals = list(record["deals"])
-    if not deals:
-        raise RecordError("record has no deal")
-    state = state_class.new_game(config, None, deals.pop(0))
+    state, deals = first_state(record)
     yield state.copy()
     for k, action in enumerate(record["actions"]):
         try:
