@@ -155,6 +155,8 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
         raise ConfigError(
             "agent", spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules"
         )
+    if _ and not arg:  # "search:" -- an empty argument is a typo, not the default
+        raise ConfigError("agent", spec, "an argument after the colon, or no colon")
     return registry[name](cfg, arg or None)
 
 

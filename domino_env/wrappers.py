@@ -162,6 +162,12 @@ class SingleAgentEnv(gymnasium.Env):
         results = aec.round_results
         info["round_results"] = [dict(r) for r in results[self._results_passed :]]
         self._results_passed = len(results)
+        if info["round_results"] and not info.get("round_over"):
+            # The round ended on an opponents' move, inside this adapter step: its result keys go
+            # to the top level too, so ``info["round_over"]`` means "a round ended since the
+            # learner's previous decision" (several did: the latest one; all in round_results).
+            latest = info["round_results"][-1]
+            info.update({k: v.copy() if isinstance(v, np.ndarray) else v for k, v in latest.items()})
         return obs["observation"], reward, terminated, truncated, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):

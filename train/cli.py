@@ -23,6 +23,7 @@ that the three agree with the extras of ``pyproject.toml``).
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import os
@@ -54,6 +55,14 @@ class Command:
 
     target: str
     needs: dict[str, tuple[str, ...]]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a one-line error (``PROG: error: MESSAGE (PROG --help lists every option)``,
+    exit status 2) instead of the whole usage block, which is long for these commands."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists every option)\n")
 
 
 #: The ``train`` extra's modules that a Stable-Baselines3 training command imports.

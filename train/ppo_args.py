@@ -12,12 +12,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
+from domino_env.train.cli import ArgumentParser  # noqa: F401  (re-exported)
 from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv
@@ -28,12 +29,6 @@ MEXICAN_TRAIN_RULE_ARGS = ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mex
                            "double_blank_points", "elimination_limit")  # fmt: skip
 
 
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse with a one-line error (``PROG: error: MESSAGE (PROG --help lists every option)``,
-    exit status 2) instead of the whole usage block, which is long for these commands."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists every option)\n")
 
 
 # ---------------------------------------------------------------------------------- value types

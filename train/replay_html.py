@@ -221,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"record {src}: no such file")
     if not os.path.isdir(out.parent.resolve()):
         parser.error(f"--output {out}: folder {out.parent} does not exist")
+    if out.is_dir():
+        parser.error(f"--output {out} is a folder; give the HTML file to write (e.g. {out}/replay.html)")
     if out.resolve() == src.resolve():
         parser.error(f"--output {out} would overwrite the record")
     try:

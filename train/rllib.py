@@ -54,6 +54,7 @@ from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
+from domino_env.train.cli import ArgumentParser
 from domino_env.train.evaluate import add_mexican_train_rule_options
 from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the command's config)
     MAIN,
@@ -72,7 +73,7 @@ METADATA_FORMAT = "domino_env.rllib/1"
 
 # ---------------------------------------------------------------------------------- CLI
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(  # one-line errors, as every command of the package
         prog="domino-rllib",
         description="Masked multi-agent PPO on Ray RLlib for every domino game: self-play, "
         "scripted opponents or a league of frozen snapshots; one machine or a Ray cluster.",
