@@ -147,7 +147,7 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
         raise ConfigError(
             "agent", spec, f"an agent name ({', '.join(agent_names())}) or a callable"
         )
-    name, _, arg = spec.partition(":")
+    name, colon, arg = spec.partition(":")
     cfg = as_config(config)
     game = game_of(cfg)
     registry = _REGISTRIES[game]
@@ -155,7 +155,7 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
         raise ConfigError(
             "agent", spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules"
         )
-    if _ and not arg:  # "search:" -- an empty argument is a typo, not the default
+    if colon and not arg:  # "search:" -- an empty argument is a typo, not the default
         raise ConfigError("agent", spec, "an argument after the colon, or no colon")
     return registry[name](cfg, arg or None)
 

@@ -133,3 +133,11 @@ def test_playouts_benchmark_command(tmp_path):
         cwd=root, capture_output=True, text=True, timeout=60,
     )
     assert bad.returncode == 2 and "--seconds must be > 0" in bad.stderr
+
+
+def test_an_empty_budget_after_the_colon_is_refused():
+    from domino_env.core.errors import ConfigError
+
+    for spec in ("search:", "planner:"):
+        with pytest.raises(ConfigError, match="an argument after the colon, or no colon"):
+            make_agent(spec, {"num_players": 4, "max_pip": 12})

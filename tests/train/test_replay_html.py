@@ -136,6 +136,7 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
         ((str(tmp_path / "missing.json"),), "no such file"),
         ((str(paths["illegal"]), "-o", str(tmp_path / "no" / "x.html")), "folder"),
         ((str(paths["illegal"]), "-o", str(paths["illegal"])), "would overwrite the record"),
+        ((str(paths["corrupt"]), "-o", str(tmp_path)), f"--output {tmp_path} is a folder"),
     ]
     for args, message in cases:
         out = _cli(*args)

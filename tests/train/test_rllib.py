@@ -254,6 +254,7 @@ def test_cli_error_is_one_line_from_a_real_process_and_starts_no_ray():
     )
     assert out.returncode == 2 and "--iterations must be >= 1" in out.stderr
     assert "Traceback" not in out.stderr and "Ray instance" not in out.stderr
+    assert out.stderr.count("\n") == 1 and "usage:" not in out.stderr  # one line, no usage block
 
 
 # ---------------------------------------------------------------------------------- loader
