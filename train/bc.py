@@ -49,10 +49,8 @@ import numpy as np
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent, spec_for
 from domino_env.train.ladder import (
-    evaluate_vs_ladder,
-    final_evaluation_markdown,
+    finish_run,
     print_summary,
-    strip_tables,
 )
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.train.ppo_args import (
@@ -71,7 +69,6 @@ from domino_env.train.ppo_args import (
 from domino_env.train.ppo_args import build_parser as ppo_parser
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
-    FINAL_EVALUATION_FILE,
     RunFolder,
     clear_run_files,
     command_line,
@@ -479,21 +476,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     if interrupted:
         print(f"{interrupted}: cloning interrupted; saved {out / MODEL_FILE} (status interrupted)", file=sys.stderr)
         return out, interrupted
-    final = None
-    if args.final_eval_rounds > 0:
-        agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
-        workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
-        final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds, eval_seed,
-                                   workers, args.episode, game)  # fmt: skip
-        (out / FINAL_EVALUATION_FILE).write_text(
-            final_evaluation_markdown(final, str(out / MODEL_FILE), args.final_eval_rounds, eval_seed)
-        )
-    folder.write_metadata(
-        status="done",
-        wall_seconds=round(time.perf_counter() - start, 1),
-        final_evaluation=strip_tables([{"results": final}])[0]["results"] if final else None,
-        final_evaluation_rounds=args.final_eval_rounds,
-    )
+    agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
+    workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
+    final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     if verbose:
         last = log[-1] if log else {}
         print(f"cloned {args.expert}: {len(data['actions'])} samples, held-out agreement "

@@ -141,3 +141,30 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
             f"{r['opponent_mean_pips']:.2f}",
         )  # fmt: skip
     Console(width=None if sys.stdout.isatty() else 150).print(t)
+
+
+def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: str, eval_seed: int,
+               workers: int, start: float) -> dict[str, dict[str, Any]] | None:
+    """End a training run (``train.ppo``, ``train.bc``): the final evaluation of ``agent`` against
+    ``args.eval_opponents`` (``args.final_eval_rounds`` duplicate-deal rounds, none when 0) into
+    ``final_evaluation.md``, then the run folder's metadata with status ``"done"``, the wall time
+    since ``start`` (``time.perf_counter()`` seconds) and the results. Returns the results or None."""
+    import time
+
+    from domino_env.agents.ppo import MODEL_FILE
+    from domino_env.train.run_folder import FINAL_EVALUATION_FILE
+
+    final = None
+    if args.final_eval_rounds > 0:
+        final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
+                                   eval_seed, workers, args.episode, game)  # fmt: skip
+        (folder.path / FINAL_EVALUATION_FILE).write_text(
+            final_evaluation_markdown(final, str(folder.path / MODEL_FILE), args.final_eval_rounds, eval_seed)
+        )
+    folder.write_metadata(
+        status="done",
+        wall_seconds=round(time.perf_counter() - start, 1),
+        final_evaluation=strip_tables([{"results": final}])[0]["results"] if final else None,
+        final_evaluation_rounds=args.final_eval_rounds,
+    )
+    return final

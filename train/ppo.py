@@ -64,7 +64,7 @@ from domino_env.agents.ppo import MODEL_FILE, PPOAgent
 from domino_env.train.ladder import (
     LADDER,
     evaluate_vs_ladder,
-    final_evaluation_markdown,
+    finish_run,
     print_summary,
     strip_tables,
     summary_markdown,
@@ -73,7 +73,6 @@ from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv, action_mask
 from domino_env.train.ppo_args import CheckedRun, build_parser, check_args, rules_from_args
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
-    FINAL_EVALUATION_FILE,
     LEARNING_CURVE_FILE,
     RunFolder,
     clear_run_files,
@@ -266,21 +265,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
               file=sys.stderr, flush=True)  # fmt: skip
         return out, interrupted
 
-    final = None
-    if args.final_eval_rounds > 0:
-        workers = args.eval_workers or max(1, min(cores, 4))
-        agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
-        final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
-                                   eval_seed, workers, args.episode, game)  # fmt: skip
-        (out / FINAL_EVALUATION_FILE).write_text(
-            final_evaluation_markdown(final, str(out / MODEL_FILE), args.final_eval_rounds, eval_seed)
-        )
-    folder.write_metadata(
-        status="done",
-        wall_seconds=round(time.perf_counter() - start, 1),
-        final_evaluation=strip_tables([{"results": final}])[0]["results"] if final else None,
-        final_evaluation_rounds=args.final_eval_rounds,
-    )
+    agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
+    workers = args.eval_workers or max(1, min(cores, 4))
+    final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     _plot(args, history, out, rules, game)
     if final and not args.quiet:
         print_summary(final, p, f"{out / MODEL_FILE}: {args.final_eval_rounds} duplicate-deal rounds vs {p - 1} copies of each "
