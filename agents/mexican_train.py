@@ -331,74 +331,111 @@ class PlannerAgent(_MexicanTrainAgent):
 
     def choose(self, v: SeatView, places: list[tuple[int, int]]) -> tuple[tuple, int, int]:
         """Best placement for the seat view ``v``: ``(sort key, action, double rule ok)``."""
-        p = self.num_players
-        slots = p + 1
-        weights, tiles, pip_masks = self.weights, self.tiles, self.pip_masks
-        hand = v.hand_mask
-        own_end = v.ends[0]
-        adj = self.adjacency(hand)
-        chain, chain_w = self._chain(own_end, hand, self.budget, adj) if self.plan else ([], 0)
-        first = chain[0] if chain else -1
-        in_chain = 0
-        for t in chain:
-            in_chain |= 1 << t
-        spares = hand & ~in_chain
-        public = [k for k in range(1, slots) if v.in_play[k] and v.marker[k]]
-        marked = v.marker[0]
-        small = max(1, self.budget // 8)
-        no_cover = self.config.doubles == "no_cover"
-        exact: list[tuple[tuple, int]] = []
-        pending: list[tuple] = []  # (upper-bound key, tile, slot, end, mask, penalty, double_ok)
+        ctx = self._plan_context(v)
+        slots = self.num_players + 1
+        exact: list[tuple[tuple, int, int]] = []
+        pending: list[tuple] = []  # (upper-bound key, tile, slot, double_ok, re-plan arguments)
         for tile, slot in places:
-            a, b = tiles[tile]
-            rest = hand & ~(1 << tile)
-            new_end = b if a == v.ends[slot] else a
-            # a. double rule
-            double_ok = int(a != b or no_cover or bool(rest & pip_masks[a]) or not self.double_rule)
-            pen = 0 if double_ok else self.double_penalty
-            # d. flexibility: spares left that fit a public end after the move
-            spare_rest = spares & rest
-            flex = 0
-            for e in (
-                ()
-                if not self.flexibility
-                else {new_end if k == slot else v.ends[k] for k in public}
-            ):
-                flex += (spare_rest & pip_masks[e]).bit_count()
-            # e. an opponent's public train before the Mexican train
-            tail = (flex, int(0 < slot < p), -tile)
-            # c. plan value (b. depends on it)
-            if not self.plan:
-                after = 0
-            elif slot == 0 and tile == first:
-                after = chain_w - weights[tile]
-            elif slot != 0 and not in_chain >> tile & 1:
-                after = chain_w
-            else:  # breaks the plan: re-plan (lazily, see below)
-                end = new_end if slot == 0 else own_end
-                bound = (
-                    int(marked and slot == 0 and self.lift_marker),
-                    weights[tile] + chain_w - pen,
-                    *tail,
-                )
-                pending.append((bound, tile, slot, end, rest, pen, double_ok))
-                continue
-            value = weights[tile] + after
-            lift = int(marked and slot == 0 and value >= chain_w and self.lift_marker)
-            exact.append(((lift, value - pen, *tail), tile * slots + slot, double_ok))
+            key, double_ok, replan = self._placement_key(ctx, tile, slot)
+            if replan is None:
+                exact.append((key, tile * slots + slot, double_ok))
+            else:
+                pending.append((key, tile, slot, double_ok, replan))
         best = max(exact) if exact else None
         # Re-plan only the moves whose optimistic key could still beat the best exact one.
         pending.sort(key=lambda x: x[0], reverse=True)
-        for bound, tile, slot, end, rest, pen, double_ok in pending:
+        for bound, tile, slot, double_ok, replan in pending:
             if best is not None and bound <= best[0]:
                 break
-            after = self._chain(end, rest, small, adj)[1]
-            value = weights[tile] + after
-            lift = int(marked and slot == 0 and value >= chain_w and self.lift_marker)
-            cand = ((lift, value - pen, *bound[2:]), tile * slots + slot, double_ok)
+            cand = (self._replanned_key(ctx, bound, tile, slot, *replan), tile * slots + slot, double_ok)
             if best is None or cand > best:
                 best = cand
         return best
+
+    def placement_keys(self, v: SeatView, places: list[tuple[int, int]]) -> list[tuple]:
+        """Per placement ``(key, double_ok, in_chain, follows_chain)``: the exact sort key
+        ``(lift, plan value - penalty, flexibility, public train, -tile)`` of :meth:`choose` (its
+        lazy re-planning done for every placement), whether the double rule is satisfied, whether
+        the tile is in the chain plan and whether the move is the plan's next tile on the own
+        train. The per-action features of :mod:`domino_env.agents.action_features`."""
+        ctx = self._plan_context(v)
+        out = []
+        for tile, slot in places:
+            key, double_ok, replan = self._placement_key(ctx, tile, slot)
+            if replan is not None:
+                key = self._replanned_key(ctx, key, tile, slot, *replan)
+            out.append(
+                (key, double_ok, bool(ctx["in_chain"] >> tile & 1), slot == 0 and tile == ctx["first"])
+            )
+        return out
+
+    def _plan_context(self, v: SeatView) -> dict[str, Any]:
+        """What every placement's key needs: the chain plan from the own train and the table."""
+        hand = v.hand_mask
+        adj = self.adjacency(hand)
+        chain, chain_w = self._chain(v.ends[0], hand, self.budget, adj) if self.plan else ([], 0)
+        in_chain = 0
+        for t in chain:
+            in_chain |= 1 << t
+        slots = self.num_players + 1
+        return {
+            "v": v,
+            "adj": adj,
+            "chain_w": chain_w,
+            "first": chain[0] if chain else -1,
+            "in_chain": in_chain,
+            "spares": hand & ~in_chain,
+            "public": [k for k in range(1, slots) if v.in_play[k] and v.marker[k]],
+        }
+
+    def _placement_key(
+        self, ctx: dict[str, Any], tile: int, slot: int
+    ) -> tuple[tuple, int, tuple | None]:
+        """``(key, double_ok, None)`` for a placement whose plan value is known without a re-plan,
+        else ``(optimistic key, double_ok, (end, rest, penalty))`` (the re-plan's arguments)."""
+        v = ctx["v"]
+        p = self.num_players
+        weights, pip_masks = self.weights, self.pip_masks
+        a, b = self.tiles[tile]
+        rest = v.hand_mask & ~(1 << tile)
+        new_end = b if a == v.ends[slot] else a
+        # a. double rule
+        no_cover = self.config.doubles == "no_cover"
+        double_ok = int(a != b or no_cover or bool(rest & pip_masks[a]) or not self.double_rule)
+        pen = 0 if double_ok else self.double_penalty
+        # d. flexibility: spares left that fit a public end after the move
+        spare_rest = ctx["spares"] & rest
+        flex = 0
+        if self.flexibility:
+            for e in {new_end if k == slot else v.ends[k] for k in ctx["public"]}:
+                flex += (spare_rest & pip_masks[e]).bit_count()
+        # e. an opponent's public train before the Mexican train
+        tail = (flex, int(0 < slot < p), -tile)
+        chain_w, marked = ctx["chain_w"], v.marker[0]
+        # c. plan value (b. depends on it)
+        if not self.plan:
+            after = 0
+        elif slot == 0 and tile == ctx["first"]:
+            after = chain_w - weights[tile]
+        elif slot != 0 and not ctx["in_chain"] >> tile & 1:
+            after = chain_w
+        else:  # breaks the plan: re-plan (lazily in choose)
+            end = new_end if slot == 0 else v.ends[0]
+            lift_bound = int(marked and slot == 0 and self.lift_marker)
+            bound = (lift_bound, weights[tile] + chain_w - pen, *tail)
+            return bound, double_ok, (end, rest, pen)
+        value = weights[tile] + after
+        lift = int(marked and slot == 0 and value >= chain_w and self.lift_marker)
+        return (lift, value - pen, *tail), double_ok, None
+
+    def _replanned_key(
+        self, ctx: dict[str, Any], bound: tuple, tile: int, slot: int, end: int, rest: int, pen: int
+    ) -> tuple:
+        """The exact key of a plan-breaking placement (re-plan with ``budget // 8`` nodes)."""
+        after = self._chain(end, rest, max(1, self.budget // 8), ctx["adj"])[1]
+        value = self.weights[tile] + after
+        lift = int(ctx["v"].marker[0] and slot == 0 and value >= ctx["chain_w"] and self.lift_marker)
+        return (lift, value - pen, *bound[2:])
 
 
 register_agent("random", no_argument(RandomAgent))

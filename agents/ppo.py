@@ -46,6 +46,8 @@ from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, Dom
 from domino_env.encoding.line import line_observation_spec
 from domino_env.encoding.mexican_train import observation_spec
 
+from .action_features import ACTION_FEATURES_VERSION
+from .action_scorer import FLAT_INPUT, NumpyActionScorer, PolicyInput
 from .base import as_config, register_agent
 
 #: Name of the observation scaling (saved in metadata.json; see :func:`observation_scale`).
@@ -153,34 +155,57 @@ class PPOAgent:
     """A trained policy playing one seat (``agent(observation, action_mask, rng) -> int``).
 
     Args:
-        actor: a :class:`NumpyActor`.
+        actor: a :class:`NumpyActor` (``--policy mlp``) or a
+            :class:`~domino_env.agents.action_scorer.NumpyActionScorer` (``--policy action-scores``).
         scale: observation multipliers (:func:`observation_scale`), float32 ``(obs size,)``.
         deterministic: play the most likely legal action (True) or sample with ``rng``.
         name: the label used in tournament tables.
         metadata: the model's ``metadata.json`` (empty for an in-training snapshot).
+        policy_input: what the network reads (:data:`~domino_env.agents.action_scorer.POLICY_INPUTS`):
+            ``"observation"`` (the scaled observation) or ``"action-features-v1"`` (plus the
+            per-action feature rows, which need ``config``).
+        config: the rules (for ``"action-features-v1"``).
     """
 
     def __init__(
         self,
-        actor: NumpyActor,
+        actor: Any,
         scale: np.ndarray,
         deterministic: bool = True,
         name: str = "ppo",
         metadata: dict[str, Any] | None = None,
+        policy_input: str = FLAT_INPUT,
+        config: Any = None,
     ):
         self.actor = actor
         self.scale = np.asarray(scale, dtype=np.float32)
         self.deterministic = bool(deterministic)
         self.name = name
         self.metadata = dict(metadata or {})
+        self.policy_input = PolicyInput(self.scale, policy_input, config)
 
     @classmethod
     def from_policy(
-        cls, policy: Any, num_players: int, max_pip: int, game: str = "mexican_train", **kwargs: Any
+        cls,
+        policy: Any,
+        num_players: int,
+        max_pip: int,
+        game: str = "mexican_train",
+        config: Any = None,
+        **kwargs: Any,
     ) -> PPOAgent:
         """Snapshot a live (training) SB3 policy as an agent (``game``: ``"mexican_train"`` or a
-        line game, which picks the observation scaling)."""
-        return cls(NumpyActor(policy), observation_scale(num_players, max_pip, game), **kwargs)
+        line game, which picks the observation scaling; ``config``: the rules, which the action
+        features of an ``ActionScoringPolicy`` need; default: the default rules at
+        ``num_players`` and ``max_pip``)."""
+        scale = observation_scale(num_players, max_pip, game)
+        export = getattr(policy.mlp_extractor, "export_numpy", None)
+        if export is None:
+            return cls(NumpyActor(policy), scale, **kwargs)
+        if config is None:
+            config = as_config({"num_players": num_players, "max_pip": max_pip})
+        return cls(NumpyActionScorer(export()), scale, policy_input=ACTION_FEATURES_VERSION,
+                   config=config, **kwargs)  # fmt: skip
 
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"
@@ -188,7 +213,7 @@ class PPOAgent:
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
-        logits = self.actor.logits(np.asarray(observation, dtype=np.float32) * self.scale)
+        logits = self.actor.logits(self.policy_input(observation, action_mask))
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
@@ -411,6 +436,9 @@ def load_ppo_agent(
         ) from exc
     game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
     expected = spec_for(cfg.num_players, cfg.max_pip, game).size
+    if metadata.get("policy_input") == ACTION_FEATURES_VERSION:
+        expected = PolicyInput(observation_scale(cfg.num_players, cfg.max_pip, game),
+                               ACTION_FEATURES_VERSION, cfg).size  # fmt: skip
     if model.observation_space.shape != (expected,):
         raise SpecMismatchError(
             f"model {model_path} expects observations of shape {model.observation_space.shape}, the environment gives ({expected},)"
@@ -420,6 +448,7 @@ def load_ppo_agent(
         cfg.num_players,
         cfg.max_pip,
         game,
+        config=cfg,
         deterministic=deterministic,
         name=name or "ppo",
         metadata=metadata,

@@ -18,7 +18,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from domino_env.agents.ppo import PPOAgent
 from domino_env.train.ladder import evaluate_vs_ladder
-from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder
+from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder, config_of
 
 
 class TrainingInterrupted(Exception):
@@ -117,7 +117,8 @@ class TrainingCallback(BaseCallback):
         """The live policy as a (numpy) agent."""
         p, n = self.s.rules["num_players"], self.s.rules["max_pip"]
         return PPOAgent.from_policy(
-            self.model.policy, p, n, self.s.game, deterministic=deterministic, name=name
+            self.model.policy, p, n, self.s.game, config=config_of(self.s.rules, self.s.game),
+            deterministic=deterministic, name=name,
         )
 
     def _on_training_start(self) -> None:

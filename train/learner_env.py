@@ -13,6 +13,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from domino_env.agents.action_scorer import FLAT_INPUT, POLICY_INPUTS, PolicyInput
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import observation_scale
 from domino_env.core.errors import ConfigError
@@ -41,12 +42,17 @@ class LearnerEnv(gymnasium.Wrapper):
         pips_coef: weight of -points/100 in the ``mixed`` reward.
         self_play: probability that an opponent seat is a learner snapshot (when there is one).
         learner_seat: ``"random"`` (training: a new seat every episode) or a fixed seat (tests).
+        policy_input: ``"observation"`` (the scaled observation) or ``"action-features-v1"``
+            (plus the per-action feature rows of
+            :class:`~domino_env.agents.action_features.ActionFeatures`, for ``--policy
+            action-scores``; Mexican Train only).
         game: ``"mexican_train"`` (``env_kwargs`` for ``mexican_train_v0.raw_env``) or a line
             game ``"block"`` / ``"draw"`` / ``"cuban"`` (``line_v0.raw_env(preset=game)``; with
             teams the partner is an opponent seat and the reward is the team's).
 
     Observations: float32 ``(spec size,)``, the raw observation times
-    :func:`domino_env.agents.ppo.observation_scale`; the raw one of the last ``reset`` / ``step`` is kept in
+    :func:`domino_env.agents.ppo.observation_scale` (with ``policy_input="action-features-v1"``:
+    followed by ``A x F`` feature values, :class:`~domino_env.agents.action_scorer.PolicyInput`); the raw one of the last ``reset`` / ``step`` is kept in
     :attr:`raw_observation` (scripted experts such as the planner read raw values).
     Info at the round's end: the adapter's round result plus ``learner_won`` (win credit 1, 1/k
     for a shared win, 0) and ``learner_pips``.
@@ -65,6 +71,7 @@ class LearnerEnv(gymnasium.Wrapper):
         self_play: float = 0.0,
         learner_seat: int | str = "random",
         game: str = "mexican_train",
+        policy_input: str = FLAT_INPUT,
     ):
         if game not in GAMES:
             raise ConfigError("game", game, f"one of {GAMES}")
@@ -112,8 +119,13 @@ class LearnerEnv(gymnasium.Wrapper):
         self.self_play = float(self_play)
         self.snapshots: list[Any] = []
         self.scale = observation_scale(p, cfg.max_pip, game)
+        if policy_input not in POLICY_INPUTS:
+            raise ConfigError("policy_input", policy_input, f"one of {POLICY_INPUTS}")
+        if policy_input != FLAT_INPUT and game != "mexican_train":
+            raise ConfigError("policy_input", policy_input, f"{FLAT_INPUT!r} for a line game")
+        self.policy_input = PolicyInput(self.scale, policy_input, cfg)
         self.observation_space = gymnasium.spaces.Box(
-            -np.inf, np.inf, self.env.observation_space.shape, np.float32
+            -np.inf, np.inf, (self.policy_input.size,), np.float32
         )
         self._rng = np.random.default_rng()
         self.raw_observation = np.zeros(self.observation_space.shape, np.float32)
@@ -140,7 +152,7 @@ class LearnerEnv(gymnasium.Wrapper):
         self._draw_opponents()
         obs, info = self.env.reset(seed=seed, options=options)
         self.raw_observation = obs
-        return obs * self.scale, info
+        return self.policy_input(obs, self.action_masks()), info
 
     def step(self, action: int):
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -157,7 +169,7 @@ class LearnerEnv(gymnasium.Wrapper):
             if self.reward_kind == "mixed":
                 reward = float(reward) - self.pips_coef * float(info["points"][seat]) / 100.0
         self.raw_observation = obs
-        return obs * self.scale, float(reward), terminated, truncated, info
+        return self.policy_input(obs, self.action_masks()), float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (bool), for MaskablePPO."""
@@ -188,6 +200,7 @@ def make_env_fn(env_cfg: dict[str, Any]):
             env_cfg["pips_coef"],
             env_cfg["self_play"],
             game=env_cfg.get("game", "mexican_train"),
+            policy_input=env_cfg.get("policy_input", FLAT_INPUT),
         )
         return Monitor(env, info_keywords=("learner_won", "learner_pips"))
 

@@ -77,6 +77,7 @@ from domino_env.train.run_folder import (
     RunFolder,
     clear_run_files,
     command_line,
+    config_of,
     env_metadata,
 )
 
@@ -110,8 +111,21 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
     if getattr(args, "lr_schedule", "constant") == "linear":
         lr0 = args.learning_rate
         lr = lambda progress: lr0 * progress  # noqa: E731
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
+        "activation_fn": act,
+    }
+    if getattr(args, "policy", "mlp") == "action-scores":
+        from domino_env.agents.action_features import FEATURES
+        from domino_env.train.action_policy import ActionScoringPolicy
+
+        n_feat = len(FEATURES)
+        obs_size = vec_env.observation_space.shape[0] - int(vec_env.action_space.n) * n_feat
+        policy = ActionScoringPolicy
+        policy_kwargs = {"obs_size": obs_size, "num_features": n_feat, "vf_arch": list(args.net_arch)}
     return MaskablePPO(
-        "MlpPolicy",
+        policy,
         vec_env,
         learning_rate=lr,
         n_steps=args.n_steps,
@@ -124,10 +138,7 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
         vf_coef=args.vf_coef,
         max_grad_norm=args.max_grad_norm,
         target_kl=args.target_kl,
-        policy_kwargs={
-            "net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
-            "activation_fn": act,
-        },
+        policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
         seed=args.seed,
         device="cpu",
@@ -197,7 +208,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     model, started = _start_model(parser, args, checked, vec_env, tb)
     resumed = started if args.resume else None
     meta: dict[str, Any] = {
-        **env_metadata(rules, game, checked.env_kwargs, vec_env.action_space.n),
+        **env_metadata(rules, game, checked.env_kwargs, vec_env.action_space.n,
+                      checked.env_cfg["policy_input"]),
         "command": command_line("train.ppo", argv_list),
         "argv": argv_list,
         "args": vars(args),
@@ -265,7 +277,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
               file=sys.stderr, flush=True)  # fmt: skip
         return out, interrupted
 
-    agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
+    agent = PPOAgent.from_policy(model.policy, p, n, game, config=config_of(rules, game), name="ppo")
     workers = args.eval_workers or max(1, min(cores, 4))
     final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     _plot(args, history, out, rules, game)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from domino_env.agents.action_features import ACTION_FEATURES_VERSION
+from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
@@ -123,8 +125,12 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
 
 
 def add_policy_options(parser: argparse.ArgumentParser, group: Any = None) -> None:
-    """``--net-arch`` and ``--activation`` (the policy and value MLPs)."""
+    """``--policy``, ``--net-arch`` and ``--activation`` (the policy and value networks)."""
     t = group or parser.add_argument_group("policy network")
+    t.add_argument("--policy", default="mlp", choices=("mlp", "action-scores"),
+                   help="mlp: one MLP from the observation to every action's logit; action-scores: one "
+                   "network shared by all actions scores each legal action from its features (tile, target "
+                   "train, what it does to the planner's chain plan; Mexican Train only; docs/training.md)")
     t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=[256, 256],
                    help="hidden layer sizes (policy and value nets)")
     t.add_argument("--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation")
@@ -240,6 +246,11 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
 _FLAG_OF_FIELD = {"num_players": "--players", "opponent_mode": "--opponent-mode"}
 
 
+def policy_input_of(policy: str) -> str:
+    """The network input a ``--policy`` reads (``metadata["policy_input"]``)."""
+    return ACTION_FEATURES_VERSION if policy == "action-scores" else FLAT_INPUT
+
+
 def flag_of(field: str) -> str:
     """The command-line flag of a rules / env field (``max_pip`` -> ``--max-pip``)."""
     return _FLAG_OF_FIELD.get(field, "--" + field.replace("_", "-"))
@@ -294,10 +305,12 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
         parser.error(f"{flag} {path}: {exc}")
     if args is not None:
         trained = meta.get("args", {})
-        for name in ("net_arch", "activation"):
-            if name in trained and trained[name] != getattr(args, name):
-                parser.error(f"{flag} {path}: the model has {flag_of(name)} {trained[name]}, this command "
-                             f"{getattr(args, name)}; give the model's")  # fmt: skip
+        for name in ("policy", "net_arch", "activation"):
+            default = "mlp" if name == "policy" else None  # models from before --policy are mlp
+            had, want = trained.get(name, default), getattr(args, name, default)
+            if had is not None and had != want:
+                parser.error(f"{flag} {path}: the model has {flag_of(name)} {had}, this command "
+                             f"{want}; give the model's")  # fmt: skip
     return zip_path, meta
 
 
@@ -343,7 +356,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "pips_coef": args.pips_coef,
         "self_play": getattr(args, "self_play", 0.0),
         "game": args.game,
+        "policy_input": policy_input_of(getattr(args, "policy", "mlp")),
     }
+    if env_cfg["policy_input"] != FLAT_INPUT and args.game != "mexican_train":
+        parser.error(f"--policy {args.policy}: Mexican Train only (--game {args.game}: use --policy mlp)")
     check_agents(parser, "--opponents", args.opponents, config)
     try:  # reward / mode / seat-count checks of the training env itself
         probe = LearnerEnv(**env_cfg)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import domino_env
+from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
 from domino_env.core.config import from_preset, line_from_preset
 from domino_env.envs import line_v0
@@ -92,9 +93,14 @@ def config_of(rules: dict[str, Any], game: str = "mexican_train"):
 
 
 def env_metadata(
-    rules: dict[str, Any], game: str, env_kwargs: dict[str, Any], num_actions: int
+    rules: dict[str, Any],
+    game: str,
+    env_kwargs: dict[str, Any],
+    num_actions: int,
+    policy_input: str = FLAT_INPUT,
 ) -> dict[str, Any]:
-    """The env part of ``metadata.json``: what the loader (``domino_env.agents.ppo``) checks."""
+    """The env part of ``metadata.json``: what the loader (``domino_env.agents.ppo``) checks
+    (``policy_input``: what the network reads, ``domino_env.agents.action_scorer.POLICY_INPUTS``)."""
     env_id = ENV_ID if game == "mexican_train" else line_v0.ENV_IDS[game]
     spec = spec_for(rules["num_players"], rules["max_pip"], game)
     return {
@@ -106,6 +112,7 @@ def env_metadata(
         "observation_spec_hash": spec.hash(),
         "observation_size": spec.size,
         "observation_scaling": scaling_name(game),
+        "policy_input": policy_input,
         "num_actions": int(num_actions),
         "package_version": domino_env.__version__,
         "versions": versions(),

@@ -1,0 +1,104 @@
+"""``domino-train --policy action-scores`` (issue 8): the shared per-action scorer trains, saves,
+loads through ``ppo:PATH`` and plays without torch with the same logits as the torch policy."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch  # noqa: E402
+
+from domino_env.agents import make_agent  # noqa: E402
+from domino_env.agents.action_features import ACTION_FEATURES_VERSION, FEATURES  # noqa: E402
+from domino_env.agents.ppo import SpecMismatchError, load_ppo_agent  # noqa: E402
+from domino_env.envs.mexican_train_v0 import raw_env  # noqa: E402
+from domino_env.train.evaluate import evaluate  # noqa: E402
+from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+from domino_env.train.ppo import train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = [
+    "--policy", "action-scores", "--timesteps", "1024", "--n-envs", "2", "--vec-env", "dummy",
+    "--n-steps", "256", "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32",
+    "--opponents", "greedy", "--eval-freq", "512", "--eval-rounds", "4", "--eval-opponents", "greedy",
+    "--final-eval-rounds", "4", "--eval-workers", "1", "--seed", "5", "--no-progress", "--quiet",
+    "--no-tensorboard", "--no-plot",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("as") / "run"
+    assert train([*SMOKE, "--out", str(out)]) == out
+    return out
+
+
+def test_metadata_names_the_policy_input(run_dir):
+    meta = json.loads((run_dir / "metadata.json").read_text())
+    assert meta["policy_input"] == ACTION_FEATURES_VERSION
+    assert meta["args"]["policy"] == "action-scores" and meta["status"] == "done"
+
+
+def test_numpy_actor_gives_the_torch_policys_logits(run_dir):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(run_dir / "model.zip", device="cpu")
+    agent = load_ppo_agent(run_dir)
+    env = LearnerEnv({"num_players": 4, "max_pip": 12}, ["planner"], policy_input=ACTION_FEATURES_VERSION)
+    x, _ = env.reset(seed=0)
+    checked = 0
+    for _ in range(40):
+        mask = env.action_masks()
+        raw = env.raw_observation
+        np.testing.assert_allclose(agent.policy_input(raw, mask), x, rtol=0, atol=0)
+        with torch.no_grad():
+            latent = model.policy.mlp_extractor.forward_actor(torch.as_tensor(x[None]))
+            t = model.policy.action_net(latent)[0].numpy()
+        legal = np.flatnonzero(mask)
+        np.testing.assert_allclose(agent.actor.logits(x)[legal], t[legal], rtol=1e-4, atol=1e-5)
+        checked += 1
+        x, _, term, trunc, _ = env.step(int(model.predict(x, action_masks=mask, deterministic=True)[0]))
+        if term or trunc:
+            x, _ = env.reset()
+    assert checked == 40
+
+
+def test_the_agent_plays_by_name_pickles_and_refuses_other_seats(run_dir):
+    res = evaluate([f"ppo:{run_dir}", "planner", "greedy", "planner"], rounds=4, seed=2, workers=2)
+    assert res.episodes == 4 and res.stats_for(f"ppo:{run_dir}").seat_episodes == 4
+    env = raw_env(num_players=4)
+    agent = make_agent(f"ppo:{run_dir}", env.config)
+    clone = pickle.loads(pickle.dumps(agent))
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    rng = np.random.default_rng(0)
+    a = agent(obs["observation"], obs["action_mask"], rng)
+    assert obs["action_mask"][a] and clone(obs["observation"], obs["action_mask"], rng) == a
+    with pytest.raises(SpecMismatchError):
+        make_agent(f"ppo:{run_dir}", raw_env(num_players=3).config)
+
+
+def test_init_from_refuses_another_policy(run_dir, tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "train.ppo", "--init-from", str(run_dir), "--net-arch", "32",
+         "--out", str(tmp_path / "x")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines() == [
+        f"domino-train: error: --init-from {run_dir}: the model has --policy action-scores, this "
+        "command mlp; give the model's (domino-train --help lists every option)"
+    ]
+
+
+def test_feature_columns_are_stable():
+    # a saved model's input layout: changing these columns needs a new policy_input version
+    assert len(FEATURES) == 17 and FEATURES[0] == "legal" and FEATURES[-1] == "planner_choice"
