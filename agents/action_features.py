@@ -34,7 +34,8 @@ Rows (float32, zero for illegal actions; ``FEATURES`` names the columns):
 =================== =====================================================================
 
 Cost: one planner decision with every plan-breaking move re-planned (about 0.1-0.4 ms at
-double-12). Picklable (plain attributes), deterministic, torch-free.
+double-12). Picklable (plain attributes), deterministic, torch-free. The line games have their
+own rows (:mod:`domino_env.agents.line_action_features`); :func:`action_features_for` picks.
 """
 
 from __future__ import annotations
@@ -78,14 +79,18 @@ class ActionFeatures:
         config: Mexican Train rules (anything :func:`domino_env.agents.base.as_config` accepts).
 
     Raises:
-        ConfigError: not Mexican Train rules (the line games have no action features yet).
+        ConfigError: not Mexican Train rules (the line games:
+            :class:`~domino_env.agents.line_action_features.LineActionFeatures`).
     """
+
+    columns = FEATURES
 
     def __init__(self, config: Any = None):
         cfg = as_config(config)
         self.planner = PlannerAgent(cfg)
         self.num_actions = self.planner.num_actions
-        self.size = self.num_actions * len(FEATURES)
+        self.num_features = len(FEATURES)
+        self.size = self.num_actions * self.num_features
 
     def __repr__(self) -> str:
         return f"ActionFeatures(num_actions={self.num_actions}, features={len(FEATURES)})"
@@ -138,3 +143,21 @@ class ActionFeatures:
                 choice = pl.pass_action
         out[choice, _COL["planner_choice"]] = 1.0
         return out
+
+
+def action_features_for(config: Any) -> Any:
+    """The feature builder of the rules' game: :class:`ActionFeatures` (Mexican Train) or
+    :class:`~domino_env.agents.line_action_features.LineActionFeatures` (block, draw, Cuban)."""
+    from domino_env.core.config import LineConfig
+
+    from .line_action_features import LineActionFeatures
+
+    cfg = as_config(config)
+    return LineActionFeatures(cfg) if isinstance(cfg, LineConfig) else ActionFeatures(cfg)
+
+
+def feature_columns(game: str = "mexican_train") -> tuple[str, ...]:
+    """Column names of the feature rows of ``game`` (``"mexican_train"`` or a line game)."""
+    from .line_action_features import LINE_FEATURES
+
+    return FEATURES if game == "mexican_train" else LINE_FEATURES

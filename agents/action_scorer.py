@@ -3,7 +3,8 @@
 :class:`NumpyActionScorer` is the actor of an ``ActionScoringPolicy`` copied into numpy arrays;
 :class:`PolicyInput` builds the network input from a raw observation and its action mask, the same
 way the training env does: the scaled observation, then (``action-features-v1``) the per-action
-feature rows of :class:`~domino_env.agents.action_features.ActionFeatures`, flattened.
+feature rows of :func:`~domino_env.agents.action_features.action_features_for` (Mexican Train or
+line game), flattened.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from domino_env.core.errors import CheckpointError
 
-from .action_features import ACTION_FEATURES_VERSION, ActionFeatures
+from .action_features import ACTION_FEATURES_VERSION, action_features_for
 
 #: ``metadata["policy_input"]`` of a model whose input is the scaled observation only.
 FLAT_INPUT = "observation"
@@ -39,7 +40,7 @@ class PolicyInput:
             raise CheckpointError(f"unknown policy input {kind!r}; this version knows {POLICY_INPUTS}")
         self.scale = np.asarray(scale, dtype=np.float32)
         self.kind = kind
-        self.features = ActionFeatures(config) if kind == ACTION_FEATURES_VERSION else None
+        self.features = action_features_for(config) if kind == ACTION_FEATURES_VERSION else None
         self.size = len(self.scale) + (0 if self.features is None else self.features.size)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:

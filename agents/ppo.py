@@ -203,6 +203,8 @@ class PPOAgent:
         if export is None:
             return cls(NumpyActor(policy), scale, **kwargs)
         if config is None:
+            if game != "mexican_train":
+                raise ValueError("an action-scores policy of a line game needs the rules: pass config=")
             config = as_config({"num_players": num_players, "max_pip": max_pip})
         return cls(NumpyActionScorer(export()), scale, policy_input=ACTION_FEATURES_VERSION,
                    config=config, **kwargs)  # fmt: skip

@@ -44,8 +44,8 @@ class LearnerEnv(gymnasium.Wrapper):
         learner_seat: ``"random"`` (training: a new seat every episode) or a fixed seat (tests).
         policy_input: ``"observation"`` (the scaled observation) or ``"action-features-v1"``
             (plus the per-action feature rows of
-            :class:`~domino_env.agents.action_features.ActionFeatures`, for ``--policy
-            action-scores``; Mexican Train only).
+            :func:`~domino_env.agents.action_features.action_features_for`, for ``--policy
+            action-scores``).
         game: ``"mexican_train"`` (``env_kwargs`` for ``mexican_train_v0.raw_env``) or a line
             game ``"block"`` / ``"draw"`` / ``"cuban"`` (``line_v0.raw_env(preset=game)``; with
             teams the partner is an opponent seat and the reward is the team's).
@@ -121,8 +121,6 @@ class LearnerEnv(gymnasium.Wrapper):
         self.scale = observation_scale(p, cfg.max_pip, game)
         if policy_input not in POLICY_INPUTS:
             raise ConfigError("policy_input", policy_input, f"one of {POLICY_INPUTS}")
-        if policy_input != FLAT_INPUT and game != "mexican_train":
-            raise ConfigError("policy_input", policy_input, f"{FLAT_INPUT!r} for a line game")
         self.policy_input = PolicyInput(self.scale, policy_input, cfg)
         self.observation_space = gymnasium.spaces.Box(
             -np.inf, np.inf, (self.policy_input.size,), np.float32

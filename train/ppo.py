@@ -117,10 +117,10 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
         "activation_fn": act,
     }
     if getattr(args, "policy", "mlp") == "action-scores":
-        from domino_env.agents.action_features import FEATURES
+        from domino_env.agents.action_features import feature_columns
         from domino_env.train.action_policy import ActionScoringPolicy
 
-        n_feat = len(FEATURES)
+        n_feat = len(feature_columns(args.game))
         obs_size = vec_env.observation_space.shape[0] - int(vec_env.action_space.n) * n_feat
         policy = ActionScoringPolicy
         policy_kwargs = {"obs_size": obs_size, "num_features": n_feat, "vf_arch": list(args.net_arch)}

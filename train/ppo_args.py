@@ -130,7 +130,7 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None) -> No
     t.add_argument("--policy", default="mlp", choices=("mlp", "action-scores"),
                    help="mlp: one MLP from the observation to every action's logit; action-scores: one "
                    "network shared by all actions scores each legal action from its features (tile, target "
-                   "train, what it does to the planner's chain plan; Mexican Train only; docs/training.md)")
+                   "train, what it does to the planner's plan; docs/training.md)")
     t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=[256, 256],
                    help="hidden layer sizes (policy and value nets)")
     t.add_argument("--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation")
@@ -358,8 +358,6 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "game": args.game,
         "policy_input": policy_input_of(getattr(args, "policy", "mlp")),
     }
-    if env_cfg["policy_input"] != FLAT_INPUT and args.game != "mexican_train":
-        parser.error(f"--policy {args.policy}: Mexican Train only (--game {args.game}: use --policy mlp)")
     check_agents(parser, "--opponents", args.opponents, config)
     try:  # reward / mode / seat-count checks of the training env itself
         probe = LearnerEnv(**env_cfg)

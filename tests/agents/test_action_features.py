@@ -91,3 +91,62 @@ def test_features_read_only_the_observation_and_pickle():
     np.testing.assert_array_equal(clone(obs["observation"].copy(), obs["action_mask"].copy()), a)
     empty = features(obs["observation"], np.zeros_like(obs["action_mask"]))
     assert not empty.any()  # an episode that is over: no legal action, no features
+
+
+@pytest.mark.parametrize("preset,players", [("cuban", 4), ("block", 2), ("block", 4), ("draw", 3)])
+def test_line_rows_match_the_mask_and_mark_a_planner_move(preset, players):
+    from domino_env.agents import make_agent
+    from domino_env.agents.action_features import action_features_for
+    from domino_env.agents.line_action_features import LINE_FEATURES
+    from domino_env.envs import line_v0
+
+    env = line_v0.raw_env(preset=preset, num_players=players)
+    features, planner = action_features_for(env.config), make_agent("planner", env.config)
+    col = {name: i for i, name in enumerate(LINE_FEATURES)}
+    decisions = agree = 0
+    for episode in range(8):
+        env.reset(seed=episode)
+        rng = np.random.default_rng(episode)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            o, m = obs["observation"], obs["action_mask"]
+            f = features(o, m)
+            assert f.shape == (len(m), len(LINE_FEATURES))
+            np.testing.assert_array_equal(f[:, col["legal"]], m.astype(np.float32))
+            assert not f[m == 0].any()
+            np.testing.assert_array_equal(features(o.copy(), m.copy()), f)  # deterministic
+            choice = np.flatnonzero(f[:, col["planner_choice"]])
+            assert len(choice) == 1 and m[choice[0]]
+            move = planner(o, m, rng)
+            decisions += 1
+            agree += move == choice[0]
+            env.step(move)
+    # the planner's closing estimate samples deals with its own rng: rare disagreements only
+    assert decisions > 50 and agree / decisions > 0.98
+
+
+def test_line_hand_built_values():
+    from domino_env.agents.line_action_features import LINE_FEATURES, LineActionFeatures
+    from domino_env.envs import line_v0
+
+    # block, 2 players, double-6; seat 0 leads any tile: 6-6, 6-1, 2-3 against three unseen tiles
+    deal = {"hands": [[[6, 6], [1, 6], [2, 3]], [[0, 0], [0, 1], [4, 5]]], "boneyard": [],
+            "first_player": 0}  # fmt: skip
+    env = line_v0.raw_env(preset="block", num_players=2)
+    env.reset(seed=0, options={"deal": deal})
+    obs = env.observe("player_0")
+    f = LineActionFeatures(env.config)(obs["observation"], obs["action_mask"])
+    n = 6
+    lead = {t: 2 * tile_index(t[0], t[1], n) for t in ((6, 6), (1, 6), (2, 3))}
+    assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(lead.values())
+    rows = {t: dict(zip(LINE_FEATURES, f[a], strict=True)) for t, a in lead.items()}
+    assert rows[(6, 6)]["double"] == 1 and rows[(6, 6)]["pips"] == 1.0 and rows[(6, 6)]["lead"] == 1
+    assert rows[(6, 6)]["fit_after"] == pytest.approx(1 / 5)  # 6-1 fits the ends 6, 6
+    assert rows[(2, 3)]["fit_after"] == 0 and rows[(2, 3)]["goes_out"] == 0
+    # 25 unseen tiles, 3 of them in the other hand; 12 unseen tiles carry a 2 or a 3
+    assert rows[(2, 3)]["next_cannot"] == pytest.approx((1 - 3 / 25) ** 12, rel=1e-6)
+    assert rows[(2, 3)]["second_cannot"] == 0  # no such seat with 2 players
+    assert sum(r["planner_choice"] for r in rows.values()) == 1

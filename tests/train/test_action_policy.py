@@ -102,3 +102,13 @@ def test_init_from_refuses_another_policy(run_dir, tmp_path):
 def test_feature_columns_are_stable():
     # a saved model's input layout: changing these columns needs a new policy_input version
     assert len(FEATURES) == 17 and FEATURES[0] == "legal" and FEATURES[-1] == "planner_choice"
+
+
+def test_a_line_game_trains_and_plays_with_action_scores(tmp_path):
+    out = tmp_path / "cuban"
+    args = [a for a in SMOKE if a not in ("--timesteps", "1024")]
+    assert train(["--game", "cuban", "--timesteps", "512", *args, "--out", str(out)]) == out
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["policy_input"] == ACTION_FEATURES_VERSION and meta["game"] == "cuban"
+    res = evaluate([f"ppo:{out}", "planner", f"ppo:{out}", "planner"], rounds=4, seed=0, game="cuban")
+    assert res.episodes == 4

@@ -52,7 +52,6 @@ def _run(args, **kwargs):
         (["--opponent-mode", "fixed", "--opponents", "greedy"], "--opponents"),
         (["--game", "cuban", "--reward", "mixed"], "--reward"),
         (["--game", "cuban", "--doubles", "chain"], "--doubles"),
-        (["--game", "cuban", "--policy", "action-scores"], "--policy action-scores"),
         (["--policy", "flat"], "--policy"),
         (["--resume", "no/such/run"], "--resume no/such/run"),
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
