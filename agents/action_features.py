@@ -113,10 +113,9 @@ class ActionFeatures:
         v = pl.view(observation)
         p = pl.num_players
         slots = p + 1
-        keys = pl.placement_keys(v, places)
+        keys, chain_w = pl.placement_keys(v, places)
         top = 2.0 * pl.max_pip
-        chain_w = pl._plan_context(v)["chain_w"] if pl.plan else 0
-        for (tile, slot), (key, double_ok, in_chain, follows) in zip(places, keys):
+        for (tile, slot), (key, double_ok, in_chain, follows) in zip(places, keys, strict=True):
             action = tile * slots + slot
             row = out[action]
             a, b = pl.tiles[tile]

@@ -352,8 +352,11 @@ class PlannerAgent(_MexicanTrainAgent):
                 best = cand
         return best
 
-    def placement_keys(self, v: SeatView, places: list[tuple[int, int]]) -> list[tuple]:
-        """Per placement ``(key, double_ok, in_chain, follows_chain)``: the exact sort key
+    def placement_keys(
+        self, v: SeatView, places: list[tuple[int, int]]
+    ) -> tuple[list[tuple], int]:
+        """``(rows, chain weight now)``; per placement a row ``(key, double_ok, in_chain,
+        follows_chain)``: the exact sort key
         ``(lift, plan value - penalty, flexibility, public train, -tile)`` of :meth:`choose` (its
         lazy re-planning done for every placement), whether the double rule is satisfied, whether
         the tile is in the chain plan and whether the move is the plan's next tile on the own
@@ -367,7 +370,7 @@ class PlannerAgent(_MexicanTrainAgent):
             out.append(
                 (key, double_ok, bool(ctx["in_chain"] >> tile & 1), slot == 0 and tile == ctx["first"])
             )
-        return out
+        return out, ctx["chain_w"]
 
     def _plan_context(self, v: SeatView) -> dict[str, Any]:
         """What every placement's key needs: the chain plan from the own train and the table."""

@@ -37,7 +37,7 @@ def test_rows_match_the_mask_and_mark_the_planners_move(rules):
     decisions = 0
     for episode in range(6):
         env.reset(seed=episode)
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
@@ -107,7 +107,7 @@ def test_line_rows_match_the_mask_and_mark_a_planner_move(preset, players):
     for episode in range(8):
         env.reset(seed=episode)
         rng = np.random.default_rng(episode)
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
