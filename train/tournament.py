@@ -1,0 +1,245 @@
+"""Playing a duplicate-deal tournament: the deal seeds and seat rotations, one episode
+(:func:`play_episode`), the worker processes and :func:`evaluate` (the rules of the tournament and
+its statistics: the docstring of ``domino_env.train.evaluate``, which re-exports these names).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from domino_env.agents.base import Agent, agent_label, make_agent
+from domino_env.core.errors import ConfigError
+from domino_env.envs.games import make_raw_env
+from domino_env.envs.infos import Termination
+from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
+from domino_env.wrappers import info_state_kwargs
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """Env seed of deal ``deal`` of a tournament seeded ``seed`` (independent 31-bit streams)."""
+    return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0] >> 1)
+
+
+def rotation_seats(num_players: int, rotation: int) -> list[int]:
+    """Agent index (position in the agent list) at each seat in ``rotation``: agent ``i`` sits at
+    seat ``(i + rotation) % P``."""
+    return [(s - rotation) % num_players for s in range(num_players)]
+
+
+def _credit(winners: Sequence[int], num_players: int, teams: bool = False) -> list[float]:
+    """Win credit per seat: ``1/k`` to each of k winners; with ``teams`` (seats 0+2 vs 1+3) each
+    winner gets ``1/(winning teams)``: 1 to both partners of a winning team."""
+    out = [0.0] * num_players
+    share = len({s % 2 for s in winners}) if teams else len(winners)
+    for s in winners:
+        out[s] = 1.0 / share
+    return out
+
+
+def play_episode(
+    env: Any,
+    agents: Sequence[Agent],
+    seats: Sequence[int],
+    seed: int,
+    agent_seed: Sequence[int],
+    deal: int = 0,
+    rotation: int = 0,
+) -> GameRecord:
+    """Play one episode of ``env`` (round or game, as the env is configured) from ``seed``.
+
+    Seat ``s`` is played by ``agents[seats[s]]`` with its own generator seeded ``[*agent_seed, s]``.
+    """
+    p = env.config.num_players
+    teams = bool(getattr(env.config, "teams", False))
+    env.reset(seed=seed)
+    rngs = [np.random.default_rng([*agent_seed, s]) for s in range(p)]
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    rec = GameRecord(deal, rotation, seed, list(seats), round_credit=[0.0] * p, pips=[0] * p)
+    game_mode = env.episode == "game"
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        s = seat_of[agent]
+        obs = env.observe(agent)
+        actor = agents[seats[s]]
+        extra = info_state_kwargs(actor, env.game_state, s)  # the public history, for search agents
+        action = actor(obs["observation"], obs["action_mask"], rngs[s], **extra)
+        env.step(int(action))
+        rec.steps += 1
+        info = env.infos.get(agent) or next(iter(env.infos.values()), {})
+        if not info.get("round_over"):  # a round result is only in the infos of the step ending it
+            pass
+        elif info["termination_code"] == Termination.ANNULLED:  # re-dealt at once: not a round
+            rec.annulled += 1
+        else:
+            winners = np.flatnonzero(info["won"]).tolist()
+            rec.rounds += 1
+            for i, c in enumerate(_credit(winners, p, teams)):
+                rec.round_credit[i] += c
+            for i, x in enumerate(info["pips"]):
+                rec.pips[i] += int(x)
+            if info["termination_code"] == Termination.BLOCKED:
+                rec.blocked += 1
+                rec.void += not winners
+            if game_mode and info["game_over"]:
+                rec.game_credit = _credit(np.flatnonzero(info["game_won"]).tolist(), p, teams)
+                rec.scores = [int(x) for x in info["scores"]]
+        if any(env.truncations.values()):
+            rec.truncated = True
+            break
+    return rec
+
+
+# Worker-process state (set once per process by _init_worker).
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(
+    env_kwargs: dict[str, Any], agents: list[Agent], seed: int, game: str = "mexican_train"
+) -> None:
+    _WORKER["env"] = make_raw_env(game, **env_kwargs)
+    _WORKER["agents"] = agents
+    _WORKER["seed"] = seed
+
+
+def _play_deals(deals: Sequence[int]) -> list[GameRecord]:
+    env, agents, seed = _WORKER["env"], _WORKER["agents"], _WORKER["seed"]
+    p = env.config.num_players
+    out = []
+    for d in deals:
+        s = deal_seed(seed, d)
+        for r in range(p):
+            out.append(play_episode(env, agents, rotation_seats(p, r), s, (seed, d, r), d, r))
+    return out
+
+
+def evaluate(
+    agents: Sequence[str | Agent],
+    *,
+    rounds: int = 2000,
+    num_players: int | None = None,
+    seed: int = 0,
+    episode: str = "round",
+    workers: int = 1,
+    progress: bool = False,
+    keep_records: bool = False,
+    game: str = "mexican_train",
+    **env_kwargs: Any,
+) -> EvaluationResult:
+    """Play a duplicate-deal tournament and return its statistics.
+
+    Args:
+        agents: one entry per seat: an agent name for :func:`domino_env.agents.make_agent` (``"random"``,
+            ``"greedy"``, ``"planner"``, ...) or an agent object (picklable when ``workers > 1``).
+            Entries with the same label are aggregated.
+        rounds: episodes to play (rounds, or whole games with ``episode="game"``), rounded up to
+            a multiple of the number of players (every deal is played in every seat rotation).
+        num_players: seats; defaults to ``len(agents)`` and must equal it.
+        seed: tournament seed (deal ``d`` uses env seed :func:`deal_seed(seed, d) <deal_seed>`).
+        episode: ``"round"`` or ``"game"``.
+        workers: processes (deals are split between them; the result does not depend on it).
+        progress: show a progress bar (tqdm, on stderr).
+        keep_records: keep every :class:`GameRecord` in ``result.records``.
+        game: ``"mexican_train"`` (default) or a line game ``"block"``, ``"draw"``, ``"cuban"``
+            (:func:`domino_env.envs.games.make_raw_env`; the agents are then the line-game agents
+            of :mod:`domino_env.agents.line`).
+            With teams the win rates are team win rates (parity 1/2; the docstring of
+            ``domino_env.train.evaluate``).
+        **env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``max_pip``,
+            ``preset``, ``doubles``, ...) or, for a line game, ``line_v0.raw_env`` (``max_pip``,
+            ``hand_size``, ``teams``, ``next_lead``, ...).
+
+    Raises:
+        ConfigError: bad rules, unknown agent name, or ``num_players != len(agents)``.
+    """
+    agents = list(agents)
+    if num_players is None:
+        num_players = len(agents)
+    if num_players != len(agents):
+        raise ConfigError(
+            "agents", [agent_label(a) for a in agents], f"one agent per seat ({num_players} seats)"
+        )
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ConfigError("rounds", rounds, "a positive integer")
+    env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
+    env = make_raw_env(game, **env_kwargs)
+    if game != "mexican_train":
+        env_kwargs.pop("preset", None)
+    labels = [agent_label(a) for a in agents]
+    built = [make_agent(a, env.config) for a in agents]
+    for label, agent in zip(labels, built, strict=True):
+        cfg = getattr(agent, "config", None)
+        if cfg is not None and type(cfg) is not type(env.config):
+            raise ConfigError("agents", label, f"an agent built for {game} rules (this one has {cfg!r})")
+    if getattr(env.config, "teams", False):
+        both = sorted({lab for i, lab in enumerate(labels) if lab in labels[(i + 1) % 2 :: 2]})
+        if both:
+            warnings.warn(
+                f"agent(s) {both} sit on both teams (seats 0+2 vs 1+3): their team win rate is "
+                "0.5 by construction; put each agent on one team only",
+                stacklevel=2,
+            )
+    p = num_players
+    deals = -(-rounds // p)
+    start = time.perf_counter()
+    records: list[GameRecord] = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        unit = "game" if episode == "game" else "round"
+        bar = tqdm(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
+    workers = max(1, min(int(workers), deals))  # more processes than deals would only idle
+    try:
+        if workers == 1:
+            _init_worker(env_kwargs, built, seed, game)
+            for d in range(deals):
+                recs = _play_deals([d])
+                records.extend(recs)
+                if bar is not None:
+                    bar.update(len(recs))
+        else:
+            chunk = max(1, min(25, deals // (workers * 4) or 1))
+            chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
+            ctx = multiprocessing.get_context("spawn")
+            with ctx.Pool(
+                workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game)
+            ) as pool:
+                for recs in pool.imap(_play_deals, chunks):
+                    records.extend(recs)
+                    if bar is not None:
+                        bar.update(len(recs))
+    finally:  # also on Ctrl-C: the bar ends its line before any message is printed
+        if bar is not None:
+            bar.close()
+    stats = summarize(records, labels, p, episode)
+    return EvaluationResult(
+        agents=labels,
+        env_kwargs=env.env_kwargs,
+        num_players=p,
+        episode=episode,
+        seed=seed,
+        deals=deals,
+        episodes=len(records),
+        rounds_played=sum(r.rounds for r in records),
+        deal_seeds=[deal_seed(seed, d) for d in range(deals)],
+        blocked_rounds=sum(r.blocked for r in records),
+        void_rounds=sum(r.void for r in records),
+        truncated_episodes=sum(r.truncated for r in records),
+        stats=stats,
+        seconds=time.perf_counter() - start,
+        workers=workers,
+        records=records if keep_records else [],
+        game=game,
+        teams=bool(getattr(env.config, "teams", False)),
+        annulled_rounds=sum(r.annulled for r in records),
+    )
+

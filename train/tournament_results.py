@@ -1,0 +1,277 @@
+"""What a duplicate-deal tournament produces: one :class:`GameRecord` per episode, the
+per-agent :class:`AgentStats` (:func:`summarize`) and the :class:`EvaluationResult` with its
+tables (the statistics are defined in the docstring of ``domino_env.train.evaluate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from domino_env.train.intervals import mean_interval, wilson_interval
+
+
+@dataclass
+class GameRecord:
+    """One episode (a round, or a whole game) of the tournament, seat order throughout.
+
+    Attributes:
+        deal: deal number; rotation: seat rotation (0..P-1); seed: the env seed of the deal.
+        seats: agent index sitting at each seat.
+        rounds: rounds played in the episode.
+        round_credit: per seat, the sum over rounds of its round-win credit (1, 1/k or 0).
+        pips: per seat, the sum over rounds of the pips left in its hand at the round's end.
+        game_credit: per seat, its game-win credit (whole games only, else None).
+        scores: final game totals (whole games only, else None).
+        blocked / void: rounds that ended blocked / blocked and void.
+        steps: actions played; truncated: the episode hit max_cycles (no credit given).
+        annulled: rounds annulled and re-dealt (Cuban; not counted in ``rounds``).
+    """
+
+    deal: int
+    rotation: int
+    seed: int
+    seats: list[int]
+    rounds: int = 0
+    round_credit: list[float] = field(default_factory=list)
+    pips: list[int] = field(default_factory=list)
+    game_credit: list[float] | None = None
+    scores: list[int] | None = None
+    blocked: int = 0
+    void: int = 0
+    steps: int = 0
+    truncated: bool = False
+    annulled: int = 0
+
+
+@dataclass
+class AgentStats:
+    """Tournament statistics of one distinct agent name (defined in the docstring of
+    ``domino_env.train.evaluate``).
+
+    ``seat_episodes`` counts (episode, seat) pairs: an agent listed k times at a P-seat table
+    playing N episodes has ``k * N``. ``win_rate`` is per seat-episode (game wins for whole
+    games, round wins otherwise); ``round_win_rate`` is always per seat-round.
+    """
+
+    name: str
+    seats_per_table: int
+    seat_episodes: int
+    wins: float
+    win_rate: float
+    ci95_wilson: tuple[float, float]
+    ci95_deal: tuple[float, float]
+    parity: float
+    verdict: str
+    seat_rounds: int
+    round_wins: float
+    round_win_rate: float
+    mean_pips_per_round: float
+    mean_game_score: float | None = None
+    #: Deals the agent played (the per-deal interval needs 2 or more: ``n/a`` in the tables below).
+    deals: int = 0
+
+
+def deal_interval_text(ci: Sequence[float], deals: int) -> str:
+    """The per-deal 95% interval as the tables print it: ``[lo, hi]``, or ``n/a`` for fewer than
+    2 deals (a t interval needs two deal averages; the stored interval is then ``[0, 1]``)."""
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if deals >= 2 else "n/a"
+
+
+@dataclass
+class EvaluationResult:
+    """What :func:`domino_env.train.tournament.evaluate` returns (and ``--json`` writes, via
+    :meth:`to_dict`).
+
+    Attributes:
+        agents: agent labels in list order (seat 0 of rotation 0 first).
+        env_kwargs: every rule and env option of the tournament's env.
+        num_players, episode, seed: the tournament's set-up.
+        deals: number of deals; episodes: episodes played (deals x P rotations); rounds_played:
+            rounds over all episodes (= episodes in round mode).
+        deal_seeds: the env seed of every deal (rotations of a deal share it).
+        blocked_rounds, void_rounds, truncated_episodes: how rounds ended.
+        stats: one :class:`AgentStats` per distinct agent name, in first-listed order.
+        seconds: wall time; workers: processes used.
+        records: every episode (not written to JSON unless asked).
+        game: ``"mexican_train"``, ``"block"``, ``"draw"`` or ``"cuban"``.
+        teams: partnerships (line games): win rates are team win rates, parity 1/2.
+        annulled_rounds: rounds annulled and re-dealt (Cuban).
+    """
+
+    agents: list[str]
+    env_kwargs: dict[str, Any]
+    num_players: int
+    episode: str
+    seed: int
+    deals: int
+    episodes: int
+    rounds_played: int
+    deal_seeds: list[int]
+    blocked_rounds: int
+    void_rounds: int
+    truncated_episodes: int
+    stats: list[AgentStats]
+    seconds: float = 0.0
+    workers: int = 1
+    records: list[GameRecord] = field(default_factory=list, repr=False)
+    game: str = "mexican_train"
+    teams: bool = False
+    annulled_rounds: int = 0
+
+    def stats_for(self, name: str) -> AgentStats:
+        """The :class:`AgentStats` of agent ``name``. Raises KeyError if absent."""
+        for s in self.stats:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def to_dict(self, records: bool = False) -> dict[str, Any]:
+        """JSON-ready dict (``records=True`` adds every episode)."""
+        d = asdict(self)
+        if not records:
+            d.pop("records")
+        for s in d["stats"]:
+            s["ci95_wilson"] = list(s["ci95_wilson"])
+            s["ci95_deal"] = list(s["ci95_deal"])
+        return d
+
+    def table(self):
+        """The results as a ``rich.table.Table``."""
+        from rich.table import Table
+
+        unit = "games" if self.episode == "game" else "rounds"
+        game = "" if self.game == "mexican_train" else f"{self.game} game, "
+        teams = ", teams 0+2 vs 1+3 (team win rate)" if self.teams else ""
+        title = (
+            f"{' '.join(self.agents)} | {game}{self.num_players} players{teams}, "
+            f"double-{self.env_kwargs.get('max_pip')}, {self.env_kwargs.get('preset')} | "
+            f"{self.episodes} {unit} = {self.deals} deals x {self.num_players} seat rotations | "
+            f"seed {self.seed}"
+        )
+        t = Table(title=title)
+        t.add_column("agent")
+        t.add_column("seats", justify="right")
+        t.add_column(f"seat-{unit}", justify="right")
+        t.add_column("wins", justify="right")
+        t.add_column("win rate", justify="right")
+        t.add_column("95% CI Wilson", justify="right")
+        t.add_column("95% CI per deal", justify="right")
+        t.add_column("parity 1/2" if self.teams else "parity 1/P", justify="right")
+        t.add_column("vs parity")
+        if self.episode == "game":
+            t.add_column("round win rate", justify="right")
+        t.add_column("mean pips/round", justify="right")
+        if self.episode == "game":
+            t.add_column("mean game score", justify="right")
+        for s in self.stats:
+            row = [
+                s.name,
+                str(s.seats_per_table),
+                str(s.seat_episodes),
+                f"{s.wins:g}",
+                f"{s.win_rate:.3f}",
+                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}]",
+                deal_interval_text(s.ci95_deal, s.deals),
+                f"{s.parity:.3f}",
+                {"above": "[green]above[/]", "below": "[red]below[/]"}.get(s.verdict, "parity"),
+            ]
+            if self.episode == "game":
+                row.append(f"{s.round_win_rate:.3f}")
+            row.append(f"{s.mean_pips_per_round:.2f}")
+            if self.episode == "game":
+                row.append(f"{s.mean_game_score:.1f}")
+            t.add_row(*row)
+        return t
+
+    def markdown(self) -> str:
+        """The main columns as a Markdown table (for the README)."""
+        rows = [
+            "| agent | seats | seat-episodes | win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | mean pips/round |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for s in self.stats:
+            rows.append(
+                f"| {s.name} | {s.seats_per_table} | {s.seat_episodes} | {s.win_rate:.3f} | "
+                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] | {deal_interval_text(s.ci95_deal, s.deals)} | "
+                f"{s.parity:.3f} | {s.mean_pips_per_round:.1f} |"
+            )
+        return "\n".join(rows)
+
+
+def summarize(
+    records: Sequence[GameRecord], names: Sequence[str], num_players: int, episode: str = "round"
+) -> list[AgentStats]:
+    """Per-distinct-name statistics of ``records`` (``names[i]`` = label of agent index i)."""
+    p = num_players
+    game_mode = episode == "game"
+    order = list(dict.fromkeys(names))
+    episodes = len(records)
+    total_credit = 0.0
+    for rec in records:
+        credit = rec.game_credit if game_mode else rec.round_credit
+        if credit is not None and not rec.truncated:
+            total_credit += sum(credit) if game_mode else sum(credit) / max(rec.rounds, 1)
+    parity = (total_credit / episodes) / p if episodes else 1.0 / p
+    out = []
+    for name in order:
+        idx = {i for i, n in enumerate(names) if n == name}
+        seat_eps = 0
+        wins = 0.0
+        seat_rounds = 0
+        round_wins = 0.0
+        pips = 0
+        score_sum = 0.0
+        per_deal: dict[int, list[float]] = {}
+        for rec in records:
+            for s in range(p):
+                if rec.seats[s] not in idx:
+                    continue
+                seat_eps += 1
+                if game_mode:
+                    c = (
+                        rec.game_credit[s]
+                        if rec.game_credit is not None and not rec.truncated
+                        else 0.0
+                    )
+                    score_sum += rec.scores[s] if rec.scores is not None else 0.0
+                else:
+                    c = rec.round_credit[s] if not rec.truncated else 0.0
+                wins += c
+                seat_rounds += rec.rounds
+                round_wins += rec.round_credit[s]
+                pips += rec.pips[s]
+                per_deal.setdefault(rec.deal, []).append(c)
+        rate = wins / seat_eps if seat_eps else 0.0
+        wilson = wilson_interval(wins, seat_eps)
+        deal_means = [sum(v) / len(v) for v in per_deal.values()]
+        lo, hi = mean_interval(deal_means)
+        ci_deal = (max(0.0, lo), min(1.0, hi))
+        if min(wilson[0], ci_deal[0]) > parity:
+            verdict = "above"
+        elif max(wilson[1], ci_deal[1]) < parity:
+            verdict = "below"
+        else:
+            verdict = "parity"
+        out.append(
+            AgentStats(
+                name=name,
+                seats_per_table=len(idx),
+                seat_episodes=seat_eps,
+                wins=round(wins, 6),
+                win_rate=rate,
+                ci95_wilson=wilson,
+                ci95_deal=ci_deal,
+                parity=parity,
+                verdict=verdict,
+                seat_rounds=seat_rounds,
+                round_wins=round(round_wins, 6),
+                round_win_rate=round_wins / seat_rounds if seat_rounds else 0.0,
+                mean_pips_per_round=pips / seat_rounds if seat_rounds else 0.0,
+                mean_game_score=(score_sum / seat_eps if seat_eps else 0.0) if game_mode else None,
+                deals=len(per_deal),
+            )
+        )
+    return out
+
