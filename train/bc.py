@@ -346,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
 def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
     """``domino_env.train.ppo``'s default options with this command's network, seed and gamma: the
     hyperparameters saved in the clone's ``model.zip`` (what ``--resume`` continues with)."""
-    ppo = ppo_parser().parse_args([])
+    ppo = ppo_parser().parse_args(["--policy", "mlp"])  # the clone is an MLP over the observation
     for name in ("net_arch", "activation", "seed", "gamma", "game", "reward", "pips_coef"):
         setattr(ppo, name, getattr(args, name))
     return ppo
@@ -362,6 +362,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     parser = build_parser()
     argv_list = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv_list)
+    if args.policy not in (None, "mlp"):
+        parser.error(f"--policy {args.policy}: domino-bc clones into the mlp policy (the action-scores "
+                     "policy already reads the planner's move as a feature)")  # fmt: skip
+    args.policy = "mlp"
     # the shared checks (rules, reward, --opponents, --eval-opponents, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
                                    "self_play": 0.0, "resume": None, "init_from": None})  # fmt: skip

@@ -127,10 +127,11 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
 def add_policy_options(parser: argparse.ArgumentParser, group: Any = None) -> None:
     """``--policy``, ``--net-arch`` and ``--activation`` (the policy and value networks)."""
     t = group or parser.add_argument_group("policy network")
-    t.add_argument("--policy", default="mlp", choices=("mlp", "action-scores"),
-                   help="mlp: one MLP from the observation to every action's logit; action-scores: one "
-                   "network shared by all actions scores each legal action from its features (tile, target "
-                   "train, what it does to the planner's plan; docs/training.md)")
+    t.add_argument("--policy", default=None, choices=("mlp", "action-scores"),
+                   help="action-scores (default; with --resume / --init-from: the model's): one network "
+                   "shared by all actions scores each legal action from its features (tile, target train, "
+                   "what it does to the planner's plan; docs/training.md); mlp: one MLP from the "
+                   "observation to every action's logit")
     t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=[256, 256],
                    help="hidden layer sizes (policy and value nets)")
     t.add_argument("--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation")
@@ -246,6 +247,21 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
 _FLAG_OF_FIELD = {"num_players": "--players", "opponent_mode": "--opponent-mode"}
 
 
+def resolve_policy(args: argparse.Namespace) -> None:
+    """Fill ``args.policy`` when not given: the ``--resume`` / ``--init-from`` model's (``"mlp"``
+    for models from before the option), else ``"action-scores"``. An unreadable model is left to
+    :func:`check_start_model`, which names the problem."""
+    if getattr(args, "policy", None) is not None:
+        return
+    args.policy = "action-scores"
+    path = getattr(args, "resume", None) or getattr(args, "init_from", None)
+    if path:
+        try:
+            args.policy = read_metadata(path)[1].get("args", {}).get("policy", "mlp")
+        except (OSError, ValueError):
+            pass
+
+
 def policy_input_of(policy: str) -> str:
     """The network input a ``--policy`` reads (``metadata["policy_input"]``)."""
     return ACTION_FEATURES_VERSION if policy == "action-scores" else FLAT_INPUT
@@ -348,6 +364,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     config = config_of(rules, args.game)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out}: exists and is not a folder")
+    resolve_policy(args)
     env_cfg = {
         "env_kwargs": {**rules, "episode": args.episode},
         "opponents": list(args.opponents),
@@ -356,7 +373,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "pips_coef": args.pips_coef,
         "self_play": getattr(args, "self_play", 0.0),
         "game": args.game,
-        "policy_input": policy_input_of(getattr(args, "policy", "mlp")),
+        "policy_input": policy_input_of(args.policy),
     }
     check_agents(parser, "--opponents", args.opponents, config)
     try:  # reward / mode / seat-count checks of the training env itself

@@ -86,10 +86,27 @@ def test_the_agent_plays_by_name_pickles_and_refuses_other_seats(run_dir):
         make_agent(f"ppo:{run_dir}", raw_env(num_players=3).config)
 
 
-def test_init_from_refuses_another_policy(run_dir, tmp_path):
+def test_init_from_takes_the_models_policy_and_refuses_another(run_dir, tmp_path):
+    import argparse
+    import shutil
+
+    from domino_env.train.ppo_args import resolve_policy
+
+    def resolved(**kw):
+        args = argparse.Namespace(**{"policy": None, "resume": None, "init_from": None, **kw})
+        resolve_policy(args)
+        return args.policy
+
+    assert resolved() == "action-scores" and resolved(init_from=str(run_dir)) == "action-scores"
+    old = tmp_path / "old"  # a model folder from before --policy: no args.policy, an mlp
+    shutil.copytree(run_dir, old)
+    meta = json.loads((old / "metadata.json").read_text())
+    del meta["args"]["policy"]
+    (old / "metadata.json").write_text(json.dumps(meta))
+    assert resolved(resume=str(old)) == "mlp"
     res = subprocess.run(
-        [sys.executable, "-m", "train.ppo", "--init-from", str(run_dir), "--net-arch", "32",
-         "--out", str(tmp_path / "x")],
+        [sys.executable, "-m", "train.ppo", "--init-from", str(run_dir), "--policy", "mlp",
+         "--net-arch", "32", "--out", str(tmp_path / "x")],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert res.returncode == 2

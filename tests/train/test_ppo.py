@@ -21,8 +21,8 @@ from domino_env.envs.infos import seats_of  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
 from domino_env.train.ppo import LearnerEnv, train  # noqa: E402
 
-SMOKE_ARGS = [
-    "--timesteps", "2048", "--n-envs", "2", "--vec-env", "subproc", "--n-steps", "256",
+SMOKE_ARGS = [  # the flat MLP policy (the default --policy action-scores: test_action_policy.py)
+    "--policy", "mlp", "--timesteps", "2048", "--n-envs", "2", "--vec-env", "subproc", "--n-steps", "256",
     "--batch-size", "128", "--n-epochs", "1", "--net-arch", "32", "--opponents", "greedy", "random",
     "--eval-freq", "1024", "--eval-rounds", "8", "--eval-opponents", "random", "greedy",
     "--final-eval-rounds", "8", "--eval-workers", "1", "--self-play", "0.3", "--snapshot-freq", "512",
@@ -57,9 +57,9 @@ def test_smoke_run_writes_everything(run_dir):
         meta["env_kwargs"]["doubles"] == "satisfy"
         and meta["env_kwargs"]["preset"] == "domino_cubano"
     )
-    assert meta["command"].startswith("python -m train.ppo --timesteps 2048")
+    assert meta["command"].startswith("python -m train.ppo --policy mlp --timesteps 2048")
     assert (
-        meta["argv"][:2] == ["--timesteps", "2048"]
+        meta["argv"][:4] == ["--policy", "mlp", "--timesteps", "2048"]
         and meta["args"]["seed"] == 3
         and meta["seed"] == 3
     )
