@@ -133,7 +133,7 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None) -> No
                    "what it does to the planner's plan; docs/training.md); mlp: one MLP from the "
                    "observation to every action's logit")
     t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=[256, 256],
-                   help="hidden layer sizes (policy and value nets)")
+                   help="hidden layer sizes (mlp: the policy and value nets; action-scores: the value net)")
     t.add_argument("--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation")
     t.add_argument("--torch-threads", type=POSITIVE, default=1,
                    help="torch threads in the learner process (1 is fastest for these small nets: more "
@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_options(parser)
     add_opponent_options(parser)
     t = parser.add_argument_group("training")
-    t.add_argument("--timesteps", type=POSITIVE, default=200_000, help="learner decisions to train on")
+    t.add_argument("--timesteps", type=POSITIVE, default=100_000, help="learner decisions to train on")
     t.add_argument("--n-envs", type=POSITIVE, default=None,
                    help="parallel envs (default: CPU cores, at most 8); "
                    "SubprocVecEnv when more than one core, else DummyVecEnv")
