@@ -2,7 +2,7 @@
 
 Command line (also the ``domino-train`` console script)::
 
-    domino-train                     # defaults: about 10-15 min on a 2-core CPU
+    domino-train                     # defaults: about 9 min on a 2-core CPU
     domino-train --timesteps 2000000 --opponents greedy planner --out runs/big
     domino-train --help              # every option
 
