@@ -43,8 +43,8 @@ import numpy as np
 
 from domino_env.core.config import LineConfig, MexicanTrainConfig
 from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, DominoError
-from domino_env.encoding.line import line_observation_spec
-from domino_env.encoding.mexican_train import observation_spec
+from domino_env.encoding.line import line_observation_spec, line_scores_bound
+from domino_env.encoding.mexican_train import observation_spec, scores_bound
 
 from .action_features import ACTION_FEATURES_VERSION
 from .action_scorer import FLAT_INPUT, NumpyActionScorer, PolicyInput
@@ -59,11 +59,21 @@ LINE_OBSERVATION_SCALING = "line-unit-v1"
 _LINE_UNIT_DIVISORS = {"tiles": 10.0, "rounds": 13.0, "points": 100.0}
 
 
-def spec_for(num_players: int, max_pip: int, game: str = "mexican_train") -> Any:
-    """The observation spec of ``game`` (``"mexican_train"``, or ``"line"`` / a line preset)."""
+def spec_for(num_players: int, max_pip: int, game: str = "mexican_train", config: Any = None) -> Any:
+    """The observation spec of ``game`` (``"mexican_train"``, or ``"line"`` / a line preset).
+
+    With ``config`` (the rules) it is the env's own spec: the ``scores`` bound is sized from the
+    rules (``scores_bound`` / ``line_scores_bound``: larger than the default for big sets,
+    elimination limits or targets), which changes the spec's hash but not its layout. Without it,
+    the default bound (what models trained before that change recorded).
+    """
     if game == "mexican_train":
-        return observation_spec(num_players, max_pip)
-    return line_observation_spec(num_players, max_pip)
+        if config is None:
+            return observation_spec(num_players, max_pip)
+        return observation_spec(num_players, max_pip, scores_bound(config))
+    if config is None:
+        return line_observation_spec(num_players, max_pip)
+    return line_observation_spec(num_players, max_pip, line_scores_bound(config))
 
 
 def scaling_name(game: str = "mexican_train") -> str:
@@ -372,11 +382,13 @@ def check_compatible(
     """
     p, n = config.num_players, config.max_pip
     game = "line" if isinstance(config, LineConfig) else "mexican_train"
-    spec = spec_for(p, n, game)
+    spec = spec_for(p, n, game, config)
     env_hash = spec.hash()
     model_hash = metadata.get("observation_spec_hash")
     rules = metadata.get("env_kwargs", {})
-    if model_hash != env_hash:
+    # models saved before the spec hash followed the rules' scores bound recorded the default
+    # bound's hash: the same layout, so they load
+    if model_hash != env_hash and model_hash != spec_for(p, n, game).hash():
         mp, mn = rules.get("num_players", "?"), rules.get("max_pip", "?")
         raise SpecMismatchError(
             f"{where} was trained on observation spec {model_hash} ({mp} players, double-{mn}, "

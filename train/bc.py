@@ -377,7 +377,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     p, n = rules["num_players"], rules["max_pip"]
     fingerprint = {"rules": rules, "episode": args.episode, "expert": args.expert, "opponents": args.opponents,
                    "opponent_mode": args.opponent_mode, "reward": args.reward, "pips_coef": args.pips_coef,
-                   "gamma": args.gamma, "observation_spec_hash": spec_for(p, n, game).hash()}  # fmt: skip
+                   "gamma": args.gamma, "observation_spec_hash": spec_for(p, n, game, config).hash()}  # fmt: skip
     dataset = Path(args.dataset) if args.dataset else None
     data = None
     if dataset is not None and dataset.exists():

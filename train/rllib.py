@@ -335,10 +335,10 @@ def train(argv: Sequence[str] | None = None) -> Path:
             copy_module(algo, MAIN, slot)
     game_family = "mexican_train" if args.game == "mexican_train" else "line"
     p, n = env_config["num_players"], env_config["max_pip"]
-    spec = spec_for(p, n, game_family)
     from domino_env.agents.rllib.env import aec_from_env_config
 
     aec = aec_from_env_config(env_config)
+    spec = spec_for(p, n, game_family, aec.config)
     metadata: dict[str, Any] = {
         "format": METADATA_FORMAT,
         "game": args.game,

@@ -102,7 +102,7 @@ def env_metadata(
     """The env part of ``metadata.json``: what the loader (``domino_env.agents.ppo``) checks
     (``policy_input``: what the network reads, ``domino_env.agents.action_scorer.POLICY_INPUTS``)."""
     env_id = ENV_ID if game == "mexican_train" else line_v0.ENV_IDS[game]
-    spec = spec_for(rules["num_players"], rules["max_pip"], game)
+    spec = spec_for(rules["num_players"], rules["max_pip"], game, config_of(rules, game))
     return {
         "env_id": env_id,
         "env_version": env_id.rsplit("-v", 1)[1],

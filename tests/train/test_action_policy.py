@@ -129,3 +129,21 @@ def test_a_line_game_trains_and_plays_with_action_scores(tmp_path):
     assert meta["policy_input"] == ACTION_FEATURES_VERSION and meta["game"] == "cuban"
     res = evaluate([f"ppo:{out}", "planner", f"ppo:{out}", "planner"], rounds=4, seed=0, game="cuban")
     assert res.episodes == 4
+
+
+def test_metadata_hash_is_the_envs_own_spec_and_legacy_hashes_load():
+    from domino_env.agents.ppo import check_compatible, spec_for
+    from domino_env.train.run_folder import config_of, env_metadata
+
+    rules = {"num_players": 4, "max_pip": 18}
+    env = raw_env(**rules)
+    meta = env_metadata(env.config.to_dict(), "mexican_train", {}, 1)
+    # double-18 needs a larger scores bound than the default: the hash follows the env's encoder
+    assert meta["observation_spec_hash"] == env.encoder.spec.hash()
+    legacy = spec_for(4, 18).hash()
+    assert legacy != meta["observation_spec_hash"]
+    config = config_of(env.config.to_dict())
+    for h in (meta["observation_spec_hash"], legacy):  # both load: same layout
+        check_compatible({**meta, "observation_spec_hash": h}, config)
+    with pytest.raises(SpecMismatchError):
+        check_compatible({**meta, "observation_spec_hash": spec_for(4, 15).hash()}, config)
