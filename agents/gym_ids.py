@@ -37,10 +37,15 @@ def resolve_opponents(opponents: Any, aec_env: Any) -> Any:
         ConfigError: an unknown agent name (names the allowed ones).
     """
     seats = len(aec_env.possible_agents) - 1
-    if isinstance(opponents, str):
-        return [make_agent(opponents, aec_env.config) for _ in range(seats)]
-    if isinstance(opponents, Sequence) and not callable(opponents):
-        return [make_agent(o, aec_env.config) if isinstance(o, str) else o for o in opponents]
+    try:
+        if isinstance(opponents, str):
+            return [make_agent(opponents, aec_env.config) for _ in range(seats)]
+        if isinstance(opponents, Sequence) and not callable(opponents):
+            return [make_agent(o, aec_env.config) if isinstance(o, str) else o for o in opponents]
+    except ConfigError as err:  # the env kwarg the user gave is ``opponents``, not ``agent``
+        if err.field != "agent":
+            raise
+        raise ConfigError("opponents", err.value, err.allowed) from err
     return opponents
 
 
