@@ -47,7 +47,7 @@ from domino_env.encoding.line import line_observation_spec, line_scores_bound
 from domino_env.encoding.mexican_train import observation_spec, scores_bound
 
 from .action_features import ACTION_FEATURES_VERSION
-from .action_scorer import FLAT_INPUT, NumpyActionScorer, PolicyInput
+from .action_scorer import FLAT_INPUT, POLICY_INPUTS, NumpyActionScorer, PolicyInput
 from .base import as_config, register_agent
 
 #: Name of the observation scaling (saved in metadata.json; see :func:`observation_scale`).
@@ -449,13 +449,16 @@ def load_ppo_agent(
             f"{model_path}: Stable-Baselines3 cannot load it ({type(exc).__name__}: {detail})"
         ) from exc
     game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
-    expected = spec_for(cfg.num_players, cfg.max_pip, game).size
-    if metadata.get("policy_input") == ACTION_FEATURES_VERSION:
-        expected = PolicyInput(observation_scale(cfg.num_players, cfg.max_pip, game),
-                               ACTION_FEATURES_VERSION, cfg).size  # fmt: skip
+    kind = metadata.get("policy_input", FLAT_INPUT)
+    if kind not in POLICY_INPUTS:
+        raise CheckpointError(f"{model_path}: metadata names policy_input {kind!r}; this version knows {POLICY_INPUTS}")
+    expected = PolicyInput(observation_scale(cfg.num_players, cfg.max_pip, game), kind, cfg).size
     if model.observation_space.shape != (expected,):
         raise SpecMismatchError(
-            f"model {model_path} expects observations of shape {model.observation_space.shape}, the environment gives ({expected},)"
+            f"model {model_path} takes network inputs of shape {model.observation_space.shape}, but its "
+            f"metadata's policy_input {kind!r} gives ({expected},) here (the observation: "
+            f"{spec_for(cfg.num_players, cfg.max_pip, game).size} floats): model.zip and metadata.json "
+            "do not belong together"
         )
     return PPOAgent.from_policy(
         model.policy,

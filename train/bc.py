@@ -319,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--dagger-epochs", type=POSITIVE, default=None,
                    help="epochs over the aggregated dataset after each DAgger round (default: --epochs)")
     c = parser.add_argument_group("cloning")
-    add_policy_options(parser, c)
+    add_policy_options(parser, c, policy=False)  # the clone is always the mlp policy
     c.add_argument("--epochs", type=POSITIVE, default=10, help="passes over the dataset")
     c.add_argument("--batch-size", type=int_at_least(2), default=512, help="minibatch size")
     c.add_argument("--learning-rate", type=real(0.0, low_open=True), default=1e-3, help="Adam learning rate")
@@ -362,10 +362,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     parser = build_parser()
     argv_list = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv_list)
-    if args.policy not in (None, "mlp"):
-        parser.error(f"--policy {args.policy}: domino-bc clones into the mlp policy (the action-scores "
-                     "policy already reads the planner's move as a feature)")  # fmt: skip
-    args.policy = "mlp"
+    args.policy = "mlp"  # the clone is an MLP over the observation (no --policy option)
     # the shared checks (rules, reward, --opponents, --eval-opponents, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
                                    "self_play": 0.0, "resume": None, "init_from": None})  # fmt: skip

@@ -79,6 +79,7 @@ from domino_env.train.run_folder import (
     command_line,
     config_of,
     env_metadata,
+    resume_command,
 )
 
 __all__ = [
@@ -146,6 +147,11 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
     )
 
 
+#: PPO settings a ``--resume``d model keeps from its own run (``MaskablePPO`` attributes).
+_RESUMED_SETTINGS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef", "vf_coef",
+                     "max_grad_norm")  # fmt: skip
+
+
 def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
     """The model to train and where it came from: ``--resume`` (loaded whole), ``--init-from``
     (weights copied into a fresh model) or a fresh model. A model file that does not load is a
@@ -162,17 +168,28 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
             if args.init_from:
                 source = MaskablePPO.load(checked.start_model, device="cpu")
                 model.policy.load_state_dict(source.policy.state_dict())
+                source_steps = int(source.num_timesteps)
     except Exception as exc:  # a corrupt or foreign zip: one line, not a traceback
         if flag is None:
             raise
         vec_env.close()
         parser.error(f"{flag} {getattr(args, flag[2:].replace('-', '_'))}: cannot load {checked.start_model}: "
                      f"{type(exc).__name__}: {exc}")  # fmt: skip
+    if args.resume:  # the loaded model keeps its PPO settings: say so, and record the ones used
+        kept = []
+        for name in _RESUMED_SETTINGS:
+            value = getattr(model, name, None)
+            if isinstance(value, (int, float)) and getattr(args, name, value) != value:
+                kept.append(f"--{name.replace('_', '-')} {value} (not {getattr(args, name)})")
+                setattr(args, name, value)
+        if kept and not args.quiet:
+            print("--resume keeps the model's " + ", ".join(kept), file=sys.stderr, flush=True)
     started = None
     if flag:
         meta = checked.start_metadata or {}
+        # the model's own steps (a released best_model.zip has fewer than its run's final count)
         started = {"flag": flag, "path": str(checked.start_model), "timesteps": int(model.num_timesteps)
-                   if args.resume else int(meta.get("timesteps", 0)), "command": meta.get("command"),
+                   if args.resume else source_steps, "command": meta.get("command"),
                    "status": meta.get("status")}  # fmt: skip
     return model, started
 
@@ -273,7 +290,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     if interrupted:
         _plot(args, history, out, rules, game)
         print(f"training interrupted by {interrupted} at {steps} steps; saved {out / MODEL_FILE} and "
-              f"{out / 'metadata.json'} (status interrupted); continue with: domino-train --resume {out}",
+              f"{out / 'metadata.json'} (status interrupted); continue with: "
+              f"{resume_command(argv_list, out, args.timesteps - this_run)}",
               file=sys.stderr, flush=True)  # fmt: skip
         return out, interrupted
 
@@ -286,7 +304,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                       f"ladder agent | {steps} steps in {train_seconds / 60:.1f} min")  # fmt: skip
     if not args.quiet:
         print(f"saved {out / MODEL_FILE}, {out / BEST_MODEL_FILE}, {out / 'metadata.json'}"
-              + (f", {out / LEARNING_CURVE_FILE}" if args.plot and history else "") + f"; tensorboard --logdir {out / 'tb'}")  # fmt: skip
+              + (f", {out / LEARNING_CURVE_FILE}" if args.plot and history else "")
+              + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))  # fmt: skip
     return out, None
 
 

@@ -119,19 +119,22 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
                        help="snapshots kept for self-play (newest)")
     o.add_argument("--reward", default=None, choices=REWARDS,
                    help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x "
-                   "(-points/100) (default mixed; line games: outcome, and mixed is not available)")
+                   "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available)")
     o.add_argument("--pips-coef", type=real(0.0), default=1.0,
                    help="weight of -points/100 in the mixed reward")  # fmt: skip
 
 
-def add_policy_options(parser: argparse.ArgumentParser, group: Any = None) -> None:
-    """``--policy``, ``--net-arch`` and ``--activation`` (the policy and value networks)."""
+def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, policy: bool = True) -> None:
+    """``--policy`` (unless ``policy`` is False), ``--net-arch`` and ``--activation`` (the policy
+    and value networks)."""
     t = group or parser.add_argument_group("policy network")
-    t.add_argument("--policy", default=None, choices=("mlp", "action-scores"),
-                   help="action-scores (default; with --resume / --init-from: the model's): one network "
-                   "shared by all actions scores each legal action from its features (tile, target train, "
-                   "what it does to the planner's plan; docs/training.md); mlp: one MLP from the "
-                   "observation to every action's logit")
+    if policy:
+        # no default in the namespace: resolve_policy fills it (the start model's, or action-scores)
+        t.add_argument("--policy", default=argparse.SUPPRESS, choices=("mlp", "action-scores"),
+                       help="action-scores (default; with --resume / --init-from: the model's): one network "
+                       "shared by all actions scores each legal action from its features (tile, target train, "
+                       "what it does to the planner's plan; docs/training.md); mlp: one MLP from the "
+                       "observation to every action's logit")
     t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=[256, 256],
                    help="hidden layer sizes (mlp: the policy and value nets; action-scores: the value net)")
     t.add_argument("--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation")
@@ -358,8 +361,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     Raises:
         SystemExit: status 2, with a one-line message naming the flag.
     """
-    if args.reward is None:
-        args.reward = "mixed" if args.game == "mexican_train" else "outcome"
+    if args.reward is None:  # mixed needs round episodes (its pips term is a round's)
+        args.reward = "mixed" if args.game == "mexican_train" and args.episode == "round" else "outcome"
     rules = check_rules(parser, args)
     config = config_of(rules, args.game)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
@@ -390,6 +393,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
             checked.start_model, checked.start_metadata = check_start_model(
                 parser, flag_of(flag), path, config, args if flag == "init_from" else None
             )
+            had = checked.start_metadata.get("args", {}).get("policy", "mlp")
+            if flag == "resume" and had != args.policy:
+                parser.error(f"--resume {path}: the model has --policy {had}, this command {args.policy}; "
+                             "--resume continues the model's policy (leave --policy out)")  # fmt: skip
     resumed = checked.start_model.parent if getattr(args, "resume", None) and checked.start_model else None
     check_out(parser, args.out, getattr(args, "overwrite", False), resumed, can_resume)
     return checked

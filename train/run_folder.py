@@ -83,6 +83,33 @@ def command_line(module: str, argv: Sequence[str]) -> str:
     return f"python -m {module} " + shlex.join(argv) if argv else f"python -m {module}"
 
 
+#: Options a resume command replaces (with their value) or drops (flags).
+_RESUME_REPLACED = ("--resume", "--init-from", "--out", "--timesteps", "--policy")
+_RESUME_DROPPED = ("--overwrite",)
+
+
+def resume_command(argv: Sequence[str], out: Path, remaining: int) -> str:
+    """The ``domino-train`` command that continues an interrupted run in its own folder: the
+    run's options (game, rules, opponents, evaluation...) with ``--resume OUT --out OUT
+    --timesteps REMAINING`` instead of its ``--resume`` / ``--init-from`` / ``--out`` /
+    ``--timesteps`` / ``--policy`` (the model's policy is kept) and without ``--overwrite``."""
+    kept: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        name = a.split("=", 1)[0]
+        if name in _RESUME_DROPPED:
+            continue
+        if name in _RESUME_REPLACED:
+            skip = "=" not in a
+            continue
+        kept.append(a)
+    return "domino-train " + shlex.join(["--resume", str(out), "--out", str(out),
+                                         "--timesteps", str(max(1, remaining)), *kept])  # fmt: skip
+
+
 def config_of(rules: dict[str, Any], game: str = "mexican_train"):
     """The rules object (``MexicanTrainConfig`` / ``LineConfig``) of a full rules dict."""
     kwargs = dict(rules)

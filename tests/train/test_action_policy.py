@@ -147,3 +147,58 @@ def test_metadata_hash_is_the_envs_own_spec_and_legacy_hashes_load():
         check_compatible({**meta, "observation_spec_hash": h}, config)
     with pytest.raises(SpecMismatchError):
         check_compatible({**meta, "observation_spec_hash": spec_for(4, 15).hash()}, config)
+
+
+def test_resume_refuses_another_policy_and_keeps_the_models_settings(run_dir, tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "train.ppo", "--resume", str(run_dir), "--policy", "mlp", "--out", str(tmp_path / "x")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert res.returncode == 2 and not (tmp_path / "x").exists()
+    assert res.stderr.strip().splitlines() == [
+        f"domino-train: error: --resume {run_dir}: the model has --policy action-scores, this command mlp; "
+        "--resume continues the model's policy (leave --policy out) (domino-train --help lists every option)"
+    ]
+    more = tmp_path / "more"
+    res = subprocess.run(
+        [sys.executable, "-m", "train.ppo", "--resume", str(run_dir), "--n-steps", "128", "--timesteps", "256",
+         "--n-envs", "2", "--vec-env", "dummy", "--eval-freq", "0", "--final-eval-rounds", "0",
+         "--no-progress", "--no-tensorboard", "--no-plot", "--out", str(more)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "--resume keeps the model's --n-steps 256 (not 128)" in res.stderr
+    meta = json.loads((more / "metadata.json").read_text())
+    assert meta["args"]["n_steps"] == 256 and meta["args"]["policy"] == "action-scores"
+    assert "tensorboard" not in res.stderr.splitlines()[-1]  # --no-tensorboard: no tb/ hint
+
+
+def test_init_from_records_the_start_models_own_steps(run_dir, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    best = run_dir / "best_model.zip"
+    out = tmp_path / "ft"
+    args = [a for a in SMOKE if a not in ("--timesteps", "1024")]
+    assert train(["--init-from", str(best), "--timesteps", "256", *args, "--out", str(out)]) == out
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["initialized_from"]["timesteps"] == MaskablePPO.load(best, device="cpu").num_timesteps
+
+
+def test_resume_command_continues_the_same_folder():
+    from domino_env.train.run_folder import resume_command
+
+    argv = ["--game", "cuban", "--opponents", "greedy", "planner", "--timesteps", "20000", "--out", "r",
+            "--overwrite", "--policy=mlp", "--seed", "3"]  # fmt: skip
+    assert resume_command(argv, Path("r"), 15904) == (
+        "domino-train --resume r --out r --timesteps 15904 --game cuban --opponents greedy planner --seed 3"
+    )
+
+
+def test_game_episodes_default_to_the_outcome_reward():
+    from domino_env.train.ppo_args import build_parser, check_args
+
+    parser = build_parser()
+    for episode, reward in (("game", "outcome"), ("round", "mixed")):
+        args = parser.parse_args(["--episode", episode, "--players", "2", "--max-pip", "9"])
+        check_args(parser, args)
+        assert args.reward == reward

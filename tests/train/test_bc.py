@@ -111,7 +111,7 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
     [(["--expert", "nobody"], "--expert nobody"), (["--samples", "0"], "--samples"),
      (["--val-fraction", "1"], "--val-fraction"), (["--dagger-beta", "2"], "--dagger-beta"),
      (["--eval-opponents", "foo"], "--eval-opponents foo"), (["--net-arch", "0"], "--net-arch"),
-     (["--policy", "action-scores"], "--policy action-scores")],
+     (["--policy", "action-scores"], "unrecognized arguments: --policy")],
 )  # fmt: skip
 def test_bad_flags_are_refused_before_any_work(tmp_path, args, flag):
     res = _run("domino_env.train.bc", [*args, "--out", str(tmp_path / "run")])

@@ -115,7 +115,7 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
     assert meta["status"] == "interrupted" and meta["stopped_early"].startswith(signal.Signals(signum).name)
     assert (out / "model.zip").is_file() and (out / "best_model.zip").is_file()
     assert 128 <= meta["timesteps"] < 10_000_000
-    assert f"--resume {out}" in rest
+    assert f"continue with: domino-train --resume {out} --out {out} --timesteps " in rest
 
     more = tmp_path / "more"
     res = _run(["--resume", str(out), *SMALL, "--timesteps", "128", "--n-envs", "1", "--out", str(more),
