@@ -113,7 +113,8 @@ class ActionFeatures:
         v = pl.view(observation)
         p = pl.num_players
         slots = p + 1
-        keys, chain_w = pl.placement_keys(v, places)
+        ctx = pl.plan_context(v)  # one chain search for the rows and the planner's move
+        keys, chain_w = pl.placement_keys(v, places, ctx), ctx["chain_w"]
         top = 2.0 * pl.max_pip
         for (tile, slot), (key, double_ok, in_chain, follows) in zip(places, keys, strict=True):
             action = tile * slots + slot
@@ -137,7 +138,7 @@ class ActionFeatures:
         if len(v.hand) == 1:  # its shortcut: the last tile goes out
             choice = places[0][0] * slots + places[0][1]
         else:
-            _, choice, double_ok = pl.choose(v, places)
+            _, choice, double_ok = pl.choose(v, places, ctx)
             if not double_ok and pl.pass_action in legal:
                 choice = pl.pass_action
         out[choice, _COL["planner_choice"]] = 1.0

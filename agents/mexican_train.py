@@ -329,9 +329,12 @@ class PlannerAgent(_MexicanTrainAgent):
         state.pop("_memo", None)  # a cache: not part of the agent
         return state
 
-    def choose(self, v: SeatView, places: list[tuple[int, int]]) -> tuple[tuple, int, int]:
-        """Best placement for the seat view ``v``: ``(sort key, action, double rule ok)``."""
-        ctx = self._plan_context(v)
+    def choose(
+        self, v: SeatView, places: list[tuple[int, int]], ctx: dict[str, Any] | None = None
+    ) -> tuple[tuple, int, int]:
+        """Best placement for the seat view ``v``: ``(sort key, action, double rule ok)``
+        (``ctx``: :meth:`plan_context` of ``v`` when the caller has it already)."""
+        ctx = self.plan_context(v) if ctx is None else ctx
         slots = self.num_players + 1
         exact: list[tuple[tuple, int, int]] = []
         pending: list[tuple] = []  # (upper-bound key, tile, slot, double_ok, re-plan arguments)
@@ -353,15 +356,15 @@ class PlannerAgent(_MexicanTrainAgent):
         return best
 
     def placement_keys(
-        self, v: SeatView, places: list[tuple[int, int]]
-    ) -> tuple[list[tuple], int]:
-        """``(rows, chain weight now)``; per placement a row ``(key, double_ok, in_chain,
-        follows_chain)``: the exact sort key
+        self, v: SeatView, places: list[tuple[int, int]], ctx: dict[str, Any] | None = None
+    ) -> list[tuple]:
+        """Per placement ``(key, double_ok, in_chain, follows_chain)``: the exact sort key
         ``(lift, plan value - penalty, flexibility, public train, -tile)`` of :meth:`choose` (its
         lazy re-planning done for every placement), whether the double rule is satisfied, whether
         the tile is in the chain plan and whether the move is the plan's next tile on the own
-        train. The per-action features of :mod:`domino_env.agents.action_features`."""
-        ctx = self._plan_context(v)
+        train. The per-action features of :mod:`domino_env.agents.action_features` (``ctx``: as
+        in :meth:`choose`; its ``"chain_w"`` is the plan's value now)."""
+        ctx = self.plan_context(v) if ctx is None else ctx
         out = []
         for tile, slot in places:
             key, double_ok, replan = self._placement_key(ctx, tile, slot)
@@ -370,9 +373,9 @@ class PlannerAgent(_MexicanTrainAgent):
             out.append(
                 (key, double_ok, bool(ctx["in_chain"] >> tile & 1), slot == 0 and tile == ctx["first"])
             )
-        return out, ctx["chain_w"]
+        return out
 
-    def _plan_context(self, v: SeatView) -> dict[str, Any]:
+    def plan_context(self, v: SeatView) -> dict[str, Any]:
         """What every placement's key needs: the chain plan from the own train and the table."""
         hand = v.hand_mask
         adj = self.adjacency(hand)

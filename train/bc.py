@@ -48,6 +48,14 @@ import numpy as np
 
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent, spec_for
+from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.train.bc.collect etc.)
+    DATASET_KEYS,
+    collect,
+    concat,
+    held_out,
+    load_dataset,
+    save_dataset,
+)
 from domino_env.train.ladder import (
     finish_run,
     print_summary,
@@ -75,134 +83,6 @@ from domino_env.train.run_folder import (
     config_of,
     env_metadata,
 )
-
-#: Arrays of a dataset file (``np.savez``), one row per learner decision.
-DATASET_KEYS = ("observations", "masks", "actions", "returns", "episodes")
-
-
-# ---------------------------------------------------------------------------------- dataset
-def collect(
-    env: LearnerEnv,
-    expert: Any,
-    samples: int,
-    seed: int,
-    gamma: float,
-    policy: Any = None,
-    beta: float = 1.0,
-    first_episode: int = 0,
-    progress: bool = False,
-    stop: Any = None,
-    desc: str = "expert decisions",
-) -> dict[str, np.ndarray]:
-    """Play whole episodes until ``samples`` learner decisions are recorded.
-
-    Args:
-        env: the training env (the learner's seat, opponents and reward).
-        expert: the agent whose action labels every decision.
-        samples: decisions to record (the last episode is finished, so a few more come back).
-        seed: seeds the env (the first ``reset``) and the choice between expert and ``policy``.
-        gamma: discount of the returns to go.
-        policy: the agent that plays the learner's seat when not the expert (DAgger), or None.
-        beta: probability that the expert's action is played (1 without ``policy``).
-        first_episode: number of the first episode (episode ids stay unique across calls).
-        stop: a :class:`domino_env.train.callbacks.StopSignals`; collection ends early when it received one.
-
-    Returns:
-        ``{"observations": int16 (S, obs size) raw, "masks": uint8 (S, ceil(A / 8)) packed bits,
-        "actions": int16 (S,), "returns": float32 (S,), "episodes": int32 (S,)}``.
-
-    Raises:
-        ValueError: an observation entry that int16 cannot hold exactly.
-    """
-    from tqdm import tqdm
-
-    rng = np.random.default_rng([seed, 11])
-    obs_rows, mask_rows, actions, returns, episodes = [], [], [], [], []
-    episode = first_episode
-    bar = tqdm(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
-    env.reset(seed=seed)
-    while len(actions) < samples and not (stop is not None and stop.received):
-        rewards: list[float] = []
-        done = False
-        while not done:
-            raw = env.raw_observation
-            mask = env.action_masks()
-            label = int(expert(raw, mask, rng))
-            play = label
-            if policy is not None and rng.random() >= beta:
-                play = int(policy(raw, mask, rng))
-            obs_rows.append(raw.copy())
-            mask_rows.append(np.packbits(mask))
-            actions.append(label)
-            episodes.append(episode)
-            _, reward, terminated, truncated, _ = env.step(play)
-            rewards.append(reward)
-            done = terminated or truncated
-        g, back = 0.0, []
-        for r in reversed(rewards):
-            g = r + gamma * g
-            back.append(g)
-        returns.extend(reversed(back))
-        bar.update(len(rewards))
-        episode += 1
-        env.reset()
-    bar.close()
-    obs = np.asarray(obs_rows, dtype=np.float32).reshape(len(actions), -1)
-    stored = obs.astype(np.int16)
-    if not np.array_equal(stored, obs):
-        raise ValueError("an observation entry is not an int16 integer; cannot store it compactly")
-    return {
-        "observations": stored,
-        "masks": np.asarray(mask_rows, dtype=np.uint8).reshape(len(actions), -1),
-        "actions": np.asarray(actions, dtype=np.int16),
-        "returns": np.asarray(returns, dtype=np.float32),
-        "episodes": np.asarray(episodes, dtype=np.int32),
-    }
-
-
-def concat(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Two datasets as one (``a`` may be None)."""
-    if a is None:
-        return b
-    return {k: np.concatenate([a[k], b[k]]) for k in DATASET_KEYS}
-
-
-def save_dataset(path: Path, data: dict[str, np.ndarray], fingerprint: dict[str, Any]) -> None:
-    """``np.savez_compressed`` of the arrays plus the rules fingerprint (JSON text)."""
-    import json
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".partial.npz")
-    np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **data)
-    os.replace(tmp, path)
-
-
-def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarray]:
-    """A dataset written by :func:`save_dataset` for the same rules, expert and opponents.
-
-    Raises:
-        ValueError: not a dataset file, or one for other rules / expert / opponents / reward.
-    """
-    import json
-
-    try:
-        with np.load(path) as f:
-            data = {k: f[k] for k in DATASET_KEYS}
-            saved = json.loads(str(f["fingerprint"]))
-    except (OSError, KeyError, ValueError) as exc:
-        raise ValueError(f"not a domino-bc dataset ({type(exc).__name__}: {exc})") from None
-    if saved != json.loads(json.dumps(fingerprint, sort_keys=True)):
-        diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))
-        raise ValueError(f"written for other settings (differs in: {', '.join(diff)}); give another --dataset")
-    return data
-
-
-# ---------------------------------------------------------------------------------- cloning
-def held_out(episodes: np.ndarray, fraction: float) -> np.ndarray:
-    """bool per sample: its episode is held out. A fixed hash of the episode id (Knuth's
-    multiplicative hash), so the split never changes as the dataset grows."""
-    h = (episodes.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(2**32)
-    return h.astype(np.float64) / 2**32 < fraction
 
 
 def fit(

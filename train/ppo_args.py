@@ -198,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "its hyperparameters and step count are kept, --timesteps more steps are trained")
     start.add_argument("--init-from", default=None, metavar="PATH",
                        help="start from a saved model's network weights (e.g. domino-bc's) with this "
-                       "command's hyperparameters and a fresh step count; --net-arch and --activation "
-                       "must match the model's")
+                       "command's hyperparameters and a fresh step count; --policy, --net-arch and "
+                       "--activation must match the model's")
 
     e = parser.add_argument_group("evaluation and output")
     e.add_argument("--out", default=None,

@@ -20,6 +20,17 @@ def act(tile, slot, p, n=9):
     return tile_index(tile[0], tile[1], n) * (p + 1) + slot
 
 
+def drive(env, episodes, rng_of, decide):
+    """Play ``episodes`` rounds (seeds 0, 1, ...), ``decide(observation, mask, rng) -> action`` at
+    every decision (``rng_of(episode)``: the generator of that round)."""
+    for episode in range(episodes):
+        env.reset(seed=episode)
+        rng = rng_of(episode)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else decide(obs["observation"], obs["action_mask"], rng))
+
+
 @pytest.mark.parametrize(
     "rules",
     [
@@ -33,25 +44,22 @@ def act(tile, slot, p, n=9):
 def test_rows_match_the_mask_and_mark_the_planners_move(rules):
     env = raw_env(**rules)
     planner, features = PlannerAgent(env.config), ActionFeatures(env.config)
-    rng = np.random.default_rng(0)
     decisions = 0
-    for episode in range(6):
-        env.reset(seed=episode)
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            o, m = obs["observation"], obs["action_mask"]
-            f = features(o, m)
-            assert f.shape == (len(m), len(FEATURES)) and f.dtype == np.float32
-            np.testing.assert_array_equal(f[:, COL["legal"]], m.astype(np.float32))
-            assert not f[m == 0].any()  # illegal actions: all-zero rows
-            move = planner(o, m, rng)
-            assert np.flatnonzero(f[:, COL["planner_choice"]]).tolist() == [move]
-            decisions += 1
-            legal = np.flatnonzero(m)
-            env.step(int(legal[rng.integers(len(legal))]) if rng.random() < 0.3 else move)
+    shared = np.random.default_rng(0)
+
+    def decide(o, m, rng):
+        nonlocal decisions
+        f = features(o, m)
+        assert f.shape == (len(m), len(FEATURES)) and f.dtype == np.float32
+        np.testing.assert_array_equal(f[:, COL["legal"]], m.astype(np.float32))
+        assert not f[m == 0].any()  # illegal actions: all-zero rows
+        move = planner(o, m, rng)
+        assert np.flatnonzero(f[:, COL["planner_choice"]]).tolist() == [move]
+        decisions += 1
+        legal = np.flatnonzero(m)
+        return int(legal[rng.integers(len(legal))]) if rng.random() < 0.3 else move
+
+    drive(env, 6, lambda episode: shared, decide)
     assert decisions > 200
 
 
@@ -104,26 +112,22 @@ def test_line_rows_match_the_mask_and_mark_a_planner_move(preset, players):
     features, planner = action_features_for(env.config), make_agent("planner", env.config)
     col = {name: i for i, name in enumerate(LINE_FEATURES)}
     decisions = agree = 0
-    for episode in range(8):
-        env.reset(seed=episode)
-        rng = np.random.default_rng(episode)
-        for _ in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            o, m = obs["observation"], obs["action_mask"]
-            f = features(o, m)
-            assert f.shape == (len(m), len(LINE_FEATURES))
-            np.testing.assert_array_equal(f[:, col["legal"]], m.astype(np.float32))
-            assert not f[m == 0].any()
-            np.testing.assert_array_equal(features(o.copy(), m.copy()), f)  # deterministic
-            choice = np.flatnonzero(f[:, col["planner_choice"]])
-            assert len(choice) == 1 and m[choice[0]]
-            move = planner(o, m, rng)
-            decisions += 1
-            agree += move == choice[0]
-            env.step(move)
+
+    def decide(o, m, rng):
+        nonlocal decisions, agree
+        f = features(o, m)
+        assert f.shape == (len(m), len(LINE_FEATURES))
+        np.testing.assert_array_equal(f[:, col["legal"]], m.astype(np.float32))
+        assert not f[m == 0].any()
+        np.testing.assert_array_equal(features(o.copy(), m.copy()), f)  # deterministic
+        choice = np.flatnonzero(f[:, col["planner_choice"]])
+        assert len(choice) == 1 and m[choice[0]]
+        move = planner(o, m, rng)
+        decisions += 1
+        agree += move == choice[0]
+        return move
+
+    drive(env, 8, np.random.default_rng, decide)
     # the planner's closing estimate samples deals with its own rng: rare disagreements only
     assert decisions > 50 and agree / decisions > 0.98
 
