@@ -43,7 +43,9 @@ class PolicyInput:
         self.features = action_features_for(config) if kind == ACTION_FEATURES_VERSION else None
         self.size = len(self.scale) + (0 if self.features is None else self.features.size)
 
-    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
+        """The network input; ``action_mask`` is read only by the action features (may be None
+        for ``"observation"``)."""
         x = np.asarray(observation, dtype=np.float32) * self.scale
         if self.features is None:
             return x
@@ -72,9 +74,9 @@ class NumpyActionScorer:
         obs = x[: self.obs_size]
         feats = x[self.obs_size :].reshape(self.num_actions, self.num_features)
         rows = np.flatnonzero(feats[:, 0])  # legal actions only (column 0 is "legal")
-        out = np.full(self.num_actions, -np.inf, dtype=np.float32)
         if not len(rows):
             return np.zeros(self.num_actions, dtype=np.float32)
+        out = np.full(self.num_actions, -np.inf, dtype=np.float32)
         f = feats[rows]
         c = np.maximum(obs @ p["context"][0] + p["context"][1], 0.0)
         h = np.maximum(f @ p["w1"][0] + p["w1"][1] + c @ p["u"][0], 0.0)

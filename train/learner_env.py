@@ -150,7 +150,7 @@ class LearnerEnv(gymnasium.Wrapper):
         self._draw_opponents()
         obs, info = self.env.reset(seed=seed, options=options)
         self.raw_observation = obs
-        return self.policy_input(obs, self.action_masks()), info
+        return self._network_input(obs), info
 
     def step(self, action: int):
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -167,7 +167,12 @@ class LearnerEnv(gymnasium.Wrapper):
             if self.reward_kind == "mixed":
                 reward = float(reward) - self.pips_coef * float(info["points"][seat]) / 100.0
         self.raw_observation = obs
-        return self.policy_input(obs, self.action_masks()), float(reward), terminated, truncated, info
+        return self._network_input(obs), float(reward), terminated, truncated, info
+
+    def _network_input(self, obs: np.ndarray) -> np.ndarray:
+        # only the action features read the mask (the flat input skips building it)
+        mask = self.action_masks() if self.policy_input.features is not None else None
+        return self.policy_input(obs, mask)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (bool), for MaskablePPO."""
