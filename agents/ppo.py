@@ -371,17 +371,45 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
     return model, load_metadata(meta)
 
 
+def model_game(metadata: dict[str, Any]) -> str | None:
+    """The game a model was trained on (``"mexican_train"``, ``"block"``, ``"draw"``,
+    ``"cuban"``): ``metadata["game"]``, else read from ``metadata["env_id"]`` (older Mexican Train
+    runs record ``game: null``); None when neither says."""
+    game = metadata.get("game")
+    if isinstance(game, str):
+        return game
+    env_id = metadata.get("env_id")
+    if isinstance(env_id, str) and env_id.startswith("dominoes/"):
+        return env_id.removeprefix("dominoes/").rsplit("-v", 1)[0].lower()
+    return None
+
+
+def _game_text(game: str) -> str:
+    return game if game == "mexican_train" else f"{game} (line game)"
+
+
 def check_compatible(
     metadata: dict[str, Any], config: MexicanTrainConfig | LineConfig, where: str = "model"
 ) -> None:
-    """Refuse a model trained on another observation layout; warn about other rule differences.
+    """Refuse a model trained on another game or observation layout; warn about other rule
+    differences.
 
     Raises:
-        SpecMismatchError: the observation spec hash (or the scaling) differs; the message gives
-            seats, set, observation size and hash on both sides.
+        SpecMismatchError: the model was trained on a line game and ``config`` is Mexican Train
+            (or the reverse; the message names both games), or the observation spec hash (or the
+            scaling) differs (the message gives seats, set, observation size and hash on both
+            sides).
     """
     p, n = config.num_players, config.max_pip
     game = "line" if isinstance(config, LineConfig) else "mexican_train"
+    # the game first: a line-game model asked to play Mexican Train (or the reverse) would
+    # otherwise be refused as a difference in seats or set
+    trained, wanted = model_game(metadata), config.preset if game == "line" else "mexican_train"
+    if trained is not None and (trained == "mexican_train") != (game == "mexican_train"):
+        raise SpecMismatchError(
+            f"{where} was trained on {_game_text(trained)}, not {_game_text(wanted)}; use a model "
+            f"trained for {wanted} (domino-train --game {wanted})"
+        )
     spec = spec_for(p, n, game, config)
     env_hash = spec.hash()
     model_hash = metadata.get("observation_spec_hash")
@@ -397,6 +425,7 @@ def check_compatible(
             + ", ".join(
                 f"{k} {a} vs {b}"
                 for k, a, b in (
+                    ("game", trained or wanted, wanted),
                     ("num_players", mp, p),
                     ("max_pip", mn, n),
                     ("observation size", metadata.get("observation_size"), spec.size),

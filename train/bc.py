@@ -59,6 +59,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
 from domino_env.train.ladder import (
     finish_run,
     print_summary,
+    summary_title,
 )
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.train.ppo_args import (
@@ -365,8 +366,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         print(f"cloned {args.expert}: {len(data['actions'])} samples, held-out agreement "
               f"{last.get('val_agreement', float('nan')):.3f}, {train_seconds / 60:.1f} min -> {out}", file=sys.stderr)  # fmt: skip
         if final:
-            print_summary(final, p, f"{out / MODEL_FILE}: {args.final_eval_rounds} duplicate-deal rounds vs {p - 1} "
-                          "copies of each ladder agent")  # fmt: skip
+            print_summary(final, p, summary_title(out / MODEL_FILE, final, p))
     return out, None
 
 

@@ -100,12 +100,26 @@ def summary_markdown(results: dict[str, dict[str, Any]], label: str = "ppo") -> 
     return "\n".join(rows)
 
 
-def final_evaluation_markdown(
-    results: dict[str, dict[str, Any]], model: str, rounds: int, seed: int
-) -> str:
-    """The ``final_evaluation.md`` of a run folder: the summary and every tournament table."""
+def rounds_played(results: dict[str, dict[str, Any]]) -> int:
+    """The rounds each row of :func:`evaluate_vs_ladder`'s results played: the requested count
+    rounded up to whole deals (every deal is played in every seat rotation: 20 -> 21 with 3 players)."""
+    return max(r["rounds"] for r in results.values())
+
+
+def summary_title(model: Any, results: dict[str, dict[str, Any]], p: int) -> str:
+    """``MODEL: R duplicate-deal rounds vs P-1 copies of each ladder agent`` (R: the rounds played,
+    :func:`rounds_played`; "1 copy" with 2 players)."""
     return (
-        f"Final evaluation of {model} ({rounds} duplicate-deal rounds per row, seed {seed}):\n\n"
+        f"{model}: {rounds_played(results)} duplicate-deal rounds vs {p - 1} "
+        f"{'copy' if p == 2 else 'copies'} of each ladder agent"
+    )
+
+
+def final_evaluation_markdown(results: dict[str, dict[str, Any]], model: str, seed: int) -> str:
+    """The ``final_evaluation.md`` of a run folder: the summary and every tournament table (the
+    header gives the rounds each row played, :func:`rounds_played`)."""
+    return (
+        f"Final evaluation of {model} ({rounds_played(results)} duplicate-deal rounds per row, seed {seed}):\n\n"
         + summary_markdown(results)
         + "\n\n"
         + "\n\n".join(f"vs {o}:\n\n{r['table']}" for o, r in results.items())
@@ -130,7 +144,7 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
         "parity",
         "verdict",
         "pips (learner)",
-        f"pips ({p - 1} opponents)",
+        f"pips ({p - 1} opponent{'' if p == 2 else 's'})",
     ):
         t.add_column(col, justify="left" if col == "opponents" else "right")
     for opp, r in results.items():
@@ -159,7 +173,7 @@ def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: 
         final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
                                    eval_seed, workers, args.episode, game)  # fmt: skip
         (folder.path / FINAL_EVALUATION_FILE).write_text(
-            final_evaluation_markdown(final, str(folder.path / MODEL_FILE), args.final_eval_rounds, eval_seed)
+            final_evaluation_markdown(final, str(folder.path / MODEL_FILE), eval_seed)
         )
     folder.write_metadata(
         status="done",

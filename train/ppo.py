@@ -68,6 +68,7 @@ from domino_env.train.ladder import (
     print_summary,
     strip_tables,
     summary_markdown,
+    summary_title,
 )
 from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv, action_masks_of, make_env_fn
 from domino_env.train.ppo_args import CheckedRun, build_parser, check_args, rules_from_args
@@ -79,6 +80,7 @@ from domino_env.train.run_folder import (
     command_line,
     config_of,
     env_metadata,
+    launcher,
     resume_command,
 )
 
@@ -291,7 +293,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         _plot(args, history, out, rules, game)
         print(f"training interrupted by {interrupted} at {steps} steps; saved {out / MODEL_FILE} and "
               f"{out / 'metadata.json'} (status interrupted); continue with: "
-              f"{resume_command(argv_list, out, args.timesteps - this_run)}",
+              f"{resume_command(argv_list, out, args.timesteps - this_run, launcher('train.ppo'))}",
               file=sys.stderr, flush=True)  # fmt: skip
         return out, interrupted
 
@@ -300,8 +302,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     _plot(args, history, out, rules, game)
     if final and not args.quiet:
-        print_summary(final, p, f"{out / MODEL_FILE}: {args.final_eval_rounds} duplicate-deal rounds vs {p - 1} copies of each "
-                      f"ladder agent | {steps} steps in {train_seconds / 60:.1f} min")  # fmt: skip
+        print_summary(final, p, f"{summary_title(out / MODEL_FILE, final, p)} | {steps} steps in "
+                      f"{train_seconds / 60:.1f} min")  # fmt: skip
     if not args.quiet:
         print(f"saved {out / MODEL_FILE}, {out / BEST_MODEL_FILE}, {out / 'metadata.json'}"
               + (f", {out / LEARNING_CURVE_FILE}" if args.plot and history else "")

@@ -15,6 +15,7 @@ import json
 import os
 import platform
 import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,9 +79,25 @@ def versions() -> dict[str, str]:
     }
 
 
-def command_line(module: str, argv: Sequence[str]) -> str:
-    """The command that reproduces a run: ``python -m MODULE ARGS`` (shell-quoted)."""
-    return f"python -m {module} " + shlex.join(argv) if argv else f"python -m {module}"
+#: The console script of each training module (``[project.scripts]`` of ``pyproject.toml``).
+SCRIPTS = {"train.ppo": "domino-train", "train.bc": "domino-bc"}
+
+
+def launcher(module: str, argv0: str | None = None) -> str:
+    """How the user started ``module`` (``"train.ppo"``): its console script (``"domino-train"``)
+    when ``argv0`` (default ``sys.argv[0]``) is that script, else ``"python -m domino_env.MODULE"``
+    (``python -m train.ppo`` only runs from the root of a clone; this form runs from any folder)."""
+    script = SCRIPTS.get(module)
+    if script and Path(sys.argv[0] if argv0 is None else argv0).name == script:
+        return script
+    return f"python -m domino_env.{module}"
+
+
+def command_line(module: str, argv: Sequence[str], argv0: str | None = None) -> str:
+    """The command that reproduces a run, as the user started it (:func:`launcher`) with its
+    arguments shell-quoted: ``domino-train ARGS`` or ``python -m domino_env.train.ppo ARGS``."""
+    prog = launcher(module, argv0)
+    return f"{prog} " + shlex.join(argv) if argv else prog
 
 
 #: Options a resume command replaces (with their value) or drops (flags).
@@ -88,8 +105,9 @@ _RESUME_REPLACED = ("--resume", "--init-from", "--out", "--timesteps", "--policy
 _RESUME_DROPPED = ("--overwrite",)
 
 
-def resume_command(argv: Sequence[str], out: Path, remaining: int) -> str:
-    """The ``domino-train`` command that continues an interrupted run in its own folder: the
+def resume_command(argv: Sequence[str], out: Path, remaining: int, prog: str = "domino-train") -> str:
+    """The command that continues an interrupted run in its own folder (``prog``: how the run was
+    started, :func:`launcher`, ``domino-train`` or ``python -m domino_env.train.ppo``): the
     run's options (game, rules, opponents, evaluation...) with ``--resume OUT --out OUT
     --timesteps REMAINING`` instead of its ``--resume`` / ``--init-from`` / ``--out`` /
     ``--timesteps`` / ``--policy`` (the model's policy is kept) and without ``--overwrite``."""
@@ -106,8 +124,8 @@ def resume_command(argv: Sequence[str], out: Path, remaining: int) -> str:
             skip = "=" not in a
             continue
         kept.append(a)
-    return "domino-train " + shlex.join(["--resume", str(out), "--out", str(out),
-                                         "--timesteps", str(max(1, remaining)), *kept])  # fmt: skip
+    return f"{prog} " + shlex.join(["--resume", str(out), "--out", str(out),
+                                    "--timesteps", str(max(1, remaining)), *kept])  # fmt: skip
 
 
 def config_of(rules: dict[str, Any], game: str = "mexican_train"):

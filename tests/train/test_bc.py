@@ -5,6 +5,7 @@ the planner better than chance, reuses its dataset, and is fine-tuned by ``domin
 """
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -64,13 +65,17 @@ def test_the_dataset_holds_the_experts_decisions_and_the_returns():
 
 
 def test_smoke_run_writes_a_loadable_model_folder(bc_run):
-    out, data, _ = bc_run
+    out, data, res = bc_run
+    # two players: one opponent per tournament, named in the singular
+    assert f"{out / 'model.zip'}: 8 duplicate-deal rounds vs 1 copy of each ladder agent" in " ".join(res.stdout.split())
+    assert "pips (1 opponent) " in res.stdout
     for name in ("model.zip", "best_model.zip", "metadata.json", "final_evaluation.md"):
         assert (out / name).is_file(), name
     assert data.is_file() and not (out / "data.npz").exists()
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["status"] == "done" and meta["trained_by"].startswith("behaviour cloning")
-    assert meta["command"].startswith("python -m train.bc --players 2")
+    assert meta["command"] == "python -m domino_env.train.bc " + shlex.join(meta["argv"])
+    assert meta["argv"][:2] == ["--players", "2"]
     assert meta["env_kwargs"]["num_players"] == 2 and meta["args"]["net_arch"] == [32]
     phases = [p["phase"] for p in meta["dataset"]["phases"]]
     assert phases == ["expert", "dagger 1"] and meta["dataset"]["samples"] >= 3500

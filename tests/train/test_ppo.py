@@ -57,7 +57,7 @@ def test_smoke_run_writes_everything(run_dir):
         meta["env_kwargs"]["doubles"] == "satisfy"
         and meta["env_kwargs"]["preset"] == "domino_cubano"
     )
-    assert meta["command"].startswith("python -m train.ppo --policy mlp --timesteps 2048")
+    assert meta["command"].startswith("python -m domino_env.train.ppo --policy mlp --timesteps 2048")
     assert (
         meta["argv"][:4] == ["--policy", "mlp", "--timesteps", "2048"]
         and meta["args"]["seed"] == 3

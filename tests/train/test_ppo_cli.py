@@ -5,6 +5,8 @@ run (``model.zip``, ``metadata.json`` with status ``"interrupted"``) that ``--re
 
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -115,7 +117,8 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
     assert meta["status"] == "interrupted" and meta["stopped_early"].startswith(signal.Signals(signum).name)
     assert (out / "model.zip").is_file() and (out / "best_model.zip").is_file()
     assert 128 <= meta["timesteps"] < 10_000_000
-    assert f"continue with: domino-train --resume {out} --out {out} --timesteps " in rest
+    # started as python -m: the hint continues it the same way (from any folder)
+    assert f"continue with: python -m domino_env.train.ppo --resume {out} --out {out} --timesteps " in rest
 
     more = tmp_path / "more"
     res = _run(["--resume", str(out), *SMALL, "--timesteps", "128", "--n-envs", "1", "--out", str(more),
@@ -178,8 +181,6 @@ def test_make_run_passes_run_args_to_domino_train(tmp_path):
 
 
 def test_periodic_evaluation_lines_show_the_elapsed_time_as_a_clock(tmp_path):
-    import re
-
     from domino_env.train.callbacks import clock
 
     assert [clock(s) for s in (0.4, 9.9, 75.4, 3600, 3725)] == ["0:00", "0:09", "1:15", "1:00:00", "1:02:05"]
@@ -190,3 +191,46 @@ def test_periodic_evaluation_lines_show_the_elapsed_time_as_a_clock(tmp_path):
     assert len(lines) == 2, res.stderr
     for line in lines:
         assert re.match(r"\[eval @ \d+ steps, \d+:\d\d into the run, took \d+\.\ds\] win rate vs greedy ", line), line
+
+
+TINY = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--eval-opponents", "random",
+        "--eval-workers", "1", "--out", "run"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "how, players, asked, played",
+    [("domino-train", 2, 3, 4), ("python -m domino_env.train.ppo", 3, 20, 21)],
+)
+def test_a_run_records_the_command_as_started_and_its_summary_the_rounds_played(tmp_path, how, players, asked,
+                                                                                 played):  # fmt: skip
+    """``metadata.json`` records the command the user ran (the console script, or ``python -m
+    domino_env.train.ppo``, which runs from any folder); the final table's title and
+    ``final_evaluation.md`` give the rounds played (rounded up to whole deals of every seat rotation)
+    and the singular with one opponent."""
+    args = [*TINY, "--players", str(players), "--final-eval-rounds", str(asked)]
+    start = [str(Path(sys.executable).parent / "domino-train")] if how == "domino-train" else [
+        sys.executable, "-m", "domino_env.train.ppo"]  # fmt: skip
+    res = subprocess.run([*start, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert meta["command"] == f"{how} {shlex.join(args)}"
+    assert meta["final_evaluation"]["random"]["rounds"] == played
+    opponents = "1 copy" if players == 2 else f"{players - 1} copies"
+    assert f"run/model.zip: {played} duplicate-deal rounds vs {opponents} of each ladder agent | 64 steps" in res.stdout
+    assert ("pips (1 opponent) " if players == 2 else f"pips ({players - 1} opponents) ") in res.stdout
+    assert re.search(rf"│ {players - 1} x random │ +{played} │", res.stdout), res.stdout
+    assert (tmp_path / "run" / "final_evaluation.md").read_text().startswith(
+        f"Final evaluation of run/model.zip ({played} duplicate-deal rounds per row, seed 1001):\n")
+
+
+def test_the_resume_hint_and_the_recorded_command_name_how_the_run_was_started():
+    from domino_env.train.run_folder import command_line, launcher, resume_command
+
+    assert launcher("train.ppo", "/venv/bin/domino-train") == "domino-train"
+    assert launcher("train.bc", "/venv/bin/domino-bc") == "domino-bc"
+    for argv0 in ("/repo/train/ppo.py", "/venv/bin/domino-bc", "-c"):
+        assert launcher("train.ppo", argv0) == "python -m domino_env.train.ppo"
+    assert command_line("train.ppo", ["--out", "a b"], "/venv/bin/domino-train") == "domino-train --out 'a b'"
+    assert command_line("train.bc", [], "x.py") == "python -m domino_env.train.bc"
+    assert resume_command(["--seed", "3"], Path("r"), 10, launcher("train.ppo", "/repo/train/ppo.py")) == (
+        "python -m domino_env.train.ppo --resume r --out r --timesteps 10 --seed 3")
