@@ -121,36 +121,39 @@ BLOCK_BONUS = 10
 
 
 def _block_line(state: LineState) -> None:
+    apply = state.apply
+    while not state.round_over:
+        apply(block_move(state))
+
+
+def block_move(state: LineState) -> int:
+    """The ``"block"`` rollout policy's action in ``state`` (a running line round): greedy plus
+    ``BLOCK_BONUS`` pips for a placement after which the next seat holds no fitting tile."""
+    legal = state.legal_actions()
+    best = legal[0]
+    draw = state.draw_action
+    if best >= draw or len(legal) == 1:
+        return best
     t = state._t
     values, tiles, pip_masks = t.values, t.tiles, t.pip_masks
-    draw = state.draw_action
-    p = state.num_players
-    hands = state.hands
-    apply, legal_actions = state.apply, state.legal_actions
-    while not state.round_over:
-        legal = legal_actions()
-        best = legal[0]
-        if best >= draw or len(legal) == 1:
-            apply(best)
-            continue
-        nxt = hands[(state.current_player + 1) % p]
-        left, right = state.left, state.right
-        bv = -1
-        for a in legal:
-            if a >= draw:
-                break
-            tile, end = a >> 1, a & 1
-            x, y = tiles[tile]
-            if left < 0:
-                ends = pip_masks[x] | pip_masks[y]
-            elif end == 0:
-                ends = pip_masks[x if y == left else y] | pip_masks[right]
-            else:
-                ends = pip_masks[left] | pip_masks[y if x == right else x]
-            v = values[tile] + (BLOCK_BONUS if not nxt & ends else 0)
-            if v > bv:
-                best, bv = a, v
-        apply(best)
+    nxt = state.hands[(state.current_player + 1) % state.num_players]
+    left, right = state.left, state.right
+    bv = -1
+    for a in legal:
+        if a >= draw:
+            break
+        tile, end = a >> 1, a & 1
+        x, y = tiles[tile]
+        if left < 0:
+            ends = pip_masks[x] | pip_masks[y]
+        elif end == 0:
+            ends = pip_masks[x if y == left else y] | pip_masks[right]
+        else:
+            ends = pip_masks[left] | pip_masks[y if x == right else x]
+        v = values[tile] + (BLOCK_BONUS if not nxt & ends else 0)
+        if v > bv:
+            best, bv = a, v
+    return best
 
 
 def _random(state: Any, rng: np.random.Generator) -> None:

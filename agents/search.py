@@ -7,11 +7,21 @@ At each decision with more than one legal action the agent
    package pass it to every agent whose ``wants_info_state`` is true, see :mod:`domino_env.agents.base`),
 2. samples ``K = max(min_worlds, N // A)`` determinizations (complete states drawn uniformly from
    the deals consistent with what the seat knows; A = legal actions, N = the playout budget),
-3. in every determinization plays each legal action followed by one playout to the end of the
-   round (:func:`domino_env.agents.rollout.playout` on engine state, every seat alike: ``"plan"`` for
-   Mexican Train, ``"greedy"`` for the line games), the same
-   determinization for every action (common random numbers: the actions are compared on the same
-   deals, which removes most of the deal-to-deal noise from the differences),
+3. in every determinization plays each legal action and values the position it leads to, the
+   same determinization for every action (common random numbers: the actions are compared on the
+   same deals, which removes most of the deal-to-deal noise from the differences):
+
+   * Mexican Train: one playout to the end of the round (:func:`domino_env.agents.rollout.playout`
+     on engine state, every seat alike, rollout ``"plan"``);
+   * line games (rollout ``"solve"``, the default): the ``"block"`` rollout plays every seat until
+     at most ``solve_tiles`` (20) tiles are left in the hands, then the exact win/loss of the
+     determinized round is solved (:mod:`domino_env.agents.line_solver`; two sides only: 2 players
+     or teams, otherwise the rollout plays to the end);
+   * line games re-weight the determinizations by how likely the other seats' placements were
+     under a "heavy tiles first" model of play (``infer`` = 0.5 per pip;
+     :mod:`domino_env.agents.line_inference`): ``oversample`` x K uniform samples are drawn and K
+     of them resampled in proportion to their weights,
+
 4. picks the action with the best mean value, but keeps the **prior's** move (the ladder's
    ``planner`` of the game, given the same observation) unless the best action beats it by more
    than ``margin`` (1.5) standard errors of their paired per-deal difference: the search is a
@@ -44,10 +54,16 @@ from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_count
 
 from .base import as_config, check_mask_size, positive_int, register_agent
+from .line_inference import log_weight, placements, resample
+from .line_solver import LineSolver, solve_or_playout
 from .rollout import playout
 
 #: Default playouts per decision (Mexican Train 4p double-12: well under 100 ms on one core).
 DEFAULT_BUDGET = 200
+#: Line games: the opponent model's weight per pip (line_inference).
+DEFAULT_INFER = 0.5
+ROLLOUTS_MEXICAN = ("plan", "greedy", "random")
+ROLLOUTS_LINE = ("solve", "block", "greedy", "random")
 
 
 class SearchAgent:
@@ -59,9 +75,18 @@ class SearchAgent:
         min_worlds: at least this many determinizations per decision.
         pip_weight: weight of the pip margin (per 100 pips) next to the win credit.
         rollout: rollout policy of :func:`domino_env.agents.rollout.playout` (default ``"plan"`` for Mexican
-            Train, ``"greedy"`` for line games).
+            Train), or for line games ``"solve"`` (the default: rollout ``"block"`` then the exact
+            endgame solver).
         prior: agent name whose move is kept unless clearly beaten (None: pure search).
         margin: standard errors by which the best action must beat the prior's move.
+        solve_tiles: ``"solve"``: tiles left in all hands at which the solver takes over.
+        node_limit: ``"solve"``: nodes per solve; beyond it the rollout plays a move and retries.
+        infer: line games: the opponent model's ``beta`` per pip (None: 0.5; 0: uniform
+            determinizations, as in Mexican Train, which has no opponent model).
+        oversample: line games with ``infer``: uniform samples drawn per determinization kept.
+
+    Raises:
+        ConfigError: a rollout or option the game does not support.
     """
 
     name = "search"
@@ -77,6 +102,10 @@ class SearchAgent:
         rollout: str | None = None,
         prior: str | None = "planner",
         margin: float = 1.5,
+        solve_tiles: int = 20,
+        node_limit: int = 20_000,
+        infer: float | None = None,
+        oversample: int = 4,
     ):
         cfg = as_config(config)
         self.config = cfg
@@ -88,8 +117,26 @@ class SearchAgent:
         self.budget = int(budget)
         self.min_worlds = int(min_worlds)
         self.pip_weight = float(pip_weight)
-        self.rollout = rollout or ("block" if self.line else "plan")
+        self.rollout = rollout or ("solve" if self.line else "plan")
+        allowed = ROLLOUTS_LINE if self.line else ROLLOUTS_MEXICAN
+        if self.rollout not in allowed:
+            raise ConfigError("rollout", self.rollout, f"one of {allowed} for this game")
         self.margin = float(margin)
+        self.infer = (DEFAULT_INFER if self.line else 0.0) if infer is None else float(infer)
+        if self.infer < 0 or (self.infer > 0 and not self.line):
+            raise ConfigError("infer", infer, ">= 0 (line games; Mexican Train: 0)")
+        for field, value in (
+            ("oversample", oversample),
+            ("solve_tiles", solve_tiles),
+            ("node_limit", node_limit),
+            ("budget", budget),
+            ("min_worlds", min_worlds),
+        ):
+            if not isinstance(value, int | np.integer) or value < 1:
+                raise ConfigError(field, value, "an integer >= 1")
+        self.oversample = int(oversample)
+        self.solve_tiles = int(solve_tiles)
+        self.node_limit = int(node_limit)
         self.prior = None
         if prior is not None:
             from .base import make_agent
@@ -97,7 +144,9 @@ class SearchAgent:
             self.prior = make_agent(prior, cfg)
 
     def __repr__(self) -> str:
-        return f"SearchAgent(budget={self.budget}, num_players={self.num_players}, line={self.line})"
+        return (
+            f"SearchAgent(budget={self.budget}, num_players={self.num_players}, line={self.line})"
+        )
 
     def __call__(
         self,
@@ -140,18 +189,36 @@ class SearchAgent:
         totals: list[list[float]] = [[] for _ in legal]
         seat = info.seat
         plans: dict = {}  # chain plans shared by this decision's playouts ("plan" rollouts)
-        for _ in range(worlds):
-            world = info.sample(rng)
+        solver = None
+        moves = placements(info.public, seat) if self.line and self.infer > 0 else None
+        if moves:
+            pool = [info.sample(rng) for _ in range(worlds * self.oversample)]
+            logw = [log_weight(w, moves, self.infer) for w in pool]
+            sampled = resample(pool, logw, worlds, rng)
+        else:
+            sampled = None
+        for k in range(worlds):
+            world = sampled[k] if sampled else info.sample(rng)
+            if solver is not None:
+                solver.reset()  # its table holds for one deal
             seed = int(rng.integers(2**63))
             for i, action in enumerate(legal):
                 state = world.copy()
                 state.apply(action)
-                r = np.random.default_rng(seed) if self.rollout == "random" else None
-                result = (
-                    state.round_result
-                    if state.round_over
-                    else playout(state, self.rollout, r, plans)
-                )
+                if self.rollout == "solve":
+                    if solver is None:
+                        solver = LineSolver(state, self.node_limit)
+                    result = solve_or_playout(state, seat % 2, solver, self.solve_tiles)
+                    if isinstance(result, float):
+                        totals[i].append(result)
+                        continue
+                else:
+                    r = np.random.default_rng(seed) if self.rollout == "random" else None
+                    result = (
+                        state.round_result
+                        if state.round_over
+                        else playout(state, self.rollout, r, plans)
+                    )
                 totals[i].append(self.value(result, seat))
         return totals
 

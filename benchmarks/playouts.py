@@ -18,7 +18,9 @@ and the mean engine steps per playout.
 
 ``--decisions SPEC ...`` adds the search agent's CPU time per decision and its mean number of
 determinizations K (decisions with more than
-one legal action, seat 0 of three planners' rounds, 3 rounds per cell, Mexican Train only).
+one legal action, seat 0 against planners in every other seat, ``--decision-rounds`` (3) rounds a
+spec) in the game ``--decision-game``: ``mexican_train_4p_d12`` (default), ``block_2p`` or
+``cuban_4p_teams``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ from domino_env.core.line import LineState  # noqa: E402
 from domino_env.core.mexican_train import MexicanTrainState  # noqa: E402
 
 CELLS = {
-    "mexican_train_4p_d12": (MexicanTrainState, MexicanTrainConfig(), 20, ("random", "greedy", "plan")),
+    "mexican_train_4p_d12": (
+        MexicanTrainState,
+        MexicanTrainConfig(),
+        20,
+        ("random", "greedy", "plan"),
+    ),
     "cuban_4p_d9_teams": (LineState, line_from_preset("cuban"), 8, ("random", "greedy", "block")),
 }
 
@@ -96,10 +103,19 @@ def sampler_rate(states, seconds: float) -> float:
     return n / (time.process_time() - start)
 
 
-def decision_times(spec: str, rounds: int = 3) -> dict:
+#: ``--decision-game`` choices: name -> (game, env kwargs). The seat timed is 0; the others are planners.
+DECISION_GAMES = {
+    "mexican_train_4p_d12": ("mexican_train", {}),
+    "block_2p": ("block", {"num_players": 2}),
+    "cuban_4p_teams": ("cuban", {}),
+}
+
+
+def decision_times(spec: str, rounds: int = 3, game: str = "mexican_train_4p_d12") -> dict:
     from domino_env.train.evaluate import make_env
 
-    env = make_env("mexican_train")
+    name, kwargs = DECISION_GAMES[game]
+    env = make_env(name, **kwargs)
     agent = make_agent(spec, env.config)
     planner = make_agent("planner", env.config)
     rng = np.random.default_rng(0)
@@ -124,19 +140,43 @@ def decision_times(spec: str, rounds: int = 3) -> dict:
                 action = planner(obs["observation"], obs["action_mask"], rng)
             env.step(int(action))
     t = np.array(times) * 1e3
-    return {"decisions": len(t), "mean_ms": float(t.mean()), "p90_ms": float(np.percentile(t, 90)),
-            "max_ms": float(t.max()), "mean_worlds": float(np.mean(worlds))}
+    return {
+        "game": game,
+        "decisions": len(t),
+        "mean_ms": float(t.mean()),
+        "p90_ms": float(np.percentile(t, 90)),
+        "max_ms": float(t.max()),
+        "mean_worlds": float(np.mean(worlds)),
+    }
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per cell (default 3)")
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="CPU seconds per cell (default 3)"
+    )
     parser.add_argument("--json", default=None, help="also write the figures as JSON")
-    parser.add_argument("--decisions", nargs="*", default=[], metavar="SPEC",
-                        help="search agent specs to time per decision (Mexican Train 4p)")
+    parser.add_argument(
+        "--decisions",
+        nargs="*",
+        default=[],
+        metavar="SPEC",
+        help="search agent specs to time per decision",
+    )
+    parser.add_argument(
+        "--decision-game",
+        choices=tuple(DECISION_GAMES),
+        default="mexican_train_4p_d12",
+        help="game of --decisions (default: mexican_train_4p_d12)",
+    )
+    parser.add_argument(
+        "--decision-rounds", type=int, default=3, help="rounds of --decisions per spec (default 3)"
+    )
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error(f"--seconds must be > 0, got {args.seconds}")
+    if args.decision_rounds < 1:
+        parser.error(f"--decision-rounds must be >= 1, got {args.decision_rounds}")
     out: dict = {"cells": {}, "decisions": {}}
     for name, (cls, config, depth, policies) in CELLS.items():
         states = mid_round_states(cls, config, depth)
@@ -144,14 +184,18 @@ def main(argv=None) -> None:
         cell["sampler_per_s"] = sampler_rate(states, args.seconds)
         out["cells"][name] = cell
         for p in policies:
-            print(f"{name:22s} {p:7s} {cell[p]['playouts_per_s']:8.0f} playouts/s "
-                  f"({cell[p]['steps_per_playout']:.1f} steps each)")
+            print(
+                f"{name:22s} {p:7s} {cell[p]['playouts_per_s']:8.0f} playouts/s "
+                f"({cell[p]['steps_per_playout']:.1f} steps each)"
+            )
         print(f"{name:22s} sampler {cell['sampler_per_s']:8.0f} samples/s")
     for spec in args.decisions:
-        d = out["decisions"][spec] = decision_times(spec)
-        print(f"{spec:14s} {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
-              f"p90 {d['p90_ms']:.1f} ms, max {d['max_ms']:.1f} ms (CPU), "
-              f"{d['mean_worlds']:.1f} determinizations on average")
+        d = out["decisions"][spec] = decision_times(spec, args.decision_rounds, args.decision_game)
+        print(
+            f"{spec:14s} {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
+            f"p90 {d['p90_ms']:.1f} ms, max {d['max_ms']:.1f} ms (CPU), "
+            f"{d['mean_worlds']:.1f} determinizations on average"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
 

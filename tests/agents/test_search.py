@@ -64,7 +64,9 @@ def test_refuses_to_play_blind():
     env = mexican_train_v0.raw_env()
     obs, _ = decision(env, 0)
     with pytest.raises(ConfigError, match="info_state"):
-        make_agent("search:10", env.config)(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+        make_agent("search:10", env.config)(
+            obs["observation"], obs["action_mask"], np.random.default_rng(0)
+        )
 
 
 def test_info_state_kwargs_only_for_agents_that_ask():
@@ -91,8 +93,12 @@ def test_single_agent_adapter_with_search_opponents():
 
 
 def test_tournament_with_workers_and_strength_against_random():
-    result = evaluate(["search:24", "random"], rounds=40, game="block", num_players=2, workers=2, seed=1)
-    same = evaluate(["search:24", "random"], rounds=40, game="block", num_players=2, workers=1, seed=1)
+    result = evaluate(
+        ["search:24", "random"], rounds=40, game="block", num_players=2, workers=2, seed=1
+    )
+    same = evaluate(
+        ["search:24", "random"], rounds=40, game="block", num_players=2, workers=1, seed=1
+    )
     s = result.stats_for("search:24")
     assert s.win_rate == same.stats_for("search:24").win_rate  # workers do not change results
     assert s.win_rate > 0.6  # above parity 0.5 against random play (block 2p is luck-heavy)
@@ -122,7 +128,10 @@ def test_playouts_benchmark_command(tmp_path):
     out = tmp_path / "p.json"
     run = subprocess.run(
         [sys.executable, "benchmarks/playouts.py", "--seconds", "0.05", "--json", str(out)],
-        cwd=root, capture_output=True, text=True, timeout=300,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr
     figures = json.loads(out.read_text())["cells"]
@@ -130,9 +139,38 @@ def test_playouts_benchmark_command(tmp_path):
     assert figures["cuban_4p_d9_teams"]["block"]["steps_per_playout"] > 1
     bad = subprocess.run(
         [sys.executable, "benchmarks/playouts.py", "--seconds", "0"],
-        cwd=root, capture_output=True, text=True, timeout=60,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert bad.returncode == 2 and "--seconds must be > 0" in bad.stderr
+
+
+def test_playouts_benchmark_times_line_game_decisions(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "d.json"
+    cmd = [
+        sys.executable,
+        "benchmarks/playouts.py",
+        "--seconds",
+        "0.02",
+        "--json",
+        str(out),
+        "--decisions",
+        "search:10",
+        "--decision-game",
+        "block_2p",
+        "--decision-rounds",
+        "2",
+    ]
+    run = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    d = json.loads(out.read_text())["decisions"]["search:10"]
+    assert d["game"] == "block_2p" and d["decisions"] >= 2 and d["mean_ms"] > 0
+    assert "search:10" in run.stdout and "determinizations" in run.stdout
+    bad = subprocess.run(cmd[:-1] + ["0"], cwd=root, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--decision-rounds must be >= 1" in bad.stderr
 
 
 def test_an_empty_budget_after_the_colon_is_refused():

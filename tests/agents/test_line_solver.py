@@ -1,0 +1,205 @@
+"""The exact endgame solver of determinized line rounds (agents.line_solver) and the opponent
+model that weights determinizations (agents.line_inference)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from domino_env.agents.line_inference import log_weight, placements, resample
+from domino_env.agents.line_solver import LineSolver, solve_or_playout, solved_value
+from domino_env.agents.search import SearchAgent
+from domino_env.core.belief import InformationState
+from domino_env.core.config import MexicanTrainConfig, line_from_preset
+from domino_env.core.errors import ConfigError
+from domino_env.core.line import LineState
+from domino_env.core.tiles import tile_index
+
+
+def random_position(config, rng, moves):
+    """A running round after ``moves`` random legal actions (ANNUL excluded), the line led."""
+    while True:
+        state = LineState.new_game(config, rng)
+        for _ in range(moves):
+            if state.round_over:
+                break
+            legal = [a for a in state.legal_actions() if a != state.annul_action]
+            state.apply(legal[int(rng.integers(len(legal)))])
+        if not state.round_over and state.left >= 0:
+            return state
+
+
+def principal_line(state, side, solver):
+    """Play ``state`` (mutated) to the end through the engine, both sides choosing, among its
+    legal actions, the first move the solver rates best for them; returns the round result."""
+    while not state.round_over:
+        legal = [a for a in state.legal_actions() if a != state.annul_action]
+        if len(legal) == 1:
+            state.apply(legal[0])
+            continue
+        mover = state.current_player % 2
+        choice = legal[0]
+        for a in legal:
+            trial = state.copy()
+            trial.apply(a)
+            v = solved_value(trial, side, solver)
+            if v is not None and (v == 1.0) == (mover == side):
+                choice = a
+                break
+        state.apply(choice)
+    return state.round_result
+
+
+def engine_minimax(state, side):
+    """Does ``side`` win with best play? Plain enumeration through the engine's own legal actions
+    and apply (no pruning, no table): the reference the solver must agree with."""
+    if state.round_over:
+        return state.round_result.winners[0] % 2 == side
+    outcomes = []
+    for a in state.legal_actions():
+        if a == state.annul_action:
+            continue
+        child = state.copy()
+        child.apply(a)
+        outcomes.append(engine_minimax(child, side))
+    return any(outcomes) if state.current_player % 2 == side else all(outcomes)
+
+
+@pytest.mark.parametrize(
+    "preset,players,moves",
+    [("block", 2, 4), ("draw", 2, 22), ("cuban", 4, 28), ("block", 4, 0)],
+)
+def test_solver_agrees_with_enumeration_through_the_engine(preset, players, moves):
+    kw = {} if preset == "cuban" else {"num_players": players}
+    config = line_from_preset(preset, **kw)
+    if players == 4 and not config.teams:  # block 4p without teams: three sides
+        with pytest.raises(ValueError, match="two sides"):
+            LineSolver(LineState.new_game(config, np.random.default_rng(0)))
+        return
+    rng = np.random.default_rng(7)
+    checked = wins = 0
+    for _ in range(40):
+        state = random_position(config, rng, moves)
+        if sum(h.bit_count() for h in state.hands) + len(state.boneyard) > 16:
+            continue  # keep the plain enumeration small
+        solver = LineSolver(state, node_limit=10**6)
+        for side in (0, 1):
+            solver.reset()
+            got = solver.wins(state, side)
+            assert got == engine_minimax(state.copy(), side)
+            wins += got
+            # the engine, playing the solver's chosen moves for both sides, ends as solved
+            result = principal_line(state.copy(), side, solver)
+            assert (result.winners[0] % 2 == side) == got
+            checked += 1
+    assert checked >= 10
+    assert 0 < wins < checked  # both outcomes occur: the check is not vacuous
+
+
+def hand_built_block():
+    """Block 2p. Seat 0 leads 3-4, seat 1 (holding only 6-6) passes. Seat 0 to move with 3-6 and
+    4-1 on ends 3 and 4: 3-6 (the heavier) opens a 6 for seat 1, who goes out with 6-6 and wins;
+    4-1 leaves ends 3 and 1, seat 1 passes and seat 0 goes out with 3-6."""
+    cfg = line_from_preset("block", num_players=2)
+    state = LineState.new_game(
+        cfg, None, deal={"hands": [[[3, 4], [3, 6], [4, 1]], [[6, 6]]], "first_player": 0}
+    )
+    state.apply(2 * tile_index(3, 4, 6))  # the lead
+    state.apply(state.pass_action)  # seat 1 cannot play on 3 or 4
+    return cfg, state
+
+
+def test_hand_built_position_solved_and_played():
+    cfg, state = hand_built_block()
+    assert state.current_player == 0 and state.ends == (3, 4)
+    solver = LineSolver(state)
+    assert solver.wins(state, 0) is True
+    solver.reset()
+    assert solver.wins(state, 1) is False
+    heavy, light = 2 * tile_index(3, 6, 6), 2 * tile_index(1, 4, 6) + 1  # left end / right end
+    assert sorted(state.legal_actions()) == sorted([heavy, light])
+    after_heavy, after_light = state.copy(), state.copy()
+    after_heavy.apply(heavy)
+    after_light.apply(light)
+    solver.reset()
+    assert solved_value(after_heavy, 0, solver) == 0.0
+    assert solved_value(after_light, 0, solver) == 1.0
+    # the search agent (no prior) finds the lighter, winning move; the greedy rollout alone would not
+    agent = SearchAgent(cfg, budget=8, prior=None)
+    info = InformationState.from_state(state, 0)
+    mask = np.zeros(agent.num_actions, dtype=np.int8)
+    mask[[heavy, light]] = 1
+    assert agent(np.zeros(1), mask, np.random.default_rng(0), info_state=info) == light
+    blind = SearchAgent(cfg, budget=8, prior=None, rollout="greedy")
+    assert blind(np.zeros(1), mask, np.random.default_rng(0), info_state=info) == heavy
+
+
+def test_node_limit_gives_up_and_the_playout_takes_over():
+    config = line_from_preset("cuban")
+    state = random_position(config, np.random.default_rng(3), 4)
+    solver = LineSolver(state, node_limit=1)
+    assert solver.wins(state, 0) is None
+    assert solver.nodes == 2  # the first node over the limit is where it stopped
+    out = solve_or_playout(state.copy(), 0, solver, solve_tiles=40)
+    assert out.termination in ("went_out", "blocked")  # played to the end unsolved
+    finished = state.copy()
+    while not finished.round_over:
+        finished.apply(finished.legal_actions()[0])
+    assert solved_value(finished, 0, solver) == float(finished.round_result.winners[0] % 2 == 0)
+
+
+def test_search_options_are_checked():
+    block = line_from_preset("block", num_players=2)
+    agent = SearchAgent(block)
+    assert (agent.rollout, agent.infer, agent.solve_tiles) == ("solve", 0.5, 20)
+    mt = SearchAgent(MexicanTrainConfig())
+    assert (mt.rollout, mt.infer) == ("plan", 0.0)
+    with pytest.raises(ConfigError, match="infer"):
+        SearchAgent(MexicanTrainConfig(), infer=0.5)
+    with pytest.raises(ConfigError, match="rollout"):
+        SearchAgent(MexicanTrainConfig(), rollout="solve")
+    with pytest.raises(ConfigError, match="rollout"):
+        SearchAgent(block, rollout="plan")
+    with pytest.raises(ConfigError, match="solve_tiles"):
+        SearchAgent(block, solve_tiles=0)
+    with pytest.raises(ConfigError, match="budget"):
+        SearchAgent(block, budget=-3)
+
+
+# ---------------------------------------------------------------------------- inference
+def test_placement_weights_match_the_softmax_by_hand():
+    """Block 2p, seat 0 leads 5-5, seat 1 places 5-1. In a deal where seat 1 also held 5-6 (the
+    heavier fitting tile) the placement had probability e^(6b) / (e^(6b) + e^(11b)); in a deal
+    where 5-1 was its only fitting tile it was certain."""
+    cfg = line_from_preset("block", num_players=2)
+    beta = 0.5
+    deal = {"hands": [[[5, 5], [0, 0], [2, 3]], [[5, 1], [5, 6], [4, 4]]], "first_player": 0}
+    state = LineState.new_game(cfg, None, deal=deal)
+    state.apply(2 * tile_index(5, 5, 6))
+    state.apply(2 * tile_index(1, 5, 6))
+    moves = placements(state, observer=0)
+    assert moves == [(1, 5, 5, tile_index(1, 5, 6))]  # the lead is not a choice
+    assert placements(state, observer=1) == []
+    got = log_weight(state, moves, beta)
+    assert got == pytest.approx(6 * beta - math.log(math.exp(6 * beta) + math.exp(11 * beta)))
+    other = state.copy()  # the same history, seat 1 holding 4-4 and 2-3 instead of 5-6 and 4-4
+    other.hands[1] = 1 << tile_index(4, 4, 6) | 1 << tile_index(2, 3, 6)
+    assert log_weight(other, moves, beta) == 0.0
+    assert log_weight(state, moves, 0.0) == pytest.approx(-math.log(2))  # uniform: 1 of 2
+
+
+def test_rounds_with_draws_are_not_weighted_and_resampling_is_proportional():
+    cfg = line_from_preset("draw")
+    rng = np.random.default_rng(0)
+    seen_draw = False
+    for _ in range(30):
+        state = random_position(cfg, rng, 14)
+        if state.draw_action in state.actions[state.round_start :]:
+            assert placements(state, 0) is None
+            seen_draw = True
+    assert seen_draw
+    worlds = ["a", "b", "c"]
+    logw = [math.log(1), math.log(3), -math.inf]
+    out = resample(worlds, logw, 4000, np.random.default_rng(1))
+    assert out.count("c") == 0
+    assert out.count("b") == 3000 and out.count("a") == 1000  # systematic: exact proportions
