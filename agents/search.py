@@ -6,7 +6,8 @@ At each decision with more than one legal action the agent
    :class:`~domino_env.core.belief.InformationState` (keyword ``info_state``; the callers of the
    package pass it to every agent whose ``wants_info_state`` is true, see :mod:`domino_env.agents.base`),
 2. samples ``K = max(min_worlds, N // A)`` determinizations (complete states drawn uniformly from
-   the deals consistent with what the seat knows; A = legal actions, N = the playout budget),
+   the deals consistent with what the seat knows, re-weighted in the line games as below; A =
+   legal actions, N = the playout budget),
 3. in every determinization plays each legal action and values the position it leads to, the
    same determinization for every action (common random numbers: the actions are compared on the
    same deals, which removes most of the deal-to-deal noise from the differences):
@@ -16,7 +17,7 @@ At each decision with more than one legal action the agent
    * line games (rollout ``"solve"``, the default): the ``"block"`` rollout plays every seat until
      at most ``solve_tiles`` (20) tiles are left in the hands, then the exact win/loss of the
      determinized round is solved (:mod:`domino_env.agents.line_solver`; two sides only: 2 players
-     or teams, otherwise the rollout plays to the end);
+     or teams; with more sides, e.g. block 4p, the ``"block"`` rollout plays to the end);
    * line games re-weight the determinizations by how likely the other seats' placements were
      under a "heavy tiles first" model of play (``infer`` = 0.5 per pip;
      :mod:`domino_env.agents.line_inference`): ``oversample`` x K uniform samples are drawn and K
@@ -33,9 +34,11 @@ At each decision with more than one legal action the agent
    between actions that win (or lose) equally often and has lower variance. Ties: the lowest
    action.
 
-Costs: ``K x A`` playouts per decision (about ``N``), each a state copy plus 40-80 engine steps
-(Mexican Train, 4 players) or 5-30 (line games); see docs/search.md for measured times. Decisions
-with one legal action cost nothing. Deterministic given the ``rng`` passed in (the samples come
+Costs: ``K x A`` playouts or solves per decision (about ``N``), each a state copy plus 40-80
+engine steps (Mexican Train, 4 players) or 5-30 (line games), or an endgame solve (block 2p about
+0.5 ms); at the default budget about 65 ms of CPU a decision in Mexican Train 4p double-12, 26 ms
+in block 2p and 150 ms in Cuban (docs/search.md, section 3). Decisions with one legal action cost
+nothing. Deterministic given the ``rng`` passed in (the samples come
 from it); picklable (plain attributes).
 
 Without ``info_state`` (a caller that does not know the extension) it raises
@@ -134,6 +137,9 @@ class SearchAgent:
         ):
             if not isinstance(value, int | np.integer) or value < 1:
                 raise ConfigError(field, value, "an integer >= 1")
+        # "solve" needs two sides; with three or more (block 4p) the "block" rollout plays to the end
+        self._solves = self.rollout == "solve" and (p == 2 or self.teams)
+        self._policy = "block" if self.rollout == "solve" else self.rollout
         self.oversample = int(oversample)
         self.solve_tiles = int(solve_tiles)
         self.node_limit = int(node_limit)
@@ -205,7 +211,7 @@ class SearchAgent:
             for i, action in enumerate(legal):
                 state = world.copy()
                 state.apply(action)
-                if self.rollout == "solve":
+                if self._solves:
                     if solver is None:
                         solver = LineSolver(state, self.node_limit)
                     result = solve_or_playout(state, seat % 2, solver, self.solve_tiles)
@@ -213,11 +219,11 @@ class SearchAgent:
                         totals[i].append(result)
                         continue
                 else:
-                    r = np.random.default_rng(seed) if self.rollout == "random" else None
+                    r = np.random.default_rng(seed) if self._policy == "random" else None
                     result = (
                         state.round_result
                         if state.round_over
-                        else playout(state, self.rollout, r, plans)
+                        else playout(state, self._policy, r, plans)
                     )
                 totals[i].append(self.value(result, seat))
         return totals

@@ -166,6 +166,27 @@ def test_search_options_are_checked():
         SearchAgent(block, budget=-3)
 
 
+def test_without_two_sides_solve_falls_back_to_the_block_rollout():
+    """Block 4p (no teams) has no two-sided solve: the default plays exactly as rollout="block"."""
+    from domino_env.train.evaluate import evaluate
+
+    cfg = line_from_preset("block")
+    assert cfg.num_players == 4 and not cfg.teams
+    runs = []
+    for rollout in ("solve", "block"):
+        agent = SearchAgent(cfg, budget=12, rollout=rollout)
+        agent.name = "search"
+        res = evaluate(
+            [agent, "planner", "planner", "planner"],
+            rounds=8,
+            game="block",
+            seed=2,
+            keep_records=True,
+        )
+        runs.append([(r.round_credit, r.pips, r.steps) for r in res.records])
+    assert runs[0] == runs[1]
+
+
 # ---------------------------------------------------------------------------- inference
 def test_placement_weights_match_the_softmax_by_hand():
     """Block 2p, seat 0 leads 5-5, seat 1 places 5-1. In a deal where seat 1 also held 5-6 (the
