@@ -72,15 +72,19 @@ def log_weight(world: LineState, moves: list[tuple[int, int, int, int]], beta: f
         fit_r = 0 if left == right else hand & pm[right]
         if (fit_l | fit_r) == 1 << tile and not (fit_l and fit_r):
             continue  # a single legal placement: no choice, no evidence
-        z = 0.0
-        for fit in (fit_l, fit_r):
-            m = fit
-            while m:
-                low = m & -m
-                z += math.exp(beta * values[low.bit_length() - 1])
-                m ^= low
-        total += beta * values[tile] - math.log(z)
+        # log-sum-exp around the heaviest fitting tile: no overflow for any finite beta
+        heavy = [values[i] for fit in (fit_l, fit_r) for i in _bits(fit)]
+        top = max(heavy)
+        z = sum(math.exp(beta * (v - top)) for v in heavy)
+        total += beta * (values[tile] - top) - math.log(z)
     return total
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
 
 
 def resample(worlds: list[Any], logw: list[float], k: int, rng: Any) -> list[Any]:

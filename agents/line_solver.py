@@ -186,14 +186,19 @@ def solved_value(state: LineState, side: int, solver: LineSolver) -> float | Non
 
 def solve_or_playout(state: LineState, side: int, solver: LineSolver, solve_tiles: int) -> Any:
     """Value of ``state`` (mutated: pass a copy) for ``side``: the ``"block"`` rollout policy plays
-    every seat until at most ``solve_tiles`` tiles are left in the hands, then the solver gives
-    the exact outcome (1.0 / 0.0); if it runs out of nodes, the rollout plays on a move and tries
-    again. Returns a float, or the round result when the rollout reached the end unsolved."""
+    every seat until at most ``solve_tiles`` tiles are left in the hands and the boneyard
+    together, then the solver gives the exact outcome (1.0 / 0.0). If it runs out of nodes, the
+    rollout plays on and the solver tries again once 2 more tiles have left the hands and
+    boneyard (so a deep position costs a few failed solves, not one per move). Returns a float,
+    or the round result when the rollout reached the end unsolved."""
     hands = state.hands
+    limit = solve_tiles
     while not state.round_over:
-        if sum(h.bit_count() for h in hands) <= solve_tiles:
+        left = sum(h.bit_count() for h in hands) + len(state.boneyard)
+        if left <= limit:
             v = solved_value(state, side, solver)
             if v is not None:
                 return v
+            limit = left - 2
         state.apply(block_move(state))
     return state.round_result

@@ -15,7 +15,8 @@ At each decision with more than one legal action the agent
    * Mexican Train: one playout to the end of the round (:func:`domino_env.agents.rollout.playout`
      on engine state, every seat alike, rollout ``"plan"``);
    * line games (rollout ``"solve"``, the default): the ``"block"`` rollout plays every seat until
-     at most ``solve_tiles`` (20) tiles are left in the hands, then the exact win/loss of the
+     at most ``solve_tiles`` (20; 14 in the draw game) tiles are left in the hands and the
+     boneyard, then the exact win/loss of the
      determinized round is solved (:mod:`domino_env.agents.line_solver`; two sides only: 2 players
      or teams; with more sides, e.g. block 4p, the ``"block"`` rollout plays to the end);
    * line games re-weight the determinizations by how likely the other seats' placements were
@@ -82,7 +83,8 @@ class SearchAgent:
             endgame solver).
         prior: agent name whose move is kept unless clearly beaten (None: pure search).
         margin: standard errors by which the best action must beat the prior's move.
-        solve_tiles: ``"solve"``: tiles left in all hands at which the solver takes over.
+        solve_tiles: ``"solve"``: tiles left in the hands and the boneyard together at which the
+            solver takes over (None: 20; 14 in the draw game, whose draws make solves dearer).
         node_limit: ``"solve"``: nodes per solve; beyond it the rollout plays a move and retries.
         infer: line games: the opponent model's ``beta`` per pip (None: 0.5; 0: uniform
             determinizations, as in Mexican Train, which has no opponent model).
@@ -105,7 +107,7 @@ class SearchAgent:
         rollout: str | None = None,
         prior: str | None = "planner",
         margin: float = 1.5,
-        solve_tiles: int = 20,
+        solve_tiles: int | None = None,
         node_limit: int = 20_000,
         infer: float | None = None,
         oversample: int = 4,
@@ -117,26 +119,32 @@ class SearchAgent:
         t = tile_count(cfg.max_pip)
         self.num_actions = 2 * t + 3 if self.line else t * (p + 1) + 2
         self.teams = bool(getattr(cfg, "teams", False))
-        self.budget = int(budget)
-        self.min_worlds = int(min_worlds)
-        self.pip_weight = float(pip_weight)
-        self.rollout = rollout or ("solve" if self.line else "plan")
-        allowed = ROLLOUTS_LINE if self.line else ROLLOUTS_MEXICAN
-        if self.rollout not in allowed:
-            raise ConfigError("rollout", self.rollout, f"one of {allowed} for this game")
-        self.margin = float(margin)
-        self.infer = (DEFAULT_INFER if self.line else 0.0) if infer is None else float(infer)
-        if self.infer < 0 or (self.infer > 0 and not self.line):
-            raise ConfigError("infer", infer, ">= 0 (line games; Mexican Train: 0)")
+        if solve_tiles is None:  # draws branch the solver's tree: solve later with a boneyard
+            solve_tiles = 14 if getattr(cfg, "use_boneyard", False) else 20
         for field, value in (
+            ("budget", budget),
+            ("min_worlds", min_worlds),
             ("oversample", oversample),
             ("solve_tiles", solve_tiles),
             ("node_limit", node_limit),
-            ("budget", budget),
-            ("min_worlds", min_worlds),
         ):
-            if not isinstance(value, int | np.integer) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise ConfigError(field, value, "an integer >= 1")
+        self.budget = int(budget)
+        self.min_worlds = int(min_worlds)
+        self.pip_weight = _finite("pip_weight", pip_weight)
+        self.margin = _finite("margin", margin)
+        self.rollout = ("solve" if self.line else "plan") if rollout is None else rollout
+        allowed = ROLLOUTS_LINE if self.line else ROLLOUTS_MEXICAN
+        if self.rollout not in allowed:
+            raise ConfigError("rollout", rollout, f"one of {allowed} for this game")
+        if infer is None:
+            infer = DEFAULT_INFER if self.line else 0.0
+        self.infer = _finite("infer", infer)
+        if self.infer > 0 and not self.line:
+            raise ConfigError(
+                "infer", infer, "0 in Mexican Train (its search has no opponent model)"
+            )
         # "solve" needs two sides; with three or more (block 4p) the "block" rollout plays to the end
         self._solves = self.rollout == "solve" and (p == 2 or self.teams)
         self._policy = "block" if self.rollout == "solve" else self.rollout
@@ -148,6 +156,10 @@ class SearchAgent:
             from .base import make_agent
 
             self.prior = make_agent(prior, cfg)
+            if getattr(self.prior, "wants_info_state", False):
+                raise ConfigError(
+                    "prior", prior, "an agent that plays from the observation alone (not search)"
+                )
 
     def __repr__(self) -> str:
         return (
@@ -172,6 +184,12 @@ class SearchAgent:
                 "the seat's InformationState: search needs the public history (train.evaluate and "
                 "SingleAgentEnv pass it to agents with wants_info_state; or call "
                 "agent(obs, mask, rng, info_state=InformationState.from_state(state, seat)))",
+            )
+        if info_state.public.num_players != self.num_players:
+            raise ConfigError(
+                "num_players",
+                info_state.public.num_players,
+                f"{self.num_players}: this search agent was built for {self.num_players} players",
             )
         default = -1
         if self.prior is not None:
@@ -247,6 +265,17 @@ class SearchAgent:
             rest = [pips[s] for s in range(p) if s != seat]
             margin = sum(rest) / len(rest) - pips[seat]
         return credit + self.pip_weight * margin / 100.0
+
+
+def _finite(field: str, value: Any) -> float:
+    """``value`` as a finite float >= 0, or a ConfigError naming ``field``."""
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        out = float("nan")
+    if not (0 <= out < float("inf")):
+        raise ConfigError(field, value, "a finite number >= 0")
+    return out
 
 
 def _factory(config: Any, arg: str | None) -> SearchAgent:

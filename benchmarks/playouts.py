@@ -19,7 +19,7 @@ and the mean engine steps per playout.
 ``--decisions SPEC ...`` adds the search agent's CPU time per decision and its mean number of
 determinizations K (decisions with more than
 one legal action, seat 0 against planners in every other seat, ``--decision-rounds`` (3) rounds a
-spec) in the game ``--decision-game``: ``mexican_train_4p_d12`` (default), ``block_2p`` or
+spec) in the game ``--decision-game``: ``mexican_train_4p_d12`` (default), ``block_2p``, ``draw_2p`` or
 ``cuban_4p_teams``.
 """
 
@@ -107,6 +107,7 @@ def sampler_rate(states, seconds: float) -> float:
 DECISION_GAMES = {
     "mexican_train_4p_d12": ("mexican_train", {}),
     "block_2p": ("block", {"num_players": 2}),
+    "draw_2p": ("draw", {"num_players": 2}),
     "cuban_4p_teams": ("cuban", {}),
 }
 
@@ -166,17 +167,40 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--decision-game",
         choices=tuple(DECISION_GAMES),
-        default="mexican_train_4p_d12",
+        default=None,
         help="game of --decisions (default: mexican_train_4p_d12)",
     )
     parser.add_argument(
-        "--decision-rounds", type=int, default=3, help="rounds of --decisions per spec (default 3)"
+        "--decision-rounds",
+        type=int,
+        default=None,
+        help="rounds of --decisions per spec (default 3)",
     )
     args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds must be > 0, got {args.seconds}")
-    if args.decision_rounds < 1:
+    # every flag is checked before any measuring starts
+    if not (0.01 <= args.seconds <= 600):  # also refuses nan and inf
+        parser.error(f"--seconds must be between 0.01 and 600, got {args.seconds}")
+    if args.decision_rounds is not None and args.decision_rounds < 1:
         parser.error(f"--decision-rounds must be >= 1, got {args.decision_rounds}")
+    if not args.decisions and (args.decision_game or args.decision_rounds):
+        parser.error("--decision-game and --decision-rounds need --decisions SPEC ...")
+    args.decision_game = args.decision_game or "mexican_train_4p_d12"
+    args.decision_rounds = args.decision_rounds or 3
+    game, kwargs = DECISION_GAMES[args.decision_game]
+    for spec in args.decisions:
+        from domino_env.core.errors import ConfigError
+        from domino_env.train.evaluate import make_env
+
+        try:
+            agent = make_agent(spec, make_env(game, **kwargs).config)
+        except ConfigError as err:
+            parser.error(f"--decisions {spec}: {err}")
+        if not getattr(agent, "wants_info_state", False):
+            parser.error(f"--decisions takes search agent specs (search, search:N), got {spec!r}")
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        parser.error(
+            f"--json {args.json}: folder {Path(args.json).resolve().parent} does not exist"
+        )
     out: dict = {"cells": {}, "decisions": {}}
     for name, (cls, config, depth, policies) in CELLS.items():
         states = mid_round_states(cls, config, depth)

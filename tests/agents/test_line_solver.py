@@ -164,6 +164,64 @@ def test_search_options_are_checked():
         SearchAgent(block, solve_tiles=0)
     with pytest.raises(ConfigError, match="budget"):
         SearchAgent(block, budget=-3)
+    bad = [
+        ("budget", "abc"),
+        ("budget", None),
+        ("solve_tiles", True),
+        ("infer", "x"),
+        ("infer", float("nan")),
+        ("infer", float("inf")),
+        ("margin", "x"),
+        ("margin", -1),
+        ("margin", float("nan")),
+        ("pip_weight", float("nan")),
+        ("rollout", ""),
+        ("rollout", 0),
+    ]
+    for field, value in bad:
+        with pytest.raises(ConfigError, match=f"invalid config field '{field}'"):
+            SearchAgent(block, **{field: value})
+    with pytest.raises(ConfigError, match="'infer'.*0 in Mexican Train"):
+        SearchAgent(MexicanTrainConfig(), infer=0.5)
+    with pytest.raises(ConfigError, match="'infer': got nan; allowed: a finite number >= 0"):
+        SearchAgent(MexicanTrainConfig(), infer=float("nan"))
+    # a huge beta no longer overflows (log-sum-exp): the weights stay finite
+    assert SearchAgent(block, infer=1000.0).infer == 1000.0
+    with pytest.raises(ConfigError, match="'prior'.*observation alone"):
+        SearchAgent(block, prior="search:10")
+    assert SearchAgent(line_from_preset("draw")).solve_tiles == 14  # a boneyard: solve later
+
+
+def test_a_search_agent_refuses_another_seat_count():
+    """Built for block 2p, asked to play block 4p (same action count): one clear error."""
+    agent = SearchAgent(line_from_preset("block", num_players=2), budget=8)
+    state = random_position(line_from_preset("block"), np.random.default_rng(1), 3)
+    while len(state.legal_actions()) < 2:
+        state.apply(state.legal_actions()[0])
+    mask = np.zeros(agent.num_actions, dtype=np.int8)
+    mask[state.legal_actions()] = 1
+    info = InformationState.from_state(state, state.current_player)
+    with pytest.raises(ConfigError, match="'num_players'.*built for 2 players"):
+        agent(np.zeros(115), mask, np.random.default_rng(0), info_state=info)
+
+
+def test_draw_game_search_stays_cheap():
+    """The draw game's boneyard made every move retry a failing solve; now a failed solve waits
+    for 2 more tiles to leave play. Counted in solver nodes, not seconds."""
+    cfg = line_from_preset("draw", max_pip=9)
+    state = random_position(cfg, np.random.default_rng(0), 2)
+    solver = LineSolver(state, node_limit=500)
+    calls = []
+    real = solver.wins
+
+    def counting(st, side):
+        calls.append(sum(h.bit_count() for h in st.hands) + len(st.boneyard))
+        return real(st, side)
+
+    solver.wins = counting
+    solve_or_playout(state.copy(), 0, solver, solve_tiles=60)
+    assert len(calls) >= 2, calls  # the first solves ran out of nodes and were retried
+    assert all(b <= a - 2 for a, b in zip(calls, calls[1:], strict=False))  # 2+ tiles later
 
 
 def test_without_two_sides_solve_falls_back_to_the_block_rollout():
@@ -207,6 +265,7 @@ def test_placement_weights_match_the_softmax_by_hand():
     other.hands[1] = 1 << tile_index(4, 4, 6) | 1 << tile_index(2, 3, 6)
     assert log_weight(other, moves, beta) == 0.0
     assert log_weight(state, moves, 0.0) == pytest.approx(-math.log(2))  # uniform: 1 of 2
+    assert log_weight(state, moves, 1000.0) == pytest.approx(-5000.0)  # greedy limit, no overflow
 
 
 def test_rounds_with_draws_are_not_weighted_and_resampling_is_proportional():

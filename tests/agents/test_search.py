@@ -144,7 +144,26 @@ def test_playouts_benchmark_command(tmp_path):
         text=True,
         timeout=60,
     )
-    assert bad.returncode == 2 and "--seconds must be > 0" in bad.stderr
+    assert bad.returncode == 2 and "--seconds must be between 0.01 and 600, got 0.0" in bad.stderr
+    for flags, message in [
+        (["--seconds", "nan"], "--seconds must be between 0.01 and 600, got nan"),
+        (
+            ["--decisions", "planner"],
+            "--decisions takes search agent specs (search, search:N), got 'planner'",
+        ),
+        (["--decisions", "search:0"], "--decisions search:0: invalid config field 'agent'"),
+        (["--decision-rounds", "2"], "--decision-game and --decision-rounds need --decisions"),
+        (["--json", str(tmp_path / "no" / "x.json")], "does not exist"),
+    ]:
+        bad = subprocess.run(
+            [sys.executable, "benchmarks/playouts.py", *flags],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert bad.returncode == 2 and message in bad.stderr, (flags, bad.stderr)
+        assert "playouts/s" not in bad.stdout  # refused before any measuring
 
 
 def test_playouts_benchmark_times_line_game_decisions(tmp_path):
