@@ -66,6 +66,7 @@ from domino_env.train.ppo_args import (
     NON_NEGATIVE,
     POSITIVE,
     ArgumentParser,
+    DefaultsHelpFormatter,
     add_evaluation_options,
     add_game_options,
     add_opponent_options,
@@ -182,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Behaviour cloning of a scripted expert (default: the planner) into a MaskablePPO "
         "policy (masked cross-entropy), optionally with DAgger relabelling; writes a domino-train model "
         "folder (ppo:OUT; fine-tune with domino-train --init-from OUT or --resume OUT).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     add_game_options(parser)
     add_opponent_options(parser, self_play=False)

@@ -65,6 +65,16 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists every option)\n")
 
 
+class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``(default: X)`` after each option's help, except where the default is None: those options
+    are off or resolved later (the preset's value, the CPU count), as their help text says."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 #: The ``train`` extra's modules that a Stable-Baselines3 training command imports.
 _TRAIN = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "tqdm", "rich")
 

@@ -55,6 +55,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from domino_env.agents.base import agent_names, make_agent
 from domino_env.core.config import (
     FIELD_DOCS,
     LINE_FIELD_DOCS,
@@ -62,8 +63,9 @@ from domino_env.core.config import (
     PRESETS,
     RULE_CHOICES,
 )
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import ConfigError, DominoError
 from domino_env.envs.games import GAMES, make_raw_env
+from domino_env.train.cli import ArgumentParser
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals); this module keeps the command line and re-exports
@@ -119,6 +121,34 @@ def seats_error_line(exc: ConfigError, game: str, seats: int, flag: str = "--pla
 
 make_env = make_raw_env  # the raw AEC env of a game by name (domino_env.envs.games)
 
+#: How the command line writes a registered agent that takes an argument (``name:ARG``), and the
+#: order of the listing; a name not here is listed as it is, after these.
+AGENT_FORMS = {
+    "random": "random",
+    "greedy": "greedy",
+    "planner": "planner (planner:BUDGET)",
+    "search": "search (search:N)",
+    "ppo": "ppo:PATH (a domino-train folder)",
+    "rllib": "rllib:PATH (a domino-rllib run)",
+}
+
+
+def agent_choices() -> str:
+    """Every agent name of the registry (both game families) as the command line takes it:
+    ``"random, greedy, planner (planner:BUDGET), search (search:N), ppo:PATH (...), ..."``."""
+    names = dict.fromkeys([*agent_names("mexican_train"), *agent_names("line")])
+    order = list(AGENT_FORMS)
+    ranked = sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
+    return ", ".join(AGENT_FORMS.get(n, n) for n in ranked)
+
+
+def flag_error_line(parser: argparse.ArgumentParser, exc: ConfigError) -> str:
+    """``exc`` prefixed with the flag that sets its config field (``max_pip`` -> ``--max-pip:``)
+    when ``parser`` has that flag, else ``exc`` as it is."""
+    flag = "--" + exc.field.replace("_", "-")
+    return f"{flag}: {exc}" if flag in parser._option_string_actions else str(exc)
+
+
 # ---------------------------------------------------------------------------------- CLI
 _RULE_OPTIONS = (
     "first_turn",
@@ -155,11 +185,11 @@ def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="domino-evaluate",
         description="Duplicate-deal tournament (Mexican Train, or the line games block, draw and "
         "Cuban): every deal is played in every seat rotation of the agent list; prints win rates "
-        "with 95%% confidence intervals (with teams: team win rates, parity 1/2).",
+        "with 95% confidence intervals (with teams: team win rates, parity 1/2).",
     )
     parser.add_argument(
         "--game",
@@ -173,8 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         required=True,
         metavar="AGENT",
-        help="one agent per seat, in seat order of the first rotation: random, greedy, planner "
-        "(or name:arg for registered factories); repeated names are aggregated",
+        help=f"one agent per seat, in seat order of the first rotation: {agent_choices()}; "
+        "repeated names are aggregated",
     )
     parser.add_argument(
         "--rounds",
@@ -261,14 +291,39 @@ def main(argv: Sequence[str] | None = None) -> None:
     run(argv)
 
 
+def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int,
+                 kwargs: dict[str, Any]) -> None:  # fmt: skip
+    """The seat count fits the game and every ``--agents`` spec builds for its rules (``ppo:PATH``
+    models load and fit), else a one-line parser error naming the flag; before any play."""
+    if players != len(args.agents):
+        parser.error(
+            f"--players {players} needs {players} --agents (one per seat); got {len(args.agents)}"
+        )
+    try:
+        config = make_env(args.game, num_players=players, episode=args.episode, **kwargs).config
+    except ConfigError as exc:  # name the flag, not the config field
+        flag = "--players" if args.players is not None else "--agents"
+        parser.error(
+            seats_error_line(exc, args.game, players, flag, no_teams=True)
+            or flag_error_line(parser, exc)
+        )
+    except DominoError as exc:
+        parser.error(str(exc))
+    for spec in dict.fromkeys(args.agents):
+        try:
+            make_agent(spec, config)
+        except (DominoError, OSError) as exc:
+            parser.error(f"--agents {spec}: {exc}")
+
+
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     from rich.console import Console
 
-    from domino_env.core.errors import CheckpointError, DominoError
-
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds must be >= 1, got {args.rounds}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.workers < 1:
@@ -307,6 +362,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             kwargs[name] = value
     if kwargs.get("annul_doubles") == 0:
         kwargs["annul_doubles"] = None
+    check_agents(parser, args, players, kwargs)
     try:
         result = evaluate(
             args.agents,
@@ -320,12 +376,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             game=args.game,
             **kwargs,
         )
-    except CheckpointError as exc:  # a missing or corrupt model file: one line, no usage
-        parser.exit(2, f"{parser.prog}: error: {exc}\n")
-    except ConfigError as exc:  # name the flag, not the config field
-        flag = "--players" if args.players is not None else "--agents"
-        parser.error(seats_error_line(exc, args.game, players, flag, no_teams=True) or str(exc))
-    except DominoError as exc:
+    except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
     console = Console()
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns

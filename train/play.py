@@ -28,7 +28,14 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.records import save_record
 from domino_env.envs.infos import Termination, seats_of
-from domino_env.train.evaluate import GAMES, make_env, seats_error_line
+from domino_env.train.cli import ArgumentParser
+from domino_env.train.evaluate import (
+    GAMES,
+    agent_choices,
+    flag_error_line,
+    make_env,
+    seats_error_line,
+)
 
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
@@ -45,7 +52,7 @@ class Stop(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="domino-play",
         description="Play a domino game in the terminal against agents (Mexican Train, or the "
         "line games block, draw, cuban). Your legal moves are numbered each turn; type one.",
@@ -66,8 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
     parser.add_argument(
         "--opponents", nargs="+", default=["greedy"], metavar="AGENT",
-        help="one agent for every other seat, or one per other seat in seat order after yours "
-        "(random, greedy, planner, ppo:PATH, ...; default greedy)",
+        help="one agent for every other seat, or one per other seat in seat order after yours: "
+        f"{agent_choices()} (default greedy)",
     )  # fmt: skip
     parser.add_argument(
         "--episode", default="round", choices=("round", "game"),
@@ -106,7 +113,7 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     try:
         env = make_env(args.game, **kwargs)
     except ConfigError as exc:  # name the flag, not the config field
-        parser.error(seats_error_line(exc, args.game, args.players) or str(exc))
+        parser.error(seats_error_line(exc, args.game, args.players) or flag_error_line(parser, exc))
     except DominoError as exc:
         parser.error(str(exc))
     p = env.config.num_players

@@ -20,8 +20,8 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.train.cli import ArgumentParser  # noqa: F401  (re-exported)
-from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options
+from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter  # noqa: F401  (re-exported)
+from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options, agent_choices
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv
 from domino_env.train.run_folder import config_of
@@ -106,7 +106,7 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
     options)."""
     o = parser.add_argument_group("opponents and reward")
     o.add_argument("--opponents", nargs="+", default=["greedy", "planner"], metavar="AGENT",
-                   help="training opponents: random, greedy, planner, ppo:PATH (a trained model folder)")
+                   help=f"training opponents: {agent_choices()}")
     o.add_argument("--opponent-mode", default="mix", choices=("mix", "fixed"),
                    help="mix: every opponent seat draws its agent from --opponents at every episode; "
                    "fixed: --opponents lists the P-1 opponents in turn order after the learner")
@@ -160,9 +160,10 @@ def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="domino-train",
-        description="Train a MaskablePPO agent on Mexican Train against scripted opponents, evaluate it "
-        "against the ladder on duplicate deals, and save it with metadata, TensorBoard logs and a learning curve.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description="Train a MaskablePPO agent on Mexican Train or a line game (block, draw, cuban: "
+        "--game) against scripted opponents, evaluate it against the ladder on duplicate deals, and save "
+        "it with metadata, TensorBoard logs and a learning curve.",
+        formatter_class=DefaultsHelpFormatter,
     )
     add_game_options(parser)
     add_opponent_options(parser)

@@ -28,6 +28,7 @@ from domino_env.core.line import LineState
 from domino_env.core.mexican_train import PHASE_NAMES, MexicanTrainState
 from domino_env.core.records import ENV_ONLY_KWARGS, GAMES, first_state, load_record
 from domino_env.render_image import PIP_COLOURS, pip_layout
+from domino_env.train.cli import ArgumentParser
 
 from .replay_page import PAGE
 
@@ -198,7 +199,7 @@ def render_html(record: dict[str, Any], data: dict[str, Any] | None = None) -> s
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="domino-replay-html",
         description="Write a game record (the JSON of env.to_record() or train.play) as one "
         "self-contained HTML page that replays the game move by move in any browser.",

@@ -54,7 +54,7 @@ from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.train.cli import ArgumentParser
+from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter
 from domino_env.train.evaluate import add_mexican_train_rule_options
 from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the command's config)
     MAIN,
@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="domino-rllib",
         description="Masked multi-agent PPO on Ray RLlib for every domino game: self-play, "
         "scripted opponents or a league of frozen snapshots; one machine or a Ray cluster.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelpFormatter,
     )
     g = parser.add_argument_group("game")
     g.add_argument("--game", default="mexican_train", choices=GAMES, help="the game")

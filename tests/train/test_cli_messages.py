@@ -1,0 +1,159 @@
+"""What the commands print for bad flags and for --help, word for word (a fresh-user trial).
+
+Real processes (``python -m domino_env.train.X`` from the repository root). An error found after
+argument parsing (a model of another game, a bad ``--rounds``) is one line on stderr naming the
+flag, in the form of argparse's own errors (``train.cli.ArgumentParser``), exit status 2, no
+usage block. ``COLUMNS`` is set wide so that argparse does not wrap the help lines.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CUBAN_MODEL = "checkpoints/cuban_4p_teams_action_scores"
+MODULES = {"domino-evaluate": "evaluate", "domino-play": "play", "domino-train": "ppo",
+           "domino-bc": "bc", "domino-replay-html": "replay_html"}  # fmt: skip
+
+
+def _run(command: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "1000"}
+    env.pop("DOMINO_TRACEBACK", None)
+    return subprocess.run(
+        [sys.executable, "-m", f"domino_env.train.{MODULES[command]}", *args], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def _one_line_error(command: str, *args: str) -> str:
+    """The one stderr line of ``command args`` refused with exit status 2, without its
+    ``PROG: error:`` prefix and ``(PROG --help lists every option)`` suffix (both checked)."""
+    proc = _run(command, *args)
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2 and proc.stdout == "", (proc.returncode, proc.stdout[-500:])
+    assert len(lines) == 1, proc.stderr  # no usage block, no traceback
+    prefix, suffix = f"{command}: error: ", f" ({command} --help lists every option)"
+    assert lines[0].startswith(prefix) and lines[0].endswith(suffix), lines[0]
+    return lines[0][len(prefix) : -len(suffix)]
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "message"),
+    [
+        ("domino-evaluate", ["--agents", f"ppo:{CUBAN_MODEL}", "planner", "planner", "planner", "--rounds", "4"],
+         f"--agents ppo:{CUBAN_MODEL}: model {CUBAN_MODEL}/model.zip was trained on cuban (line game), not "
+         "mexican_train; use a model trained for mexican_train (domino-train --game mexican_train)"),
+        ("domino-evaluate", ["--agents", "ppo:bad", "planner", "--rounds", "4"],
+         "--agents ppo:bad: no trained model at bad (bad.zip does not exist): give a folder written by "
+         "domino-train or its .zip"),
+        ("domino-evaluate", ["--agents", "champion", "greedy"],
+         "--agents champion: invalid config field 'agent': got 'champion'; allowed: one of ['greedy', "
+         "'planner', 'ppo', 'random', 'rllib', 'search'] (optionally 'name:arg') for mexican_train rules"),
+        ("domino-evaluate", ["--agents", "random", "random", "--rounds", "0"], "--rounds must be >= 1, got 0"),
+        ("domino-evaluate", ["--agents", "random", "random", "--workers", "0"], "--workers must be >= 1, got 0"),
+        ("domino-evaluate", ["--agents", "random", "random", "--seed", "-1"], "--seed must be >= 0, got -1"),
+        ("domino-evaluate", ["--agents", "greedy", "greedy", "--hand-size", "0"],
+         "--hand-size: invalid config field 'hand_size': got 0; allowed: an integer from 1 to 91"),
+        ("domino-evaluate", ["--agents", "greedy"],
+         "--agents needs one agent per seat, 2 to 8 seats for Mexican Train; got 1"),
+        ("domino-evaluate", ["--agents", "greedy", "--players", "9"],
+         "--players 9 needs 9 --agents (one per seat); got 1"),
+        ("domino-play", ["--opponents", f"ppo:{CUBAN_MODEL}"],
+         f"--opponents ppo:{CUBAN_MODEL}: model {CUBAN_MODEL}/model.zip was trained on cuban (line game), not "
+         "mexican_train; use a model trained for mexican_train (domino-train --game mexican_train)"),
+        ("domino-play", ["--game", "draw", "--max-pip", "18"],
+         "--max-pip: invalid config field 'max_pip': got 18; allowed: one of (6, 9, 12)"),
+        ("domino-play", ["--seed", "-3"], "--seed must be >= 0, got -3"),
+        ("domino-replay-html", ["/no/such/record.json"], "record /no/such/record.json: no such file"),
+    ],
+)  # fmt: skip
+def test_an_error_after_parsing_is_one_line_naming_the_flag(command, args, message):
+    assert _one_line_error(command, *args) == message
+
+
+def test_a_model_of_another_spec_is_one_line_naming_the_agent():
+    """``--game block`` with the Cuban model: the spec mismatch (its text comes from the loader,
+    so the test asks the loader for it) after ``--agents SPEC:``."""
+    from domino_env.agents import make_agent
+    from domino_env.agents.ppo import SpecMismatchError
+    from domino_env.envs.games import make_raw_env
+
+    with pytest.raises(SpecMismatchError) as info:
+        make_agent(f"ppo:{CUBAN_MODEL}", make_raw_env("block", num_players=4).config)
+    line = _one_line_error("domino-evaluate", "--game", "block", "--agents", f"ppo:{CUBAN_MODEL}",
+                           "planner", "planner", "planner", "--rounds", "4")  # fmt: skip
+    assert line == f"--agents ppo:{CUBAN_MODEL}: {info.value}"
+    assert "differs in: game cuban vs block, max_pip 9 vs 6" in line
+
+
+def _help(command: str) -> str:
+    """``command --help`` with every run of spaces and newlines as one space."""
+    proc = _run(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    return " ".join(proc.stdout.split())
+
+
+def test_evaluate_help_says_95_percent_and_lists_every_agent():
+    text = _help("domino-evaluate")
+    assert "%%" not in text
+    assert (
+        "Duplicate-deal tournament (Mexican Train, or the line games block, draw and Cuban): every deal "
+        "is played in every seat rotation of the agent list; prints win rates with 95% confidence "
+        "intervals (with teams: team win rates, parity 1/2). options:" in text
+    )
+    assert (
+        "--agents AGENT [AGENT ...] one agent per seat, in seat order of the first rotation: random, "
+        "greedy, planner (planner:BUDGET), search (search:N), ppo:PATH (a domino-train folder), "
+        "rllib:PATH (a domino-rllib run); repeated names are aggregated --rounds" in text
+    )
+
+
+def test_play_help_lists_every_agent():
+    assert (
+        "--opponents AGENT [AGENT ...] one agent for every other seat, or one per other seat in seat "
+        "order after yours: random, greedy, planner (planner:BUDGET), search (search:N), ppo:PATH (a "
+        "domino-train folder), rllib:PATH (a domino-rllib run) (default greedy) --episode" in _help("domino-play")
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["domino-train", "domino-bc"])
+def test_train_help_names_every_game_and_states_each_default_once(command):
+    text = _help(command)
+    assert "(default: None)" not in text and "%%" not in text
+    for option in (
+        "--players PLAYERS seats, 2..8 (default: 4 for Mexican Train, the preset's for a line game: "
+        "block 4, draw 2, cuban 4) --max-pip",
+        "--hand-size HAND_SIZE Tiles dealt to each seat; overrides every hand-size rule (default None). --first-turn",
+        "--use-boneyard, --no-use-boneyard False = 'sin monte': leftovers set aside, never drawn (default True). --use-mexican-train",
+        "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available) --pips-coef",
+        "--pips-coef PIPS_COEF weight of -points/100 in the mixed reward (default: 1.0)",  # a default argparse adds
+    ):  # fmt: skip
+        assert option in text, option
+    if command == "domino-train":
+        assert (
+            "Train a MaskablePPO agent on Mexican Train or a line game (block, draw, cuban: --game) against "
+            "scripted opponents, evaluate it against the ladder on duplicate deals, and save it with "
+            "metadata, TensorBoard logs and a learning curve. options:" in text
+        )
+
+
+def test_training_options_table_gives_the_reward_default_of_each_game():
+    """docs/training.md's options table states the ``--reward`` default that ``check_args`` fills."""
+    from domino_env.train.ppo_args import build_parser, check_args
+
+    row = next(line for line in (ROOT / "docs/training.md").read_text().splitlines()
+               if line.startswith("| `--reward` |"))  # fmt: skip
+    assert row.split(" | ")[1] == (
+        "`mixed` (line games and `--episode game`: `outcome`, where `mixed` is not available)"
+    )
+    parser = build_parser()
+    for args, reward in (([], "mixed"), (["--episode", "game"], "outcome"), (["--game", "block"], "outcome"),
+                         (["--game", "cuban"], "outcome")):  # fmt: skip
+        parsed = parser.parse_args(args)
+        check_args(parser, parsed)
+        assert parsed.reward == reward, args
