@@ -54,7 +54,7 @@ import numpy as np
 
 from domino_env.core.belief import InformationState
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.tiles import tile_count
 
 from .base import as_config, check_mask_size, positive_int, register_agent
@@ -155,7 +155,10 @@ class SearchAgent:
         if prior is not None:
             from .base import make_agent
 
-            self.prior = make_agent(prior, cfg)
+            try:
+                self.prior = make_agent(prior, cfg)
+            except DominoError as err:
+                raise ConfigError("prior", prior, f"an agent name for this game ({err})") from err
             if getattr(self.prior, "wants_info_state", False):
                 raise ConfigError(
                     "prior", prior, "an agent that plays from the observation alone (not search)"
@@ -185,12 +188,7 @@ class SearchAgent:
                 "SingleAgentEnv pass it to agents with wants_info_state; or call "
                 "agent(obs, mask, rng, info_state=InformationState.from_state(state, seat)))",
             )
-        if info_state.public.num_players != self.num_players:
-            raise ConfigError(
-                "num_players",
-                info_state.public.num_players,
-                f"{self.num_players}: this search agent was built for {self.num_players} players",
-            )
+        self._check_rules(info_state.public.config)
         default = -1
         if self.prior is not None:
             default = int(self.prior(observation, action_mask, rng))
@@ -204,6 +202,16 @@ class SearchAgent:
         d = np.array(values[best]) - np.array(values[legal.index(default)])
         se = float(d.std(ddof=1)) / np.sqrt(len(d)) if len(d) > 1 else float("inf")
         return legal[best] if float(d.mean()) > self.margin * se else default
+
+    def _check_rules(self, rules: Any) -> None:
+        """Refuse a state of other rules than the agent's (its solver threshold, prior and
+        values depend on them): the fields that change the game, named."""
+        for field in ("num_players", "max_pip", "use_boneyard", "teams"):
+            got, want = getattr(rules, field, None), getattr(self.config, field, None)
+            if got != want:
+                raise ConfigError(
+                    field, got, f"{want}: this search agent was built for {field}={want}"
+                )
 
     def action_values(
         self, info: InformationState, legal: list[int], rng: np.random.Generator
@@ -268,11 +276,10 @@ class SearchAgent:
 
 
 def _finite(field: str, value: Any) -> float:
-    """``value`` as a finite float >= 0, or a ConfigError naming ``field``."""
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        out = float("nan")
+    """``value`` (a number, not a bool or string) as a finite float >= 0, or a ConfigError naming
+    ``field``."""
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+    out = float(value) if ok else float("nan")
     if not (0 <= out < float("inf")):
         raise ConfigError(field, value, "a finite number >= 0")
     return out

@@ -160,7 +160,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--decisions",
         nargs="*",
-        default=[],
+        default=None,
         metavar="SPEC",
         help="search agent specs to time per decision",
     )
@@ -187,13 +187,15 @@ def main(argv=None) -> None:
     args.decision_game = args.decision_game or "mexican_train_4p_d12"
     args.decision_rounds = args.decision_rounds or 3
     game, kwargs = DECISION_GAMES[args.decision_game]
-    for spec in args.decisions:
-        from domino_env.core.errors import ConfigError
+    if args.decisions == []:
+        parser.error("--decisions needs at least one search agent spec (search, search:N)")
+    for spec in args.decisions or []:
+        from domino_env.core.errors import DominoError
         from domino_env.train.evaluate import make_env
 
         try:
             agent = make_agent(spec, make_env(game, **kwargs).config)
-        except ConfigError as err:
+        except DominoError as err:
             parser.error(f"--decisions {spec}: {err}")
         if not getattr(agent, "wants_info_state", False):
             parser.error(f"--decisions takes search agent specs (search, search:N), got {spec!r}")
@@ -201,6 +203,8 @@ def main(argv=None) -> None:
         parser.error(
             f"--json {args.json}: folder {Path(args.json).resolve().parent} does not exist"
         )
+    if args.json and Path(args.json).is_dir():
+        parser.error(f"--json {args.json}: is a folder; give a file name such as playouts.json")
     out: dict = {"cells": {}, "decisions": {}}
     for name, (cls, config, depth, policies) in CELLS.items():
         states = mid_round_states(cls, config, depth)
@@ -213,7 +217,7 @@ def main(argv=None) -> None:
                 f"({cell[p]['steps_per_playout']:.1f} steps each)"
             )
         print(f"{name:22s} sampler {cell['sampler_per_s']:8.0f} samples/s")
-    for spec in args.decisions:
+    for spec in args.decisions or []:
         d = out["decisions"][spec] = decision_times(spec, args.decision_rounds, args.decision_game)
         print(
             f"{spec:14s} {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "

@@ -332,6 +332,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         folder = os.path.dirname(os.path.abspath(args.json))
         if not os.path.isdir(folder):  # fail now, not after the whole tournament
             parser.error(f"--json {args.json}: folder {folder} does not exist")
+        if os.path.isdir(args.json):
+            parser.error(f"--json {args.json}: is a folder; give a file name such as results.json")
     if args.max_pip is not None:
         allowed = (9, 12, 15, 18) if args.game == "mexican_train" else (6, 9, 12)
         if args.max_pip not in allowed:

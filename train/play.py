@@ -36,6 +36,7 @@ from domino_env.train.evaluate import (
     make_env,
     seats_error_line,
 )
+from domino_env.wrappers import info_state_kwargs
 
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
@@ -235,7 +236,8 @@ def play(
             print(f"you: {describe(state, action, you)}", flush=True)
         else:
             obs = env.observe(agent)
-            action = int(agents[seat](obs["observation"], obs["action_mask"], rng))
+            extra = info_state_kwargs(agents[seat], state, seat)  # search needs the public history
+            action = int(agents[seat](obs["observation"], obs["action_mask"], rng, **extra))
             print(f"seat {seat} ({names[seat]}): {describe(state, action, you)}", flush=True)
         deals = len(state.deals)
         env.step(action)

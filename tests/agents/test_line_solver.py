@@ -201,8 +201,17 @@ def test_a_search_agent_refuses_another_seat_count():
     mask = np.zeros(agent.num_actions, dtype=np.int8)
     mask[state.legal_actions()] = 1
     info = InformationState.from_state(state, state.current_player)
-    with pytest.raises(ConfigError, match="'num_players'.*built for 2 players"):
+    with pytest.raises(ConfigError, match="'num_players': got 4.*built for num_players=2"):
         agent(np.zeros(115), mask, np.random.default_rng(0), info_state=info)
+    # block and draw have the same actions: the rules, not the mask, tell them apart
+    draw = random_position(line_from_preset("draw"), np.random.default_rng(1), 3)
+    while len(draw.legal_actions()) < 2:
+        draw.apply(draw.legal_actions()[0])
+    mask[:] = 0
+    mask[draw.legal_actions()] = 1
+    info = InformationState.from_state(draw, draw.current_player)
+    with pytest.raises(ConfigError, match="'use_boneyard': got True.*built for use_boneyard=False"):
+        agent(np.zeros(1), mask, np.random.default_rng(0), info_state=info)
 
 
 def test_draw_game_search_stays_cheap():

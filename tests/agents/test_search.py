@@ -154,6 +154,9 @@ def test_playouts_benchmark_command(tmp_path):
         (["--decisions", "search:0"], "--decisions search:0: invalid config field 'agent'"),
         (["--decision-rounds", "2"], "--decision-game and --decision-rounds need --decisions"),
         (["--json", str(tmp_path / "no" / "x.json")], "does not exist"),
+        (["--json", str(tmp_path)], "is a folder"),
+        (["--decisions", "ppo:nowhere"], "--decisions ppo:nowhere: no trained model at nowhere"),
+        (["--decisions"], "--decisions needs at least one search agent spec"),
     ]:
         bad = subprocess.run(
             [sys.executable, "benchmarks/playouts.py", *flags],

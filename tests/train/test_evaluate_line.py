@@ -164,6 +164,7 @@ def test_tiny_line_tournament_from_the_command_line(tmp_path):
     [
         (["--game", "cuban", "--agents", "planner", "greedy"], "teams of two"),
         (["--agents", "greedy", "random", "--json", "/nonexistent-dir/x.json"], "does not exist"),
+        (["--agents", "greedy", "random", "--json", "/tmp"], "--json /tmp: is a folder"),
         (["--agents", "greedy", "random", "--seed", "-1"], "seed"),
         (["--agents", "greedy", "random", "--workers", "0"], "workers"),
         (["--game", "draw", "--agents", "greedy:x", "random"], "agent"),

@@ -69,6 +69,9 @@ def test_bad_input_gets_a_message_and_a_new_prompt_then_end_of_input_saves_the_r
         ["--game", "draw", "--seat", "1", "--opponents", "planner"],
         ["--game", "cuban", "--seat", "2", "--opponents", "random", "planner", "greedy"],
         ["--players", "2", "--max-pip", "9", "--preset", "tren_mexicano", "--seat", "1"],
+        # search needs the seat's public history: play must pass it (info_state)
+        ["--game", "draw", "--opponents", "search:20"],
+        ["--players", "3", "--opponents", "search:10", "planner"],
     ],
 )
 def test_a_whole_round_through_a_pipe_ends_with_its_result_and_a_replayable_record(args, tmp_path):
