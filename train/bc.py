@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--learning-rate", type=real(0.0, low_open=True), default=1e-3, help="Adam learning rate")
     c.add_argument("--vf-coef", type=real(0.0), default=0.5, help="weight of the value head's squared error")
     c.add_argument("--gamma", type=real(0.0, 1.0, low_open=True), default=0.995,
-                   help="discount of the value targets (domino-train's default)")
+                   help="discount of the value targets (as domino-train)")
     c.add_argument("--val-fraction", type=real(0.0, 1.0, high_open=True), default=0.05,
                    help="share of the episodes held out to measure agreement with the expert")
     c.add_argument("--seed", type=NON_NEGATIVE, default=0, help="seed of the envs, torch and the evaluations")

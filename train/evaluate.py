@@ -126,7 +126,7 @@ make_env = make_raw_env  # the raw AEC env of a game by name (domino_env.envs.ga
 AGENT_FORMS = {
     "random": "random",
     "greedy": "greedy",
-    "planner": "planner (planner:BUDGET)",
+    "planner": "planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N])",
     "search": "search (search:N)",
     "ppo": "ppo:PATH (a domino-train folder)",
     "rllib": "rllib:PATH (a domino-rllib run)",

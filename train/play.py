@@ -270,7 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
             data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             save_record(data, record)
-            print(f"record of {len(data['actions'])} moves written to {record} "
+            k = len(data["actions"])
+            print(f"record of {k} move{'' if k == 1 else 's'} written to {record} "
                   f"(view it: domino-replay-html {record})", flush=True)
     return status
 

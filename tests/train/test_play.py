@@ -52,7 +52,8 @@ def test_bad_input_gets_a_message_and_a_new_prompt_then_end_of_input_saves_the_r
     assert "game stopped (end of input) before its end" in text
     record = json.loads(rec.read_text())
     assert record["seats"] == ["human", "greedy", "greedy"]
-    assert f"record of {len(record['actions'])} moves written to {rec}" in text
+    k = len(record["actions"])
+    assert f"record of {k} move{'' if k == 1 else 's'} written to {rec}" in text
     # the human made exactly one move; every move, the opponents' too, is reported
     moves = MOVE.findall(text)
     assert moves.count("you") == 1
