@@ -173,10 +173,8 @@ def no_argument(factory: Callable[[Any], Agent]) -> AgentFactory:
 
 def positive_int(spec: str, text: str) -> int:
     """``text`` as an integer >= 1, or a ConfigError naming the agent ``spec``."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
+    # plain decimal digits only: int() would also take " 5", "+5" and "1_0"
+    value = int(text) if text.isascii() and text.isdigit() else 0
     if value < 1:
         raise ConfigError("agent", spec, "a positive integer after the colon")
     return value

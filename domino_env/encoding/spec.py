@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium import spaces
 
+from domino_env.core.errors import ConfigError
+
 #: byte value -> its 8 bits as 8 bytes of 0/1, least significant first: a multi-hot vector from an
 #: int bitmask is ``b"".join(map(BYTE_BITS.__getitem__, mask.to_bytes(n, "little")))``.
 BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
@@ -57,11 +59,17 @@ class ObservationSpec:
         """Named views of a flat observation: ``{field name: array of field.shape}``.
 
         Raises:
-            ValueError: if ``obs`` does not have shape ``(size,)``.
+            ConfigError (a ValueError): if ``obs`` does not have shape ``(size,)``, e.g. an agent
+            built for another seat count or set than the env it plays in.
         """
         obs = np.asarray(obs)
         if obs.shape != (self.size,):
-            raise ValueError(f"observation must have shape ({self.size},), got {obs.shape}")
+            raise ConfigError(
+                "observation",
+                f"shape {obs.shape}",
+                f"shape ({self.size},): the agent was built for other rules (another seat count or "
+                "set?); build it with the env's config (make_agent(name, env.unwrapped.config))",
+            )
         return {f.name: obs[self.slices[f.name]].reshape(f.shape) for f in self.fields}
 
     def markdown_table(self) -> str:

@@ -44,6 +44,16 @@ def test_registry_builds_search_for_every_game(preset):
         make_agent("search:0", config)
     with pytest.raises(ConfigError, match="positive integer"):
         make_agent("search:many", config)
+    for text in (" 5", "+5", "1_0", "5 "):
+        with pytest.raises(ConfigError, match="positive integer"):
+            make_agent(f"search:{text}", config)
+
+
+def test_a_line_planner_at_another_seat_count_is_refused_by_name():
+    """Line games have the same actions at every seat count; the observation tells them apart."""
+    two = make_agent("planner", line_from_preset("block", num_players=2))
+    with pytest.raises(ConfigError, match=r"'observation': got 'shape \(115,\)'.*shape \(91,\)"):
+        evaluate([two, "planner", "planner", "planner"], game="block", rounds=4)
 
 
 def test_deterministic_given_rng_and_picklable():
