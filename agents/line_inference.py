@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from domino_env.core.deal import bits
 from domino_env.core.line import LineState
 
 
@@ -73,18 +74,11 @@ def log_weight(world: LineState, moves: list[tuple[int, int, int, int]], beta: f
         if (fit_l | fit_r) == 1 << tile and not (fit_l and fit_r):
             continue  # a single legal placement: no choice, no evidence
         # log-sum-exp around the heaviest fitting tile: no overflow for any finite beta
-        heavy = [values[i] for fit in (fit_l, fit_r) for i in _bits(fit)]
+        heavy = [values[i] for fit in (fit_l, fit_r) for i in bits(fit)]
         top = max(heavy)
         z = sum(math.exp(beta * (v - top)) for v in heavy)
         total += beta * (values[tile] - top) - math.log(z)
     return total
-
-
-def _bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def resample(worlds: list[Any], logw: list[float], k: int, rng: Any) -> list[Any]:

@@ -41,8 +41,10 @@ from domino_env.agents import make_agent  # noqa: E402
 from domino_env.agents.rollout import playout  # noqa: E402
 from domino_env.core.belief import InformationState  # noqa: E402
 from domino_env.core.config import MexicanTrainConfig, line_from_preset  # noqa: E402
+from domino_env.core.errors import DominoError  # noqa: E402
 from domino_env.core.line import LineState  # noqa: E402
 from domino_env.core.mexican_train import MexicanTrainState  # noqa: E402
+from domino_env.envs.games import make_raw_env as make_env  # noqa: E402
 
 CELLS = {
     "mexican_train_4p_d12": (
@@ -113,8 +115,6 @@ DECISION_GAMES = {
 
 
 def decision_times(spec: str, rounds: int = 3, game: str = "mexican_train_4p_d12") -> dict:
-    from domino_env.train.evaluate import make_env
-
     name, kwargs = DECISION_GAMES[game]
     env = make_env(name, **kwargs)
     agent = make_agent(spec, env.config)
@@ -190,9 +190,6 @@ def main(argv=None) -> None:
     if args.decisions == []:
         parser.error("--decisions needs at least one search agent spec (search, search:N)")
     for spec in args.decisions or []:
-        from domino_env.core.errors import DominoError
-        from domino_env.train.evaluate import make_env
-
         try:
             agent = make_agent(spec, make_env(game, **kwargs).config)
         except DominoError as err:

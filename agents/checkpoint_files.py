@@ -1,0 +1,153 @@
+"""Reading a trained model's files before anything loads them: the model archive and its
+``metadata.json`` (used by :mod:`domino_env.agents.ppo`, which re-exports these names).
+
+A missing or corrupt checkpoint (empty, truncated, random bytes, a damaged member, missing or
+garbled ``metadata.json``) is refused with a :class:`~domino_env.core.errors.CheckpointError`
+that names the file and what is wrong; the command lines print it as one line.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+from domino_env.core.errors import CheckpointError, CheckpointNotFoundError
+
+#: File names inside a model folder written by ``domino-train``.
+MODEL_FILE = "model.zip"
+METADATA_FILE = "metadata.json"
+#: Members of every Stable-Baselines3 model archive (``model.save``) that loading needs.
+SB3_MEMBERS = ("data", "policy.pth")
+#: ``metadata.json`` keys the loader checks a model against (written by ``domino_env.train.ppo``).
+METADATA_KEYS = ("observation_spec_hash", "observation_scaling")
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def check_model_file(model: str | Path) -> None:
+    """Refuse a model archive that cannot be a Stable-Baselines3 model, before loading it.
+
+    Reads the whole file once (CRC of every member), so a damaged archive is named here rather
+    than deep inside ``torch.load``.
+
+    Raises:
+        CheckpointNotFoundError: ``model`` does not exist.
+        CheckpointError: it is empty, not a zip archive (random bytes, another format), truncated
+            (a zip whose end is missing), corrupt (a member fails its CRC), not a Stable-Baselines3
+            model (no ``data`` / ``policy.pth``) or its ``data`` member is not JSON. The message
+            names the file.
+    """
+    model = Path(model)
+    try:
+        size = model.stat().st_size
+        with model.open("rb") as f:
+            head = f.read(4)
+    except FileNotFoundError:
+        raise CheckpointNotFoundError(f"{model}: no such model file") from None
+    except OSError as exc:
+        raise CheckpointError(f"{model}: cannot be read ({exc.strerror or exc})") from None
+    if size == 0:
+        raise CheckpointError(f"{model}: empty file (0 bytes), not a trained model")
+    if not zipfile.is_zipfile(model):
+        if head == _ZIP_MAGIC:
+            raise CheckpointError(
+                f"{model}: truncated zip archive ({size:,} bytes, its end is missing): "
+                "copy or download the model again"
+            )
+        raise CheckpointError(
+            f"{model}: not a zip archive ({size:,} bytes starting with {head!r}); a model written "
+            "by domino-train is a Stable-Baselines3 .zip"
+        )
+    try:
+        with zipfile.ZipFile(model) as zf:
+            names = set(zf.namelist())
+            missing = [m for m in SB3_MEMBERS if m not in names]
+            if missing:
+                raise CheckpointError(
+                    f"{model}: a zip archive but not a Stable-Baselines3 model (no "
+                    f"{', '.join(missing)} inside)"
+                )
+            bad = zf.testzip()
+            if bad is not None:
+                raise CheckpointError(f"{model}: corrupt zip archive (member {bad!r} fails its CRC check)")
+            data = zf.read("data")
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise CheckpointError(f"{model}: corrupt zip archive ({exc})") from None
+    try:
+        json.loads(data)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError
+        raise CheckpointError(
+            f"{model}: corrupt Stable-Baselines3 model (its 'data' member is not JSON)"
+        ) from None
+
+
+def load_metadata(meta: str | Path) -> dict[str, Any]:
+    """The ``metadata.json`` of a model, checked for what loading needs.
+
+    Raises:
+        CheckpointNotFoundError: the file does not exist.
+        CheckpointError: it is empty, not UTF-8 text, not valid JSON (the message gives line and
+            column), not a JSON object, lacks ``observation_spec_hash`` / ``observation_scaling``
+            (strings) or has an ``env_kwargs`` that is not an object. The message names the file.
+    """
+    meta = Path(meta)
+    try:
+        raw = meta.read_bytes()
+    except FileNotFoundError:
+        raise CheckpointNotFoundError(f"{meta}: no such file") from None
+    except OSError as exc:
+        raise CheckpointError(f"{meta}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CheckpointError(f"{meta}: not UTF-8 text (byte {exc.start} is {raw[exc.start:exc.start + 1]!r})") from None
+    if not text.strip():
+        raise CheckpointError(f"{meta}: empty file, not a model's metadata")
+    try:
+        metadata = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(
+            f"{meta}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"{meta}: a JSON object expected, got a {type(metadata).__name__}")
+    missing = [k for k in METADATA_KEYS if not isinstance(metadata.get(k), str)]
+    if missing:
+        raise CheckpointError(
+            f"{meta}: no {' / '.join(missing)} (a string): not the metadata domino-train writes, so "
+            "the model's observation layout cannot be checked"
+        )
+    if not isinstance(metadata.get("env_kwargs", {}), dict):
+        raise CheckpointError(f"{meta}: 'env_kwargs' must be a JSON object")
+    return metadata
+
+
+def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """``(model zip path, metadata dict)`` for a model folder or a model ``.zip`` file, both
+    checked (:func:`check_model_file`, :func:`load_metadata`) before anything loads them.
+
+    Raises:
+        CheckpointNotFoundError: no model or no ``metadata.json`` found (also a
+            ``FileNotFoundError``).
+        CheckpointError: the model archive or the metadata is corrupt (the message names the
+            file and what is wrong).
+    """
+    path = Path(path)
+    if path.is_dir():
+        model, meta = path / MODEL_FILE, path / METADATA_FILE
+    else:
+        model = path if path.suffix == ".zip" else path.with_suffix(".zip")
+        meta = model.parent / METADATA_FILE
+    if not model.is_file():
+        where = f"{path}" if model == path else f"{path} ({model} does not exist)"
+        raise CheckpointNotFoundError(
+            f"no trained model at {where}: give a folder written by domino-train or its .zip"
+        )
+    if not meta.is_file():
+        raise CheckpointNotFoundError(
+            f"no {METADATA_FILE} next to {model}: cannot check the model's observation spec"
+        )
+    check_model_file(model)
+    return model, load_metadata(meta)
