@@ -12,44 +12,16 @@ All three are deterministic given the ``rng`` passed in (only ``random`` uses it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from domino_env.core.config import MexicanTrainConfig
 from domino_env.core.tiles import double_index, tile_count, tile_table
-from domino_env.encoding.mexican_train import decode_observation
 from domino_env.wrappers import random_legal_opponent
 
 from .base import as_config, check_mask_size, no_argument, positive_int, register_agent
-
-
-@dataclass
-class SeatView:
-    """The acting seat's table, decoded from its observation (egocentric slots).
-
-    Attributes:
-        hand: tile indices in the hand, ascending.
-        hand_mask: the same as a bitmask (bit i = tile i).
-        ends: open-end pip of every slot 0..P (own train, the others in turn order, Mexican).
-        in_play: whether each slot's train exists this round.
-        marker: whether each slot's train is public (Mexican: always True when in play).
-        open_doubles: slots whose train ends in an obliging open double.
-        hand_sizes: tiles in each seat's hand (own first, then turn order).
-        boneyard: tiles left to draw.
-        drawn_tile: tile index just drawn by this seat, or -1.
-    """
-
-    hand: list[int]
-    hand_mask: int
-    ends: list[int]
-    in_play: list[bool]
-    marker: list[bool]
-    open_doubles: list[int]
-    hand_sizes: list[int]
-    boneyard: int
-    drawn_tile: int
+from .seat_view import SeatView, observation_view, state_view  # noqa: F401 (re-exported)
 
 
 class _MexicanTrainAgent:
@@ -81,23 +53,7 @@ class _MexicanTrainAgent:
 
     def view(self, observation: np.ndarray) -> SeatView:
         """The structured seat view of ``observation`` (see :class:`SeatView`)."""
-        d = decode_observation(observation, self.num_players, self.max_pip)
-        hand = np.flatnonzero(d["hand"]).tolist()
-        mask = 0
-        for t in hand:
-            mask |= 1 << t
-        drawn = np.flatnonzero(d["drawn_tile"])
-        return SeatView(
-            hand=hand,
-            hand_mask=mask,
-            ends=d["train_end"].argmax(axis=1).tolist(),
-            in_play=(d["train_in_play"] > 0).tolist(),
-            marker=(d["train_marker"] > 0).tolist(),
-            open_doubles=np.flatnonzero(d["train_open_double_order"]).tolist(),
-            hand_sizes=d["hand_sizes"].astype(int).tolist(),
-            boneyard=int(d["boneyard_size"][0]),
-            drawn_tile=int(drawn[0]) if len(drawn) else -1,
-        )
+        return observation_view(observation, self.num_players, self.max_pip)
 
 
 class RandomAgent(_MexicanTrainAgent):
@@ -309,6 +265,30 @@ class PlannerAgent(_MexicanTrainAgent):
             return tile * slots + slot
         key, action, double_ok = self.choose(v, places)
         if not double_ok and self.pass_action in set(legal.tolist()):
+            return self.pass_action  # may_play: keep an uncoverable drawn double
+        return action
+
+    def state_move(self, state: Any) -> int:
+        """The move :meth:`__call__` makes for the seat to act in the engine ``state`` (a running
+        :class:`~domino_env.core.mexican_train.MexicanTrainState` of this agent's rules), read
+        through :func:`state_view` instead of an observation: the same action (tested on every
+        decision of whole games of every preset) without encoding and decoding an observation,
+        which is what rollouts need. Cost: the chain search, about 0.2 ms a decision with
+        several legal actions in Mexican Train 4p double-12."""
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        slots = self.num_players + 1
+        draw = self.draw_action
+        places = [divmod(a, slots) for a in legal if a < draw]
+        if not places:
+            return legal[0]
+        seat = state.current_player
+        if state.hands[seat].bit_count() == 1:  # the last tile goes out and wins the round
+            tile, slot = places[0]
+            return tile * slots + slot
+        _, action, double_ok = self.choose(state_view(state, seat), places)
+        if not double_ok and legal[-1] == self.pass_action:
             return self.pass_action  # may_play: keep an uncoverable drawn double
         return action
 

@@ -20,6 +20,12 @@ in which every tile is placed).
   it sheds its heaviest spare tile (not in the chain) on another train when it can, else plays
   the chain's next tile on its own train, else the heaviest legal placement. The plan is carried
   forward without a new search when the seat follows it, sheds a spare or draws.
+* ``"planner"`` (Mexican Train only): every seat plays the ladder's planner
+  (:class:`~domino_env.agents.mexican_train.PlannerAgent`) move, read from the engine state
+  (:meth:`~domino_env.agents.mexican_train.PlannerAgent.state_move`: the same move as the
+  planner given that seat's observation; tested move for move). About 15x dearer than ``"plan"``
+  (its chain search runs at every decision with a choice), and an exact model of planner seats,
+  which is what Mexican Train search needs (docs/search.md, section 5).
 
 Rules are the engine's own: every action goes through ``state.apply`` (legality checked), so a
 playout can never break a rule.
@@ -33,7 +39,7 @@ import numpy as np
 
 from domino_env.core.line import LineState
 
-ROLLOUT_POLICIES = ("greedy", "random", "plan", "block")
+ROLLOUT_POLICIES = ("greedy", "random", "plan", "block", "planner")
 
 
 def playout(
@@ -41,15 +47,19 @@ def playout(
     policy: str = "greedy",
     rng: np.random.Generator | None = None,
     plans: dict | None = None,
+    planner: Any = None,
 ) -> Any:
     """Play ``state`` (mutated in place: pass a copy) to the end of its round.
 
     Args:
         state: a ``MexicanTrainState`` or ``LineState`` whose round is running (or over).
-        policy: ``"greedy"`` or ``"random"`` (see the module docstring).
+        policy: one of :data:`ROLLOUT_POLICIES` (see the module docstring; ``"block"`` for line
+            games, ``"plan"`` and ``"planner"`` for Mexican Train).
         rng: needed by ``"random"``.
         plans: ``"plan"``: memo ``{(seat's own open end, hand mask): chain}`` (a new dict when
             omitted; share one between playouts of one decision).
+        planner: ``"planner"``: the :class:`~domino_env.agents.mexican_train.PlannerAgent` of the
+            state's rules (built when omitted; reuse one: it memoises its chain searches).
 
     Returns:
         the round result (``state.round_result``).
@@ -70,6 +80,14 @@ def playout(
         _block_line(state)
     elif policy == "plan" and not isinstance(state, LineState):
         _plan_mexican(state, {} if plans is None else plans)
+    elif policy == "planner" and not isinstance(state, LineState):
+        if planner is None:
+            from .mexican_train import PlannerAgent
+
+            planner = PlannerAgent(state.config)
+        move, apply = planner.state_move, state.apply
+        while not state.round_over:
+            apply(move(state))
     else:
         raise ValueError(f"unknown rollout policy {policy!r}; allowed: {ROLLOUT_POLICIES}")
     return state.round_result

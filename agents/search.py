@@ -13,7 +13,9 @@ At each decision with more than one legal action the agent
    same deals, which removes most of the deal-to-deal noise from the differences):
 
    * Mexican Train: one playout to the end of the round (:func:`domino_env.agents.rollout.playout`
-     on engine state, every seat alike, rollout ``"plan"``);
+     on engine state, every seat alike, rollout ``"plan"``; or ``"planner"``, the ladder's planner
+     itself at every seat: an exact model of planner opponents at 15x the cost, no stronger at
+     the same time per decision, docs/search.md section 5);
    * line games (rollout ``"solve"``, the default): the ``"block"`` rollout plays every seat until
      at most ``solve_tiles`` (20; 14 in the draw game) tiles are left in the hands and the
      boneyard, then the exact win/loss of the
@@ -62,11 +64,12 @@ from .line_inference import log_weight, placements, resample
 from .line_solver import LineSolver, solve_or_playout
 from .rollout import playout
 
-#: Default playouts per decision (Mexican Train 4p double-12: well under 100 ms on one core).
+#: Default playouts per decision (Mexican Train 4p double-12 with ``"plan"`` rollouts: about
+#: 65 ms on one core).
 DEFAULT_BUDGET = 200
 #: Line games: the opponent model's weight per pip (line_inference).
 DEFAULT_INFER = 0.5
-ROLLOUTS_MEXICAN = ("plan", "greedy", "random")
+ROLLOUTS_MEXICAN = ("plan", "planner", "greedy", "random")
 ROLLOUTS_LINE = ("solve", "block", "greedy", "random")
 
 
@@ -78,9 +81,10 @@ class SearchAgent:
         budget: playouts per decision N (``search:N``).
         min_worlds: at least this many determinizations per decision.
         pip_weight: weight of the pip margin (per 100 pips) next to the win credit.
-        rollout: rollout policy of :func:`domino_env.agents.rollout.playout` (default ``"plan"`` for Mexican
-            Train), or for line games ``"solve"`` (the default: rollout ``"block"`` then the exact
-            endgame solver).
+        rollout: rollout policy of :func:`domino_env.agents.rollout.playout` (default
+            ``"plan"`` for Mexican Train; ``"planner"``: the planner itself at every seat, about 15x
+            dearer; ``"greedy"``, ``"random"``), or for line games ``"solve"`` (the default:
+            rollout ``"block"`` then the exact endgame solver).
         prior: agent name whose move is kept unless clearly beaten (None: pure search).
         margin: standard errors by which the best action must beat the prior's move.
         solve_tiles: ``"solve"``: tiles left in the hands and the boneyard together at which the
@@ -148,6 +152,11 @@ class SearchAgent:
         # "solve" needs two sides; with three or more (block 4p) the "block" rollout plays to the end
         self._solves = self.rollout == "solve" and (p == 2 or self.teams)
         self._policy = "block" if self.rollout == "solve" else self.rollout
+        self._rollout_planner = None
+        if self._policy == "planner":  # one instance: its chain memo serves every playout
+            from .mexican_train import PlannerAgent
+
+            self._rollout_planner = PlannerAgent(cfg)
         self.oversample = int(oversample)
         self.solve_tiles = int(solve_tiles)
         self.node_limit = int(node_limit)
@@ -249,7 +258,7 @@ class SearchAgent:
                     result = (
                         state.round_result
                         if state.round_over
-                        else playout(state, self._policy, r, plans)
+                        else playout(state, self._policy, r, plans, self._rollout_planner)
                     )
                 totals[i].append(self.value(result, seat))
         return totals

@@ -11,7 +11,7 @@ Cells: Mexican Train (preset ``domino_cubano``, 4 players, double-12) and Cuban 
 players in teams). Mid-round states: 64 positions reached by random legal play (Mexican Train: 20
 actions into the round; Cuban: 8), fixed seeds. A playout = ``state.copy()`` plus play to the end
 of the round with a rollout policy of :mod:`domino_env.agents.rollout` (``random``, ``greedy``; ``plan``
-for Mexican Train), cycling over the positions until ``--seconds`` of CPU time
+and ``planner`` for Mexican Train), cycling over the positions until ``--seconds`` of CPU time
 (``time.process_time``, so other processes on a shared machine do not count against us) have
 passed. It also reports the belief sampler's cost (:meth:`InformationState.sample` per second)
 and the mean engine steps per playout.
@@ -20,7 +20,8 @@ and the mean engine steps per playout.
 determinizations K (decisions with more than
 one legal action, seat 0 against planners in every other seat, ``--decision-rounds`` (3) rounds a
 spec) in the game ``--decision-game``: ``mexican_train_4p_d12`` (default), ``block_2p``, ``draw_2p`` or
-``cuban_4p_teams``.
+``cuban_4p_teams``; ``--decision-rollout POLICY`` times them with another rollout policy (e.g.
+``planner`` in Mexican Train).
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from domino_env.agents import make_agent  # noqa: E402
+from domino_env.agents.mexican_train import PlannerAgent  # noqa: E402
 from domino_env.agents.rollout import playout  # noqa: E402
+from domino_env.agents.search import SearchAgent  # noqa: E402
 from domino_env.core.belief import InformationState  # noqa: E402
 from domino_env.core.config import MexicanTrainConfig, line_from_preset  # noqa: E402
 from domino_env.core.errors import DominoError  # noqa: E402
@@ -51,7 +54,7 @@ CELLS = {
         MexicanTrainState,
         MexicanTrainConfig(),
         20,
-        ("random", "greedy", "plan"),
+        ("random", "greedy", "plan", "planner"),
     ),
     "cuban_4p_d9_teams": (LineState, line_from_preset("cuban"), 8, ("random", "greedy", "block")),
 }
@@ -79,12 +82,13 @@ def measure(states, policy: str, seconds: float) -> dict:
     rng = np.random.default_rng(0)
     n = steps = 0
     plans: dict = {}
+    planner = PlannerAgent(states[0].config) if policy == "planner" else None
     start = time.process_time()
     while time.process_time() - start < seconds:
         for state in states:
             s = state.copy()
             before = len(s.actions)
-            playout(s, policy, rng, plans)
+            playout(s, policy, rng, plans, planner)
             steps += len(s.actions) - before
             n += 1
         if len(plans) > 100_000:
@@ -114,10 +118,21 @@ DECISION_GAMES = {
 }
 
 
-def decision_times(spec: str, rounds: int = 3, game: str = "mexican_train_4p_d12") -> dict:
+def search_agent(spec: str, config, rollout: str | None = None):
+    """The agent of ``spec`` (``search`` / ``search:N``), with rollout policy ``rollout`` instead
+    of its default when given (``SearchAgent``'s ``ConfigError`` names a rollout the game lacks)."""
+    agent = make_agent(spec, config)
+    if rollout is not None and getattr(agent, "wants_info_state", False):
+        agent = SearchAgent(config, budget=agent.budget, rollout=rollout)
+    return agent
+
+
+def decision_times(
+    spec: str, rounds: int = 3, game: str = "mexican_train_4p_d12", rollout: str | None = None
+) -> dict:
     name, kwargs = DECISION_GAMES[game]
     env = make_env(name, **kwargs)
-    agent = make_agent(spec, env.config)
+    agent = search_agent(spec, env.config, rollout)
     planner = make_agent("planner", env.config)
     rng = np.random.default_rng(0)
     times, worlds = [], []
@@ -143,6 +158,7 @@ def decision_times(spec: str, rounds: int = 3, game: str = "mexican_train_4p_d12
     t = np.array(times) * 1e3
     return {
         "game": game,
+        "rollout": agent.rollout,
         "decisions": len(t),
         "mean_ms": float(t.mean()),
         "p90_ms": float(np.percentile(t, 90)),
@@ -176,14 +192,23 @@ def main(argv=None) -> None:
         default=None,
         help="rounds of --decisions per spec (default 3)",
     )
+    parser.add_argument(
+        "--decision-rollout",
+        default=None,
+        metavar="POLICY",
+        help="rollout policy of the --decisions agents instead of their default (e.g. planner "
+        "in Mexican Train: the planner itself at every seat)",
+    )
     args = parser.parse_args(argv)
     # every flag is checked before any measuring starts
     if not (0.01 <= args.seconds <= 600):  # also refuses nan and inf
         parser.error(f"--seconds must be between 0.01 and 600, got {args.seconds}")
     if args.decision_rounds is not None and args.decision_rounds < 1:
         parser.error(f"--decision-rounds must be >= 1, got {args.decision_rounds}")
-    if not args.decisions and (args.decision_game or args.decision_rounds):
-        parser.error("--decision-game and --decision-rounds need --decisions SPEC ...")
+    if not args.decisions and (args.decision_game or args.decision_rounds or args.decision_rollout):
+        parser.error(
+            "--decision-game, --decision-rounds and --decision-rollout need --decisions SPEC ..."
+        )
     args.decision_game = args.decision_game or "mexican_train_4p_d12"
     args.decision_rounds = args.decision_rounds or 3
     game, kwargs = DECISION_GAMES[args.decision_game]
@@ -191,7 +216,7 @@ def main(argv=None) -> None:
         parser.error("--decisions needs at least one search agent spec (search, search:N)")
     for spec in args.decisions or []:
         try:
-            agent = make_agent(spec, make_env(game, **kwargs).config)
+            agent = search_agent(spec, make_env(game, **kwargs).config, args.decision_rollout)
         except DominoError as err:
             parser.error(f"--decisions {spec}: {err}")
         if not getattr(agent, "wants_info_state", False):
@@ -215,9 +240,11 @@ def main(argv=None) -> None:
             )
         print(f"{name:22s} sampler {cell['sampler_per_s']:8.0f} samples/s")
     for spec in args.decisions or []:
-        d = out["decisions"][spec] = decision_times(spec, args.decision_rounds, args.decision_game)
+        d = out["decisions"][spec] = decision_times(
+            spec, args.decision_rounds, args.decision_game, args.decision_rollout
+        )
         print(
-            f"{spec:14s} {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
+            f"{spec:14s} rollout {d['rollout']}: {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
             f"p90 {d['p90_ms']:.1f} ms, max {d['max_ms']:.1f} ms (CPU), "
             f"{d['mean_worlds']:.1f} determinizations on average"
         )

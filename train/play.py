@@ -157,10 +157,12 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
         Stop: ``q`` typed, or the input ended.
     """
     n = len(legal)
-    hint = f"type a number from 1 to {n}, t to show the table again, q to quit"
+    numbers = "1 (the only legal move)" if n == 1 else f"a number from 1 to {n}"
+    hint = f"type {numbers}, t to show the table again, q to quit"
+    prompt = "your move (1): " if n == 1 else f"your move (1-{n}): "
     while True:
         try:
-            text = read(f"your move (1-{n}): ").strip()
+            text = read(prompt).strip()
         except EOFError:
             print()
             raise Stop("end of input") from None

@@ -39,7 +39,6 @@ import json
 import os
 import platform
 import re
-import shlex
 import signal
 import sys
 import time
@@ -66,6 +65,7 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     model_config_of,
     ppo_config,
 )
+from domino_env.train.run_folder import command_line
 
 GAMES = ("mexican_train", "block", "draw", "cuban")
 METADATA_FORMAT = "domino_env.rllib/1"
@@ -355,7 +355,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
         "opponents": domino["opponents"],
         "league": domino["league"],
         "args": vars(args),
-        "command": " ".join(shlex.quote(a) for a in [sys.executable, "-m", "train.rllib", *(argv if argv is not None else sys.argv[1:])]),
+        "command": command_line("train.rllib", list(argv if argv is not None else sys.argv[1:])),
         "versions": _versions(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
     }

@@ -80,7 +80,7 @@ def versions() -> dict[str, str]:
 
 
 #: The console script of each training module (``[project.scripts]`` of ``pyproject.toml``).
-SCRIPTS = {"train.ppo": "domino-train", "train.bc": "domino-bc"}
+SCRIPTS = {"train.ppo": "domino-train", "train.bc": "domino-bc", "train.rllib": "domino-rllib"}
 
 
 def launcher(module: str, argv0: str | None = None) -> str:

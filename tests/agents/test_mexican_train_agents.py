@@ -62,6 +62,32 @@ def test_agents_only_choose_legal_actions(preset, players, max_pip, rules):
     assert seen["n"] > 50
 
 
+@pytest.mark.parametrize("preset,players,max_pip,rules", CASES)
+def test_the_planner_on_engine_state_sees_and_plays_as_from_the_observation(preset, players, max_pip, rules):
+    """``state_view`` (the rollouts' fast path) equals the view decoded from the observation,
+    field by field, and ``state_move`` is the planner's own move, at every decision of whole
+    games of every preset (random, greedy and planner seats)."""
+    from domino_env.agents.mexican_train import state_view
+
+    env = raw_env(preset=preset, num_players=players, max_pip=max_pip, episode="game", **rules)
+    planner = PlannerAgent(env.config)
+    rng = np.random.default_rng(0)
+    seen = {"n": 0, "choices": 0}
+
+    def check(obs, mask):
+        state = env.game_state
+        seat = state.current_player
+        assert state_view(state, seat) == planner.view(obs)
+        assert planner.state_move(state) == planner(obs, mask, rng)
+        seen["n"] += 1
+        seen["choices"] += int(mask.sum() > 1)
+
+    agents = [make_agent(n, env.config) for n in NAMES]
+    for seed in range(2 if max_pip < 12 else 1):
+        drive(env, agents, seed, check, max_steps=400)
+    assert seen["n"] > 50 and seen["choices"] > 10
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_same_seed_same_choices_and_pickle_round_trip(name):
     env = raw_env(num_players=3, max_pip=9)

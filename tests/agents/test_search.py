@@ -120,7 +120,7 @@ def test_quick_chain_and_playouts_finish_rounds():
     chain = quick_chain(12, hand, t)
     assert [t.tiles[i] for i in chain] == [(5, 12), (5, 5), (3, 5), (3, 9)]
     rng = np.random.default_rng(0)
-    for policy in ("greedy", "random", "plan"):
+    for policy in ("greedy", "random", "plan", "planner"):
         state = MexicanTrainState.new_game(MexicanTrainConfig(), rng)
         result = playout(state.copy(), policy, rng)
         assert result.termination in ("went_out", "blocked")
@@ -131,6 +131,25 @@ def test_quick_chain_and_playouts_finish_rounds():
         assert playout(line, policy, rng).termination in ("went_out", "blocked")
     with pytest.raises(ValueError, match="unknown rollout policy"):
         playout(state.copy(), "smart")
+
+
+@pytest.mark.parametrize("rules", [{}, {"num_players": 3, "max_pip": 9, "drawn_tile": "may_play"}])
+def test_the_planner_rollout_plays_the_round_the_planners_play(rules):
+    """Rollout ``"planner"`` from a round's start makes exactly the moves four planner agents
+    make through the env from their observations (the same round, action for action)."""
+    from episode import drive
+
+    from domino_env.agents import PlannerAgent
+
+    env = mexican_train_v0.raw_env(**rules)
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        start = env.game_state.copy()
+        drive(env, [PlannerAgent(env.config)], seed)
+        played = env.game_state.actions
+        result = playout(start, "planner")
+        assert start.actions == played and len(played) > 20
+        assert result.winners == env.game_state.round_result.winners
 
 
 def test_playouts_benchmark_command(tmp_path):
@@ -162,7 +181,12 @@ def test_playouts_benchmark_command(tmp_path):
             "--decisions takes search agent specs (search, search:N), got 'planner'",
         ),
         (["--decisions", "search:0"], "--decisions search:0: invalid config field 'agent'"),
-        (["--decision-rounds", "2"], "--decision-game and --decision-rounds need --decisions"),
+        (["--decision-rounds", "2"], "--decision-game, --decision-rounds and --decision-rollout need --decisions"),
+        (["--decision-rollout", "plan"], "--decision-rollout need --decisions"),
+        (
+            ["--decisions", "search", "--decision-rollout", "solve"],
+            "--decisions search: invalid config field 'rollout'",
+        ),
         (["--json", str(tmp_path / "no" / "x.json")], "does not exist"),
         (["--json", str(tmp_path)], "is a folder"),
         (["--decisions", "ppo:nowhere"], "--decisions ppo:nowhere: no trained model at nowhere"),
@@ -203,6 +227,19 @@ def test_playouts_benchmark_times_line_game_decisions(tmp_path):
     assert "search:10" in run.stdout and "determinizations" in run.stdout
     bad = subprocess.run(cmd[:-1] + ["0"], cwd=root, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--decision-rounds must be >= 1" in bad.stderr
+
+
+def test_playouts_benchmark_times_decisions_with_another_rollout(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "benchmarks/playouts.py", "--seconds", "0.01", "--json", str(out),
+           "--decisions", "search:4", "--decision-rounds", "1"]  # fmt: skip
+    for flags, rollout in (([], "plan"), (["--decision-rollout", "planner"], "planner")):
+        run = subprocess.run(cmd + flags, cwd=root, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        d = json.loads(out.read_text())["decisions"]["search:4"]
+        assert d["rollout"] == rollout and d["decisions"] >= 1
+        assert f"search:4       rollout {rollout}:" in run.stdout
 
 
 def test_an_empty_budget_after_the_colon_is_refused():

@@ -42,8 +42,10 @@ def test_bad_input_gets_a_message_and_a_new_prompt_then_end_of_input_saves_the_r
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stdout + out.stderr
     text = out.stdout
-    assert "'abc' is not a move number: type a number from 1 to" in text
-    assert "no move typed: type a number from 1 to" in text
+    # this first turn has one legal move (4-9 on the own train): the prompt offers it alone
+    assert "your move (1): " in text and "your move (1-" not in text.split("you: place")[0]
+    assert "'abc' is not a move number: type 1 (the only legal move)" in text
+    assert "no move typed: type 1 (the only legal move)" in text
     assert "there is no move 99" in text and "there is no move 0" in text
     assert "there is no move -1" in text
     # "t" shows the table again: the same turn's table is printed twice before the move is made
@@ -170,11 +172,11 @@ def test_typed_in_tmux_with_a_typo_a_move_and_ctrl_c(tmp_path):
     )
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", command], check=True)
     try:
-        _wait_for(session, "your move (1-")
+        _wait_for(session, "your move (1")
         subprocess.run(["tmux", "send-keys", "-t", session, "x7", "Enter"], check=True)
         _wait_for(session, "'x7' is not a move number")
         subprocess.run(["tmux", "send-keys", "-t", session, "1", "Enter"], check=True)
-        _wait_for(session, "your move (1-", count=2)
+        _wait_for(session, "your move (1", count=2)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
         screen = _wait_for(session, "interrupted (Ctrl-C)")
         end = time.monotonic() + 30
@@ -202,3 +204,22 @@ def test_console_script_runs_through_train_cli(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], input="q\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "game stopped (you quit)" in out.stdout and load_record(rec)["env_id"] == "dominoes/draw-v0"
+
+
+def test_the_prompt_for_a_single_legal_move_offers_that_move_alone(capsys):
+    from domino_env.train.play import read_move
+
+    prompts: list[str] = []
+    typed = iter(["2", "1"])
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(typed)
+
+    assert read_move([457], show=lambda: None, read=read) == 457
+    assert prompts == ["your move (1): "] * 2
+    assert "there is no move 2: type 1 (the only legal move), t to show" in capsys.readouterr().out
+    prompts.clear()
+    typed = iter(["3"])
+    assert read_move([4, 9, 11], show=lambda: None, read=read) == 11
+    assert prompts == ["your move (1-3): "]

@@ -228,6 +228,10 @@ def test_the_resume_hint_and_the_recorded_command_name_how_the_run_was_started()
 
     assert launcher("train.ppo", "/venv/bin/domino-train") == "domino-train"
     assert launcher("train.bc", "/venv/bin/domino-bc") == "domino-bc"
+    assert launcher("train.rllib", "/venv/bin/domino-rllib") == "domino-rllib"
+    assert command_line("train.rllib", ["--iterations", "1"], "/repo/train/rllib.py") == (
+        "python -m domino_env.train.rllib --iterations 1"
+    )
     for argv0 in ("/repo/train/ppo.py", "/venv/bin/domino-bc", "-c"):
         assert launcher("train.ppo", argv0) == "python -m domino_env.train.ppo"
     assert command_line("train.ppo", ["--out", "a b"], "/venv/bin/domino-train") == "domino-train --out 'a b'"

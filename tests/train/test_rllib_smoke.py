@@ -68,6 +68,8 @@ def test_mexican_train_smoke_run(mt_run):
     assert meta["env_config"]["num_players"] == 2 and meta["mode"] == "opponents"
     assert set(meta["opponents"].values()) == {"random", "greedy"}
     assert meta["versions"]["ray"].startswith("2.") and not meta["interrupted"]
+    # the command that reproduces the run, runnable from any folder (not the interpreter's path)
+    assert meta["command"].startswith("python -m domino_env.train.rllib --game mexican_train ")
     assert (mt_run / "checkpoint" / METADATA_FILE).is_file()
 
 
