@@ -176,7 +176,10 @@ def test_typed_in_tmux_with_a_typo_a_move_and_ctrl_c(tmp_path):
         subprocess.run(["tmux", "send-keys", "-t", session, "x7", "Enter"], check=True)
         _wait_for(session, "'x7' is not a move number")
         subprocess.run(["tmux", "send-keys", "-t", session, "1", "Enter"], check=True)
-        _wait_for(session, "your move (1", count=2)
+        # the re-prompt after the typo is the 2nd prompt: wait for the move and the 3rd prompt
+        # (Ctrl-C sent before the move is made lost the race under load)
+        _wait_for(session, "you: ")
+        _wait_for(session, "your move (1", count=3)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
         screen = _wait_for(session, "interrupted (Ctrl-C)")
         end = time.monotonic() + 30
