@@ -84,11 +84,15 @@ def strip_tables(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def summary_markdown(results: dict[str, dict[str, Any]], label: str = "ppo") -> str:
-    """One Markdown row per ladder opponent: the learner's win rate, CIs and pips against P-1 of it."""
+def summary_markdown(
+    results: dict[str, dict[str, Any]], label: str = "ppo", num_players: int | None = None
+) -> str:
+    """One Markdown row per ladder opponent: the learner's win rate, CIs and pips against P-1 of it
+    (``num_players`` 2: the columns say "opponent's")."""
     from domino_env.train.evaluate import deal_interval_text
+    their = "opponent's" if num_players == 2 else "opponents'"
     rows = [
-        f"| opponents | rounds | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | opponents' mean pips | opponents' win rate |",
+        f"| opponents | rounds | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | {their} mean pips | {their} win rate |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for opp, r in results.items():
@@ -115,12 +119,14 @@ def summary_title(model: Any, results: dict[str, dict[str, Any]], p: int) -> str
     )
 
 
-def final_evaluation_markdown(results: dict[str, dict[str, Any]], model: str, seed: int) -> str:
+def final_evaluation_markdown(
+    results: dict[str, dict[str, Any]], model: str, seed: int, num_players: int | None = None
+) -> str:
     """The ``final_evaluation.md`` of a run folder: the summary and every tournament table (the
     header gives the rounds each row played, :func:`rounds_played`)."""
     return (
         f"Final evaluation of {model} ({rounds_played(results)} duplicate-deal rounds per row, seed {seed}):\n\n"
-        + summary_markdown(results)
+        + summary_markdown(results, num_players=num_players)
         + "\n\n"
         + "\n\n".join(f"vs {o}:\n\n{r['table']}" for o, r in results.items())
         + "\n"
@@ -173,7 +179,9 @@ def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: 
         final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
                                    eval_seed, workers, args.episode, game)  # fmt: skip
         (folder.path / FINAL_EVALUATION_FILE).write_text(
-            final_evaluation_markdown(final, str(folder.path / MODEL_FILE), eval_seed)
+            final_evaluation_markdown(
+                final, str(folder.path / MODEL_FILE), eval_seed, rules.get("num_players")
+            )
         )
     folder.write_metadata(
         status="done",

@@ -219,8 +219,11 @@ def test_a_run_records_the_command_as_started_and_its_summary_the_rounds_played(
     assert f"run/model.zip: {played} duplicate-deal rounds vs {opponents} of each ladder agent | 64 steps" in res.stdout
     assert ("pips (1 opponent) " if players == 2 else f"pips ({players - 1} opponents) ") in res.stdout
     assert re.search(rf"│ {players - 1} x random │ +{played} │", res.stdout), res.stdout
-    assert (tmp_path / "run" / "final_evaluation.md").read_text().startswith(
+    final = (tmp_path / "run" / "final_evaluation.md").read_text()
+    assert final.startswith(
         f"Final evaluation of run/model.zip ({played} duplicate-deal rounds per row, seed 1001):\n")
+    their = "opponent's" if players == 2 else "opponents'"
+    assert f"| {their} mean pips | {their} win rate |" in final
 
 
 def test_the_resume_hint_and_the_recorded_command_name_how_the_run_was_started():
