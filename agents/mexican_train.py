@@ -252,21 +252,8 @@ class PlannerAgent(_MexicanTrainAgent):
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
         check_mask_size(self, action_mask)
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        places = self.placements(legal)
-        if not places:
-            return int(legal[0])
-        slots = self.num_players + 1
-        v = self.view(observation)
-        if len(v.hand) == 1:  # the last tile goes out and wins the round
-            tile, slot = places[0]
-            return tile * slots + slot
-        key, action, double_ok = self.choose(v, places)
-        if not double_ok and self.pass_action in set(legal.tolist()):
-            return self.pass_action  # may_play: keep an uncoverable drawn double
-        return action
+        legal = np.flatnonzero(action_mask).tolist()
+        return self._move(legal, lambda: self.view(observation))
 
     def state_move(self, state: Any) -> int:
         """The move :meth:`__call__` makes for the seat to act in the engine ``state`` (a running
@@ -275,19 +262,21 @@ class PlannerAgent(_MexicanTrainAgent):
         decision of whole games of every preset) without encoding and decoding an observation,
         which is what rollouts need. Cost: the chain search, about 0.2 ms a decision with
         several legal actions in Mexican Train 4p double-12."""
-        legal = state.legal_actions()
+        return self._move(state.legal_actions(), lambda: state_view(state, state.current_player))
+
+    def _move(self, legal: list[int], view: Any) -> int:
+        """The decision of :meth:`__call__` from the legal actions (ascending) and a callable that
+        returns the seat's :class:`SeatView` (built only when there is a choice to make)."""
         if len(legal) == 1:
             return legal[0]
-        slots = self.num_players + 1
-        draw = self.draw_action
-        places = [divmod(a, slots) for a in legal if a < draw]
+        places = self.placements(legal)
         if not places:
             return legal[0]
-        seat = state.current_player
-        if state.hands[seat].bit_count() == 1:  # the last tile goes out and wins the round
+        v = view()
+        if len(v.hand) == 1:  # the last tile goes out and wins the round
             tile, slot = places[0]
-            return tile * slots + slot
-        _, action, double_ok = self.choose(state_view(state, seat), places)
+            return tile * (self.num_players + 1) + slot
+        _, action, double_ok = self.choose(v, places)
         if not double_ok and legal[-1] == self.pass_action:
             return self.pass_action  # may_play: keep an uncoverable drawn double
         return action
