@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.agents.mexican_train import PlannerAgent  # noqa: E402
 from domino_env.agents.rollout import playout  # noqa: E402
-from domino_env.agents.search import SearchAgent  # noqa: E402
+from domino_env.agents.search import ROLLOUTS_LINE, ROLLOUTS_MEXICAN, SearchAgent  # noqa: E402
 from domino_env.core.belief import InformationState  # noqa: E402
 from domino_env.core.config import MexicanTrainConfig, line_from_preset  # noqa: E402
 from domino_env.core.errors import DominoError  # noqa: E402
@@ -205,7 +205,8 @@ def main(argv=None) -> None:
         parser.error(f"--seconds must be between 0.01 and 600, got {args.seconds}")
     if args.decision_rounds is not None and args.decision_rounds < 1:
         parser.error(f"--decision-rounds must be >= 1, got {args.decision_rounds}")
-    if not args.decisions and (args.decision_game or args.decision_rounds or args.decision_rollout):
+    given = (args.decision_game, args.decision_rounds, args.decision_rollout)
+    if not args.decisions and any(v is not None for v in given):  # also an empty --decision-rollout ''
         parser.error(
             "--decision-game, --decision-rounds and --decision-rollout need --decisions SPEC ..."
         )
@@ -214,6 +215,12 @@ def main(argv=None) -> None:
     game, kwargs = DECISION_GAMES[args.decision_game]
     if args.decisions == []:
         parser.error("--decisions needs at least one search agent spec (search, search:N)")
+    rollouts = ROLLOUTS_MEXICAN if game == "mexican_train" else ROLLOUTS_LINE
+    if args.decision_rollout is not None and args.decision_rollout not in rollouts:
+        parser.error(
+            f"--decision-rollout must be one of {rollouts} for --decision-game "
+            f"{args.decision_game}, got {args.decision_rollout!r}"
+        )
     for spec in args.decisions or []:
         try:
             agent = search_agent(spec, make_env(game, **kwargs).config, args.decision_rollout)

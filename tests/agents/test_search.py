@@ -185,8 +185,15 @@ def test_playouts_benchmark_command(tmp_path):
         (["--decision-rollout", "plan"], "--decision-rollout need --decisions"),
         (
             ["--decisions", "search", "--decision-rollout", "solve"],
-            "--decisions search: invalid config field 'rollout'",
+            "--decision-rollout must be one of ('plan', 'planner', 'greedy', 'random') for "
+            "--decision-game mexican_train_4p_d12, got 'solve'",
         ),
+        (
+            ["--decisions", "search", "--decision-game", "block_2p", "--decision-rollout", "planner"],
+            "--decision-rollout must be one of ('solve', 'block', 'greedy', 'random') for "
+            "--decision-game block_2p, got 'planner'",
+        ),
+        (["--decision-rollout", ""], "--decision-rollout need --decisions"),
         (["--json", str(tmp_path / "no" / "x.json")], "does not exist"),
         (["--json", str(tmp_path)], "is a folder"),
         (["--decisions", "ppo:nowhere"], "--decisions ppo:nowhere: no trained model at nowhere"),
