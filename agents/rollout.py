@@ -40,6 +40,9 @@ import numpy as np
 from domino_env.core.line import LineState
 
 ROLLOUT_POLICIES = ("greedy", "random", "plan", "block", "planner")
+#: The policies that play each game family.
+LINE_POLICIES = ("greedy", "random", "block")
+MEXICAN_POLICIES = ("greedy", "random", "plan", "planner")
 
 
 def playout(
@@ -65,7 +68,8 @@ def playout(
         the round result (``state.round_result``).
 
     Raises:
-        ValueError: unknown policy, or ``"random"`` without ``rng``.
+        ValueError: unknown policy, a policy of the other game family (named as such, with this
+            game's policies), or ``"random"`` without ``rng``.
     """
     if policy == "greedy":
         if isinstance(state, LineState):
@@ -89,7 +93,14 @@ def playout(
         while not state.round_over:
             apply(move(state))
     else:
-        raise ValueError(f"unknown rollout policy {policy!r}; allowed: {ROLLOUT_POLICIES}")
+        line = isinstance(state, LineState)
+        kind, allowed = (
+            ("line games", LINE_POLICIES) if line else ("Mexican Train", MEXICAN_POLICIES)
+        )
+        known = (
+            "not a rollout policy of" if policy in ROLLOUT_POLICIES else "unknown rollout policy in"
+        )
+        raise ValueError(f"{policy!r}: {known} {kind}; allowed: {allowed}")
     return state.round_result
 
 

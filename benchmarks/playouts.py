@@ -206,7 +206,8 @@ def main(argv=None) -> None:
     if args.decision_rounds is not None and args.decision_rounds < 1:
         parser.error(f"--decision-rounds must be >= 1, got {args.decision_rounds}")
     given = (args.decision_game, args.decision_rounds, args.decision_rollout)
-    if not args.decisions and any(v is not None for v in given):  # also an empty --decision-rollout ''
+    # "is not None": an empty value (--decision-rollout "") counts as given
+    if not args.decisions and any(v is not None for v in given):
         parser.error(
             "--decision-game, --decision-rounds and --decision-rollout need --decisions SPEC ..."
         )

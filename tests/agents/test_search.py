@@ -131,6 +131,11 @@ def test_quick_chain_and_playouts_finish_rounds():
         assert playout(line, policy, rng).termination in ("went_out", "blocked")
     with pytest.raises(ValueError, match="unknown rollout policy"):
         playout(state.copy(), "smart")
+    # a policy of the other game family: named as such, with this game's policies
+    with pytest.raises(ValueError, match=r"'planner': not a rollout policy of line games; allowed: \('greedy', 'random', 'block'\)"):
+        playout(line.copy(), "planner")
+    with pytest.raises(ValueError, match=r"'block': not a rollout policy of Mexican Train; allowed: \('greedy', 'random', 'plan', 'planner'\)"):
+        playout(state.copy(), "block")
 
 
 @pytest.mark.parametrize("rules", [{}, {"num_players": 3, "max_pip": 9, "drawn_tile": "may_play"}])
