@@ -254,6 +254,23 @@ def test_playouts_benchmark_times_decisions_with_another_rollout(tmp_path):
         assert f"search:4       rollout {rollout}:" in run.stdout
 
 
+def test_search_oracle_benchmark_sees_the_true_state(tmp_path):
+    """benchmarks/search_oracle.py: search handed the real state; with planner rollouts in Mexican
+    Train it predicts the planners exactly and wins nearly every round (parity 0.25)."""
+    root = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "benchmarks/search_oracle.py", "--rounds", "8"]
+    run = subprocess.run([*cmd, "--rollout", "planner"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rate = float(run.stdout.split("win rate ")[1].split()[0])
+    assert rate >= 0.75 and "over 8 rounds, seed 0" in run.stdout
+    for flags, message in (
+        (["--game", "block", "--rollout", "plan"], "--rollout must be one of ('solve', 'block'"),
+        (["--rounds", "0"], "--rounds must be >= 1, got 0"),
+    ):
+        bad = subprocess.run([*cmd, *flags], cwd=root, capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
 def test_an_empty_budget_after_the_colon_is_refused():
     from domino_env.core.errors import ConfigError
 

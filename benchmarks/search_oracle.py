@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""How strong search is when it sees everything: an upper bound for determinized search.
+
+Run from the repository root in the project's virtual environment::
+
+    .venv/bin/python benchmarks/search_oracle.py --rollout planner --rounds 400
+    .venv/bin/python benchmarks/search_oracle.py --rollout plan --budget 200 --rounds 400
+    .venv/bin/python benchmarks/search_oracle.py --game block --rollout solve --rounds 600
+
+Seat 0 is a :class:`~domino_env.agents.search.SearchAgent` whose only determinization is the
+**true** state of the round (every hand, the boneyard order), against planners in every other
+seat (Mexican Train: 4 players, double-12, default rules; block: 2 players), in a duplicate-deal
+tournament (``train.evaluate``, seed ``--seed``, one process). Everything else is the real agent:
+the planner prior, the playouts or the endgame solver, the margin test. The true state enters
+through the tournament's ``info_state`` hook, replaced in this process only by one whose
+``sample`` returns a copy of the real state; with at least 2 copies of that one world the paired
+differences have no noise, so the agent plays the best action of its playouts whenever it differs
+from the prior's. The gap between this and the real agent (``train.evaluate --agents search ...``)
+is what hidden information costs search; the gap between this and a win every round is what its
+rollout's model of the other seats costs (docs/search.md, section 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+import domino_env.train.tournament as tournament  # noqa: E402
+from domino_env.agents.search import ROLLOUTS_LINE, ROLLOUTS_MEXICAN, SearchAgent  # noqa: E402
+from domino_env.core.config import MexicanTrainConfig, line_from_preset  # noqa: E402
+from domino_env.train.evaluate import evaluate  # noqa: E402
+
+
+class TrueState:
+    """Stands in for the seat's InformationState: every sample is the real state."""
+
+    def __init__(self, state, seat: int):
+        self.seat = seat
+        self.public = state.copy()  # the rules check reads public.config
+
+    def sample(self, rng):
+        return self.public.copy()
+
+
+def oracle_kwargs(agent, state, seat: int) -> dict:
+    return {"info_state": TrueState(state, seat)} if getattr(agent, "wants_info_state", False) else {}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--game", choices=("mexican_train", "block"), default="mexican_train")
+    parser.add_argument("--rollout", default=None, help="the search rollout (default: the game's)")
+    parser.add_argument("--budget", type=int, default=2, help="playouts per decision (default 2)")
+    parser.add_argument("--rounds", type=int, default=400, help="rounds (default 400)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    args = parser.parse_args(argv)
+    allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE
+    if args.rollout is not None and args.rollout not in allowed:
+        parser.error(f"--rollout must be one of {allowed} for --game {args.game}, got {args.rollout!r}")
+    for flag, value, low in (("--budget", args.budget, 1), ("--rounds", args.rounds, 1), ("--seed", args.seed, 0)):
+        if value < low:
+            parser.error(f"{flag} must be >= {low}, got {value}")
+    if args.game == "mexican_train":
+        config, players = MexicanTrainConfig(), 4
+    else:
+        config, players = line_from_preset("block", num_players=2), 2
+    agent = SearchAgent(config, budget=args.budget, min_worlds=2, rollout=args.rollout)
+    agent.name = "oracle"
+    tournament.info_state_kwargs = oracle_kwargs  # this process only: workers=1 below
+    res = evaluate(
+        [agent] + ["planner"] * (players - 1), rounds=args.rounds, seed=args.seed, workers=1,
+        game=args.game, num_players=players,
+    )  # fmt: skip
+    s = res.stats_for("oracle")
+    lo, hi = s.ci95_deal
+    print(
+        f"oracle search ({args.game}, rollout {agent.rollout}, budget {args.budget}) vs planners: "
+        f"win rate {s.win_rate:.3f} [{lo:.3f}, {hi:.3f}] over {s.seat_episodes} rounds, seed {args.seed}"
+    )
+
+
+if __name__ == "__main__":
+    main()
