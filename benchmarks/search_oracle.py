@@ -7,11 +7,14 @@ Run from the repository root in the project's virtual environment::
     .venv/bin/python benchmarks/search_oracle.py --rollout plan --budget 200 --rounds 400
     .venv/bin/python benchmarks/search_oracle.py --game block --rollout solve --rounds 600
 
-Seat 0 is a :class:`~domino_env.agents.search.SearchAgent` whose only determinization is the
-**true** state of the round (every hand, the boneyard order), against planners in every other
-seat (Mexican Train: 4 players, double-12, default rules; block: 2 players), in a duplicate-deal
-tournament (``train.evaluate``, seed ``--seed``, one process). Everything else is the real agent:
-the planner prior, the playouts or the endgame solver, the margin test. The true state enters
+One :class:`~domino_env.agents.search.SearchAgent` whose only determinization is the **true**
+state of the round (every hand, the boneyard order) plays against planners in every other seat
+(Mexican Train: 4 players, double-12, default rules; block: 2 players), in a duplicate-deal
+tournament (``train.evaluate``: every deal in every seat rotation, so ``--rounds`` is rounded up
+to a multiple of the player count; seed ``--seed``, one process). Everything else is the real
+agent: the planner prior, the playouts or the endgame solver, the margin test; only the budget
+(default 2, not the agent's 200) and ``min_worlds`` (2, not 4) differ, since copies of one world
+add nothing when the rollout is deterministic (every rollout but ``random``). The true state enters
 through the tournament's ``info_state`` hook, replaced in this process only by one whose
 ``sample`` returns a copy of the real state; with at least 2 copies of that one world the paired
 differences have no noise, so the agent plays the best action of its playouts whenever it differs
@@ -56,7 +59,12 @@ def main(argv=None) -> None:
     parser.add_argument("--game", choices=("mexican_train", "block"), default="mexican_train")
     parser.add_argument("--rollout", default=None, help="the search rollout (default: the game's)")
     parser.add_argument("--budget", type=int, default=2, help="playouts per decision (default 2)")
-    parser.add_argument("--rounds", type=int, default=400, help="rounds (default 400)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=400,
+        help="rounds, rounded up to a multiple of the players (default 400)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     args = parser.parse_args(argv)
     allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE

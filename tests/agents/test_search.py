@@ -271,6 +271,26 @@ def test_search_oracle_benchmark_sees_the_true_state(tmp_path):
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
 
 
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--budget", "0"], "--budget must be >= 1, got 0"),
+        (["--budget", "-3"], "--budget must be >= 1, got -3"),
+        (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--rollout", "solve"], "--rollout must be one of ('plan', 'planner'"),
+        (["--rollout", ""], "for --game mexican_train, got ''"),
+        (["--game", "cuban"], "argument --game: invalid choice: 'cuban'"),
+    ],
+)
+def test_search_oracle_refuses_bad_flags_before_any_work(flags, message):
+    """Every bad flag of benchmarks/search_oracle.py is an argparse error naming it (exit 2), with
+    nothing on stdout (no tournament started)."""
+    root = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "benchmarks/search_oracle.py", *flags]
+    bad = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and message in bad.stderr and bad.stdout == "", bad.stderr
+
+
 def test_an_empty_budget_after_the_colon_is_refused():
     from domino_env.core.errors import ConfigError
 
