@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.train.learner_env import LearnerEnv
+from domino_env.wrappers import info_state_kwargs
 
 #: Arrays of a dataset file (``np.savez``), one row per learner decision.
 DATASET_KEYS = ("observations", "masks", "actions", "returns", "episodes")
@@ -34,7 +35,8 @@ def collect(
 
     Args:
         env: the training env (the learner's seat, opponents and reward).
-        expert: the agent whose action labels every decision.
+        expert: the agent whose action labels every decision (an agent with
+            ``wants_info_state``, e.g. ``search``, also gets the learner seat's public history).
         samples: decisions to record (the last episode is finished, so a few more come back).
         seed: seeds the env (the first ``reset``) and the choice between expert and ``policy``.
         gamma: discount of the returns to go.
@@ -53,6 +55,7 @@ def collect(
     from tqdm import tqdm
 
     rng = np.random.default_rng([seed, 11])
+    single = env.unwrapped  # the learner's SingleAgentEnv: its AEC env and (per episode) seat
     obs_rows, mask_rows, actions, returns, episodes = [], [], [], [], []
     episode = first_episode
     bar = tqdm(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
@@ -63,7 +66,9 @@ def collect(
         while not done:
             raw = env.raw_observation
             mask = env.action_masks()
-            label = int(expert(raw, mask, rng))
+            # search experts read the seat's public history (agents.base: info_state)
+            extra = info_state_kwargs(expert, single.aec.game_state, single.learner_seat)
+            label = int(expert(raw, mask, rng, **extra))
             play = label
             if policy is not None and rng.random() >= beta:
                 play = int(policy(raw, mask, rng))

@@ -64,6 +64,31 @@ def test_the_dataset_holds_the_experts_decisions_and_the_returns():
     assert collect(env, planner, 300, seed=4, gamma=0.9)["actions"].tolist() == data["actions"].tolist()
 
 
+def test_an_expert_that_wants_the_public_history_gets_the_learner_seats():
+    """``search`` as the expert (``domino-bc --expert search:N``): collect passes it the learner
+    seat's InformationState, whose own hand is the hand of the observation it labels."""
+    from domino_env.agents.seat_view import observation_view
+
+    rules = {"num_players": 3, "max_pip": 9}
+    env = LearnerEnv(rules, ["greedy"], reward="mixed")
+    seen = []
+
+    class Spy:
+        wants_info_state = True
+
+        def __call__(self, obs, mask, rng, info_state=None):
+            seat = info_state.seat
+            seen.append(info_state.public.hands[seat] == observation_view(obs, 3, 9).hand_mask)
+            return int(np.flatnonzero(mask)[0])
+
+    collect(env, Spy(), 60, seed=4, gamma=0.9)
+    assert len(seen) >= 60 and all(seen)
+    data = collect(env, make_agent("search:4", rules), 30, seed=4, gamma=0.9)
+    for i in range(len(data["actions"])):
+        mask = np.unpackbits(data["masks"][i], count=env.action_space.n).astype(bool)
+        assert mask[data["actions"][i]]
+
+
 def test_smoke_run_writes_a_loadable_model_folder(bc_run):
     out, data, res = bc_run
     # two players: one opponent per tournament, named in the singular
