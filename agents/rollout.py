@@ -40,10 +40,10 @@ import numpy as np
 
 from domino_env.core.line import LineState
 
-ROLLOUT_POLICIES = ("greedy", "random", "plan", "block", "planner")
-#: The policies that play each game family.
+#: The policies that play each game family, and all of them.
 LINE_POLICIES = ("greedy", "random", "block")
 MEXICAN_POLICIES = ("greedy", "random", "plan", "planner")
+ROLLOUT_POLICIES = tuple(dict.fromkeys(LINE_POLICIES + MEXICAN_POLICIES))
 
 
 def playout(
