@@ -122,6 +122,22 @@ class LinePlannerAgent(_LineAgent):
         tile, end = places[best]
         return 2 * tile + end
 
+    def rank_actions(
+        self, observation: np.ndarray, legal: list[int], rng: np.random.Generator
+    ) -> list[int]:
+        """The legal actions (``legal``: ascending ints), the planner's move first, then the other
+        placements by their rule score (:meth:`score_moves`, drawing its closing estimates from
+        ``rng``; ties: the lower action, as the planner breaks them), then DRAW / PASS / ANNUL.
+        What ``search`` uses to look at the planner's best few moves only (``candidates``)."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[legal] = 1
+        move = int(self(observation, mask, rng))
+        places = [p for p in self.placements(legal) if 2 * p[0] + p[1] != move]
+        scores = self.score_moves(self.view(observation), places, rng) if places else []
+        ranked = sorted(((-s, 2 * t + e) for s, (t, e) in zip(scores, places, strict=True)))
+        rest = [a for a in legal if a >= self.draw_action and a != move]
+        return [move] + [a for _, a in ranked] + rest
+
     def should_annul(self, v: LineSeatView) -> bool:
         """Rule 7: annul when at least ``annul_uncovered`` doubles of the hand are uncovered."""
         uncovered = 0
@@ -360,7 +376,9 @@ def _planner(config: LineConfig, arg: str | None) -> LinePlannerAgent:
     if arg == "search":
         return LinePlannerAgent(config, rollouts=32)
     if arg.startswith("search="):
-        return LinePlannerAgent(config, rollouts=positive_int(spec, arg[len("search="):]))
+        return LinePlannerAgent(config, rollouts=positive_int(spec, arg[len("search=") :]))
     if arg.isdigit():
         return LinePlannerAgent(config, samples=positive_int(spec, arg))
-    raise ConfigError("agent", spec, "planner, planner:N, planner:search or planner:search=N (N >= 1)")
+    raise ConfigError(
+        "agent", spec, "planner, planner:N, planner:search or planner:search=N (N >= 1)"
+    )

@@ -281,6 +281,33 @@ class PlannerAgent(_MexicanTrainAgent):
             return self.pass_action  # may_play: keep an uncoverable drawn double
         return action
 
+    def rank_actions(
+        self, observation: np.ndarray, legal: list[int], rng: np.random.Generator | None = None
+    ) -> list[int]:
+        """The legal actions (``legal``: ascending ints), the planner's move first, then the other
+        placements by their exact sort key (:meth:`placement_keys`; ties: the higher action),
+        then DRAW / PASS. What ``search`` uses to look at the planner's best few moves only
+        (``candidates``; ``rng`` unused: the planner is deterministic). The order after the first
+        can differ from :meth:`choose`'s in the rare positions where its lazy re-planning bound is
+        not an upper bound (the budget-limited chain search): the move itself is always the
+        planner's."""
+        cache: list[SeatView] = []
+
+        def view() -> SeatView:
+            if not cache:
+                cache.append(self.view(observation))
+            return cache[0]
+
+        move = self._move(legal, view)
+        slots = self.num_players + 1
+        places = [p for p in self.placements(legal) if p[0] * slots + p[1] != move]
+        keys = self.placement_keys(view(), places) if places else []
+        ranked = sorted(
+            ((k[0], t * slots + s) for k, (t, s) in zip(keys, places, strict=True)), reverse=True
+        )
+        rest = [a for a in legal if a >= self.draw_action and a != move]
+        return [move] + [a for _, a in ranked] + rest
+
     def _chain(self, end: int, hand_mask: int, budget: int, adj: list) -> tuple[list[int], int]:
         """:meth:`longest_chain` through a bounded memo (a pure function of its arguments, so the
         memo never changes a decision; consecutive decisions often ask for the same chain)."""
@@ -319,7 +346,11 @@ class PlannerAgent(_MexicanTrainAgent):
         for bound, tile, slot, double_ok, replan in pending:
             if best is not None and bound <= best[0]:
                 break
-            cand = (self._replanned_key(ctx, bound, tile, slot, *replan), tile * slots + slot, double_ok)
+            cand = (
+                self._replanned_key(ctx, bound, tile, slot, *replan),
+                tile * slots + slot,
+                double_ok,
+            )
             if best is None or cand > best:
                 best = cand
         return best
@@ -340,7 +371,12 @@ class PlannerAgent(_MexicanTrainAgent):
             if replan is not None:
                 key = self._replanned_key(ctx, key, tile, slot, *replan)
             out.append(
-                (key, double_ok, bool(ctx["in_chain"] >> tile & 1), slot == 0 and tile == ctx["first"])
+                (
+                    key,
+                    double_ok,
+                    bool(ctx["in_chain"] >> tile & 1),
+                    slot == 0 and tile == ctx["first"],
+                )
             )
         return out
 
@@ -409,7 +445,9 @@ class PlannerAgent(_MexicanTrainAgent):
         """The exact key of a plan-breaking placement (re-plan with ``budget // 8`` nodes)."""
         after = self._chain(end, rest, max(1, self.budget // 8), ctx["adj"])[1]
         value = self.weights[tile] + after
-        lift = int(ctx["v"].marker[0] and slot == 0 and value >= ctx["chain_w"] and self.lift_marker)
+        lift = int(
+            ctx["v"].marker[0] and slot == 0 and value >= ctx["chain_w"] and self.lift_marker
+        )
         return (lift, value - pen, *bound[2:])
 
 

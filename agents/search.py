@@ -5,10 +5,14 @@ At each decision with more than one legal action the agent
 1. builds nothing itself from the observation: it receives the seat's
    :class:`~domino_env.core.belief.InformationState` (keyword ``info_state``; the callers of the
    package pass it to every agent whose ``wants_info_state`` is true, see :mod:`domino_env.agents.base`),
-2. samples ``K = max(min_worlds, N // A)`` determinizations (complete states drawn uniformly from
+2. keeps the moves to search: in Mexican Train the prior's two best-ranked legal moves
+   (``candidates``; the planner's move and its runner-up by the planner's own sort key: searching
+   every legal move at the same budget measured weaker, docs/search.md section 5), in the line
+   games every legal move,
+3. samples ``K = max(min_worlds, N // A)`` determinizations (complete states drawn uniformly from
    the deals consistent with what the seat knows, re-weighted in the line games as below; A =
-   legal actions, N = the playout budget),
-3. in every determinization plays each legal action and values the position it leads to, the
+   moves searched, N = the playout budget),
+4. in every determinization plays each of those moves and values the position it leads to, the
    same determinization for every action (common random numbers: the actions are compared on the
    same deals, which removes most of the deal-to-deal noise from the differences):
 
@@ -26,7 +30,7 @@ At each decision with more than one legal action the agent
      :mod:`domino_env.agents.line_inference`): ``oversample`` x K uniform samples are drawn and K
      of them resampled in proportion to their weights,
 
-4. picks the action with the best mean value, but keeps the **prior's** move (the ladder's
+5. picks the action with the best mean value, but keeps the **prior's** move (the ladder's
    ``planner`` of the game, given the same observation) unless the best action beats it by more
    than ``margin`` (1.5) standard errors of their paired per-deal difference: the search is a
    correction of a strong policy, not a replacement for it, so playout noise on near-equal moves
@@ -69,6 +73,9 @@ from .rollout import playout
 DEFAULT_BUDGET = 200
 #: Line games: the opponent model's weight per pip (line_inference).
 DEFAULT_INFER = 0.5
+#: Mexican Train: moves searched, the prior's best-ranked (docs/search.md section 5: searching
+#: every legal move is weaker at the same budget).
+DEFAULT_CANDIDATES = 2
 ROLLOUTS_MEXICAN = ("plan", "planner", "greedy", "random")
 ROLLOUTS_LINE = ("solve", "block", "greedy", "random")
 
@@ -93,6 +100,11 @@ class SearchAgent:
         infer: line games: the opponent model's ``beta`` per pip (None: 0.5; 0: uniform
             determinizations, as in Mexican Train, which has no opponent model).
         oversample: line games with ``infer``: uniform samples drawn per determinization kept.
+        candidates: search only the prior's ``candidates`` best-ranked legal moves (its
+            ``rank_actions``; the prior's own move is always among them), so the budget buys
+            more determinizations per move; 0: every legal move; None: the game's default (2
+            in Mexican Train with a ranking prior such as the planner, :data:`DEFAULT_CANDIDATES`;
+            every move in the line games and with a prior that does not rank its moves).
 
     Raises:
         ConfigError: a rollout or option the game does not support.
@@ -115,6 +127,7 @@ class SearchAgent:
         node_limit: int = 20_000,
         infer: float | None = None,
         oversample: int = 4,
+        candidates: int | None = None,
     ):
         cfg = as_config(config)
         self.config = cfg
@@ -134,6 +147,14 @@ class SearchAgent:
         ):
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise ConfigError(field, value, "an integer >= 1")
+        if candidates is not None and (
+            isinstance(candidates, bool)
+            or not isinstance(candidates, int | np.integer)
+            or candidates < 0
+        ):
+            raise ConfigError(
+                "candidates", candidates, "an integer >= 0 (0: every legal move) or None"
+            )
         self.budget = int(budget)
         self.min_worlds = int(min_worlds)
         self.pip_weight = _finite("pip_weight", pip_weight)
@@ -172,6 +193,14 @@ class SearchAgent:
                 raise ConfigError(
                     "prior", prior, "an agent that plays from the observation alone (not search)"
                 )
+        if candidates is None:
+            ranks = hasattr(self.prior, "rank_actions")
+            candidates = DEFAULT_CANDIDATES if ranks and not self.line else 0
+        self.candidates = int(candidates)
+        if self.candidates and not hasattr(self.prior, "rank_actions"):
+            raise ConfigError(
+                "candidates", candidates, f"0 with prior {prior!r} (it does not rank its moves)"
+            )
 
     def __repr__(self) -> str:
         return (
@@ -201,6 +230,11 @@ class SearchAgent:
         default = -1
         if self.prior is not None:
             default = int(self.prior(observation, action_mask, rng))
+            if self.candidates and len(legal) > self.candidates:
+                top = self.prior.rank_actions(observation, legal, rng)[: self.candidates]
+                legal = [a for a in legal if a in top or a == default]
+                if len(legal) == 1:
+                    return default
         values = self.action_values(info_state, legal, rng)
         means = [sum(v) / len(v) for v in values]
         best = max(range(len(legal)), key=lambda i: (means[i], legal[i] == default, -legal[i]))

@@ -61,6 +61,18 @@ def test_agents_only_choose_legal_actions(preset, players, rules):
             assert isinstance(a, int)
             assert mask[a] == 1, f"{agent.name} chose illegal action {a}"
 
+        legal = np.flatnonzero(mask).tolist()  # the planner's ranking (search's ``candidates``)
+        move = planner(obs, mask, np.random.default_rng(seen["n"]))
+        ranked = planner.rank_actions(obs, legal, np.random.default_rng(seen["n"]))
+        assert sorted(ranked) == legal and ranked[0] == move
+        places = planner.placements(ranked[1:])
+        if len(places) > 1:  # the same draws as rank_actions: its move, then the scores
+            same = np.random.default_rng(seen["n"])
+            planner(obs, mask, same)
+            scores = planner.score_moves(planner.view(obs), places, same)
+            assert scores == sorted(scores, reverse=True)
+
+    planner = agents[2]
     for seed in range(2):
         drive(env, agents, seed, check, max_steps=600)
     assert seen["n"] > 50
@@ -309,8 +321,15 @@ def test_agent_arguments_are_checked():
     from domino_env import ConfigError
     from domino_env.agents import make_agent
 
-    for spec in ("greedy:banana", "random:7", "planner:-3", "planner:0", "planner:x",
-                 "planner:search=0", "planner:searchXYZ"):
+    for spec in (
+        "greedy:banana",
+        "random:7",
+        "planner:-3",
+        "planner:0",
+        "planner:x",
+        "planner:search=0",
+        "planner:searchXYZ",
+    ):
         with pytest.raises(ConfigError, match="agent"):
             make_agent(spec, {"preset": "block"})
     for spec in ("greedy:1", "planner:-1", "planner:abc"):
@@ -327,4 +346,6 @@ def test_agents_refuse_a_mask_from_other_rules():
     with pytest.raises(ConfigError, match="built for other rules"):
         greedy(np.zeros(10, np.float32), np.ones(59, np.int8), np.random.default_rng(0))
     with pytest.raises(ConfigError, match="built for other rules"):
-        make_agent("random")(np.zeros(10, np.float32), np.ones(59, np.int8), np.random.default_rng(0))
+        make_agent("random")(
+            np.zeros(10, np.float32), np.ones(59, np.int8), np.random.default_rng(0)
+        )

@@ -63,7 +63,9 @@ def test_agents_only_choose_legal_actions(preset, players, max_pip, rules):
 
 
 @pytest.mark.parametrize("preset,players,max_pip,rules", CASES)
-def test_the_planner_on_engine_state_sees_and_plays_as_from_the_observation(preset, players, max_pip, rules):
+def test_the_planner_on_engine_state_sees_and_plays_as_from_the_observation(
+    preset, players, max_pip, rules
+):
     """``state_view`` (the rollouts' fast path) equals the view decoded from the observation,
     field by field, and ``state_move`` is the planner's own move, at every decision of whole
     games of every preset (random, greedy and planner seats)."""
@@ -78,7 +80,15 @@ def test_the_planner_on_engine_state_sees_and_plays_as_from_the_observation(pres
         state = env.game_state
         seat = state.current_player
         assert state_view(state, seat) == planner.view(obs)
-        assert planner.state_move(state) == planner(obs, mask, rng)
+        move = planner(obs, mask, rng)
+        assert planner.state_move(state) == move
+        legal = np.flatnonzero(mask).tolist()
+        ranked = planner.rank_actions(obs, legal)  # what search's ``candidates`` keeps
+        assert sorted(ranked) == legal and ranked[0] == move
+        if len(ranked) > 2:  # the others by their exact keys, best first
+            places = planner.placements(ranked[1:])
+            keys = [k[0] for k in planner.placement_keys(planner.view(obs), places)]
+            assert keys == sorted(keys, reverse=True)
         seen["n"] += 1
         seen["choices"] += int(mask.sum() > 1)
 

@@ -132,9 +132,15 @@ def test_quick_chain_and_playouts_finish_rounds():
     with pytest.raises(ValueError, match="unknown rollout policy"):
         playout(state.copy(), "smart")
     # a policy of the other game family: named as such, with this game's policies
-    with pytest.raises(ValueError, match=r"'planner': not a rollout policy of line games; allowed: \('greedy', 'random', 'block'\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"'planner': not a rollout policy of line games; allowed: \('greedy', 'random', 'block'\)",
+    ):
         playout(line.copy(), "planner")
-    with pytest.raises(ValueError, match=r"'block': not a rollout policy of Mexican Train; allowed: \('greedy', 'random', 'plan', 'planner'\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"'block': not a rollout policy of Mexican Train; allowed: \('greedy', 'random', 'plan', 'planner'\)",
+    ):
         playout(state.copy(), "block")
 
 
@@ -186,7 +192,10 @@ def test_playouts_benchmark_command(tmp_path):
             "--decisions takes search agent specs (search, search:N), got 'planner'",
         ),
         (["--decisions", "search:0"], "--decisions search:0: invalid config field 'agent'"),
-        (["--decision-rounds", "2"], "--decision-game, --decision-rounds and --decision-rollout need --decisions"),
+        (
+            ["--decision-rounds", "2"],
+            "--decision-game, --decision-rounds and --decision-rollout need --decisions",
+        ),
         (["--decision-rollout", "plan"], "--decision-rollout need --decisions"),
         (
             ["--decisions", "search", "--decision-rollout", "solve"],
@@ -194,7 +203,14 @@ def test_playouts_benchmark_command(tmp_path):
             "--decision-game mexican_train_4p_d12, got 'solve'",
         ),
         (
-            ["--decisions", "search", "--decision-game", "block_2p", "--decision-rollout", "planner"],
+            [
+                "--decisions",
+                "search",
+                "--decision-game",
+                "block_2p",
+                "--decision-rollout",
+                "planner",
+            ],
             "--decision-rollout must be one of ('solve', 'block', 'greedy', 'random') for "
             "--decision-game block_2p, got 'planner'",
         ),
@@ -259,7 +275,9 @@ def test_search_oracle_benchmark_sees_the_true_state(tmp_path):
     Train it predicts the planners exactly and wins nearly every round (parity 0.25)."""
     root = Path(__file__).resolve().parents[2]
     cmd = [sys.executable, "benchmarks/search_oracle.py", "--rounds", "8"]
-    run = subprocess.run([*cmd, "--rollout", "planner"], cwd=root, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [*cmd, "--rollout", "planner"], cwd=root, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr
     rate = float(run.stdout.split("win rate ")[1].split()[0])
     assert rate >= 0.75 and "over 8 rounds, seed 0" in run.stdout
@@ -297,3 +315,55 @@ def test_an_empty_budget_after_the_colon_is_refused():
     for spec in ("search:", "planner:"):
         with pytest.raises(ConfigError, match="an argument after the colon, or no colon"):
             make_agent(spec, {"num_players": 4, "max_pip": 12})
+
+
+def test_candidates_search_only_the_planners_best_moves(monkeypatch):
+    """``candidates=2``: the playouts value only the prior's two best-ranked moves (its own move
+    first), with the whole budget: more determinizations per move."""
+    env = mexican_train_v0.raw_env()
+    agent = SearchAgent(env.config, budget=12)  # Mexican Train's default: candidates=2
+    assert agent.candidates == 2
+    every = SearchAgent(env.config, budget=12, candidates=0)
+    seen = []
+    real = SearchAgent.action_values
+
+    def spy(self, info, legal, rng):
+        seen.append(list(legal))
+        return real(self, info, legal, rng)
+
+    monkeypatch.setattr(SearchAgent, "action_values", spy)
+    checked = 0
+    for seed in range(12):
+        obs, info = decision(env, seed)
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        if len(legal) < 3:
+            continue
+        seen.clear()
+        ranked = agent.prior.rank_actions(obs["observation"], legal)
+        move = agent(
+            obs["observation"], obs["action_mask"], np.random.default_rng(seed), info_state=info
+        )
+        assert seen == [sorted(ranked[:2])]
+        assert move in ranked[:2]
+        seen.clear()
+        every.__call__(
+            obs["observation"], obs["action_mask"], np.random.default_rng(seed), info_state=info
+        )
+        assert seen == [legal]
+        checked += 1
+    assert checked >= 3
+
+
+def test_candidates_defaults_and_refusals():
+    config = MexicanTrainConfig()
+    assert SearchAgent(config, candidates=0).candidates == 0  # every legal move
+    assert SearchAgent(config, prior=None).candidates == 0
+    assert SearchAgent(line_from_preset("cuban")).candidates == 0
+    assert SearchAgent(line_from_preset("cuban"), candidates=3).candidates == 3
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(ConfigError, match="candidates"):
+            SearchAgent(config, candidates=bad)
+    with pytest.raises(ConfigError, match="candidates.*does not rank"):
+        SearchAgent(config, prior=None, candidates=2)
+    with pytest.raises(ConfigError, match="candidates.*does not rank"):
+        SearchAgent(config, prior="greedy", candidates=2)
