@@ -123,15 +123,14 @@ class LinePlannerAgent(_LineAgent):
         return 2 * tile + end
 
     def rank_actions(
-        self, observation: np.ndarray, legal: list[int], rng: np.random.Generator
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> list[int]:
-        """The legal actions (``legal``: ascending ints), the planner's move first, then the other
+        """The legal actions of ``action_mask``, the planner's move first, then the other
         placements by their rule score (:meth:`score_moves`, drawing its closing estimates from
         ``rng``; ties: the lower action, as the planner breaks them), then DRAW / PASS / ANNUL.
         What ``search`` uses to look at the planner's best few moves only (``candidates``)."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[legal] = 1
-        move = int(self(observation, mask, rng))
+        move = int(self(observation, action_mask, rng))
+        legal = np.flatnonzero(action_mask).tolist()
         places = [p for p in self.placements(legal) if 2 * p[0] + p[1] != move]
         scores = self.score_moves(self.view(observation), places, rng) if places else []
         ranked = sorted(((-s, 2 * t + e) for s, (t, e) in zip(scores, places, strict=True)))

@@ -282,15 +282,17 @@ class PlannerAgent(_MexicanTrainAgent):
         return action
 
     def rank_actions(
-        self, observation: np.ndarray, legal: list[int], rng: np.random.Generator | None = None
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: Any = None
     ) -> list[int]:
-        """The legal actions (``legal``: ascending ints), the planner's move first, then the other
+        """The legal actions of ``action_mask``, the planner's move first, then the other
         placements by their exact sort key (:meth:`placement_keys`; ties: the higher action),
         then DRAW / PASS. What ``search`` uses to look at the planner's best few moves only
         (``candidates``; ``rng`` unused: the planner is deterministic). The order after the first
         can differ from :meth:`choose`'s in the rare positions where its lazy re-planning bound is
         not an upper bound (the budget-limited chain search): the move itself is always the
         planner's."""
+        check_mask_size(self, action_mask)
+        legal = np.flatnonzero(action_mask).tolist()
         cache: list[SeatView] = []
 
         def view() -> SeatView:

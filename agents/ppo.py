@@ -65,7 +65,9 @@ LINE_OBSERVATION_SCALING = "line-unit-v1"
 _LINE_UNIT_DIVISORS = {"tiles": 10.0, "rounds": 13.0, "points": 100.0}
 
 
-def spec_for(num_players: int, max_pip: int, game: str = "mexican_train", config: Any = None) -> Any:
+def spec_for(
+    num_players: int, max_pip: int, game: str = "mexican_train", config: Any = None
+) -> Any:
     """The observation spec of ``game`` (``"mexican_train"``, or ``"line"`` / a line preset).
 
     With ``config`` (the rules) it is the env's own spec: the ``scores`` bound is sized from the
@@ -85,8 +87,6 @@ def spec_for(num_players: int, max_pip: int, game: str = "mexican_train", config
 def scaling_name(game: str = "mexican_train") -> str:
     """The observation scaling name of ``game`` (saved as ``metadata["observation_scaling"]``)."""
     return OBSERVATION_SCALING if game == "mexican_train" else LINE_OBSERVATION_SCALING
-
-
 
 
 class SpecMismatchError(DominoError):
@@ -218,7 +218,9 @@ class PPOAgent:
             return cls(NumpyActor(policy), scale, **kwargs)
         if config is None:
             if game != "mexican_train":
-                raise ValueError("an action-scores policy of a line game needs the rules: pass config=")
+                raise ValueError(
+                    "an action-scores policy of a line game needs the rules: pass config="
+                )
             config = as_config({"num_players": num_players, "max_pip": max_pip})
         return cls(NumpyActionScorer(export()), scale, policy_input=ACTION_FEATURES_VERSION,
                    config=config, **kwargs)  # fmt: skip
@@ -239,6 +241,18 @@ class PPOAgent:
         p = np.exp(z - z.max())
         p /= p.sum()
         return int(legal[rng.choice(len(legal), p=p)])
+
+    def rank_actions(
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+    ) -> list[int]:
+        """The legal actions of ``action_mask``, this agent's move first (drawn from ``rng`` when
+        not deterministic), then the others by decreasing logit (ties: the lower action). What
+        ``search`` uses to look at the policy's best few moves only (``candidates``)."""
+        move = self(observation, action_mask, rng)
+        logits = self.actor.logits(self.policy_input(observation, action_mask))
+        legal = np.flatnonzero(action_mask).tolist()
+        rest = sorted((a for a in legal if a != move), key=lambda a: (-float(logits[a]), a))
+        return [move, *rest]
 
 
 def model_game(metadata: dict[str, Any]) -> str | None:
@@ -350,7 +364,9 @@ def load_ppo_agent(
     game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
     kind = metadata.get("policy_input", FLAT_INPUT)
     if kind not in POLICY_INPUTS:
-        raise CheckpointError(f"{model_path}: metadata names policy_input {kind!r}; this version knows {POLICY_INPUTS}")
+        raise CheckpointError(
+            f"{model_path}: metadata names policy_input {kind!r}; this version knows {POLICY_INPUTS}"
+        )
     expected = PolicyInput(observation_scale(cfg.num_players, cfg.max_pip, game), kind, cfg).size
     if model.observation_space.shape != (expected,):
         raise SpecMismatchError(

@@ -231,7 +231,7 @@ class SearchAgent:
         if self.prior is not None:
             default = int(self.prior(observation, action_mask, rng))
             if self.candidates and len(legal) > self.candidates:
-                top = self.prior.rank_actions(observation, legal, rng)[: self.candidates]
+                top = self.prior.rank_actions(observation, action_mask, rng)[: self.candidates]
                 legal = [a for a in legal if a in top or a == default]
                 if len(legal) == 1:
                     return default

@@ -150,8 +150,10 @@ def decision_times(
                 info = InformationState.from_state(env.game_state, seat)
                 action = agent(obs["observation"], obs["action_mask"], rng, info_state=info)
                 times.append(time.process_time() - t0)
-                legal = int(obs["action_mask"].sum())
-                worlds.append(max(agent.min_worlds, agent.budget // legal))
+                moves = int(obs["action_mask"].sum())  # searched: the prior's top candidates
+                if agent.candidates:
+                    moves = min(moves, agent.candidates)
+                worlds.append(max(agent.min_worlds, agent.budget // moves))
             else:
                 action = planner(obs["observation"], obs["action_mask"], rng)
             env.step(int(action))

@@ -63,7 +63,7 @@ def test_agents_only_choose_legal_actions(preset, players, rules):
 
         legal = np.flatnonzero(mask).tolist()  # the planner's ranking (search's ``candidates``)
         move = planner(obs, mask, np.random.default_rng(seen["n"]))
-        ranked = planner.rank_actions(obs, legal, np.random.default_rng(seen["n"]))
+        ranked = planner.rank_actions(obs, mask, np.random.default_rng(seen["n"]))
         assert sorted(ranked) == legal and ranked[0] == move
         places = planner.placements(ranked[1:])
         if len(places) > 1:  # the same draws as rank_actions: its move, then the scores

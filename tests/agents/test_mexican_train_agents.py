@@ -83,7 +83,7 @@ def test_the_planner_on_engine_state_sees_and_plays_as_from_the_observation(
         move = planner(obs, mask, rng)
         assert planner.state_move(state) == move
         legal = np.flatnonzero(mask).tolist()
-        ranked = planner.rank_actions(obs, legal)  # what search's ``candidates`` keeps
+        ranked = planner.rank_actions(obs, mask)  # what search's ``candidates`` keeps
         assert sorted(ranked) == legal and ranked[0] == move
         if len(ranked) > 2:  # the others by their exact keys, best first
             places = planner.placements(ranked[1:])

@@ -339,7 +339,7 @@ def test_candidates_search_only_the_planners_best_moves(monkeypatch):
         if len(legal) < 3:
             continue
         seen.clear()
-        ranked = agent.prior.rank_actions(obs["observation"], legal)
+        ranked = agent.prior.rank_actions(obs["observation"], obs["action_mask"])
         move = agent(
             obs["observation"], obs["action_mask"], np.random.default_rng(seed), info_state=info
         )

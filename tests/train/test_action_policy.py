@@ -202,3 +202,26 @@ def test_game_episodes_default_to_the_outcome_reward():
         args = parser.parse_args(["--episode", episode, "--players", "2", "--max-pip", "9"])
         check_args(parser, args)
         assert args.reward == reward
+
+
+def test_the_model_ranks_its_moves_for_search(run_dir):
+    """``rank_actions``: the model's move first, then by decreasing logit; so a search agent with
+    the model as its prior searches the model's two best moves by default."""
+    from domino_env.agents.search import SearchAgent
+
+    env = raw_env(num_players=4)
+    agent = make_agent(f"ppo:{run_dir}", env.config)
+    rng = np.random.default_rng(0)
+    ranked_some = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        obs = env.observe(env.agent_selection)
+        x, mask = obs["observation"], obs["action_mask"]
+        ranked = agent.rank_actions(x, mask, rng)
+        assert sorted(ranked) == np.flatnonzero(mask).tolist()
+        assert ranked[0] == agent(x, mask, rng)
+        z = agent.actor.logits(agent.policy_input(x, mask))[ranked]
+        assert list(z) == sorted(z, reverse=True)
+        ranked_some += len(ranked) > 2
+    assert ranked_some >= 2
+    assert SearchAgent(env.config, prior=f"ppo:{run_dir}").candidates == 2
