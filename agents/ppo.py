@@ -45,7 +45,7 @@ from domino_env.encoding.mexican_train import observation_spec, scores_bound
 
 from .action_features import ACTION_FEATURES_VERSION
 from .action_scorer import FLAT_INPUT, POLICY_INPUTS, NumpyActionScorer, PolicyInput
-from .base import as_config, register_agent
+from .base import as_config, check_mask_size, register_agent
 from .checkpoint_files import (  # noqa: F401  (re-exported: the loader's file checks)
     METADATA_FILE,
     METADATA_KEYS,
@@ -154,6 +154,11 @@ class NumpyActor:
         )
         self.layers = layers
 
+    @property
+    def num_actions(self) -> int:
+        """Outputs of the ``action_net`` head: the game's actions."""
+        return len(self.layers[-1][1][1])
+
     def logits(self, x: np.ndarray) -> np.ndarray:
         """Action logits for observations ``x`` (already scaled), shape ``(..., n_actions)``."""
         x = np.asarray(x, dtype=np.float32)
@@ -228,9 +233,15 @@ class PPOAgent:
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"
 
+    @property
+    def num_actions(self) -> int:
+        """Actions of the game the model was trained on (the length of its logits)."""
+        return int(self.actor.num_actions)
+
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
     ) -> int:
+        check_mask_size(self, action_mask)
         logits = self.actor.logits(self.policy_input(observation, action_mask))
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:

@@ -228,13 +228,16 @@ class SearchAgent:
             )
         self._check_rules(info_state.public.config)
         default = -1
-        if self.prior is not None:
+        if self.prior is not None and self.candidates and len(legal) > self.candidates:
+            # One call for the move and the ranking: a prior that draws from the rng (the line
+            # planner's closing estimate) could rank after other draws than its move's.
+            ranked = [int(a) for a in self.prior.rank_actions(observation, action_mask, rng)]
+            default = ranked[0]
+            if self.candidates == 1:
+                return default
+            legal = sorted(ranked[: self.candidates])
+        elif self.prior is not None:
             default = int(self.prior(observation, action_mask, rng))
-            if self.candidates and len(legal) > self.candidates:
-                top = self.prior.rank_actions(observation, action_mask, rng)[: self.candidates]
-                legal = [a for a in legal if a in top or a == default]
-                if len(legal) == 1:
-                    return default
         values = self.action_values(info_state, legal, rng)
         means = [sum(v) / len(v) for v in values]
         best = max(range(len(legal)), key=lambda i: (means[i], legal[i] == default, -legal[i]))

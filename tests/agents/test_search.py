@@ -367,3 +367,45 @@ def test_candidates_defaults_and_refusals():
         SearchAgent(config, prior=None, candidates=2)
     with pytest.raises(ConfigError, match="candidates.*does not rank"):
         SearchAgent(config, prior="greedy", candidates=2)
+
+
+def test_candidates_in_a_line_game_keep_exactly_k_moves_and_the_priors_move(monkeypatch):
+    """The line planner draws from the rng (its closing estimate), so its move and its ranking
+    come from one call: ``candidates=1`` plays the prior's move for that rng, ``candidates=2``
+    searches exactly two moves, on every decision of a Cuban round. (Round 15 has a position,
+    step 26, where the planner's move depends on the rng: ranking after a second call once
+    played another move than the prior's.)"""
+    env = line_v0.raw_env(preset="cuban")
+    one = SearchAgent(env.config, budget=8, candidates=1)
+    two = SearchAgent(env.config, budget=8, candidates=2)
+    planner = make_agent("planner", env.config)
+    sizes = []
+    real = SearchAgent.action_values
+
+    def spy(self, info, legal, rng):
+        sizes.append(len(legal))
+        return real(self, info, legal, rng)
+
+    monkeypatch.setattr(SearchAgent, "action_values", spy)
+    env.reset(seed=15)
+    step, checked, rng_dependent = 0, 0, 0
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        obs = env.observe(agent)
+        x, mask = obs["observation"], obs["action_mask"]
+        if mask.sum() > 2:
+            info = InformationState.from_state(env.game_state, env.possible_agents.index(agent))
+            wants = [planner(x, mask, np.random.default_rng(k)) for k in range(6)]
+            for k, want in enumerate(wants):
+                assert one(x, mask, np.random.default_rng(k), info_state=info) == want
+            rng_dependent += len(set(wants)) > 1
+            sizes.clear()
+            two(x, mask, np.random.default_rng(0), info_state=info)
+            assert sizes == [2]
+            checked += 1
+        env.step(int(planner(x, mask, np.random.default_rng(step))))
+        step += 1
+    assert checked >= 5 and rng_dependent >= 1

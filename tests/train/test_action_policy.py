@@ -225,3 +225,10 @@ def test_the_model_ranks_its_moves_for_search(run_dir):
         ranked_some += len(ranked) > 2
     assert ranked_some >= 2
     assert SearchAgent(env.config, prior=f"ppo:{run_dir}").candidates == 2
+    from domino_env.core.errors import ConfigError
+
+    for size in (5, len(mask) + 1):  # a mask of other rules: one clear error, as the planners
+        with pytest.raises(ConfigError, match=f"'action_mask'.*{len(mask)} actions"):
+            agent.rank_actions(x, np.ones(size, dtype=np.int8), rng)
+        with pytest.raises(ConfigError, match="'action_mask'"):
+            agent(x, np.ones(size, dtype=np.int8), rng)
