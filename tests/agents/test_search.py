@@ -317,21 +317,28 @@ def test_an_empty_budget_after_the_colon_is_refused():
             make_agent(spec, {"num_players": 4, "max_pip": 12})
 
 
-def test_candidates_search_only_the_planners_best_moves(monkeypatch):
+@pytest.fixture
+def searched(monkeypatch):
+    """The moves each ``SearchAgent.action_values`` call was asked to value (a list per call)."""
+    calls = []
+    real = SearchAgent.action_values
+
+    def spy(self, info, legal, rng):
+        calls.append(list(legal))
+        return real(self, info, legal, rng)
+
+    monkeypatch.setattr(SearchAgent, "action_values", spy)
+    return calls
+
+
+def test_candidates_search_only_the_planners_best_moves(searched):
     """``candidates=2``: the playouts value only the prior's two best-ranked moves (its own move
     first), with the whole budget: more determinizations per move."""
     env = mexican_train_v0.raw_env()
     agent = SearchAgent(env.config, budget=12)  # Mexican Train's default: candidates=2
     assert agent.candidates == 2
     every = SearchAgent(env.config, budget=12, candidates=0)
-    seen = []
-    real = SearchAgent.action_values
-
-    def spy(self, info, legal, rng):
-        seen.append(list(legal))
-        return real(self, info, legal, rng)
-
-    monkeypatch.setattr(SearchAgent, "action_values", spy)
+    seen = searched
     checked = 0
     for seed in range(12):
         obs, info = decision(env, seed)
@@ -369,7 +376,7 @@ def test_candidates_defaults_and_refusals():
         SearchAgent(config, prior="greedy", candidates=2)
 
 
-def test_candidates_in_a_line_game_keep_exactly_k_moves_and_the_priors_move(monkeypatch):
+def test_candidates_in_a_line_game_keep_exactly_k_moves_and_the_priors_move(searched):
     """The line planner draws from the rng (its closing estimate), so its move and its ranking
     come from one call: ``candidates=1`` plays the prior's move for that rng, ``candidates=2``
     searches exactly two moves, on every decision of a Cuban round. (Round 15 has a position,
@@ -379,14 +386,6 @@ def test_candidates_in_a_line_game_keep_exactly_k_moves_and_the_priors_move(monk
     one = SearchAgent(env.config, budget=8, candidates=1)
     two = SearchAgent(env.config, budget=8, candidates=2)
     planner = make_agent("planner", env.config)
-    sizes = []
-    real = SearchAgent.action_values
-
-    def spy(self, info, legal, rng):
-        sizes.append(len(legal))
-        return real(self, info, legal, rng)
-
-    monkeypatch.setattr(SearchAgent, "action_values", spy)
     env.reset(seed=15)
     step, checked, rng_dependent = 0, 0, 0
     while env.agents:
@@ -402,9 +401,9 @@ def test_candidates_in_a_line_game_keep_exactly_k_moves_and_the_priors_move(monk
             for k, want in enumerate(wants):
                 assert one(x, mask, np.random.default_rng(k), info_state=info) == want
             rng_dependent += len(set(wants)) > 1
-            sizes.clear()
+            searched.clear()
             two(x, mask, np.random.default_rng(0), info_state=info)
-            assert sizes == [2]
+            assert [len(moves) for moves in searched] == [2]
             checked += 1
         env.step(int(planner(x, mask, np.random.default_rng(step))))
         step += 1
