@@ -6,9 +6,9 @@ At each decision with more than one legal action the agent
    :class:`~domino_env.core.belief.InformationState` (keyword ``info_state``; the callers of the
    package pass it to every agent whose ``wants_info_state`` is true, see :mod:`domino_env.agents.base`),
 2. keeps the moves to search: in Mexican Train the prior's two best-ranked legal moves
-   (``candidates``; the planner's move and its runner-up by the planner's own sort key: searching
-   every legal move at the same budget measured weaker, docs/search.md section 5), in the line
-   games every legal move,
+   (``candidates``; the planner's move and its runner-up by the planner's own sort key: at the
+   same budget, searching every legal move measured weaker on one seed and level on a held-out
+   one, docs/search.md section 5), in the line games every legal move,
 3. samples ``K = max(min_worlds, N // A)`` determinizations (complete states drawn uniformly from
    the deals consistent with what the seat knows, re-weighted in the line games as below; A =
    moves searched, N = the playout budget),
@@ -73,8 +73,8 @@ from .rollout import playout
 DEFAULT_BUDGET = 200
 #: Line games: the opponent model's weight per pip (line_inference).
 DEFAULT_INFER = 0.5
-#: Mexican Train: moves searched, the prior's best-ranked (docs/search.md section 5: searching
-#: every legal move is weaker at the same budget).
+#: Mexican Train: moves searched, the prior's best-ranked (docs/search.md section 5: at the same
+#: budget, searching every legal move was weaker on one seed and level on a held-out one).
 DEFAULT_CANDIDATES = 2
 ROLLOUTS_MEXICAN = ("plan", "planner", "greedy", "random")
 ROLLOUTS_LINE = ("solve", "block", "greedy", "random")
@@ -102,7 +102,8 @@ class SearchAgent:
         oversample: line games with ``infer``: uniform samples drawn per determinization kept.
         candidates: search only the prior's ``candidates`` best-ranked legal moves (its
             ``rank_actions``; the prior's own move is always among them), so the budget buys
-            more determinizations per move; 0: every legal move; None: the game's default (2
+            more determinizations per move (1: play the prior's move, no search); 0: every
+            legal move; None: the game's default (2
             in Mexican Train with a ranking prior such as the planner, :data:`DEFAULT_CANDIDATES`;
             every move in the line games and with a prior that does not rank its moves).
 

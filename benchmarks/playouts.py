@@ -21,7 +21,8 @@ determinizations K (decisions with more than
 one legal action, seat 0 against planners in every other seat, ``--decision-rounds`` (3) rounds a
 spec) in the game ``--decision-game``: ``mexican_train_4p_d12`` (default), ``block_2p``, ``draw_2p`` or
 ``cuban_4p_teams``; ``--decision-rollout POLICY`` times them with another rollout policy (e.g.
-``planner`` in Mexican Train).
+``planner`` in Mexican Train), ``--decision-candidates K`` with another number of moves searched
+(0: every legal move).
 """
 
 from __future__ import annotations
@@ -118,21 +119,26 @@ DECISION_GAMES = {
 }
 
 
-def search_agent(spec: str, config, rollout: str | None = None):
-    """The agent of ``spec`` (``search`` / ``search:N``), with rollout policy ``rollout`` instead
-    of its default when given (``SearchAgent``'s ``ConfigError`` names a rollout the game lacks)."""
+def search_agent(spec: str, config, rollout: str | None = None, candidates: int | None = None):
+    """The agent of ``spec`` (``search`` / ``search:N``), with rollout policy ``rollout`` and
+    ``candidates`` (moves searched, 0: every legal move) instead of its defaults when given
+    (``SearchAgent``'s ``ConfigError`` names a rollout the game lacks)."""
     agent = make_agent(spec, config)
-    if rollout is not None and getattr(agent, "wants_info_state", False):
-        agent = SearchAgent(config, budget=agent.budget, rollout=rollout)
+    if (rollout, candidates) != (None, None) and getattr(agent, "wants_info_state", False):
+        agent = SearchAgent(config, budget=agent.budget, rollout=rollout, candidates=candidates)
     return agent
 
 
 def decision_times(
-    spec: str, rounds: int = 3, game: str = "mexican_train_4p_d12", rollout: str | None = None
+    spec: str,
+    rounds: int = 3,
+    game: str = "mexican_train_4p_d12",
+    rollout: str | None = None,
+    candidates: int | None = None,
 ) -> dict:
     name, kwargs = DECISION_GAMES[game]
     env = make_env(name, **kwargs)
-    agent = search_agent(spec, env.config, rollout)
+    agent = search_agent(spec, env.config, rollout, candidates)
     planner = make_agent("planner", env.config)
     rng = np.random.default_rng(0)
     times, worlds = [], []
@@ -161,6 +167,7 @@ def decision_times(
     return {
         "game": game,
         "rollout": agent.rollout,
+        "candidates": agent.candidates,
         "decisions": len(t),
         "mean_ms": float(t.mean()),
         "p90_ms": float(np.percentile(t, 90)),
@@ -201,17 +208,27 @@ def main(argv=None) -> None:
         help="rollout policy of the --decisions agents instead of their default (e.g. planner "
         "in Mexican Train: the planner itself at every seat)",
     )
+    parser.add_argument(
+        "--decision-candidates",
+        type=int,
+        default=None,
+        metavar="K",
+        help="moves the --decisions agents search instead of their default (0: every legal move)",
+    )
     args = parser.parse_args(argv)
     # every flag is checked before any measuring starts
     if not (0.01 <= args.seconds <= 600):  # also refuses nan and inf
         parser.error(f"--seconds must be between 0.01 and 600, got {args.seconds}")
     if args.decision_rounds is not None and args.decision_rounds < 1:
         parser.error(f"--decision-rounds must be >= 1, got {args.decision_rounds}")
-    given = (args.decision_game, args.decision_rounds, args.decision_rollout)
+    if args.decision_candidates is not None and args.decision_candidates < 0:
+        parser.error(f"--decision-candidates must be >= 0, got {args.decision_candidates}")
+    given = (args.decision_game, args.decision_rounds, args.decision_rollout, args.decision_candidates)
     # "is not None": an empty value (--decision-rollout "") counts as given
     if not args.decisions and any(v is not None for v in given):
         parser.error(
-            "--decision-game, --decision-rounds and --decision-rollout need --decisions SPEC ..."
+            "--decision-game, --decision-rounds, --decision-rollout and --decision-candidates "
+            "need --decisions SPEC ..."
         )
     args.decision_game = args.decision_game or "mexican_train_4p_d12"
     args.decision_rounds = args.decision_rounds or 3
@@ -226,7 +243,9 @@ def main(argv=None) -> None:
         )
     for spec in args.decisions or []:
         try:
-            agent = search_agent(spec, make_env(game, **kwargs).config, args.decision_rollout)
+            agent = search_agent(
+                spec, make_env(game, **kwargs).config, args.decision_rollout, args.decision_candidates
+            )
         except DominoError as err:
             parser.error(f"--decisions {spec}: {err}")
         if not getattr(agent, "wants_info_state", False):
@@ -251,10 +270,11 @@ def main(argv=None) -> None:
         print(f"{name:22s} sampler {cell['sampler_per_s']:8.0f} samples/s")
     for spec in args.decisions or []:
         d = out["decisions"][spec] = decision_times(
-            spec, args.decision_rounds, args.decision_game, args.decision_rollout
-        )
+            spec, args.decision_rounds, args.decision_game, args.decision_rollout,
+            args.decision_candidates,
+        )  # fmt: skip
         print(
-            f"{spec:14s} rollout {d['rollout']}: {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
+            f"{spec:14s} rollout {d['rollout']}, candidates {d['candidates']}: {d['decisions']} decisions: mean {d['mean_ms']:.1f} ms, "
             f"p90 {d['p90_ms']:.1f} ms, max {d['max_ms']:.1f} ms (CPU), "
             f"{d['mean_worlds']:.1f} determinizations on average"
         )

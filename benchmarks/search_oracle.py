@@ -13,7 +13,8 @@ state of the round (every hand, the boneyard order) plays against planners in ev
 tournament (``train.evaluate``: every deal in every seat rotation, so ``--rounds`` is rounded up
 to a multiple of the player count; seed ``--seed``, one process). Everything else is the real
 agent: the planner prior, the playouts or the endgame solver, the margin test; only the budget
-(default 2, not the agent's 200) and ``min_worlds`` (2, not 4) differ, since copies of one world
+(default 2, not the agent's 200), ``min_worlds`` (2, not 4) and the moves searched
+(``--candidates``, default 0: every legal move, not Mexican Train's top two) differ, since copies of one world
 add nothing when the rollout is deterministic (every rollout but ``random``). The true state enters
 through the tournament's ``info_state`` hook, replaced in this process only by one whose
 ``sample`` returns a copy of the real state; with at least 2 copies of that one world the paired
@@ -66,18 +67,26 @@ def main(argv=None) -> None:
         help="rounds, rounded up to a multiple of the players (default 400)",
     )
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=0,
+        help="moves searched, the prior's best-ranked (default 0: every legal move)",
+    )
     args = parser.parse_args(argv)
     allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE
     if args.rollout is not None and args.rollout not in allowed:
         parser.error(f"--rollout must be one of {allowed} for --game {args.game}, got {args.rollout!r}")
-    for flag, value, low in (("--budget", args.budget, 1), ("--rounds", args.rounds, 1), ("--seed", args.seed, 0)):
+    for flag, value, low in (("--budget", args.budget, 1), ("--rounds", args.rounds, 1), ("--seed", args.seed, 0), ("--candidates", args.candidates, 0)):
         if value < low:
             parser.error(f"{flag} must be >= {low}, got {value}")
     if args.game == "mexican_train":
         config, players = MexicanTrainConfig(), 4
     else:
         config, players = line_from_preset("block", num_players=2), 2
-    agent = SearchAgent(config, budget=args.budget, min_worlds=2, rollout=args.rollout)
+    agent = SearchAgent(
+        config, budget=args.budget, min_worlds=2, rollout=args.rollout, candidates=args.candidates
+    )
     agent.name = "oracle"
     tournament.info_state_kwargs = oracle_kwargs  # this process only: workers=1 below
     res = evaluate(

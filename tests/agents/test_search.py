@@ -194,9 +194,15 @@ def test_playouts_benchmark_command(tmp_path):
         (["--decisions", "search:0"], "--decisions search:0: invalid config field 'agent'"),
         (
             ["--decision-rounds", "2"],
-            "--decision-game, --decision-rounds and --decision-rollout need --decisions",
+            "--decision-game, --decision-rounds, --decision-rollout and --decision-candidates "
+            "need --decisions",
         ),
-        (["--decision-rollout", "plan"], "--decision-rollout need --decisions"),
+        (["--decision-rollout", "plan"], "--decision-candidates need --decisions"),
+        (["--decision-candidates", "0"], "--decision-candidates need --decisions"),
+        (
+            ["--decisions", "search", "--decision-candidates", "-1"],
+            "--decision-candidates must be >= 0, got -1",
+        ),
         (
             ["--decisions", "search", "--decision-rollout", "solve"],
             "--decision-rollout must be one of ('plan', 'planner', 'greedy', 'random') for "
@@ -214,7 +220,7 @@ def test_playouts_benchmark_command(tmp_path):
             "--decision-rollout must be one of ('solve', 'block', 'greedy', 'random') for "
             "--decision-game block_2p, got 'planner'",
         ),
-        (["--decision-rollout", ""], "--decision-rollout need --decisions"),
+        (["--decision-rollout", ""], "--decision-candidates need --decisions"),
         (["--json", str(tmp_path / "no" / "x.json")], "does not exist"),
         (["--json", str(tmp_path)], "is a folder"),
         (["--decisions", "ppo:nowhere"], "--decisions ppo:nowhere: no trained model at nowhere"),
@@ -262,12 +268,16 @@ def test_playouts_benchmark_times_decisions_with_another_rollout(tmp_path):
     out = tmp_path / "r.json"
     cmd = [sys.executable, "benchmarks/playouts.py", "--seconds", "0.01", "--json", str(out),
            "--decisions", "search:4", "--decision-rounds", "1"]  # fmt: skip
-    for flags, rollout in (([], "plan"), (["--decision-rollout", "planner"], "planner")):
+    for flags, rollout, k in (
+        ([], "plan", 2),
+        (["--decision-rollout", "planner"], "planner", 2),
+        (["--decision-candidates", "0"], "plan", 0),
+    ):
         run = subprocess.run(cmd + flags, cwd=root, capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, run.stderr
         d = json.loads(out.read_text())["decisions"]["search:4"]
-        assert d["rollout"] == rollout and d["decisions"] >= 1
-        assert f"search:4       rollout {rollout}:" in run.stdout
+        assert d["rollout"] == rollout and d["candidates"] == k and d["decisions"] >= 1
+        assert f"search:4       rollout {rollout}, candidates {k}:" in run.stdout
 
 
 def test_search_oracle_benchmark_sees_the_true_state(tmp_path):
@@ -295,6 +305,7 @@ def test_search_oracle_benchmark_sees_the_true_state(tmp_path):
         (["--budget", "0"], "--budget must be >= 1, got 0"),
         (["--budget", "-3"], "--budget must be >= 1, got -3"),
         (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--candidates", "-1"], "--candidates must be >= 0, got -1"),
         (["--rollout", "solve"], "--rollout must be one of ('plan', 'planner'"),
         (["--rollout", ""], "for --game mexican_train, got ''"),
         (["--game", "cuban"], "argument --game: invalid choice: 'cuban'"),
