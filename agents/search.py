@@ -43,7 +43,7 @@ At each decision with more than one legal action the agent
 
 Costs: ``K x A`` playouts or solves per decision (about ``N``), each a state copy plus 40-80
 engine steps (Mexican Train, 4 players) or 5-30 (line games), or an endgame solve (block 2p about
-0.5 ms); at the default budget about 62 ms of CPU a decision in Mexican Train 4p double-12, 26 ms
+0.5 ms); at the default budget about 60-95 ms of CPU a decision in Mexican Train 4p double-12, 26 ms
 in block 2p and 150 ms in Cuban (docs/search.md, section 3). Decisions with one legal action cost
 nothing. Deterministic given the ``rng`` passed in (the samples come
 from it); picklable (plain attributes).
@@ -69,7 +69,7 @@ from .line_solver import LineSolver, solve_or_playout
 from .rollout import playout
 
 #: Default playouts per decision (Mexican Train 4p double-12 with ``"plan"`` rollouts: about
-#: 62 ms on one core).
+#: 60-95 ms of CPU on one core of the shared 2-core machine).
 DEFAULT_BUDGET = 200
 #: Line games: the opponent model's weight per pip (line_inference).
 DEFAULT_INFER = 0.5
