@@ -103,9 +103,8 @@ class SearchAgent:
         candidates: search only the prior's ``candidates`` best-ranked legal moves (its
             ``rank_actions``; the prior's own move is always among them), so the budget buys
             more determinizations per move (1: play the prior's move, no search); 0: every
-            legal move; None: the game's default (2
-            in Mexican Train with a ranking prior such as the planner, :data:`DEFAULT_CANDIDATES`;
-            every move in the line games and with a prior that does not rank its moves).
+            legal move; None: the game's default (:data:`DEFAULT_CANDIDATES` = 2 in Mexican
+            Train with a prior that ranks its moves, such as the planner; else every move).
 
     Raises:
         ConfigError: a rollout or option the game does not support.
