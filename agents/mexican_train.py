@@ -293,17 +293,11 @@ class PlannerAgent(_MexicanTrainAgent):
         planner's."""
         check_mask_size(self, action_mask)
         legal = np.flatnonzero(action_mask).tolist()
-        cache: list[SeatView] = []
-
-        def view() -> SeatView:
-            if not cache:
-                cache.append(self.view(observation))
-            return cache[0]
-
-        move = self._move(legal, view)
+        v = self.view(observation)
+        move = self._move(legal, lambda: v)
         slots = self.num_players + 1
         places = [p for p in self.placements(legal) if p[0] * slots + p[1] != move]
-        keys = self.placement_keys(view(), places) if places else []
+        keys = self.placement_keys(v, places) if places else []
         ranked = sorted(
             ((k[0], t * slots + s) for k, (t, s) in zip(keys, places, strict=True)), reverse=True
         )

@@ -343,31 +343,29 @@ def searched(monkeypatch):
 
 
 def test_candidates_search_only_the_planners_best_moves(searched):
-    """``candidates=2``: the playouts value only the prior's two best-ranked moves (its own move
-    first), with the whole budget: more determinizations per move."""
+    """``candidates=2`` (Mexican Train's default): the playouts value exactly the prior's two
+    best-ranked moves (its own move first) and the agent plays one of them; ``candidates=0``
+    values every legal move."""
     env = mexican_train_v0.raw_env()
     agent = SearchAgent(env.config, budget=12)  # Mexican Train's default: candidates=2
     assert agent.candidates == 2
     every = SearchAgent(env.config, budget=12, candidates=0)
-    seen = searched
     checked = 0
     for seed in range(12):
         obs, info = decision(env, seed)
         legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
         if len(legal) < 3:
             continue
-        seen.clear()
+        searched.clear()
         ranked = agent.prior.rank_actions(obs["observation"], obs["action_mask"])
         move = agent(
             obs["observation"], obs["action_mask"], np.random.default_rng(seed), info_state=info
         )
-        assert seen == [sorted(ranked[:2])]
+        assert searched == [sorted(ranked[:2])]
         assert move in ranked[:2]
-        seen.clear()
-        every.__call__(
-            obs["observation"], obs["action_mask"], np.random.default_rng(seed), info_state=info
-        )
-        assert seen == [legal]
+        searched.clear()
+        every(obs["observation"], obs["action_mask"], np.random.default_rng(seed), info_state=info)
+        assert searched == [legal]
         checked += 1
     assert checked >= 3
 
