@@ -36,6 +36,7 @@ collection, the samples so far are saved to ``--dataset`` (when given) and no mo
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import signal
 import sys
@@ -51,6 +52,7 @@ from domino_env.agents.ppo import MODEL_FILE, PPOAgent, spec_for
 from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.train.bc.collect etc.)
     DATASET_KEYS,
     collect,
+    collect_parallel,
     concat,
     held_out,
     load_dataset,
@@ -75,6 +77,7 @@ from domino_env.train.ppo_args import (
     check_args,
     int_at_least,
     real,
+    resolve_policy,
 )
 from domino_env.train.ppo_args import build_parser as ppo_parser
 from domino_env.train.run_folder import (
@@ -102,6 +105,9 @@ def fit(
     stop: Any = None,
     log: list[dict[str, Any]] | None = None,
     desc: str = "cloning",
+    policy_input: Any = None,
+    anchor: Any = None,
+    kl_coef: float = 0.0,
 ) -> list[dict[str, Any]]:
     """Train ``policy`` (a MaskablePPO policy, in place) on ``data`` by masked cross-entropy on the
     expert's actions plus ``vf_coef`` x the value head's squared error on the returns.
@@ -110,6 +116,12 @@ def fit(
     every call, so after a DAgger round the held-out samples were never trained on). Returns (and appends to ``log``) one
     entry per epoch: ``{"epoch", "train_loss", "train_value_loss", "val_loss", "val_agreement"
     (the held-out share where the clone's most likely legal action is the expert's), "samples"}``.
+
+    ``policy_input`` (a :class:`domino_env.agents.action_scorer.PolicyInput`) builds the network
+    input of each raw observation and mask (the action features of ``--policy action-scores``);
+    without it the input is the scaled observation. ``anchor`` (a frozen copy of the starting
+    policy) adds ``kl_coef`` x KL(anchor || policy) over the legal actions to the loss, which keeps
+    a fine-tuned clone near the model it started from.
     """
     import torch
     from tqdm import tqdm
@@ -122,8 +134,12 @@ def fit(
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
 
     def batch(idx):
-        obs = torch.as_tensor(data["observations"][idx], dtype=torch.float32) * scale_t
         masks = np.unpackbits(data["masks"][idx], axis=1, count=num_actions).astype(bool)
+        if policy_input is None:
+            obs = torch.as_tensor(data["observations"][idx], dtype=torch.float32) * scale_t
+        else:
+            raw = data["observations"][idx].astype(np.float32)
+            obs = torch.as_tensor(np.stack([policy_input(o, m) for o, m in zip(raw, masks, strict=True)]))
         acts = torch.as_tensor(data["actions"][idx].astype(np.int64))
         rets = torch.as_tensor(data["returns"][idx])
         return obs, torch.as_tensor(masks), acts, rets
@@ -141,6 +157,8 @@ def fit(
             values, log_prob, _ = policy.evaluate_actions(obs, acts, masks)
             value_loss = torch.nn.functional.mse_loss(values.flatten(), rets)
             loss = -log_prob.mean() + vf_coef * value_loss
+            if anchor is not None and kl_coef > 0:
+                loss = loss + kl_coef * _kl_to(anchor, policy, obs, masks)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -158,6 +176,17 @@ def fit(
     bar.close()
     policy.eval()
     return log
+
+
+def _kl_to(anchor: Any, policy: Any, obs: Any, masks: Any) -> Any:
+    """Mean KL(anchor || policy) of the masked action distributions of one minibatch."""
+    import torch
+
+    with torch.no_grad():
+        p0 = anchor.get_distribution(obs, action_masks=masks).distribution.probs
+    logp = policy.get_distribution(obs, action_masks=masks).distribution.logits  # log-probabilities
+    legal = p0 > 0
+    return torch.where(legal, p0 * (torch.log(p0.clamp_min(1e-30)) - logp), torch.zeros_like(p0)).sum(1).mean()
 
 
 def _validate(policy: Any, batch, idx: np.ndarray, batch_size: int) -> dict[str, float]:
@@ -189,7 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_opponent_options(parser, self_play=False)
     d = parser.add_argument_group("dataset")
     d.add_argument("--expert", default="planner", metavar="AGENT", help="the agent imitated")
-    d.add_argument("--samples", type=POSITIVE, default=100_000, help="expert decisions to record")
+    d.add_argument("--samples", type=NON_NEGATIVE, default=100_000,
+                   help="expert decisions to record (0, with --init-from: none; the DAgger rounds, played by "
+                   "the clone, make the whole dataset)")
+    d.add_argument("--workers", type=POSITIVE, default=1,
+                   help="processes that collect the expert's and DAgger decisions (each its own env and seed; "
+                   "the same --seed and --workers give the same dataset)")
     d.add_argument("--dataset", default=None, metavar="PATH",
                    help="dataset file (.npz): loaded when it exists (same rules, expert, opponents, reward), "
                    "else the expert dataset is written there; default: not saved. Never commit it")
@@ -201,7 +235,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--dagger-epochs", type=POSITIVE, default=None,
                    help="epochs over the aggregated dataset after each DAgger round (default: --epochs)")
     c = parser.add_argument_group("cloning")
-    add_policy_options(parser, c, policy=False)  # the clone is always the mlp policy
+    c.add_argument("--policy", default=argparse.SUPPRESS, choices=("mlp", "action-scores"),
+                   help="the clone's network (default: the --init-from model's, else mlp): mlp, one MLP from "
+                   "the observation to every action's logit; action-scores, the domino-train policy that "
+                   "scores each legal action from its features (which include the planner's move, so it "
+                   "is meant for another expert, e.g. search, or for fine-tuning with --init-from)")
+    c.add_argument("--init-from", default=None, metavar="PATH",
+                   help="start the clone from this model (a domino-train / domino-bc folder or .zip for "
+                   "the same rules; its --policy, --net-arch and --activation)")
+    c.add_argument("--kl-coef", type=real(0.0), default=0.0,
+                   help="with --init-from: weight of KL(start model || clone) over the legal actions in "
+                   "the loss, which keeps the clone near the model it started from")
+    add_policy_options(parser, c, policy=False)
     c.add_argument("--epochs", type=POSITIVE, default=10, help="passes over the dataset")
     c.add_argument("--batch-size", type=int_at_least(2), default=512, help="minibatch size")
     c.add_argument("--learning-rate", type=real(0.0, low_open=True), default=1e-3, help="Adam learning rate")
@@ -228,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
 def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
     """``domino_env.train.ppo``'s default options with this command's network, seed and gamma: the
     hyperparameters saved in the clone's ``model.zip`` (what ``--resume`` continues with)."""
-    ppo = ppo_parser().parse_args(["--policy", "mlp"])  # the clone is an MLP over the observation
+    ppo = ppo_parser().parse_args(["--policy", getattr(args, "policy", "mlp")])
     for name in ("net_arch", "activation", "seed", "gamma", "game", "reward", "pips_coef"):
         setattr(ppo, name, getattr(args, name))
     return ppo
@@ -244,10 +289,21 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     parser = build_parser()
     argv_list = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv_list)
-    args.policy = "mlp"  # the clone is an MLP over the observation (no --policy option)
-    # the shared checks (rules, reward, --opponents, --eval-opponents, --out) through train.ppo's
+    if not hasattr(args, "policy"):  # the start model's, else the flat MLP
+        args.policy = None
+        resolve_policy(args)
+        args.policy = args.policy if args.init_from else "mlp"
+    if args.samples == 0 and not args.init_from:
+        parser.error("--samples 0: needs --init-from (a model to play the DAgger rounds)")
+    if args.samples == 0 and not args.dagger_iters:
+        parser.error("--samples 0: needs --dagger-iters (with no expert dataset the DAgger rounds are the data)")
+    if args.samples == 0 and args.dataset:
+        parser.error("--dataset: holds the expert dataset, and --samples 0 records none")
+    if args.kl_coef > 0 and not args.init_from:
+        parser.error("--kl-coef: needs --init-from (the model the clone is kept near)")
+    # the shared checks (rules, reward, --opponents, --eval-opponents, --init-from, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
-                                   "self_play": 0.0, "resume": None, "init_from": None})  # fmt: skip
+                                   "self_play": 0.0, "resume": None})  # fmt: skip
     checked = check_args(parser, checks, can_resume=False)
     args.reward = checks.reward
     rules, game = checked.rules, args.game
@@ -285,38 +341,56 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     expert = make_agent(args.expert, config)
     venv = DummyVecEnv([make_env_fn(checked.env_cfg)])
     model = new_model(ppo_hyperparameters(args), venv)
+    anchor = None
+    if args.init_from:
+        from sb3_contrib import MaskablePPO
+
+        try:
+            source = MaskablePPO.load(checked.start_model, device="cpu")
+            model.policy.load_state_dict(source.policy.state_dict())
+        except Exception as exc:  # a corrupt or foreign zip: one line, not a traceback
+            venv.close()
+            parser.error(f"--init-from {args.init_from}: cannot load {checked.start_model}: {type(exc).__name__}: {exc}")
+        if args.kl_coef > 0:
+            anchor = copy.deepcopy(model.policy).eval()
     scale = env.scale
     num_actions = int(env.action_space.n)
+    # the network input of each raw observation (action features for --policy action-scores)
+    policy_input = env.policy_input if args.policy == "action-scores" else None
+    cloning = {"policy_input": policy_input, "anchor": anchor, "kl_coef": args.kl_coef}
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     phases: list[dict[str, Any]] = []
     with StopSignals() as stop:
-        if data is None:
-            data = collect(env, expert, args.samples, args.seed, args.gamma, progress=progress, stop=stop)
+        if data is None and args.samples > 0:
+            data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
+                                    progress=progress, stop=stop)  # fmt: skip
             if dataset is not None:
                 save_dataset(dataset, data, fingerprint)
             phases.append({"phase": "expert", "samples": int(len(data["actions"])),
                            "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
-        else:
+        elif data is not None:
             phases.append({"phase": "expert (loaded)", "samples": int(len(data["actions"])), "file": str(dataset)})
-        if stop.received:
+        if stop.received and data is not None:
             print(f"{stop.received}: interrupted while collecting; no model written"
                   + (f" (the {len(data['actions'])} samples so far are in {dataset})" if dataset else ""),
                   file=sys.stderr)  # fmt: skip
             venv.close()
             return None, stop.received
-        t = time.perf_counter()
-        fit(model.policy, data, scale, num_actions, args.epochs, args.batch_size, args.learning_rate,
-            args.vf_coef, args.val_fraction, args.seed, progress, stop, log, "cloning")  # fmt: skip
-        phases[-1]["fit_seconds"] = round(time.perf_counter() - t, 1)
+        if data is not None:
+            t = time.perf_counter()
+            fit(model.policy, data, scale, num_actions, args.epochs, args.batch_size, args.learning_rate,
+                args.vf_coef, args.val_fraction, args.seed, progress, stop, log, "cloning", **cloning)  # fmt: skip
+            phases[-1]["fit_seconds"] = round(time.perf_counter() - t, 1)
         for k in range(args.dagger_iters):
             if stop.received:
                 break
             t = time.perf_counter()
-            clone = PPOAgent.from_policy(model.policy, p, n, game)
-            more = collect(env, expert, args.dagger_samples, args.seed + 1 + k, args.gamma, policy=clone,
-                           beta=args.dagger_beta, first_episode=int(data["episodes"].max()) + 1,
-                           progress=progress, stop=stop, desc=f"DAgger {k + 1}/{args.dagger_iters}")  # fmt: skip
+            clone = PPOAgent.from_policy(model.policy, p, n, game, config=config)
+            more = collect_parallel(checked.env_cfg, expert, args.dagger_samples, args.seed + 1 + k, args.gamma,
+                                    args.workers, policy=clone, beta=args.dagger_beta,
+                                    first_episode=0 if data is None else int(data["episodes"].max()) + 1,
+                                    progress=progress, stop=stop, desc=f"DAgger {k + 1}/{args.dagger_iters}")  # fmt: skip
             agreement = float(np.mean([int(clone(o, np.unpackbits(m, count=num_actions).astype(bool), None)) == a
                                        for o, m, a in zip(more["observations"][:2000], more["masks"][:2000],
                                                           more["actions"][:2000], strict=True)]))  # fmt: skip
@@ -329,13 +403,15 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             t = time.perf_counter()
             fit(model.policy, data, scale, num_actions, args.dagger_epochs or args.epochs, args.batch_size,
                 args.learning_rate, args.vf_coef, args.val_fraction, args.seed + 1 + k, progress, stop, log,
-                f"cloning {k + 1}/{args.dagger_iters}")  # fmt: skip
+                f"cloning {k + 1}/{args.dagger_iters}", **cloning)  # fmt: skip
             phase["fit_seconds"] = round(time.perf_counter() - t, 1)
             phases.append(phase)
         interrupted = stop.received
+        if data is None:  # --samples 0, interrupted before the first DAgger round ended
+            data = {k: np.zeros((0,), np.int32) for k in DATASET_KEYS}
         train_seconds = time.perf_counter() - start
         meta: dict[str, Any] = {
-            **env_metadata(rules, game, checked.env_kwargs, num_actions),
+            **env_metadata(rules, game, checked.env_kwargs, num_actions, checked.env_cfg["policy_input"]),
             "trained_by": "behaviour cloning (train.bc)",
             "command": command_line("train.bc", argv_list),
             "argv": argv_list,
@@ -345,6 +421,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                                              "gae_lambda", "clip_range", "ent_coef", "vf_coef")},  # fmt: skip
             "seed": args.seed,
             "timesteps": 0,
+            "initialized_from": {"flag": "--init-from", "path": str(checked.start_model),
+                                 "command": (checked.start_metadata or {}).get("command")}
+            if args.init_from else None,  # fmt: skip
             "dataset": {"samples": int(len(data["actions"])), "episodes": int(len(np.unique(data["episodes"]))),
                         "file": str(dataset) if dataset else None, "phases": phases},  # fmt: skip
             "bc_epochs": log,

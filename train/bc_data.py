@@ -5,7 +5,11 @@ against the run's fingerprint), and the fixed held-out split (:func:`held_out`).
 from __future__ import annotations
 
 import json
+import multiprocessing
+import multiprocessing.connection
 import os
+import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ def collect(
     progress: bool = False,
     stop: Any = None,
     desc: str = "expert decisions",
+    on_episode: Callable[[int], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """Play whole episodes until ``samples`` learner decisions are recorded.
 
@@ -44,6 +49,7 @@ def collect(
         beta: probability that the expert's action is played (1 without ``policy``).
         first_episode: number of the first episode (episode ids stay unique across calls).
         stop: a :class:`domino_env.train.callbacks.StopSignals`; collection ends early when it received one.
+        on_episode: called with the number of decisions of each finished episode (progress).
 
     Returns:
         ``{"observations": int16 (S, obs size) raw, "masks": uint8 (S, ceil(A / 8)) packed bits,
@@ -85,20 +91,143 @@ def collect(
             back.append(g)
         returns.extend(reversed(back))
         bar.update(len(rewards))
+        if on_episode is not None:
+            on_episode(len(rewards))
         episode += 1
         env.reset()
     bar.close()
-    obs = np.asarray(obs_rows, dtype=np.float32).reshape(len(actions), -1)
+    obs = np.asarray(obs_rows, dtype=np.float32).reshape(len(actions), len(env.scale))  # 0 rows when stopped at once
     stored = obs.astype(np.int16)
     if not np.array_equal(stored, obs):
         raise ValueError("an observation entry is not an int16 integer; cannot store it compactly")
     return {
         "observations": stored,
-        "masks": np.asarray(mask_rows, dtype=np.uint8).reshape(len(actions), -1),
+        "masks": np.asarray(mask_rows, dtype=np.uint8).reshape(len(actions), -(-int(env.action_space.n) // 8)),
         "actions": np.asarray(actions, dtype=np.int16),
         "returns": np.asarray(returns, dtype=np.float32),
         "episodes": np.asarray(episodes, dtype=np.int32),
     }
+
+
+def worker_seed(seed: int, worker: int) -> int:
+    """The env seed of collection worker ``worker``: ``seed`` itself for worker 0 (so one worker
+    collects what :func:`collect` does), else a draw of ``SeedSequence([seed, worker])``, far from
+    the small consecutive seeds that DAgger rounds use."""
+    if worker == 0:
+        return int(seed)
+    return int(np.random.SeedSequence([seed, worker]).generate_state(1)[0])
+
+
+class _SharedStop:
+    """``collect``'s ``stop`` in a worker: set when the parent (or this worker) got a signal."""
+
+    def __init__(self, event: Any):
+        self.event = event
+
+    @property
+    def received(self) -> str | None:
+        return "signal" if self.event.is_set() else None
+
+
+def _collect_part(job: tuple, event: Any, counter: Any, path: str) -> None:
+    """One collection worker: its share of the decisions into ``path`` (``.npz``), or its error
+    into ``path + ".error"``."""
+    # Ctrl-C reaches the whole process group: the parent handles it and sets the event; a SIGTERM
+    # sent to a worker alone ends the collection the same way (at the next episode)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: event.set())
+
+    def tick(n: int) -> None:
+        with counter.get_lock():
+            counter.value += n
+
+    env_cfg, expert, samples, seed, gamma, policy, beta = job
+    try:
+        data = collect(LearnerEnv(**env_cfg), expert, samples, seed, gamma, policy=policy, beta=beta,
+                       stop=_SharedStop(event), on_episode=tick)  # fmt: skip
+        np.savez(path, **data)
+    except BaseException as exc:  # the parent re-raises it with this text
+        Path(path + ".error").write_text(f"{type(exc).__name__}: {exc}")
+        raise
+
+
+def collect_parallel(
+    env_cfg: dict[str, Any],
+    expert: Any,
+    samples: int,
+    seed: int,
+    gamma: float,
+    workers: int,
+    policy: Any = None,
+    beta: float = 1.0,
+    first_episode: int = 0,
+    progress: bool = False,
+    stop: Any = None,
+    desc: str = "expert decisions",
+) -> dict[str, np.ndarray]:
+    """:func:`collect` in ``workers`` processes: worker ``k`` builds the training env of
+    ``env_cfg`` (:func:`domino_env.train.learner_env.make_env_fn`'s keys), seeds it with
+    :func:`worker_seed` and records its share of ``samples``; the parts are joined in worker
+    order with the episode ids renumbered from ``first_episode``. The same arguments give the same
+    dataset; ``workers=1`` runs in this process and gives exactly what :func:`collect` does.
+    ``expert`` and ``policy`` must be picklable (every agent of the registry is). A signal that
+    ``stop`` receives ends every worker at the end of its episode; what they recorded is returned.
+
+    Returns:
+        the arrays of :func:`collect`.
+
+    Raises:
+        RuntimeError: a worker failed (its error in the message).
+    """
+    import tempfile
+
+    from tqdm import tqdm
+
+    workers = max(1, min(int(workers), int(samples)))
+    if workers == 1:
+        return collect(LearnerEnv(**env_cfg), expert, samples, seed, gamma, policy=policy, beta=beta,
+                       first_episode=first_episode, progress=progress, stop=stop, desc=desc)  # fmt: skip
+    shares = [samples // workers + (1 if k < samples % workers else 0) for k in range(workers)]
+    ctx = multiprocessing.get_context("spawn")
+    event, counter = ctx.Event(), ctx.Value("q", 0)
+    bar = tqdm(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
+    with tempfile.TemporaryDirectory(prefix="domino-bc-") as tmp:
+        paths = [str(Path(tmp) / f"part{k}.npz") for k in range(workers)]
+        procs = [ctx.Process(target=_collect_part, daemon=True,
+                             args=((env_cfg, expert, n, worker_seed(seed, k), gamma, policy, beta), event,
+                                   counter, paths[k]))  # fmt: skip
+                 for k, n in enumerate(shares)]
+        try:
+            for proc in procs:
+                proc.start()
+            while alive := [proc.sentinel for proc in procs if proc.is_alive()]:
+                multiprocessing.connection.wait(alive, timeout=0.5)
+                if stop is not None and stop.received:
+                    event.set()
+                bar.update(counter.value - bar.n)
+        finally:  # also when this process is interrupted: no worker outlives it
+            bar.close()
+            for proc in procs:
+                if proc.is_alive():
+                    proc.kill()
+                proc.join()
+        errors = [Path(q + ".error").read_text() for q in paths if Path(q + ".error").exists()]
+        missing = [k for k, q in enumerate(paths) if not Path(q).exists()]
+        if errors or missing:
+            raise RuntimeError(f"a collection worker failed: {errors[0] if errors else f'worker {missing[0]} wrote nothing'}")
+        parts = []
+        for q in paths:
+            with np.load(q) as f:
+                parts.append({k: f[k] for k in DATASET_KEYS})
+    episode = first_episode
+    for part in parts:  # consecutive ids per worker, shifted to follow the previous worker's
+        if len(part["episodes"]):
+            part["episodes"] = part["episodes"] - part["episodes"][0] + episode
+            episode = int(part["episodes"][-1]) + 1
+    out = None
+    for part in parts:
+        out = concat(out, part)
+    return out
 
 
 def concat(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
