@@ -331,11 +331,54 @@ def _finite(field: str, value: Any) -> float:
     return out
 
 
+#: Options of the ``search:key=value,...`` spelling and how each is read.
+SPEC_KEYS = ("budget", "candidates", "prior", "margin", "rollout")
+
+
+def parse_spec(arg: str) -> dict[str, Any]:
+    """The keyword arguments of ``search:ARG``: ``N`` (the budget) or ``key=value`` items joined
+    by commas (the first item may be a bare budget), keys :data:`SPEC_KEYS`:
+    ``search:100,prior=ppo:runs/x,candidates=2``. ``prior=none`` searches with no prior. The prior
+    is the item's whole remainder, so it may hold colons but not commas.
+
+    Raises:
+        ConfigError: an unknown or repeated key, or a value that is not of its kind (field
+            ``agent``, naming the spec).
+    """
+    spec = f"search:{arg}"
+    out: dict[str, Any] = {}
+    for i, item in enumerate(arg.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq and i == 0:
+            key, value = "budget", item
+        if key not in SPEC_KEYS or (not eq and i > 0):
+            raise ConfigError("agent", spec, f"search:N or search:key=value,... with keys {SPEC_KEYS}")
+        if key in out:
+            raise ConfigError("agent", spec, f"each key once ({key!r} is given twice)")
+        if key == "budget":
+            out[key] = positive_int(spec, value)
+        elif key == "candidates":
+            if not (value.isascii() and value.isdigit()):
+                raise ConfigError("agent", spec, "candidates=K with K an integer >= 0 (0: every legal move)")
+            out[key] = int(value)
+        elif key == "margin":
+            try:
+                out[key] = float(value)
+            except ValueError:
+                raise ConfigError("agent", spec, "margin=X with X a number >= 0") from None
+        elif key == "prior":
+            out[key] = None if value == "none" else value
+        else:
+            out[key] = value
+    return out
+
+
 def _factory(config: Any, arg: str | None) -> SearchAgent:
-    """``search`` (default budget) or ``search:N`` (N playouts per decision)."""
+    """``search`` (the defaults), ``search:N`` (N playouts per decision) or
+    ``search:key=value,...`` (:func:`parse_spec`)."""
     if arg is None:
         return SearchAgent(config)
-    return SearchAgent(config, budget=positive_int(f"search:{arg}", arg))
+    return SearchAgent(config, **parse_spec(arg))
 
 
 register_agent("search", _factory)

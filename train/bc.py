@@ -21,6 +21,10 @@ Command line::
 3. **DAgger** (``--dagger-iters K``): K times, the clone plays the learner's seat (the expert
    only with probability ``--dagger-beta``) for ``--dagger-samples`` decisions, the expert labels
    each of those states, the samples join the dataset and the clone is trained further.
+4. **Fine-tuning a model** (``--init-from PATH``): the clone starts from a trained model (its
+   ``--policy``: ``mlp`` or ``action-scores``); with ``--samples 0`` the DAgger rounds, played by
+   that model, are the whole dataset, and ``--kl-coef`` keeps the clone near the model. A slow
+   expert (``search``) collects in ``--workers`` processes.
 
 The output folder is a normal ``domino_env.train.ppo`` model folder: ``model.zip`` (a ``MaskablePPO`` with
 ``domino_env.train.ppo``'s default hyperparameters, so ``--resume`` works, ``--init-from`` takes new ones),

@@ -49,6 +49,31 @@ def test_registry_builds_search_for_every_game(preset):
             make_agent(f"search:{text}", config)
 
 
+def test_the_keyed_spelling_sets_every_search_option():
+    """``search:key=value,...``: the budget, candidates, prior (another agent spec, colons and
+    all), margin and rollout; every bad item is a ConfigError naming the whole spec."""
+    config = MexicanTrainConfig()
+    agent = make_agent("search:60,prior=greedy,margin=0.5,rollout=greedy", config)
+    assert (agent.budget, agent.margin, agent.rollout, agent.candidates) == (60, 0.5, "greedy", 0)
+    assert agent.prior.__class__.__name__ == "GreedyAgent"
+    agent = make_agent("search:budget=60,candidates=3,prior=planner:50", config)
+    assert agent.candidates == 3 and agent.prior.budget == 50 and agent.budget == 60
+    assert make_agent("search:prior=none", config).prior is None
+    assert make_agent("search:candidates=0", config).candidates == 0
+    line = make_agent("search:30,prior=planner", line_from_preset("cuban"))
+    assert line.budget == 30 and line.candidates == 0
+    for bad, message in [("search:100,x=1", "with keys"), ("search:100,200", "with keys"),
+                         ("search:budget=1,budget=2", "given twice"), ("search:candidates=-1", "integer >= 0"),
+                         ("search:margin=a", "a number"), ("search:budget=0", "positive integer")]:  # fmt: skip
+        with pytest.raises(ConfigError, match=message) as err:
+            make_agent(bad, config)
+        assert bad in str(err.value)
+    with pytest.raises(ConfigError, match="'prior'"):
+        make_agent("search:prior=nobody", config)
+    with pytest.raises(ConfigError, match="'candidates'"):  # a prior that does not rank its moves
+        make_agent("search:candidates=2,prior=greedy", config)
+
+
 def test_a_line_planner_at_another_seat_count_is_refused_by_name():
     """Line games have the same actions at every seat count; the observation tells them apart."""
     two = make_agent("planner", line_from_preset("block", num_players=2))
