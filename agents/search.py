@@ -54,6 +54,7 @@ Without ``info_state`` (a caller that does not know the extension) it raises
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -333,6 +334,7 @@ def _finite(field: str, value: Any) -> float:
 
 #: Options of the ``search:key=value,...`` spelling and how each is read.
 SPEC_KEYS = ("budget", "candidates", "prior", "margin", "rollout")
+_DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def parse_spec(arg: str) -> dict[str, Any]:
@@ -355,17 +357,21 @@ def parse_spec(arg: str) -> dict[str, Any]:
             raise ConfigError("agent", spec, f"search:N or search:key=value,... with keys {SPEC_KEYS}")
         if key in out:
             raise ConfigError("agent", spec, f"each key once ({key!r} is given twice)")
-        if key == "budget":
+        if key == "budget" and eq:
+            if not (value.isascii() and value.isdigit() and int(value) >= 1):
+                raise ConfigError("agent", spec, "budget=N with N an integer >= 1")
+            out[key] = int(value)
+        elif key == "budget":
             out[key] = positive_int(spec, value)
         elif key == "candidates":
             if not (value.isascii() and value.isdigit()):
                 raise ConfigError("agent", spec, "candidates=K with K an integer >= 0 (0: every legal move)")
             out[key] = int(value)
         elif key == "margin":
-            try:
-                out[key] = float(value)
-            except ValueError:
-                raise ConfigError("agent", spec, "margin=X with X a number >= 0") from None
+            # plain decimals only: float() would also take " 2", "1_0", "nan" and "-1"
+            if not _DECIMAL.fullmatch(value) or float(value) == float("inf"):
+                raise ConfigError("agent", spec, "margin=X with X a finite number >= 0")
+            out[key] = float(value)
         elif key == "prior":
             out[key] = None if value == "none" else value
         else:
@@ -378,7 +384,13 @@ def _factory(config: Any, arg: str | None) -> SearchAgent:
     ``search:key=value,...`` (:func:`parse_spec`)."""
     if arg is None:
         return SearchAgent(config)
-    return SearchAgent(config, **parse_spec(arg))
+    options = parse_spec(arg)
+    try:
+        return SearchAgent(config, **options)
+    except ConfigError as err:  # a value the agent refuses (rollout, prior...): name the spec
+        if err.field not in options:
+            raise
+        raise ConfigError("agent", f"search:{arg}", f"{err.field}={err.value!r} is refused: {err.allowed}") from err
 
 
 register_agent("search", _factory)

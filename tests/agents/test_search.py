@@ -64,14 +64,62 @@ def test_the_keyed_spelling_sets_every_search_option():
     assert line.budget == 30 and line.candidates == 0
     for bad, message in [("search:100,x=1", "with keys"), ("search:100,200", "with keys"),
                          ("search:budget=1,budget=2", "given twice"), ("search:candidates=-1", "integer >= 0"),
-                         ("search:margin=a", "a number"), ("search:budget=0", "positive integer")]:  # fmt: skip
+                         ("search:margin=a", "a finite number"), ("search:budget=0", "integer >= 1")]:  # fmt: skip
         with pytest.raises(ConfigError, match=message) as err:
             make_agent(bad, config)
         assert bad in str(err.value)
-    with pytest.raises(ConfigError, match="'prior'"):
+    with pytest.raises(ConfigError, match="prior='nobody' is refused"):
         make_agent("search:prior=nobody", config)
-    with pytest.raises(ConfigError, match="'candidates'"):  # a prior that does not rank its moves
+    with pytest.raises(ConfigError, match="candidates=2 is refused"):  # a prior that does not rank its moves
         make_agent("search:candidates=2,prior=greedy", config)
+
+
+@pytest.mark.parametrize("preset", [None, "cuban"])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("search:100,", "with keys"),
+        ("search:,100", "positive integer"),
+        ("search:100,,candidates=1", "with keys"),
+        ("search:budget = 5", "with keys"),
+        ("search:budget=5, candidates=1", "with keys"),
+        ("search:budget=", "budget=N with N an integer >= 1"),
+        ("search:budget=abc", "budget=N with N an integer >= 1"),
+        ("search:budget= 5", "budget=N with N an integer >= 1"),
+        ("search:margin=", "margin=X"),
+        ("search:margin=-1", "margin=X"),
+        ("search:margin=nan", "margin=X"),
+        ("search:margin=inf", "margin=X"),
+        ("search:margin=1e400", "margin=X"),
+        ("search:margin= 2", "margin=X"),
+        ("search:margin=1_0", "margin=X"),
+        ("search:prior=", "prior='' is refused"),
+        ("search:prior=search", "prior='search' is refused: an agent that plays from the observation"),
+        ("search:prior=search:5", "prior='search:5' is refused"),
+        ("search:rollout=", "rollout='' is refused"),
+        ("search:rollout=bogus", "rollout='bogus' is refused: one of"),
+        ("search:prior=none,candidates=2", "candidates=2 is refused"),
+    ],
+)
+def test_every_bad_spec_is_a_config_error_naming_the_spec(preset, bad, message):
+    """The values the agent itself refuses (margin, rollout, prior, candidates) name the whole
+    spec too, as the parse errors do; float()'s extra spellings (" 2", "1_0", "nan") are refused."""
+    config = MexicanTrainConfig() if preset is None else line_from_preset(preset)
+    with pytest.raises(ConfigError, match=message) as err:
+        make_agent(bad, config)
+    assert err.value.field == "agent" and err.value.value == bad
+
+
+def test_keyed_spelling_accepts_plain_decimals_and_a_prior_with_its_own_argument():
+    config = MexicanTrainConfig(num_players=2, max_pip=9)
+    for text, value in (("0", 0.0), ("2", 2.0), ("0.5", 0.5), (".5", 0.5), ("1e-1", 0.1), ("3.", 3.0)):
+        assert make_agent(f"search:margin={text}", config).margin == value
+    agent = make_agent("search:20,prior=planner:50,rollout=greedy", config)
+    assert agent.prior.budget == 50 and agent.budget == 20
+    assert pickle.loads(pickle.dumps(agent)).prior.budget == 50
+    line = make_agent("search:budget=20,rollout=block,prior=greedy", line_from_preset("cuban"))
+    assert (line.budget, line.rollout, type(line.prior).__name__) == (20, "block", "LineGreedyAgent")
+    assert pickle.loads(pickle.dumps(line)).rollout == "block"
 
 
 def test_a_line_planner_at_another_seat_count_is_refused_by_name():
