@@ -34,7 +34,8 @@ per-epoch losses and expert agreement, evaluation), ``final_evaluation.md``. It 
 it exists and matches the rules); keep it out of the repository (``runs/`` is ignored).
 
 SIGINT / SIGTERM: during cloning, the model so far is saved (status ``"interrupted"``); during
-collection, the samples so far are saved to ``--dataset`` (when given) and no model is written.
+collection, the samples so far are saved to ``--dataset`` (when given and not empty), marked so
+that a later run refuses them unless ``--samples`` is at most their number, and no model is written.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
     collect_parallel,
     concat,
     held_out,
+    interrupted_of,
     load_dataset,
     save_dataset,
 )
@@ -324,6 +326,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             data = load_dataset(dataset, fingerprint)
         except ValueError as exc:
             parser.error(f"--dataset {dataset}: {exc}")
+        asked, have = interrupted_of(dataset), len(data["actions"])
+        if asked is not None and args.samples > have:  # not silently a smaller dataset than asked for
+            parser.error(f"--dataset {dataset}: holds {have} decisions of an interrupted collection of {asked}; "
+                         f"give --samples {have} (or fewer) to clone them, or delete the file to collect again")  # fmt: skip
 
     import torch
     from stable_baselines3.common.utils import set_random_seed
@@ -369,15 +375,16 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
                                     progress=progress, stop=stop)  # fmt: skip
-            if dataset is not None:
-                save_dataset(dataset, data, fingerprint)
+            if dataset is not None and len(data["actions"]):  # an empty one would only be in the way
+                save_dataset(dataset, data, fingerprint, args.samples if stop.received else None)
             phases.append({"phase": "expert", "samples": int(len(data["actions"])),
                            "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
         elif data is not None:
             phases.append({"phase": "expert (loaded)", "samples": int(len(data["actions"])), "file": str(dataset)})
         if stop.received and data is not None:
             print(f"{stop.received}: interrupted while collecting; no model written"
-                  + (f" (the {len(data['actions'])} samples so far are in {dataset})" if dataset else ""),
+                  + (f" (the {len(data['actions'])} samples so far are in {dataset})"
+                     if dataset and len(data["actions"]) else ""),
                   file=sys.stderr)  # fmt: skip
             venv.close()
             return None, stop.received

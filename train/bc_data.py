@@ -136,6 +136,8 @@ def _collect_part(job: tuple, event: Any, counter: Any, path: str) -> None:
     # sent to a worker alone ends the collection the same way (at the next episode)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: event.set())
+    if hasattr(signal, "pthread_sigmask"):  # blocked by the parent since the spawn (_start_blocked)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
 
     def tick(n: int) -> None:
         with counter.get_lock():
@@ -149,6 +151,26 @@ def _collect_part(job: tuple, event: Any, counter: Any, path: str) -> None:
     except BaseException as exc:  # the parent re-raises it with this text
         Path(path + ".error").write_text(f"{type(exc).__name__}: {exc}")
         raise
+
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _start_blocked(procs: list) -> None:
+    """Start ``procs`` with SIGINT and SIGTERM blocked, as CPython starts its resource tracker: a
+    spawned worker inherits the mask, so a Ctrl-C while it imports (before :func:`_collect_part`
+    ignores SIGINT) cannot kill it with a KeyboardInterrupt; this process gets the signal once
+    they are started (its StopSignals handler then stops them)."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        for proc in procs:
+            proc.start()
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        for proc in procs:
+            proc.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def collect_parallel(
@@ -198,8 +220,7 @@ def collect_parallel(
                                    counter, paths[k]))  # fmt: skip
                  for k, n in enumerate(shares)]
         try:
-            for proc in procs:
-                proc.start()
+            _start_blocked(procs)
             while alive := [proc.sentinel for proc in procs if proc.is_alive()]:
                 multiprocessing.connection.wait(alive, timeout=0.5)
                 if stop is not None and stop.received:
@@ -237,13 +258,25 @@ def concat(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> dict[st
     return {k: np.concatenate([a[k], b[k]]) for k in DATASET_KEYS}
 
 
-def save_dataset(path: Path, data: dict[str, np.ndarray], fingerprint: dict[str, Any]) -> None:
-    """``np.savez_compressed`` of the arrays plus the rules fingerprint (JSON text)."""
+def save_dataset(
+    path: Path, data: dict[str, np.ndarray], fingerprint: dict[str, Any], interrupted_of: int | None = None
+) -> None:
+    """``np.savez_compressed`` of the arrays plus the rules fingerprint (JSON text);
+    ``interrupted_of``: the decisions a collection stopped early was asked for (read back by
+    :func:`interrupted_of`)."""
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial.npz")
-    np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **data)
+    extra = {} if interrupted_of is None else {"interrupted_of": np.array(int(interrupted_of))}
+    np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **extra, **data)
     os.replace(tmp, path)
+
+
+def interrupted_of(path: Path) -> int | None:
+    """The ``--samples`` of the interrupted collection a dataset file holds part of, or None for a
+    complete one (also every file written before the mark existed)."""
+    with np.load(path) as f:
+        return int(f["interrupted_of"]) if "interrupted_of" in f.files else None
 
 
 def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarray]:

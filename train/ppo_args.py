@@ -399,5 +399,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
                 parser.error(f"--resume {path}: the model has --policy {had}, this command {args.policy}; "
                              "--resume continues the model's policy (leave --policy out)")  # fmt: skip
     resumed = checked.start_model.parent if getattr(args, "resume", None) and checked.start_model else None
+    start = getattr(args, "init_from", None)
+    if start and args.out and getattr(args, "overwrite", False) and checked.start_model.parent.resolve() == Path(args.out).resolve():
+        parser.error(f"--overwrite would delete the model that --init-from starts from ({start}); give another --out")
     check_out(parser, args.out, getattr(args, "overwrite", False), resumed, can_resume)
     return checked

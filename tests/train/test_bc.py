@@ -343,3 +343,88 @@ def test_ctrl_c_during_parallel_collection_saves_the_samples(tmp_path):
         time.sleep(0.5)
     else:
         pytest.fail("a process of the command's group is still alive 10 s after it exited")
+
+
+def test_overwrite_of_the_init_from_folder_is_refused_and_deletes_nothing(bc_run, tmp_path):
+    """``--init-from X --out X --overwrite`` would delete X's model before loading it: refused."""
+    import shutil
+
+    start = tmp_path / "start"
+    shutil.copytree(bc_run[0], start)
+    before = sorted(p.name for p in start.iterdir())
+    res = _run("domino_env.train.bc", [*SMALL, "--init-from", str(start), "--out", str(start), "--overwrite",
+                                       "--samples", "100", "--epochs", "1", "--final-eval-rounds", "0"])  # fmt: skip
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert "--overwrite would delete the model that --init-from starts from" in lines[0]
+    assert sorted(p.name for p in start.iterdir()) == before
+    assert load_ppo_agent(start, {"num_players": 2, "max_pip": 9}).name
+
+
+def test_a_dataset_of_an_interrupted_collection_is_not_reused_as_complete(bc_run, tmp_path):
+    """The samples an interrupted collection saved are marked: a later run that asks for more
+    decisions than they hold is refused (one line), not trained silently on fewer; asking for at
+    most that many clones them."""
+    from domino_env.train.bc_data import interrupted_of, save_dataset
+
+    _, data, _ = bc_run
+    with np.load(data) as f:
+        arrays = {k: f[k] for k in f.files if k != "fingerprint"}
+        fingerprint = json.loads(str(f["fingerprint"]))
+    have = len(arrays["actions"])
+    part = tmp_path / "part.npz"
+    save_dataset(part, arrays, fingerprint, interrupted_of=100_000)
+    assert interrupted_of(part) == 100_000 and interrupted_of(data) is None
+    common = [*SMALL, "--epochs", "1", "--final-eval-rounds", "0", "--dataset", str(part)]
+    res = _run("domino_env.train.bc", [*common, "--out", str(tmp_path / "refused")])
+    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
+        f"domino-bc: error: --dataset {part}: holds {have} decisions of an interrupted collection of 100000; "
+        f"give --samples {have} (or fewer) to clone them, or delete the file to collect again "
+        "(domino-bc --help lists every option)"
+    ]
+    assert not (tmp_path / "refused").exists()
+    res = _run("domino_env.train.bc", [*common, "--samples", str(have), "--out", str(tmp_path / "ok")])
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "ok" / "metadata.json").read_text())
+    assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)" and meta["dataset"]["samples"] == have
+
+
+def _children(pid):
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
+def test_ctrl_c_while_the_collection_workers_start(tmp_path):
+    """A SIGINT to the process group just after the workers are spawned (while they import, before
+    they ignore SIGINT themselves) ends the command as any Ctrl-C during collection: exit 130, no
+    traceback from a worker or the command, no model, and no empty dataset file."""
+    import os
+    import signal
+    import time
+
+    data = tmp_path / "data.npz"
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "1000000",
+                             "--workers", "2", "--dataset", str(data), "--out", str(tmp_path / "run")],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while len(_children(proc.pid)) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)  # the resource tracker and the two workers
+    assert proc.poll() is None, proc.communicate()[1]
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted while collecting" in err and "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert not (tmp_path / "run").exists()
+    if data.exists():  # the signal came late enough for some episodes to end
+        with np.load(data) as f:
+            assert len(f["actions"]) > 0 and int(f["interrupted_of"]) == 1000000
