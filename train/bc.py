@@ -184,6 +184,15 @@ def fit(
     return log
 
 
+def on_policy_agreement(clone: Any, more: dict[str, np.ndarray], num_actions: int, limit: int = 2000) -> float | None:
+    """The share of (the first ``limit``) DAgger decisions where ``clone`` plays the expert's
+    label, rounded to 4 digits; None for a round stopped before any decision (not NaN, which
+    ``metadata.json`` cannot hold as JSON)."""
+    rows = zip(more["observations"][:limit], more["masks"][:limit], more["actions"][:limit], strict=True)
+    hits = [int(clone(o, np.unpackbits(m, count=num_actions).astype(bool), None)) == a for o, m, a in rows]
+    return round(float(np.mean(hits)), 4) if hits else None
+
+
 def _kl_to(anchor: Any, policy: Any, obs: Any, masks: Any) -> Any:
     """Mean KL(anchor || policy) of the masked action distributions of one minibatch."""
     import torch
@@ -402,12 +411,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                                     args.workers, policy=clone, beta=args.dagger_beta,
                                     first_episode=0 if data is None else int(data["episodes"].max()) + 1,
                                     progress=progress, stop=stop, desc=f"DAgger {k + 1}/{args.dagger_iters}")  # fmt: skip
-            agreement = float(np.mean([int(clone(o, np.unpackbits(m, count=num_actions).astype(bool), None)) == a
-                                       for o, m, a in zip(more["observations"][:2000], more["masks"][:2000],
-                                                          more["actions"][:2000], strict=True)]))  # fmt: skip
             data = concat(data, more)
             phase = {"phase": f"dagger {k + 1}", "samples": int(len(more["actions"])),
-                     "on_policy_agreement": round(agreement, 4), "seconds": round(time.perf_counter() - t, 1)}  # fmt: skip
+                     "on_policy_agreement": on_policy_agreement(clone, more, num_actions),
+                     "seconds": round(time.perf_counter() - t, 1)}  # fmt: skip
             if stop.received:
                 phases.append(phase)
                 break

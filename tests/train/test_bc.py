@@ -428,3 +428,29 @@ def test_ctrl_c_while_the_collection_workers_start(tmp_path):
     if data.exists():  # the signal came late enough for some episodes to end
         with np.load(data) as f:
             assert len(f["actions"]) > 0 and int(f["interrupted_of"]) == 1000000
+
+
+def test_the_on_policy_agreement_of_an_empty_dagger_round_is_none_not_nan():
+    """A DAgger round stopped before its first decision records None (strict JSON, no numpy
+    warning), a real round the share of decisions where the clone plays the expert's label."""
+    import warnings
+
+    from domino_env.train.bc import on_policy_agreement
+    from domino_env.train.bc_data import collect_parallel
+
+    planner = make_agent("planner", SMALL_ENV["env_kwargs"])
+    n = int(LearnerEnv(**SMALL_ENV).action_space.n)
+
+    class StopNow:
+        received = "SIGINT"
+
+    empty = collect_parallel(SMALL_ENV, planner, 100, 0, 0.9, workers=1, stop=StopNow())
+    assert len(empty["actions"]) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert on_policy_agreement(planner, empty, n) is None
+    data = collect(LearnerEnv(**SMALL_ENV), planner, 60, seed=3, gamma=0.9)
+    assert on_policy_agreement(planner, data, n) == 1.0  # the expert agrees with its own labels
+    greedy = make_agent("greedy", SMALL_ENV["env_kwargs"])
+    share = on_policy_agreement(greedy, data, n)
+    assert 0 < share < 1 and share == round(share, 4)
