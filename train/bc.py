@@ -244,9 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "else the expert dataset is written there; default: not saved. Never commit it")
     d.add_argument("--dagger-iters", type=NON_NEGATIVE, default=0,
                    help="DAgger rounds: the clone plays, the expert labels its states, the clone trains further")
-    d.add_argument("--dagger-samples", type=POSITIVE, default=50_000, help="decisions per DAgger round")
-    d.add_argument("--dagger-beta", type=real(0.0, 1.0), default=0.0,
-                   help="probability that the expert's action is played at a DAgger decision")
+    # None: not given (refused without --dagger-iters), then filled with the default of the help
+    d.add_argument("--dagger-samples", type=POSITIVE, default=None, help="decisions per DAgger round (default: 50000)")
+    d.add_argument("--dagger-beta", type=real(0.0, 1.0), default=None,
+                   help="probability that the expert's action is played at a DAgger decision (default: 0.0)")
     d.add_argument("--dagger-epochs", type=POSITIVE, default=None,
                    help="epochs over the aggregated dataset after each DAgger round (default: --epochs)")
     c = parser.add_argument_group("cloning")
@@ -308,6 +309,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         args.policy = None
         resolve_policy(args)
         args.policy = args.policy if args.init_from else "mlp"
+    given = [f"--dagger-{k}" for k in ("samples", "beta", "epochs") if getattr(args, f"dagger_{k}") is not None]
+    if given and not args.dagger_iters:
+        parser.error(f"{given[0]}: has no effect without --dagger-iters (the DAgger rounds it sets)")
+    args.dagger_samples = 50_000 if args.dagger_samples is None else args.dagger_samples
+    args.dagger_beta = 0.0 if args.dagger_beta is None else args.dagger_beta
     if args.samples == 0 and not args.init_from:
         parser.error("--samples 0: needs --init-from (a model to play the DAgger rounds)")
     if args.samples == 0 and not args.dagger_iters:
@@ -454,7 +460,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         folder.save_model(model, BEST_MODEL_FILE)
     venv.close()
     if interrupted:
-        print(f"{interrupted}: cloning interrupted; saved {out / MODEL_FILE} (status interrupted)", file=sys.stderr)
+        print(f"{interrupted}: interrupted; saved {out / MODEL_FILE}, the model so far (status interrupted)",
+              file=sys.stderr)  # fmt: skip
         return out, interrupted
     agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))

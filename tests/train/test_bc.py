@@ -142,6 +142,8 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
      (["--val-fraction", "1"], "--val-fraction"), (["--dagger-beta", "2"], "--dagger-beta"),
      (["--eval-opponents", "foo"], "--eval-opponents foo"), (["--net-arch", "0"], "--net-arch"),
      (["--policy", "flat"], "--policy"), (["--workers", "0"], "--workers"),
+     (["--dagger-samples", "100"], "--dagger-samples: has no effect without --dagger-iters"),
+     (["--dagger-beta", "0.5"], "--dagger-beta: has no effect without --dagger-iters"),
      (["--samples", "0", "--dagger-iters", "1"], "--samples 0: needs --init-from"),
      (["--kl-coef", "1"], "--kl-coef: needs --init-from"), (["--kl-coef", "-1"], "--kl-coef"),
      (["--init-from", "/nonexistent/model"], "--init-from /nonexistent/model"),
