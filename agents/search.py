@@ -390,7 +390,7 @@ def _factory(config: Any, arg: str | None) -> SearchAgent:
     except ConfigError as err:  # a value the agent refuses (rollout, prior...): name the spec
         if err.field not in options:
             raise
-        raise ConfigError("agent", f"search:{arg}", f"{err.field}={err.value!r} is refused: {err.allowed}") from err
+        raise ConfigError("agent", f"search:{arg}", f"{err.field}: {err.allowed}") from err
 
 
 register_agent("search", _factory)

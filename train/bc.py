@@ -386,7 +386,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     phases: list[dict[str, Any]] = []
-    with StopSignals() as stop:
+    with StopSignals("stopping at the end of the episodes being played, then saving what is done") as stop:
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
                                     progress=progress, stop=stop)  # fmt: skip

@@ -43,7 +43,8 @@ class StopSignals:
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self):
+    def __init__(self, saving: str = "saving the model at this step"):
+        self.saving = saving  # what the first signal's message says happens next
         self.received: str | None = None
         self.interruptible = False
         self._previous: dict[int, Any] = {}
@@ -62,7 +63,7 @@ class StopSignals:
         if self.received is not None:
             raise KeyboardInterrupt(f"second signal ({name}): aborted without saving")
         self.received = name
-        print(f"{name} received: saving the model at this step (send it again to abort)",
+        print(f"{name} received: {self.saving} (send it again to abort)",
               file=sys.stderr, flush=True)  # fmt: skip
         if self.interruptible:
             raise TrainingInterrupted(name)

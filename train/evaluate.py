@@ -127,7 +127,7 @@ AGENT_FORMS = {
     "random": "random",
     "greedy": "greedy",
     "planner": "planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N])",
-    "search": "search (search:N)",
+    "search": "search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout)",
     "ppo": "ppo:PATH (a domino-train folder)",
     "rllib": "rllib:PATH (a domino-rllib run)",
 }
@@ -135,7 +135,7 @@ AGENT_FORMS = {
 
 def agent_choices() -> str:
     """Every agent name of the registry (both game families) as the command line takes it:
-    ``"random, greedy, planner (planner:BUDGET), search (search:N), ppo:PATH (...), ..."``."""
+    ``"random, greedy, planner (planner:BUDGET), search (search:N, ...), ppo:PATH (...), ..."``."""
     names = dict.fromkeys([*agent_names("mexican_train"), *agent_names("line")])
     order = list(AGENT_FORMS)
     ranked = sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))
