@@ -286,6 +286,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                 eval_seed=eval_seed,
             )  # fmt: skip
             interrupted = stop.received
+    except KeyboardInterrupt:  # a second signal: aborted without saving this step's model
+        if folder.metadata.get("status") == "training":
+            folder.write_metadata(status="aborted")
+        raise
     finally:
         vec_env.close()
 

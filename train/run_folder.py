@@ -5,8 +5,9 @@ scaling, library versions, the exact command, status).
 
 ``metadata["status"]``: ``"training"`` (written at the start; with a ``model.zip`` after the first
 periodic evaluation), ``"interrupted"`` (SIGINT / SIGTERM: the model at that step was saved, the
-folder is resumable with ``--resume``), ``"trained"`` (training over, the final evaluation
-running), ``"done"``.
+folder is resumable with ``--resume``), ``"aborted"`` (a second signal stopped it without saving
+that step's model: a ``model.zip``, if there is one, is the last periodic save), ``"trained"``
+(training over, the final evaluation running), ``"done"``.
 """
 
 from __future__ import annotations

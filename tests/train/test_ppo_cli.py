@@ -130,6 +130,23 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
     assert resumed["timesteps"] >= meta["timesteps"] + 128
 
 
+def test_a_second_signal_aborts_and_the_metadata_says_so(tmp_path, monkeypatch):
+    """A second Ctrl-C raises KeyboardInterrupt inside training (StopSignals): the run stops
+    without saving and ``metadata.json`` says ``aborted`` instead of staying ``training``."""
+    from sb3_contrib import MaskablePPO
+
+    from domino_env.train import ppo
+
+    def second_signal(self, *args, **kwargs):
+        raise KeyboardInterrupt("second signal (SIGINT): aborted without saving")
+
+    monkeypatch.setattr(MaskablePPO, "learn", second_signal)
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        ppo.run([*SMALL, "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--quiet", "--out", str(out)])
+    assert json.loads((out / "metadata.json").read_text())["status"] == "aborted"
+
+
 def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path):
     """An old run's files in ``--out`` would mix with the new run's: refused before any work,
     ``--overwrite`` deletes the run files first (and only those), ``--resume OUT --out OUT``
