@@ -174,7 +174,7 @@ def fit(
             bar.update(1)
         if stop is not None and stop.received:
             break
-        entry = {"epoch": epoch, "train_loss": total / max(1, len(order)),
+        entry = {"phase": desc, "epoch": epoch, "train_loss": total / max(1, len(order)),
                  "train_value_loss": vtotal / max(1, len(order)), "samples": int(len(order))}  # fmt: skip
         entry.update(_validate(policy, batch, val_idx, batch_size))
         log.append(entry)
@@ -396,6 +396,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                            "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
         elif data is not None:
             phases.append({"phase": "expert (loaded)", "samples": int(len(data["actions"])), "file": str(dataset)})
+            if verbose and len(data["actions"]) != args.samples:  # the file decides, not --samples
+                print(f"--dataset {dataset}: loaded its {len(data['actions'])} decisions (--samples {args.samples} "
+                      "is what a new collection records)", file=sys.stderr)  # fmt: skip
         if stop.received and data is not None:
             print(f"{stop.received}: interrupted while collecting; no model written"
                   + (f" (the {len(data['actions'])} samples so far are in {dataset})"

@@ -106,6 +106,7 @@ def test_smoke_run_writes_a_loadable_model_folder(bc_run):
     assert phases == ["expert", "dagger 1"] and meta["dataset"]["samples"] >= 3500
     assert 0 <= meta["dataset"]["phases"][1]["on_policy_agreement"] <= 1
     assert [e["epoch"] for e in meta["bc_epochs"]] == [1, 2, 3, 4, 1, 2, 3, 4]
+    assert [e["phase"] for e in meta["bc_epochs"]] == ["cloning"] * 4 + ["cloning 1/1"] * 4
     # it imitates: the held-out agreement with the planner is far above a uniform legal choice
     assert meta["bc_epochs"][-1]["val_agreement"] > 0.45
     assert meta["final_evaluation"]["greedy"]["rounds"] == 8
@@ -123,6 +124,7 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
     assert res.returncode == 0, res.stderr
     meta = json.loads((again / "metadata.json").read_text())
     assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)"
+    assert f"--dataset {data}: loaded its " in res.stderr  # not the default --samples 100000
     first = json.loads((out / "metadata.json").read_text())["dataset"]["phases"][0]["samples"]
     assert meta["dataset"]["samples"] == first
     with pytest.raises(ValueError, match="max_pip|rules"):
