@@ -24,7 +24,8 @@ Command line::
 4. **Fine-tuning a model** (``--init-from PATH``): the clone starts from a trained model (its
    ``--policy``: ``mlp`` or ``action-scores``); with ``--samples 0`` the DAgger rounds, played by
    that model, are the whole dataset, and ``--kl-coef`` keeps the clone near the model. A slow
-   expert (``search``) collects in ``--workers`` processes.
+   expert (``search``) collects in ``--workers`` processes; every DAgger round's labelled
+   decisions are kept in ``OUT/dagger_samples.npz`` (a dataset file ``--dataset`` reads).
 
 The output folder is a normal ``domino_env.train.ppo`` model folder: ``model.zip`` (a ``MaskablePPO`` with
 ``domino_env.train.ppo``'s default hyperparameters, so ``--resume`` works, ``--init-from`` takes new ones),
@@ -88,6 +89,7 @@ from domino_env.train.ppo_args import (
 from domino_env.train.ppo_args import build_parser as ppo_parser
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
+    DAGGER_SAMPLES_FILE,
     RunFolder,
     clear_run_files,
     command_line,
@@ -411,6 +413,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             fit(model.policy, data, scale, num_actions, args.epochs, args.batch_size, args.learning_rate,
                 args.vf_coef, args.val_fraction, args.seed, progress, stop, log, "cloning", **cloning)  # fmt: skip
             phases[-1]["fit_seconds"] = round(time.perf_counter() - t, 1)
+        dagger = None  # this run's DAgger samples (out / DAGGER_SAMPLES_FILE)
         for k in range(args.dagger_iters):
             if stop.received:
                 break
@@ -421,6 +424,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                                     first_episode=0 if data is None else int(data["episodes"].max()) + 1,
                                     progress=progress, stop=stop, desc=f"DAgger {k + 1}/{args.dagger_iters}")  # fmt: skip
             data = concat(data, more)
+            if len(more["actions"]):  # the labels are the slow part (search): kept even when interrupted
+                dagger = concat(dagger, more)
+                save_dataset(out / DAGGER_SAMPLES_FILE, dagger, fingerprint)
             phase = {"phase": f"dagger {k + 1}", "samples": int(len(more["actions"])),
                      "on_policy_agreement": on_policy_agreement(clone, more, num_actions),
                      "seconds": round(time.perf_counter() - t, 1)}  # fmt: skip
@@ -452,7 +458,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                                  "command": (checked.start_metadata or {}).get("command")}
             if args.init_from else None,  # fmt: skip
             "dataset": {"samples": int(len(data["actions"])), "episodes": int(len(np.unique(data["episodes"]))),
-                        "file": str(dataset) if dataset else None, "phases": phases},  # fmt: skip
+                        "file": str(dataset) if dataset else None, "phases": phases,
+                        "dagger_file": DAGGER_SAMPLES_FILE if dagger is not None else None},  # fmt: skip
             "bc_epochs": log,
             "train_wall_seconds": round(train_seconds, 1),
             "status": "interrupted" if interrupted else "trained",

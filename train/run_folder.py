@@ -37,8 +37,10 @@ FINAL_EVALUATION_FILE = "final_evaluation.md"
 LEARNING_CURVE_FILE = "learning_curve.png"
 TENSORBOARD_DIR = "tb"
 #: What a run writes into its folder (what ``--overwrite`` deletes; nothing else is touched).
+#: ``domino-bc``: every DAgger round's labelled decisions (a dataset file, ``--dataset`` reads it).
+DAGGER_SAMPLES_FILE = "dagger_samples.npz"
 RUN_FILES = (MODEL_FILE, BEST_MODEL_FILE, METADATA_FILE, EVALUATIONS_FILE, FINAL_EVALUATION_FILE,
-             LEARNING_CURVE_FILE)  # fmt: skip
+             LEARNING_CURVE_FILE, DAGGER_SAMPLES_FILE)  # fmt: skip
 
 
 def clear_run_files(path: Path) -> list[str]:

@@ -317,6 +317,19 @@ def test_a_clone_fine_tuned_on_search_labels_from_a_model(tmp_path):
     assert max(float((a[k] - b[k]).abs().max()) for k in a) < 1e-4  # lr 1e-9: still the start model
     agent = load_ppo_agent(tuned, {"num_players": 2, "max_pip": 9})
     assert agent.metadata["policy_input"] == "action-features-v1"
+    # the DAgger round's search labels are kept in the run folder, as a dataset file another run reads
+    assert meta["dataset"]["dagger_file"] == "dagger_samples.npz"
+    with np.load(tuned / "dagger_samples.npz") as f:
+        kept = len(f["actions"])
+    assert kept == meta["dataset"]["samples"]
+    reuse = tmp_path / "reuse"
+    res = _run("domino_env.train.bc", [*common, "--dataset", str(tuned / "dagger_samples.npz"), "--expert", "search:4",
+                                       "--policy", "action-scores", "--samples", "100", "--epochs", "1",
+                                       "--out", str(reuse)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((reuse / "metadata.json").read_text())
+    assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)"
+    assert meta["dataset"]["samples"] == kept and meta["dataset"]["dagger_file"] is None
 
 
 def test_ctrl_c_during_parallel_collection_saves_the_samples(tmp_path):
@@ -458,3 +471,27 @@ def test_the_on_policy_agreement_of_an_empty_dagger_round_is_none_not_nan():
     greedy = make_agent("greedy", SMALL_ENV["env_kwargs"])
     share = on_policy_agreement(greedy, data, n)
     assert 0 < share < 1 and share == round(share, 4)
+
+
+def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
+    """A real SIGINT while two workers collect a DAgger round: the model so far is saved (status
+    interrupted) and the round's labelled decisions are in the run folder's dagger_samples.npz."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "300", "--epochs", "1",
+                             "--dagger-iters", "1", "--dagger-samples", "1000000", "--workers", "2",
+                             "--final-eval-rounds", "0", "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    time.sleep(20)  # collection and cloning of the 300 expert decisions take a few seconds
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["status"] == "interrupted" and [p["phase"] for p in meta["dataset"]["phases"]] == ["expert", "dagger 1"]
+    with np.load(out / "dagger_samples.npz") as f:
+        kept = len(f["actions"])
+    assert 0 < kept == meta["dataset"]["phases"][1]["samples"] < 1000000
