@@ -91,6 +91,7 @@ from domino_env.train.ppo_args import build_parser as ppo_parser
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     DAGGER_SAMPLES_FILE,
+    RUN_FILES,
     RunFolder,
     clear_run_files,
     command_line,
@@ -215,6 +216,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                    "opponent_mode": args.opponent_mode, "reward": args.reward, "pips_coef": args.pips_coef,
                    "gamma": args.gamma, "observation_spec_hash": spec_for(p, n, game, config).hash()}  # fmt: skip
     dataset = Path(args.dataset) if args.dataset else None
+    out = Path(args.out or time.strftime("runs/bc_%Y%m%d_%H%M%S"))
+    if dataset is not None and dataset.name in RUN_FILES and dataset.parent.resolve() == out.resolve():
+        # --overwrite would delete it, a DAgger round rewrite it with its own samples only
+        parser.error(f"--dataset {dataset}: is the run file {dataset.name} of --out {out}, which this run "
+                     "replaces; copy it out of the folder (or give another --out) to reuse it")  # fmt: skip
     data = None
     if dataset is not None and dataset.exists():
         try:
@@ -236,7 +242,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
-    out = Path(args.out or time.strftime("runs/bc_%Y%m%d_%H%M%S"))
     if args.overwrite:  # after every check: a refused command deletes nothing
         clear_run_files(out)
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000

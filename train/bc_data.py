@@ -9,6 +9,8 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -290,7 +292,7 @@ def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarra
         with np.load(path) as f:
             data = {k: f[k] for k in DATASET_KEYS}
             saved = json.loads(str(f["fingerprint"]))
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # cut short too
         raise ValueError(f"not a domino-bc dataset ({type(exc).__name__}: {exc})") from None
     if saved != json.loads(json.dumps(fingerprint, sort_keys=True)):
         diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))

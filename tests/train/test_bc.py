@@ -495,3 +495,36 @@ def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
     with np.load(out / "dagger_samples.npz") as f:
         kept = len(f["actions"])
     assert 0 < kept == meta["dataset"]["phases"][1]["samples"] < 1000000
+
+
+def test_a_dataset_that_the_run_would_replace_is_refused(tmp_path):
+    """``--dataset OUT/dagger_samples.npz --out OUT``: ``--overwrite`` would delete the labels
+    being reused and a DAgger round would rewrite the file with its own samples only; refused in
+    one line before any work, the file untouched (the old folder's or the new one's)."""
+    out = tmp_path / "run"
+    small = [*SMALL, "--samples", "300", "--epochs", "1", "--final-eval-rounds", "0"]
+    res = _run("domino_env.train.bc", [*small, "--dagger-iters", "1", "--dagger-samples", "100", "--out", str(out)])
+    assert res.returncode == 0, res.stderr
+    kept = out / "dagger_samples.npz"
+    labels, files = kept.read_bytes(), sorted(p.name for p in out.iterdir())
+    for more in ([], ["--dagger-iters", "1", "--dagger-samples", "100"]):
+        res = _run("domino_env.train.bc", [*small, *more, "--dataset", str(kept), "--out", str(out), "--overwrite"])
+        assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+        assert f"--dataset {kept}: is the run file dagger_samples.npz of --out {out}" in res.stderr
+        assert kept.read_bytes() == labels and sorted(p.name for p in out.iterdir()) == files
+    new = tmp_path / "new"
+    res = _run("domino_env.train.bc", [*SMALL, "--dataset", str(new / "dagger_samples.npz"), "--out", str(new),
+                                       "--dagger-iters", "1"])  # fmt: skip
+    assert res.returncode == 2 and "is the run file dagger_samples.npz" in res.stderr and not new.exists()
+
+
+def test_a_truncated_dataset_file_is_one_line(tmp_path):
+    """A dataset cut short (a copy or a disk that filled up) is a zip without its directory:
+    one line naming the file, not a zipfile traceback."""
+    whole = tmp_path / "whole.npz"
+    np.savez_compressed(whole, actions=np.arange(1000))
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(whole.read_bytes()[:100])
+    res = _run("domino_env.train.bc", [*SMALL, "--dataset", str(cut), "--out", str(tmp_path / "y")])
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert f"--dataset {cut}: not a domino-bc dataset (BadZipFile" in res.stderr and not (tmp_path / "y").exists()
