@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default: runs/bc_<date>_<time>); an existing non-empty one is "
                    "refused unless --overwrite is given")
     e.add_argument("--overwrite", action="store_true",
-                   help="reuse a non-empty --out: delete its run files (models, metadata, evaluations) "
+                   help="reuse a non-empty --out: delete its run files (models, metadata, evaluations, dagger_samples.npz) "
                    "before collecting")
     add_evaluation_options(parser, e)
     e.set_defaults(final_eval_rounds=400)

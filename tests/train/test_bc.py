@@ -528,3 +528,11 @@ def test_a_truncated_dataset_file_is_one_line(tmp_path):
     res = _run("domino_env.train.bc", [*SMALL, "--dataset", str(cut), "--out", str(tmp_path / "y")])
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
     assert f"--dataset {cut}: not a domino-bc dataset (BadZipFile" in res.stderr and not (tmp_path / "y").exists()
+
+
+def test_the_overwrite_help_names_the_dagger_samples_it_deletes():
+    res = _run("domino_env.train.bc", ["--help"])
+    assert res.returncode == 0
+    assert "delete its run files (models, metadata, evaluations, dagger_samples.npz) before collecting" in " ".join(
+        res.stdout.split()
+    )
