@@ -6,29 +6,20 @@ the planner better than chance, reuses its dataset, and is fine-tuned by ``domin
 
 import json
 import shlex
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from bc_helpers import SMALL  # noqa: E402
+from bc_helpers import run_module as _run  # noqa: E402
+
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.agents.ppo import load_ppo_agent  # noqa: E402
 from domino_env.train.bc import collect, load_dataset  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
 from domino_env.train.learner_env import LearnerEnv  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-SMALL = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--net-arch", "32", "--seed", "2",
-         "--eval-opponents", "greedy", "--eval-workers", "1", "--no-progress"]  # fmt: skip
-
-
-def _run(module, args):
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -226,142 +217,6 @@ def test_a_non_empty_out_is_refused_unless_overwritten(tmp_path):
     assert load_ppo_agent(out).name
 
 
-SMALL_ENV = {"env_kwargs": {"num_players": 2, "max_pip": 9}, "opponents": ["greedy"], "opponent_mode": "mix",
-             "reward": "mixed", "pips_coef": 1.0, "self_play": 0.0, "game": "mexican_train",
-             "policy_input": "observation"}  # fmt: skip
-
-
-def test_parallel_collection_is_reproducible_and_labels_with_the_expert():
-    from domino_env.train.bc_data import DATASET_KEYS, collect_parallel
-
-    rules = SMALL_ENV["env_kwargs"]
-    planner = make_agent("planner", rules)
-    alone = collect(LearnerEnv(**SMALL_ENV), planner, 120, seed=5, gamma=0.9)
-    one = collect_parallel(SMALL_ENV, planner, 120, 5, 0.9, workers=1)
-    assert all(np.array_equal(one[k], alone[k]) for k in DATASET_KEYS)
-    two = collect_parallel(SMALL_ENV, planner, 240, 5, 0.9, workers=2, first_episode=7)
-    again = collect_parallel(SMALL_ENV, planner, 240, 5, 0.9, workers=2, first_episode=7)
-    assert all(np.array_equal(two[k], again[k]) for k in DATASET_KEYS)
-    # worker 0 records what one process does with the same seed (its share: 120 decisions)
-    n0 = len(alone["actions"])
-    assert np.array_equal(two["observations"][:n0], alone["observations"]) and len(two["actions"]) >= 240
-    # worker 1 plays other deals, and the episode ids run on from worker 0's without a gap
-    assert not np.array_equal(two["observations"][n0 : 2 * n0], alone["observations"][: len(two["actions"]) - n0][:n0])
-    ids = two["episodes"]
-    assert ids[0] == 7 and set(np.diff(ids).tolist()) <= {0, 1} and len(np.unique(ids)) == ids[-1] - 6
-    num_actions = int(LearnerEnv(**SMALL_ENV).action_space.n)
-    rng = np.random.default_rng(0)
-    for i in range(n0, len(ids), 5):  # worker 1's labels are the planner's choices too
-        mask = np.unpackbits(two["masks"][i], count=num_actions).astype(bool)
-        assert planner(two["observations"][i].astype(np.float32), mask, rng) == two["actions"][i]
-
-
-def test_the_kl_term_keeps_a_fine_tuned_clone_near_its_start():
-    """``--kl-coef``: cloning with KL(start || clone) moves the policy far less than without."""
-    import copy
-
-    import torch
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from domino_env.train.bc import build_parser, fit, ppo_hyperparameters
-    from domino_env.train.learner_env import make_env_fn
-    from domino_env.train.ppo import new_model
-
-    env = LearnerEnv(**SMALL_ENV)
-    data = collect(env, make_agent("planner", SMALL_ENV["env_kwargs"]), 600, seed=1, gamma=0.9)
-    args = build_parser().parse_args(["--net-arch", "32", "--players", "2", "--max-pip", "9"])
-    args.policy, args.reward = "mlp", "mixed"
-    torch.manual_seed(0)
-    start = new_model(ppo_hyperparameters(args), DummyVecEnv([make_env_fn(SMALL_ENV)])).policy
-    n = int(env.action_space.n)
-    obs = torch.as_tensor(data["observations"].astype(np.float32) * env.scale)
-    masks = torch.as_tensor(np.unpackbits(data["masks"], axis=1, count=n).astype(bool))
-    kl, loss = [], []
-    for coef in (0.0, 20.0):
-        clone = copy.deepcopy(start)
-        log = fit(clone, data, env.scale, n, 4, 64, 3e-3, 0.5, 0.1, 0, anchor=copy.deepcopy(start), kl_coef=coef)
-        with torch.no_grad():
-            p0 = start.get_distribution(obs, action_masks=masks).distribution.probs
-            logp = clone.get_distribution(obs, action_masks=masks).distribution.logits
-        kl.append(float(torch.where(p0 > 0, p0 * (torch.log(p0.clamp_min(1e-30)) - logp), 0.0).sum(1).mean()))
-        loss.append(log[-1]["val_loss"])
-    assert kl[0] > 0.1 and kl[1] < kl[0] / 10, kl
-    assert loss[0] < loss[1], loss  # the unanchored clone imitates the planner more closely (held-out loss)
-
-
-def test_a_clone_fine_tuned_on_search_labels_from_a_model(tmp_path):
-    """``--policy action-scores`` from scratch, then ``--init-from`` it with ``--samples 0``: the
-    DAgger round (two collection workers) is the whole dataset, the clone starts from the model."""
-    start, tuned = tmp_path / "start", tmp_path / "tuned"
-    common = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--seed", "2", "--final-eval-rounds", "0",
-              "--no-progress", "--quiet"]  # fmt: skip
-    res = _run("domino_env.train.bc", [*common, "--policy", "action-scores", "--samples", "800", "--epochs", "6",
-                                       "--out", str(start)])  # fmt: skip
-    assert res.returncode == 0, res.stderr
-    meta = json.loads((start / "metadata.json").read_text())
-    assert meta["args"]["policy"] == "action-scores" and meta["policy_input"] == "action-features-v1"
-    # the planner's move is one of the features: the clone learns to copy it (an MLP clone of these
-    # 800 decisions agrees 0.58 on the held-out ones)
-    assert meta["bc_epochs"][-1]["val_agreement"] > 0.8
-    res = _run("domino_env.train.bc", [*common, "--init-from", str(start), "--samples", "0", "--dagger-iters", "1",
-                                       "--dagger-samples", "200", "--expert", "search:4", "--workers", "2",
-                                       "--kl-coef", "1", "--epochs", "1", "--learning-rate", "1e-9", "--out", str(tuned)])  # fmt: skip
-    assert res.returncode == 0, res.stderr
-    meta = json.loads((tuned / "metadata.json").read_text())
-    assert meta["args"]["policy"] == "action-scores"  # taken from the model
-    assert meta["initialized_from"]["path"] == str(start / "model.zip")
-    assert [p["phase"] for p in meta["dataset"]["phases"]] == ["dagger 1"] and meta["dataset"]["samples"] >= 200
-    from sb3_contrib import MaskablePPO
-
-    a, b = (MaskablePPO.load(p / "model.zip", device="cpu").policy.state_dict() for p in (start, tuned))
-    assert max(float((a[k] - b[k]).abs().max()) for k in a) < 1e-4  # lr 1e-9: still the start model
-    agent = load_ppo_agent(tuned, {"num_players": 2, "max_pip": 9})
-    assert agent.metadata["policy_input"] == "action-features-v1"
-    # the DAgger round's search labels are kept in the run folder, as a dataset file another run reads
-    assert meta["dataset"]["dagger_file"] == "dagger_samples.npz"
-    with np.load(tuned / "dagger_samples.npz") as f:
-        kept = len(f["actions"])
-    assert kept == meta["dataset"]["samples"]
-    reuse = tmp_path / "reuse"
-    res = _run("domino_env.train.bc", [*common, "--dataset", str(tuned / "dagger_samples.npz"), "--expert", "search:4",
-                                       "--policy", "action-scores", "--samples", "100", "--epochs", "1",
-                                       "--out", str(reuse)])  # fmt: skip
-    assert res.returncode == 0, res.stderr
-    meta = json.loads((reuse / "metadata.json").read_text())
-    assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)"
-    assert meta["dataset"]["samples"] == kept and meta["dataset"]["dagger_file"] is None
-
-
-def test_ctrl_c_during_parallel_collection_saves_the_samples(tmp_path):
-    """A real SIGINT to the process group (as Ctrl-C) while two workers collect: the samples so
-    far go to --dataset, the command exits 130 and no worker outlives it."""
-    import os
-    import signal
-    import time
-
-    data = tmp_path / "data.npz"
-    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "1000000",
-                             "--workers", "2", "--dataset", str(data), "--out", str(tmp_path / "run")],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
-    time.sleep(12)  # the workers start (spawn) and record some episodes
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "interrupted while collecting" in err and "Traceback" not in err
-    with np.load(data) as f:
-        assert 0 < len(f["actions"]) < 1000000 and len(np.unique(f["episodes"])) == f["episodes"][-1] + 1
-    assert not (tmp_path / "run").exists()
-    for _ in range(20):  # every process of the group is gone (init reaps the resource tracker)
-        try:
-            os.killpg(proc.pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.5)
-    else:
-        pytest.fail("a process of the command's group is still alive 10 s after it exited")
-
-
 def test_overwrite_of_the_init_from_folder_is_refused_and_deletes_nothing(bc_run, tmp_path):
     """``--init-from X --out X --overwrite`` would delete X's model before loading it: refused."""
     import shutil
@@ -404,97 +259,6 @@ def test_a_dataset_of_an_interrupted_collection_is_not_reused_as_complete(bc_run
     assert res.returncode == 0, res.stderr
     meta = json.loads((tmp_path / "ok" / "metadata.json").read_text())
     assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)" and meta["dataset"]["samples"] == have
-
-
-def _children(pid):
-    """Process ids whose parent is ``pid`` (Linux /proc)."""
-    kids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            kids.append(int(stat.parent.name))
-    return kids
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
-def test_ctrl_c_while_the_collection_workers_start(tmp_path):
-    """A SIGINT to the process group just after the workers are spawned (while they import, before
-    they ignore SIGINT themselves) ends the command as any Ctrl-C during collection: exit 130, no
-    traceback from a worker or the command, no model, and no empty dataset file."""
-    import os
-    import signal
-    import time
-
-    data = tmp_path / "data.npz"
-    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "1000000",
-                             "--workers", "2", "--dataset", str(data), "--out", str(tmp_path / "run")],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
-    deadline = time.monotonic() + 120
-    while len(_children(proc.pid)) < 3 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)  # the resource tracker and the two workers
-    assert proc.poll() is None, proc.communicate()[1]
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "interrupted while collecting" in err and "Traceback" not in err and "KeyboardInterrupt" not in err
-    assert not (tmp_path / "run").exists()
-    if data.exists():  # the signal came late enough for some episodes to end
-        with np.load(data) as f:
-            assert len(f["actions"]) > 0 and int(f["interrupted_of"]) == 1000000
-
-
-def test_the_on_policy_agreement_of_an_empty_dagger_round_is_none_not_nan():
-    """A DAgger round stopped before its first decision records None (strict JSON, no numpy
-    warning), a real round the share of decisions where the clone plays the expert's label."""
-    import warnings
-
-    from domino_env.train.bc import on_policy_agreement
-    from domino_env.train.bc_data import collect_parallel
-
-    planner = make_agent("planner", SMALL_ENV["env_kwargs"])
-    n = int(LearnerEnv(**SMALL_ENV).action_space.n)
-
-    class StopNow:
-        received = "SIGINT"
-
-    empty = collect_parallel(SMALL_ENV, planner, 100, 0, 0.9, workers=1, stop=StopNow())
-    assert len(empty["actions"]) == 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert on_policy_agreement(planner, empty, n) is None
-    data = collect(LearnerEnv(**SMALL_ENV), planner, 60, seed=3, gamma=0.9)
-    assert on_policy_agreement(planner, data, n) == 1.0  # the expert agrees with its own labels
-    greedy = make_agent("greedy", SMALL_ENV["env_kwargs"])
-    share = on_policy_agreement(greedy, data, n)
-    assert 0 < share < 1 and share == round(share, 4)
-
-
-def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
-    """A real SIGINT while two workers collect a DAgger round: the model so far is saved (status
-    interrupted) and the round's labelled decisions are in the run folder's dagger_samples.npz."""
-    import os
-    import signal
-    import time
-
-    out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "300", "--epochs", "1",
-                             "--dagger-iters", "1", "--dagger-samples", "1000000", "--workers", "2",
-                             "--final-eval-rounds", "0", "--out", str(out)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # fmt: skip
-    time.sleep(20)  # collection and cloning of the 300 expert decisions take a few seconds
-    os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "Traceback" not in err, err
-    meta = json.loads((out / "metadata.json").read_text())
-    assert meta["status"] == "interrupted" and [p["phase"] for p in meta["dataset"]["phases"]] == ["expert", "dagger 1"]
-    with np.load(out / "dagger_samples.npz") as f:
-        kept = len(f["actions"])
-    assert 0 < kept == meta["dataset"]["phases"][1]["samples"] < 1000000
 
 
 def test_a_dataset_that_the_run_would_replace_is_refused(tmp_path):
