@@ -31,8 +31,9 @@ The output folder is a normal ``domino_env.train.ppo`` model folder: ``model.zip
 ``domino_env.train.ppo``'s default hyperparameters, so ``--resume`` works, ``--init-from`` takes new ones),
 ``best_model.zip`` (the same model), ``metadata.json`` (command, arguments, dataset size,
 per-epoch losses and expert agreement, evaluation), ``final_evaluation.md``. It loads as
-``ppo:OUT`` everywhere. The dataset is written only to ``--dataset PATH`` (``.npz``; reused when
-it exists and matches the rules); keep it out of the repository (``runs/`` is ignored).
+``ppo:OUT`` everywhere. The expert dataset is written only to ``--dataset PATH`` (``.npz``; reused
+when it exists and matches the rules), the DAgger rounds' decisions to ``OUT/dagger_samples.npz``;
+keep both out of the repository (``runs/`` is ignored).
 
 SIGINT / SIGTERM: during cloning, the model so far is saved (status ``"interrupted"``); during
 collection, the samples so far are saved to ``--dataset`` (when given and not empty), marked so
