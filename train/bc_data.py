@@ -247,10 +247,7 @@ def collect_parallel(
         if len(part["episodes"]):
             part["episodes"] = part["episodes"] - part["episodes"][0] + episode
             episode = int(part["episodes"][-1]) + 1
-    out = None
-    for part in parts:
-        out = concat(out, part)
-    return out
+    return {k: np.concatenate([part[k] for part in parts]) for k in DATASET_KEYS}
 
 
 def concat(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
