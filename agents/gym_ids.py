@@ -49,10 +49,12 @@ def resolve_opponents(opponents: Any, aec_env: Any) -> Any:
     return opponents
 
 
-def _adapter(aec_env: Any, opponents: Any, learner_seat: Any, illegal_reward: Any) -> SingleAgentEnv:
+def _adapter(
+    aec_env: Any, opponents: Any, learner_seat: Any, illegal_reward: Any, team_play: Any = False
+) -> SingleAgentEnv:
     resolved = resolve_opponents(opponents, aec_env)
     try:
-        return SingleAgentEnv(aec_env, resolved, learner_seat, illegal_reward)
+        return SingleAgentEnv(aec_env, resolved, learner_seat, illegal_reward, team_play)
     except ConfigError as err:
         if err.field != "opponents":
             raise
@@ -82,16 +84,20 @@ def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
         opponents: Any = random_legal_opponent,
         learner_seat: int | str = 0,
         illegal_reward: float = -1.0,
+        team_play: bool = False,
         **env_kwargs: Any,
     ) -> SingleAgentEnv:
         preset = env_kwargs.pop("preset", game)
         if preset != game:
             raise ConfigError("preset", preset, f"'{game}' for this id (use line_single_agent)")
         aec = line_v0.raw_env(preset=game, **env_kwargs)
-        return _adapter(aec, opponents, learner_seat, illegal_reward)
+        return _adapter(aec, opponents, learner_seat, illegal_reward, team_play)
 
     make.__name__ = game
-    make.__doc__ = f"``\"dominoes/{game.capitalize()}-v0\"``: the {game} game (line agent names)."
+    make.__doc__ = (
+        f"``\"dominoes/{game.capitalize()}-v0\"``: the {game} game (line agent names; ``team_play``: "
+        "see :class:`~domino_env.wrappers.SingleAgentEnv`)."
+    )
     return make
 
 

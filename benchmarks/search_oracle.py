@@ -6,10 +6,12 @@ Run from the repository root in the project's virtual environment::
     .venv/bin/python benchmarks/search_oracle.py --rollout planner --rounds 400
     .venv/bin/python benchmarks/search_oracle.py --rollout plan --budget 200 --rounds 400
     .venv/bin/python benchmarks/search_oracle.py --game block --rollout solve --rounds 600
+    .venv/bin/python benchmarks/search_oracle.py --game cuban --rounds 400
 
 One :class:`~domino_env.agents.search.SearchAgent` whose only determinization is the **true**
 state of the round (every hand, the boneyard order) plays against planners in every other seat
-(Mexican Train: 4 players, double-12, default rules; block: 2 players), in a duplicate-deal
+(Mexican Train: 4 players, double-12, default rules; block: 2 players; Cuban: the oracle in both
+seats of its team, against a planner team), in a duplicate-deal
 tournament (``train.evaluate``: every deal in every seat rotation, so ``--rounds`` is rounded up
 to a multiple of the player count; seed ``--seed``, one process). Everything else is the real
 agent: the planner prior, the playouts or the endgame solver, the margin test; only the budget
@@ -57,7 +59,7 @@ def oracle_kwargs(agent, state, seat: int) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--game", choices=("mexican_train", "block"), default="mexican_train")
+    parser.add_argument("--game", choices=("mexican_train", "block", "cuban"), default="mexican_train")
     parser.add_argument("--rollout", default=None, help="the search rollout (default: the game's)")
     parser.add_argument("--budget", type=int, default=2, help="playouts per decision (default 2)")
     parser.add_argument(
@@ -82,15 +84,19 @@ def main(argv=None) -> None:
             parser.error(f"{flag} must be >= {low}, got {value}")
     if args.game == "mexican_train":
         config, players = MexicanTrainConfig(), 4
-    else:
+    elif args.game == "block":
         config, players = line_from_preset("block", num_players=2), 2
+    else:
+        config, players = line_from_preset("cuban"), 4
     agent = SearchAgent(
         config, budget=args.budget, min_worlds=2, rollout=args.rollout, candidates=args.candidates
     )
     agent.name = "oracle"
     tournament.info_state_kwargs = oracle_kwargs  # this process only: workers=1 below
+    # Cuban: the oracle in both seats of its team ([oracle, planner, oracle, planner])
+    seats = [agent, "planner", agent, "planner"] if args.game == "cuban" else [agent] + ["planner"] * (players - 1)
     res = evaluate(
-        [agent] + ["planner"] * (players - 1), rounds=args.rounds, seed=args.seed, workers=1,
+        seats, rounds=args.rounds, seed=args.seed, workers=1,
         game=args.game, num_players=players,
     )  # fmt: skip
     s = res.stats_for("oracle")

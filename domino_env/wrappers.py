@@ -54,6 +54,12 @@ class SingleAgentEnv(gymnasium.Env):
         learner_seat: a seat number, or ``"random"`` to draw one per episode.
         illegal_reward: reward of an illegal (unmasked) learner action, which ends the episode
             (``terminated=True``, ``info["illegal_action"]=True``); the AEC env is not changed.
+        team_play: with teams (Cuban), the learner plays **every seat of its team** (self-play
+            partners, one policy): each step is the decision of whichever of its seats acts,
+            :attr:`learner_seat` is that seat (it changes within an episode), and the opponent
+            callable of the partner seat is never called. The reward is the team's, counted once
+            (the sum of the team's rewards since the learner's previous decision, from either
+            seat). ``False`` (default): the partner is an opponent callable.
 
     Observation: the learner's float32 observation vector (``aec_env``'s ``"observation"``, not
     the dict; the mask comes from :meth:`action_masks`). Action: the AEC env's ``Discrete``
@@ -61,8 +67,9 @@ class SingleAgentEnv(gymnasium.Env):
     wrap vectorised envs in SB3's ``VecNormalize`` if your learner wants normalised inputs.
 
     Raises:
-        ConfigError: wrong number of opponents, an invalid learner seat or illegal reward, or a
-            ``render_mode`` other than None / ``"ansi"`` / ``"rgb_array"``.
+        ConfigError: wrong number of opponents, an invalid learner seat or illegal reward, a
+            ``render_mode`` other than None / ``"ansi"`` / ``"rgb_array"``, or ``team_play``
+            not a bool or true without teams.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -73,6 +80,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
         learner_seat: int | str = 0,
         illegal_reward: float = -1.0,
+        team_play: bool = False,
     ):
         self.aec = aec_env
         self.agents_all = list(aec_env.possible_agents)
@@ -101,6 +109,13 @@ class SingleAgentEnv(gymnasium.Env):
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
         ):
             raise ConfigError("learner_seat", learner_seat, f"'random' or a seat 0..{p - 1}")
+        if not isinstance(team_play, (bool, np.bool_)):
+            raise ConfigError("team_play", team_play, "True or False")
+        config = getattr(aec_env, "config", None)
+        if team_play and not getattr(config, "teams", False):
+            raise ConfigError("team_play", team_play, "False: these rules have no teams (team play needs teams=True, e.g. Cuban)")
+        self.team_play = bool(team_play)
+        self._team_reward = 0.0  # team play: the team's reward since the learner's last decision
         self.opponents = opponents
         self.learner_seat_option = learner_seat
         self.illegal_reward = float(illegal_reward)
@@ -108,7 +123,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = aec_env.observation_space(first)["observation"]
         self.action_space = aec_env.action_space(first)
         self.render_mode = getattr(aec_env, "render_mode", None)
-        self.learner_seat = 0 if learner_seat == "random" else learner_seat
+        self.learner_seat = self._first_seat = 0 if learner_seat == "random" else learner_seat
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._done = True
         self._results_passed = 0  # round results of the episode already given in an info
@@ -119,35 +134,52 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _opponent_for(self, seat: int) -> Opponent:
         p = len(self.agents_all)
-        return self.opponents[(seat - self.learner_seat) % p - 1]
+        # counted from the episode's first learner seat: with team play the learner's seat
+        # changes within the round, the opponent callable of each seat must not
+        return self.opponents[(seat - self._first_seat) % p - 1]
+
+    def _step_aec(self, action: int | None) -> None:
+        self.aec.step(action)
+        if self.team_play:  # both seats of the team get the same reward: count it once
+            self._team_reward += float(self.aec.rewards.get(self.learner, 0.0))
 
     def _play_opponents(self) -> None:
-        """Step the AEC env until the learner must act or the learner's episode is over."""
+        """Step the AEC env until the learner must act (team play: either of its seats) or the
+        learner's episode is over."""
         aec = self.aec
         learner = self.learner
+        team = self.aec.config.team_of if self.team_play else None
         while True:
             agent = aec.agent_selection
             if aec.terminations.get(learner, True) or aec.truncations.get(learner, True):
                 return
             if agent == learner:
                 return
-            if aec.terminations[agent] or aec.truncations[agent]:
-                aec.step(None)
-                continue
             seat = self.agents_all.index(agent)
+            if team is not None and team(seat) == team(self.learner_seat) and not (
+                aec.terminations[agent] or aec.truncations[agent]
+            ):
+                self.learner_seat = seat  # the partner's turn: the learner plays it
+                return
+            if aec.terminations[agent] or aec.truncations[agent]:
+                self._step_aec(None)
+                continue
             obs = aec.observe(agent)
             opponent = self._opponent_for(seat)
             extra = info_state_kwargs(opponent, aec.game_state, seat)
             action = opponent(obs["observation"], obs["action_mask"], self.np_random, **extra)
             try:
-                aec.step(action)
+                self._step_aec(action)
             except IllegalActionError as err:
                 raise IllegalActionError(f"opponent {opponent!r} at seat {seat} chose badly: {err}") from err
 
     def _learner_view(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         aec = self.aec
         learner = self.learner
-        reward = float(aec._cumulative_rewards.get(learner, 0.0))
+        if self.team_play:
+            reward, self._team_reward = self._team_reward, 0.0
+        else:
+            reward = float(aec._cumulative_rewards.get(learner, 0.0))
         terminated = bool(aec.terminations.get(learner, True))
         truncated = bool(aec.truncations.get(learner, False)) and not terminated
         obs = aec.observe(learner)
@@ -183,8 +215,12 @@ class SingleAgentEnv(gymnasium.Env):
         for _ in range(100):
             if self.learner_seat_option == "random":
                 self.learner_seat = int(self.np_random.integers(len(self.agents_all)))
+            else:  # team play may have left the partner's seat here
+                self.learner_seat = self.learner_seat_option
+            self._first_seat = self.learner_seat
             self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)), options=options)
             self._results_passed = 0
+            self._team_reward = 0.0
             self._play_opponents()
             obs, _, terminated, truncated, info = self._learner_view()
             if not (terminated or truncated):
@@ -217,7 +253,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._mask = np.zeros_like(self._mask)
             info = {"illegal_action": True, "learner_seat": self.learner_seat}
             return obs, self.illegal_reward, True, False, info
-        self.aec.step(action)
+        self._step_aec(action)
         self._play_opponents()
         return self._learner_view()
 
@@ -258,16 +294,19 @@ def line_single_agent(
     opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
     learner_seat: int | str = 0,
     illegal_reward: float = -1.0,
+    team_play: bool = False,
     **env_kwargs: Any,
 ) -> SingleAgentEnv:
     """A line game (``preset`` ``"block"``, ``"draw"`` or ``"cuban"``) as a single-agent Gymnasium
     env (the registered ids ``"dominoes/Block-v0"``, ``"dominoes/Draw-v0"``, ``"dominoes/Cuban-v0"``
     build the same adapter through ``domino_env.agents.gym_ids``, which also takes agent names).
     With teams, the learner's partner is one of the ``opponents`` callables (entry 1 of a
-    sequence: the seat two places after the learner); the learner's reward is its team's."""
+    sequence: the seat two places after the learner), or with ``team_play=True`` the learner
+    itself (see :class:`SingleAgentEnv`); the learner's reward is its team's."""
     from .envs.line_v0 import raw_env
 
-    return SingleAgentEnv(raw_env(preset=preset, **env_kwargs), opponents, learner_seat, illegal_reward)
+    env = raw_env(preset=preset, **env_kwargs)
+    return SingleAgentEnv(env, opponents, learner_seat, illegal_reward, team_play)
 
 
 def _line_game(game: str) -> Callable[..., SingleAgentEnv]:

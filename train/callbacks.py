@@ -87,6 +87,7 @@ class Schedule:
     deadline: float | None  # perf_counter() time limit
     time_limit: float | None  # minutes (for the message)
     verbose: bool = True
+    partner: str = "opponents"  # "learner": evaluations seat the model in both seats of its team
 
 
 class TrainingCallback(BaseCallback):
@@ -166,7 +167,8 @@ class TrainingCallback(BaseCallback):
         t = time.perf_counter()
         s = self.s
         results = evaluate_vs_ladder(
-            self.agent(), s.rules, s.eval_opponents, s.eval_rounds, s.eval_seed, 1, s.episode, s.game
+            self.agent(), s.rules, s.eval_opponents, s.eval_rounds, s.eval_seed, 1, s.episode, s.game,
+            s.partner,
         )
         entry: dict[str, Any] = {
             "timesteps": int(self.num_timesteps),

@@ -24,26 +24,31 @@ def evaluate_vs_ladder(
     workers: int = 1,
     episode: str = "round",
     game: str = "mexican_train",
+    partner: str = "opponents",
 ) -> dict[str, dict[str, Any]]:
     """Duplicate-deal tournaments ``[agent, X, X, ..., X]`` for each X in ``opponents``
     (``domino_env.train.evaluate.evaluate``; the agent applies its mask at every decision).
+    With teams and ``partner="learner"`` (a model trained as both seats of its team) the agent
+    sits in both seats of its team: ``[agent, X, agent, X]``, the team's win rate.
 
     Returns:
         ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",
-        "opponent_win_rate", "opponent_mean_pips", "rounds", "seconds", "table"}}``
-        (``table``: Markdown).
+        "opponent_win_rate", "opponent_mean_pips", "opponent_seats", "rounds", "seconds",
+        "table"}}`` (``table``: Markdown; ``opponent_seats``: how many seats X played, P-1 or
+        2 with the agent in both seats of its team).
     """
     from domino_env.train.evaluate import evaluate
 
     p = rules["num_players"]
     kwargs = {k: v for k, v in rules.items() if k != "num_players"}
     label = getattr(agent, "name", "ppo")
+    both = partner == "learner" and p == 4  # teams are 4 players: seats 0+2 against 1+3
     out = {}
     for opp in opponents:
         with warnings.catch_warnings():  # with teams X sits on both sides by design ([ppo, X, X, X])
             warnings.filterwarnings("ignore", message=r"agent\(s\) .* sit on both teams")
             res = evaluate(
-                [agent] + [opp] * (p - 1),
+                [agent, opp, agent, opp] if both else [agent] + [opp] * (p - 1),
                 rounds=rounds,
                 num_players=p,
                 seed=seed,
@@ -64,6 +69,7 @@ def evaluate_vs_ladder(
             "mean_pips": me.mean_pips_per_round,
             "opponent_win_rate": them.win_rate,
             "opponent_mean_pips": them.mean_pips_per_round,
+            "opponent_seats": 2 if both else p - 1,
             "rounds": res.episodes,
             "seconds": res.seconds,
             "table": res.markdown(),
@@ -112,11 +118,19 @@ def rounds_played(results: dict[str, dict[str, Any]]) -> int:
 
 def summary_title(model: Any, results: dict[str, dict[str, Any]], p: int) -> str:
     """``MODEL: R duplicate-deal rounds vs P-1 copies of each ladder agent`` (R: the rounds played,
-    :func:`rounds_played`; "1 copy" with 2 players)."""
+    :func:`rounds_played`; "1 copy" with 2 players; 2 copies, "the model in both seats of its
+    team", when it played as its own partner)."""
+    n = _opponent_seats(results, p)
+    both = ", the model in both seats of its team" if n < p - 1 else ""
     return (
-        f"{model}: {rounds_played(results)} duplicate-deal rounds vs {p - 1} "
-        f"{'copy' if p == 2 else 'copies'} of each ladder agent"
+        f"{model}: {rounds_played(results)} duplicate-deal rounds vs {n} "
+        f"{'copy' if n == 1 else 'copies'} of each ladder agent{both}"
     )
+
+
+def _opponent_seats(results: dict[str, dict[str, Any]], p: int) -> int:
+    # results from before "opponent_seats" existed had the agent in one seat
+    return min((r.get("opponent_seats", p - 1) for r in results.values()), default=p - 1)
 
 
 def final_evaluation_markdown(
@@ -141,6 +155,7 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
     from domino_env.train.evaluate import deal_interval_text
 
     t = Table(title=title)
+    n = _opponent_seats(results, p)
     for col in (
         "opponents",
         "rounds",
@@ -150,13 +165,13 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
         "parity",
         "verdict",
         "pips (learner)",
-        f"pips ({p - 1} opponent{'' if p == 2 else 's'})",
+        f"pips ({n} opponent{'' if n == 1 else 's'})",
     ):
         t.add_column(col, justify="left" if col == "opponents" else "right")
     for opp, r in results.items():
         verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], "parity")
         t.add_row(
-            f"{p - 1} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
+            f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
             deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict, f"{r['mean_pips']:.2f}",
             f"{r['opponent_mean_pips']:.2f}",
         )  # fmt: skip
@@ -177,7 +192,8 @@ def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: 
     final = None
     if args.final_eval_rounds > 0:
         final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
-                                   eval_seed, workers, args.episode, game)  # fmt: skip
+                                   eval_seed, workers, args.episode, game,
+                                   getattr(args, "partner", "opponents"))  # fmt: skip
         (folder.path / FINAL_EVALUATION_FILE).write_text(
             final_evaluation_markdown(
                 final, str(folder.path / MODEL_FILE), eval_seed, rules.get("num_players")

@@ -25,6 +25,8 @@ from domino_env.wrappers import SingleAgentEnv
 REWARDS = ("mixed", "outcome", "points")
 #: Games of ``--game``: Mexican Train and the line games (their presets).
 GAMES = ("mexican_train", "block", "draw", "cuban")
+#: Partners of ``--partner`` (teams): an opponent-pool agent, or the learner itself.
+PARTNERS = ("opponents", "learner")
 
 
 class LearnerEnv(gymnasium.Wrapper):
@@ -35,7 +37,8 @@ class LearnerEnv(gymnasium.Wrapper):
         env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``reward`` is set here).
         opponents: agent specs (``make_agent``) or agent objects; the pool.
         opponent_mode: ``"mix"`` (each opponent seat draws from the pool every episode) or
-            ``"fixed"`` (the pool is the P-1 opponents in turn order after the learner).
+            ``"fixed"`` (the pool is the P-1 opponents in turn order after the learner; with
+            ``partner="learner"`` the P-2 opponents, the partner's seat skipped).
         reward: ``"outcome"`` (the env's zero-sum +1 / -1 shared), ``"points"`` (the env's
             -points/100 at the round's end) or ``"mixed"``: outcome + ``pips_coef`` x
             (-points/100), both at the round's end (round episodes, Mexican Train only).
@@ -49,6 +52,9 @@ class LearnerEnv(gymnasium.Wrapper):
         game: ``"mexican_train"`` (``env_kwargs`` for ``mexican_train_v0.raw_env``) or a line
             game ``"block"`` / ``"draw"`` / ``"cuban"`` (``line_v0.raw_env(preset=game)``; with
             teams the partner is an opponent seat and the reward is the team's).
+        partner: with teams, ``"opponents"`` (the partner seat draws from the pool like the
+            opponents) or ``"learner"`` (the learner plays both seats of its team, the
+            adapter's ``team_play``: one policy, twice the decisions per round).
 
     Observations: float32 ``(spec size,)``, the raw observation times
     :func:`domino_env.agents.ppo.observation_scale` (with ``policy_input="action-features-v1"``:
@@ -58,7 +64,8 @@ class LearnerEnv(gymnasium.Wrapper):
     for a shared win, 0) and ``learner_pips``.
 
     Raises:
-        ConfigError: bad rules, opponent names, mode or reward.
+        ConfigError: bad rules, opponent names, mode, reward or partner (``"learner"`` without
+            teams).
     """
 
     def __init__(
@@ -72,11 +79,14 @@ class LearnerEnv(gymnasium.Wrapper):
         learner_seat: int | str = "random",
         game: str = "mexican_train",
         policy_input: str = FLAT_INPUT,
+        partner: str = "opponents",
     ):
         if game not in GAMES:
             raise ConfigError("game", game, f"one of {GAMES}")
         if reward not in REWARDS:
             raise ConfigError("reward", reward, f"one of {REWARDS}")
+        if partner not in PARTNERS:
+            raise ConfigError("partner", partner, f"one of {PARTNERS}")
         if opponent_mode not in ("mix", "fixed"):
             raise ConfigError("opponent_mode", opponent_mode, "'mix' or 'fixed'")
         kwargs = dict(env_kwargs)
@@ -95,21 +105,29 @@ class LearnerEnv(gymnasium.Wrapper):
         cfg = aec.config
         self.game = game
         self.teams = bool(getattr(cfg, "teams", False))
+        if partner == "learner" and not self.teams:
+            raise ConfigError("partner", partner, "'opponents' (only team rules, e.g. Cuban, have a partner)")
+        self.partner = partner
         self.num_players = p = cfg.num_players
         pool = [make_agent(o, cfg) for o in opponents]
         if not pool:
             raise ConfigError("opponents", list(opponents), "at least one agent")
-        if opponent_mode == "fixed" and len(pool) != p - 1:
+        # the seats the pool plays: P-1 after the learner, or P-2 when the learner is its partner
+        self._partner_k = 1 if partner == "learner" else None  # the seat 2 places after the learner
+        wanted = p - 1 - (self._partner_k is not None)
+        if opponent_mode == "fixed" and len(pool) != wanted:
+            extra = ", --partner learner" if self._partner_k is not None else ""
             raise ConfigError(
                 "opponents",
                 list(opponents),
-                f"{p - 1} agents with --opponent-mode fixed ({p} players)",
+                f"{wanted} agents with --opponent-mode fixed{extra} ({p} players)",
             )
         super().__init__(
             SingleAgentEnv(
                 aec,
-                pool[: p - 1] if opponent_mode == "fixed" else [pool[0]] * (p - 1),
+                [pool[0]] * (p - 1),  # placeholders: _draw_opponents seats them every episode
                 learner_seat,
+                team_play=partner == "learner",
             )
         )
         self.pool = pool
@@ -136,10 +154,13 @@ class LearnerEnv(gymnasium.Wrapper):
         rng = self._rng
         seats = []
         for k in range(self.num_players - 1):
-            if self.snapshots and self.self_play > 0 and rng.random() < self.self_play:
+            if k == self._partner_k:  # the learner plays its partner's seat: never called
+                seats.append(self.pool[0])
+            elif self.snapshots and self.self_play > 0 and rng.random() < self.self_play:
                 seats.append(self.snapshots[rng.integers(len(self.snapshots))])
             elif self.opponent_mode == "fixed":
-                seats.append(self.pool[k])
+                skipped = self._partner_k is not None and k > self._partner_k
+                seats.append(self.pool[k - skipped])
             else:
                 seats.append(self.pool[rng.integers(len(self.pool))])
         self.env.unwrapped.opponents = seats
@@ -182,7 +203,7 @@ class LearnerEnv(gymnasium.Wrapper):
 def make_env_fn(env_cfg: dict[str, Any]):
     """A no-argument factory of a Monitor-wrapped :class:`LearnerEnv` (``env_cfg``: its keyword
     arguments ``env_kwargs``, ``opponents``, ``opponent_mode``, ``reward``, ``pips_coef``,
-    ``self_play``, ``game``), for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``.
+    ``self_play``, ``game``, ``policy_input``, ``partner``), for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``.
 
     In a worker process the env ignores SIGINT and SIGTERM: the training process handles them
     (saves the model and stops the workers), and a Ctrl-C that reaches the whole process group
@@ -204,6 +225,7 @@ def make_env_fn(env_cfg: dict[str, Any]):
             env_cfg["self_play"],
             game=env_cfg.get("game", "mexican_train"),
             policy_input=env_cfg.get("policy_input", FLAT_INPUT),
+            partner=env_cfg.get("partner", "opponents"),
         )
         return Monitor(env, info_keywords=("learner_won", "learner_pips"))
 

@@ -249,13 +249,14 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         eval_rounds=args.eval_rounds, eval_opponents=list(args.eval_opponents), eval_seed=eval_seed,
         self_play=args.self_play, snapshot_freq=args.snapshot_freq, max_snapshots=args.max_snapshots,
         start=start, deadline=start + 60 * args.time_limit if args.time_limit else None,
-        time_limit=args.time_limit, verbose=not args.quiet,
+        time_limit=args.time_limit, verbose=not args.quiet, partner=args.partner,
     )  # fmt: skip
     try:
         with StopSignals() as stop:
             if not args.quiet:  # after the handlers are in place: from here a signal is a clean stop
+                partner = ", the learner as its own partner" if args.partner == "learner" else ""
                 print(f"training {args.timesteps} steps, {n_envs} x {type(vec_env).__name__}, opponents "
-                      f"{args.opponents} ({args.opponent_mode}), reward {args.reward} -> {out}",
+                      f"{args.opponents} ({args.opponent_mode}){partner}, reward {args.reward} -> {out}",
                       file=sys.stderr, flush=True)  # fmt: skip
             callback = TrainingCallback(schedule, folder, vec_env, stop)
             model.learn(

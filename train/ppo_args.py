@@ -23,7 +23,7 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter  # noqa: F401  (re-exported)
 from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options, agent_choices
 from domino_env.train.ladder import LADDER
-from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv
+from domino_env.train.learner_env import GAMES, PARTNERS, REWARDS, LearnerEnv
 from domino_env.train.run_folder import config_of
 
 #: Mexican Train rule options of the command line (``args`` attributes), besides the preset.
@@ -103,7 +103,7 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
 
 def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True) -> None:
     """``--opponents``, ``--opponent-mode``, ``--reward``, ``--pips-coef`` (and the self-play
-    options)."""
+    options and ``--partner``)."""
     o = parser.add_argument_group("opponents and reward")
     o.add_argument("--opponents", nargs="+", default=["greedy", "planner"], metavar="AGENT",
                    help=f"training opponents: {agent_choices()}")
@@ -117,6 +117,10 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
                        help="steps between learner snapshots (self-play)")
         o.add_argument("--max-snapshots", type=POSITIVE, default=5,
                        help="snapshots kept for self-play (newest)")
+        o.add_argument("--partner", default="opponents", choices=PARTNERS,
+                       help="teams (Cuban): opponents: the partner seat draws its agent from --opponents; "
+                       "learner: the learner plays both seats of its team (one policy), and the "
+                       "evaluations put the model in both (rows [ppo, X, ppo, X])")
     o.add_argument("--reward", default=None, choices=REWARDS,
                    help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x "
                    "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available)")
@@ -376,6 +380,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "reward": args.reward,
         "pips_coef": args.pips_coef,
         "self_play": getattr(args, "self_play", 0.0),
+        "partner": getattr(args, "partner", "opponents"),
         "game": args.game,
         "policy_input": policy_input_of(args.policy),
     }

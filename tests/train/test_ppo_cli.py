@@ -58,6 +58,11 @@ def _run(args, **kwargs):
         (["--resume", "no/such/run"], "--resume no/such/run"),
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
         (["--resume", "a", "--init-from", "b"], "--init-from"),
+        (["--partner", "learner"], "--partner"),  # Mexican Train has no teams
+        (["--game", "block", "--players", "4", "--partner", "learner"], "--partner"),
+        (["--game", "cuban", "--partner", "self"], "--partner"),
+        (["--game", "cuban", "--partner", "learner", "--opponent-mode", "fixed", "--opponents", "greedy",
+          "planner", "greedy"], "2 agents with --opponent-mode fixed, --partner learner"),
     ],
 )
 def test_a_bad_flag_is_one_line_naming_it_and_nothing_is_written(tmp_path, args, flag):
