@@ -139,8 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "is meant for another expert, e.g. search, or for fine-tuning with --init-from)")
     c.add_argument("--init-from", default=None, metavar="PATH",
                    help="start the clone from this model (a domino-train / domino-bc folder or .zip for "
-                   "the same rules; --policy defaults to the model's, --net-arch and --activation must be "
-                   "the model's)")
+                   "the same rules; --policy, --net-arch and --activation default to the model's, others are "
+                   "refused)")
     c.add_argument("--kl-coef", type=real(0.0), default=0.0,
                    help="with --init-from: weight of KL(start model || clone) over the legal actions in "
                    "the loss, which keeps the clone near the model it started from")
@@ -174,6 +174,7 @@ def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
     ppo = ppo_parser().parse_args(["--policy", getattr(args, "policy", "mlp")])
     for name in ("net_arch", "activation", "seed", "gamma", "game", "reward", "pips_coef"):
         setattr(ppo, name, getattr(args, name))
+    resolve_policy(ppo)  # the network defaults where args left them open
     return ppo
 
 
@@ -189,8 +190,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     args = parser.parse_args(argv_list)
     if not hasattr(args, "policy"):  # the start model's, else the flat MLP
         args.policy = None
-        resolve_policy(args)
-        args.policy = args.policy if args.init_from else "mlp"
+    resolve_policy(args, default_policy="mlp")  # also --net-arch / --activation
     given = [f"--dagger-{k}" for k in ("samples", "beta", "epochs") if getattr(args, f"dagger_{k}") is not None]
     if given and not args.dagger_iters:
         parser.error(f"{given[0]}: has no effect without --dagger-iters (the DAgger rounds it sets)")

@@ -139,9 +139,12 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
                        "shared by all actions scores each legal action from its features (tile, target train, "
                        "what it does to the planner's plan; docs/training.md); mlp: one MLP from the "
                        "observation to every action's logit")
-    t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=[256, 256],
-                   help="hidden layer sizes (mlp: the policy and value nets; action-scores: the value net)")
-    t.add_argument("--activation", default="tanh", choices=("tanh", "relu"), help="hidden activation")
+    # None in the namespace: resolve_policy fills them (the start model's, or 256 256 / tanh)
+    t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=None,
+                   help="hidden layer sizes (mlp: the policy and value nets; action-scores: the value net; "
+                   "default 256 256, with --resume / --init-from the model's)")
+    t.add_argument("--activation", default=None, choices=("tanh", "relu"),
+                   help="hidden activation (default tanh, with --resume / --init-from the model's)")
     t.add_argument("--torch-threads", type=POSITIVE, default=1,
                    help="torch threads in the learner process (1 is fastest for these small nets: more "
                    "threads spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy "
@@ -204,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--init-from", default=None, metavar="PATH",
                        help="start from a saved model's network weights (e.g. domino-bc's) with this "
                        "command's hyperparameters and a fresh step count; --policy, --net-arch and "
-                       "--activation must match the model's")
+                       "--activation default to the model's (others are refused)")
 
     e = parser.add_argument_group("evaluation and output")
     e.add_argument("--out", default=None,
@@ -255,19 +258,27 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
 _FLAG_OF_FIELD = {"num_players": "--players", "opponent_mode": "--opponent-mode"}
 
 
-def resolve_policy(args: argparse.Namespace) -> None:
-    """Fill ``args.policy`` when not given: the ``--resume`` / ``--init-from`` model's (``"mlp"``
-    for models from before the option), else ``"action-scores"``. An unreadable model is left to
+#: The network options' values when neither the command nor a start model gives them.
+NETWORK_DEFAULTS = {"net_arch": [256, 256], "activation": "tanh"}
+
+
+def resolve_policy(args: argparse.Namespace, default_policy: str = "action-scores") -> None:
+    """Fill ``args.policy``, ``args.net_arch`` and ``args.activation`` where not given: the
+    ``--resume`` / ``--init-from`` model's (``"mlp"`` for models from before ``--policy``), else
+    ``default_policy`` and :data:`NETWORK_DEFAULTS`. An unreadable model is left to
     :func:`check_start_model`, which names the problem."""
-    if getattr(args, "policy", None) is not None:
-        return
-    args.policy = "action-scores"
     path = getattr(args, "resume", None) or getattr(args, "init_from", None)
+    trained: dict[str, Any] = {}
     if path:
         try:
-            args.policy = read_metadata(path)[1].get("args", {}).get("policy", "mlp")
+            trained = read_metadata(path)[1].get("args", {})
         except (OSError, ValueError):
             pass
+    if getattr(args, "policy", None) is None:
+        args.policy = trained.get("policy", "mlp") if trained else default_policy
+    for name, value in NETWORK_DEFAULTS.items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, trained.get(name) or value)
 
 
 def policy_input_of(policy: str) -> str:

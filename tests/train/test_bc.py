@@ -156,9 +156,11 @@ def test_ppo_fine_tunes_the_clone(bc_run, tmp_path):
               "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1", "--eval-freq", "0",
               "--final-eval-rounds", "0", "--no-progress", "--no-tensorboard", "--quiet"]  # fmt: skip
     tuned = tmp_path / "tuned"
-    res = _run("domino_env.train.ppo", [*common, "--net-arch", "32", "--init-from", str(out), "--out", str(tuned)])
+    # --net-arch / --activation left out: the clone's (32, tanh), not the defaults (256 256)
+    res = _run("domino_env.train.ppo", [*common, "--init-from", str(out), "--out", str(tuned)])
     assert res.returncode == 0, res.stderr
     meta = json.loads((tuned / "metadata.json").read_text())
+    assert meta["args"]["net_arch"] == [32] and meta["args"]["activation"] == "tanh"
     assert meta["initialized_from"]["path"] == str(out / "model.zip") and meta["resumed_from"] is None
     assert meta["status"] == "done" and meta["timesteps"] >= 128
     from sb3_contrib import MaskablePPO
@@ -167,8 +169,11 @@ def test_ppo_fine_tunes_the_clone(bc_run, tmp_path):
     # it started from the clone's weights: two small PPO updates later they are still close
     assert max(float((clone[k] - fine[k]).abs().max()) for k in clone) < 0.05
     # another architecture than the clone's is refused, naming the flag
-    res = _run("domino_env.train.ppo", [*common, "--init-from", str(out), "--out", str(tmp_path / "no")])
-    assert res.returncode == 2 and "--net-arch" in res.stderr and not (tmp_path / "no").exists()
+    res = _run("domino_env.train.ppo", [*common, "--net-arch", "64", "--init-from", str(out), "--out", str(tmp_path / "no")])
+    assert res.returncode == 2 and "the model has --net-arch [32], this command [64]" in res.stderr
+    assert not (tmp_path / "no").exists()
+    res = _run("domino_env.train.ppo", [*common, "--activation", "relu", "--init-from", str(out), "--out", str(tmp_path / "no")])
+    assert res.returncode == 2 and "--activation" in res.stderr and not (tmp_path / "no").exists()
     resumed = tmp_path / "resumed"
     res = _run("domino_env.train.ppo", [*common, "--resume", str(out), "--out", str(resumed)])
     assert res.returncode == 0, res.stderr
