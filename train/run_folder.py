@@ -44,8 +44,9 @@ RUN_FILES = (MODEL_FILE, BEST_MODEL_FILE, METADATA_FILE, EVALUATIONS_FILE, FINAL
 
 
 def clear_run_files(path: Path) -> list[str]:
-    """Delete the files a run writes (:data:`RUN_FILES`, ``tb/``, half-written ``.*.partial``) from
-    the folder ``path`` (for ``--overwrite``); other files stay. Returns the names deleted."""
+    """Delete the files a run writes (:data:`RUN_FILES`, ``tb/``, half-written ``.*.partial`` and
+    ``<run file>.partial.npz``) from the folder ``path`` (for ``--overwrite``); other files stay.
+    Returns the names deleted."""
     import shutil
 
     path = Path(path)
@@ -54,7 +55,11 @@ def clear_run_files(path: Path) -> list[str]:
         name = entry.name
         if name == TENSORBOARD_DIR and entry.is_dir():
             shutil.rmtree(entry)
-        elif name in RUN_FILES or (name.startswith(".") and name.endswith(".partial")):
+        elif (
+            name in RUN_FILES
+            or (name.startswith(".") and name.endswith(".partial"))
+            or name.removesuffix(".partial.npz") in RUN_FILES  # an interrupted np.savez (datasets)
+        ):
             entry.unlink()
         else:
             continue

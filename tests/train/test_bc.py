@@ -305,3 +305,16 @@ def test_the_overwrite_help_names_the_dagger_samples_it_deletes():
     assert "delete its run files (models, metadata, evaluations, dagger_samples.npz) before collecting" in " ".join(
         res.stdout.split()
     )
+
+
+def test_overwrite_clears_run_files_and_half_written_ones_only(tmp_path):
+    from domino_env.train.run_folder import clear_run_files
+
+    names = ["model.zip", "metadata.json", ".model.zip.partial", "dagger_samples.npz",
+             "dagger_samples.npz.partial.npz", "notes.txt", "my_data.partial.npz"]  # fmt: skip
+    for name in names:
+        (tmp_path / name).write_text("x")
+    (tmp_path / "tb").mkdir()
+    gone = clear_run_files(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_data.partial.npz", "notes.txt"]
+    assert set(gone) == set(names) - {"notes.txt", "my_data.partial.npz"} | {"tb"}
