@@ -357,7 +357,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         print(f"{interrupted}: interrupted; saved {out / MODEL_FILE}, the model so far (status interrupted)",
               file=sys.stderr)  # fmt: skip
         return out, interrupted
-    agent = PPOAgent.from_policy(model.policy, p, n, game, name="ppo")
+    agent = PPOAgent.from_policy(model.policy, p, n, game, config=config, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
     final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     if verbose:

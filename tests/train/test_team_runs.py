@@ -1,0 +1,55 @@
+"""A small ``domino-train --game cuban --partner learner`` run (net 16, action-scores) continued
+and reused: ``--resume`` keeps the model's network (another one given is refused), ``--init-from``
+and ``domino-bc --init-from`` inherit it (also from the model file when the metadata lacks it),
+and the learner env's ``learner_pips`` is its team's mean with the learner as its own partner."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from domino_env.core.config import line_from_preset  # noqa: E402
+from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = ["--game", "cuban", "--timesteps", "256", "--n-envs", "1", "--n-steps", "256", "--batch-size", "128",
+         "--n-epochs", "1", "--opponents", "greedy", "--eval-freq", "0", "--eval-opponents", "greedy",
+         "--seed", "2", "--no-progress", "--no-tensorboard", "--no-plot", "--quiet"]  # fmt: skip
+
+
+def _run(module, args):
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def team_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("team") / "run"
+    res = _run("domino_env.train.ppo", [*QUICK, "--partner", "learner", "--net-arch", "16", "--activation", "relu",
+                                        "--final-eval-rounds", "0", "--out", str(out)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def _args(folder):
+    return json.loads((folder / "metadata.json").read_text())["args"]
+
+
+def test_bc_init_from_an_action_scores_cuban_model_evaluates_it(team_run, tmp_path):
+    # the clone's final evaluation builds an action-scores agent of a line game: it needs the rules
+    out = tmp_path / "bc"
+    res = _run("domino_env.train.bc", ["--game", "cuban", "--opponents", "greedy", "--eval-opponents", "greedy",
+                                       "--eval-workers", "1", "--seed", "2", "--no-progress", "--quiet",
+                                       "--init-from", str(team_run), "--samples", "200", "--epochs", "1",
+                                       "--final-eval-rounds", "4", "--out", str(out)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["status"] == "done" and (out / "final_evaluation.md").is_file()
+    assert meta["args"]["policy"] == "action-scores" and meta["args"]["net_arch"] == [16]
+    assert meta["args"]["activation"] == "relu"
