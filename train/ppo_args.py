@@ -414,6 +414,12 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
             if flag == "resume" and had != args.policy:
                 parser.error(f"--resume {path}: the model has --policy {had}, this command {args.policy}; "
                              "--resume continues the model's policy (leave --policy out)")  # fmt: skip
+            for name in ("net_arch", "activation") if flag == "resume" else ():  # the loaded network is kept
+                had = checked.start_metadata.get("args", {}).get(name)
+                if had is not None and had != getattr(args, name):
+                    parser.error(f"--resume {path}: the model has {flag_of(name)} {had}, this command "
+                                 f"{getattr(args, name)}; --resume continues the model's network "
+                                 f"(leave {flag_of(name)} out)")  # fmt: skip
     resumed = checked.start_model.parent if getattr(args, "resume", None) and checked.start_model else None
     start = getattr(args, "init_from", None)
     if start and args.out and getattr(args, "overwrite", False) and checked.start_model.parent.resolve() == Path(args.out).resolve():

@@ -41,6 +41,24 @@ def _args(folder):
     return json.loads((folder / "metadata.json").read_text())["args"]
 
 
+def test_resume_refuses_another_network_and_records_the_models(team_run, tmp_path):
+    for flag, value, had in (("--net-arch", "64", "[16]"), ("--activation", "tanh", "relu")):
+        res = _run("domino_env.train.ppo", [*QUICK, "--partner", "learner", "--resume", str(team_run), flag, value,
+                                            "--final-eval-rounds", "0", "--out", str(tmp_path / "no")])  # fmt: skip
+        assert res.returncode == 2 and not (tmp_path / "no").exists()
+        assert res.stderr.strip().splitlines() == [
+            f"domino-train: error: --resume {team_run}: the model has {flag} {had}, this command "
+            f"{[int(value)] if flag == '--net-arch' else value}; --resume continues the model's network "
+            f"(leave {flag} out) (domino-train --help lists every option)"
+        ]
+    more = tmp_path / "more"
+    res = _run("domino_env.train.ppo", [*QUICK, "--partner", "learner", "--resume", str(team_run),
+                                        "--final-eval-rounds", "0", "--out", str(more)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    args = _args(more)
+    assert args["net_arch"] == [16] and args["activation"] == "relu" and args["partner"] == "learner"
+
+
 def test_bc_init_from_an_action_scores_cuban_model_evaluates_it(team_run, tmp_path):
     # the clone's final evaluation builds an action-scores agent of a line game: it needs the rules
     out = tmp_path / "bc"
