@@ -271,7 +271,8 @@ def resolve_policy(args: argparse.Namespace, default_policy: str = "action-score
     trained: dict[str, Any] = {}
     if path:
         try:
-            trained = read_metadata(path)[1].get("args", {})
+            zip_path, meta = read_metadata(path)
+            trained = {**_network_of_model(zip_path), **meta.get("args", {})}
         except (OSError, ValueError):
             pass
     if getattr(args, "policy", None) is None:
@@ -279,6 +280,29 @@ def resolve_policy(args: argparse.Namespace, default_policy: str = "action-score
     for name, value in NETWORK_DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, trained.get(name) or value)
+
+
+def _network_of_model(zip_path: Path) -> dict[str, Any]:
+    """``net_arch`` (and ``activation`` of an mlp) from a saved model's own ``policy_kwargs`` (the
+    JSON ``data`` of SB3's zip), for metadata without them; ``{}`` where it does not say."""
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(zip_path) as z:
+            kwargs = json.loads(z.read("data")).get("policy_kwargs", {})
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return {}
+    out: dict[str, Any] = {}
+    net = kwargs.get("net_arch")
+    arch = kwargs.get("vf_arch") or (net.get("pi") if isinstance(net, dict) else net)
+    if isinstance(arch, list) and arch and all(isinstance(x, int) for x in arch):
+        out["net_arch"] = arch
+    act = str(kwargs.get("activation_fn", ""))  # "<class 'torch.nn.modules.activation.Tanh'>"
+    for name, cls in (("tanh", "Tanh'>"), ("relu", "ReLU'>")):
+        if act.endswith(cls):
+            out["activation"] = name
+    return out
 
 
 def policy_input_of(policy: str) -> str:

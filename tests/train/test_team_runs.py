@@ -59,6 +59,19 @@ def test_resume_refuses_another_network_and_records_the_models(team_run, tmp_pat
     assert args["net_arch"] == [16] and args["activation"] == "relu" and args["partner"] == "learner"
 
 
+def test_init_from_a_model_whose_metadata_lacks_the_network_reads_it_from_the_model(team_run, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(team_run, old)
+    meta = json.loads((old / "metadata.json").read_text())
+    del meta["args"]["net_arch"], meta["args"]["activation"]
+    (old / "metadata.json").write_text(json.dumps(meta))
+    tuned = tmp_path / "tuned"
+    res = _run("domino_env.train.ppo", [*QUICK, "--partner", "learner", "--init-from", str(old),
+                                        "--final-eval-rounds", "0", "--out", str(tuned)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert _args(tuned)["net_arch"] == [16]
+
+
 def test_bc_init_from_an_action_scores_cuban_model_evaluates_it(team_run, tmp_path):
     # the clone's final evaluation builds an action-scores agent of a line game: it needs the rules
     out = tmp_path / "bc"
