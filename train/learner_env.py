@@ -61,7 +61,8 @@ class LearnerEnv(gymnasium.Wrapper):
     followed by ``A x F`` feature values, :class:`~domino_env.agents.action_scorer.PolicyInput`); the raw one of the last ``reset`` / ``step`` is kept in
     :attr:`raw_observation` (scripted experts such as the planner read raw values).
     Info at the round's end: the adapter's round result plus ``learner_won`` (win credit 1, 1/k
-    for a shared win, 0) and ``learner_pips``.
+    for a shared win, 0) and ``learner_pips`` (with ``partner="learner"``: the mean of its two
+    seats', as the evaluations count an agent in two seats).
 
     Raises:
         ConfigError: bad rules, opponent names, mode, reward or partner (``"learner"`` without
@@ -185,6 +186,8 @@ class LearnerEnv(gymnasium.Wrapper):
             else:
                 info["learner_won"] = 1.0 / int(won.sum()) if won[seat] else 0.0
             info["learner_pips"] = int(info["pips"][seat])
+            if self.partner == "learner":  # both seats are the learner's: not the one that acted last
+                info["learner_pips"] = (info["learner_pips"] + int(info["pips"][(seat + 2) % 4])) / 2
             if self.reward_kind == "mixed":
                 reward = float(reward) - self.pips_coef * float(info["points"][seat]) / 100.0
         self.raw_observation = obs

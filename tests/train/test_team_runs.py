@@ -84,3 +84,22 @@ def test_bc_init_from_an_action_scores_cuban_model_evaluates_it(team_run, tmp_pa
     assert meta["status"] == "done" and (out / "final_evaluation.md").is_file()
     assert meta["args"]["policy"] == "action-scores" and meta["args"]["net_arch"] == [16]
     assert meta["args"]["activation"] == "relu"
+
+
+def test_learner_pips_with_the_learner_as_partner_is_its_teams_mean():
+    cuban = line_from_preset("cuban").to_dict()
+    env = LearnerEnv(cuban, ["greedy"], reward="outcome", game="cuban", partner="learner")
+    rng = np.random.default_rng(0)
+    ended_on_a_team_move_out = 0
+    for seed in range(30):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            _, _, term, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+            done = term or trunc
+        seat = info["learner_seat"]
+        team = [int(info["pips"][seat]), int(info["pips"][(seat + 2) % 4])]
+        assert info["learner_pips"] == sum(team) / 2
+        ended_on_a_team_move_out += team[0] == 0 and team[1] > 0  # the seat that went out
+    assert ended_on_a_team_move_out >= 3  # rounds where the acting seat alone would give 0
