@@ -70,6 +70,12 @@ def test_init_from_a_model_whose_metadata_lacks_the_network_reads_it_from_the_mo
                                         "--final-eval-rounds", "0", "--out", str(tuned)])  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert _args(tuned)["net_arch"] == [16]
+    # an mlp model's policy_kwargs give its activation too (a released checkpoint)
+    from domino_env.train.ppo_args import _network_of_model
+
+    mlp = _network_of_model(ROOT / "checkpoints" / "cuban_4p_teams" / "model.zip")
+    assert mlp == {"net_arch": [256, 256], "activation": "tanh"}
+    assert _network_of_model(tmp_path / "none.zip") == {}
 
 
 def test_bc_init_from_an_action_scores_cuban_model_evaluates_it(team_run, tmp_path):
