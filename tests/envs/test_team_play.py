@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from domino_env.core.errors import ConfigError
+from domino_env.envs.infos import Termination
 from domino_env.envs.line_v0 import POINTS_SCALE
 from domino_env.wrappers import SingleAgentEnv, line_single_agent
 
@@ -74,7 +75,7 @@ def test_the_team_reward_is_counted_once_per_round():
         first, _, total, infos = play_episode(env, seed)
         end = infos[-1]
         assert end["round_over"]
-        if end["termination_code"] == "annulled":
+        if end["termination_code"] == Termination.ANNULLED:
             continue
         won = first in end["winners"] or (first + 2) % 4 in end["winners"]
         assert total == (1.0 if won else -1.0)
@@ -97,7 +98,7 @@ def test_points_rewards_of_a_whole_game_sum_the_team_rounds_exactly():
         results = [r for info in infos for r in info["round_results"]]
         expected = 0.0
         for r in results:
-            if r["termination_code"] == "annulled":
+            if r["termination_code"] == Termination.ANNULLED:
                 continue
             score = max(r["points"])
             expected += (score if 1 in r["winners"] or 3 in r["winners"] else -score) / POINTS_SCALE

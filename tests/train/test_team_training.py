@@ -15,6 +15,7 @@ pytest.importorskip("sb3_contrib")
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.core.config import line_from_preset  # noqa: E402
 from domino_env.core.errors import ConfigError  # noqa: E402
+from domino_env.envs.infos import Termination  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
 from domino_env.train.ladder import evaluate_vs_ladder, summary_title  # noqa: E402
 from domino_env.train.learner_env import LearnerEnv  # noqa: E402
@@ -36,7 +37,7 @@ def test_learner_partner_plays_both_team_seats_and_credits_the_team():
             obs, reward, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
             assert obs.shape == env.observation_space.shape
             done = term or trunc
-        if info["termination_code"] != "annulled":
+        if info["termination_code"] != Termination.ANNULLED:
             won = bool(set(info["winners"]) & {team, team + 2})
             assert info["learner_won"] == (1.0 if won else 0.0) and reward == (1.0 if won else -1.0)
             credits.add(info["learner_won"])
