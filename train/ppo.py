@@ -23,7 +23,9 @@ scaling ``line-unit-v1`` (tiles / 10, rounds / 13, points / 100). With teams (Cu
 against 1+3) the learner's **partner is an opponent seat**: it draws its agent from
 ``--opponents`` like the two opponents (with ``--opponent-mode fixed``, the second entry of the
 list is the partner), and the learner's reward and win credit are its team's. The evaluation
-ladder rows ``[ppo, X, X, X]`` thus put the model with an X partner against an X team. Line games
+ladder rows ``[ppo, X, X, X]`` thus put the model with an X partner against an X team. With
+``--partner learner`` the learner plays both seats of its team instead (the adapter's ``team_play``;
+``--opponent-mode fixed`` lists the 2 opponents) and the evaluations are ``[ppo, X, ppo, X]``. Line games
 take ``--reward outcome`` (default there) or ``points``.
 
 Reward (``--reward``): ``outcome`` (the env's zero-sum +1 / -1 shared), ``points`` (the env's
