@@ -363,7 +363,7 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
     except (OSError, ValueError) as exc:  # missing files, corrupt JSON, another observation spec
         parser.error(f"{flag} {path}: {exc}")
     if args is not None:
-        trained = meta.get("args", {})
+        trained = {**_network_of_model(zip_path), **meta.get("args", {})}  # the file's, where the metadata is silent
         for name in ("policy", "net_arch", "activation"):
             default = "mlp" if name == "policy" else None  # models from before --policy are mlp
             had, want = trained.get(name, default), getattr(args, name, default)

@@ -70,6 +70,14 @@ def test_init_from_a_model_whose_metadata_lacks_the_network_reads_it_from_the_mo
                                         "--final-eval-rounds", "0", "--out", str(tuned)])  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert _args(tuned)["net_arch"] == [16]
+    # and another network given is refused in one line, not a multi-line state_dict error
+    res = _run("domino_env.train.ppo", [*QUICK, "--partner", "learner", "--init-from", str(old), "--net-arch", "64",
+                                        "--final-eval-rounds", "0", "--out", str(tmp_path / "no")])  # fmt: skip
+    assert res.returncode == 2 and not (tmp_path / "no").exists()
+    assert res.stderr.strip().splitlines() == [
+        f"domino-train: error: --init-from {old}: the model has --net-arch [16], this command [64]; give the "
+        "model's (domino-train --help lists every option)"
+    ]
     # an mlp model's policy_kwargs give its activation too (a released checkpoint)
     from domino_env.train.ppo_args import _network_of_model
 
