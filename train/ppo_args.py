@@ -439,7 +439,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
                 parser.error(f"--resume {path}: the model has --policy {had}, this command {args.policy}; "
                              "--resume continues the model's policy (leave --policy out)")  # fmt: skip
             for name in ("net_arch", "activation") if flag == "resume" else ():  # the loaded network is kept
-                had = checked.start_metadata.get("args", {}).get(name)
+                had = {**_network_of_model(checked.start_model), **checked.start_metadata.get("args", {})}.get(name)
                 if had is not None and had != getattr(args, name):
                     parser.error(f"--resume {path}: the model has {flag_of(name)} {had}, this command "
                                  f"{getattr(args, name)}; --resume continues the model's network "

@@ -70,6 +70,9 @@ def test_init_from_a_model_whose_metadata_lacks_the_network_reads_it_from_the_mo
                                         "--final-eval-rounds", "0", "--out", str(tuned)])  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert _args(tuned)["net_arch"] == [16]
+    res = _run("domino_env.train.ppo", [*QUICK, "--partner", "learner", "--resume", str(old), "--net-arch", "64",
+                                        "--final-eval-rounds", "0", "--out", str(tmp_path / "no")])  # fmt: skip
+    assert res.returncode == 2 and "the model has --net-arch [16], this command [64]" in res.stderr
     # and another network given is refused in one line, not a multi-line state_dict error
     res = _run("domino_env.train.ppo", [*QUICK, "--partner", "learner", "--init-from", str(old), "--net-arch", "64",
                                         "--final-eval-rounds", "0", "--out", str(tmp_path / "no")])  # fmt: skip
