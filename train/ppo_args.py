@@ -291,7 +291,9 @@ def _network_of_model(zip_path: Path) -> dict[str, Any]:
     try:
         with zipfile.ZipFile(zip_path) as z:
             kwargs = json.loads(z.read("data")).get("policy_kwargs", {})
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+    except (OSError, ValueError, KeyError, AttributeError, zipfile.BadZipFile):
+        return {}
+    if not isinstance(kwargs, dict):
         return {}
     out: dict[str, Any] = {}
     net = kwargs.get("net_arch")
