@@ -255,7 +255,7 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- checks
-_FLAG_OF_FIELD = {"num_players": "--players", "opponent_mode": "--opponent-mode"}
+_FLAG_OF_FIELD = {"num_players": "--players", "opponent_mode": "--opponent-mode", "teams": "--players"}  # teams: a preset's, set by --players
 
 
 #: The network options' values when neither the command nor a start model gives them.

@@ -58,6 +58,7 @@ def _run(args, **kwargs):
         (["--resume", "no/such/run"], "--resume no/such/run"),
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
         (["--resume", "a", "--init-from", "b"], "--init-from"),
+        (["--game", "cuban", "--players", "2"], "--players: invalid config field 'teams'"),  # teams need 4
         (["--partner", "learner"], "--partner"),  # Mexican Train has no teams
         (["--game", "block", "--players", "4", "--partner", "learner"], "--partner"),
         (["--game", "cuban", "--partner", "self"], "--partner"),
