@@ -65,7 +65,7 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.tiles import tile_count
 
 from .base import as_config, check_mask_size, positive_int, register_agent
-from .line_inference import log_weight, placements, resample
+from .line_inference import OPPONENT_MODELS, log_weight, placements, resample
 from .line_solver import LineSolver, solve_or_playout
 from .rollout import playout
 
@@ -101,6 +101,9 @@ class SearchAgent:
         infer: line games: the opponent model's ``beta`` per pip (None: 0.5; 0: uniform
             determinizations, as in Mexican Train, which has no opponent model).
         oversample: line games with ``infer``: uniform samples drawn per determinization kept.
+        opponent_model: line games with ``infer``: ``"heavy"`` (default: heavy tiles first) or
+            ``"planner"`` (the line planner's first three rules: pips, doubles, suits kept;
+            :mod:`~domino_env.agents.line_inference`).
         candidates: search only the prior's ``candidates`` best-ranked legal moves (its
             ``rank_actions``; the prior's own move is always among them), so the budget buys
             more determinizations per move (1: play the prior's move, no search); 0: every
@@ -129,6 +132,7 @@ class SearchAgent:
         infer: float | None = None,
         oversample: int = 4,
         candidates: int | None = None,
+        opponent_model: str = "heavy",
     ):
         cfg = as_config(config)
         self.config = cfg
@@ -171,6 +175,11 @@ class SearchAgent:
             raise ConfigError(
                 "infer", infer, "0 in Mexican Train (its search has no opponent model)"
             )
+        if opponent_model not in OPPONENT_MODELS:
+            raise ConfigError("opponent_model", opponent_model, f"one of {OPPONENT_MODELS}")
+        if opponent_model != "heavy" and not self.line:
+            raise ConfigError("opponent_model", opponent_model, "'heavy' in Mexican Train (its search has no opponent model)")
+        self.opponent_model = opponent_model
         # "solve" needs two sides; with three or more (block 4p) the "block" rollout plays to the end
         self._solves = self.rollout == "solve" and (p == 2 or self.teams)
         self._policy = "block" if self.rollout == "solve" else self.rollout
@@ -272,7 +281,7 @@ class SearchAgent:
         moves = placements(info.public, seat) if self.line and self.infer > 0 else None
         if moves:
             pool = [info.sample(rng) for _ in range(worlds * self.oversample)]
-            logw = [log_weight(w, moves, self.infer) for w in pool]
+            logw = [log_weight(w, moves, self.infer, self.opponent_model) for w in pool]
             sampled = resample(pool, logw, worlds, rng)
         else:
             sampled = None
@@ -333,7 +342,7 @@ def _finite(field: str, value: Any) -> float:
 
 
 #: Options of the ``search:key=value,...`` spelling and how each is read.
-SPEC_KEYS = ("budget", "candidates", "prior", "margin", "rollout")
+SPEC_KEYS = ("budget", "candidates", "prior", "margin", "rollout", "opponent_model")
 _DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 

@@ -266,7 +266,7 @@ def test_placement_weights_match_the_softmax_by_hand():
     state.apply(2 * tile_index(5, 5, 6))
     state.apply(2 * tile_index(1, 5, 6))
     moves = placements(state, observer=0)
-    assert moves == [(1, 5, 5, tile_index(1, 5, 6))]  # the lead is not a choice
+    assert moves == [(1, 5, 5, tile_index(1, 5, 6), 0)]  # the lead is not a choice
     assert placements(state, observer=1) == []
     got = log_weight(state, moves, beta)
     assert got == pytest.approx(6 * beta - math.log(math.exp(6 * beta) + math.exp(11 * beta)))
@@ -275,6 +275,32 @@ def test_placement_weights_match_the_softmax_by_hand():
     assert log_weight(other, moves, beta) == 0.0
     assert log_weight(state, moves, 0.0) == pytest.approx(-math.log(2))  # uniform: 1 of 2
     assert log_weight(state, moves, 1000.0) == pytest.approx(-5000.0)  # greedy limit, no overflow
+
+
+def test_the_planner_opponent_model_matches_its_scores_by_hand():
+    """Block 2p, seat 0 leads 5-5, seat 1 places 5-1 on the left end (ends 1 | 5). Seat 1 held
+    5-6, 1-3 and 4-4 too. Planner-model scores (pips + 2 x double + 3 x min(3, tiles left that
+    fit the new ends)): 5-1 leaves ends 1|5: 1-3 and 5-6 fit -> 6 + 6 = 12; 5-6 leaves 6|5: 5-1
+    fits -> 11 + 3 = 14 (the same on either end of the 5-5 lead: both options count, as for
+    the heavy model)."""
+    cfg = line_from_preset("block", num_players=2)
+    beta = 0.5
+    deal = {"hands": [[[5, 5], [0, 0], [2, 3]], [[5, 1], [5, 6], [1, 3], [4, 4]]], "first_player": 0}
+    state = LineState.new_game(cfg, None, deal=deal)
+    state.apply(2 * tile_index(5, 5, 6))
+    state.apply(2 * tile_index(1, 5, 6))
+    moves = placements(state, observer=0)
+    got = log_weight(state, moves, beta, "planner")
+    # ends 5|5 are equal: one end's options (5-1: 12, 5-6: 14)
+    assert got == pytest.approx(12 * beta - math.log(math.exp(12 * beta) + math.exp(14 * beta)))
+    heavy = log_weight(state, moves, beta, "heavy")
+    assert heavy == pytest.approx(6 * beta - math.log(math.exp(6 * beta) + math.exp(11 * beta)))
+    # keeping a suit: with 1-3 gone (4-4 instead of it), 5-1 keeps only 5-6 fitting -> 6 + 3
+    other = state.copy()
+    other.hands[1] = 1 << tile_index(5, 6, 6) | 1 << tile_index(4, 4, 6) | 1 << tile_index(0, 4, 6)
+    assert log_weight(other, moves, beta, "planner") == pytest.approx(
+        9 * beta - math.log(math.exp(9 * beta) + math.exp(14 * beta))
+    )
 
 
 def test_rounds_with_draws_are_not_weighted_and_resampling_is_proportional():

@@ -61,7 +61,10 @@ def test_the_keyed_spelling_sets_every_search_option():
     assert make_agent("search:prior=none", config).prior is None
     assert make_agent("search:candidates=0", config).candidates == 0
     line = make_agent("search:30,prior=planner", line_from_preset("cuban"))
-    assert line.budget == 30 and line.candidates == 0
+    assert line.budget == 30 and line.candidates == 0 and line.opponent_model == "heavy"
+    assert make_agent("search:opponent_model=planner", line_from_preset("cuban")).opponent_model == "planner"
+    with pytest.raises(ConfigError, match="opponent_model: 'heavy' in Mexican Train"):
+        make_agent("search:opponent_model=planner", config)
     for bad, message in [("search:100,x=1", "with keys"), ("search:100,200", "with keys"),
                          ("search:budget=1,budget=2", "given twice"), ("search:candidates=-1", "integer >= 0"),
                          ("search:margin=a", "a finite number"), ("search:budget=0", "integer >= 1")]:  # fmt: skip
@@ -99,6 +102,7 @@ def test_the_keyed_spelling_sets_every_search_option():
         ("search:rollout=", "allowed: rollout: one of"),
         ("search:rollout=bogus", "allowed: rollout: one of"),
         ("search:prior=none,candidates=2", "allowed: candidates: 0 with prior"),
+        ("search:opponent_model=greedy", "allowed: opponent_model: one of"),
     ],
 )
 def test_every_bad_spec_is_a_config_error_naming_the_spec(preset, bad, message):
