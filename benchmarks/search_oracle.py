@@ -103,7 +103,7 @@ def main(argv=None) -> None:
     lo, hi = s.ci95_deal
     print(
         f"oracle search ({args.game}, rollout {agent.rollout}, budget {args.budget}) vs planners: "
-        f"win rate {s.win_rate:.3f} [{lo:.3f}, {hi:.3f}] over {s.seat_episodes} rounds, seed {args.seed}"
+        f"win rate {s.win_rate:.3f} [{lo:.3f}, {hi:.3f}] over {res.episodes} rounds, seed {args.seed}"
     )
 
 
