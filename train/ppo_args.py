@@ -144,7 +144,8 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
                    help="hidden layer sizes (mlp: the policy and value nets; action-scores: the value net; "
                    "default 256 256, with --resume / --init-from the model's)")
     t.add_argument("--activation", default=None, choices=("tanh", "relu"),
-                   help="hidden activation (default tanh, with --resume / --init-from the model's)")
+                   help="hidden activation of an mlp policy (default tanh, with --resume / --init-from the "
+                   "model's; the action-scores networks are ReLU)")
     t.add_argument("--torch-threads", type=POSITIVE, default=1,
                    help="torch threads in the learner process (1 is fastest for these small nets: more "
                    "threads spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy "
@@ -340,6 +341,8 @@ def check_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
     try:
         return rules_from_args(args)
     except ConfigError as exc:
+        if game != "mexican_train" and exc.field == "hand_size":  # the preset's hand, no flag of ours
+            parser.error(f"--max-pip {args.max_pip}: too few tiles for the {game} preset's hand ({exc})")
         parser.error(f"{flag_of(exc.field)}: {exc}")
     except DominoError as exc:
         parser.error(str(exc))
@@ -366,7 +369,9 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
         parser.error(f"{flag} {path}: {exc}")
     if args is not None:
         trained = {**_network_of_model(zip_path), **meta.get("args", {})}  # the file's, where the metadata is silent
-        for name in ("policy", "net_arch", "activation"):
+        # an action-scores model's networks are ReLU whatever --activation says: only an mlp's counts
+        names = ("policy", "net_arch") if trained.get("policy", "mlp") == "action-scores" else ("policy", "net_arch", "activation")
+        for name in names:
             default = "mlp" if name == "policy" else None  # models from before --policy are mlp
             had, want = trained.get(name, default), getattr(args, name, default)
             if had is not None and had != want:
@@ -440,7 +445,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
             if flag == "resume" and had != args.policy:
                 parser.error(f"--resume {path}: the model has --policy {had}, this command {args.policy}; "
                              "--resume continues the model's policy (leave --policy out)")  # fmt: skip
-            for name in ("net_arch", "activation") if flag == "resume" else ():  # the loaded network is kept
+            kept = ("net_arch",) if had == "action-scores" else ("net_arch", "activation")  # action-scores: ReLU
+            for name in kept if flag == "resume" else ():  # the loaded network is kept
                 had = {**_network_of_model(checked.start_model), **checked.start_metadata.get("args", {})}.get(name)
                 if had is not None and had != getattr(args, name):
                     parser.error(f"--resume {path}: the model has {flag_of(name)} {had}, this command "

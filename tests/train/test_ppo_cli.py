@@ -59,6 +59,7 @@ def _run(args, **kwargs):
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
         (["--resume", "a", "--init-from", "b"], "--init-from"),
         (["--game", "cuban", "--players", "2"], "--players: invalid config field 'teams'"),  # teams need 4
+        (["--game", "cuban", "--max-pip", "6"], "--max-pip 6: too few tiles for the cuban preset's hand"),
         (["--partner", "learner"], "--partner"),  # Mexican Train has no teams
         (["--game", "block", "--players", "4", "--partner", "learner"], "--partner"),
         (["--game", "cuban", "--partner", "self"], "--partner"),
