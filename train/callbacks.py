@@ -115,6 +115,15 @@ class TrainingCallback(BaseCallback):
         self.won: list[float] = []
         self.pips: list[int] = []
 
+    def carry_over(self, history: list[dict[str, Any]], same_ladder: bool) -> None:
+        """Resuming into the run's own folder: its earlier evaluations (``metadata.json``'s) stay
+        in :attr:`history` (so ``evaluations.json``, the metadata and the learning curve keep
+        them), and with ``same_ladder`` (the same evaluation opponents, rounds and seed) the best
+        of them is the score a new ``best_model.zip`` must beat."""
+        self.history = [dict(e) for e in history]
+        if same_ladder and self.history:
+            self.best = max(float(np.mean([r["win_rate"] for r in e["results"].values()])) for e in self.history)
+
     def agent(self, deterministic: bool = True, name: str = "ppo") -> PPOAgent:
         """The live policy as a (numpy) agent."""
         p, n = self.s.rules["num_players"], self.s.rules["max_pip"]

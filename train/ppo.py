@@ -81,6 +81,7 @@ from domino_env.train.run_folder import (
     clear_run_files,
     command_line,
     config_of,
+    earlier_evaluations,
     env_metadata,
     launcher,
     resume_command,
@@ -261,6 +262,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                       f"{args.opponents} ({args.opponent_mode}){partner}, reward {args.reward} -> {out}",
                       file=sys.stderr, flush=True)  # fmt: skip
             callback = TrainingCallback(schedule, folder, vec_env, stop)
+            if resumed and checked.start_model.parent.resolve() == out.resolve():
+                old = checked.start_metadata
+                ladder = (list(args.eval_opponents), args.eval_rounds, eval_seed)
+                callback.carry_over(earlier_evaluations(out, old), ladder == (
+                    old.get("args", {}).get("eval_opponents"), old.get("args", {}).get("eval_rounds"), old.get("eval_seed")))
             model.learn(
                 total_timesteps=args.timesteps,
                 callback=callback,

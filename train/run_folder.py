@@ -209,3 +209,16 @@ class RunFolder:
     def write_evaluations(self, history: list[dict[str, Any]]) -> None:
         text = json.dumps(strip_tables(history), indent=1).encode()
         self._replace(EVALUATIONS_FILE, lambda f: f.write(text))
+
+
+def earlier_evaluations(path: Path, metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """The periodic evaluations a run folder holds so far: its ``evaluations.json`` (written at
+    every evaluation, so also after a hard stop), else ``metadata["evaluations"]``."""
+    try:
+        history = json.loads((Path(path) / EVALUATIONS_FILE).read_text())
+        if isinstance(history, list):
+            return history
+    except (OSError, ValueError):
+        pass
+    return list(metadata.get("evaluations") or [])
+

@@ -162,6 +162,37 @@ def test_resume_continues_the_step_count(run_dir, tmp_path):
     assert meta["timesteps_this_run"] >= 512
 
 
+def test_resume_into_its_own_folder_keeps_the_earlier_evaluations_and_best(run_dir, tmp_path):
+    """--resume RUN --out RUN: the run's earlier periodic evaluations stay in evaluations.json,
+    metadata.json and the curve, and best_model.zip is replaced only by a model that beats the
+    best of them on the same ladder (rounds, opponents, seed)."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    before = json.loads((run / "evaluations.json").read_text())
+    assert len(before) >= 2
+
+    def score(e):
+        return float(np.mean([r["win_rate"] for r in e["results"].values()]))
+
+    best_before = max(score(e) for e in before)
+    ladder = ["--eval-freq", "256", "--eval-rounds", "8", "--eval-opponents", "random", "greedy", "--seed", "3"]
+    train(["--resume", str(run), "--out", str(run), "--timesteps", "512", "--n-envs", "1", "--final-eval-rounds", "0",
+           "--no-progress", "--quiet", "--no-tensorboard", "--no-plot", *ladder])  # fmt: skip
+    after = json.loads((run / "evaluations.json").read_text())
+    meta = json.loads((run / "metadata.json").read_text())
+    assert [e["timesteps"] for e in after[: len(before)]] == [e["timesteps"] for e in before]
+    assert len(after) > len(before) and len(meta["evaluations"]) == len(after)
+    new_best = [e for e in after[len(before):] if e.get("best")]
+    assert all(score(e) > best_before for e in new_best)  # only a better model replaces it
+    # another folder starts a record of its own
+    other = tmp_path / "other"
+    train(["--resume", str(run), "--out", str(other), "--timesteps", "256", "--n-envs", "1", "--final-eval-rounds", "0",
+           "--no-progress", "--quiet", "--no-tensorboard", "--no-plot", *ladder])  # fmt: skip
+    assert all(e["timesteps"] > after[-1]["timesteps"] for e in json.loads((other / "evaluations.json").read_text()))
+
+
 def test_resume_refuses_another_layout(run_dir, tmp_path, capsys):
     out = tmp_path / "x"
     with pytest.raises(SystemExit) as exc:
