@@ -185,7 +185,7 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
         for name in _RESUMED_SETTINGS:
             value = getattr(model, name, None)
             if isinstance(value, (int, float)) and getattr(args, name, value) != value:
-                kept.append(f"--{name.replace('_', '-')} {value} (not {getattr(args, name)})")
+                kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
                 setattr(args, name, value)
         if kept and not args.quiet:
             print("--resume keeps the model's " + ", ".join(kept), file=sys.stderr, flush=True)

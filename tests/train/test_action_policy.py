@@ -167,7 +167,7 @@ def test_resume_refuses_another_policy_and_keeps_the_models_settings(run_dir, tm
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
-    assert "--resume keeps the model's --n-steps 256 (not 128)" in res.stderr
+    assert "--resume keeps the model's --n-steps 256 (instead of this command's 128, given or default)" in res.stderr
     meta = json.loads((more / "metadata.json").read_text())
     assert meta["args"]["n_steps"] == 256 and meta["args"]["policy"] == "action-scores"
     assert "tensorboard" not in res.stderr.splitlines()[-1]  # --no-tensorboard: no tb/ hint
