@@ -37,7 +37,6 @@ from typing import Any
 from domino_env.core.deal import bits
 from domino_env.core.line import LineState
 
-
 #: Opponent models of :func:`log_weight` (module docstring).
 OPPONENT_MODELS = ("heavy", "planner")
 _PLANNER_DOUBLE, _PLANNER_FIT, _PLANNER_FIT_CAP = 2.0, 3.0, 3  # LinePlannerAgent's defaults

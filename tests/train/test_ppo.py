@@ -193,6 +193,14 @@ def test_resume_into_its_own_folder_keeps_the_earlier_evaluations_and_best(run_d
     assert all(e["timesteps"] > after[-1]["timesteps"] for e in json.loads((other / "evaluations.json").read_text()))
 
 
+def test_resume_refuses_another_activation_of_an_mlp(run_dir, tmp_path, capsys):
+    out = tmp_path / "x"
+    with pytest.raises(SystemExit) as exc:
+        train(["--resume", str(run_dir), "--activation", "relu", "--quiet", "--no-progress", "--out", str(out)])
+    assert exc.value.code == 2 and not out.exists()
+    assert "the model has --activation tanh, this command relu" in capsys.readouterr().err
+
+
 def test_resume_refuses_another_layout(run_dir, tmp_path, capsys):
     out = tmp_path / "x"
     with pytest.raises(SystemExit) as exc:
