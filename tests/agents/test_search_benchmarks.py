@@ -1,0 +1,170 @@
+"""The search benchmarks as real processes: benchmarks/playouts.py (playout speed and the time per
+search decision) and benchmarks/search_oracle.py (search handed the true state)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def test_playouts_benchmark_command(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "p.json"
+    run = subprocess.run(
+        [sys.executable, "benchmarks/playouts.py", "--seconds", "0.05", "--json", str(out)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(out.read_text())["cells"]
+    assert figures["mexican_train_4p_d12"]["greedy"]["playouts_per_s"] > 0
+    assert figures["cuban_4p_d9_teams"]["block"]["steps_per_playout"] > 1
+    bad = subprocess.run(
+        [sys.executable, "benchmarks/playouts.py", "--seconds", "0"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "--seconds must be between 0.01 and 600, got 0.0" in bad.stderr
+    for flags, message in [
+        (["--seconds", "nan"], "--seconds must be between 0.01 and 600, got nan"),
+        (
+            ["--decisions", "planner"],
+            "--decisions takes search agent specs (search, search:N), got 'planner'",
+        ),
+        (["--decisions", "search:0"], "--decisions search:0: invalid config field 'agent'"),
+        (
+            ["--decision-rounds", "2"],
+            "--decision-game, --decision-rounds, --decision-rollout and --decision-candidates "
+            "need --decisions",
+        ),
+        (["--decision-rollout", "plan"], "--decision-candidates need --decisions"),
+        (["--decision-candidates", "0"], "--decision-candidates need --decisions"),
+        (
+            ["--decisions", "search", "--decision-candidates", "-1"],
+            "--decision-candidates must be >= 0, got -1",
+        ),
+        (
+            ["--decisions", "search", "--decision-rollout", "solve"],
+            "--decision-rollout must be one of ('plan', 'planner', 'greedy', 'random') for "
+            "--decision-game mexican_train_4p_d12, got 'solve'",
+        ),
+        (
+            [
+                "--decisions",
+                "search",
+                "--decision-game",
+                "block_2p",
+                "--decision-rollout",
+                "planner",
+            ],
+            "--decision-rollout must be one of ('solve', 'block', 'greedy', 'random') for "
+            "--decision-game block_2p, got 'planner'",
+        ),
+        (["--decision-rollout", ""], "--decision-candidates need --decisions"),
+        (["--json", str(tmp_path / "no" / "x.json")], "does not exist"),
+        (["--json", str(tmp_path)], "is a folder"),
+        (["--decisions", "ppo:nowhere"], "--decisions ppo:nowhere: no trained model at nowhere"),
+        (["--decisions"], "--decisions needs at least one search agent spec"),
+    ]:
+        bad = subprocess.run(
+            [sys.executable, "benchmarks/playouts.py", *flags],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert bad.returncode == 2 and message in bad.stderr, (flags, bad.stderr)
+        assert "playouts/s" not in bad.stdout  # refused before any measuring
+
+
+def test_playouts_benchmark_times_line_game_decisions(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "d.json"
+    cmd = [
+        sys.executable,
+        "benchmarks/playouts.py",
+        "--seconds",
+        "0.02",
+        "--json",
+        str(out),
+        "--decisions",
+        "search:10",
+        "--decision-game",
+        "block_2p",
+        "--decision-rounds",
+        "2",
+    ]
+    run = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    d = json.loads(out.read_text())["decisions"]["search:10"]
+    assert d["game"] == "block_2p" and d["decisions"] >= 2 and d["mean_ms"] > 0
+    assert "search:10" in run.stdout and "determinizations" in run.stdout
+    bad = subprocess.run(cmd[:-1] + ["0"], cwd=root, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--decision-rounds must be >= 1" in bad.stderr
+
+
+def test_playouts_benchmark_times_decisions_with_another_rollout(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "benchmarks/playouts.py", "--seconds", "0.01", "--json", str(out),
+           "--decisions", "search:4", "--decision-rounds", "1"]  # fmt: skip
+    for flags, rollout, k in (
+        ([], "plan", 2),
+        (["--decision-rollout", "planner"], "planner", 2),
+        (["--decision-candidates", "0"], "plan", 0),
+    ):
+        run = subprocess.run(cmd + flags, cwd=root, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        d = json.loads(out.read_text())["decisions"]["search:4"]
+        assert d["rollout"] == rollout and d["candidates"] == k and d["decisions"] >= 1
+        assert f"search:4       rollout {rollout}, candidates {k}:" in run.stdout
+
+
+def test_search_oracle_benchmark_sees_the_true_state(tmp_path):
+    """benchmarks/search_oracle.py: search handed the real state; with planner rollouts in Mexican
+    Train it predicts the planners exactly and wins nearly every round (parity 0.25)."""
+    root = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "benchmarks/search_oracle.py", "--rounds", "8"]
+    run = subprocess.run(
+        [*cmd, "--rollout", "planner"], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    rate = float(run.stdout.split("win rate ")[1].split()[0])
+    assert rate >= 0.75 and "over 8 rounds, seed 0" in run.stdout
+    # Cuban: the oracle in both seats of its team (team win rate; 0.897 on 400 rounds)
+    run = subprocess.run([*cmd, "--game", "cuban"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert float(run.stdout.split("win rate ")[1].split()[0]) >= 0.6 and "over 8 rounds, seed 0" in run.stdout
+    for flags, message in (
+        (["--game", "block", "--rollout", "plan"], "--rollout must be one of ('solve', 'block'"),
+        (["--rounds", "0"], "--rounds must be >= 1, got 0"),
+    ):
+        bad = subprocess.run([*cmd, *flags], cwd=root, capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--budget", "0"], "--budget must be >= 1, got 0"),
+        (["--budget", "-3"], "--budget must be >= 1, got -3"),
+        (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--candidates", "-1"], "--candidates must be >= 0, got -1"),
+        (["--rollout", "solve"], "--rollout must be one of ('plan', 'planner'"),
+        (["--rollout", ""], "for --game mexican_train, got ''"),
+        (["--game", "draw"], "argument --game: invalid choice: 'draw'"),
+    ],
+)
+def test_search_oracle_refuses_bad_flags_before_any_work(flags, message):
+    """Every bad flag of benchmarks/search_oracle.py is an argparse error naming it (exit 2), with
+    nothing on stdout (no tournament started)."""
+    root = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "benchmarks/search_oracle.py", *flags]
+    bad = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and message in bad.stderr and bad.stdout == "", bad.stderr
