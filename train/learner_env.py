@@ -61,7 +61,7 @@ class LearnerEnv(gymnasium.Wrapper):
     followed by ``A x F`` feature values, :class:`~domino_env.agents.action_scorer.PolicyInput`); the raw one of the last ``reset`` / ``step`` is kept in
     :attr:`raw_observation` (scripted experts such as the planner read raw values).
     Info at the round's end: the adapter's round result plus ``learner_won`` (win credit 1, 1/k
-    for a shared win, 0) and ``learner_pips`` (with ``partner="learner"``: the mean of its two
+    for a shared win, 0; at the end of a whole-game episode the game's) and ``learner_pips`` (with ``partner="learner"``: the mean of its two
     seats', as the evaluations count an agent in two seats).
 
     Raises:
@@ -105,6 +105,7 @@ class LearnerEnv(gymnasium.Wrapper):
             aec = line_v0.raw_env(preset=game, **kwargs)
         cfg = aec.config
         self.game = game
+        self.whole_game = kwargs.get("episode", "round") == "game"
         self.teams = bool(getattr(cfg, "teams", False))
         if partner == "learner" and not self.teams:
             raise ConfigError("partner", partner, "'opponents' (only team rules, e.g. Cuban, have a partner)")
@@ -178,7 +179,8 @@ class LearnerEnv(gymnasium.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         if info.get("round_over"):
             seat = info["learner_seat"]
-            won = info["won"]  # per-seat flags of the round's winners
+            # per-seat flags of the winners: of the round, or of the game when a game episode ends
+            won = info["game_won"] if self.whole_game and info.get("game_over") else info["won"]
             if self.teams:  # team credit: 1 for a team win, 1/2 for a tie between the teams
                 mine = bool(won[seat])
                 theirs = bool(won[(seat + 1) % self.num_players])

@@ -397,3 +397,22 @@ def test_line_learner_env_scales_and_credits_the_team():
         assert (total > 0) == (team_won and 1 not in info["winners"])
     with pytest.raises(Exception, match="line game"):
         LearnerEnv(rules, ["greedy"], reward="mixed", game="cuban")
+
+
+def test_a_whole_game_episode_credits_the_game_not_its_last_round():
+    """``learner_won`` (the rolling training win rate) at the end of a game episode is the game's
+    win: in Mexican Train (fewest total points after every round) a seat can win the last round
+    and lose the game."""
+    env = LearnerEnv({"num_players": 2, "max_pip": 9, "episode": "game"}, ["greedy"], reward="outcome", learner_seat=0)
+    differ = 0
+    for seed in range(30):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            _, _, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            done = term or trunc
+        assert info["game_over"]
+        shared = int(info["game_won"].sum())
+        assert info["learner_won"] == (1.0 / shared if info["game_won"][0] else 0.0)
+        differ += bool(info["won"][0]) != bool(info["game_won"][0])
+    assert differ >= 1  # games where the last round's winner lost the game were checked
