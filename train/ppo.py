@@ -312,7 +312,13 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
 
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config_of(rules, game), name="ppo")
     workers = args.eval_workers or max(1, min(cores, 4))
-    final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
+    try:
+        final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
+    except KeyboardInterrupt:  # training is done and saved: only the final evaluation is lost
+        _plot(args, history, out, rules, game)
+        print(f"final evaluation interrupted; the trained model is saved: {out / MODEL_FILE} (metadata "
+              f"status trained); evaluate it with domino-evaluate --agents ppo:{out} ...", file=sys.stderr, flush=True)
+        raise
     _plot(args, history, out, rules, game)
     if final and not args.quiet:
         print_summary(final, p, f"{summary_title(out / MODEL_FILE, final, p)} | {steps} steps in "

@@ -137,6 +137,33 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
     assert resumed["timesteps"] >= meta["timesteps"] + 128
 
 
+def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how_to_evaluate_it(tmp_path):
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--final-eval-rounds", "200000", "--eval-workers", "1",
+            "--eval-opponents", "greedy", "--out", str(out)]  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-m", "train.ppo", *args], cwd=ROOT, stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+        for _ in range(1200):  # training is over once the metadata says "trained"
+            meta_file = out / "metadata.json"
+            if proc.poll() is not None or (meta_file.exists() and '"status": "trained"' in meta_file.read_text()):
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None
+        time.sleep(1.0)  # into the evaluation
+        os.kill(proc.pid, signal.SIGINT)
+        rest = proc.stderr.read()
+        rc = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc == 130 and "Traceback" not in rest, rest
+    assert f"final evaluation interrupted; the trained model is saved: {out / 'model.zip'}" in rest
+    assert f"domino-evaluate --agents ppo:{out}" in rest
+    assert json.loads((out / "metadata.json").read_text())["status"] == "trained"
+    assert (out / "model.zip").is_file()
+
+
 def test_a_second_signal_aborts_and_the_metadata_says_so(tmp_path, monkeypatch):
     """A second Ctrl-C raises KeyboardInterrupt inside training (StopSignals): the run stops
     without saving and ``metadata.json`` says ``aborted`` instead of staying ``training``."""
