@@ -157,6 +157,25 @@ _RESUMED_SETTINGS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
                      "max_grad_norm")  # fmt: skip
 
 
+#: Training-setup options a ``--resume`` takes from this command, not from the model's run.
+_SETUP_OPTIONS = ("partner", "opponents", "opponent_mode", "reward", "pips_coef", "self_play")
+
+
+def _setup_changes(args, run_args: dict) -> list[str]:
+    """``--flag value (the model's run: value)`` for each of :data:`_SETUP_OPTIONS` that this
+    command sets otherwise than the run that made the model (as its metadata records it): a
+    resume without ``--partner learner`` would otherwise switch to scripted partners silently."""
+    def text(value):
+        return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+    out = []
+    for name in _SETUP_OPTIONS:
+        if name in run_args and run_args[name] != getattr(args, name, run_args[name]):
+            flag = "--" + name.replace("_", "-")
+            out.append(f"{flag} {text(getattr(args, name))} (the model's run: {flag} {text(run_args[name])})")
+    return out
+
+
 def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
     """The model to train and where it came from: ``--resume`` (loaded whole), ``--init-from``
     (weights copied into a fresh model) or a fresh model. A model file that does not load is a
@@ -189,6 +208,9 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
                 setattr(args, name, value)
         if kept and not args.quiet:
             print("--resume keeps the model's " + ", ".join(kept), file=sys.stderr, flush=True)
+        changed = _setup_changes(args, (checked.start_metadata or {}).get("args") or {})
+        if changed and not args.quiet:
+            print("--resume trains with this command's " + ", ".join(changed), file=sys.stderr, flush=True)
     started = None
     if flag:
         meta = checked.start_metadata or {}

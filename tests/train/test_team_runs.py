@@ -121,3 +121,19 @@ def test_learner_pips_with_the_learner_as_partner_is_its_teams_mean():
         assert info["learner_pips"] == sum(team) / 2
         ended_on_a_team_move_out += team[0] == 0 and team[1] > 0  # the seat that went out
     assert ended_on_a_team_move_out >= 3  # rounds where the acting seat alone would give 0
+
+
+def test_resume_names_the_training_setup_it_changes(team_run, tmp_path):
+    # a resume typed without --partner learner trains with scripted partners: one line says so,
+    # naming what the model's run used; the same setup says nothing
+    loud = [a for a in QUICK if a != "--quiet"]
+    res = _run("domino_env.train.ppo", [*loud, "--resume", str(team_run), "--opponents", "planner",
+                                        "--final-eval-rounds", "0", "--out", str(tmp_path / "a")])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    notes = [line for line in res.stderr.splitlines() if line.startswith("--resume trains with")]
+    assert notes == ["--resume trains with this command's --partner opponents (the model's run: --partner "
+                     "learner), --opponents planner (the model's run: --opponents greedy)"]  # fmt: skip
+    res = _run("domino_env.train.ppo", [*loud, "--partner", "learner", "--resume", str(team_run),
+                                        "--final-eval-rounds", "0", "--out", str(tmp_path / "b")])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "--resume trains with" not in res.stderr
