@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--kl-coef", type=real(0.0), default=0.0,
                    help="with --init-from: weight of KL(start model || clone) over the legal actions in "
                    "the loss, which keeps the clone near the model it started from")
-    add_policy_options(parser, c, policy=False)
+    add_policy_options(parser, c, policy=False, start="--init-from")
     c.add_argument("--epochs", type=POSITIVE, default=10, help="passes over the dataset")
     c.add_argument("--batch-size", type=int_at_least(2), default=512, help="minibatch size")
     c.add_argument("--learning-rate", type=real(0.0, low_open=True), default=1e-3, help="Adam learning rate")
@@ -272,7 +272,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     phases: list[dict[str, Any]] = []
-    with StopSignals("stopping at the end of the episodes being played, then saving what is done") as stop:
+    collecting = "stopping at the end of the episodes being played, then saving what is done"
+    fitting = "stopping after this minibatch, then saving the model so far"
+    with StopSignals(collecting) as stop:
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
                                     progress=progress, stop=stop)  # fmt: skip
@@ -294,6 +296,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             return None, stop.received
         if data is not None:
             t = time.perf_counter()
+            stop.saving = fitting
             fit(model.policy, data, scale, num_actions, args.epochs, args.batch_size, args.learning_rate,
                 args.vf_coef, args.val_fraction, args.seed, progress, stop, log, "cloning", **cloning)  # fmt: skip
             phases[-1]["fit_seconds"] = round(time.perf_counter() - t, 1)
@@ -302,6 +305,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             if stop.received:
                 break
             t = time.perf_counter()
+            stop.saving = collecting
             clone = PPOAgent.from_policy(model.policy, p, n, game, config=config)
             more = collect_parallel(checked.env_cfg, expert, args.dagger_samples, args.seed + 1 + k, args.gamma,
                                     args.workers, policy=clone, beta=args.dagger_beta,
@@ -318,6 +322,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                 phases.append(phase)
                 break
             t = time.perf_counter()
+            stop.saving = fitting
             fit(model.policy, data, scale, num_actions, args.dagger_epochs or args.epochs, args.batch_size,
                 args.learning_rate, args.vf_coef, args.val_fraction, args.seed + 1 + k, progress, stop, log,
                 f"cloning {k + 1}/{args.dagger_iters}", **cloning)  # fmt: skip

@@ -38,15 +38,21 @@ class StopSignals:
     a clean stop: training ends at the next step, the model is saved with status
     ``"interrupted"``. During a periodic evaluation (:attr:`interruptible`) it raises
     :class:`TrainingInterrupted` so the evaluation is dropped at once. A second signal raises
-    ``KeyboardInterrupt`` (abort without saving). The previous handlers come back on exit.
+    ``KeyboardInterrupt`` (abort without saving), unless it comes within :attr:`SAME_REQUEST`
+    seconds of the first: that is one request delivered twice (``timeout`` and some process
+    managers signal both the process and its process group), not a user asking again. The
+    previous handlers come back on exit.
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    #: seconds after the first signal during which another one counts as the same request
+    SAME_REQUEST = 0.5
 
     def __init__(self, saving: str = "saving the model at this step"):
         self.saving = saving  # what the first signal's message says happens next
         self.received: str | None = None
         self.interruptible = False
+        self._first = 0.0  # time.monotonic() of the first signal
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopSignals:
@@ -61,8 +67,11 @@ class StopSignals:
     def _handle(self, signum: int, frame: Any) -> None:
         name = signal.Signals(signum).name
         if self.received is not None:
+            if time.monotonic() - self._first < self.SAME_REQUEST:
+                return  # the same request again (process and group), already being handled
             raise KeyboardInterrupt(f"second signal ({name}): aborted without saving")
         self.received = name
+        self._first = time.monotonic()
         print(f"{name} received: {self.saving} (send it again to abort)",
               file=sys.stderr, flush=True)  # fmt: skip
         if self.interruptible:
@@ -118,7 +127,7 @@ class TrainingCallback(BaseCallback):
     def carry_over(self, history: list[dict[str, Any]], same_ladder: bool) -> None:
         """Resuming into the run's own folder: its earlier evaluations (``metadata.json``'s) stay
         in :attr:`history` (so ``evaluations.json``, the metadata and the learning curve keep
-        them), and with ``same_ladder`` (the same evaluation opponents, rounds and seed) the best
+        them), and with ``same_ladder`` (the same evaluation opponents, rounds, seed and seating) the best
         of them is the score a new ``best_model.zip`` must beat."""
         self.history = [dict(e) for e in history]
         if same_ladder and self.history:
@@ -192,7 +201,7 @@ class TrainingCallback(BaseCallback):
             self.logger.record(f"eval/opponent_pips_{opp}", r["opponent_mean_pips"])
         self.logger.record("eval/mean_win_rate", score)
         self.logger.dump(self.num_timesteps)
-        if score > self.best:
+        if score > self.best + 1e-9:  # a tie (up to float rounding) keeps the earlier best
             self.best = score
             entry["best"] = True
             self.folder.save_model(self.model, BEST_MODEL_FILE)

@@ -176,6 +176,22 @@ def _setup_changes(args, run_args: dict) -> list[str]:
     return out
 
 
+def close_vec_env(vec_env, aborted: bool) -> None:
+    """Close the training envs. After an abort (a ``KeyboardInterrupt`` raised anywhere in a
+    step) a ``SubprocVecEnv`` may have read some workers' replies and not others, so its graceful
+    ``close()`` would wait forever for replies that never come: its worker processes are
+    terminated instead."""
+    processes = getattr(vec_env, "processes", None)
+    if not aborted or processes is None:
+        vec_env.close()
+        return
+    for proc in processes:
+        proc.terminate()
+    for proc in processes:
+        proc.join(5)
+    vec_env.closed = True
+
+
 def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
     """The model to train and where it came from: ``--resume`` (loaded whole), ``--init-from``
     (weights copied into a fresh model) or a fresh model. A model file that does not load is a
@@ -242,6 +258,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     p, n = rules["num_players"], rules["max_pip"]
     cores = os.cpu_count() or 1
     n_envs = args.n_envs or max(1, min(cores, 8))
+    if not args.resume and args.batch_size > args.n_steps * n_envs:  # (--resume: the model's own)
+        parser.error(f"--batch-size {args.batch_size}: larger than a rollout, --n-steps {args.n_steps} x "
+                     f"{n_envs} envs = {args.n_steps * n_envs} samples; give at most that (or more "
+                     f"--n-steps / --n-envs)")  # fmt: skip
     torch.set_num_threads(args.torch_threads)
     out = Path(args.out or time.strftime("runs/ppo_%Y%m%d_%H%M%S"))
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
@@ -276,6 +296,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         start=start, deadline=start + 60 * args.time_limit if args.time_limit else None,
         time_limit=args.time_limit, verbose=not args.quiet, partner=args.partner,
     )  # fmt: skip
+    aborted = False
     try:
         with StopSignals() as stop:
             if not args.quiet:  # after the handlers are in place: from here a signal is a clean stop
@@ -286,9 +307,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             callback = TrainingCallback(schedule, folder, vec_env, stop)
             if resumed and checked.start_model.parent.resolve() == out.resolve():
                 old = checked.start_metadata
-                ladder = (list(args.eval_opponents), args.eval_rounds, eval_seed)
+                # comparable scores: the same opponents, rounds, seed and seating (--partner)
+                was = old.get("args", {})
+                ladder = (list(args.eval_opponents), args.eval_rounds, eval_seed, args.partner)
                 callback.carry_over(earlier_evaluations(out, old), ladder == (
-                    old.get("args", {}).get("eval_opponents"), old.get("args", {}).get("eval_rounds"), old.get("eval_seed")))
+                    was.get("eval_opponents"), was.get("eval_rounds"), old.get("eval_seed"),
+                    was.get("partner", "opponents")))  # fmt: skip
             model.learn(
                 total_timesteps=args.timesteps,
                 callback=callback,
@@ -318,11 +342,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             )  # fmt: skip
             interrupted = stop.received
     except KeyboardInterrupt:  # a second signal: aborted without saving this step's model
+        aborted = True
         if folder.metadata.get("status") == "training":
             folder.write_metadata(status="aborted")
         raise
     finally:
-        vec_env.close()
+        close_vec_env(vec_env, aborted)
 
     if interrupted:
         _plot(args, history, out, rules, game)

@@ -128,9 +128,10 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
                    help="weight of -points/100 in the mixed reward")  # fmt: skip
 
 
-def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, policy: bool = True) -> None:
+def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, policy: bool = True,
+                       start: str = "--resume / --init-from") -> None:  # fmt: skip
     """``--policy`` (unless ``policy`` is False), ``--net-arch`` and ``--activation`` (the policy
-    and value networks)."""
+    and value networks); ``start`` names the command's flags that start from a saved model."""
     t = group or parser.add_argument_group("policy network")
     if policy:
         # no default in the namespace: resolve_policy fills it (the start model's, or action-scores)
@@ -142,10 +143,10 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
     # None in the namespace: resolve_policy fills them (the start model's, or 256 256 / tanh)
     t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=None,
                    help="hidden layer sizes (mlp: the policy and value nets; action-scores: the value net; "
-                   "default 256 256, with --resume / --init-from the model's)")
+                   f"default 256 256, with {start} the model's)")
     t.add_argument("--activation", default=None, choices=("tanh", "relu"),
-                   help="hidden activation of an mlp policy (default tanh, with --resume / --init-from the "
-                   "model's; the action-scores networks are ReLU)")
+                   help=f"hidden activation of an mlp policy (default tanh, with {start} the model's; the "
+                   "action-scores networks are ReLU and do not use it)")
     t.add_argument("--torch-threads", type=POSITIVE, default=1,
                    help="torch threads in the learner process (1 is fastest for these small nets: more "
                    "threads spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy "

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -31,6 +32,8 @@ def _run(args, **kwargs):
         (["--eval-opponents", "foo"], "--eval-opponents foo"),
         (["--opponents", "greedy", "nobody"], "--opponents nobody"),
         (["--n-envs", "-1"], "--n-envs"),
+        (["--batch-size", "100000", "--n-steps", "16", "--n-envs", "2"],
+         "--batch-size 100000: larger than a rollout, --n-steps 16 x 2 envs = 32 samples"),
         (["--n-envs", "0"], "--n-envs"),
         (["--gamma", "2"], "--gamma"),
         (["--gamma", "nan"], "--gamma"),
@@ -93,11 +96,15 @@ SMALL = ["--players", "2", "--max-pip", "9", "--n-steps", "64", "--batch-size", 
 
 
 @pytest.mark.parametrize(
-    "signum, group, vec",
-    [(signal.SIGINT, True, "subproc"), (signal.SIGTERM, False, "dummy")],
-    ids=["ctrl-c-to-the-process-group-subproc", "sigterm-to-the-process-dummy"],
-)
-def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
+    "signum, send, vec",
+    [(signal.SIGINT, "group", "subproc"), (signal.SIGTERM, "process", "dummy"),
+     (signal.SIGTERM, "process-and-group", "subproc")],
+    ids=["ctrl-c-to-the-process-group-subproc", "sigterm-to-the-process-dummy",
+         "sigterm-twice-at-once-as-timeout-sends-it-subproc"],
+)  # fmt: skip
+def test_a_signal_leaves_a_resumable_run(tmp_path, signum, send, vec):
+    # coreutils timeout signals the process and then its process group: the main process gets the
+    # signal twice at once, which is one stop request (a clean save), not a second "abort" signal
     out = tmp_path / "run"
     args = [*SMALL, "--timesteps", "10000000", "--n-envs", "2", "--vec-env", vec, "--eval-freq", "128",
             "--eval-rounds", "2", "--eval-opponents", "greedy", "--out", str(out)]
@@ -112,7 +119,10 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, group, vec):
                 break
             time.sleep(0.1)
         assert proc.poll() is None and (out / "evaluations.json").exists()
-        (os.killpg if group else os.kill)(proc.pid if not group else os.getpgid(proc.pid), signum)
+        if send in ("process", "process-and-group"):
+            os.kill(proc.pid, signum)
+        if send in ("group", "process-and-group"):
+            os.killpg(os.getpgid(proc.pid), signum)
         rest = proc.stderr.read()
         rc = proc.wait(timeout=120)
     finally:
@@ -179,6 +189,27 @@ def test_a_second_signal_aborts_and_the_metadata_says_so(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         ppo.run([*SMALL, "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--quiet", "--out", str(out)])
     assert json.loads((out / "metadata.json").read_text())["status"] == "aborted"
+
+
+def test_an_aborted_step_does_not_hang_closing_the_subprocess_envs():
+    """An abort can cut a SubprocVecEnv step after some workers' replies were read: a graceful
+    close() would then wait forever on the others; close_vec_env terminates the workers."""
+    import threading
+
+    import gymnasium
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from domino_env.train.ppo import close_vec_env
+
+    vec = SubprocVecEnv([lambda: gymnasium.make("CartPole-v1")] * 2, start_method="spawn")
+    vec.reset()
+    vec.step_async(np.zeros(2, dtype=np.int64))
+    vec.remotes[0].recv()  # one worker's reply read, the other's left: a step cut in the middle
+    done = threading.Event()
+    closer = threading.Thread(target=lambda: (close_vec_env(vec, aborted=True), done.set()), daemon=True)
+    closer.start()
+    assert done.wait(30), "close_vec_env hung on a half-read step"
+    assert vec.closed and not any(p.is_alive() for p in vec.processes)
 
 
 def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path):
