@@ -180,13 +180,13 @@ def close_vec_env(vec_env, aborted: bool) -> None:
     """Close the training envs. After an abort (a ``KeyboardInterrupt`` raised anywhere in a
     step) a ``SubprocVecEnv`` may have read some workers' replies and not others, so its graceful
     ``close()`` would wait forever for replies that never come: its worker processes are
-    terminated instead."""
+    killed instead (SIGKILL: they ignore SIGINT and SIGTERM, :func:`make_env_fn`)."""
     processes = getattr(vec_env, "processes", None)
     if not aborted or processes is None:
         vec_env.close()
         return
     for proc in processes:
-        proc.terminate()
+        proc.kill()
     for proc in processes:
         proc.join(5)
     vec_env.closed = True

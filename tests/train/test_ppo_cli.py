@@ -196,14 +196,15 @@ def test_an_aborted_step_does_not_hang_closing_the_subprocess_envs():
     close() would then wait forever on the others; close_vec_env terminates the workers."""
     import threading
 
-    import gymnasium
-    from stable_baselines3.common.vec_env import SubprocVecEnv
+    from domino_env.train.ppo import close_vec_env, make_vec_env
 
-    from domino_env.train.ppo import close_vec_env
-
-    vec = SubprocVecEnv([lambda: gymnasium.make("CartPole-v1")] * 2, start_method="spawn")
+    # the training env's own workers, which ignore SIGINT and SIGTERM
+    cfg = {"env_kwargs": {"num_players": 2, "max_pip": 9}, "opponents": ["greedy"], "opponent_mode": "mix",
+           "reward": "mixed", "pips_coef": 1.0, "self_play": 0.0}  # fmt: skip
+    vec = make_vec_env(cfg, 2, "subproc", 0)
     vec.reset()
-    vec.step_async(np.zeros(2, dtype=np.int64))
+    masks = vec.env_method("action_masks")
+    vec.step_async(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
     vec.remotes[0].recv()  # one worker's reply read, the other's left: a step cut in the middle
     done = threading.Event()
     closer = threading.Thread(target=lambda: (close_vec_env(vec, aborted=True), done.set()), daemon=True)
