@@ -349,23 +349,27 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     finally:
         close_vec_env(vec_env, aborted)
 
-    if interrupted:
-        _plot(args, history, out, rules, game)
+    if interrupted:  # the hint first: another Ctrl-C during the (slow) plot must not lose it
         print(f"training interrupted by {interrupted} at {steps} steps; saved {out / MODEL_FILE} and "
               f"{out / 'metadata.json'} (status interrupted); continue with: "
               f"{resume_command(argv_list, out, args.timesteps - this_run, launcher('train.ppo'))}",
               file=sys.stderr, flush=True)  # fmt: skip
+        _plot(args, history, out, rules, game)
         return out, interrupted
 
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config_of(rules, game), name="ppo")
     workers = args.eval_workers or max(1, min(cores, 4))
+    # SIGTERM (e.g. from timeout) during the final evaluation ends it as Ctrl-C does
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     except KeyboardInterrupt:  # training is done and saved: only the final evaluation is lost
-        _plot(args, history, out, rules, game)
         print(f"final evaluation interrupted; the trained model is saved: {out / MODEL_FILE} (metadata "
               f"status trained); evaluate it with domino-evaluate --agents ppo:{out} ...", file=sys.stderr, flush=True)
+        _plot(args, history, out, rules, game)
         raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     _plot(args, history, out, rules, game)
     if final and not args.quiet:
         print_summary(final, p, f"{summary_title(out / MODEL_FILE, final, p)} | {steps} steps in "
@@ -375,6 +379,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
               + (f", {out / LEARNING_CURVE_FILE}" if args.plot and history else "")
               + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))  # fmt: skip
     return out, None
+
+
+def _terminate_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> None:

@@ -147,7 +147,8 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, send, vec):
     assert resumed["timesteps"] >= meta["timesteps"] + 128
 
 
-def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how_to_evaluate_it(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how_to_evaluate_it(tmp_path, signum):
     out = tmp_path / "run"
     args = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--final-eval-rounds", "200000", "--eval-workers", "1",
             "--eval-opponents", "greedy", "--out", str(out)]  # fmt: skip
@@ -161,7 +162,7 @@ def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how
             time.sleep(0.1)
         assert proc.poll() is None
         time.sleep(1.0)  # into the evaluation
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, signum)
         rest = proc.stderr.read()
         rc = proc.wait(timeout=120)
     finally:
