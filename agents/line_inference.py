@@ -25,7 +25,7 @@ hand at a past decision is, in the deal, its hand now plus the tiles it placed f
 model is the same for every seat and never looks at who the seat is.
 
 Applies to rounds without draws (block, Cuban; a round whose record has a DRAW gets weight 1 for
-every deal). ``tests/agents/test_line_inference.py`` checks the weights against hand-computed
+every deal). ``tests/agents/test_line_solver.py`` checks the weights against hand-computed
 values.
 """
 
@@ -37,9 +37,10 @@ from typing import Any
 from domino_env.core.deal import bits
 from domino_env.core.line import LineState
 
+from .line_planner import LinePlannerAgent
+
 #: Opponent models of :func:`log_weight` (module docstring).
 OPPONENT_MODELS = ("heavy", "planner")
-_PLANNER_DOUBLE, _PLANNER_FIT, _PLANNER_FIT_CAP = 2.0, 3.0, 3  # LinePlannerAgent's defaults
 
 
 def placements(public: LineState, observer: int) -> list[tuple[int, int, int, int, int]] | None:
@@ -104,14 +105,15 @@ def _planner_log_p(t: Any, hand: int, left: int, right: int, fit_l: int, fit_r: 
                    end: int, beta: float) -> float:
     """log P(tile on end | hand, ends) under the ``"planner"`` model (module docstring)."""
     values, pm, tiles = t.values, t.pip_masks, t.tiles
+    lp = LinePlannerAgent  # the planner's own weights (class attributes), not copies
 
     def score(i: int, e: int) -> float:
         a, b = tiles[i]
         old = left if e == 0 else right
         new = b if a == old else a
         ends = pm[new] | pm[right if e == 0 else left]
-        fit = min(_PLANNER_FIT_CAP, (hand & ~(1 << i) & ends).bit_count())
-        return values[i] + (_PLANNER_DOUBLE if a == b else 0.0) + _PLANNER_FIT * fit
+        fit = min(lp.fit_cap, (hand & ~(1 << i) & ends).bit_count())
+        return lp.w_pips * values[i] + (lp.w_double if a == b else 0.0) + lp.w_fit * fit
 
     scores = [score(i, e) for e, fit in ((0, fit_l), (1, fit_r)) for i in bits(fit)]
     top = max(scores)
