@@ -122,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "the same --seed and --workers give the same dataset)")
     d.add_argument("--dataset", default=None, metavar="PATH",
                    help="dataset file (.npz): loaded when it exists (same rules, expert, opponents, reward), "
-                   "else the expert dataset is written there; default: not saved. Never commit it")
+                   "else the expert dataset is written there (missing folders are created); default: not saved. Never commit it")
     d.add_argument("--dagger-iters", type=NON_NEGATIVE, default=0,
                    help="DAgger rounds: the clone plays, the expert labels its states, the clone trains further")
     # None: not given (refused without --dagger-iters), then filled with the default of the help

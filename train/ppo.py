@@ -270,6 +270,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     set_random_seed(args.seed)
     vec_env = make_vec_env(checked.env_cfg, n_envs, args.vec_env, args.seed)
     model, started = _start_model(parser, args, checked, vec_env, tb)
+    if args.resume and model.batch_size > model.n_steps * n_envs:  # the model keeps its batch size
+        vec_env.close()
+        parser.error(f"--n-envs {n_envs}: the resumed model's --batch-size {model.batch_size} is larger than "
+                     f"a rollout of its --n-steps {model.n_steps} x {n_envs} envs = {model.n_steps * n_envs} "
+                     f"samples; give --n-envs {-(-model.batch_size // model.n_steps)} or more")  # fmt: skip
     resumed = started if args.resume else None
     meta: dict[str, Any] = {
         **env_metadata(rules, game, checked.env_kwargs, vec_env.action_space.n,

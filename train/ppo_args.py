@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_options(parser)
     add_opponent_options(parser)
     t = parser.add_argument_group("training")
-    t.add_argument("--timesteps", type=POSITIVE, default=100_000, help="learner decisions to train on")
+    t.add_argument("--timesteps", type=POSITIVE, default=100_000, help="learner decisions to train on (rounded up to whole rollouts, --n-steps x envs)")
     t.add_argument("--n-envs", type=POSITIVE, default=None,
                    help="parallel envs (default: CPU cores, at most 8); "
                    "SubprocVecEnv when more than one core, else DummyVecEnv")

@@ -25,7 +25,7 @@ from domino_env.train.learner_env import LearnerEnv  # noqa: E402
 @pytest.fixture(scope="module")
 def bc_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("bc")
-    out, data = base / "run", base / "data.npz"
+    out, data = base / "run", base / "datasets" / "data.npz"  # its missing folder is created
     res = _run("domino_env.train.bc", [*SMALL, "--samples", "3000", "--epochs", "4", "--dagger-iters", "1",
                             "--dagger-samples", "500", "--final-eval-rounds", "8", "--dataset", str(data),
                             "--out", str(out)])  # fmt: skip

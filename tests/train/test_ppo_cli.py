@@ -245,6 +245,24 @@ def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path)
     assert res.returncode == 2 and len(res.stderr.splitlines()) == 1 and "--overwrite would delete" in res.stderr
 
 
+def test_a_resume_with_too_few_envs_for_the_models_batch_is_refused(tmp_path):
+    """A resumed model keeps its --n-steps and --batch-size: with fewer --n-envs its rollout can be
+    smaller than one minibatch, which a fresh run refuses; so does the resume, before any work
+    (no folder), naming the --n-envs that would do."""
+    run = tmp_path / "run"
+    base = [*SMALL, "--n-steps", "32", "--batch-size", "64", "--timesteps", "64", "--vec-env", "dummy", "--quiet"]
+    res = _run([*base, "--n-envs", "2", "--out", str(run)])
+    assert res.returncode == 0, res.stderr
+    more = tmp_path / "more"
+    res = _run([*base, "--n-envs", "1", "--resume", str(run), "--out", str(more)])
+    assert res.returncode == 2 and not more.exists()
+    assert res.stderr.splitlines()[-1] == (
+        "domino-train: error: --n-envs 1: the resumed model's --batch-size 64 is larger than a rollout of "
+        "its --n-steps 32 x 1 envs = 32 samples; give --n-envs 2 or more (domino-train --help lists every option)")
+    res = _run([*base, "--n-envs", "2", "--resume", str(run), "--out", str(more)])
+    assert res.returncode == 0, res.stderr
+
+
 def _make(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)  # fmt: skip
