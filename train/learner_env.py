@@ -19,7 +19,7 @@ from domino_env.agents.ppo import observation_scale
 from domino_env.core.errors import ConfigError
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import raw_env
-from domino_env.wrappers import SingleAgentEnv
+from domino_env.wrappers import SingleAgentEnv, info_state_kwargs
 
 #: Rewards of ``--reward`` (see :class:`LearnerEnv`).
 REWARDS = ("mixed", "outcome", "points")
@@ -55,6 +55,13 @@ class LearnerEnv(gymnasium.Wrapper):
         partner: with teams, ``"opponents"`` (the partner seat draws from the pool like the
             opponents) or ``"learner"`` (the learner plays both seats of its team, the
             adapter's ``team_play``: one policy, twice the decisions per round).
+        baseline: an agent (spec or object) or None. With one, every episode is also played
+            by the baseline agent in the learner's seat(s), on the same deal (the same env
+            seed) against the same opponents, and its return (the same reward) is subtracted
+            from the learner's at the episode's end: a duplicate-deal baseline that takes the
+            luck of the deal out of the reward. It does not depend on the learner's actions, so
+            the policy gradient stays unbiased and the best policy is unchanged; it costs one
+            more episode of play per episode (:meth:`baseline_return`).
 
     Observations: float32 ``(spec size,)``, the raw observation times
     :func:`domino_env.agents.ppo.observation_scale` (with ``policy_input="action-features-v1"``:
@@ -81,6 +88,7 @@ class LearnerEnv(gymnasium.Wrapper):
         game: str = "mexican_train",
         policy_input: str = FLAT_INPUT,
         partner: str = "opponents",
+        baseline: Any = None,
     ):
         if game not in GAMES:
             raise ConfigError("game", game, f"one of {GAMES}")
@@ -147,6 +155,10 @@ class LearnerEnv(gymnasium.Wrapper):
         )
         self._rng = np.random.default_rng()
         self.raw_observation = np.zeros(self.observation_space.shape, np.float32)
+        self.baseline = None if baseline is None else make_agent(baseline, cfg)
+        # the baseline's episodes run on a second env with the same rules (never the learner's)
+        self._shadow = None if baseline is None else type(aec)(**aec.env_kwargs)
+        self._baseline_return = 0.0
 
     def set_snapshots(self, snapshots: list[Any]) -> None:
         """Frozen learner snapshots (agents) that self-play seats draw from."""
@@ -173,7 +185,40 @@ class LearnerEnv(gymnasium.Wrapper):
         self._draw_opponents()
         obs, info = self.env.reset(seed=seed, options=options)
         self.raw_observation = obs
+        if self.baseline is not None:
+            self._baseline_return = self.baseline_return()
         return self._network_input(obs), info
+
+    def baseline_return(self) -> float:
+        """The return of the current episode's deal with :attr:`baseline` in the learner's seat
+        (both seats of its team with ``partner="learner"``) and this episode's opponents in
+        theirs: the AEC env's rewards to the learner's seat summed over the episode, plus the
+        ``mixed`` pips term. The deal is the same (the learner's AEC env was reset with the seed
+        replayed here); the agents draw from their own generator, seeded by that seed."""
+        adapter = self.env.unwrapped
+        seed, first = adapter.aec._seed, adapter._first_seat
+        env = self._shadow
+        env.reset(seed=seed)
+        p = self.num_players
+        team = env.config.team_of if self.partner == "learner" else None
+        mine = {s for s in range(p) if team(s) == team(first)} if team else {first}
+        learner = env.possible_agents[first]
+        rng = np.random.default_rng([seed, 11])
+        total = 0.0
+        while env.agents and not (env.terminations[learner] or env.truncations[learner]):
+            agent = env.agent_selection
+            seat = env.possible_agents.index(agent)
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+            else:
+                actor = self.baseline if seat in mine else adapter._opponent_for(seat)
+                obs = env.observe(agent)
+                extra = info_state_kwargs(actor, env.game_state, seat)
+                env.step(int(actor(obs["observation"], obs["action_mask"], rng, **extra)))
+            total += float(env.rewards.get(learner, 0.0))
+        if self.reward_kind == "mixed" and env.round_results:
+            total -= self.pips_coef * float(env.round_results[-1]["points"][first]) / 100.0
+        return total
 
     def step(self, action: int):
         obs, reward, terminated, truncated, info = self.env.step(action)
@@ -192,6 +237,9 @@ class LearnerEnv(gymnasium.Wrapper):
                 info["learner_pips"] = (info["learner_pips"] + int(info["pips"][(seat + 2) % 4])) / 2
             if self.reward_kind == "mixed":
                 reward = float(reward) - self.pips_coef * float(info["points"][seat]) / 100.0
+        if self.baseline is not None and (terminated or truncated):
+            info["baseline_return"] = self._baseline_return
+            reward = float(reward) - self._baseline_return
         self.raw_observation = obs
         return self._network_input(obs), float(reward), terminated, truncated, info
 
@@ -231,6 +279,7 @@ def make_env_fn(env_cfg: dict[str, Any]):
             game=env_cfg.get("game", "mexican_train"),
             policy_input=env_cfg.get("policy_input", FLAT_INPUT),
             partner=env_cfg.get("partner", "opponents"),
+            baseline=env_cfg.get("baseline"),
         )
         return Monitor(env, info_keywords=("learner_won", "learner_pips"))
 

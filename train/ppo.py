@@ -158,7 +158,8 @@ _RESUMED_SETTINGS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
 
 
 #: Training-setup options a ``--resume`` takes from this command, not from the model's run.
-_SETUP_OPTIONS = ("partner", "opponents", "opponent_mode", "reward", "pips_coef", "self_play")
+_SETUP_OPTIONS = ("partner", "opponents", "opponent_mode", "reward", "pips_coef", "self_play",
+                  "reward_baseline")  # fmt: skip
 
 
 def _setup_changes(args, run_args: dict) -> list[str]:

@@ -121,6 +121,11 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
                        help="teams (Cuban): opponents: the partner seat draws its agent from --opponents; "
                        "learner: the learner plays both seats of its team (one policy), and the "
                        "evaluations put the model in both (rows [ppo, X, ppo, X])")
+        o.add_argument("--reward-baseline", default=None, metavar="AGENT",
+                       help="duplicate-deal baseline: every episode is also played by AGENT in the learner's "
+                       "seat on the same deal against the same opponents, and its return is subtracted from "
+                       f"the learner's (luck of the deal out of the reward; one more episode of play each): "
+                       f"{agent_choices()} (default: none)")
     o.add_argument("--reward", default=None, choices=REWARDS,
                    help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x "
                    "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available)")
@@ -424,10 +429,13 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "pips_coef": args.pips_coef,
         "self_play": getattr(args, "self_play", 0.0),
         "partner": getattr(args, "partner", "opponents"),
+        "baseline": getattr(args, "reward_baseline", None),
         "game": args.game,
         "policy_input": policy_input_of(args.policy),
     }
     check_agents(parser, "--opponents", args.opponents, config)
+    if getattr(args, "reward_baseline", None) is not None:
+        check_agents(parser, "--reward-baseline", [args.reward_baseline], config)
     try:  # reward / mode / seat-count checks of the training env itself
         probe = LearnerEnv(**env_cfg)
     except ConfigError as exc:
