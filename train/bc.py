@@ -222,6 +222,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         # --overwrite would delete it, a DAgger round rewrite it with its own samples only
         parser.error(f"--dataset {dataset}: is the run file {dataset.name} of --out {out}, which this run "
                      "replaces; copy it out of the folder (or give another --out) to reuse it")  # fmt: skip
+    if dataset is not None:  # a file where a folder must be would fail only after the collection
+        folder = next(f for f in dataset.absolute().parents if f.exists())
+        if not folder.is_dir():
+            parser.error(f"--dataset {dataset}: {folder} is a file, not a folder")
     data = None
     if dataset is not None and dataset.exists():
         try:

@@ -173,7 +173,8 @@ def _setup_changes(args, run_args: dict) -> list[str]:
     for name in _SETUP_OPTIONS:
         if name in run_args and run_args[name] != getattr(args, name, run_args[name]):
             flag = "--" + name.replace("_", "-")
-            out.append(f"{flag} {text(getattr(args, name))} (the model's run: {flag} {text(run_args[name])})")
+            now, was = (f"no {flag}" if v is None else f"{flag} {text(v)}" for v in (getattr(args, name), run_args[name]))
+            out.append(f"{now} (the model's run: {was})")
     return out
 
 

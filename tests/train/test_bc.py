@@ -140,6 +140,7 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
      (["--samples", "0", "--dagger-iters", "1"], "--samples 0: needs --init-from"),
      (["--kl-coef", "1"], "--kl-coef: needs --init-from"), (["--kl-coef", "-1"], "--kl-coef"),
      (["--init-from", "/nonexistent/model"], "--init-from /nonexistent/model"),
+     (["--dataset", "README.md/x.npz"], "README.md is a file, not a folder"),  # (run in the repository)
      (["--init-from", "checkpoints/mexican_train_4p_d12_action_scores", "--samples", "0"], "--samples 0: needs --dagger-iters"),
      (["--init-from", "checkpoints/mexican_train_4p_d12_action_scores", "--policy", "mlp"], "the model has --policy action-scores")],
 )  # fmt: skip
