@@ -379,6 +379,8 @@ def load_ppo_agent(
             f"{model_path}: metadata names policy_input {kind!r}; this version knows {POLICY_INPUTS}"
         )
     expected = PolicyInput(observation_scale(cfg.num_players, cfg.max_pip, game), kind, cfg).size
+    # the inputs only the critic read in training (--critic-input full-state); the actor skips them
+    expected += int(getattr(model.policy.mlp_extractor, "critic_extra", 0))
     if model.observation_space.shape != (expected,):
         raise SpecMismatchError(
             f"model {model_path} takes network inputs of shape {model.observation_space.shape}, but its "

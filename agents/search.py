@@ -64,7 +64,7 @@ from domino_env.core.config import LineConfig
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.tiles import tile_count
 
-from .base import as_config, check_mask_size, positive_int, register_agent
+from .base import as_config, check_mask_size, register_agent
 from .line_inference import OPPONENT_MODELS, log_weight, placements, resample
 from .line_solver import LineSolver, solve_or_playout
 from .rollout import playout
@@ -370,8 +370,11 @@ def parse_spec(arg: str) -> dict[str, Any]:
             if not (value.isascii() and value.isdigit() and int(value) >= 1):
                 raise ConfigError("agent", spec, "budget=N with N an integer >= 1")
             out[key] = int(value)
-        elif key == "budget":
-            out[key] = positive_int(spec, value)
+        elif key == "budget":  # a bare first item: name the key=value form too
+            if not (value.isascii() and value.isdigit() and int(value) >= 1):
+                raise ConfigError("agent", spec, f"search:N with N an integer >= 1, or search:key=value,... "
+                                  f"with keys {SPEC_KEYS}")  # fmt: skip
+            out[key] = int(value)
         elif key == "candidates":
             if not (value.isascii() and value.isdigit()):
                 raise ConfigError("agent", spec, "candidates=K with K an integer >= 0 (0: every legal move)")

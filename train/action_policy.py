@@ -10,7 +10,9 @@
 action; ``s``: a linear skip on the features). One scorer for all actions means a lesson learnt for
 one tile and train holds for every tile and train with the same features, which a flat 457-way
 head has to learn 457 times. The critic is an MLP on the observation plus the maximum of every
-feature over the legal actions.
+feature over the legal actions, plus (``critic_extra > 0``, ``--critic-input full-state``) the
+hidden tiles that the training env appends after the features: an asymmetric actor-critic, where
+only the critic, which is not needed at play time, sees what the seat cannot.
 
 The layout is exported to numpy by :meth:`ActionScoringNet.export_numpy`, so the trained policy
 plays through ``ppo:PATH`` without torch (:class:`domino_env.agents.action_scorer.NumpyActionScorer`).
@@ -39,6 +41,8 @@ class ActionScoringNet(nn.Module):
         context: size of the context vector ``c``.
         hidden: sizes of the scorer's two hidden layers (W1, W2).
         vf_arch: hidden layer sizes of the critic.
+        critic_extra: values after the features in ``x`` that only the critic reads (0: none;
+            ``domino_env.train.learner_env.full_state_input``).
     """
 
     def __init__(
@@ -49,8 +53,10 @@ class ActionScoringNet(nn.Module):
         context: int = 64,
         hidden: tuple[int, int] = (64, 64),
         vf_arch: tuple[int, ...] = (256, 256),
+        critic_extra: int = 0,
     ):
         super().__init__()
+        self.critic_extra = critic_extra
         self.obs_size, self.num_actions, self.num_features = obs_size, num_actions, num_features
         self.context = nn.Linear(obs_size, context)
         self.w1 = nn.Linear(num_features, hidden[0])
@@ -59,7 +65,7 @@ class ActionScoringNet(nn.Module):
         self.out = nn.Linear(hidden[1], 1)
         self.skip = nn.Linear(num_features, 1, bias=False)
         layers: list[nn.Module] = []
-        size = obs_size + num_features
+        size = obs_size + num_features + critic_extra
         for h in vf_arch:
             layers += [nn.Linear(size, h), nn.ReLU()]
             size = h
@@ -67,21 +73,22 @@ class ActionScoringNet(nn.Module):
         self.latent_dim_pi = num_actions
         self.latent_dim_vf = size
 
-    def _split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _split(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        end = self.obs_size + self.num_actions * self.num_features
         obs = x[:, : self.obs_size]
-        feats = x[:, self.obs_size :].reshape(-1, self.num_actions, self.num_features)
-        return obs, feats
+        feats = x[:, self.obs_size : end].reshape(-1, self.num_actions, self.num_features)
+        return obs, feats, x[:, end:]
 
     def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
-        obs, feats = self._split(x)
+        obs, feats, _ = self._split(x)  # never the critic's extra inputs
         c = torch.relu(self.context(obs))
         h = torch.relu(self.w1(feats) + self.u(c).unsqueeze(1))
         h = torch.relu(self.w2(h))
         return (self.out(h) + self.skip(feats)).squeeze(-1)
 
     def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
-        obs, feats = self._split(x)
-        return self.value_net(torch.cat([obs, feats.amax(dim=1)], dim=1))
+        obs, feats, extra = self._split(x)
+        return self.value_net(torch.cat([obs, feats.amax(dim=1), extra], dim=1))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(x), self.forward_critic(x)
@@ -108,7 +115,8 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
     the scorer already gives one logit per action).
 
     Extra keyword arguments (``policy_kwargs``, saved with the model): ``obs_size``,
-    ``num_features``, ``context``, ``hidden``, ``vf_arch``. ``net_arch`` and ``activation_fn``
+    ``num_features``, ``context``, ``hidden``, ``vf_arch``, ``critic_extra`` (0 in models saved
+    before it). ``net_arch`` and ``activation_fn``
     are not used.
     """
 
@@ -120,6 +128,7 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
         context: int = 64,
         hidden: tuple[int, int] = (64, 64),
         vf_arch: tuple[int, ...] = (256, 256),
+        critic_extra: int = 0,
         **kwargs: Any,
     ):
         self.scorer_kwargs = {
@@ -128,6 +137,7 @@ class ActionScoringPolicy(MaskableActorCriticPolicy):
             "context": int(context),
             "hidden": tuple(int(h) for h in hidden),
             "vf_arch": tuple(int(h) for h in vf_arch),
+            "critic_extra": int(critic_extra),
         }
         super().__init__(*args, **kwargs)
 

@@ -27,6 +27,33 @@ REWARDS = ("mixed", "outcome", "points")
 GAMES = ("mexican_train", "block", "draw", "cuban")
 #: Partners of ``--partner`` (teams): an opponent-pool agent, or the learner itself.
 PARTNERS = ("opponents", "learner")
+#: Critic inputs of ``--critic-input``: the seat's own information, or also the hidden tiles.
+CRITIC_INPUTS = ("observation", "full-state")
+
+
+def full_state_size(num_players: int, num_tiles: int) -> int:
+    """Length of :func:`full_state_input`: ``num_players x num_tiles``."""
+    return num_players * num_tiles
+
+
+def full_state_input(state: Any, seat: int) -> np.ndarray:
+    """What ``seat`` cannot see, for a critic that is trained with it (``--critic-input
+    full-state``): float32 ``(P x num_tiles,)``, row ``k - 1`` (k = 1 .. P-1) the 0/1 tiles of
+    the hand ``k`` seats after ``seat`` (turn order, egocentric as the observation), row ``P - 1``
+    the boneyard's tiles (as a set: its order is not given). Tiles out of play are the rest.
+    These are the ``hands`` and ``boneyard`` fields of the env's global state (``env.state()``,
+    docs/state.md) turned to the seat, read straight from the engine state (either game) rather
+    than through its full encoding, which costs more per step."""
+    p, n = len(state.hands), state.num_tiles
+    out = np.zeros((p, n), dtype=np.float32)
+    for k in range(1, p):
+        hand = state.hands[(seat + k) % p]
+        out[k - 1] = np.unpackbits(
+            np.frombuffer(hand.to_bytes((n + 7) // 8, "little"), dtype=np.uint8), bitorder="little"
+        )[:n]
+    if state.boneyard:
+        out[p - 1, list(state.boneyard)] = 1.0
+    return out.ravel()
 
 
 class LearnerEnv(gymnasium.Wrapper):
@@ -62,6 +89,12 @@ class LearnerEnv(gymnasium.Wrapper):
             luck of the deal out of the reward. It does not depend on the learner's actions, so
             the policy gradient stays unbiased and the best policy is unchanged; it costs one
             more episode of play per episode (:meth:`baseline_return`).
+        critic_input: ``"observation"`` (the network input is the seat's own information) or
+            ``"full-state"``: :func:`full_state_input` (the other hands and the boneyard, from the
+            engine state, for the acting seat) is appended to the network input, for a critic
+            that reads it and an actor that does not (an asymmetric actor-critic: ``--policy
+            action-scores`` only, :class:`~domino_env.train.action_policy.ActionScoringNet`'s
+            ``critic_extra``). The trained actor still plays from the observation alone.
 
     Observations: float32 ``(spec size,)``, the raw observation times
     :func:`domino_env.agents.ppo.observation_scale` (with ``policy_input="action-features-v1"``:
@@ -89,6 +122,7 @@ class LearnerEnv(gymnasium.Wrapper):
         policy_input: str = FLAT_INPUT,
         partner: str = "opponents",
         baseline: Any = None,
+        critic_input: str = "observation",
     ):
         if game not in GAMES:
             raise ConfigError("game", game, f"one of {GAMES}")
@@ -96,6 +130,11 @@ class LearnerEnv(gymnasium.Wrapper):
             raise ConfigError("reward", reward, f"one of {REWARDS}")
         if partner not in PARTNERS:
             raise ConfigError("partner", partner, f"one of {PARTNERS}")
+        if critic_input not in CRITIC_INPUTS:
+            raise ConfigError("critic_input", critic_input, f"one of {CRITIC_INPUTS}")
+        if critic_input != "observation" and policy_input == FLAT_INPUT:
+            # a flat MLP policy shares its input with the critic: the actor would see the hands
+            raise ConfigError("critic_input", critic_input, "'observation' with --policy mlp")
         if opponent_mode not in ("mix", "fixed"):
             raise ConfigError("opponent_mode", opponent_mode, "'mix' or 'fixed'")
         kwargs = dict(env_kwargs)
@@ -150,8 +189,11 @@ class LearnerEnv(gymnasium.Wrapper):
         if policy_input not in POLICY_INPUTS:
             raise ConfigError("policy_input", policy_input, f"one of {POLICY_INPUTS}")
         self.policy_input = PolicyInput(self.scale, policy_input, cfg)
+        self.critic_input = critic_input
+        #: length of the hidden-tile part at the end of the network input (0: none)
+        self.critic_extra = full_state_size(p, (cfg.max_pip + 1) * (cfg.max_pip + 2) // 2) if critic_input == "full-state" else 0
         self.observation_space = gymnasium.spaces.Box(
-            -np.inf, np.inf, (self.policy_input.size,), np.float32
+            -np.inf, np.inf, (self.policy_input.size + self.critic_extra,), np.float32
         )
         self._rng = np.random.default_rng()
         self.raw_observation = np.zeros(self.observation_space.shape, np.float32)
@@ -246,7 +288,11 @@ class LearnerEnv(gymnasium.Wrapper):
     def _network_input(self, obs: np.ndarray) -> np.ndarray:
         # only the action features read the mask (the flat input skips building it)
         mask = self.action_masks() if self.policy_input.features is not None else None
-        return self.policy_input(obs, mask)
+        x = self.policy_input(obs, mask)
+        if not self.critic_extra:
+            return x
+        adapter = self.env.unwrapped
+        return np.concatenate([x, full_state_input(adapter.aec.game_state, adapter.learner_seat)])
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (bool), for MaskablePPO."""
@@ -256,7 +302,7 @@ class LearnerEnv(gymnasium.Wrapper):
 def make_env_fn(env_cfg: dict[str, Any]):
     """A no-argument factory of a Monitor-wrapped :class:`LearnerEnv` (``env_cfg``: its keyword
     arguments ``env_kwargs``, ``opponents``, ``opponent_mode``, ``reward``, ``pips_coef``,
-    ``self_play``, ``game``, ``policy_input``, ``partner``), for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``.
+    ``self_play``, ``game``, ``policy_input``, ``partner``, ``baseline``, ``critic_input``), for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``.
 
     In a worker process the env ignores SIGINT and SIGTERM: the training process handles them
     (saves the model and stops the workers), and a Ctrl-C that reaches the whole process group
@@ -280,6 +326,7 @@ def make_env_fn(env_cfg: dict[str, Any]):
             policy_input=env_cfg.get("policy_input", FLAT_INPUT),
             partner=env_cfg.get("partner", "opponents"),
             baseline=env_cfg.get("baseline"),
+            critic_input=env_cfg.get("critic_input", "observation"),
         )
         return Monitor(env, info_keywords=("learner_won", "learner_pips"))
 

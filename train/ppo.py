@@ -93,13 +93,21 @@ __all__ = [
 ]  # fmt: skip
 
 
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity, e.g. under ``taskset``), else the count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity on this platform (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", seed: int = 0):
     """``n_envs`` training envs (:func:`~train.learner_env.make_env_fn`), seeded ``seed + i``:
     a ``SubprocVecEnv`` for ``vec_env="subproc"`` (``"auto"``: when there are several envs and
     cores), else a ``DummyVecEnv``."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     subproc = vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
     fns = [make_env_fn(env_cfg) for _ in range(n_envs)]
     venv = SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
@@ -127,9 +135,12 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
         from domino_env.train.action_policy import ActionScoringPolicy
 
         n_feat = len(feature_columns(args.game))
-        obs_size = vec_env.observation_space.shape[0] - int(vec_env.action_space.n) * n_feat
+        extra = int(vec_env.get_attr("critic_extra")[0])  # --critic-input full-state: the hidden tiles
+        obs_size = vec_env.observation_space.shape[0] - int(vec_env.action_space.n) * n_feat - extra
         policy = ActionScoringPolicy
         policy_kwargs = {"obs_size": obs_size, "num_features": n_feat, "vf_arch": list(args.net_arch)}
+        if extra:  # (absent otherwise, so such models match those saved before the option)
+            policy_kwargs["critic_extra"] = extra
     return MaskablePPO(
         policy,
         vec_env,
@@ -258,7 +269,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
 
     game, rules = args.game, checked.rules
     p, n = rules["num_players"], rules["max_pip"]
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     n_envs = args.n_envs or max(1, min(cores, 8))
     if not args.resume and args.batch_size > args.n_steps * n_envs:  # (--resume: the model's own)
         parser.error(f"--batch-size {args.batch_size}: larger than a rollout, --n-steps {args.n_steps} x "
@@ -280,7 +291,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     resumed = started if args.resume else None
     meta: dict[str, Any] = {
         **env_metadata(rules, game, checked.env_kwargs, vec_env.action_space.n,
-                      checked.env_cfg["policy_input"]),
+                      checked.env_cfg["policy_input"], checked.env_cfg["critic_input"]),
         "command": command_line("train.ppo", argv_list),
         "argv": argv_list,
         "args": vars(args),
@@ -307,10 +318,15 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     try:
         with StopSignals() as stop:
             if not args.quiet:  # after the handlers are in place: from here a signal is a clean stop
-                partner = ", the learner as its own partner" if args.partner == "learner" else ""
+                extras = [text for on, text in (
+                    (args.partner == "learner", "the learner as its own partner"),
+                    (args.self_play > 0, f"self-play {args.self_play:g}"),
+                    (args.reward_baseline is not None, f"reward baseline {args.reward_baseline}"),
+                    (args.critic_input != "observation", f"critic input {args.critic_input}"),
+                ) if on]  # fmt: skip
                 print(f"training {args.timesteps} steps, {n_envs} x {type(vec_env).__name__}, opponents "
-                      f"{args.opponents} ({args.opponent_mode}){partner}, reward {args.reward} -> {out}",
-                      file=sys.stderr, flush=True)  # fmt: skip
+                      f"{args.opponents} ({args.opponent_mode}), reward {args.reward}"
+                      + "".join(f", {t}" for t in extras) + f" -> {out}", file=sys.stderr, flush=True)
             callback = TrainingCallback(schedule, folder, vec_env, stop)
             if resumed and checked.start_model.parent.resolve() == out.resolve():
                 old = checked.start_metadata

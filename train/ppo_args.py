@@ -23,7 +23,7 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter  # noqa: F401  (re-exported)
 from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options, agent_choices
 from domino_env.train.ladder import LADDER
-from domino_env.train.learner_env import GAMES, PARTNERS, REWARDS, LearnerEnv
+from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
 from domino_env.train.run_folder import config_of
 
 #: Mexican Train rule options of the command line (``args`` attributes), besides the preset.
@@ -125,7 +125,7 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
                        help="duplicate-deal baseline: every episode is also played by AGENT in the learner's "
                        "seat on the same deal against the same opponents, and its return is subtracted from "
                        f"the learner's (luck of the deal out of the reward; one more episode of play each): "
-                       f"{agent_choices()} (default: none)")
+                       f"{agent_choices()}, or none (the default: no baseline)")
     o.add_argument("--reward", default=None, choices=REWARDS,
                    help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x "
                    "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available)")
@@ -152,6 +152,13 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
     t.add_argument("--activation", default=None, choices=("tanh", "relu"),
                    help=f"hidden activation of an mlp policy (default tanh, with {start} the model's; the "
                    "action-scores networks are ReLU and do not use it)")
+    if policy:
+        # None in the namespace: resolve_policy fills it (the start model's, or observation)
+        t.add_argument("--critic-input", default=None, choices=CRITIC_INPUTS,
+                       help="what the value network reads: observation (default; with "
+                       f"{start} the model's): the seat's own information, as the actor; full-state: also "
+                       "the other hands and the boneyard (an asymmetric actor-critic: the actor, all that "
+                       "plays, still reads the observation only; --policy action-scores)")
     t.add_argument("--torch-threads", type=POSITIVE, default=1,
                    help="torch threads in the learner process (1 is fastest for these small nets: more "
                    "threads spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy "
@@ -184,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = parser.add_argument_group("training")
     t.add_argument("--timesteps", type=POSITIVE, default=100_000, help="learner decisions to train on (rounded up to whole rollouts, --n-steps x envs)")
     t.add_argument("--n-envs", type=POSITIVE, default=None,
-                   help="parallel envs (default: CPU cores, at most 8); "
+                   help="parallel envs (default: the CPU cores this process may use, at most 8); "
                    "SubprocVecEnv when more than one core, else DummyVecEnv")
     t.add_argument("--vec-env", default="auto", choices=("auto", "subproc", "dummy"),
                    help="vectorised env class")
@@ -287,6 +294,8 @@ def resolve_policy(args: argparse.Namespace, default_policy: str = "action-score
     for name, value in NETWORK_DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, trained.get(name) or value)
+    if hasattr(args, "critic_input") and args.critic_input is None:  # (domino-bc has no critic option)
+        args.critic_input = trained.get("critic_input") or "observation"
 
 
 def _network_of_model(zip_path: Path) -> dict[str, Any]:
@@ -377,8 +386,9 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
         trained = {**_network_of_model(zip_path), **meta.get("args", {})}  # the file's, where the metadata is silent
         # an action-scores model's networks are ReLU whatever --activation says: only an mlp's counts
         names = ("policy", "net_arch") if trained.get("policy", "mlp") == "action-scores" else ("policy", "net_arch", "activation")
-        for name in names:
-            default = "mlp" if name == "policy" else None  # models from before --policy are mlp
+        for name in names + ("critic_input",) * hasattr(args, "critic_input"):
+            # models from before --policy are mlp, from before --critic-input read the observation
+            default = {"policy": "mlp", "critic_input": "observation"}.get(name)
             had, want = trained.get(name, default), getattr(args, name, default)
             if had is not None and had != want:
                 parser.error(f"{flag} {path}: the model has {flag_of(name)} {had}, this command "
@@ -414,6 +424,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     Raises:
         SystemExit: status 2, with a one-line message naming the flag.
     """
+    if getattr(args, "reward_baseline", None) == "none":  # the explicit off switch
+        args.reward_baseline = None
     if args.reward is None:  # mixed needs round episodes (its pips term is a round's)
         args.reward = "mixed" if args.game == "mexican_train" and args.episode == "round" else "outcome"
     rules = check_rules(parser, args)
@@ -432,6 +444,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "baseline": getattr(args, "reward_baseline", None),
         "game": args.game,
         "policy_input": policy_input_of(args.policy),
+        "critic_input": getattr(args, "critic_input", "observation"),
     }
     check_agents(parser, "--opponents", args.opponents, config)
     if getattr(args, "reward_baseline", None) is not None:
@@ -455,8 +468,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
                 parser.error(f"--resume {path}: the model has --policy {had}, this command {args.policy}; "
                              "--resume continues the model's policy (leave --policy out)")  # fmt: skip
             kept = ("net_arch",) if had == "action-scores" else ("net_arch", "activation")  # action-scores: ReLU
-            for name in kept if flag == "resume" else ():  # the loaded network is kept
-                had = {**_network_of_model(checked.start_model), **checked.start_metadata.get("args", {})}.get(name)
+            for name in kept + ("critic_input",) if flag == "resume" else ():  # the loaded network is kept
+                had = {"critic_input": "observation", **_network_of_model(checked.start_model),
+                       **checked.start_metadata.get("args", {})}.get(name)  # fmt: skip
                 if had is not None and had != getattr(args, name):
                     parser.error(f"--resume {path}: the model has {flag_of(name)} {had}, this command "
                                  f"{getattr(args, name)}; --resume continues the model's network "

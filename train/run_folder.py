@@ -151,9 +151,11 @@ def env_metadata(
     env_kwargs: dict[str, Any],
     num_actions: int,
     policy_input: str = FLAT_INPUT,
+    critic_input: str = "observation",
 ) -> dict[str, Any]:
     """The env part of ``metadata.json``: what the loader (``domino_env.agents.ppo``) checks
-    (``policy_input``: what the network reads, ``domino_env.agents.action_scorer.POLICY_INPUTS``)."""
+    (``policy_input``: what the actor reads, ``domino_env.agents.action_scorer.POLICY_INPUTS``;
+    ``critic_input``: what the critic also read in training, ``--critic-input``)."""
     env_id = ENV_ID if game == "mexican_train" else line_v0.ENV_IDS[game]
     spec = spec_for(rules["num_players"], rules["max_pip"], game, config_of(rules, game))
     return {
@@ -166,6 +168,7 @@ def env_metadata(
         "observation_size": spec.size,
         "observation_scaling": scaling_name(game),
         "policy_input": policy_input,
+        "critic_input": critic_input,
         "num_actions": int(num_actions),
         "package_version": domino_env.__version__,
         "versions": versions(),

@@ -59,6 +59,8 @@ def _run(args, **kwargs):
         (["--game", "cuban", "--reward", "mixed"], "--reward"),
         (["--game", "cuban", "--doubles", "chain"], "--doubles"),
         (["--policy", "flat"], "--policy"),
+        (["--critic-input", "hands"], "--critic-input"),
+        (["--policy", "mlp", "--critic-input", "full-state"], "--critic-input: invalid config field 'critic_input'"),
         (["--resume", "no/such/run"], "--resume no/such/run"),
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
         (["--resume", "a", "--init-from", "b"], "--init-from"),

@@ -2,6 +2,12 @@
 baseline replays each episode's deal with the baseline agent in the learner's seat(s) and the
 episode's own opponents, and subtracts its return from the learner's at the episode's end."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -65,3 +71,30 @@ def test_the_baseline_does_not_depend_on_the_learners_actions():
             assert total == pytest.approx(own - info["baseline_return"])
             seen.append(info["baseline_return"])
         assert seen[0] == seen[1]
+
+
+def test_none_turns_the_baseline_off_and_the_start_line_names_the_options_that_are_on(tmp_path):
+    """``--reward-baseline none`` is the explicit off switch (metadata: no baseline); the start-up
+    line names self-play, the baseline and the critic input when they are on. The default
+    ``--n-envs`` counts the cores the process may use (here: one, by its CPU affinity)."""
+    small = ["--players", "2", "--max-pip", "9", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+             "--net-arch", "16", "--opponents", "greedy", "--eval-freq", "0", "--final-eval-rounds", "0",
+             "--no-progress", "--no-tensorboard", "--no-plot", "--timesteps", "64"]  # fmt: skip
+    root = Path(__file__).resolve().parents[2]
+
+    def train(out, *args, **kwargs):
+        res = subprocess.run([sys.executable, "-m", "train.ppo", *small, *args, "--out", str(out)], cwd=root,
+                             capture_output=True, text=True, timeout=300, **kwargs)  # fmt: skip
+        assert res.returncode == 0, res.stderr
+        return res.stderr.splitlines()[0], json.loads((out / "metadata.json").read_text())
+
+    one_core = min(os.sched_getaffinity(0))
+    line, meta = train(tmp_path / "off", "--reward-baseline", "none", "--self-play", "0.25",
+                       preexec_fn=lambda: os.sched_setaffinity(0, {one_core}))  # fmt: skip
+    assert meta["args"]["reward_baseline"] is None and "reward baseline" not in line
+    assert line.startswith("training 64 steps, 1 x DummyVecEnv,") and ", self-play 0.25 ->" in line
+    assert meta["n_envs"] == 1 and meta["cpu_count"] == 1
+    line, meta = train(tmp_path / "on", "--reward-baseline", "greedy", "--critic-input", "full-state",
+                       "--n-envs", "1")  # fmt: skip
+    assert meta["args"]["reward_baseline"] == "greedy"
+    assert line.endswith(", reward baseline greedy, critic input full-state -> " + str(tmp_path / "on"))
