@@ -148,6 +148,8 @@ class TrainingCallback(BaseCallback):
             self.next_snapshot = self.num_timesteps + self.s.snapshot_freq
 
     def _on_step(self) -> bool:
+        if self.stopped:  # a signal during the evaluation at this rollout's start
+            return False
         if self.stop.received:
             self.stopped = f"{self.stop.received} at {self.num_timesteps} steps"
             return False
@@ -167,17 +169,30 @@ class TrainingCallback(BaseCallback):
             snapshot = self.agent(deterministic=False, name="self")
             self.snapshots = (self.snapshots + [snapshot])[-self.s.max_snapshots :]
             self.vec_env.env_method("set_snapshots", self.snapshots)
-        if self.next_eval is not None and self.num_timesteps >= self.next_eval:
-            self.next_eval += self.s.eval_freq
-            try:
-                self.stop.interruptible = True
-                self.run_evaluation()
-            except TrainingInterrupted:
-                self.stopped = f"{self.stop.received} at {self.num_timesteps} steps (during an evaluation)"
-                return False
-            finally:
-                self.stop.interruptible = False
         return True
+
+    # Evaluations run between rollouts, after PPO's update: the model evaluated (and saved as
+    # best_model.zip) has been trained on every one of the steps its row is labelled with. In
+    # _on_step, mid-rollout, it would be the weights of the last update, up to a rollout older.
+    def _on_rollout_start(self) -> None:
+        self._evaluate_if_due()
+
+    def _on_training_end(self) -> None:
+        if self.stopped is None:  # the last update's model (after a stop, the final save follows)
+            self._evaluate_if_due()
+
+    def _evaluate_if_due(self) -> None:
+        if self.next_eval is None or self.num_timesteps < self.next_eval:
+            return
+        while self.next_eval <= self.num_timesteps:  # one evaluation, however many --eval-freq passed
+            self.next_eval += self.s.eval_freq
+        try:
+            self.stop.interruptible = True
+            self.run_evaluation()
+        except TrainingInterrupted:
+            self.stopped = f"{self.stop.received} at {self.num_timesteps} steps (during an evaluation)"
+        finally:
+            self.stop.interruptible = False
 
     def run_evaluation(self) -> None:
         """Evaluate the live policy against the ladder, log it, save the best model and a

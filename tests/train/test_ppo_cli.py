@@ -346,3 +346,21 @@ def test_the_resume_hint_and_the_recorded_command_name_how_the_run_was_started()
     assert command_line("train.bc", [], "x.py") == "python -m domino_env.train.bc"
     assert resume_command(["--seed", "3"], Path("r"), 10, launcher("train.ppo", "/repo/train/ppo.py")) == (
         "python -m domino_env.train.ppo --resume r --out r --timesteps 10 --seed 3")
+
+
+def test_a_periodic_evaluation_scores_the_model_trained_on_the_steps_it_names(tmp_path):
+    """Evaluations run between rollouts, after PPO's update: the last one (at the final step) scores
+    the final model, so it equals the final evaluation on the same rounds and seed (mid-rollout it
+    scored the weights of one update earlier, here the untrained network)."""
+    out = tmp_path / "run"
+    res = _run([*SMALL, "--timesteps", "128", "--n-envs", "1", "--eval-freq", "64", "--eval-rounds", "8",
+                "--final-eval-rounds", "8", "--eval-opponents", "random", "--learning-rate", "0.003",
+                "--out", str(out), "--quiet"])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((out / "metadata.json").read_text())
+    history = meta["evaluations"]
+    assert [e["timesteps"] for e in history] == [64, 128]
+    last, final = history[-1]["results"]["random"], meta["final_evaluation"]["random"]
+    assert (last["win_rate"], last["mean_pips"]) == (final["win_rate"], final["mean_pips"])
+    first = history[0]["results"]["random"]
+    assert (first["win_rate"], first["mean_pips"]) != (last["win_rate"], last["mean_pips"])  # it trained
