@@ -184,7 +184,7 @@ def _setup_changes(args, run_args: dict) -> list[str]:
     for name in _SETUP_OPTIONS:
         if name in run_args and run_args[name] != getattr(args, name, run_args[name]):
             flag = "--" + name.replace("_", "-")
-            now, was = (f"no {flag}" if v is None else f"{flag} {text(v)}" for v in (getattr(args, name), run_args[name]))
+            now, was = (f"{flag} {'none' if v is None else text(v)}" for v in (getattr(args, name), run_args[name]))
             out.append(f"{now} (the model's run: {was})")
     return out
 
@@ -324,7 +324,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                     (args.reward_baseline is not None, f"reward baseline {args.reward_baseline}"),
                     (args.critic_input != "observation", f"critic input {args.critic_input}"),
                 ) if on]  # fmt: skip
-                print(f"training {args.timesteps} steps, {n_envs} x {type(vec_env).__name__}, opponents "
+                rollout = model.n_steps * n_envs  # SB3 trains whole rollouts: say what it will do
+                whole = -(-args.timesteps // rollout) * rollout
+                rounded = f" ({whole} in whole rollouts of {rollout})" if whole != args.timesteps else ""
+                print(f"training {args.timesteps} steps{rounded}, {n_envs} x {type(vec_env).__name__}, opponents "
                       f"{args.opponents} ({args.opponent_mode}), reward {args.reward}"
                       + "".join(f", {t}" for t in extras) + f" -> {out}", file=sys.stderr, flush=True)
             callback = TrainingCallback(schedule, folder, vec_env, stop)

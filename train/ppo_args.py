@@ -363,14 +363,15 @@ def check_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
         parser.error(str(exc))
 
 
-def check_agents(parser: argparse.ArgumentParser, flag: str, specs: list[str], config: Any) -> None:
+def check_agents(parser: argparse.ArgumentParser, flag: str, specs: list[str], config: Any,
+                 also: str = "") -> None:  # fmt: skip
     """Every agent spec builds for these rules (``ppo:PATH`` models load and fit), else a parser
-    error naming ``flag``."""
+    error naming ``flag`` (``also``: more allowed values, added to the message)."""
     for spec in specs:
         try:
             make_agent(spec, config)
         except (DominoError, OSError) as exc:
-            parser.error(f"{flag} {spec}: {exc}")
+            parser.error(f"{flag} {spec}: {exc}{also}")
 
 
 def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, config: Any,
@@ -448,15 +449,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     }
     check_agents(parser, "--opponents", args.opponents, config)
     if getattr(args, "reward_baseline", None) is not None:
-        check_agents(parser, "--reward-baseline", [args.reward_baseline], config)
-    try:  # reward / mode / seat-count checks of the training env itself
-        probe = LearnerEnv(**env_cfg)
-    except ConfigError as exc:
-        parser.error(f"{flag_of(exc.field)}: {exc}")
-    env_kwargs = probe.env.unwrapped.aec.env_kwargs
-    probe.close()
+        check_agents(parser, "--reward-baseline", [args.reward_baseline], config, "; or none (no baseline)")
     check_agents(parser, "--eval-opponents", args.eval_opponents, config)
-    checked = CheckedRun(rules, env_cfg, env_kwargs)
+    checked = CheckedRun(rules, env_cfg, {})
     for flag in ("resume", "init_from"):
         path = getattr(args, flag, None)
         if path is not None:
@@ -475,6 +470,13 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
                     parser.error(f"--resume {path}: the model has {flag_of(name)} {had}, this command "
                                  f"{getattr(args, name)}; --resume continues the model's network "
                                  f"(leave {flag_of(name)} out)")  # fmt: skip
+    try:  # reward / mode / seat-count checks of the training env itself (after the start model's:
+        # a critic input taken from a model whose --policy differs is named as that mismatch)
+        probe = LearnerEnv(**env_cfg)
+    except ConfigError as exc:
+        parser.error(f"{flag_of(exc.field)}: {exc}")
+    checked.env_kwargs = probe.env.unwrapped.aec.env_kwargs
+    probe.close()
     resumed = checked.start_model.parent if getattr(args, "resume", None) and checked.start_model else None
     start = getattr(args, "init_from", None)
     if start and args.out and getattr(args, "overwrite", False) and checked.start_model.parent.resolve() == Path(args.out).resolve():

@@ -152,6 +152,8 @@ def test_a_full_state_critic_run_plays_through_ppo_path_and_its_critic_input_is_
         res = _train(flag, str(run), "--critic-input", "observation", "--timesteps", "64", "--out", str(out))
         assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
         assert "--critic-input full-state" in res.stderr and not out.exists()
+    res = _train("--init-from", str(run), "--policy", "mlp", "--timesteps", "64", "--out", str(tmp_path / "mlp"))
+    assert res.returncode == 2 and "the model has --policy action-scores, this command mlp" in res.stderr
     more = tmp_path / "more"
     res = _train("--resume", str(run), "--timesteps", "64", "--out", str(more))
     assert res.returncode == 0, res.stderr

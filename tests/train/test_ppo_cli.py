@@ -31,7 +31,7 @@ def _run(args, **kwargs):
     [
         (["--eval-opponents", "foo"], "--eval-opponents foo"),
         (["--opponents", "greedy", "nobody"], "--opponents nobody"),
-        (["--reward-baseline", "nobody"], "--reward-baseline nobody"),
+        (["--reward-baseline", "nobody"], "; or none (no baseline)"),
         (["--n-envs", "-1"], "--n-envs"),
         (["--batch-size", "100000", "--n-steps", "16", "--n-envs", "2"],
          "--batch-size 100000: larger than a rollout, --n-steps 16 x 2 envs = 32 samples"),
