@@ -17,6 +17,7 @@ from domino_env.agents.action_scorer import FLAT_INPUT, POLICY_INPUTS, PolicyInp
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import observation_scale
 from domino_env.core.errors import ConfigError
+from domino_env.core.tiles import tile_count
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import raw_env
 from domino_env.wrappers import SingleAgentEnv, info_state_kwargs
@@ -191,7 +192,7 @@ class LearnerEnv(gymnasium.Wrapper):
         self.policy_input = PolicyInput(self.scale, policy_input, cfg)
         self.critic_input = critic_input
         #: length of the hidden-tile part at the end of the network input (0: none)
-        self.critic_extra = full_state_size(p, (cfg.max_pip + 1) * (cfg.max_pip + 2) // 2) if critic_input == "full-state" else 0
+        self.critic_extra = full_state_size(p, tile_count(cfg.max_pip)) if critic_input == "full-state" else 0
         self.observation_space = gymnasium.spaces.Box(
             -np.inf, np.inf, (self.policy_input.size + self.critic_extra,), np.float32
         )
