@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.agents.base import make_agent
-from domino_env.agents.ppo import MODEL_FILE, PPOAgent, spec_for
+from domino_env.agents.ppo import MODEL_FILE, PPOAgent, read_metadata, spec_for
 from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.train.bc.collect etc.)
     DATASET_KEYS,
     collect,
@@ -204,6 +204,14 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         parser.error("--dataset: holds the expert dataset, and --samples 0 records none")
     if args.kl_coef > 0 and not args.init_from:
         parser.error("--kl-coef: needs --init-from (the model the clone is kept near)")
+    if args.init_from:  # a critic with the hidden tiles needs inputs the expert dataset lacks
+        try:
+            had = (read_metadata(args.init_from)[1].get("args") or {}).get("critic_input") or "observation"
+        except (OSError, ValueError):  # check_args names what is wrong with the file
+            had = "observation"
+        if had != "observation":
+            parser.error(f"--init-from {args.init_from}: the model was trained with --critic-input {had}; "
+                         "domino-bc fine-tunes models whose critic reads the observation (the default)")
     # the shared checks (rules, reward, --opponents, --eval-opponents, --init-from, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
                                    "self_play": 0.0, "resume": None})  # fmt: skip

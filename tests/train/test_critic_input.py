@@ -154,6 +154,11 @@ def test_a_full_state_critic_run_plays_through_ppo_path_and_its_critic_input_is_
         assert "--critic-input full-state" in res.stderr and not out.exists()
     res = _train("--init-from", str(run), "--policy", "mlp", "--timesteps", "64", "--out", str(tmp_path / "mlp"))
     assert res.returncode == 2 and "the model has --policy action-scores, this command mlp" in res.stderr
+    bc = subprocess.run([sys.executable, "-m", "train.bc", "--init-from", str(run), "--samples", "0",
+                         "--dagger-iters", "1", "--players", "2", "--max-pip", "9", "--out", str(tmp_path / "bc")],
+                        cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert bc.returncode == 2 and "trained with --critic-input full-state; domino-bc fine-tunes" in bc.stderr
+    assert not (tmp_path / "bc").exists()
     more = tmp_path / "more"
     res = _train("--resume", str(run), "--timesteps", "64", "--out", str(more))
     assert res.returncode == 0, res.stderr
