@@ -3,9 +3,6 @@ appends the other hands and the boneyard to the network input, the critic reads 
 actor does not, and the trained model still plays from the observation alone (``ppo:PATH``)."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,15 +10,17 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
+from bc_helpers import run_module  # noqa: E402
+from ppo_helpers import SMALL, run_ppo  # noqa: E402
 
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.agents.action_scorer import NumpyActionScorer  # noqa: E402
 from domino_env.core.errors import ConfigError  # noqa: E402
+from domino_env.core.tiles import tile_count  # noqa: E402
 from domino_env.train.action_policy import ActionScoringNet  # noqa: E402
 from domino_env.train.learner_env import LearnerEnv, full_state_input, full_state_size  # noqa: E402
 from domino_env.train.tournament import evaluate  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 MT = {"num_players": 4, "max_pip": 12}
 FEATURES = "action-features-v1"
 
@@ -77,8 +76,7 @@ def test_the_network_input_is_the_actors_input_then_the_hidden_tiles_of_the_acti
     plain = LearnerEnv(game=game, policy_input=FEATURES, **kwargs)
     full = LearnerEnv(game=game, policy_input=FEATURES, critic_input="full-state", **kwargs)
     cfg = plain.unwrapped.aec.config
-    n_tiles = (cfg.max_pip + 1) * (cfg.max_pip + 2) // 2
-    extra = full_state_size(cfg.num_players, n_tiles)
+    extra = full_state_size(cfg.num_players, tile_count(cfg.max_pip))
     assert full.critic_extra == extra and plain.critic_extra == 0
     assert full.observation_space.shape == (plain.observation_space.shape[0] + extra,)
     planner = make_agent("planner", cfg)
@@ -126,14 +124,8 @@ def test_the_actor_ignores_the_hidden_tiles_and_the_critic_reads_them():
         assert np.allclose(got, want, atol=1e-5)
 
 
-SMALL = ["--players", "2", "--max-pip", "9", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-         "--net-arch", "16", "--opponents", "greedy", "--eval-freq", "0", "--final-eval-rounds", "0",
-         "--no-progress", "--no-tensorboard", "--no-plot", "--seed", "1", "--n-envs", "1"]  # fmt: skip
-
-
 def _train(*args):
-    return subprocess.run([sys.executable, "-m", "train.ppo", *SMALL, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+    return run_ppo([*SMALL, "--n-envs", "1", *args])
 
 
 def test_a_full_state_critic_run_plays_through_ppo_path_and_its_critic_input_is_kept(tmp_path):
@@ -154,9 +146,8 @@ def test_a_full_state_critic_run_plays_through_ppo_path_and_its_critic_input_is_
         assert "--critic-input full-state" in res.stderr and not out.exists()
     res = _train("--init-from", str(run), "--policy", "mlp", "--timesteps", "64", "--out", str(tmp_path / "mlp"))
     assert res.returncode == 2 and "the model has --policy action-scores, this command mlp" in res.stderr
-    bc = subprocess.run([sys.executable, "-m", "train.bc", "--init-from", str(run), "--samples", "0",
-                         "--dagger-iters", "1", "--players", "2", "--max-pip", "9", "--out", str(tmp_path / "bc")],
-                        cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    bc = run_module("train.bc", ["--init-from", str(run), "--samples", "0", "--dagger-iters", "1",
+                                 "--players", "2", "--max-pip", "9", "--out", str(tmp_path / "bc")])  # fmt: skip
     assert bc.returncode == 2 and "trained with --critic-input full-state; domino-bc fine-tunes" in bc.stderr
     assert not (tmp_path / "bc").exists()
     more = tmp_path / "more"

@@ -18,12 +18,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run(args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "train.ppo", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, **kwargs)  # fmt: skip
+from ppo_helpers import ROOT, SMALL  # noqa: E402
+from ppo_helpers import run_ppo as _run  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -93,9 +89,6 @@ def test_a_corrupt_resume_model_or_metadata_is_one_line(tmp_path):
     assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "run").exists()
 
 
-SMALL = ["--players", "2", "--max-pip", "9", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-         "--net-arch", "16", "--opponents", "greedy", "--eval-freq", "0", "--final-eval-rounds", "0",
-         "--no-progress", "--no-tensorboard", "--no-plot", "--seed", "1"]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -4,14 +4,13 @@ episode's own opponents, and subtracts its return from the learner's at the epis
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
+
+from ppo_helpers import SMALL, run_ppo  # noqa: E402
 
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.train.learner_env import LearnerEnv  # noqa: E402
@@ -77,14 +76,8 @@ def test_none_turns_the_baseline_off_and_the_start_line_names_the_options_that_a
     """``--reward-baseline none`` is the explicit off switch (metadata: no baseline); the start-up
     line names self-play, the baseline and the critic input when they are on. The default
     ``--n-envs`` counts the cores the process may use (here: one, by its CPU affinity)."""
-    small = ["--players", "2", "--max-pip", "9", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-             "--net-arch", "16", "--opponents", "greedy", "--eval-freq", "0", "--final-eval-rounds", "0",
-             "--no-progress", "--no-tensorboard", "--no-plot", "--timesteps", "64"]  # fmt: skip
-    root = Path(__file__).resolve().parents[2]
-
     def train(out, *args, **kwargs):
-        res = subprocess.run([sys.executable, "-m", "train.ppo", *small, *args, "--out", str(out)], cwd=root,
-                             capture_output=True, text=True, timeout=300, **kwargs)  # fmt: skip
+        res = run_ppo([*SMALL, "--timesteps", "64", *args, "--out", str(out)], **kwargs)
         assert res.returncode == 0, res.stderr
         return res.stderr.splitlines()[0], json.loads((out / "metadata.json").read_text())
 
