@@ -33,6 +33,23 @@ Rows (float32, zero for illegal actions; ``FEATURES`` names the columns):
 ``planner_choice``  1 for the planner's move in this position
 =================== =====================================================================
 
+``action-features-v2`` (the default for new Mexican Train models; ``END_FEATURES``) appends four
+columns about the open end a placement leaves on its train (for a double, the double's pip; zero
+for DRAW and PASS). The v1 rows cannot say it: they carry no tile identity and no target pip, so
+a network could not relate a move to what the other seats are known to lack (the line games'
+``next_cannot`` column, in Mexican Train terms) or to how many tiles could still follow it:
+
+=================== =====================================================================
+``end_unseen``      tiles with that pip the seat cannot see (not in its hand after the
+                    move, not on any train, not the station double) / (max pip + 1):
+                    0 means nobody else can follow that end (or cover that double)
+``end_own``         the seat's own tiles with that pip after the move / (max pip + 1)
+``end_lacked``      share of the other seats (in play) publicly known to lack that pip
+                    (the observation's ``missing_pips``)
+``next_lacks_end``  the move is not on the own train and the next seat is known to lack
+                    that pip
+=================== =====================================================================
+
 Cost: one planner decision with every plan-breaking move re-planned (about 0.1-0.4 ms at
 double-12). Picklable (plain attributes), deterministic, torch-free. The line games have their
 own rows (:mod:`domino_env.agents.line_action_features`); :func:`action_features_for` picks.
@@ -43,6 +60,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from domino_env.core.errors import ConfigError
+from domino_env.core.tiles import double_index
+from domino_env.encoding.mexican_train import decode_observation
 
 from .base import as_config
 from .mexican_train import PlannerAgent
@@ -67,37 +88,52 @@ FEATURES = (
     "flexibility",
     "planner_choice",
 )
-#: Name saved in a model's metadata (``policy_input``) for observations extended by these rows.
-ACTION_FEATURES_VERSION = "action-features-v1"
-_COL = {name: i for i, name in enumerate(FEATURES)}
+#: Columns that ``action-features-v2`` appends in Mexican Train (see the module docstring).
+END_FEATURES = ("end_unseen", "end_own", "end_lacked", "next_lacks_end")
+#: Names saved in a model's metadata (``policy_input``) for observations extended by feature rows:
+#: v1 (``FEATURES``, every game) and v2 (``FEATURES + END_FEATURES`` in Mexican Train; the line
+#: games have v1 only).
+ACTION_FEATURES_V1 = "action-features-v1"
+ACTION_FEATURES_V2 = "action-features-v2"
+ACTION_FEATURES_VERSIONS = (ACTION_FEATURES_V1, ACTION_FEATURES_V2)
+#: The rows new Mexican Train models read (``domino-train --action-features``, default v2).
+ACTION_FEATURES_VERSION = ACTION_FEATURES_V2
+_COL = {name: i for i, name in enumerate(FEATURES + END_FEATURES)}
 
 
 class ActionFeatures:
-    """``features(observation, action_mask) -> float32 (num_actions, len(FEATURES))``.
+    """``features(observation, action_mask) -> float32 (num_actions, len(self.columns))``.
 
     Args:
         config: Mexican Train rules (anything :func:`domino_env.agents.base.as_config` accepts).
+        version: ``"action-features-v1"`` (``FEATURES``) or ``"action-features-v2"`` (default:
+            ``FEATURES + END_FEATURES``).
 
     Raises:
         ConfigError: not Mexican Train rules (the line games:
-            :class:`~domino_env.agents.line_action_features.LineActionFeatures`).
+            :class:`~domino_env.agents.line_action_features.LineActionFeatures`), or an unknown
+            ``version``.
     """
 
-    columns = FEATURES
-
-    def __init__(self, config: Any = None):
+    def __init__(self, config: Any = None, version: str = ACTION_FEATURES_VERSION):
         cfg = as_config(config)
+        if version not in ACTION_FEATURES_VERSIONS:
+            raise ConfigError("version", version, f"one of {ACTION_FEATURES_VERSIONS}")
+        self.version = version
+        self.columns = FEATURES + (END_FEATURES if version == ACTION_FEATURES_V2 else ())
         self.planner = PlannerAgent(cfg)
         self.num_actions = self.planner.num_actions
-        self.num_features = len(FEATURES)
+        self.num_features = len(self.columns)
         self.size = self.num_actions * self.num_features
+        n = cfg.max_pip
+        self._station_double = {pip: double_index(pip, n) for pip in range(n + 1)}
 
     def __repr__(self) -> str:
-        return f"ActionFeatures(num_actions={self.num_actions}, features={len(FEATURES)})"
+        return f"ActionFeatures(num_actions={self.num_actions}, features={self.num_features})"
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         pl = self.planner
-        out = np.zeros((self.num_actions, len(FEATURES)), dtype=np.float32)
+        out = np.zeros((self.num_actions, self.num_features), dtype=np.float32)
         legal = np.flatnonzero(action_mask)
         if not len(legal):  # the episode is over: no action, all rows zero
             return out
@@ -133,6 +169,8 @@ class ActionFeatures:
             row[_COL["double_ok"]] = float(double_ok)
             row[_COL["lift_marker"]] = float(key[0])
             row[_COL["flexibility"]] = key[2] / 10.0
+        if self.num_features > len(FEATURES):
+            self._end_rows(out, observation, v, places)
         # The planner's own move (its lazy re-planning can differ from the exhaustive keys above
         # when a budget-limited chain search is beaten by a re-plan; the planner is what it is).
         if len(v.hand) == 1:  # its shortcut: the last tile goes out
@@ -145,19 +183,60 @@ class ActionFeatures:
         return out
 
 
-def action_features_for(config: Any) -> Any:
-    """The feature builder of the rules' game: :class:`ActionFeatures` (Mexican Train) or
-    :class:`~domino_env.agents.line_action_features.LineActionFeatures` (block, draw, Cuban)."""
+    def _end_rows(self, out: np.ndarray, observation: np.ndarray, v: Any, places: list) -> None:
+        """Fill the ``END_FEATURES`` columns of the placements (see the module docstring)."""
+        pl = self.planner
+        p, n = pl.num_players, pl.max_pip
+        d = decode_observation(observation, p, n)
+        seen = v.hand_mask | (1 << self._station_double[int(d["station"].argmax())])
+        for t in np.flatnonzero(d["placed"]):
+            seen |= 1 << int(t)
+        lacks = d["missing_pips"] > 0  # (P - 1, N + 1): the seats after this one, in turn order
+        others = [k for k in range(1, p) if v.in_play[k]]
+        slots, pip_masks, top = p + 1, pl.pip_masks, float(n + 1)
+        for tile, slot in places:
+            a, b = pl.tiles[tile]
+            end = b if a == v.ends[slot] else a
+            row = out[tile * slots + slot]
+            row[_COL["end_unseen"]] = (pip_masks[end] & ~seen).bit_count() / top
+            row[_COL["end_own"]] = (pip_masks[end] & v.hand_mask & ~(1 << tile)).bit_count() / top
+            if others:
+                row[_COL["end_lacked"]] = sum(bool(lacks[k - 1, end]) for k in others) / len(others)
+            row[_COL["next_lacks_end"]] = float(slot != 0 and p > 1 and bool(lacks[0, end]))
+
+
+def action_features_for(config: Any, version: str | None = None) -> Any:
+    """The feature builder of the rules' game: :class:`ActionFeatures` (Mexican Train, rows of
+    ``version``) or :class:`~domino_env.agents.line_action_features.LineActionFeatures` (block,
+    draw, Cuban: v1 rows only); ``version`` None: :func:`default_features_version`.
+
+    Raises:
+        ConfigError: an unknown ``version``, or v2 for a line game.
+    """
     from domino_env.core.config import LineConfig
 
     from .line_action_features import LineActionFeatures
 
     cfg = as_config(config)
-    return LineActionFeatures(cfg) if isinstance(cfg, LineConfig) else ActionFeatures(cfg)
+    if isinstance(cfg, LineConfig):
+        if version not in (None, ACTION_FEATURES_V1):
+            raise ConfigError("version", version, f"{ACTION_FEATURES_V1!r} (the line games have v1 rows only)")
+        return LineActionFeatures(cfg)
+    return ActionFeatures(cfg, version or ACTION_FEATURES_VERSION)
 
 
-def feature_columns(game: str = "mexican_train") -> tuple[str, ...]:
-    """Column names of the feature rows of ``game`` (``"mexican_train"`` or a line game)."""
+def feature_columns(game: str = "mexican_train", version: str | None = None) -> tuple[str, ...]:
+    """Column names of the feature rows of ``game`` (``"mexican_train"`` or a line game) in
+    ``version`` (None: :func:`default_features_version`; the line games: v1 rows whatever the
+    version)."""
     from .line_action_features import LINE_FEATURES
 
-    return FEATURES if game == "mexican_train" else LINE_FEATURES
+    if game != "mexican_train":
+        return LINE_FEATURES
+    return FEATURES + (END_FEATURES if (version or ACTION_FEATURES_VERSION) == ACTION_FEATURES_V2 else ())
+
+
+def default_features_version(game: str) -> str:
+    """The rows a new ``--policy action-scores`` model of ``game`` reads: v2 in Mexican Train, v1
+    in the line games."""
+    return ACTION_FEATURES_VERSION if game == "mexican_train" else ACTION_FEATURES_V1

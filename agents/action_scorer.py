@@ -2,9 +2,9 @@
 
 :class:`NumpyActionScorer` is the actor of an ``ActionScoringPolicy`` copied into numpy arrays;
 :class:`PolicyInput` builds the network input from a raw observation and its action mask, the same
-way the training env does: the scaled observation, then (``action-features-v1``) the per-action
-feature rows of :func:`~domino_env.agents.action_features.action_features_for` (Mexican Train or
-line game), flattened.
+way the training env does: the scaled observation, then (``action-features-v1`` / ``-v2``) the
+per-action feature rows of :func:`~domino_env.agents.action_features.action_features_for`
+(Mexican Train or line game), flattened.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import numpy as np
 
 from domino_env.core.errors import CheckpointError
 
-from .action_features import ACTION_FEATURES_VERSION, action_features_for
+from .action_features import ACTION_FEATURES_VERSIONS, action_features_for
 
 #: ``metadata["policy_input"]`` of a model whose input is the scaled observation only.
 FLAT_INPUT = "observation"
-POLICY_INPUTS = (FLAT_INPUT, ACTION_FEATURES_VERSION)
+POLICY_INPUTS = (FLAT_INPUT, *ACTION_FEATURES_VERSIONS)
 
 
 class PolicyInput:
@@ -27,12 +27,14 @@ class PolicyInput:
 
     Args:
         scale: the observation multipliers (``domino_env.agents.ppo.observation_scale``).
-        kind: ``"observation"`` (scaled observation) or ``"action-features-v1"`` (scaled
-            observation + ``num_actions x len(FEATURES)`` feature values).
+        kind: ``"observation"`` (scaled observation) or ``"action-features-v1"`` /
+            ``"action-features-v2"`` (scaled observation + ``num_actions x`` the version's
+            feature columns, :func:`~domino_env.agents.action_features.feature_columns`).
         config: the rules (needed for the action features).
 
     Raises:
         CheckpointError: an unknown ``kind`` (a model's metadata names one this version lacks).
+        ConfigError: v2 rows for a line game (they have v1 only).
     """
 
     def __init__(self, scale: np.ndarray, kind: str = FLAT_INPUT, config: Any = None):
@@ -40,7 +42,7 @@ class PolicyInput:
             raise CheckpointError(f"unknown policy input {kind!r}; this version knows {POLICY_INPUTS}")
         self.scale = np.asarray(scale, dtype=np.float32)
         self.kind = kind
-        self.features = action_features_for(config) if kind == ACTION_FEATURES_VERSION else None
+        self.features = None if kind == FLAT_INPUT else action_features_for(config, kind)
         self.size = len(self.scale) + (0 if self.features is None else self.features.size)
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:

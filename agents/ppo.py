@@ -43,7 +43,7 @@ from domino_env.core.errors import CheckpointError, DominoError
 from domino_env.encoding.line import line_observation_spec, line_scores_bound
 from domino_env.encoding.mexican_train import observation_spec, scores_bound
 
-from .action_features import ACTION_FEATURES_VERSION
+from .action_features import ACTION_FEATURES_VERSIONS, feature_columns
 from .action_scorer import FLAT_INPUT, POLICY_INPUTS, NumpyActionScorer, PolicyInput
 from .base import as_config, check_mask_size, register_agent
 from .checkpoint_files import (  # noqa: F401  (re-exported: the loader's file checks)
@@ -181,9 +181,9 @@ class PPOAgent:
         name: the label used in tournament tables.
         metadata: the model's ``metadata.json`` (empty for an in-training snapshot).
         policy_input: what the network reads (:data:`~domino_env.agents.action_scorer.POLICY_INPUTS`):
-            ``"observation"`` (the scaled observation) or ``"action-features-v1"`` (plus the
-            per-action feature rows, which need ``config``).
-        config: the rules (for ``"action-features-v1"``).
+            ``"observation"`` (the scaled observation) or ``"action-features-v1"`` /
+            ``"action-features-v2"`` (plus the per-action feature rows, which need ``config``).
+        config: the rules (for the action features).
     """
 
     def __init__(
@@ -227,8 +227,11 @@ class PPOAgent:
                     "an action-scores policy of a line game needs the rules: pass config="
                 )
             config = as_config({"num_players": num_players, "max_pip": max_pip})
-        return cls(NumpyActionScorer(export()), scale, policy_input=ACTION_FEATURES_VERSION,
-                   config=config, **kwargs)  # fmt: skip
+        weights = export()
+        # the feature version is the one whose columns the network was built for
+        version = next(v for v in ACTION_FEATURES_VERSIONS
+                       if len(feature_columns(game, v)) == int(weights["num_features"]))  # fmt: skip
+        return cls(NumpyActionScorer(weights), scale, policy_input=version, config=config, **kwargs)
 
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, deterministic={self.deterministic})"

@@ -172,8 +172,8 @@ def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
     """``domino_env.train.ppo``'s default options with this command's network, seed and gamma: the
     hyperparameters saved in the clone's ``model.zip`` (what ``--resume`` continues with)."""
     ppo = ppo_parser().parse_args(["--policy", getattr(args, "policy", "mlp")])
-    for name in ("net_arch", "activation", "seed", "gamma", "game", "reward", "pips_coef"):
-        setattr(ppo, name, getattr(args, name))
+    for name in ("net_arch", "activation", "seed", "gamma", "game", "reward", "pips_coef", "action_features"):
+        setattr(ppo, name, getattr(args, name, None))
     resolve_policy(ppo)  # the network defaults where args left them open
     return ppo
 

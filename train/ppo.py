@@ -73,7 +73,7 @@ from domino_env.train.ladder import (
     summary_title,
 )
 from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv, action_masks_of, make_env_fn
-from domino_env.train.ppo_args import CheckedRun, build_parser, check_args, rules_from_args
+from domino_env.train.ppo_args import CheckedRun, build_parser, check_args, policy_input_of, rules_from_args
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     LEARNING_CURVE_FILE,
@@ -134,7 +134,7 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
         from domino_env.agents.action_features import feature_columns
         from domino_env.train.action_policy import ActionScoringPolicy
 
-        n_feat = len(feature_columns(args.game))
+        n_feat = len(feature_columns(args.game, policy_input_of(args.policy, args.action_features)))
         extra = int(vec_env.get_attr("critic_extra")[0])  # --critic-input full-state: the hidden tiles
         obs_size = vec_env.observation_space.shape[0] - int(vec_env.action_space.n) * n_feat - extra
         policy = ActionScoringPolicy
@@ -323,6 +323,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                     (args.self_play > 0, f"self-play {args.self_play:g}"),
                     (args.reward_baseline is not None, f"reward baseline {args.reward_baseline}"),
                     (args.critic_input != "observation", f"critic input {args.critic_input}"),
+                    (args.policy == "action-scores", f"action features {args.action_features}"),
                 ) if on]  # fmt: skip
                 rollout = model.n_steps * n_envs  # SB3 trains whole rollouts: say what it will do
                 whole = -(-args.timesteps // rollout) * rollout

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from domino_env.agents.action_features import ACTION_FEATURES_VERSION
+from domino_env.agents.action_features import ACTION_FEATURES_V1, ACTION_FEATURES_V2, default_features_version
 from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
@@ -153,6 +153,12 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
                    help=f"hidden activation of an mlp policy (default tanh, with {start} the model's; the "
                    "action-scores networks are ReLU and do not use it)")
     if policy:
+        # None in the namespace: resolve_policy fills it (the start model's, or the game's default)
+        t.add_argument("--action-features", default=None, choices=("v1", "v2"),
+                       help="the per-action feature rows an action-scores policy reads: v2 (default in "
+                       "Mexican Train; with " + start + " the model's) adds what the open end a placement "
+                       "leaves offers the others (unseen tiles of its pip, seats known to lack it); v1: the "
+                       "rows of the first releases (the line games have v1 only; docs/training.md)")
         # None in the namespace: resolve_policy fills it (the start model's, or observation)
         t.add_argument("--critic-input", default=None, choices=CRITIC_INPUTS,
                        help="what the value network reads: observation (default; with "
@@ -286,7 +292,7 @@ def resolve_policy(args: argparse.Namespace, default_policy: str = "action-score
     if path:
         try:
             zip_path, meta = read_metadata(path)
-            trained = {**_network_of_model(zip_path), **meta.get("args", {})}
+            trained = {**_network_of_model(zip_path), **_features_of(meta), **meta.get("args", {})}
         except (OSError, ValueError):
             pass
     if getattr(args, "policy", None) is None:
@@ -296,6 +302,10 @@ def resolve_policy(args: argparse.Namespace, default_policy: str = "action-score
             setattr(args, name, trained.get(name) or value)
     if hasattr(args, "critic_input") and args.critic_input is None:  # (domino-bc has no critic option)
         args.critic_input = trained.get("critic_input") or "observation"
+    if args.policy == "action-scores" and getattr(args, "action_features", None) is None:
+        # the model's rows, else the game's default (an mlp reads no rows: left None)
+        game = getattr(args, "game", "mexican_train")
+        args.action_features = trained.get("action_features") or default_features_version(game).rsplit("-", 1)[1]
 
 
 def _network_of_model(zip_path: Path) -> dict[str, Any]:
@@ -323,9 +333,23 @@ def _network_of_model(zip_path: Path) -> dict[str, Any]:
     return out
 
 
-def policy_input_of(policy: str) -> str:
-    """The network input a ``--policy`` reads (``metadata["policy_input"]``)."""
-    return ACTION_FEATURES_VERSION if policy == "action-scores" else FLAT_INPUT
+#: ``metadata["policy_input"]`` -> ``--action-features`` (models from before the option).
+_FEATURES_OF_INPUT = {ACTION_FEATURES_V1: "v1", ACTION_FEATURES_V2: "v2"}
+
+
+def _features_of(meta: dict[str, Any]) -> dict[str, str]:
+    """``{"action_features": "v1" / "v2"}`` of a model's metadata whose ``policy_input`` names
+    feature rows (for models from before ``--action-features``); ``{}`` otherwise."""
+    version = _FEATURES_OF_INPUT.get(meta.get("policy_input", ""))
+    return {"action_features": version} if version else {}
+
+
+def policy_input_of(policy: str, action_features: str = "v2") -> str:
+    """The network input a ``--policy`` with ``--action-features`` reads
+    (``metadata["policy_input"]``)."""
+    if policy != "action-scores":
+        return FLAT_INPUT
+    return ACTION_FEATURES_V1 if action_features == "v1" else ACTION_FEATURES_V2
 
 
 def flag_of(field: str) -> str:
@@ -384,9 +408,9 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
     except (OSError, ValueError) as exc:  # missing files, corrupt JSON, another observation spec
         parser.error(f"{flag} {path}: {exc}")
     if args is not None:
-        trained = {**_network_of_model(zip_path), **meta.get("args", {})}  # the file's, where the metadata is silent
+        trained = {**_network_of_model(zip_path), **_features_of(meta), **meta.get("args", {})}  # the file's, where the metadata is silent
         # an action-scores model's networks are ReLU whatever --activation says: only an mlp's counts
-        names = ("policy", "net_arch") if trained.get("policy", "mlp") == "action-scores" else ("policy", "net_arch", "activation")
+        names = ("policy", "net_arch", "action_features") if trained.get("policy", "mlp") == "action-scores" else ("policy", "net_arch", "activation")
         for name in names + ("critic_input",) * hasattr(args, "critic_input"):
             # models from before --policy are mlp, from before --critic-input read the observation
             default = {"policy": "mlp", "critic_input": "observation"}.get(name)
@@ -433,7 +457,13 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     config = config_of(rules, args.game)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         parser.error(f"--out {args.out}: exists and is not a folder")
+    given_features = getattr(args, "action_features", None)
     resolve_policy(args)
+    if given_features == "v2" and args.game != "mexican_train":
+        parser.error(f"--action-features v2: the rows v2 adds are Mexican Train's; --game {args.game} has v1 only")
+    if given_features is not None and args.policy != "action-scores":
+        parser.error(f"--action-features {given_features}: only an action-scores policy reads feature rows "
+                     f"(this command: --policy {args.policy})")  # fmt: skip
     env_cfg = {
         "env_kwargs": {**rules, "episode": args.episode},
         "opponents": list(args.opponents),
@@ -444,7 +474,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "partner": getattr(args, "partner", "opponents"),
         "baseline": getattr(args, "reward_baseline", None),
         "game": args.game,
-        "policy_input": policy_input_of(args.policy),
+        "policy_input": policy_input_of(args.policy, getattr(args, "action_features", "v2")),
         "critic_input": getattr(args, "critic_input", "observation"),
     }
     check_agents(parser, "--opponents", args.opponents, config)
@@ -462,10 +492,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
             if flag == "resume" and had != args.policy:
                 parser.error(f"--resume {path}: the model has --policy {had}, this command {args.policy}; "
                              "--resume continues the model's policy (leave --policy out)")  # fmt: skip
-            kept = ("net_arch",) if had == "action-scores" else ("net_arch", "activation")  # action-scores: ReLU
+            kept = ("net_arch", "action_features") if had == "action-scores" else ("net_arch", "activation")  # action-scores: ReLU
             for name in kept + ("critic_input",) if flag == "resume" else ():  # the loaded network is kept
                 had = {"critic_input": "observation", **_network_of_model(checked.start_model),
-                       **checked.start_metadata.get("args", {})}.get(name)  # fmt: skip
+                       **_features_of(checked.start_metadata), **checked.start_metadata.get("args", {})}.get(name)  # fmt: skip
                 if had is not None and had != getattr(args, name):
                     parser.error(f"--resume {path}: the model has {flag_of(name)} {had}, this command "
                                  f"{getattr(args, name)}; --resume continues the model's network "

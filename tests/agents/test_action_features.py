@@ -1,5 +1,6 @@
 """Per-action features (``domino_env.agents.action_features``, issue 8): the planner's move, the
-mask, hand-built values, and that the rows read only the seat's observation."""
+mask, hand-built values, the v2 open-end columns against the engine's own state, and that the rows
+read only the seat's observation."""
 
 from __future__ import annotations
 
@@ -9,11 +10,18 @@ import numpy as np
 import pytest
 
 from domino_env.agents import PlannerAgent
-from domino_env.agents.action_features import FEATURES, ActionFeatures
+from domino_env.agents.action_features import (
+    ACTION_FEATURES_V1,
+    END_FEATURES,
+    FEATURES,
+    ActionFeatures,
+    action_features_for,
+)
+from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_index
 from domino_env.envs.mexican_train_v0 import raw_env
 
-COL = {name: i for i, name in enumerate(FEATURES)}
+COL = {name: i for i, name in enumerate(FEATURES + END_FEATURES)}
 
 
 def act(tile, slot, p, n=9):
@@ -50,7 +58,7 @@ def test_rows_match_the_mask_and_mark_the_planners_move(rules):
     def decide(o, m, rng):
         nonlocal decisions
         f = features(o, m)
-        assert f.shape == (len(m), len(FEATURES)) and f.dtype == np.float32
+        assert f.shape == (len(m), len(FEATURES) + len(END_FEATURES)) and f.dtype == np.float32
         np.testing.assert_array_equal(f[:, COL["legal"]], m.astype(np.float32))
         assert not f[m == 0].any()  # illegal actions: all-zero rows
         move = planner(o, m, rng)
@@ -76,17 +84,95 @@ def test_hand_built_position_values():
     obs = env.observe("player_0")
     f = ActionFeatures(env.config)(obs["observation"], obs["action_mask"])
     spare_mexican, follow, break_own = act((8, 9), 2, 2), act((5, 9), 0, 2), act((8, 9), 0, 2)
-    row = dict(zip(FEATURES, f[spare_mexican], strict=True))
+    row = dict(zip(FEATURES + END_FEATURES, f[spare_mexican], strict=True))
     assert row["planner_choice"] == 1 and row["mexican_train"] == 1 and row["in_chain"] == 0
     assert row["plan_change"] == pytest.approx(1.017)  # a spare shed: + (1000 + 17) / 1000
     assert row["pips"] == pytest.approx(17 / 18)
-    row = dict(zip(FEATURES, f[follow], strict=True))
+    row = dict(zip(FEATURES + END_FEATURES, f[follow], strict=True))
     assert row["follows_chain"] == 1 and row["in_chain"] == 1 and row["own_train"] == 1
     assert row["plan_change"] == 0 and row["planner_choice"] == 0
     # 9-8 on the own train leaves end 8 and no chain from it: the plan loses its 3 tiles
-    row = dict(zip(FEATURES, f[break_own], strict=True))
+    row = dict(zip(FEATURES + END_FEATURES, f[break_own], strict=True))
     assert row["follows_chain"] == 0 and row["own_train"] == 1
     assert row["plan_change"] == pytest.approx((1017 - (1014 + 1007 + 1009)) / 1000)
+    # v2: 9-8 leaves end 8 on either train; the seat holds no other 8; unseen: 8-x for x = 0..8
+    # minus nothing (the other hand and the boneyard are hidden), i.e. 9 of the 10 tiles with an 8
+    for action in (spare_mexican, break_own):
+        row = dict(zip(FEATURES + END_FEATURES, f[action], strict=True))
+        assert row["end_unseen"] == pytest.approx(9 / 10) and row["end_own"] == 0
+        assert row["end_lacked"] == 0 and row["next_lacks_end"] == 0
+    # 9-5 on the own train leaves end 5: the seat keeps 5-2; unseen 5-x: 10 minus 9-5 and 5-2
+    row = dict(zip(FEATURES + END_FEATURES, f[follow], strict=True))
+    assert row["end_unseen"] == pytest.approx(8 / 10) and row["end_own"] == pytest.approx(1 / 10)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"num_players": 4},
+        {"num_players": 3, "drawn_tile": "may_play"},
+        {"num_players": 5, "max_pip": 9, "doubles": "no_cover"},
+        {"num_players": 2, "use_mexican_train": False},
+    ],
+)
+def test_v2_end_columns_equal_the_engines_count(rules):
+    # An independent count from the engine state: the move applied to a copy gives the new open
+    # end; the tiles the seat cannot see are the other hands, the boneyard and the tiles out of
+    # play; the lack sets are the engine's own.
+    env = raw_env(**rules)
+    features, v1 = ActionFeatures(env.config), ActionFeatures(env.config, ACTION_FEATURES_V1)
+    checked = lacked = 0
+    p = env.config.num_players
+    pips = [sum(1 << i for i, t in enumerate(features.planner.tiles) if pip in t) for pip in range(env.config.max_pip + 1)]
+
+    def decide(o, m, rng):
+        nonlocal checked, lacked
+        f = features(o, m)
+        np.testing.assert_array_equal(f[:, : len(FEATURES)], v1(o, m))  # v2 extends v1
+        state = env.game_state
+        seat = state.current_player
+        hidden = state.out_of_play  # a bitmask, as the hands
+        for t in state.boneyard:
+            hidden |= 1 << t
+        for other in range(p):
+            if other != seat:
+                hidden |= state.hands[other]
+        others = [(seat + k) % p for k in range(1, p) if state.active[(seat + k) % p]]
+        for a in np.flatnonzero(m):
+            if a >= features.planner.draw_action:
+                assert not f[a, len(FEATURES):].any()
+                continue
+            tile, slot = divmod(int(a), p + 1)
+            train = p if slot == p else (seat + slot) % p
+            after = state.copy()
+            after.apply(int(a))
+            end = after.ends[train]
+            row = dict(zip(END_FEATURES, f[a, len(FEATURES):], strict=True))
+            top = env.config.max_pip + 1
+            assert row["end_unseen"] == pytest.approx((pips[end] & hidden).bit_count() / top)
+            assert row["end_own"] == pytest.approx((pips[end] & after.hands[seat]).bit_count() / top)
+            lacking = [o for o in others if state.missing[o] >> end & 1]
+            assert row["end_lacked"] == pytest.approx(len(lacking) / len(others) if others else 0)
+            lacked += bool(lacking)
+            nxt = (seat + 1) % p
+            assert row["next_lacks_end"] == float(slot != 0 and bool(state.missing[nxt] >> end & 1))
+            checked += 1
+        legal = np.flatnonzero(m)
+        return int(legal[rng.integers(len(legal))])
+
+    drive(env, 4, np.random.default_rng, decide)
+    assert checked > 300 and lacked > 10  # rows with known lacks: a wrong seat order would show
+
+
+def test_v2_is_mexican_train_only_and_versions_are_checked():
+    from domino_env.envs import line_v0
+
+    line = line_v0.raw_env(preset="cuban").config
+    assert action_features_for(line).num_features == 16  # the line rows (v1)
+    with pytest.raises(ConfigError, match="v1 rows only"):
+        action_features_for(line, "action-features-v2")
+    with pytest.raises(ConfigError, match="version"):
+        ActionFeatures(raw_env().config, "action-features-v3")
 
 
 def test_features_read_only_the_observation_and_pickle():

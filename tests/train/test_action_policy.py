@@ -17,7 +17,12 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 
 from domino_env.agents import make_agent  # noqa: E402
-from domino_env.agents.action_features import ACTION_FEATURES_VERSION, FEATURES  # noqa: E402
+from domino_env.agents.action_features import (  # noqa: E402
+    ACTION_FEATURES_V1,
+    ACTION_FEATURES_VERSION,
+    END_FEATURES,
+    FEATURES,
+)
 from domino_env.agents.ppo import SpecMismatchError, load_ppo_agent  # noqa: E402
 from domino_env.envs.mexican_train_v0 import raw_env  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
@@ -119,6 +124,60 @@ def test_init_from_takes_the_models_policy_and_refuses_another(run_dir, tmp_path
 def test_feature_columns_are_stable():
     # a saved model's input layout: changing these columns needs a new policy_input version
     assert len(FEATURES) == 17 and FEATURES[0] == "legal" and FEATURES[-1] == "planner_choice"
+    assert END_FEATURES == ("end_unseen", "end_own", "end_lacked", "next_lacks_end")  # v2 = v1 + these
+
+
+RELEASE = ROOT / "checkpoints" / "mexican_train_4p_d12_action_scores"
+
+
+def test_a_v1_model_keeps_its_rows_and_a_v2_model_its_own(run_dir):
+    from domino_env.agents.ppo import PPOAgent
+    from domino_env.train.ppo_args import resolve_policy
+
+    old = make_agent(f"ppo:{RELEASE}", raw_env(num_players=4).config)
+    assert old.policy_input.kind == ACTION_FEATURES_V1 and old.policy_input.features.num_features == 17
+    new = load_ppo_agent(run_dir)
+    assert new.policy_input.kind == ACTION_FEATURES_VERSION == "action-features-v2"
+    assert new.policy_input.features.num_features == 21
+    from sb3_contrib import MaskablePPO
+
+    snapshot = PPOAgent.from_policy(MaskablePPO.load(run_dir / "model.zip", device="cpu").policy, 4, 12)
+    assert snapshot.policy_input.kind == "action-features-v2"  # told by the network's feature count
+    res = evaluate([f"ppo:{RELEASE}", f"ppo:{run_dir}", "planner", "greedy"], rounds=4, seed=0)
+    assert res.episodes == 4
+    import argparse
+
+    def resolved(**kw):
+        args = argparse.Namespace(**{"policy": None, "resume": None, "init_from": None, "game": "mexican_train", **kw})
+        resolve_policy(args)
+        return getattr(args, "action_features", None)
+
+    assert resolved() == "v2" and resolved(game="cuban") == "v1"
+    assert resolved(init_from=str(RELEASE)) == "v1" and resolved(resume=str(run_dir)) == "v2"
+    assert resolved(policy="mlp") is None  # an mlp reads no rows
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--game", "cuban", "--action-features", "v2"],
+         "--action-features v2: the rows v2 adds are Mexican Train's; --game cuban has v1 only"),
+        (["--policy", "mlp", "--action-features", "v1"],
+         "--action-features v1: only an action-scores policy reads feature rows (this command: --policy mlp)"),
+        (["--init-from", str(RELEASE), "--action-features", "v2"],
+         f"--init-from {RELEASE}: the model has --action-features v1, this command v2; give the model's"),
+        (["--resume", str(RELEASE), "--action-features", "v2"],
+         f"--resume {RELEASE}: the model has --action-features v1, this command v2; --resume continues the "
+         "model's network (leave --action-features out)"),
+    ],
+)  # fmt: skip
+def test_action_features_flag_is_checked_before_any_work(args, message, tmp_path):
+    res = subprocess.run([sys.executable, "-m", "train.ppo", *args, "--out", str(tmp_path / "x")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode == 2 and not (tmp_path / "x").exists()
+    assert res.stderr.strip().splitlines() == [
+        f"domino-train: error: {message} (domino-train --help lists every option)"
+    ]
 
 
 def test_a_line_game_trains_and_plays_with_action_scores(tmp_path):
@@ -126,7 +185,7 @@ def test_a_line_game_trains_and_plays_with_action_scores(tmp_path):
     args = [a for a in SMOKE if a not in ("--timesteps", "1024")]
     assert train(["--game", "cuban", "--timesteps", "512", *args, "--out", str(out)]) == out
     meta = json.loads((out / "metadata.json").read_text())
-    assert meta["policy_input"] == ACTION_FEATURES_VERSION and meta["game"] == "cuban"
+    assert meta["policy_input"] == ACTION_FEATURES_V1 and meta["game"] == "cuban"  # line games: v1 rows
     res = evaluate([f"ppo:{out}", "planner", f"ppo:{out}", "planner"], rounds=4, seed=0, game="cuban")
     assert res.episodes == 4
 
