@@ -44,14 +44,19 @@ class PolicyInput:
         self.kind = kind
         self.features = None if kind == FLAT_INPUT else action_features_for(config, kind)
         self.size = len(self.scale) + (0 if self.features is None else self.features.size)
+        #: ``action-features-v3`` reads the seat's InformationState (its search columns)
+        self.wants_info_state = bool(getattr(self.features, "wants_info_state", False))
 
-    def __call__(self, observation: np.ndarray, action_mask: np.ndarray | None) -> np.ndarray:
+    def __call__(
+        self, observation: np.ndarray, action_mask: np.ndarray | None, info_state: Any = None
+    ) -> np.ndarray:
         """The network input; ``action_mask`` is read only by the action features (may be None
-        for ``"observation"``)."""
+        for ``"observation"``), ``info_state`` only by ``action-features-v3``."""
         x = np.asarray(observation, dtype=np.float32) * self.scale
         if self.features is None:
             return x
-        return np.concatenate([x, self.features(observation, action_mask).ravel()])
+        rows = self.features(observation, action_mask, info_state) if self.wants_info_state else self.features(observation, action_mask)
+        return np.concatenate([x, rows.ravel()])
 
 
 class NumpyActionScorer:

@@ -241,14 +241,28 @@ class PPOAgent:
         """Actions of the game the model was trained on (the length of its logits)."""
         return int(self.actor.num_actions)
 
+    @property
+    def wants_info_state(self) -> bool:
+        """True for a model reading ``action-features-v3`` (its search columns need the seat's
+        InformationState: the package's callers pass ``info_state=``, as to ``search``)."""
+        return self.policy_input.wants_info_state
+
     def __call__(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        rng: np.random.Generator,
+        info_state: Any = None,
     ) -> int:
         check_mask_size(self, action_mask)
-        logits = self.actor.logits(self.policy_input(observation, action_mask))
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
+        logits = self.actor.logits(self.policy_input(observation, action_mask, info_state))
+        return self._pick(logits, legal, rng)
+
+    def _pick(self, logits: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> int:
+        """The move from the logits: the best legal one, or one drawn with ``rng``."""
         z = logits[legal].astype(np.float64)
         if self.deterministic:
             return int(legal[int(np.argmax(z))])
@@ -262,9 +276,11 @@ class PPOAgent:
         """The legal actions of ``action_mask``, this agent's move first (drawn from ``rng`` when
         not deterministic), then the others by decreasing logit (ties: the lower action). What
         ``search`` uses to look at the policy's best few moves only (``candidates``)."""
-        move = self(observation, action_mask, rng)
+        check_mask_size(self, action_mask)
         logits = self.actor.logits(self.policy_input(observation, action_mask))
-        legal = np.flatnonzero(action_mask).tolist()
+        legal_arr = np.flatnonzero(action_mask)
+        move = int(legal_arr[0]) if len(legal_arr) == 1 else self._pick(logits, legal_arr, rng)
+        legal = legal_arr.tolist()
         rest = sorted((a for a in legal if a != move), key=lambda a: (-float(logits[a]), a))
         return [move, *rest]
 

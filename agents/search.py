@@ -228,6 +228,35 @@ class SearchAgent:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
+        legal, default, values = self.searched_values(observation, action_mask, rng, info_state)
+        if len(legal) == 1:  # candidates=1: the prior's move, unsearched
+            return legal[0]
+        means = [sum(v) / len(v) for v in values]
+        best = max(range(len(legal)), key=lambda i: (means[i], legal[i] == default, -legal[i]))
+        if default < 0 or legal[best] == default:
+            return legal[best]
+        # Leave the prior's move only for a clearly better one: the paired (same deals) difference
+        # must exceed ``margin`` standard errors.
+        d = np.array(values[best]) - np.array(values[legal.index(default)])
+        se = float(d.std(ddof=1)) / np.sqrt(len(d)) if len(d) > 1 else float("inf")
+        return legal[best] if float(d.mean()) > self.margin * se else default
+
+    def searched_values(
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        rng: np.random.Generator,
+        info_state: InformationState | None,
+    ) -> tuple[list[int], int, list[list[float]]]:
+        """Steps 1-4 of a decision (module docstring): ``(moves searched, the prior's move or -1,
+        per move its playout values, one per determinization)``; with ``candidates=1`` the
+        prior's move alone and no values. What :meth:`__call__` decides from, and what the
+        search columns of the action features (``action-features-v3``) read.
+
+        Raises:
+            ConfigError: ``info_state`` is None, or holds a state of other rules.
+        """
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
         if info_state is None:
             raise ConfigError(
                 "info_state",
@@ -244,20 +273,11 @@ class SearchAgent:
             ranked = [int(a) for a in self.prior.rank_actions(observation, action_mask, rng)]
             default = ranked[0]
             if self.candidates == 1:
-                return default
+                return [default], default, [[]]
             legal = sorted(ranked[: self.candidates])
         elif self.prior is not None:
             default = int(self.prior(observation, action_mask, rng))
-        values = self.action_values(info_state, legal, rng)
-        means = [sum(v) / len(v) for v in values]
-        best = max(range(len(legal)), key=lambda i: (means[i], legal[i] == default, -legal[i]))
-        if default < 0 or legal[best] == default:
-            return legal[best]
-        # Leave the prior's move only for a clearly better one: the paired (same deals) difference
-        # must exceed ``margin`` standard errors.
-        d = np.array(values[best]) - np.array(values[legal.index(default)])
-        se = float(d.std(ddof=1)) / np.sqrt(len(d)) if len(d) > 1 else float("inf")
-        return legal[best] if float(d.mean()) > self.margin * se else default
+        return legal, default, self.action_values(info_state, legal, rng)
 
     def _check_rules(self, rules: Any) -> None:
         """Refuse a state of other rules than the agent's (its solver threshold, prior and

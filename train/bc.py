@@ -191,6 +191,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     if not hasattr(args, "policy"):  # the start model's, else the flat MLP
         args.policy = None
     resolve_policy(args, default_policy="mlp")  # also --net-arch / --activation
+    if getattr(args, "action_features", None) == "v3":  # only --init-from can bring it
+        parser.error(f"--init-from {args.init_from}: the model reads action features v3 (a search over the "
+                     "public history at each decision), which domino-bc's datasets do not hold")  # fmt: skip
     given = [f"--dagger-{k}" for k in ("samples", "beta", "epochs") if getattr(args, f"dagger_{k}") is not None]
     if given and not args.dagger_iters:
         parser.error(f"{given[0]}: has no effect without --dagger-iters (the DAgger rounds it sets)")

@@ -16,6 +16,7 @@ import numpy as np
 from domino_env.agents.action_scorer import FLAT_INPUT, POLICY_INPUTS, PolicyInput
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import observation_scale
+from domino_env.core.belief import InformationState
 from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_count
 from domino_env.envs import line_v0
@@ -289,10 +290,14 @@ class LearnerEnv(gymnasium.Wrapper):
     def _network_input(self, obs: np.ndarray) -> np.ndarray:
         # only the action features read the mask (the flat input skips building it)
         mask = self.action_masks() if self.policy_input.features is not None else None
-        x = self.policy_input(obs, mask)
+        adapter = self.env.unwrapped
+        info = None
+        if self.policy_input.wants_info_state and mask is not None and mask.sum() > 1:
+            # action-features-v3: the learner's public history, for the search columns
+            info = InformationState.from_state(adapter.aec.game_state, adapter.learner_seat)
+        x = self.policy_input(obs, mask, info)
         if not self.critic_extra:
             return x
-        adapter = self.env.unwrapped
         return np.concatenate([x, full_state_input(adapter.aec.game_state, adapter.learner_seat)])
 
     def action_masks(self) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from domino_env.agents.action_features import ACTION_FEATURES_V1, ACTION_FEATURES_V2, default_features_version
+from domino_env.agents.action_features import ACTION_FEATURES_VERSIONS, default_features_version
 from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
@@ -154,11 +154,13 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
                    "action-scores networks are ReLU and do not use it)")
     if policy:
         # None in the namespace: resolve_policy fills it (the start model's, or the game's default)
-        t.add_argument("--action-features", default=None, choices=("v1", "v2"),
+        t.add_argument("--action-features", default=None, choices=("v1", "v2", "v3"),
                        help="the per-action feature rows an action-scores policy reads: v2 (default in "
                        "Mexican Train; with " + start + " the model's) adds what the open end a placement "
-                       "leaves offers the others (unseen tiles of its pip, seats known to lack it); v1: the "
-                       "rows of the first releases (the line games have v1 only; docs/training.md)")
+                       "leaves offers the others (unseen tiles of its pip, seats known to lack it); v3 adds "
+                       "a small search's verdict on the planner's two best moves (search:25, about 8 ms a "
+                       "decision, in training and play); v1: the rows of the first releases (the line games "
+                       "have v1 only; docs/training.md)")
         # None in the namespace: resolve_policy fills it (the start model's, or observation)
         t.add_argument("--critic-input", default=None, choices=CRITIC_INPUTS,
                        help="what the value network reads: observation (default; with "
@@ -334,7 +336,7 @@ def _network_of_model(zip_path: Path) -> dict[str, Any]:
 
 
 #: ``metadata["policy_input"]`` -> ``--action-features`` (models from before the option).
-_FEATURES_OF_INPUT = {ACTION_FEATURES_V1: "v1", ACTION_FEATURES_V2: "v2"}
+_FEATURES_OF_INPUT = {version: version.rsplit("-", 1)[1] for version in ACTION_FEATURES_VERSIONS}
 
 
 def _features_of(meta: dict[str, Any]) -> dict[str, str]:
@@ -349,7 +351,7 @@ def policy_input_of(policy: str, action_features: str = "v2") -> str:
     (``metadata["policy_input"]``)."""
     if policy != "action-scores":
         return FLAT_INPUT
-    return ACTION_FEATURES_V1 if action_features == "v1" else ACTION_FEATURES_V2
+    return f"action-features-{action_features}"
 
 
 def flag_of(field: str) -> str:
@@ -459,8 +461,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         parser.error(f"--out {args.out}: exists and is not a folder")
     given_features = getattr(args, "action_features", None)
     resolve_policy(args)
-    if given_features == "v2" and args.game != "mexican_train":
-        parser.error(f"--action-features v2: the rows v2 adds are Mexican Train's; --game {args.game} has v1 only")
+    if given_features in ("v2", "v3") and args.game != "mexican_train":
+        parser.error(f"--action-features {given_features}: the rows {given_features} adds are Mexican Train's; "
+                     f"--game {args.game} has v1 only")  # fmt: skip
     if given_features is not None and args.policy != "action-scores":
         parser.error(f"--action-features {given_features}: only an action-scores policy reads feature rows "
                      f"(this command: --policy {args.policy})")  # fmt: skip

@@ -172,7 +172,7 @@ def test_v2_is_mexican_train_only_and_versions_are_checked():
     with pytest.raises(ConfigError, match="v1 rows only"):
         action_features_for(line, "action-features-v2")
     with pytest.raises(ConfigError, match="version"):
-        ActionFeatures(raw_env().config, "action-features-v3")
+        ActionFeatures(raw_env().config, "action-features-v9")
 
 
 def test_features_read_only_the_observation_and_pickle():
@@ -240,3 +240,56 @@ def test_line_hand_built_values():
     assert rows[(2, 3)]["next_cannot"] == pytest.approx((1 - 3 / 25) ** 12, rel=1e-6)
     assert rows[(2, 3)]["second_cannot"] == 0  # no such seat with 2 players
     assert sum(r["planner_choice"] for r in rows.values()) == 1
+
+
+def test_v3_search_columns_say_what_search_25_would_play():
+    # The search columns are the verdict of the `search` agent at budget 25 with the rows' own
+    # generator: the agent, given that generator, leaves the planner's move exactly for a searched
+    # move whose paired gain is the best and beats 1.5 standard errors (z / 5 > 0.3).
+    from domino_env.agents.action_features import ACTION_FEATURES_V3, SEARCH_FEATURES, SEARCH_FEATURES_BUDGET
+    from domino_env.agents.search import SearchAgent
+    from domino_env.core.belief import InformationState
+    import zlib
+
+    env = raw_env(num_players=4)
+    features = ActionFeatures(env.config, ACTION_FEATURES_V3)
+    assert features.wants_info_state and features.columns[-3:] == SEARCH_FEATURES
+    search, planner = SearchAgent(env.config, budget=SEARCH_FEATURES_BUDGET), PlannerAgent(env.config)
+    base = len(features.columns) - 3
+    checked = deviations = 0
+
+    def decide(o, m, rng):
+        nonlocal checked, deviations
+        legal = np.flatnonzero(m)
+        state, seat = env.game_state, env.game_state.current_player
+        if len(legal) < 2 or checked >= 60:
+            return planner(o, m, rng)
+        info = InformationState.from_state(state, seat)
+        f = features(o, m, info)
+        np.testing.assert_array_equal(f[:, :base], ActionFeatures(env.config)(o, m))  # v3 extends v2
+        np.testing.assert_array_equal(features(o.copy(), m.copy(), info), f)  # deterministic
+        cand, gain, z = f[:, base], f[:, base + 1], f[:, base + 2]
+        move = planner(o, m, rng)
+        ranked = planner.rank_actions(o, m)
+        assert set(np.flatnonzero(cand)) == set(ranked[:2] if len(legal) > 2 else legal)
+        assert gain[move] == 0 and z[move] == 0 and (np.sign(gain) == np.sign(z)).all()
+        seeded = np.random.default_rng(zlib.crc32(o.tobytes() + m.astype(np.int8).tobytes()))
+        chosen = search(o, m, seeded, info_state=info)
+        best = int(np.argmax(np.where(cand > 0, gain, -np.inf)))
+        expect = best if gain[best] > 0 and z[best] > 0.3 else move
+        assert chosen == expect
+        deviations += chosen != move
+        checked += 1
+        return move
+
+    drive(env, 4, np.random.default_rng, decide)
+    assert checked == 60 and deviations >= 1
+    with pytest.raises(ConfigError, match="info_state"):
+        env.reset(seed=0)
+        obs = env.observe(env.agent_selection)
+        while np.count_nonzero(obs["action_mask"]) < 2:
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            obs = env.observe(env.agent_selection)
+        features(obs["observation"], obs["action_mask"])
+    clone = pickle.loads(pickle.dumps(features))
+    assert clone.search is not None and clone.columns == features.columns

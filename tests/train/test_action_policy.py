@@ -293,3 +293,36 @@ def test_the_model_ranks_its_moves_for_search(run_dir):
             agent.rank_actions(x, np.ones(size, dtype=np.int8), rng)
         with pytest.raises(ConfigError, match="'action_mask'"):
             agent(x, np.ones(size, dtype=np.int8), rng)
+
+
+def test_a_v3_model_searches_at_play_time_and_domino_bc_refuses_it(tmp_path):
+    out = tmp_path / "v3"
+    args = [a for a in SMOKE if a not in ("--timesteps", "1024")]
+    assert train(["--action-features", "v3", "--timesteps", "256", *args, "--out", str(out)]) == out
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["policy_input"] == "action-features-v3" and meta["args"]["action_features"] == "v3"
+    agent = load_ppo_agent(out)
+    assert agent.wants_info_state and agent.policy_input.features.num_features == 24
+    env = raw_env(num_players=4)
+    env.reset(seed=4)
+    obs = env.observe(env.agent_selection)
+    while np.count_nonzero(obs["action_mask"]) < 2:
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        obs = env.observe(env.agent_selection)
+    from domino_env.core.errors import ConfigError
+    from domino_env.wrappers import info_state_kwargs
+
+    with pytest.raises(ConfigError, match="info_state"):  # no public history: refused, not blind
+        agent(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+    kw = info_state_kwargs(agent, env.game_state, env.game_state.current_player)
+    assert obs["action_mask"][agent(obs["observation"], obs["action_mask"], np.random.default_rng(0), **kw)]
+    one = evaluate([f"ppo:{out}", "planner", "planner", "planner"], rounds=8, seed=3, workers=1)
+    two = evaluate([f"ppo:{out}", "planner", "planner", "planner"], rounds=8, seed=3, workers=2)
+    assert one.stats_for(f"ppo:{out}").wins == two.stats_for(f"ppo:{out}").wins  # seeded by its inputs
+    res = subprocess.run([sys.executable, "-m", "train.bc", "--init-from", str(out), "--samples", "0",
+                          "--dagger-iters", "1", "--out", str(tmp_path / "bc")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode == 2 and not (tmp_path / "bc").exists()
+    assert res.stderr.strip().splitlines()[-1].startswith(
+        f"domino-bc: error: --init-from {out}: the model reads action features v3"
+    )
