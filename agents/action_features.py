@@ -33,7 +33,7 @@ Rows (float32, zero for illegal actions; ``FEATURES`` names the columns):
 ``planner_choice``  1 for the planner's move in this position
 =================== =====================================================================
 
-``action-features-v2`` (the default for new Mexican Train models; ``END_FEATURES``) appends four
+``action-features-v2`` (``domino-train --action-features v2``; ``END_FEATURES``) appends four
 columns about the open end a placement leaves on its train (for a double, the double's pip; zero
 for DRAW and PASS). The v1 rows cannot say it: they carry no tile identity and no target pip, so
 a network could not relate a move to what the other seats are known to lack (the line games'
@@ -109,8 +109,9 @@ COLUMNS = {
     ACTION_FEATURES_V2: FEATURES + END_FEATURES,
     ACTION_FEATURES_V3: FEATURES + END_FEATURES + SEARCH_FEATURES,
 }
-#: The rows new Mexican Train models read (``domino-train --action-features``, default v2).
-ACTION_FEATURES_VERSION = ACTION_FEATURES_V2
+#: The rows new models read unless told (``domino-train --action-features``, default v1: v2 and v3
+#: are options, measured in docs/training.md).
+ACTION_FEATURES_VERSION = ACTION_FEATURES_V1
 _COL = {name: i for i, name in enumerate(COLUMNS[ACTION_FEATURES_V3])}
 
 
@@ -119,8 +120,9 @@ class ActionFeatures:
 
     Args:
         config: Mexican Train rules (anything :func:`domino_env.agents.base.as_config` accepts).
-        version: ``"action-features-v1"`` (``FEATURES``) or ``"action-features-v2"`` (default:
-            ``FEATURES + END_FEATURES``).
+        version: ``"action-features-v1"`` (default: ``FEATURES``), ``"action-features-v2"``
+            (``FEATURES + END_FEATURES``) or ``"action-features-v3"`` (v2 + ``SEARCH_FEATURES``,
+            which read the seat's InformationState).
 
     Raises:
         ConfigError: not Mexican Train rules (the line games:
@@ -262,7 +264,7 @@ class ActionFeatures:
 def action_features_for(config: Any, version: str | None = None) -> Any:
     """The feature builder of the rules' game: :class:`ActionFeatures` (Mexican Train, rows of
     ``version``) or :class:`~domino_env.agents.line_action_features.LineActionFeatures` (block,
-    draw, Cuban: v1 rows only); ``version`` None: :func:`default_features_version`.
+    draw, Cuban: v1 rows only); ``version`` None: ``ACTION_FEATURES_VERSION`` (v1).
 
     Raises:
         ConfigError: an unknown ``version``, or v2 for a line game.
@@ -281,7 +283,7 @@ def action_features_for(config: Any, version: str | None = None) -> Any:
 
 def feature_columns(game: str = "mexican_train", version: str | None = None) -> tuple[str, ...]:
     """Column names of the feature rows of ``game`` (``"mexican_train"`` or a line game) in
-    ``version`` (None: :func:`default_features_version`; the line games: v1 rows whatever the
+    ``version`` (None: ``ACTION_FEATURES_VERSION``, v1; the line games: v1 rows whatever the
     version)."""
     from .line_action_features import LINE_FEATURES
 
@@ -289,8 +291,3 @@ def feature_columns(game: str = "mexican_train", version: str | None = None) -> 
         return LINE_FEATURES
     return COLUMNS[version or ACTION_FEATURES_VERSION]
 
-
-def default_features_version(game: str) -> str:
-    """The rows a new ``--policy action-scores`` model of ``game`` reads: v2 in Mexican Train, v1
-    in the line games."""
-    return ACTION_FEATURES_VERSION if game == "mexican_train" else ACTION_FEATURES_V1

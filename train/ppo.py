@@ -323,7 +323,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                     (args.self_play > 0, f"self-play {args.self_play:g}"),
                     (args.reward_baseline is not None, f"reward baseline {args.reward_baseline}"),
                     (args.critic_input != "observation", f"critic input {args.critic_input}"),
-                    (args.policy == "action-scores", f"action features {args.action_features}"),
+                    (args.policy == "action-scores" and args.action_features != "v1", f"action features {args.action_features}"),
                 ) if on]  # fmt: skip
                 rollout = model.n_steps * n_envs  # SB3 trains whole rollouts: say what it will do
                 whole = -(-args.timesteps // rollout) * rollout

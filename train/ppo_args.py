@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from domino_env.agents.action_features import ACTION_FEATURES_VERSIONS, default_features_version
+from domino_env.agents.action_features import ACTION_FEATURES_VERSION, ACTION_FEATURES_VERSIONS
 from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
@@ -155,12 +155,11 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
     if policy:
         # None in the namespace: resolve_policy fills it (the start model's, or the game's default)
         t.add_argument("--action-features", default=None, choices=("v1", "v2", "v3"),
-                       help="the per-action feature rows an action-scores policy reads: v2 (default in "
-                       "Mexican Train; with " + start + " the model's) adds what the open end a placement "
+                       help="the per-action feature rows an action-scores policy reads: v1 (default; with "
+                       + start + " the model's): the rows of the releases; v2 adds what the open end a placement "
                        "leaves offers the others (unseen tiles of its pip, seats known to lack it); v3 adds "
                        "a small search's verdict on the planner's two best moves (search:25, about 8 ms a "
-                       "decision, in training and play); v1: the rows of the first releases (the line games "
-                       "have v1 only; docs/training.md)")
+                       "decision, in training and play). Mexican Train only for v2 and v3 (docs/training.md)")
         # None in the namespace: resolve_policy fills it (the start model's, or observation)
         t.add_argument("--critic-input", default=None, choices=CRITIC_INPUTS,
                        help="what the value network reads: observation (default; with "
@@ -305,9 +304,8 @@ def resolve_policy(args: argparse.Namespace, default_policy: str = "action-score
     if hasattr(args, "critic_input") and args.critic_input is None:  # (domino-bc has no critic option)
         args.critic_input = trained.get("critic_input") or "observation"
     if args.policy == "action-scores" and getattr(args, "action_features", None) is None:
-        # the model's rows, else the game's default (an mlp reads no rows: left None)
-        game = getattr(args, "game", "mexican_train")
-        args.action_features = trained.get("action_features") or default_features_version(game).rsplit("-", 1)[1]
+        # the model's rows, else the default, v1 (an mlp reads no rows: left None)
+        args.action_features = trained.get("action_features") or ACTION_FEATURES_VERSION.rsplit("-", 1)[1]
 
 
 def _network_of_model(zip_path: Path) -> dict[str, Any]:
@@ -340,13 +338,13 @@ _FEATURES_OF_INPUT = {version: version.rsplit("-", 1)[1] for version in ACTION_F
 
 
 def _features_of(meta: dict[str, Any]) -> dict[str, str]:
-    """``{"action_features": "v1" / "v2"}`` of a model's metadata whose ``policy_input`` names
+    """``{"action_features": "v1" / "v2" / "v3"}`` of a model's metadata whose ``policy_input`` names
     feature rows (for models from before ``--action-features``); ``{}`` otherwise."""
     version = _FEATURES_OF_INPUT.get(meta.get("policy_input", ""))
     return {"action_features": version} if version else {}
 
 
-def policy_input_of(policy: str, action_features: str = "v2") -> str:
+def policy_input_of(policy: str, action_features: str = "v1") -> str:
     """The network input a ``--policy`` with ``--action-features`` reads
     (``metadata["policy_input"]``)."""
     if policy != "action-scores":
@@ -477,7 +475,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         "partner": getattr(args, "partner", "opponents"),
         "baseline": getattr(args, "reward_baseline", None),
         "game": args.game,
-        "policy_input": policy_input_of(args.policy, getattr(args, "action_features", "v2")),
+        "policy_input": policy_input_of(args.policy, getattr(args, "action_features", "v1")),
         "critic_input": getattr(args, "critic_input", "observation"),
     }
     check_agents(parser, "--opponents", args.opponents, config)

@@ -12,6 +12,7 @@ import pytest
 from domino_env.agents import PlannerAgent
 from domino_env.agents.action_features import (
     ACTION_FEATURES_V1,
+    ACTION_FEATURES_V2,
     END_FEATURES,
     FEATURES,
     ActionFeatures,
@@ -58,7 +59,7 @@ def test_rows_match_the_mask_and_mark_the_planners_move(rules):
     def decide(o, m, rng):
         nonlocal decisions
         f = features(o, m)
-        assert f.shape == (len(m), len(FEATURES) + len(END_FEATURES)) and f.dtype == np.float32
+        assert f.shape == (len(m), len(FEATURES)) and f.dtype == np.float32  # v1, the default
         np.testing.assert_array_equal(f[:, COL["legal"]], m.astype(np.float32))
         assert not f[m == 0].any()  # illegal actions: all-zero rows
         move = planner(o, m, rng)
@@ -82,7 +83,7 @@ def test_hand_built_position_values():
     env = raw_env(num_players=2, max_pip=9, first_turn="any")
     env.reset(seed=0, options={"deal": deal})
     obs = env.observe("player_0")
-    f = ActionFeatures(env.config)(obs["observation"], obs["action_mask"])
+    f = ActionFeatures(env.config, ACTION_FEATURES_V2)(obs["observation"], obs["action_mask"])
     spare_mexican, follow, break_own = act((8, 9), 2, 2), act((5, 9), 0, 2), act((8, 9), 0, 2)
     row = dict(zip(FEATURES + END_FEATURES, f[spare_mexican], strict=True))
     assert row["planner_choice"] == 1 and row["mexican_train"] == 1 and row["in_chain"] == 0
@@ -120,7 +121,7 @@ def test_v2_end_columns_equal_the_engines_count(rules):
     # end; the tiles the seat cannot see are the other hands, the boneyard and the tiles out of
     # play; the lack sets are the engine's own.
     env = raw_env(**rules)
-    features, v1 = ActionFeatures(env.config), ActionFeatures(env.config, ACTION_FEATURES_V1)
+    features, v1 = ActionFeatures(env.config, ACTION_FEATURES_V2), ActionFeatures(env.config)
     checked = lacked = 0
     p = env.config.num_players
     pips = [sum(1 << i for i, t in enumerate(features.planner.tiles) if pip in t) for pip in range(env.config.max_pip + 1)]
@@ -266,7 +267,7 @@ def test_v3_search_columns_say_what_search_25_would_play():
             return planner(o, m, rng)
         info = InformationState.from_state(state, seat)
         f = features(o, m, info)
-        np.testing.assert_array_equal(f[:, :base], ActionFeatures(env.config)(o, m))  # v3 extends v2
+        np.testing.assert_array_equal(f[:, :base], ActionFeatures(env.config, ACTION_FEATURES_V2)(o, m))  # v3 extends v2
         np.testing.assert_array_equal(features(o.copy(), m.copy(), info), f)  # deterministic
         cand, gain, z = f[:, base], f[:, base + 1], f[:, base + 2]
         move = planner(o, m, rng)

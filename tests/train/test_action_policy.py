@@ -42,13 +42,13 @@ SMOKE = [
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("as") / "run"
-    assert train([*SMOKE, "--out", str(out)]) == out
+    assert train([*SMOKE, "--action-features", "v2", "--out", str(out)]) == out
     return out
 
 
 def test_metadata_names_the_policy_input(run_dir):
     meta = json.loads((run_dir / "metadata.json").read_text())
-    assert meta["policy_input"] == ACTION_FEATURES_VERSION
+    assert meta["policy_input"] == "action-features-v2" and meta["args"]["action_features"] == "v2"
     assert meta["args"]["policy"] == "action-scores" and meta["status"] == "done"
 
 
@@ -57,7 +57,7 @@ def test_numpy_actor_gives_the_torch_policys_logits(run_dir):
 
     model = MaskablePPO.load(run_dir / "model.zip", device="cpu")
     agent = load_ppo_agent(run_dir)
-    env = LearnerEnv({"num_players": 4, "max_pip": 12}, ["planner"], policy_input=ACTION_FEATURES_VERSION)
+    env = LearnerEnv({"num_players": 4, "max_pip": 12}, ["planner"], policy_input="action-features-v2")
     x, _ = env.reset(seed=0)
     checked = 0
     for _ in range(40):
@@ -137,7 +137,7 @@ def test_a_v1_model_keeps_its_rows_and_a_v2_model_its_own(run_dir):
     old = make_agent(f"ppo:{RELEASE}", raw_env(num_players=4).config)
     assert old.policy_input.kind == ACTION_FEATURES_V1 and old.policy_input.features.num_features == 17
     new = load_ppo_agent(run_dir)
-    assert new.policy_input.kind == ACTION_FEATURES_VERSION == "action-features-v2"
+    assert new.policy_input.kind == "action-features-v2" and ACTION_FEATURES_VERSION == ACTION_FEATURES_V1
     assert new.policy_input.features.num_features == 21
     from sb3_contrib import MaskablePPO
 
@@ -152,7 +152,7 @@ def test_a_v1_model_keeps_its_rows_and_a_v2_model_its_own(run_dir):
         resolve_policy(args)
         return getattr(args, "action_features", None)
 
-    assert resolved() == "v2" and resolved(game="cuban") == "v1"
+    assert resolved() == "v1" and resolved(game="cuban") == "v1"  # the default: the releases' rows
     assert resolved(init_from=str(RELEASE)) == "v1" and resolved(resume=str(run_dir)) == "v2"
     assert resolved(policy="mlp") is None  # an mlp reads no rows
 

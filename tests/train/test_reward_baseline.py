@@ -85,10 +85,10 @@ def test_none_turns_the_baseline_off_and_the_start_line_names_the_options_that_a
     line, meta = train(tmp_path / "off", "--reward-baseline", "none", "--self-play", "0.25",
                        preexec_fn=lambda: os.sched_setaffinity(0, {one_core}))  # fmt: skip
     assert meta["args"]["reward_baseline"] is None and "reward baseline" not in line
-    assert line.startswith("training 64 steps, 1 x DummyVecEnv,") and ", self-play 0.25, action features v2 ->" in line
+    assert line.startswith("training 64 steps, 1 x DummyVecEnv,") and ", self-play 0.25 ->" in line
     assert meta["n_envs"] == 1 and meta["cpu_count"] == 1
     line, meta = train(tmp_path / "on", "--reward-baseline", "greedy", "--critic-input", "full-state",
-                       "--n-envs", "1", "--timesteps", "100")  # fmt: skip
+                       "--action-features", "v2", "--n-envs", "1", "--timesteps", "100")  # fmt: skip
     assert line.startswith("training 100 steps (128 in whole rollouts of 64), 1 x DummyVecEnv,")
     assert meta["args"]["reward_baseline"] == "greedy"
     assert line.endswith(", reward baseline greedy, critic input full-state, action features v2 -> " + str(tmp_path / "on"))
