@@ -50,8 +50,13 @@ a network could not relate a move to what the other seats are known to lack (the
                     that pip
 =================== =====================================================================
 
+``action-features-v3`` (``--action-features v3``; ``SEARCH_FEATURES``) appends to v2 the verdict
+of ``search:25`` on the planner's two best moves (``search_candidate``, ``search_gain``,
+``search_z``: :meth:`ActionFeatures._search_rows`); it reads the seat's
+:class:`~domino_env.core.belief.InformationState` (``info_state=``), as the ``search`` agent does.
+
 Cost: one planner decision with every plan-breaking move re-planned (about 0.1-0.4 ms at
-double-12). Picklable (plain attributes), deterministic, torch-free. The line games have their
+double-12; v3: plus 25 playouts, about 8 ms). Picklable (plain attributes), deterministic, torch-free. The line games have their
 own rows (:mod:`domino_env.agents.line_action_features`); :func:`action_features_for` picks.
 """
 
@@ -97,8 +102,8 @@ SEARCH_FEATURES = ("search_candidate", "search_gain", "search_z")
 #: best moves, about 8 ms of CPU a decision in Mexican Train 4p double-12).
 SEARCH_FEATURES_BUDGET = 25
 #: Names saved in a model's metadata (``policy_input``) for observations extended by feature rows:
-#: v1 (``FEATURES``, every game) and v2 (``FEATURES + END_FEATURES`` in Mexican Train; the line
-#: games have v1 only).
+#: v1 (``FEATURES``, every game), v2 (``FEATURES + END_FEATURES``) and v3 (v2 +
+#: ``SEARCH_FEATURES``), the last two in Mexican Train only (the line games have v1 only).
 ACTION_FEATURES_V1 = "action-features-v1"
 ACTION_FEATURES_V2 = "action-features-v2"
 ACTION_FEATURES_V3 = "action-features-v3"
@@ -211,7 +216,6 @@ class ActionFeatures:
         out[choice, _COL["planner_choice"]] = 1.0
         return out
 
-
     def _end_rows(self, out: np.ndarray, observation: np.ndarray, v: Any, places: list) -> None:
         """Fill the ``END_FEATURES`` columns of the placements (see the module docstring)."""
         pl = self.planner
@@ -232,7 +236,6 @@ class ActionFeatures:
             if others:
                 row[_COL["end_lacked"]] = sum(bool(lacks[k - 1, end]) for k in others) / len(others)
             row[_COL["next_lacks_end"]] = float(slot != 0 and p > 1 and bool(lacks[0, end]))
-
 
     def _search_rows(self, out: np.ndarray, observation: np.ndarray, action_mask: np.ndarray,
                      info_state: Any) -> None:  # fmt: skip
@@ -267,7 +270,7 @@ def action_features_for(config: Any, version: str | None = None) -> Any:
     draw, Cuban: v1 rows only); ``version`` None: ``ACTION_FEATURES_VERSION`` (v1).
 
     Raises:
-        ConfigError: an unknown ``version``, or v2 for a line game.
+        ConfigError: an unknown ``version``, or v2 / v3 for a line game.
     """
     from domino_env.core.config import LineConfig
 

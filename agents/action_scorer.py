@@ -2,8 +2,8 @@
 
 :class:`NumpyActionScorer` is the actor of an ``ActionScoringPolicy`` copied into numpy arrays;
 :class:`PolicyInput` builds the network input from a raw observation and its action mask, the same
-way the training env does: the scaled observation, then (``action-features-v1`` / ``-v2``) the
-per-action feature rows of :func:`~domino_env.agents.action_features.action_features_for`
+way the training env does: the scaled observation, then (``action-features-v1`` / ``-v2`` /
+``-v3``) the per-action feature rows of :func:`~domino_env.agents.action_features.action_features_for`
 (Mexican Train or line game), flattened.
 """
 
@@ -27,14 +27,15 @@ class PolicyInput:
 
     Args:
         scale: the observation multipliers (``domino_env.agents.ppo.observation_scale``).
-        kind: ``"observation"`` (scaled observation) or ``"action-features-v1"`` /
-            ``"action-features-v2"`` (scaled observation + ``num_actions x`` the version's
-            feature columns, :func:`~domino_env.agents.action_features.feature_columns`).
+        kind: ``"observation"`` (scaled observation) or ``"action-features-v1"`` / ``-v2`` /
+            ``-v3`` (scaled observation + ``num_actions x`` the version's feature columns,
+            :func:`~domino_env.agents.action_features.feature_columns`; v3 also reads the
+            seat's InformationState).
         config: the rules (needed for the action features).
 
     Raises:
         CheckpointError: an unknown ``kind`` (a model's metadata names one this version lacks).
-        ConfigError: v2 rows for a line game (they have v1 only).
+        ConfigError: v2 / v3 rows for a line game (they have v1 only).
     """
 
     def __init__(self, scale: np.ndarray, kind: str = FLAT_INPUT, config: Any = None):
@@ -55,7 +56,10 @@ class PolicyInput:
         x = np.asarray(observation, dtype=np.float32) * self.scale
         if self.features is None:
             return x
-        rows = self.features(observation, action_mask, info_state) if self.wants_info_state else self.features(observation, action_mask)
+        if self.wants_info_state:
+            rows = self.features(observation, action_mask, info_state)
+        else:  # (the line rows take no information state)
+            rows = self.features(observation, action_mask)
         return np.concatenate([x, rows.ravel()])
 
 

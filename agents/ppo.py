@@ -181,8 +181,9 @@ class PPOAgent:
         name: the label used in tournament tables.
         metadata: the model's ``metadata.json`` (empty for an in-training snapshot).
         policy_input: what the network reads (:data:`~domino_env.agents.action_scorer.POLICY_INPUTS`):
-            ``"observation"`` (the scaled observation) or ``"action-features-v1"`` /
-            ``"action-features-v2"`` (plus the per-action feature rows, which need ``config``).
+            ``"observation"`` (the scaled observation) or ``"action-features-v1"`` / ``-v2`` /
+            ``-v3`` (plus the per-action feature rows, which need ``config``; v3 also the seat's
+            InformationState at each call, :attr:`wants_info_state`).
         config: the rules (for the action features).
     """
 

@@ -73,7 +73,13 @@ from domino_env.train.ladder import (
     summary_title,
 )
 from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv, action_masks_of, make_env_fn
-from domino_env.train.ppo_args import CheckedRun, build_parser, check_args, policy_input_of, rules_from_args
+from domino_env.train.ppo_args import (
+    CheckedRun,
+    build_parser,
+    check_args,
+    policy_input_of,
+    rules_from_args,
+)
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     LEARNING_CURVE_FILE,

@@ -11,7 +11,6 @@ import pytest
 
 from domino_env.agents import PlannerAgent
 from domino_env.agents.action_features import (
-    ACTION_FEATURES_V1,
     ACTION_FEATURES_V2,
     END_FEATURES,
     FEATURES,
@@ -247,10 +246,15 @@ def test_v3_search_columns_say_what_search_25_would_play():
     # The search columns are the verdict of the `search` agent at budget 25 with the rows' own
     # generator: the agent, given that generator, leaves the planner's move exactly for a searched
     # move whose paired gain is the best and beats 1.5 standard errors (z / 5 > 0.3).
-    from domino_env.agents.action_features import ACTION_FEATURES_V3, SEARCH_FEATURES, SEARCH_FEATURES_BUDGET
+    import zlib
+
+    from domino_env.agents.action_features import (
+        ACTION_FEATURES_V3,
+        SEARCH_FEATURES,
+        SEARCH_FEATURES_BUDGET,
+    )
     from domino_env.agents.search import SearchAgent
     from domino_env.core.belief import InformationState
-    import zlib
 
     env = raw_env(num_players=4)
     features = ActionFeatures(env.config, ACTION_FEATURES_V3)
