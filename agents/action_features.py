@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from domino_env.core.config import MexicanTrainConfig
 from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import double_index
 from domino_env.encoding.mexican_train import decode_observation
@@ -135,8 +136,12 @@ class ActionFeatures:
             ``version``.
     """
 
-    def __init__(self, config: Any = None, version: str = ACTION_FEATURES_VERSION):
+    def __init__(self, config: Any = None, version: str | None = ACTION_FEATURES_VERSION):
         cfg = as_config(config)
+        if not isinstance(cfg, MexicanTrainConfig):
+            raise ConfigError("config", type(cfg).__name__, "Mexican Train rules (the line games: "
+                              "LineActionFeatures, or action_features_for)")  # fmt: skip
+        version = ACTION_FEATURES_VERSION if version is None else version
         if version not in ACTION_FEATURES_VERSIONS:
             raise ConfigError("version", version, f"one of {ACTION_FEATURES_VERSIONS}")
         self.version = version
@@ -204,6 +209,10 @@ class ActionFeatures:
         if self.num_features > len(FEATURES):
             self._end_rows(out, observation, v, places)
         if self.search is not None and len(legal) > 1:
+            if info_state is None:
+                raise ConfigError("info_state", None, "the seat's InformationState: action-features-v3 "
+                                  "rows run a search over the public history (call features(obs, mask, "
+                                  "info_state=InformationState.from_state(state, seat)))")  # fmt: skip
             self._search_rows(out, observation, action_mask, info_state)
         # The planner's own move (its lazy re-planning can differ from the exhaustive keys above
         # when a budget-limited chain search is beaten by a re-plan; the planner is what it is).
@@ -290,6 +299,8 @@ def feature_columns(game: str = "mexican_train", version: str | None = None) -> 
     version)."""
     from .line_action_features import LINE_FEATURES
 
+    if version is not None and version not in ACTION_FEATURES_VERSIONS:
+        raise ConfigError("version", version, f"one of {ACTION_FEATURES_VERSIONS}")
     if game != "mexican_train":
         return LINE_FEATURES
     return COLUMNS[version or ACTION_FEATURES_VERSION]

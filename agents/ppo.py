@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import LineConfig, MexicanTrainConfig
-from domino_env.core.errors import CheckpointError, DominoError
+from domino_env.core.errors import CheckpointError, ConfigError, DominoError
 from domino_env.encoding.line import line_observation_spec, line_scores_bound
 from domino_env.encoding.mexican_train import observation_spec, scores_bound
 
@@ -259,6 +259,11 @@ class PPOAgent:
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
+        if info_state is None and self.wants_info_state:
+            raise ConfigError("info_state", None, f"the seat's InformationState: model {self.name!r} reads "
+                              "action-features-v3 rows, a search over the public history (train.evaluate, "
+                              "domino-play and SingleAgentEnv pass it; or call agent(obs, mask, rng, "
+                              "info_state=InformationState.from_state(state, seat)))")  # fmt: skip
         logits = self.actor.logits(self.policy_input(observation, action_mask, info_state))
         return self._pick(logits, legal, rng)
 

@@ -201,7 +201,8 @@ class SearchAgent:
                 raise ConfigError("prior", prior, f"an agent name for this game ({err})") from err
             if getattr(self.prior, "wants_info_state", False):
                 raise ConfigError(
-                    "prior", prior, "an agent that plays from the observation alone (not search)"
+                    "prior", prior, "an agent that plays from the observation alone (not search, "
+                    "nor a model reading action-features-v3, whose rows need the public history)"
                 )
         if candidates is None:
             ranks = hasattr(self.prior, "rank_actions")

@@ -227,8 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "its hyperparameters and step count are kept, --timesteps more steps are trained")
     start.add_argument("--init-from", default=None, metavar="PATH",
                        help="start from a saved model's network weights (e.g. domino-bc's) with this "
-                       "command's hyperparameters and a fresh step count; --policy, --net-arch and "
-                       "--activation default to the model's (others are refused)")
+                       "command's hyperparameters and a fresh step count; --policy, --net-arch, "
+                       "--activation, --action-features and --critic-input default to the model's (others "
+                       "are refused)")
 
     e = parser.add_argument_group("evaluation and output")
     e.add_argument("--out", default=None,
@@ -464,7 +465,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
                      f"--game {args.game} has v1 only")  # fmt: skip
     if given_features is not None and args.policy != "action-scores":
         parser.error(f"--action-features {given_features}: only an action-scores policy reads feature rows "
-                     f"(this command: --policy {args.policy})")  # fmt: skip
+                     f"(the policy here: {args.policy})")  # fmt: skip
     env_cfg = {
         "env_kwargs": {**rules, "episode": args.episode},
         "opponents": list(args.opponents),

@@ -216,7 +216,12 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
 
         cfg = aec_from_env_config(env_config).config
         for spec in (*args.opponents, *args.eval_opponents):
-            make_agent(spec, cfg)  # an unknown name or a bad path fails now
+            agent = make_agent(spec, cfg)  # an unknown name or a bad path fails now
+            if spec in args.opponents and getattr(agent, "wants_info_state", False):
+                # RLlib's opponent modules see observation batches only, never the engine state
+                parser.error(f"--opponents {spec}: it needs the seat's public history (search, or a model "
+                             "reading action-features-v3), which RLlib's opponent modules do not have; "
+                             "it can be an --eval-opponents entry")  # fmt: skip
     except (DominoError, FileNotFoundError) as exc:
         parser.error(str(exc))
     if args.resume is not None:

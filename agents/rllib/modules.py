@@ -136,6 +136,10 @@ class ScriptedRLModule(RLModule):
         cfg = dict(self.model_config or {})
         self.spec = cfg.get("agent", "random")
         self.agent = make_agent(self.spec, aec_from_env_config(cfg.get("env_config") or {}).config)
+        if getattr(self.agent, "wants_info_state", False):  # it would fail at its first decision
+            raise ConfigError("agent", self.spec, "an agent that plays from the observation alone: RLlib's "
+                              "opponent modules have no public history (not search, nor a model reading "
+                              "action-features-v3)")  # fmt: skip
         self.rng = np.random.default_rng(cfg.get("seed", 0))
 
     def _act(self, batch: dict[str, Any]) -> dict[str, Any]:

@@ -11,11 +11,14 @@ import pytest
 
 from domino_env.agents import PlannerAgent
 from domino_env.agents.action_features import (
+    ACTION_FEATURES_V1,
     ACTION_FEATURES_V2,
+    ACTION_FEATURES_VERSION,
     END_FEATURES,
     FEATURES,
     ActionFeatures,
     action_features_for,
+    feature_columns,
 )
 from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_index
@@ -173,6 +176,11 @@ def test_v2_is_mexican_train_only_and_versions_are_checked():
         action_features_for(line, "action-features-v2")
     with pytest.raises(ConfigError, match="version"):
         ActionFeatures(raw_env().config, "action-features-v9")
+    with pytest.raises(ConfigError, match="version"):
+        feature_columns("mexican_train", "v3")  # the metadata names, not the flag's short ones
+    with pytest.raises(ConfigError, match="Mexican Train rules"):
+        ActionFeatures(line)
+    assert ActionFeatures(raw_env().config, None).version == ACTION_FEATURES_V1 == ACTION_FEATURES_VERSION
 
 
 def test_features_read_only_the_observation_and_pickle():
@@ -289,7 +297,7 @@ def test_v3_search_columns_say_what_search_25_would_play():
 
     drive(env, 4, np.random.default_rng, decide)
     assert checked == 60 and deviations >= 1
-    with pytest.raises(ConfigError, match="info_state"):
+    with pytest.raises(ConfigError, match="action-features-v3 rows run a search"):
         env.reset(seed=0)
         obs = env.observe(env.agent_selection)
         while np.count_nonzero(obs["action_mask"]) < 2:

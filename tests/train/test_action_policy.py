@@ -163,7 +163,7 @@ def test_a_v1_model_keeps_its_rows_and_a_v2_model_its_own(run_dir):
         (["--game", "cuban", "--action-features", "v2"],
          "--action-features v2: the rows v2 adds are Mexican Train's; --game cuban has v1 only"),
         (["--policy", "mlp", "--action-features", "v1"],
-         "--action-features v1: only an action-scores policy reads feature rows (this command: --policy mlp)"),
+         "--action-features v1: only an action-scores policy reads feature rows (the policy here: mlp)"),
         (["--init-from", str(RELEASE), "--action-features", "v2"],
          f"--init-from {RELEASE}: the model has --action-features v1, this command v2; give the model's"),
         (["--resume", str(RELEASE), "--action-features", "v2"],
@@ -319,6 +319,14 @@ def test_a_v3_model_searches_at_play_time_and_domino_bc_refuses_it(tmp_path):
     one = evaluate([f"ppo:{out}", "planner", "planner", "planner"], rounds=8, seed=3, workers=1)
     two = evaluate([f"ppo:{out}", "planner", "planner", "planner"], rounds=8, seed=3, workers=2)
     assert one.stats_for(f"ppo:{out}").wins == two.stats_for(f"ppo:{out}").wins  # seeded by its inputs
+    with pytest.raises(ConfigError, match="reads action-features-v3 rows"):
+        agent(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+    with pytest.raises(ConfigError, match="nor a model reading action-features-v3"):
+        make_agent(f"search:25,prior=ppo:{out}", env.config)
+    res = subprocess.run([sys.executable, "-m", "train.rllib", "--mode", "opponents", "--opponents", f"ppo:{out}",
+                          "--out", str(tmp_path / "rl")], cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode == 2 and not (tmp_path / "rl").exists()
+    assert f"--opponents ppo:{out}: it needs the seat's public history" in res.stderr.strip().splitlines()[-1]
     res = subprocess.run([sys.executable, "-m", "train.bc", "--init-from", str(out), "--samples", "0",
                           "--dagger-iters", "1", "--out", str(tmp_path / "bc")],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
