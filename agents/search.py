@@ -266,6 +266,13 @@ class SearchAgent:
                 "SingleAgentEnv pass it to agents with wants_info_state; or call "
                 "agent(obs, mask, rng, info_state=InformationState.from_state(state, seat)))",
             )
+        # duck-typed (benchmarks/search_oracle.py hands it the true state): public, seat, sample
+        if not all(hasattr(info_state, name) for name in ("public", "seat", "sample")):
+            raise ConfigError("info_state", type(info_state).__name__, "an InformationState "
+                              "(InformationState.from_state(state, seat))")  # fmt: skip
+        if info_state.public.current_player != info_state.seat:
+            raise ConfigError("info_state", f"seat {info_state.seat}", "the information of the seat to act "
+                              f"(seat {info_state.public.current_player})")  # fmt: skip
         self._check_rules(info_state.public.config)
         default = -1
         if self.prior is not None and self.candidates and len(legal) > self.candidates:

@@ -331,3 +331,21 @@ def test_candidates_in_a_line_game_keep_exactly_k_moves_and_the_priors_move(sear
         env.step(int(planner(x, mask, np.random.default_rng(step))))
         step += 1
     assert checked >= 5 and rng_dependent >= 1
+
+
+def test_a_wrong_info_state_is_named():
+    env = mexican_train_v0.raw_env(num_players=4)
+    env.reset(seed=4)
+    obs = env.observe(env.agent_selection)
+    while np.count_nonzero(obs["action_mask"]) < 2:
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        obs = env.observe(env.agent_selection)
+    agent, state = make_agent("search:25", env.config), env.game_state
+    seat = state.current_player
+    args = (obs["observation"], obs["action_mask"], np.random.default_rng(0))
+    with pytest.raises(ConfigError, match=r"'info_state': got 'str'; allowed: an InformationState"):
+        agent(*args, info_state="junk")
+    other = (seat + 1) % 4
+    with pytest.raises(ConfigError, match=rf"got 'seat {other}'; allowed: the information of the seat to act \(seat {seat}\)"):
+        agent(*args, info_state=InformationState.from_state(state, other))
+    assert obs["action_mask"][agent(*args, info_state=InformationState.from_state(state, seat))]
