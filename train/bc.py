@@ -86,7 +86,6 @@ from domino_env.train.ppo_args import (
     check_args,
     int_at_least,
     real,
-    resolve_policy,
 )
 from domino_env.train.ppo_args import build_parser as ppo_parser
 from domino_env.train.run_folder import (
@@ -99,6 +98,7 @@ from domino_env.train.run_folder import (
     config_of,
     env_metadata,
 )
+from domino_env.train.start_model import resolve_policy
 
 
 # ---------------------------------------------------------------------------------- command line

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from domino_env.agents.action_features import ACTION_FEATURES_VERSION, ACTION_FEATURES_VERSIONS
-from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
@@ -25,6 +23,7 @@ from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_opti
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
 from domino_env.train.run_folder import config_of
+from domino_env.train.start_model import policy_input_of, resolve_policy, trained_options
 
 #: Mexican Train rule options of the command line (``args`` attributes), besides the preset.
 MEXICAN_TRAIN_RULE_ARGS = ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train",
@@ -280,79 +279,6 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
 _FLAG_OF_FIELD = {"num_players": "--players", "opponent_mode": "--opponent-mode", "teams": "--players"}  # teams: a preset's, set by --players
 
 
-#: The network options' values when neither the command nor a start model gives them.
-NETWORK_DEFAULTS = {"net_arch": [256, 256], "activation": "tanh"}
-
-
-def resolve_policy(args: argparse.Namespace, default_policy: str = "action-scores") -> None:
-    """Fill ``args.policy``, ``args.net_arch`` and ``args.activation`` where not given: the
-    ``--resume`` / ``--init-from`` model's (``"mlp"`` for models from before ``--policy``), else
-    ``default_policy`` and :data:`NETWORK_DEFAULTS`. An unreadable model is left to
-    :func:`check_start_model`, which names the problem."""
-    path = getattr(args, "resume", None) or getattr(args, "init_from", None)
-    trained: dict[str, Any] = {}
-    if path:
-        try:
-            zip_path, meta = read_metadata(path)
-            trained = {**_network_of_model(zip_path), **_features_of(meta), **meta.get("args", {})}
-        except (OSError, ValueError):
-            pass
-    if getattr(args, "policy", None) is None:
-        args.policy = trained.get("policy", "mlp") if trained else default_policy
-    for name, value in NETWORK_DEFAULTS.items():
-        if getattr(args, name, None) is None:
-            setattr(args, name, trained.get(name) or value)
-    if hasattr(args, "critic_input") and args.critic_input is None:  # (domino-bc has no critic option)
-        args.critic_input = trained.get("critic_input") or "observation"
-    if args.policy == "action-scores" and getattr(args, "action_features", None) is None:
-        # the model's rows, else the default, v1 (an mlp reads no rows: left None)
-        args.action_features = trained.get("action_features") or ACTION_FEATURES_VERSION.rsplit("-", 1)[1]
-
-
-def _network_of_model(zip_path: Path) -> dict[str, Any]:
-    """``net_arch`` (and ``activation`` of an mlp) from a saved model's own ``policy_kwargs`` (the
-    JSON ``data`` of SB3's zip), for metadata without them; ``{}`` where it does not say."""
-    import json
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(zip_path) as z:
-            kwargs = json.loads(z.read("data")).get("policy_kwargs", {})
-    except (OSError, ValueError, KeyError, AttributeError, zipfile.BadZipFile):
-        return {}
-    if not isinstance(kwargs, dict):
-        return {}
-    out: dict[str, Any] = {}
-    net = kwargs.get("net_arch")
-    arch = kwargs.get("vf_arch") or (net.get("pi") if isinstance(net, dict) else net)
-    if isinstance(arch, list) and arch and all(isinstance(x, int) for x in arch):
-        out["net_arch"] = arch
-    act = str(kwargs.get("activation_fn", ""))  # "<class 'torch.nn.modules.activation.Tanh'>"
-    for name, cls in (("tanh", "Tanh'>"), ("relu", "ReLU'>")):
-        if act.endswith(cls):
-            out["activation"] = name
-    return out
-
-
-#: ``metadata["policy_input"]`` -> ``--action-features`` (models from before the option).
-_FEATURES_OF_INPUT = {version: version.rsplit("-", 1)[1] for version in ACTION_FEATURES_VERSIONS}
-
-
-def _features_of(meta: dict[str, Any]) -> dict[str, str]:
-    """``{"action_features": "v1" / "v2" / "v3"}`` of a model's metadata whose ``policy_input`` names
-    feature rows (for models from before ``--action-features``); ``{}`` otherwise."""
-    version = _FEATURES_OF_INPUT.get(meta.get("policy_input", ""))
-    return {"action_features": version} if version else {}
-
-
-def policy_input_of(policy: str, action_features: str = "v1") -> str:
-    """The network input a ``--policy`` with ``--action-features`` reads
-    (``metadata["policy_input"]``)."""
-    if policy != "action-scores":
-        return FLAT_INPUT
-    return f"action-features-{action_features}"
-
-
 def flag_of(field: str) -> str:
     """The command-line flag of a rules / env field (``max_pip`` -> ``--max-pip``)."""
     return _FLAG_OF_FIELD.get(field, "--" + field.replace("_", "-"))
@@ -409,7 +335,7 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
     except (OSError, ValueError) as exc:  # missing files, corrupt JSON, another observation spec
         parser.error(f"{flag} {path}: {exc}")
     if args is not None:
-        trained = {**_network_of_model(zip_path), **_features_of(meta), **meta.get("args", {})}  # the file's, where the metadata is silent
+        trained = trained_options(zip_path, meta)
         # an action-scores model's networks are ReLU whatever --activation says: only an mlp's counts
         names = ("policy", "net_arch", "action_features") if trained.get("policy", "mlp") == "action-scores" else ("policy", "net_arch", "activation")
         for name in names + ("critic_input",) * hasattr(args, "critic_input"):
@@ -496,8 +422,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
                              "--resume continues the model's policy (leave --policy out)")  # fmt: skip
             kept = ("net_arch", "action_features") if had == "action-scores" else ("net_arch", "activation")  # action-scores: ReLU
             for name in kept + ("critic_input",) if flag == "resume" else ():  # the loaded network is kept
-                had = {"critic_input": "observation", **_network_of_model(checked.start_model),
-                       **_features_of(checked.start_metadata), **checked.start_metadata.get("args", {})}.get(name)  # fmt: skip
+                had = {"critic_input": "observation",
+                       **trained_options(checked.start_model, checked.start_metadata)}.get(name)  # fmt: skip
                 if had is not None and had != getattr(args, name):
                     parser.error(f"--resume {path}: the model has {flag_of(name)} {had}, this command "
                                  f"{getattr(args, name)}; --resume continues the model's network "

@@ -95,7 +95,7 @@ def test_init_from_takes_the_models_policy_and_refuses_another(run_dir, tmp_path
     import argparse
     import shutil
 
-    from domino_env.train.ppo_args import resolve_policy
+    from domino_env.train.start_model import resolve_policy
 
     def resolved(**kw):
         args = argparse.Namespace(**{"policy": None, "resume": None, "init_from": None, **kw})
@@ -132,7 +132,7 @@ RELEASE = ROOT / "checkpoints" / "mexican_train_4p_d12_action_scores"
 
 def test_a_v1_model_keeps_its_rows_and_a_v2_model_its_own(run_dir):
     from domino_env.agents.ppo import PPOAgent
-    from domino_env.train.ppo_args import resolve_policy
+    from domino_env.train.start_model import resolve_policy
 
     old = make_agent(f"ppo:{RELEASE}", raw_env(num_players=4).config)
     assert old.policy_input.kind == ACTION_FEATURES_V1 and old.policy_input.features.num_features == 17

@@ -83,7 +83,7 @@ def test_init_from_a_model_whose_metadata_lacks_the_network_reads_it_from_the_mo
         "model's (domino-train --help lists every option)"
     ]
     # an mlp model's policy_kwargs give its activation too (a released checkpoint)
-    from domino_env.train.ppo_args import _network_of_model
+    from domino_env.train.start_model import _network_of_model
 
     mlp = _network_of_model(ROOT / "checkpoints" / "cuban_4p_teams" / "model.zip")
     assert mlp == {"net_arch": [256, 256], "activation": "tanh"}
