@@ -74,6 +74,7 @@ from domino_env.encoding.mexican_train import decode_observation
 
 from .base import as_config
 from .mexican_train import PlannerAgent
+from .seat_view import decoded_view
 
 #: Column names of the feature rows (see the module docstring).
 FEATURES = (
@@ -183,7 +184,8 @@ class ActionFeatures:
         if not places:
             out[legal[0], _COL["planner_choice"]] = 1.0
             return out
-        v = pl.view(observation)
+        d = decode_observation(observation, pl.num_players, pl.max_pip)
+        v = decoded_view(d)  # (the same as pl.view(observation); d also serves the v2 rows)
         p = pl.num_players
         slots = p + 1
         ctx = pl.plan_context(v)  # one chain search for the rows and the planner's move
@@ -207,7 +209,7 @@ class ActionFeatures:
             row[_COL["lift_marker"]] = float(key[0])
             row[_COL["flexibility"]] = key[2] / 10.0
         if self.num_features > len(FEATURES):
-            self._end_rows(out, observation, v, places)
+            self._end_rows(out, d, v, places)
         if self.search is not None and len(legal) > 1:
             if info_state is None:
                 raise ConfigError("info_state", None, "the seat's InformationState: action-features-v3 "
@@ -225,11 +227,11 @@ class ActionFeatures:
         out[choice, _COL["planner_choice"]] = 1.0
         return out
 
-    def _end_rows(self, out: np.ndarray, observation: np.ndarray, v: Any, places: list) -> None:
-        """Fill the ``END_FEATURES`` columns of the placements (see the module docstring)."""
+    def _end_rows(self, out: np.ndarray, d: dict[str, np.ndarray], v: Any, places: list) -> None:
+        """Fill the ``END_FEATURES`` columns of the placements (see the module docstring; ``d``:
+        the decoded observation, ``v`` its seat view)."""
         pl = self.planner
         p, n = pl.num_players, pl.max_pip
-        d = decode_observation(observation, p, n)
         seen = v.hand_mask | (1 << self._station_double[int(d["station"].argmax())])
         for t in np.flatnonzero(d["placed"]):
             seen |= 1 << int(t)

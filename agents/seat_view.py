@@ -72,7 +72,13 @@ def state_view(state: Any, seat: int) -> SeatView:
 def observation_view(observation: np.ndarray, num_players: int, max_pip: int) -> SeatView:
     """The :class:`SeatView` of the seat whose observation vector (float32, shape of the spec of
     ``num_players`` / ``max_pip``) is ``observation``."""
-    d = decode_observation(observation, num_players, max_pip)
+    return decoded_view(decode_observation(observation, num_players, max_pip))
+
+
+def decoded_view(d: dict[str, np.ndarray]) -> SeatView:
+    """:func:`observation_view` of an observation already decoded
+    (:func:`~domino_env.encoding.mexican_train.decode_observation`), for callers that read other
+    fields of it too."""
     hand = np.flatnonzero(d["hand"]).tolist()
     mask = 0
     for t in hand:
