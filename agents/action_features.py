@@ -296,11 +296,18 @@ def action_features_for(config: Any, version: str | None = None) -> Any:
 
 
 def feature_columns(game: str = "mexican_train", version: str | None = None) -> tuple[str, ...]:
-    """Column names of the feature rows of ``game`` (``"mexican_train"`` or a line game) in
-    ``version`` (None: ``ACTION_FEATURES_VERSION``, v1; the line games: v1 rows whatever the
-    version)."""
+    """Column names of the feature rows of ``game`` (``"mexican_train"``, ``"line"`` or a line
+    game: ``"block"``, ``"draw"``, ``"cuban"``) in ``version`` (None: ``ACTION_FEATURES_VERSION``,
+    v1; the line games: v1 rows whatever the version).
+
+    Raises:
+        ConfigError: an unknown game or version."""
+    from domino_env.envs.games import GAMES
+
     from .line_action_features import LINE_FEATURES
 
+    if game not in (*GAMES, "line"):
+        raise ConfigError("game", game, f"one of {(*GAMES, 'line')}")
     if version is not None and version not in ACTION_FEATURES_VERSIONS:
         raise ConfigError("version", version, f"one of {ACTION_FEATURES_VERSIONS}")
     if game != "mexican_train":

@@ -374,9 +374,11 @@ SPEC_KEYS = ("budget", "candidates", "prior", "margin", "rollout", "opponent_mod
 _DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
-def parse_spec(arg: str) -> dict[str, Any]:
+def parse_spec(arg: str, line: bool = True) -> dict[str, Any]:
     """The keyword arguments of ``search:ARG``: ``N`` (the budget) or ``key=value`` items joined
-    by commas (the first item may be a bare budget), keys :data:`SPEC_KEYS`:
+    by commas (the first item may be a bare budget), keys :data:`SPEC_KEYS` (``line=False``, Mexican
+    Train: the messages list them without ``opponent_model``, which only the agent then refuses
+    there, saying why):
     ``search:100,prior=ppo:runs/x,candidates=2``. ``prior=none`` searches with no prior. The prior
     is the item's whole remainder, so it may hold colons but not commas.
 
@@ -385,13 +387,14 @@ def parse_spec(arg: str) -> dict[str, Any]:
             ``agent``, naming the spec).
     """
     spec = f"search:{arg}"
+    keys = SPEC_KEYS if line else tuple(k for k in SPEC_KEYS if k != "opponent_model")
     out: dict[str, Any] = {}
     for i, item in enumerate(arg.split(",")):
         key, eq, value = item.partition("=")
         if not eq and i == 0:
             key, value = "budget", item
         if key not in SPEC_KEYS or (not eq and i > 0):
-            raise ConfigError("agent", spec, f"search:N or search:key=value,... with keys {SPEC_KEYS}")
+            raise ConfigError("agent", spec, f"search:N or search:key=value,... with keys {keys}")
         if key in out:
             raise ConfigError("agent", spec, f"each key once ({key!r} is given twice)")
         if key == "budget" and eq:
@@ -401,7 +404,7 @@ def parse_spec(arg: str) -> dict[str, Any]:
         elif key == "budget":  # a bare first item: name the key=value form too
             if not (value.isascii() and value.isdigit() and int(value) >= 1):
                 raise ConfigError("agent", spec, f"search:N with N an integer >= 1, or search:key=value,... "
-                                  f"with keys {SPEC_KEYS}")  # fmt: skip
+                                  f"with keys {keys}")  # fmt: skip
             out[key] = int(value)
         elif key == "candidates":
             if not (value.isascii() and value.isdigit()):
@@ -424,7 +427,7 @@ def _factory(config: Any, arg: str | None) -> SearchAgent:
     ``search:key=value,...`` (:func:`parse_spec`)."""
     if arg is None:
         return SearchAgent(config)
-    options = parse_spec(arg)
+    options = parse_spec(arg, line=isinstance(as_config(config), LineConfig))
     try:
         return SearchAgent(config, **options)
     except ConfigError as err:  # a value the agent refuses (rollout, prior...): name the spec

@@ -178,6 +178,9 @@ def test_v2_is_mexican_train_only_and_versions_are_checked():
         ActionFeatures(raw_env().config, "action-features-v9")
     with pytest.raises(ConfigError, match="version"):
         feature_columns("mexican_train", "v3")  # the metadata names, not the flag's short ones
+    with pytest.raises(ConfigError, match="game"):
+        feature_columns("mexican-train")  # was the line columns for any other name
+    assert feature_columns("cuban") == feature_columns("line") != feature_columns("mexican_train")
     with pytest.raises(ConfigError, match="Mexican Train rules"):
         ActionFeatures(line)
     assert ActionFeatures(raw_env().config, None).version == ACTION_FEATURES_V1 == ACTION_FEATURES_VERSION

@@ -349,3 +349,13 @@ def test_a_wrong_info_state_is_named():
     with pytest.raises(ConfigError, match=rf"got 'seat {other}'; allowed: the information of the seat to act \(seat {seat}\)"):
         agent(*args, info_state=InformationState.from_state(state, other))
     assert obs["action_mask"][agent(*args, info_state=InformationState.from_state(state, seat))]
+
+
+def test_the_key_list_names_opponent_model_only_in_the_line_games():
+    """Mexican Train search has no opponent model: its messages list the keys it takes."""
+    with pytest.raises(ConfigError) as err:
+        make_agent("search:foo=1", MexicanTrainConfig())
+    assert "('budget', 'candidates', 'prior', 'margin', 'rollout')" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        make_agent("search:foo=1", line_from_preset("cuban"))
+    assert "'rollout', 'opponent_model')" in str(err.value)
