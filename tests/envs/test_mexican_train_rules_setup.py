@@ -1,0 +1,241 @@
+"""Hand-built scenario tests for Mexican Train set-up and validation: the first player and hand
+sizes (docs/rules.md §1.1), config and deal validation, illegal actions, written from the rules.
+
+Source of truth: ``docs/rules.md`` sections 0 and 1, plus the lead's decisions in
+``docs/rules.md`` ("Points where docs/rules.md is silent").  These tests only use the
+public environment contract (``raw_env`` / ``env``, the action mask, ``step``, ``infos``,
+rewards and the read-only ``env.unwrapped.game_state`` accessors).  Tile indices and action
+integers are computed by small helpers (``mexican_train_rules_helpers``,
+``mexican_train_slot_helpers``), independently of the library.
+
+Conventions used below: station (9, 9) on a double-9 set unless said otherwise, seat i is
+``player_i``, slot 0 is the actor's own train, slot k is the train of seat (actor + k) % P,
+slot P is the Mexican train.
+"""
+
+from __future__ import annotations
+
+import pytest
+from mexican_train_rules_helpers import draw_action, hand, legal, pass_action, tile_count
+from mexican_train_slot_helpers import act, action, deal, decode, legal_moves, start, state, train
+
+from domino_env.core.errors import ConfigError, DealError, IllegalActionError
+from domino_env.envs.mexican_train_v0 import env as wrapped_env
+from domino_env.envs.mexican_train_v0 import raw_env
+
+# ---------------------------------------------------------------------------
+# 1.1 setup: first player, hand sizes
+# ---------------------------------------------------------------------------
+
+
+def test_first_player_config_fixes_first_seat():
+    """docs/rules.md §1.1: first_player fixes the first seat of the game."""
+    for seed in range(5):
+        e = raw_env(first_player=2)
+        e.reset(seed=seed)
+        assert e.agent_selection == "player_2"
+        assert state(e).current_player == 2
+
+
+def test_first_player_random_from_seed():
+    """docs/rules.md §1.1: without first_player the first seat is drawn from the seeded RNG:
+    different seeds give different first players (>= 2 distinct over 20 seeds), and the
+    same seed gives the same one."""
+    firsts = []
+    for seed in range(20):
+        e = raw_env()
+        e.reset(seed=seed)
+        firsts.append(e.agent_selection)
+        e2 = raw_env()
+        e2.reset(seed=seed)
+        assert e2.agent_selection == e.agent_selection
+        assert [hand(e2, s) for s in range(4)] == [hand(e, s) for s in range(4)]
+    assert len(set(firsts)) >= 2
+
+
+def _check_seeded_deal(e, p, hand_size, boneyard):
+    st = state(e)
+    n = st.config.max_pip
+    hands = [hand(e, s) for s in range(p)]
+    assert [len(h) for h in hands] == [hand_size] * p
+    assert st.boneyard_size == boneyard
+    assert st.station == n
+    tiles = [t for h in hands for t in h]
+    assert len(set(tiles)) == len(tiles)
+    assert (n, n) not in tiles
+    assert all(0 <= a <= b <= n for a, b in tiles)
+
+
+@pytest.mark.parametrize(
+    "preset,max_pip,players,hand_size",
+    [
+        ("domino_cubano", 12, 4, 20),
+        ("tren_mexicano", 12, 2, 15),
+        ("tren_mexicano", 12, 5, 12),
+        ("tren_mexicano", 12, 7, 11),
+        ("tren_mexicano", 9, 4, 9),
+        ("tren_mexicano", 9, 8, 6),
+        ("tren_mexicano", 15, 7, 13),
+    ],
+)
+def test_hand_sizes_from_seeded_reset(preset, max_pip, players, hand_size):
+    """docs/rules.md §1.1 hand sizes: domino_cubano floor((tiles-1-2P)/P) (double-12, 4 players: 20,
+    boneyard 10); tren_mexicano uses the table; the station double is set aside."""
+    e = raw_env(preset=preset, num_players=players, max_pip=max_pip)
+    e.reset(seed=3)
+    t = tile_count(max_pip)
+    _check_seeded_deal(e, players, hand_size, t - 1 - players * hand_size)
+    if preset == "domino_cubano":
+        assert state(e).boneyard_size == 10
+
+
+def test_novelty_hand_sizes_and_highest_held_station():
+    """docs/rules.md §1.1 table (novelty, double-12, 4 players: 15) + 1.7 highest_held: the
+    holder of the station double places it (one tile fewer) and moves first; no higher
+    double is held by anybody."""
+    for seed in range(5):
+        e = raw_env(preset="novelty", num_players=4, max_pip=12)
+        e.reset(seed=seed)
+        st = state(e)
+        sizes = [len(hand(e, s)) for s in range(4)]
+        assert sorted(sizes) == [14, 15, 15, 15], sizes
+        assert st.boneyard_size == 91 - 60
+        holder = sizes.index(14)
+        assert st.current_player == holder
+        held = [t for s in range(4) for t in hand(e, s)]
+        assert all((d, d) not in held for d in range(st.station, 13))
+
+
+def test_hand_size_override():
+    """docs/rules.md §1.1: hand_size overrides any rule (also a preset's table)."""
+    e = raw_env(num_players=3, max_pip=9, hand_size=5)
+    e.reset(seed=0)
+    _check_seeded_deal(e, 3, 5, 55 - 1 - 15)
+    e = raw_env(preset="tren_mexicano", num_players=2, max_pip=9, hand_size=4)
+    e.reset(seed=0)
+    _check_seeded_deal(e, 2, 4, 55 - 1 - 8)
+
+
+@pytest.mark.parametrize("max_pip,players,each", [(12, 4, 22), (9, 4, 13), (12, 7, 12)])
+def test_no_boneyard_equal_hands(max_pip, players, each):
+    """docs/rules.md §1.7 use_boneyard=False: as many tiles each as allows an equal deal
+    (floor((T-1)/P)); leftovers are never drawable (DRAW not legal at the start)."""
+    e = raw_env(num_players=players, max_pip=max_pip, use_boneyard=False)
+    e.reset(seed=0)
+    assert [len(hand(e, s)) for s in range(players)] == [each] * players
+    assert "DRAW" not in legal_moves(e)
+
+
+# ---------------------------------------------------------------------------
+# Config and deal validation
+# ---------------------------------------------------------------------------
+
+
+def _build(**kw):
+    e = raw_env(**kw)
+    e.reset(seed=0)
+    return e
+
+
+@pytest.mark.parametrize(
+    "kwargs,names",
+    [
+        (dict(num_players=1), ["num_players"]),
+        (dict(num_players=9), ["num_players"]),
+        (dict(max_pip=7), ["max_pip"]),
+        (dict(doubles="bogus"), ["doubles", "bogus"]),
+        (dict(preset="bogus"), ["preset", "bogus"]),
+        (dict(first_turn="bogus"), ["first_turn"]),
+        (dict(drawn_tile="bogus"), ["drawn_tile"]),
+        (dict(marker_removal="bogus"), ["marker_removal"]),
+        (dict(blocked_round="bogus"), ["blocked_round"]),
+        (dict(game_end="bogus"), ["game_end"]),
+        (dict(station_source="bogus"), ["station_source"]),
+        (dict(episode="bogus"), ["episode"]),
+        (dict(reward="bogus"), ["reward"]),
+        # 4 x 14 + 1 = 57 > 55 tiles (RULES 1.1: the error names the numbers)
+        (dict(max_pip=9, num_players=4, hand_size=14), ["14", "55"]),
+    ],
+)
+def test_bad_config_raises_config_error_naming_field(kwargs, names):
+    """docs/rules.md §1.1 + contract: bad values raise ConfigError (a ValueError) naming the field."""
+    assert issubclass(ConfigError, ValueError)
+    with pytest.raises(ConfigError) as info:
+        _build(**kwargs)
+    msg = str(info.value)
+    for name in names:
+        assert name in msg, msg
+
+
+def test_unknown_kwarg_raises():
+    """Contract: constructor kwargs are a fixed list; an unknown one is refused."""
+    with pytest.raises((TypeError, ConfigError)):
+        _build(bogus_field=1)
+
+
+VALID_HANDS = [[(1, 2), (3, 9)], [(4, 5)], [(6, 7)]]
+
+
+@pytest.mark.parametrize(
+    "hands,boneyard,first",
+    [
+        ([[(1, 2), (3, 9)], [(1, 2)], [(6, 7)]], [], 0),  # duplicate across hands
+        (VALID_HANDS, [(4, 5)], 0),  # duplicate hand / boneyard
+        (VALID_HANDS, [(0, 8), (0, 8)], 0),  # duplicate inside the boneyard
+        ([[(1, 2), (3, 10)], [(4, 5)], [(6, 7)]], [], 0),  # (3,10) outside double-9
+        ([[(1, 2), (3, 9)], [(9, 9)], [(6, 7)]], [], 0),  # a hand holds the station
+        ([[(1, 2), (3, 9)], [(4, 5)]], [], 0),  # 2 hands for 3 players
+        (VALID_HANDS, [], 3),  # bad first_player
+    ],
+)
+def test_invalid_deal_raises_deal_error(hands, boneyard, first):
+    """Contract (Starting from a given position): invalid deals raise DealError (a ValueError)."""
+    assert issubclass(DealError, ValueError)
+    e = raw_env(num_players=3, max_pip=9)
+    e.reset(seed=0, options=deal(VALID_HANDS, [(0, 8)]))  # the valid base deal works
+    with pytest.raises(DealError):
+        e.reset(seed=0, options=deal(hands, boneyard, first=first))
+
+
+# ---------------------------------------------------------------------------
+# Illegal actions
+# ---------------------------------------------------------------------------
+
+
+def test_illegal_action_raw_env_raises_and_leaves_state_unchanged():
+    """DESIGN 3 / contract: raw_env raises IllegalActionError (a ValueError) on an unmasked
+    action and leaves the state unchanged; the legal action still works afterwards."""
+    assert issubclass(IllegalActionError, ValueError)
+    e = start([[(4, 9), (1, 2)], [(8, 9), (0, 1)]], [(5, 6)])
+    before = (e.agent_selection, legal(e), hand(e, 0), state(e).boneyard_size, train(e, 0))
+    bad = [
+        draw_action(e),
+        pass_action(e),
+        action(e, (4, 9), 2),  # Mexican train on the first turn (own_train default)
+        action(e, (4, 9), 1),  # seat 1's private train
+        action(e, (1, 2), 0),  # does not match the station
+        action(e, (5, 9), 0),  # not in hand
+    ]
+    for a in bad:
+        with pytest.raises(IllegalActionError):
+            e.step(a)
+        after = (e.agent_selection, legal(e), hand(e, 0), state(e).boneyard_size, train(e, 0))
+        assert after == before, decode(e, a)
+    act(e, (4, 9), 0)
+    assert train(e, 0) == [(9, 4)]
+    assert e.agent_selection == "player_1"
+
+
+def test_illegal_action_wrapped_env_terminates_with_penalty():
+    """DESIGN 3: env() handles an unmasked action like TerminateIllegalWrapper: the episode
+    ends (every agent terminated or truncated) and the offender gets a negative reward."""
+    e = wrapped_env(num_players=2, max_pip=9)
+    e.reset(seed=0, options=deal([[(4, 9), (1, 2)], [(8, 9), (0, 1)]], [(5, 6)]))
+    assert e.agent_selection == "player_0"
+    assert pass_action(e) not in legal(e)
+    e.step(pass_action(e))
+    raw = e.unwrapped
+    assert all(
+        raw.terminations.get(a, False) or raw.truncations.get(a, False) for a in raw.possible_agents
+    )
+    assert raw._cumulative_rewards["player_0"] < 0 or raw.rewards["player_0"] < 0
