@@ -3,6 +3,18 @@ Mexican train: a move reads ((a, b), train), "DRAW" or "PASS"; ``expect`` checks
 seat's mask is exactly a set of such moves; ``make`` and ``deal`` set up a hand-built position.
 Used by the doubles, station, preset and record tests; the tile and action arithmetic is in
 ``mexican_train_rules_helpers``.
+
+The tests that use these helpers:
+
+Written from docs/rules.md (sections 0 and 1) and the public env contract, not from
+the engine's code. Tile indices and action ints are computed from the formulas of
+docs/rules.md §0 and the contract (independent of ``domino_env.core.tiles``) by the helpers in
+``mexican_train_rules_helpers``; moves name a train by its owner's seat, "M" for the Mexican
+train (``mexican_train_seat_helpers``).
+
+Scenario notation used in the comments: "s0 (9,3)->0" = seat 0 places tile 9-3 on the train
+of seat 0; "M" = the Mexican train. All deals use the double-9 set, station 9-9, unless noted.
+Tiles that appear in no hand and not in the boneyard are out of play for the round.
 """
 
 from __future__ import annotations

@@ -3,6 +3,15 @@
 (actor + k) % P, slot P is the Mexican train. A move reads ((a, b), slot), "DRAW" or "PASS";
 ``start`` is a ``raw_env`` on a hand-built position. Used by the turn, public-train, scoring, game
 and set-up tests; the tile and action arithmetic is in ``mexican_train_rules_helpers``.
+
+The tests that use these helpers:
+
+Source of truth: ``docs/rules.md`` sections 0 and 1.  These tests only use the public
+environment contract (``raw_env``, the action mask, ``step`` and the read-only
+``env.unwrapped.game_state`` accessors) and ``domino_env.core.tiles``.
+
+Conventions used below: seat i is ``player_i``, slot 0 is the actor's own train, slot k is the
+train of seat (actor + k) % P, slot P is the Mexican train.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """Hand-built scenario tests for the line games (block, draw, Cuban): the observation, partner,
 known-missing pips and public fields (contract; docs/design.md), written from the rules.
 
-Source of truth: ``docs/rules.md`` sections 0 and 2 (seeds 001 "Domino Cubano", 003 "Dominó
-6-9-12", 004 "Dominó Exprés"), plus the lead's decisions in ``docs/rules.md``.  Only the
-public contract is used: ``raw_env``, the action mask, ``step``, ``infos``, rewards, the
-observation (decoded with ``decode_line_observation``) and the read-only ``env.unwrapped.game_state``.
-Tile indices and action ints are computed by the helpers in ``line_rules_helpers``, independently
-of the library: action = tile_index * 2 + end (end 0 = left, the only end for the lead; end 1 =
-right), DRAW = 2T, PASS = 2T + 1, ANNUL = 2T + 2.
+Source of truth, contract and notation: the docstring of ``line_rules_helpers``.
 """
 
 from __future__ import annotations

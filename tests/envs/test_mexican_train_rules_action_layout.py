@@ -3,12 +3,7 @@ actions), written from the rules: the independent helpers' canonical tile order
 (``mexican_train_rules_helpers``), the library's tile conversion checked against it both ways,
 and the action ints checked through the env's mask.
 
-Source of truth: ``docs/rules.md`` sections 0 and 1.  These tests only use the public
-environment contract (``raw_env``, the action mask, ``step`` and the read-only
-``env.unwrapped.game_state`` accessors) and ``domino_env.core.tiles``.
-
-Conventions used below: seat i is ``player_i``, slot 0 is the actor's own train, slot k is the
-train of seat (actor + k) % P, slot P is the Mexican train.
+Source of truth, contract and notation: the docstring of ``mexican_train_slot_helpers``.
 """
 
 from __future__ import annotations

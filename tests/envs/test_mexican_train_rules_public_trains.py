@@ -1,16 +1,7 @@
 """Hand-built scenario tests for Mexican Train public trains: markers (docs/rules.md §1.2 /
 1.3.5) and the Mexican train (docs/rules.md §1.2, 1.3.1, 1.7), written from the rules.
 
-Source of truth: ``docs/rules.md`` sections 0 and 1, plus the lead's decisions in
-``docs/rules.md`` ("Points where docs/rules.md is silent").  These tests only use the
-public environment contract (``raw_env`` / ``env``, the action mask, ``step``, ``infos``,
-rewards and the read-only ``env.unwrapped.game_state`` accessors).  Tile indices and action
-integers are computed by small helpers (``mexican_train_rules_helpers``,
-``mexican_train_slot_helpers``), independently of the library.
-
-Conventions used below: station (9, 9) on a double-9 set unless said otherwise, seat i is
-``player_i``, slot 0 is the actor's own train, slot k is the train of seat (actor + k) % P,
-slot P is the Mexican train.
+Source of truth, contract and notation: the docstring of ``mexican_train_slot_helpers``.
 """
 
 from __future__ import annotations
