@@ -34,7 +34,10 @@ constrained seat is drawn from its exact distribution (the counts of the generat
 ``prod_c (1 + sum_{s allowed in c} x_s)^{|c|}``, a dynamic programme over the constrained seats'
 hand sizes), the tiles within a class uniformly, and the remaining tiles uniformly to the
 unconstrained hands, the boneyard and out of play. Constraint 4 is then checked and a failing
-sample redrawn (rejection keeps the distribution uniform on the intersection).
+sample redrawn (rejection keeps the distribution uniform on the intersection). When the table of
+every constrained seat would pass :data:`MAX_TABLE` (many constrained seats, 6-8 players), the
+most constrained seats that fit are dealt through it and the others with the free tiles, a draw
+giving one of them a tile it cannot hold being redrawn: still exactly uniform.
 
 **What it ignores** (so it is uniform over a superset of the deals the full public history
 allows, never a smaller set): agents' policies (no likelihood weighting: plain determinization),
@@ -67,7 +70,8 @@ from .line import LineState
 from .mexican_train import MexicanTrainState
 from .tiles import double_index
 
-#: Largest dynamic-programme table (cells x classes) before the exact rejection fallback.
+#: Largest dynamic-programme table (cells x classes); constrained seats beyond it are checked by
+#: rejection (:meth:`InformationState._table`).
 MAX_TABLE = 1 << 22
 _LOG_FACT = np.array([math.lgamma(k + 1) for k in range(512)])
 
@@ -177,7 +181,8 @@ class InformationState:
 
         Args:
             rng: the only randomness used (same generator state, same sample).
-            max_tries: redraws allowed for constraint 4 (and for the rejection fallback).
+            max_tries: redraws allowed for constraint 4 (and for the seats checked by rejection
+                beyond :data:`MAX_TABLE`).
 
         Returns:
             an independent engine state (``deals`` hold only ``first_player``; everything else as
@@ -187,8 +192,9 @@ class InformationState:
             BeliefError: no consistent deal was found in ``max_tries`` draws.
         """
         for _ in range(max_tries):
-            hands, boneyard, out = self._draw(rng)
-            if all(need & ~out for need in self.needs):
+            drawn = self._draw(rng)
+            if drawn is not None and all(need & ~drawn[2] for need in self.needs):
+                hands, boneyard, out = drawn
                 break
         else:
             raise BeliefError(f"no deal consistent with seat {self.seat}'s information in {max_tries} draws")
@@ -204,25 +210,21 @@ class InformationState:
                     state.doubles_dealt[s] = (hands[s] & dbl).bit_count()
         return state
 
-    def _draw(self, rng: np.random.Generator) -> tuple[dict[int, int], list[int], int]:
-        """One draw of (hands of the other seats, boneyard list, out-of-play mask)."""
+    def _draw(self, rng: np.random.Generator) -> tuple[dict[int, int], list[int], int] | None:
+        """One draw of (hands of the other seats, boneyard list, out-of-play mask), or None when a
+        seat left out of the class table (:meth:`_table`) got a tile it cannot hold."""
         seat, sizes = self.seat, self.hand_sizes
         others = [s for s in range(len(sizes)) if s != seat]
-        constrained = [s for s in others if self.forbidden[s] and sizes[s] > 0]
         hands = {s: 0 for s in others}
+        table_seats, checked = self._table()
         pool: list[int] = []
-        if constrained:
-            if self._dp is None:
-                self._dp = _ClassTable(self.unseen, [self.forbidden[s] for s in constrained],
-                                       [sizes[s] for s in constrained])
-            dp = self._dp
-            if dp.table is None:  # too many constrained seats for the table: exact rejection
-                return self._reject(rng, others)
+        if table_seats:
+            dp = self._dp[0]
             counts = dp.sample_counts(rng)
             for c, tiles in enumerate(dp.class_tiles):
                 order = [tiles[i] for i in rng.permutation(len(tiles))]
                 k = 0
-                for j, s in enumerate(constrained):
+                for j, s in enumerate(table_seats):
                     n = counts[c][j]
                     for tile in order[k : k + n]:
                         hands[s] |= 1 << tile
@@ -235,40 +237,49 @@ class InformationState:
         order = [pool[i] for i in rng.permutation(len(pool))]
         k = 0
         for s in others:
-            if s in constrained:
+            if s in table_seats:
                 continue
             for tile in order[k : k + sizes[s]]:
                 hands[s] |= 1 << tile
             k += sizes[s]
+        if any(hands[s] & self.forbidden[s] for s in checked):
+            return None  # rejected: the caller redraws (exactly uniform on the intersection)
         boneyard = order[k : k + self.boneyard_size]
         out = 0
         for tile in order[k + self.boneyard_size :]:
             out |= 1 << tile
         return hands, boneyard, out
 
-    def _reject(self, rng: np.random.Generator, others: list[int]) -> tuple[dict[int, int], list[int], int]:
-        """Exact rejection from uniform deals (used only beyond :data:`MAX_TABLE`)."""
-        sizes = self.hand_sizes
-        tiles = bits(self.unseen)
-        for _ in range(100_000):
-            order = [tiles[i] for i in rng.permutation(len(tiles))]
-            hands, k, ok = {}, 0, True
-            for s in others:
-                h = 0
-                for tile in order[k : k + sizes[s]]:
-                    h |= 1 << tile
-                k += sizes[s]
-                if h & self.forbidden[s]:
-                    ok = False
-                    break
-                hands[s] = h
-            if ok:
-                boneyard = order[k : k + self.boneyard_size]
-                out = 0
-                for tile in order[k + self.boneyard_size :]:
-                    out |= 1 << tile
-                return hands, boneyard, out
-        raise BeliefError("rejection sampling found no consistent deal in 100000 draws")
+    def _table(self) -> tuple[list[int], list[int]]:
+        """(seats dealt through the exact class table, constrained seats checked by rejection).
+        Every constrained seat goes in the table while it fits :data:`MAX_TABLE` (cells x
+        classes), the most constrained first; the others (only with many constrained seats, 6-8
+        players) are dealt with the free tiles and a draw giving one a forbidden tile is redrawn.
+        Built once (the constraints do not change between samples)."""
+        if self._dp is None:
+            sizes = self.hand_sizes
+            constrained = [s for s in range(len(sizes))
+                           if s != self.seat and self.forbidden[s] and sizes[s] > 0]  # fmt: skip
+            chosen: list[int] = []
+            for s in sorted(constrained, key=lambda s: (-self.forbidden[s].bit_count(), s)):
+                trial = sorted([*chosen, s])
+                if _table_cells(self.unseen, [self.forbidden[t] for t in trial], [sizes[t] for t in trial]) <= MAX_TABLE:
+                    chosen = trial
+            checked = [s for s in constrained if s not in chosen]
+            table = _ClassTable(self.unseen, [self.forbidden[s] for s in chosen],
+                                [sizes[s] for s in chosen]) if chosen else None  # fmt: skip
+            self._dp = (table, chosen, checked)
+        table, chosen, checked = self._dp
+        return chosen, checked
+
+
+def _table_cells(unseen: int, forbidden: list[int], sizes: list[int]) -> int:
+    """Cells x (classes + 1) of the class table for these seats (what :data:`MAX_TABLE` bounds)."""
+    classes = set()
+    for tile in bits(unseen):
+        classes.add(sum(1 << j for j, f in enumerate(forbidden) if not f >> tile & 1))
+    classes.discard(0)
+    return math.prod(n + 1 for n in sizes) * (len(classes) + 1)
 
 
 class _ClassTable:
@@ -294,10 +305,6 @@ class _ClassTable:
         self.class_tiles = [classes[c] for c in self.class_keys]
         self.sizes = sizes
         shape = tuple(n + 1 for n in sizes)
-        cells = math.prod(shape)
-        self.table = None
-        if cells * (len(self.class_keys) + 1) > MAX_TABLE:
-            return
         prefix = [np.zeros(shape)]
         prefix[0][(0,) * k] = 1.0
         for key, tiles in zip(self.class_keys, self.class_tiles, strict=True):
@@ -316,7 +323,6 @@ class _ClassTable:
         if prefix[-1][tuple(sizes)] <= 0:
             raise BeliefError("no deal satisfies the known constraints (inconsistent information)")
         self.prefix = prefix
-        self.table = True
         # enumeration grids of every class (all count vectors within the hand sizes)
         self._grids = []
         for key, tiles in zip(self.class_keys, self.class_tiles, strict=True):
@@ -388,6 +394,10 @@ def _line_history(
         placements.append(tile)
         placed_after.append(t.pip_masks[left] | t.pip_masks[right])
         who = (who + 1) % p
+    if lead_tile < 0 and state.forced_lead >= 0:
+        # the observer is the leader before its forced lead (from_state refuses any other seat
+        # then): the tile it must lead is the highest dealt, so nobody else holds one above it
+        lead_tile = state.forced_lead
     lead_mask = 0
     if lead_tile >= 0 and forced:
         key = _lead_key(t.tiles[lead_tile])

@@ -263,3 +263,92 @@ def test_frequencies_match_the_exact_uniform_distribution(game, max_unseen):
     observed = [counts[c] for c in completions]
     result = chisquare(observed)
     assert result.pvalue > 1e-3, (len(completions), result)
+
+
+# ---------------------------------------------------------------------------- found by a bug battery
+@pytest.mark.parametrize("game", ["block_2p", "block_4p", "draw_2p", "cuban"])
+def test_the_leaders_forced_lead_decision_keeps_constraint_3(game):
+    """At the leader's own decision before its forced lead (in Cuban it may also annul), the tile
+    it must lead is the highest dealt: no other seat holds a tile above it in any sample (before
+    2026-12-03 the constraint started only once the lead was on the table)."""
+    cls, config = GAMES[game]
+    checked = 0
+    for seed in range(30):
+        state = cls.new_game(config, np.random.default_rng(seed))
+        if state.forced_lead < 0:
+            continue
+        seat, t = state.current_player, state._t
+        above = 0
+        for i, tile in enumerate(t.tiles):
+            if lead_key(tile) > lead_key(t.tiles[state.forced_lead]):
+                above |= 1 << i
+        info = InformationState.from_state(state, seat)
+        rng = np.random.default_rng(seed)
+        for _ in range(40):
+            sample = info.sample(rng)
+            assert not any(sample.hands[s] & above for s in range(state.num_players) if s != seat)
+            checked += 1
+    assert checked >= 400
+
+
+def _two_constrained(info):
+    return sum(1 for s, f in enumerate(info.forbidden) if f and s != info.seat and info.hand_sizes[s]) >= 2
+
+
+def test_seats_left_out_of_the_class_table_keep_it_exactly_uniform(monkeypatch):
+    """With MAX_TABLE so small that only one constrained seat fits the class table, the others are
+    dealt with the free tiles and checked by rejection: the frequencies still match brute-force
+    enumeration (what happens at 6-8 players, where the whole table would pass 4M cells)."""
+    import domino_env.core.belief as belief
+
+    cls, config = GAMES["block_4p"]
+    found = None
+    for seed in range(400):
+        rng = np.random.default_rng(seed)
+        state = cls.new_game(config, rng)
+        while not state.round_over and found is None:
+            info = InformationState.from_state(state, state.current_player)
+            if info.unseen.bit_count() <= 10 and _two_constrained(info):
+                found = state.copy(), info
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+        if found:
+            break
+    assert found, "no position with two constrained seats"
+    state, info = found
+    singles = [belief._table_cells(info.unseen, [info.forbidden[s]], [info.hand_sizes[s]])
+               for s in range(state.num_players) if s != info.seat and info.forbidden[s]]  # fmt: skip
+    monkeypatch.setattr(belief, "MAX_TABLE", max(singles))
+    info = InformationState.from_state(state, info.seat)
+    chosen, checked = info._table()
+    assert len(chosen) == 1 and len(checked) >= 1
+    others, completions = _completions(state, info)
+    assert 2 <= len(completions) <= 3000
+    rng = np.random.default_rng(5)
+    counts = Counter()
+    index = set(completions)
+    for _ in range(30 * len(completions)):
+        x = info.sample(rng)
+        key = (tuple(x.hands[s] for s in others), tuple(x.boneyard[: len(state.boneyard)]))
+        assert key in index, "a sample outside the consistent completions"
+        counts[key] += 1
+    assert chisquare([counts[c] for c in completions]).pvalue > 1e-3
+
+
+def test_eight_players_double_15_samples_where_plain_rejection_failed():
+    """A real decision of 8 players on double-15 (seven constrained seats): plain rejection from
+    uniform deals found no consistent deal in 100,000 draws here; the partial table does."""
+    config = MexicanTrainConfig(num_players=8, max_pip=15)
+    env = mexican_train_v0.raw_env(num_players=8, max_pip=15)
+    env.reset(seed=15)
+    rng = np.random.default_rng(15)
+    for _ in range(102):
+        env.step(int(rng.choice(env.game_state.legal_actions())))
+    real = env.game_state
+    seat = real.current_player
+    info = InformationState.from_state(real, seat)
+    assert sum(1 for s in range(8) if s != seat and info.forbidden[s]) == 7
+    encoder = encoder_for(config)
+    sample_rng = np.random.default_rng(0)
+    for _ in range(20):
+        check_sample(real, info.sample(sample_rng), seat, encoder)
