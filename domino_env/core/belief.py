@@ -60,6 +60,7 @@ Numpy-only (the engine's layer): no gymnasium, pettingzoo or torch.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -118,8 +119,9 @@ class InformationState:
                 seat that has just drawn; a line-game leader before its forced lead).
         """
         p = state.num_players
-        if not (isinstance(seat, int) and 0 <= seat < p):
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < p:
             raise BeliefError(f"seat must be 0..{p - 1}, got {seat!r}")
+        seat = int(seat)  # a numpy integer too
         if state.round_over:
             raise BeliefError("the round is over: nothing is hidden any more")
         self = cls()

@@ -57,6 +57,12 @@ class _ConfigMixin:
         return cls(**_checked_kwargs(cls, data))
 
 
+
+def _known(name: Any, names: Any) -> bool:
+    """``name`` is one of ``names`` (a list or dict given as a preset is not, rather than a
+    TypeError from hashing it)."""
+    return isinstance(name, str) and name in names
+
 @dataclass(frozen=True)
 class MexicanTrainConfig(_ConfigMixin):
     """The rules of one Mexican Train game (defaults = seed 000, "Dominó Cubano (Tren Mexicano)").
@@ -102,11 +108,15 @@ class MexicanTrainConfig(_ConfigMixin):
         _check_int("elimination_limit", self.elimination_limit, 1, 10**6)
         if self.first_player is not None:
             _check_int("first_player", self.first_player, 0, self.num_players - 1)
-        if self.preset not in PRESETS:
+        if not _known(self.preset, PRESETS):
             raise ConfigError("preset", self.preset, f"one of {tuple(PRESETS)}")
         if self.hand_size is not None:
             _check_int("hand_size", self.hand_size, 1, tile_count(self.max_pip))
         hand = self.dealt_hand_size(self.num_players)
+        if hand < 2 and self.station_source == "highest_held":
+            # the station comes out of its holder's hand (docs/rules.md §1.7), which would be empty
+            raise ConfigError("hand_size", hand, "at least 2 with station_source='highest_held' (the "
+                              "station's holder places it from its hand, which would be left empty)")  # fmt: skip
         tiles = tile_count(self.max_pip)
         if self.num_players * hand + 1 > tiles:
             raise ConfigError(
@@ -185,7 +195,7 @@ def from_preset(name: str = "domino_cubano", **overrides: Any) -> MexicanTrainCo
     Raises:
         ConfigError: unknown preset, unknown field or invalid value.
     """
-    if name not in PRESETS:
+    if not _known(name, PRESETS):
         raise ConfigError("preset", name, f"one of {tuple(PRESETS)}")
     values = dict(PRESETS[name][1])
     values.update(_checked_kwargs(MexicanTrainConfig, overrides))
@@ -270,7 +280,7 @@ class LineConfig(_ConfigMixin):
         if self.annul_doubles is not None:
             _check_int("annul_doubles", self.annul_doubles, 1, self.max_pip + 1)
         _check_int("target_score", self.target_score, 1, 10**7)
-        if self.preset not in LINE_PRESETS:
+        if not _known(self.preset, LINE_PRESETS):
             raise ConfigError("preset", self.preset, f"one of {tuple(LINE_PRESETS)}")
 
     def team_of(self, seat: int) -> int:
@@ -313,7 +323,7 @@ def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
     Raises:
         ConfigError: unknown preset, unknown field or invalid value.
     """
-    if name not in LINE_PRESETS:
+    if not _known(name, LINE_PRESETS):
         raise ConfigError("preset", name, f"one of {tuple(LINE_PRESETS)}")
     values = dict(LINE_PRESETS[name][1])
     values.update(_checked_kwargs(LineConfig, overrides))

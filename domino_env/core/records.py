@@ -49,19 +49,31 @@ def load_record(path: str | Path) -> dict[str, Any]:
     """Read a record written by :func:`save_record`.
 
     Raises:
-        RecordError: not a record of a known format.
+        RecordError: not a record of a known format (also a file that is not UTF-8 JSON, e.g.
+            truncated; the message names the file).
+        OSError: the file cannot be read (FileNotFoundError, ...).
     """
-    record = json.loads(Path(path).read_text())
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise RecordError(f"{path}: not a JSON game record ({type(err).__name__}: {err})") from err
     _check(record)
     return record
+
+
+#: The record's fields that replay reads, and their JSON types.
+_FIELD_TYPES = {"env_kwargs": dict, "deals": list, "actions": list}
 
 
 def _check(record: Any) -> None:
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise RecordError(f"not a game record of format {RECORD_FORMAT!r}")
-    for key in ("env_kwargs", "deals", "actions"):
+    for key, kind in _FIELD_TYPES.items():
         if key not in record:
             raise RecordError(f"record lacks {key!r}")
+        if not isinstance(record[key], kind):
+            raise RecordError(f"record field {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
+                              f"got {type(record[key]).__name__}")  # fmt: skip
 
 
 def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:

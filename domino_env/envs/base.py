@@ -20,7 +20,14 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError, check_seed
+from ..core.errors import (
+    ConfigError,
+    DealError,
+    DominoError,
+    IllegalActionError,
+    check_action,
+    check_seed,
+)
 from ..core.records import make_record
 from .infos import info_layout
 
@@ -447,10 +454,21 @@ class _StateCall:
         return f"<state() of {type(self._env).__name__}; engine: env.game_state>"
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` that first refuses a non-integer action (a float,
+    bool, string or array) with ``IllegalActionError``, as ``raw_env`` does: the wrappers below
+    it would index the action mask with it (``True`` gave numpy's "truth value of an array is
+    ambiguous")."""
+
+    def step(self, action: Any) -> None:
+        super().step(None if action is None else check_action(action))
+
+
 def wrap(raw: AECEnv) -> AECEnv:
     """PettingZoo's standard wrappers: an illegal action ends the episode with -1 for the
     offender (both ``terminations`` and ``truncations`` set for every agent), out-of-bounds
-    actions assert, call order is enforced."""
+    integer actions assert, call order is enforced; a non-integer action raises
+    ``IllegalActionError`` first."""
     e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    return _OrderEnforcing(e)

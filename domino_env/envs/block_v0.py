@@ -18,7 +18,8 @@ class raw_env(line_v0.raw_env):
 
     metadata = {**line_v0.raw_env.metadata, "name": "block_v0"}
 
-    def __init__(self, preset: str = "block", **kwargs: Any):
+    def __init__(self, preset: str | None = "block", **kwargs: Any):
+        preset = "block" if preset is None else preset  # None: the default, as in line_v0
         if preset != "block":  # the id names the game: other presets go through line_v0.raw_env
             raise ConfigError("preset", preset, "'block' for block_v0 (use line_v0.raw_env(preset=...))")
         super().__init__(preset=preset, **kwargs)

@@ -18,7 +18,8 @@ class raw_env(line_v0.raw_env):
 
     metadata = {**line_v0.raw_env.metadata, "name": "cuban_v0"}
 
-    def __init__(self, preset: str = "cuban", **kwargs: Any):
+    def __init__(self, preset: str | None = "cuban", **kwargs: Any):
+        preset = "cuban" if preset is None else preset  # None: the default, as in line_v0
         if preset != "cuban":  # the id names the game: other presets go through line_v0.raw_env
             raise ConfigError("preset", preset, "'cuban' for cuban_v0 (use line_v0.raw_env(preset=...))")
         super().__init__(preset=preset, **kwargs)

@@ -185,6 +185,11 @@ def test_refuses_what_the_seat_cannot_see():
         InformationState.from_state(state, 1)
     with pytest.raises(BeliefError, match="seat must be"):
         InformationState.from_state(state, 2)
+    for bad in (True, 0.0, "0"):
+        with pytest.raises(BeliefError, match="seat must be"):
+            InformationState.from_state(state, bad)
+    assert InformationState.from_state(state, np.int64(0)).seat == 0  # numpy integers, as elsewhere
+    assert type(InformationState.from_state(state, np.int64(0)).seat) is int
 
 
 # ---------------------------------------------------------------------------- exact uniformity

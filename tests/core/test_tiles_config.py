@@ -91,3 +91,38 @@ def test_presets_and_round_trip():
         assert differing == {k for k, v in fields.items() if getattr(default, k) != v}
         assert MexicanTrainConfig.from_dict(cfg.to_dict()) == cfg
     assert from_preset("tren_mexicano", doubles="satisfy").doubles == "satisfy"
+
+
+def test_highest_held_needs_two_tiles_a_hand():
+    """The station comes out of its holder's hand (docs/rules.md §1.7): with one tile a hand that
+    hand would be empty (the round then ran from an empty hand and its record could not replay)."""
+    with pytest.raises(ConfigError, match="at least 2 with station_source='highest_held'") as err:
+        MexicanTrainConfig(num_players=2, max_pip=9, station_source="highest_held", hand_size=1)
+    assert err.value.field == "hand_size"
+    assert MexicanTrainConfig(num_players=2, max_pip=9, station_source="highest_held", hand_size=2).hand_size == 2
+    MexicanTrainConfig(num_players=2, max_pip=9, hand_size=1)  # set aside: the station is not dealt
+
+
+@pytest.mark.parametrize("preset", [["x"], {"a": 1}, 3])
+def test_a_preset_that_is_not_a_name_is_a_config_error(preset):
+    from domino_env.core.config import line_from_preset
+    from domino_env.envs import cuban_v0, line_v0, mexican_train_v0
+
+    for make in (
+        lambda: MexicanTrainConfig(preset=preset),
+        lambda: from_preset(preset),
+        lambda: line_from_preset(preset),
+        lambda: mexican_train_v0.raw_env(preset=preset),
+        lambda: line_v0.raw_env(preset=preset),
+        lambda: cuban_v0.raw_env(preset=preset),
+    ):
+        with pytest.raises(ConfigError) as err:  # was TypeError (unhashable) for a list or dict
+            make()
+        assert err.value.field == "preset"
+
+
+def test_the_game_ids_take_preset_none_as_their_own_preset():
+    from domino_env.envs import block_v0, cuban_v0, draw_v0
+
+    for module, name in ((block_v0, "block"), (draw_v0, "draw"), (cuban_v0, "cuban")):
+        assert module.raw_env(preset=None).config.preset == name  # as line_v0 and mexican_train_v0 do

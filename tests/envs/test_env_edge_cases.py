@@ -176,3 +176,55 @@ def test_numpy_integers_in_env_kwargs_and_deals():
     illegal = np.int64(np.flatnonzero(~adapter.action_masks())[0])
     _, reward, terminated, _, info = adapter.step(illegal)
     assert terminated and reward == -2.0 and info["illegal_action"]
+
+
+# ---------------------------------------------------------------- found by a bug battery (2026-12-03)
+def test_the_adapters_illegal_action_info_has_round_results_too():
+    env = mexican_train_single_agent()
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    *_, terminated, _, info = env.step(bad)
+    assert terminated and info["illegal_action"] and info["round_results"] == []  # "always present"
+
+
+@pytest.mark.parametrize("action", [True, 54.0, "3", np.array([1, 2]), np.float32(2.0)])
+def test_wrapped_env_refuses_a_non_integer_action_like_raw_env(action):
+    """env()'s PettingZoo wrappers indexed the mask with the action first (True: numpy's
+    "truth value ... is ambiguous"; a float: a bare AssertionError); now IllegalActionError, and
+    nothing changes."""
+    from domino_env import IllegalActionError
+    from domino_env.envs import block_v0
+
+    for make in (block_v0.env, block_v0.raw_env, mexican_train_v0.env):
+        env = make()
+        env.reset(seed=1)
+        before = env.unwrapped.game_state.copy().actions
+        with pytest.raises(IllegalActionError, match="must be an integer"):
+            env.step(action)
+        assert env.unwrapped.game_state.actions == before
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(np.int64(legal))  # numpy integers still play
+        assert len(env.unwrapped.game_state.actions) == len(before) + 1
+
+
+def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
+    from domino_env.core.errors import RecordError
+    from domino_env.core.records import load_record, replay, save_record
+    from domino_env.envs import block_v0
+
+    env = block_v0.raw_env()
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    record = env.to_record()
+    path = tmp_path / "r.json"
+    save_record(record, path)
+    assert len(list(replay(load_record(path)))) == 2
+    path.write_text(path.read_text()[:40])  # truncated
+    with pytest.raises(RecordError, match="r.json: not a JSON game record"):
+        load_record(path)
+    path.write_bytes(b"\xff\xfe")  # not text
+    with pytest.raises(RecordError, match="r.json: not a JSON game record"):
+        load_record(path)
+    for field, value, kind in (("actions", 5, "list"), ("deals", None, "list"), ("env_kwargs", [], "object")):
+        with pytest.raises(RecordError, match=f"{field}' must be a JSON {kind}"):
+            list(replay({**record, field: value}))
