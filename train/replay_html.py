@@ -228,12 +228,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--output {out} would overwrite the record")
     try:
         record = load_record(src)
+    except RecordError as err:  # not JSON, not text, not a record: the message names the file
+        parser.error(str(err))
+    except OSError as err:
+        parser.error(f"record {src}: {err.strerror}")
+    try:
         data = page_data(record)
         page = render_html(record, data)
-    except json.JSONDecodeError as err:
-        parser.error(f"record {src} is not valid JSON: {err.msg} (line {err.lineno})")
-    except UnicodeDecodeError:
-        parser.error(f"record {src} is not a text (JSON) file")
     except OSError as err:
         parser.error(f"record {src}: {err.strerror}")
     except RecordError as err:  # its message says what does not replay, and where

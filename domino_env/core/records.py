@@ -55,8 +55,10 @@ def load_record(path: str | Path) -> dict[str, Any]:
     """
     try:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise RecordError(f"{path}: not a JSON game record ({type(err).__name__}: {err})") from err
+    except json.JSONDecodeError as err:
+        raise RecordError(f"record {path} is not valid JSON: {err.msg} (line {err.lineno})") from err
+    except UnicodeDecodeError as err:
+        raise RecordError(f"record {path} is not a text (JSON) file") from err
     _check(record)
     return record
 

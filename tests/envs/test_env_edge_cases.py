@@ -220,10 +220,10 @@ def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
     save_record(record, path)
     assert len(list(replay(load_record(path)))) == 2
     path.write_text(path.read_text()[:40])  # truncated
-    with pytest.raises(RecordError, match="r.json: not a JSON game record"):
+    with pytest.raises(RecordError, match="r.json is not valid JSON: "):
         load_record(path)
     path.write_bytes(b"\xff\xfe")  # not text
-    with pytest.raises(RecordError, match="r.json: not a JSON game record"):
+    with pytest.raises(RecordError, match=r"r.json is not a text \(JSON\) file"):
         load_record(path)
     for field, value, kind in (("actions", 5, "list"), ("deals", None, "list"), ("env_kwargs", [], "object")):
         with pytest.raises(RecordError, match=f"{field}' must be a JSON {kind}"):
