@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -89,23 +88,61 @@ def plot_learning_curve(
     return path
 
 
+def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
+    """A ``domino-train`` run folder's periodic evaluations (``evaluations.json``, else
+    ``metadata.json``'s ``evaluations``) and the plot's title.
+
+    Raises:
+        ValueError: not such a folder, unreadable JSON, or no evaluation to draw (the message
+            names the file).
+    """
+    if not run.is_dir():
+        raise ValueError(f"{run}: no such folder")
+    meta: dict[str, Any] = {}
+    for name in ("metadata.json", "evaluations.json"):
+        path = run / name
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: not readable JSON ({exc})") from exc
+        if name == "metadata.json":
+            meta = data if isinstance(data, dict) else {}
+        else:
+            meta = {**meta, "evaluations": data}
+    history = meta.get("evaluations")
+    if not meta:
+        raise ValueError(f"{run}: neither evaluations.json nor metadata.json (not a domino-train run folder)")
+    ok = isinstance(history, list) and all(isinstance(h, dict) and "timesteps" in h and "results" in h
+                                            for h in history)  # fmt: skip
+    if not history or not ok:
+        raise ValueError(f"{run}: no periodic evaluations to draw (a domino-bc model folder, or a run "
+                         "stopped before its first evaluation)")  # fmt: skip
+    kw = meta.get("env_kwargs", {}) if isinstance(meta.get("env_kwargs"), dict) else {}
+    title = (f"MaskablePPO, {kw.get('num_players')} players, double-{kw.get('max_pip')}, {kw.get('preset')}"
+             if kw else "")  # fmt: skip
+    return history, title
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m domino_env.train.plots", description="Redraw a train.ppo run's learning curve."
+    from domino_env.train.cli import ArgumentParser
+
+    parser = ArgumentParser(
+        prog="python -m domino_env.train.plots", description="Redraw a domino-train run's learning curve."
     )
     parser.add_argument("run", help="run folder (holds evaluations.json or metadata.json)")
     parser.add_argument("--out", default=None, help="PNG path (default: RUN/learning_curve.png)")
     args = parser.parse_args(argv)
     run = Path(args.run)
-    if (run / "evaluations.json").is_file():
-        history = json.loads((run / "evaluations.json").read_text())
-    else:
-        history = json.loads((run / "metadata.json").read_text())["evaluations"]
-    title = ""
-    if (run / "metadata.json").is_file():
-        kw = json.loads((run / "metadata.json").read_text()).get("env_kwargs", {})
-        title = f"MaskablePPO, {kw.get('num_players')} players, double-{kw.get('max_pip')}, {kw.get('preset')}"
-    print(plot_learning_curve(history, args.out or run / "learning_curve.png", title=title))
+    try:
+        history, title = read_history(run)
+    except ValueError as exc:
+        parser.error(str(exc))
+    out = Path(args.out) if args.out else run / "learning_curve.png"
+    if not out.parent.is_dir():
+        parser.error(f"--out {out}: folder {out.parent} does not exist")
+    print(plot_learning_curve(history, out, title=title))
 
 
 if __name__ == "__main__":

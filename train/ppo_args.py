@@ -19,7 +19,12 @@ from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter  # noqa: F401  (re-exported)
-from domino_env.train.evaluate import _RULE_OPTIONS, add_mexican_train_rule_options, agent_choices
+from domino_env.train.evaluate import (
+    _RULE_OPTIONS,
+    add_mexican_train_rule_options,
+    agent_choices,
+    seats_error_line,
+)
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
 from domino_env.train.run_folder import config_of
@@ -309,7 +314,8 @@ def check_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
     except ConfigError as exc:
         if game != "mexican_train" and exc.field == "hand_size":  # the preset's hand, no flag of ours
             parser.error(f"--max-pip {args.max_pip}: too few tiles for the {game} preset's hand ({exc})")
-        parser.error(f"{flag_of(exc.field)}: {exc}")
+        seats = seats_error_line(exc, game, args.players) if args.players is not None else None
+        parser.error(seats or f"{flag_of(exc.field)}: {exc}")
     except DominoError as exc:
         parser.error(str(exc))
 

@@ -38,7 +38,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import signal
 import sys
 import time
@@ -48,13 +47,15 @@ from typing import Any
 
 import numpy as np
 
-from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
-from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter
-from domino_env.train.evaluate import add_mexican_train_rule_options
+from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
+    GAMES,
+    build_parser,
+    resume_options,
+    validate,
+)
 from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the command's config)
     MAIN,
     MODES,
@@ -67,175 +68,7 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
 )
 from domino_env.train.run_folder import command_line
 
-GAMES = ("mexican_train", "block", "draw", "cuban")
 METADATA_FORMAT = "domino_env.rllib/1"
-
-
-# ---------------------------------------------------------------------------------- CLI
-def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(  # one-line errors, as every command of the package
-        prog="domino-rllib",
-        description="Masked multi-agent PPO on Ray RLlib for every domino game: self-play, "
-        "scripted opponents or a league of frozen snapshots; one machine or a Ray cluster.",
-        formatter_class=DefaultsHelpFormatter,
-    )
-    g = parser.add_argument_group("game")
-    g.add_argument("--game", default="mexican_train", choices=GAMES, help="the game")
-    g.add_argument(
-        "--preset", default="domino_cubano", choices=tuple(PRESETS), help="Mexican Train rule preset"
-    )
-    g.add_argument(
-        "--players", type=int, default=None,
-        help="seats (default: 4 for Mexican Train, the preset's for a line game)",
-    )  # fmt: skip
-    g.add_argument(
-        "--max-pip", type=int, default=None, choices=(6, 9, 12, 15, 18),
-        help="double-N set (default: 12 for Mexican Train, the preset's for a line game)",
-    )  # fmt: skip
-    g.add_argument("--episode", default="round", choices=("round", "game"), help="episode length")
-    g.add_argument("--reward", default="outcome", choices=("outcome", "points"), help="env reward")
-    add_mexican_train_rule_options(parser)
-
-    m = parser.add_argument_group("who plays the other seats")
-    m.add_argument("--mode", default="self-play", choices=MODES, help="see the module docstring")
-    m.add_argument(
-        "--opponents", nargs="+", default=[], metavar="AGENT",
-        help="scripted opponents (random, greedy, planner, ppo:PATH, rllib:PATH); needed with "
-        "--mode opponents, optional in a league",
-    )  # fmt: skip
-    m.add_argument("--league-size", type=int, default=4, help="frozen snapshots in a league")
-    m.add_argument(
-        "--snapshot-every", type=int, default=5, help="iterations between snapshot refreshes"
-    )
-
-    t = parser.add_argument_group("training")
-    t.add_argument("--iterations", type=int, default=20, help="PPO iterations (at most)")
-    t.add_argument(
-        "--time-limit", type=float, default=None, metavar="SECONDS",
-        help="stop after the iteration that passes this wall time",
-    )  # fmt: skip
-    t.add_argument("--seed", type=int, default=0, help="seeds the envs, the modules, the seating")
-    t.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (all seats)")
-    t.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch")
-    t.add_argument("--epochs", type=int, default=5, help="passes over each batch")
-    t.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
-    t.add_argument("--gamma", type=float, default=0.995, help="discount")
-    t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda")
-    t.add_argument("--entropy-coeff", type=float, default=0.01, help="entropy bonus")
-    t.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="MLP layer sizes")
-
-    r = parser.add_argument_group("Ray")
-    r.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (0: in the driver)")
-    r.add_argument("--num-envs-per-env-runner", type=int, default=1, help="envs per env runner")
-    r.add_argument(
-        "--num-learners", type=int, default=0,
-        help="learner actors (0: learn in the driver; more: data-parallel PPO updates, e.g. one "
-        "per GPU node of a cluster)",
-    )  # fmt: skip
-    r.add_argument(
-        "--address", default=None,
-        help="join a running Ray cluster (HEAD_IP:6379, or 'auto'); default: start a local one",
-    )  # fmt: skip
-    r.add_argument(
-        "--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (not with --address)"
-    )
-
-    o = parser.add_argument_group("output and evaluation")
-    o.add_argument("--out", default=None, help="run folder (default: runs/rllib_<game>_<date>_<time>)")
-    o.add_argument("--resume", default=None, metavar="RUN", help="continue the run in this folder")
-    o.add_argument("--checkpoint-every", type=int, default=5, help="iterations between checkpoints")
-    o.add_argument(
-        "--eval-rounds", type=int, default=200,
-        help="duplicate-deal rounds per evaluation opponent at the end (0: none)",
-    )  # fmt: skip
-    o.add_argument(
-        "--eval-opponents", nargs="+", default=["random", "greedy"], metavar="AGENT",
-        help="the checkpoint plays [rllib, X, X, ...] for each X",
-    )  # fmt: skip
-    o.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar"
-    )
-    return parser
-
-
-def rules_of(args: argparse.Namespace) -> dict[str, Any]:
-    """The full rules dict of the parsed options (``domino_env.train.ppo.rules_from_args``).
-
-    Raises:
-        ConfigError: invalid rule values.
-    """
-    from domino_env.train.ppo import rules_from_args
-
-    return rules_from_args(args)
-
-
-def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
-    """Check every flag before any work starts (``parser.error`` names the flag); return the
-    env config."""
-    positive = ("iterations", "league_size", "snapshot_every", "batch_size", "minibatch_size",
-                "epochs", "checkpoint_every", "num_envs_per_env_runner")  # fmt: skip
-    for name in positive:
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
-    for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
-        if getattr(args, name) < 0:
-            parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    if args.time_limit is not None and not args.time_limit > 0:
-        parser.error(f"--time-limit must be > 0 seconds, got {args.time_limit}")
-    if args.minibatch_size > args.batch_size:
-        parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
-    if any(h < 1 for h in args.hidden):
-        parser.error(f"--hidden sizes must be >= 1, got {args.hidden}")
-    if not 0 < args.gamma <= 1 or not 0 <= args.gae_lambda <= 1 or not args.lr > 0:
-        parser.error("--gamma must be in (0, 1], --gae-lambda in [0, 1], --lr > 0")
-    if args.mode == "opponents" and not args.opponents:
-        parser.error("--mode opponents needs --opponents (e.g. --opponents greedy random)")
-    if args.mode == "self-play" and args.opponents:
-        parser.error("--opponents is for --mode opponents or league (self-play: every seat is main)")
-    if args.address is not None and not re.fullmatch(r"auto|(ray://)?[\w.\-]+:\d+", args.address):
-        parser.error(f"--address {args.address!r}: give HOST:PORT of the head (e.g. 10.0.0.1:6379), ray://HOST:PORT or auto")
-    if args.address is not None and args.num_cpus is not None:
-        parser.error("--num-cpus sizes a local Ray instance; a cluster (--address) has its own")
-    if args.num_cpus is not None and args.num_cpus < 1:
-        parser.error(f"--num-cpus must be >= 1, got {args.num_cpus}")
-    if args.game != "mexican_train":
-        for name in ("hand_size", "first_turn", "doubles", "drawn_tile", "marker_removal",
-                     "station_source", "blocked_round", "game_end", "use_boneyard",
-                     "use_mexican_train", "double_blank_points", "elimination_limit"):  # fmt: skip
-            if getattr(args, name) is not None:
-                parser.error(f"--{name.replace('_', '-')} is a Mexican Train rule, not of --game {args.game}")
-    import importlib.util
-
-    # Found, not imported: ray reads its auth settings at import (see join_cluster).
-    if importlib.util.find_spec("ray") is None or importlib.util.find_spec("ray.rllib") is None:
-        parser.error("Ray RLlib is not installed: pip install 'domino-env[rllib]'")
-    try:
-        rules = rules_of(args)
-        env_config = env_config_of(args.game, rules, args.episode, args.reward)
-        from domino_env.agents.rllib.env import aec_from_env_config
-
-        cfg = aec_from_env_config(env_config).config
-        for spec in (*args.opponents, *args.eval_opponents):
-            agent = make_agent(spec, cfg)  # an unknown name or a bad path fails now
-            if spec in args.opponents and getattr(agent, "wants_info_state", False):
-                # RLlib's opponent modules see observation batches only, never the engine state
-                parser.error(f"--opponents {spec}: it needs the seat's public history (search, or a model "
-                             "reading action-features-v3), which RLlib's opponent modules do not have; "
-                             "it can be an --eval-opponents entry")  # fmt: skip
-    except (DominoError, FileNotFoundError) as exc:
-        parser.error(str(exc))
-    if args.resume is not None:
-        run = Path(args.resume)
-        if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
-            parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
-        if args.out is not None and Path(args.out).resolve() != run.resolve():
-            parser.error("--out and --resume name different folders (a resumed run stays in its folder)")
-        previous = json.loads((run / METADATA_FILE).read_text())
-        if previous.get("env_config") != env_config:
-            parser.error(f"--resume {run}: the run's rules {previous.get('env_config')} differ from these {env_config}")
-    elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
-        parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
-    return env_config
 
 
 def use_token_if_present() -> None:
@@ -298,9 +131,18 @@ def train(argv: Sequence[str] | None = None) -> Path:
 
     Raises:
         SystemExit: invalid options (argparse's message, before any work starts).
+        DominoError: the ``--resume`` checkpoint cannot be restored.
     """
+    return _run(argv)[0]
+
+
+def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
+    """:func:`train`, also returning the exit status: 0, or 128 + the signal number when SIGINT
+    or SIGTERM stopped training (the checkpoint is saved: continue with ``--resume``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    resume_options(parser, args, argv)  # --resume RUN: the run's rules, mode, opponents, network
     if args.address is not None:
         use_token_if_present()  # before anything imports ray
     env_config = validate(parser, args)
@@ -331,7 +173,14 @@ def train(argv: Sequence[str] | None = None) -> Path:
     history: list[dict[str, Any]] = []
     done_before = 0
     if args.resume is not None:
-        algo.restore_from_path(str((out / CHECKPOINT_DIR).resolve()))
+        try:
+            algo.restore_from_path(str((out / CHECKPOINT_DIR).resolve()))
+        except Exception as exc:  # a damaged file the module check did not read (optimizer, learner)
+            algo.stop()
+            ray.shutdown()
+            first = (str(exc).strip().splitlines() or [""])[0]
+            raise DominoError(f"--resume {out}: the checkpoint cannot be restored ({type(exc).__name__}: "
+                              f"{first})") from exc  # fmt: skip
         previous = json.loads((out / METADATA_FILE).read_text())
         history = list(previous.get("history", []))
         done_before = int(previous.get("iterations_done", 0))
@@ -360,7 +209,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
         "opponents": domino["opponents"],
         "league": domino["league"],
         "args": vars(args),
-        "command": command_line("train.rllib", list(argv if argv is not None else sys.argv[1:])),
+        "command": command_line("train.rllib", argv),
         "versions": _versions(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
     }
@@ -382,8 +231,11 @@ def train(argv: Sequence[str] | None = None) -> Path:
         bar = tqdm(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
     start = time.perf_counter()
     interrupted = False
+    stopped_by = signal.SIGINT  # what a KeyboardInterrupt means unless SIGTERM's handler says
 
     def stop_on_sigterm(signum: int, frame: Any) -> None:  # a scheduler's stop: like Ctrl-C
+        nonlocal stopped_by
+        stopped_by = signal.SIGTERM
         raise KeyboardInterrupt
 
     previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
@@ -422,7 +274,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
     print(f"{new_iterations} iterations, {history[-1]['env_steps'] if history else 0} env steps, "
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
           f"domino-evaluate --game {args.game} --agents rllib:{out} ...")  # fmt: skip
-    return out
+    return out, 128 + stopped_by.value if interrupted else 0
 
 
 def write_metadata(out: Path, metadata: dict[str, Any]) -> None:
@@ -452,10 +304,12 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
     return results
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of ``domino-rllib`` (``python -m domino_env.train.rllib``)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``domino-rllib`` (``python -m domino_env.train.rllib``): the exit status, 0
+    when done, 128 + the signal number (130 Ctrl-C, 143 SIGTERM) when a signal stopped training
+    (after the checkpoint is saved), as ``domino-train``."""
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    train(argv)
+    return _run(argv)[1]
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ from ppo_helpers import run_ppo as _run  # noqa: E402
         (["--resume", "no/such/run"], "--resume no/such/run"),
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
         (["--resume", "a", "--init-from", "b"], "--init-from"),
-        (["--game", "cuban", "--players", "2"], "--players: invalid config field 'teams'"),  # teams need 4
+        (["--game", "cuban", "--players", "2"], "--players: Cuban plays in teams of two (seats 0+2 vs 1+3), which needs 4 players; got 2"),  # teams need 4
         (["--game", "cuban", "--max-pip", "6"], "--max-pip 6: too few tiles for the cuban preset's hand"),
         (["--partner", "learner"], "--partner"),  # Mexican Train has no teams
         (["--game", "block", "--players", "4", "--partner", "learner"], "--partner"),

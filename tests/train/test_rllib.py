@@ -7,6 +7,7 @@ test_rllib_smoke.py; the turn-based reward bookkeeping in test_rllib_rewards.py.
 
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -230,6 +231,13 @@ def test_seat_mapping_modes():
         (["--resume", "/nonexistent"], "not a run folder"),
         (["--hidden", "0"], "--hidden sizes must be >= 1"),
         (["--seed", "-1"], "--seed must be >= 0"),
+        (["--lr", "0"], "--lr must be > 0, got 0.0"),
+        (["--gamma", "1.5"], "--gamma must be in (0, 1], got 1.5"),
+        (["--gae-lambda", "2"], "--gae-lambda must be in [0, 1], got 2.0"),
+        (["--eval-opponents", "bogus"], "--eval-opponents bogus: "),
+        (["--mode", "opponents", "--opponents", "bogus"], "--opponents bogus: "),
+        (["--game", "cuban", "--players", "3"], "--players: "),
+        (["--address", "127.0.0.1:1"], "--address 127.0.0.1:1: nothing answers at 127.0.0.1:1"),
     ],
 )
 def test_cli_validates_flags_before_any_work(argv, message, capsys):
@@ -246,6 +254,16 @@ def test_cli_refuses_a_non_empty_out_folder(tmp_path, capsys):
         validate(parser, parser.parse_args(["--out", str(tmp_path)]))
     assert "exists and is not empty" in capsys.readouterr().err
     assert (tmp_path / "x").read_text() == "keep me"
+
+
+def test_an_unreachable_head_is_one_line_in_seconds_and_leaves_no_folder(tmp_path):
+    """Ray itself retried an unreachable --address for minutes (and the run folder was made)."""
+    out = tmp_path / "never"
+    start = time.time()
+    proc = subprocess.run([sys.executable, "-m", "train.rllib", "--address", "127.0.0.1:1", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "nothing answers at 127.0.0.1:1" in proc.stderr
+    assert proc.stderr.count("\n") == 1 and time.time() - start < 60 and not out.exists()
 
 
 def test_cli_error_is_one_line_from_a_real_process_and_starts_no_ray():

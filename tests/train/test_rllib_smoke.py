@@ -117,14 +117,44 @@ def test_line_game_league_smoke_run(draw_run):
 
 
 def test_resume_continues_a_run(draw_run, tmp_path):
+    """``--resume RUN --iterations N`` alone continues the run as it was: its rules, mode, league,
+    opponents, network and training settings come from the run (the interrupt hint's command)."""
     out = tmp_path / "resumed"
     shutil.copytree(draw_run[0], out)
-    run(["-m", "train.rllib", "--game", "draw", "--mode", "league", "--league-size", "2",
-         "--snapshot-every", "1", "--opponents", "greedy", "--iterations", "1",
-         "--eval-rounds", "0", "--resume", str(out), *SMALL])  # fmt: skip
+    run(["-m", "train.rllib", "--resume", str(out), "--iterations", "1", "--eval-rounds", "0",
+         "--num-cpus", "2", "--no-progress"])  # fmt: skip
     rows, meta = _history(out)
     assert [r["iteration"] for r in rows] == [1, 2, 3] and meta["iterations_done"] == 3
     assert len(meta["history"]) == 3
+    assert meta["game"] == "draw" and meta["mode"] == "league" and meta["league"]["slots"] == ["snapshot_0", "snapshot_1"]
+    assert meta["args"]["batch_size"] == 256 and meta["args"]["hidden"] == [32] and meta["args"]["opponents"] == ["greedy"]
+
+
+def test_resume_refuses_another_mode_naming_the_flag(draw_run, capsys):
+    from domino_env.train.rllib import build_parser, resume_options
+
+    argv = ["--resume", str(draw_run[0]), "--mode", "self-play"]
+    parser = build_parser()
+    with pytest.raises(SystemExit) as exc:
+        resume_options(parser, parser.parse_args(argv), argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert "the run has --mode league, this command self-play; leave --mode out" in err
+    argv = ["--resume", str(draw_run[0]), "--players", "4"]
+    with pytest.raises(SystemExit):
+        resume_options(parser, parser.parse_args(argv), argv)
+    assert "the run has --players None, this command 4" in capsys.readouterr().err
+
+
+def test_resume_of_a_damaged_checkpoint_is_one_line(draw_run, tmp_path):
+    out = tmp_path / "damaged"
+    shutil.copytree(draw_run[0], out)
+    state = out / "checkpoint" / "learner_group" / "learner" / "rl_module" / "main" / "module_state.pkl"
+    state.write_bytes(state.read_bytes()[:500])  # truncated
+    proc = subprocess.run([sys.executable, "-m", "train.rllib", "--resume", str(out), "--iterations", "1",
+                           "--num-cpus", "2", "--no-progress"], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "module_state.pkl: not a readable module state" in proc.stderr
 
 
 def test_interrupted_run_saves_a_resumable_checkpoint(tmp_path):
@@ -139,9 +169,25 @@ def test_interrupted_run_saves_a_resumable_checkpoint(tmp_path):
     while not (progress.is_file() and len(progress.read_text().splitlines()) >= 2):
         assert proc.poll() is None and time.time() < deadline, "training did not start"
         time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)  # Ctrl-C (SIGTERM takes the same path)
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0 and "interrupted: saving a checkpoint" in err
+    assert proc.returncode == 130 and "interrupted: saving a checkpoint" in err  # 128 + SIGINT
     rows, meta = _history(out)
     assert meta["interrupted"] is True and meta["iterations_done"] == len(rows) < 500
     assert isinstance(make_agent(f"rllib:{out}", {"num_players": 2, "max_pip": 9}), PPOAgent)
+    # the hint's command continues it (the run's rules and settings), and SIGTERM stops it as well
+    hint = f"continue with --resume {out}"
+    assert hint in err
+    done = meta["iterations_done"]
+    proc = subprocess.Popen([sys.executable, "-m", "train.rllib", "--resume", str(out), "--iterations", "500",
+                             "--num-cpus", "2", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.time() + 240
+    while len(progress.read_text().splitlines()) < done + 1:
+        assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.poll() is not None else "stalled"
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)  # a scheduler's stop
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and "interrupted: saving a checkpoint" in err  # 128 + SIGTERM
+    rows, meta = _history(out)
+    assert meta["iterations_done"] == len(rows) > done and meta["env_config"]["max_pip"] == 9

@@ -1,0 +1,58 @@
+"""``python -m domino_env.train.plots RUN``: redraws a run's learning curve; bad input is one line."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RELEASE = Path(__file__).resolve().parents[2] / "checkpoints" / "mexican_train_4p_d12_action_scores"
+
+
+def plots(*args):
+    return subprocess.run([sys.executable, "-m", "domino_env.train.plots", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_redraws_a_released_runs_curve(tmp_path):
+    out = tmp_path / "curve.png"
+    proc = plots(RELEASE, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def _folder(tmp_path, files):
+    run = tmp_path / "run"
+    run.mkdir()
+    for name, text in files.items():
+        (run / name).write_text(text)
+    return run
+
+
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        (None, "no such folder"),
+        ({}, "neither evaluations.json nor metadata.json"),
+        ({"metadata.json": "{"}, "metadata.json: not readable JSON"),
+        ({"evaluations.json": "[1, 2"}, "evaluations.json: not readable JSON"),
+        ({"metadata.json": json.dumps({"policy_input": "action-features-v1"})}, "no periodic evaluations to draw"),
+        ({"evaluations.json": "[]"}, "no periodic evaluations to draw"),
+        ({"evaluations.json": json.dumps([{"timesteps": 5}])}, "no periodic evaluations to draw"),
+    ],
+)
+def test_bad_run_folders_are_one_line(tmp_path, files, message):
+    run = tmp_path / "missing" if files is None else _folder(tmp_path, files)
+    proc = plots(run)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert not (run / "learning_curve.png").exists()
+
+
+def test_out_in_a_missing_folder_is_refused(tmp_path):
+    run = tmp_path / "copy"
+    shutil.copytree(RELEASE, run, ignore=shutil.ignore_patterns("*.zip"))
+    proc = plots(run, "--out", tmp_path / "no" / "such" / "c.png")
+    assert proc.returncode == 2 and "does not exist" in proc.stderr

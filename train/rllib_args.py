@@ -1,0 +1,264 @@
+"""The command line of ``domino-rllib`` (:mod:`domino_env.train.rllib`): its options
+(:func:`build_parser`), the checks every flag passes before any work starts (:func:`validate`) and
+what ``--resume`` takes from the run it continues (:func:`resume_options`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import socket
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from domino_env.agents.base import make_agent
+from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
+from domino_env.core.config import PRESETS
+from domino_env.core.errors import DominoError
+from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter
+from domino_env.train.evaluate import add_mexican_train_rule_options
+from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, flag_of
+from domino_env.train.rllib_config import MODES, env_config_of
+
+GAMES = ("mexican_train", "block", "draw", "cuban")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(  # one-line errors, as every command of the package
+        prog="domino-rllib",
+        description="Masked multi-agent PPO on Ray RLlib for every domino game: self-play, "
+        "scripted opponents or a league of frozen snapshots; one machine or a Ray cluster.",
+        formatter_class=DefaultsHelpFormatter,
+    )
+    g = parser.add_argument_group("game")
+    g.add_argument("--game", default="mexican_train", choices=GAMES, help="the game")
+    g.add_argument(
+        "--preset", default="domino_cubano", choices=tuple(PRESETS), help="Mexican Train rule preset"
+    )
+    g.add_argument(
+        "--players", type=int, default=None,
+        help="seats (default: 4 for Mexican Train, the preset's for a line game)",
+    )  # fmt: skip
+    g.add_argument(
+        "--max-pip", type=int, default=None, choices=(6, 9, 12, 15, 18),
+        help="double-N set (default: 12 for Mexican Train, the preset's for a line game)",
+    )  # fmt: skip
+    g.add_argument("--episode", default="round", choices=("round", "game"), help="episode length")
+    g.add_argument("--reward", default="outcome", choices=("outcome", "points"), help="env reward")
+    add_mexican_train_rule_options(parser)
+
+    m = parser.add_argument_group("who plays the other seats")
+    m.add_argument("--mode", default="self-play", choices=MODES, help="see the module docstring")
+    m.add_argument(
+        "--opponents", nargs="+", default=[], metavar="AGENT",
+        help="scripted opponents (random, greedy, planner, ppo:PATH, rllib:PATH); needed with "
+        "--mode opponents, optional in a league",
+    )  # fmt: skip
+    m.add_argument("--league-size", type=int, default=4, help="frozen snapshots in a league")
+    m.add_argument(
+        "--snapshot-every", type=int, default=5, help="iterations between snapshot refreshes"
+    )
+
+    t = parser.add_argument_group("training")
+    t.add_argument("--iterations", type=int, default=20, help="PPO iterations (at most)")
+    t.add_argument(
+        "--time-limit", type=float, default=None, metavar="SECONDS",
+        help="stop after the iteration that passes this wall time",
+    )  # fmt: skip
+    t.add_argument("--seed", type=int, default=0, help="seeds the envs, the modules, the seating")
+    t.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (all seats)")
+    t.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch")
+    t.add_argument("--epochs", type=int, default=5, help="passes over each batch")
+    t.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
+    t.add_argument("--gamma", type=float, default=0.995, help="discount")
+    t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda")
+    t.add_argument("--entropy-coeff", type=float, default=0.01, help="entropy bonus")
+    t.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="MLP layer sizes")
+
+    r = parser.add_argument_group("Ray")
+    r.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (0: in the driver)")
+    r.add_argument("--num-envs-per-env-runner", type=int, default=1, help="envs per env runner")
+    r.add_argument(
+        "--num-learners", type=int, default=0,
+        help="learner actors (0: learn in the driver; more: data-parallel PPO updates, e.g. one "
+        "per GPU node of a cluster)",
+    )  # fmt: skip
+    r.add_argument(
+        "--address", default=None,
+        help="join a running Ray cluster (HEAD_IP:6379, or 'auto'); default: start a local one",
+    )  # fmt: skip
+    r.add_argument(
+        "--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (not with --address)"
+    )
+
+    o = parser.add_argument_group("output and evaluation")
+    o.add_argument("--out", default=None, help="run folder (default: runs/rllib_<game>_<date>_<time>)")
+    o.add_argument("--resume", default=None, metavar="RUN", help="continue the run in this folder")
+    o.add_argument("--checkpoint-every", type=int, default=5, help="iterations between checkpoints")
+    o.add_argument(
+        "--eval-rounds", type=int, default=200,
+        help="duplicate-deal rounds per evaluation opponent at the end (0: none)",
+    )  # fmt: skip
+    o.add_argument(
+        "--eval-opponents", nargs="+", default=["random", "greedy"], metavar="AGENT",
+        help="the checkpoint plays [rllib, X, X, ...] for each X",
+    )  # fmt: skip
+    o.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar"
+    )
+    return parser
+
+
+def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """Check every flag before any work starts (``parser.error`` names the flag); return the
+    env config."""
+    positive = ("iterations", "league_size", "snapshot_every", "batch_size", "minibatch_size",
+                "epochs", "checkpoint_every", "num_envs_per_env_runner")  # fmt: skip
+    for name in positive:
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
+        if getattr(args, name) < 0:
+            parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if args.time_limit is not None and not args.time_limit > 0:
+        parser.error(f"--time-limit must be > 0 seconds, got {args.time_limit}")
+    if args.minibatch_size > args.batch_size:
+        parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
+    if any(h < 1 for h in args.hidden):
+        parser.error(f"--hidden sizes must be >= 1, got {args.hidden}")
+    if not args.lr > 0:
+        parser.error(f"--lr must be > 0, got {args.lr}")
+    if not 0 < args.gamma <= 1:
+        parser.error(f"--gamma must be in (0, 1], got {args.gamma}")
+    if not 0 <= args.gae_lambda <= 1:
+        parser.error(f"--gae-lambda must be in [0, 1], got {args.gae_lambda}")
+    if args.mode == "opponents" and not args.opponents:
+        parser.error("--mode opponents needs --opponents (e.g. --opponents greedy random)")
+    if args.mode == "self-play" and args.opponents:
+        parser.error("--opponents is for --mode opponents or league (self-play: every seat is main)")
+    if args.address is not None and not re.fullmatch(r"auto|(ray://)?[\w.\-]+:\d+", args.address):
+        parser.error(f"--address {args.address!r}: give HOST:PORT of the head (e.g. 10.0.0.1:6379), ray://HOST:PORT or auto")
+    if args.address is not None and args.num_cpus is not None:
+        parser.error("--num-cpus sizes a local Ray instance; a cluster (--address) has its own")
+    if args.num_cpus is not None and args.num_cpus < 1:
+        parser.error(f"--num-cpus must be >= 1, got {args.num_cpus}")
+    if args.game != "mexican_train":
+        for name in ("hand_size", "first_turn", "doubles", "drawn_tile", "marker_removal",
+                     "station_source", "blocked_round", "game_end", "use_boneyard",
+                     "use_mexican_train", "double_blank_points", "elimination_limit"):  # fmt: skip
+            if getattr(args, name) is not None:
+                parser.error(f"--{name.replace('_', '-')} is a Mexican Train rule, not of --game {args.game}")
+    import importlib.util
+
+    # Found, not imported: ray reads its auth settings at import (see join_cluster).
+    if importlib.util.find_spec("ray") is None or importlib.util.find_spec("ray.rllib") is None:
+        parser.error("Ray RLlib is not installed: pip install 'domino-env[rllib]'")
+    rules = check_rules(parser, args)  # a bad rule value names its flag
+    try:
+        env_config = env_config_of(args.game, rules, args.episode, args.reward)
+        from domino_env.agents.rllib.env import aec_from_env_config
+
+        cfg = aec_from_env_config(env_config).config
+    except DominoError as exc:
+        parser.error(str(exc))
+    for flag, specs in (("--opponents", args.opponents), ("--eval-opponents", args.eval_opponents)):
+        for spec in specs:
+            try:
+                agent = make_agent(spec, cfg)  # an unknown name or a bad path fails now
+            except (DominoError, OSError) as exc:
+                parser.error(f"{flag} {spec}: {exc}")
+            if flag == "--opponents" and getattr(agent, "wants_info_state", False):
+                # RLlib's opponent modules see observation batches only, never the engine state
+                parser.error(f"--opponents {spec}: it needs the seat's public history (search, or a model "
+                             "reading action-features-v3), which RLlib's opponent modules do not have; "
+                             "it can be an --eval-opponents entry")  # fmt: skip
+    if args.resume is not None:
+        run = Path(args.resume)
+        previous = read_run(parser, run)
+        if args.out is not None and Path(args.out).resolve() != run.resolve():
+            parser.error("--out and --resume name different folders (a resumed run stays in its folder)")
+        if previous.get("env_config") != env_config:
+            parser.error(f"--resume {run}: the run's rules {previous.get('env_config')} differ from these {env_config}")
+        try:  # the learner's module must load (a damaged checkpoint is one line, not a traceback)
+            load_rllib_agent(run, cfg)
+        except (DominoError, OSError) as exc:
+            parser.error(f"--resume {run}: {exc}")
+    elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
+        parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
+    if args.address is not None:
+        check_reachable(parser, args.address)
+    return env_config
+
+
+def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: float = 5.0) -> None:
+    """A TCP connection to the head's ``HOST:PORT`` (also of ``ray://HOST:PORT``) opens within
+    ``timeout`` seconds, else a parser error: Ray itself retries an unreachable head for minutes.
+    ``auto`` (a head of this machine, found by Ray) is not probed."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        parser.error(f"--address {address}: nothing answers at {host}:{port} ({exc.strerror or exc}); is "
+                     "`ray start --head` running there, and its port reachable from here?")  # fmt: skip
+
+
+def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
+    """The ``domino_rllib.json`` of the run folder ``--resume`` names, or a parser error."""
+    if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
+        parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
+    try:
+        previous = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        parser.error(f"--resume {run}: {METADATA_FILE} is not readable JSON ({exc})")
+    if not isinstance(previous, dict):
+        parser.error(f"--resume {run}: {METADATA_FILE} is not a domino-rllib metadata object")
+    return previous
+
+
+#: What a resumed run keeps of its own: taken from the run when the command does not give it, and
+#: a different value is refused (the checkpoint's env, modules and networks were built from them).
+RUN_OPTIONS = ("game", "preset", "players", "max_pip", "episode", "reward", *MEXICAN_TRAIN_RULE_ARGS,
+               "mode", "opponents", "league_size", "snapshot_every", "hidden")  # fmt: skip
+#: Training settings a resumed run takes from the run unless the command gives them (they may change).
+CONTINUED_OPTIONS = ("seed", "batch_size", "minibatch_size", "epochs", "lr", "gamma", "gae_lambda",
+                     "entropy_coeff")  # fmt: skip
+
+
+def given_options(argv: Sequence[str]) -> set[str]:
+    """The options (``args`` attribute names) that ``argv`` gives explicitly."""
+    probe = build_parser()
+    for action in probe._actions:
+        action.default = argparse.SUPPRESS
+    return set(vars(probe.parse_args(list(argv))))
+
+
+def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> None:
+    """With ``--resume RUN``: fill the :data:`RUN_OPTIONS` and :data:`CONTINUED_OPTIONS` that
+    ``argv`` does not give from the run's recorded arguments, so ``--resume RUN --iterations N``
+    continues the run as it was; a :data:`RUN_OPTIONS` value given and different from the run's is
+    a parser error naming the flag. Runs without recorded arguments are left to :func:`validate`'s
+    rules check."""
+    if args.resume is None:
+        return
+    run = Path(args.resume)
+    had = read_run(parser, run).get("args")
+    if not isinstance(had, dict):
+        return
+    given = given_options(argv)
+    for name in RUN_OPTIONS + CONTINUED_OPTIONS:
+        if name not in had:
+            continue
+        if name not in given:
+            setattr(args, name, had[name])
+        elif name in RUN_OPTIONS and getattr(args, name) != had[name]:
+            flag = flag_of(name)
+            parser.error(f"--resume {run}: the run has {flag} {_shown(had[name])}, this command "
+                         f"{_shown(getattr(args, name))}; leave {flag} out to continue the run's")  # fmt: skip
+
+
+def _shown(value: Any) -> str:
+    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
