@@ -181,10 +181,12 @@ def positive_int(spec: str, text: str) -> int:
 
 
 def check_mask_size(agent: Any, action_mask: np.ndarray) -> None:
-    """Refuse a mask from another game or seat count than the agent was built for.
+    """Refuse a mask from another game or seat count than the agent was built for, or with no
+    legal action (every agent needs one to choose from).
 
     Raises:
-        ConfigError: the mask length differs from ``agent.num_actions``.
+        ConfigError: the mask length differs from ``agent.num_actions``, or no action is legal
+            (a seat that is not to act, or a finished episode: its mask is all zero).
     """
     if len(action_mask) != agent.num_actions:
         raise ConfigError(
@@ -193,6 +195,10 @@ def check_mask_size(agent: Any, action_mask: np.ndarray) -> None:
             f"{agent.num_actions} actions: {agent!r} was built for other rules; build it with the "
             "env's config (make_agent(name, env.unwrapped.config))",
         )
+    if not np.any(action_mask):
+        raise ConfigError("action_mask", "no legal action", "at least one legal action: call the agent "
+                          "for the seat to act (other seats' masks, and every mask once the episode is "
+                          "over, are all zero)")  # fmt: skip
 
 
 def agent_label(agent: str | Agent) -> str:

@@ -137,6 +137,11 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
     path = Path(path)
     if path.is_dir():
         model, meta = path / MODEL_FILE, path / METADATA_FILE
+    elif path.is_file() and path.suffix != ".zip":  # e.g. the run's metadata.json itself
+        raise CheckpointNotFoundError(
+            f"{path} is not a model .zip: give the folder written by domino-train (it holds "
+            f"{MODEL_FILE} and {METADATA_FILE}) or its .zip"
+        )
     else:
         model = path if path.suffix == ".zip" else path.with_suffix(".zip")
         meta = model.parent / METADATA_FILE

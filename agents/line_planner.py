@@ -372,12 +372,14 @@ def _planner(config: LineConfig, arg: str | None) -> LinePlannerAgent:
     if arg is None:
         return LinePlannerAgent(config)
     spec = f"planner:{arg}"
-    if arg == "search":
-        return LinePlannerAgent(config, rollouts=32)
-    if arg.startswith("search="):
-        return LinePlannerAgent(config, rollouts=positive_int(spec, arg[len("search=") :]))
-    if arg.isdigit():
-        return LinePlannerAgent(config, samples=positive_int(spec, arg))
-    raise ConfigError(
-        "agent", spec, "planner, planner:N, planner:search or planner:search=N (N >= 1)"
-    )
+    allowed = "planner, planner:N, planner:search or planner:search=N (N an integer >= 1)"
+    try:
+        if arg == "search":
+            return LinePlannerAgent(config, rollouts=32)
+        if arg.startswith("search="):
+            return LinePlannerAgent(config, rollouts=positive_int(spec, arg[len("search=") :]))
+        if arg.isdigit():
+            return LinePlannerAgent(config, samples=positive_int(spec, arg))
+    except ConfigError:  # positive_int's "after the colon" reads wrongly for search=N
+        raise ConfigError("agent", spec, allowed) from None
+    raise ConfigError("agent", spec, allowed)

@@ -338,21 +338,19 @@ def check_compatible(
     # bound's hash: the same layout, so they load
     if model_hash != env_hash and model_hash != spec_for(p, n, game).hash():
         mp, mn = rules.get("num_players", "?"), rules.get("max_pip", "?")
+        diffs = [f"{k} {a} vs {b}" for k, a, b in (
+            ("game", trained or wanted, wanted),
+            ("num_players", mp, p),
+            ("max_pip", mn, n),
+            ("observation size", metadata.get("observation_size"), spec.size),
+        ) if a != b]  # fmt: skip
+        # same game, seats, set and size: the layout itself differs (or the hash was edited)
+        differs = ", ".join(diffs) if diffs else "the observation layout only (same game, seats, set and size)"
         raise SpecMismatchError(
             f"{where} was trained on observation spec {model_hash} ({mp} players, double-{mn}, "
             f"{metadata.get('observation_size', '?')} floats) but this environment ({p} players, double-{n}, "
-            f"{spec.size} floats) has spec {env_hash}; differs in: "
-            + ", ".join(
-                f"{k} {a} vs {b}"
-                for k, a, b in (
-                    ("game", trained or wanted, wanted),
-                    ("num_players", mp, p),
-                    ("max_pip", mn, n),
-                    ("observation size", metadata.get("observation_size"), spec.size),
-                )
-                if a != b
-            )
-            + ". Use a model trained for this game, seats and set (domino-train --game G --players P --max-pip N)."
+            f"{spec.size} floats) has spec {env_hash}; differs in: {differs}. Use a model trained for "
+            "this game, seats and set (domino-train --game G --players P --max-pip N)."
         )
     scaling = metadata.get("observation_scaling")
     if scaling != scaling_name(game):

@@ -30,6 +30,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NoReturn
 
 #: Exit code of a command refused before it starts (argparse uses 2 for bad flags too).
@@ -145,6 +146,31 @@ def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise SystemExit(code)
 
 
+#: Where the package's own source files are (editable install: the clone; else the package).
+_OWN_SOURCES = str(Path(__file__).resolve().parents[1])
+
+
+def one_line_warnings(command: str) -> None:
+    """Show the package's own warnings (e.g. a model trained with other rules) as one line,
+    ``CMD: warning: message``, once per message: a command that checks its agents before the
+    work and loads them again for it would print each twice, with a source line. Other
+    libraries' warnings keep Python's format."""
+    import warnings
+
+    default = warnings.showwarning
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        if not str(filename).startswith(_OWN_SOURCES):
+            return default(message, category, filename, lineno, file, line)
+        text = f"{command}: warning: {message}"
+        if text not in shown:
+            shown.add(text)
+            print(text, file=sys.stderr if file is None else file, flush=True)
+
+    warnings.showwarning = show
+
+
 def _resolve(target: str) -> Callable[[], object]:
     module, _, function = target.partition(":")
     return getattr(importlib.import_module(module), function)
@@ -171,6 +197,7 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     from domino_env.core.errors import DominoError
 
     show_traceback = bool(os.environ.get("DOMINO_TRACEBACK"))
+    one_line_warnings(command)
     try:
         result = (main or _resolve(spec.target))()
     except ModuleNotFoundError as exc:

@@ -146,7 +146,9 @@ def flag_error_line(parser: argparse.ArgumentParser, exc: ConfigError) -> str:
     """``exc`` prefixed with the flag that sets its config field (``max_pip`` -> ``--max-pip:``)
     when ``parser`` has that flag, else ``exc`` as it is."""
     flag = "--" + exc.field.replace("_", "-")
-    return f"{flag}: {exc}" if flag in parser._option_string_actions else str(exc)
+    # the command line's own spelling of "none" (the config takes None)
+    also = " (or 0: no annulment)" if exc.field == "annul_doubles" else ""
+    return f"{flag}: {exc}{also}" if flag in parser._option_string_actions else str(exc)
 
 
 # ---------------------------------------------------------------------------------- CLI

@@ -171,7 +171,7 @@ class LearnerEnv(gymnasium.Wrapper):
             raise ConfigError(
                 "opponents",
                 list(opponents),
-                f"{wanted} agents with --opponent-mode fixed{extra} ({p} players)",
+                f"{wanted} agent{'s' * (wanted != 1)} with --opponent-mode fixed{extra} ({p} players)",
             )
         super().__init__(
             SingleAgentEnv(

@@ -321,6 +321,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         time_limit=args.time_limit, verbose=not args.quiet, partner=args.partner,
     )  # fmt: skip
     aborted = False
+    rollout = model.n_steps * n_envs  # SB3 trains whole rollouts: ask for (and show) what it does
+    whole = -(-args.timesteps // rollout) * rollout
     try:
         with StopSignals() as stop:
             if not args.quiet:  # after the handlers are in place: from here a signal is a clean stop
@@ -331,8 +333,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                     (args.critic_input != "observation", f"critic input {args.critic_input}"),
                     (args.policy == "action-scores" and args.action_features != "v1", f"action features {args.action_features}"),
                 ) if on]  # fmt: skip
-                rollout = model.n_steps * n_envs  # SB3 trains whole rollouts: say what it will do
-                whole = -(-args.timesteps // rollout) * rollout
                 rounded = f" ({whole} in whole rollouts of {rollout})" if whole != args.timesteps else ""
                 print(f"training {args.timesteps} steps{rounded}, {n_envs} x {type(vec_env).__name__}, opponents "
                       f"{args.opponents} ({args.opponent_mode}), reward {args.reward}"
@@ -347,7 +347,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                     was.get("eval_opponents"), was.get("eval_rounds"), old.get("eval_seed"),
                     was.get("partner", "opponents")))  # fmt: skip
             model.learn(
-                total_timesteps=args.timesteps,
+                total_timesteps=whole,  # the same steps as args.timesteps; the bar's total is right
                 callback=callback,
                 progress_bar=args.progress,
                 reset_num_timesteps=resumed is None,

@@ -147,7 +147,7 @@ class EvaluationResult:
         title = (
             f"{' '.join(self.agents)} | {game}{self.num_players} players{teams}, "
             f"double-{self.env_kwargs.get('max_pip')}, {self.env_kwargs.get('preset')} | "
-            f"{self.episodes} {unit} = {self.deals} deals x {self.num_players} seat rotations | "
+            f"{self.episodes} {unit} = {self.deals} deal{'s' * (self.deals != 1)} x {self.num_players} seat rotations | "
             f"seed {self.seed}"
         )
         t = Table(title=title)

@@ -177,6 +177,9 @@ def test_missing_files_are_also_file_not_found_errors(tmp_path):
         check_model_file(tmp_path / "nowhere.zip")
     with pytest.raises(FileNotFoundError, match="no such file"):
         load_metadata(tmp_path / "metadata.json")
+    (tmp_path / "metadata.json").write_text("{}")  # the run's metadata named instead of its folder
+    with pytest.raises(CheckpointNotFoundError, match=r"metadata.json is not a model \.zip: give the folder"):
+        read_metadata(tmp_path / "metadata.json")  # was "metadata.zip does not exist", a made-up path
 
 
 def test_metadata_with_env_kwargs_not_an_object(tmp_path):
@@ -239,3 +242,14 @@ def test_a_model_of_the_other_game_is_one_line_from_the_command_line():
         "cuban (line game), not mexican_train; use a model trained for mexican_train (domino-train --game "
         "mexican_train) (domino-evaluate --help lists every option)"
     ]
+
+
+def test_an_edited_spec_hash_alone_says_the_layout_differs(released_copy, tmp_path):
+    """Same game, seats, set and size but another hash: the message said "differs in: ." (empty)."""
+    folder = tmp_path / "edited"
+    shutil.copytree(released_copy, folder)
+    meta = json.loads((folder / "metadata.json").read_text())
+    meta["observation_spec_hash"] = "0123456789abcdef"
+    (folder / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(SpecMismatchError, match=r"differs in: the observation layout only \(same game, seats, set and size\)\. Use"):
+        make_agent(f"ppo:{folder}", CUBAN)

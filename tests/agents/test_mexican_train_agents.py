@@ -298,3 +298,19 @@ def test_planner_search_is_bounded_and_fast_on_big_hands():
         assert end in (a, b) and v.hand_mask >> tile & 1
         end = b if a == end else a
     assert planner.longest_chain(v.ends[0], v.hand_mask) == (chain, weight)
+
+
+def test_an_all_zero_mask_is_a_config_error_for_every_agent():
+    """A non-acting seat's (or a finished episode's) mask: greedy raised IndexError and ppo
+    ValueError; every agent of both families now says what is wrong."""
+    from domino_env.core.config import MexicanTrainConfig, line_from_preset
+
+    release = "ppo:checkpoints/mexican_train_4p_d12_action_scores"
+    for config, names in ((MexicanTrainConfig(), ("random", "greedy", "planner", "search:4", release)),
+                          (line_from_preset("cuban"), ("random", "greedy", "planner", "search:4"))):  # fmt: skip
+        for name in names:
+            agent = make_agent(name, config)
+            size = agent.num_actions
+            with pytest.raises(ConfigError, match="at least one legal action") as err:
+                agent(np.zeros(1, np.float32), np.zeros(size, np.int8), np.random.default_rng(0))
+            assert err.value.field == "action_mask"

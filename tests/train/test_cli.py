@@ -311,3 +311,25 @@ def test_a_bad_seat_count_names_the_flag_not_the_config_field(module, args, line
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [f"domino-{module}: error: {line} (domino-{module} --help lists every option)"]
     assert "config field" not in proc.stderr
+
+
+def test_our_warnings_are_one_line_once_and_others_keep_their_format():
+    """A model trained with other rules was warned about twice (the flag check loads it, then the
+    tournament), each with Python's source line; now ``CMD: warning: ...`` once (a real process:
+    pytest records warnings itself)."""
+    code = (
+        "import warnings\n"
+        "import domino_env.train.cli as cli\n"
+        "def main():\n"
+        "    from domino_env.agents import make_agent\n"
+        "    for _ in range(2):\n"
+        "        make_agent('ppo:checkpoints/mexican_train_4p_d12_action_scores', {'doubles': 'chain'})\n"
+        "    warnings.warn_explicit('a third-party warning', UserWarning, '/elsewhere/lib.py', 7)\n"
+        "cli.launch('domino-evaluate', main)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    err = proc.stderr.splitlines()
+    ours = [line for line in err if line.startswith("domino-evaluate: warning: model ")]
+    assert proc.returncode == 0 and len(ours) == 1 and "doubles='satisfy' vs 'chain'" in ours[0], proc.stderr
+    assert "/elsewhere/lib.py:7: UserWarning: a third-party warning" in err
+    assert not any("agents/ppo.py" in line for line in err)  # no source line of ours

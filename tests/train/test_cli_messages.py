@@ -70,6 +70,14 @@ def _one_line_error(command: str, *args: str) -> str:
          "--max-pip: invalid config field 'max_pip': got 18; allowed: one of (6, 9, 12)"),
         ("domino-play", ["--seed", "-3"], "--seed must be >= 0, got -3"),
         ("domino-replay-html", ["/no/such/record.json"], "record /no/such/record.json: no such file"),
+        ("domino-evaluate", ["--game", "cuban", "--agents", "planner", "greedy", "planner", "greedy", "--annul-doubles", "-1"],
+         "--annul-doubles: invalid config field 'annul_doubles': got -1; allowed: an integer from 1 to 10 (or 0: no annulment)"),
+        ("domino-evaluate", ["--game", "cuban", "--agents", "planner:search=abc", "greedy", "planner", "greedy"],
+         "--agents planner:search=abc: invalid config field 'agent': got 'planner:search=abc'; allowed: planner, "
+         "planner:N, planner:search or planner:search=N (N an integer >= 1)"),
+        ("domino-evaluate", ["--agents", "ppo:checkpoints/cuban_4p_teams/metadata.json", "greedy"],
+         "--agents ppo:checkpoints/cuban_4p_teams/metadata.json: checkpoints/cuban_4p_teams/metadata.json is not a "
+         "model .zip: give the folder written by domino-train (it holds model.zip and metadata.json) or its .zip"),
     ],
 )  # fmt: skip
 def test_an_error_after_parsing_is_one_line_naming_the_flag(command, args, message):
