@@ -142,10 +142,12 @@ class TrainingCallback(BaseCallback):
         )
 
     def _on_training_start(self) -> None:
+        # the next multiple of the frequency (a resumed run keeps the run's schedule: resumed at
+        # 5,122 steps with --eval-freq 2048 it evaluates past 6,144, not past 7,170)
         if self.s.eval_freq > 0:
-            self.next_eval = self.num_timesteps + self.s.eval_freq
+            self.next_eval = (self.num_timesteps // self.s.eval_freq + 1) * self.s.eval_freq
         if self.s.self_play > 0:
-            self.next_snapshot = self.num_timesteps + self.s.snapshot_freq
+            self.next_snapshot = (self.num_timesteps // self.s.snapshot_freq + 1) * self.s.snapshot_freq
 
     def _on_step(self) -> bool:
         if self.stopped:  # a signal during the evaluation at this rollout's start

@@ -416,3 +416,21 @@ def test_a_whole_game_episode_credits_the_game_not_its_last_round():
         assert info["learner_won"] == (1.0 / shared if info["game_won"][0] else 0.0)
         differ += bool(info["won"][0]) != bool(info["game_won"][0])
     assert differ >= 1  # games where the last round's winner lost the game were checked
+
+
+@pytest.mark.parametrize("start, eval_at, snapshot_at", [(0, 2048, 1000), (5122, 6144, 6000), (6144, 8192, 7000)])
+def test_periodic_schedules_keep_to_multiples_of_their_frequency_when_resumed(start, eval_at, snapshot_at):
+    """A run resumed at 5,122 steps with --eval-freq 2048 evaluated past 7,170 (5,122 + 2,048),
+    not past 6,144 as docs/training.md says (the first rollout boundary past each multiple)."""
+    from types import SimpleNamespace
+
+    from domino_env.train.callbacks import Schedule, TrainingCallback
+
+    schedule = Schedule(rules={}, game="mexican_train", episode="round", eval_freq=2048, eval_rounds=8,
+                        eval_opponents=["greedy"], eval_seed=0, self_play=0.5, snapshot_freq=1000,
+                        max_snapshots=2, start=0.0, deadline=None, time_limit=None)  # fmt: skip
+    callback = TrainingCallback(schedule, folder=None, vec_env=None, stop=None)
+    callback.model = SimpleNamespace(num_timesteps=start)
+    callback.num_timesteps = start
+    callback._on_training_start()
+    assert (callback.next_eval, callback.next_snapshot) == (eval_at, snapshot_at)
