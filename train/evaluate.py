@@ -142,6 +142,17 @@ def agent_choices() -> str:
     return ", ".join(AGENT_FORMS.get(n, n) for n in ranked)
 
 
+def _is_result_file(path: str) -> bool:
+    """The file holds a JSON object with a tournament result's keys (an earlier ``--json``), which
+    a rerun may overwrite; anything else (a game record, another tool's file) is kept."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and {"agents", "stats", "rounds_played"} <= data.keys()
+
+
 def flag_error_line(parser: argparse.ArgumentParser, exc: ConfigError) -> str:
     """``exc`` prefixed with the flag that sets its config field (``max_pip`` -> ``--max-pip:``)
     when ``parser`` has that flag, else ``exc`` as it is."""
@@ -336,6 +347,11 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             parser.error(f"--json {args.json}: folder {folder} does not exist")
         if os.path.isdir(args.json):
             parser.error(f"--json {args.json}: is a folder; give a file name such as results.json")
+        if os.path.isfile(args.json) and not _is_result_file(args.json):
+            parser.error(f"--json {args.json}: the file exists and is not a domino-evaluate result (it would be "
+                         "overwritten); give another name")  # fmt: skip
+    elif args.records:
+        parser.error("--records adds every episode's record to the --json file: give --json PATH too")
     if args.max_pip is not None:
         allowed = (9, 12, 15, 18) if args.game == "mexican_train" else (6, 9, 12)
         if args.max_pip not in allowed:

@@ -8,6 +8,7 @@ usage block. ``COLUMNS`` is set wide so that argparse does not wrap the help lin
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -165,3 +166,20 @@ def test_training_options_table_gives_the_reward_default_of_each_game():
         parsed = parser.parse_args(args)
         check_args(parser, parsed)
         assert parsed.reward == reward, args
+
+
+def test_evaluate_json_keeps_a_file_that_is_not_its_result(tmp_path):
+    """--json overwrote any file (a tester lost a game record that way); an earlier result is
+    still overwritten by a rerun, and --records without --json is refused (it had no effect)."""
+    record = tmp_path / "game.json"
+    record.write_text('{"format": "domino_env.record/1", "actions": []}')
+    assert _one_line_error("domino-evaluate", "--agents", "random", "random", "--rounds", "2", "--json", str(record)) == (
+        f"--json {record}: the file exists and is not a domino-evaluate result (it would be overwritten); give another name")
+    assert record.read_text() == '{"format": "domino_env.record/1", "actions": []}'
+    result = tmp_path / "result.json"
+    for _ in range(2):  # the second run overwrites the first's result
+        proc = _run("domino-evaluate", "--agents", "random", "random", "--rounds", "2", "--json", str(result), "--no-progress")
+        assert proc.returncode == 0, proc.stderr
+    assert json.loads(result.read_text())["rounds_played"] == 2
+    assert _one_line_error("domino-evaluate", "--agents", "random", "random", "--records") == (
+        "--records adds every episode's record to the --json file: give --json PATH too")
