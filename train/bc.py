@@ -219,7 +219,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
                                    "self_play": 0.0, "resume": None})  # fmt: skip
     checked = check_args(parser, checks, can_resume=False)
-    args.reward = checks.reward
+    args.reward, args.pips_coef = checks.reward, checks.pips_coef
     rules, game = checked.rules, args.game
     config = config_of(rules, game)
     check_agents(parser, "--expert", [args.expert], config)

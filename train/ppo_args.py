@@ -133,8 +133,8 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
     o.add_argument("--reward", default=None, choices=REWARDS,
                    help="outcome: zero-sum +1/-1 shared; points: -points/100; mixed: outcome + pips-coef x "
                    "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available)")
-    o.add_argument("--pips-coef", type=real(0.0), default=1.0,
-                   help="weight of -points/100 in the mixed reward")  # fmt: skip
+    o.add_argument("--pips-coef", type=real(0.0), default=None,
+                   help="weight of -points/100 in the mixed reward (default 1; refused with another reward)")  # fmt: skip
 
 
 def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, policy: bool = True,
@@ -386,6 +386,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         args.reward_baseline = None
     if args.reward is None:  # mixed needs round episodes (its pips term is a round's)
         args.reward = "mixed" if args.game == "mexican_train" and args.episode == "round" else "outcome"
+    if args.pips_coef is not None and args.reward != "mixed":
+        parser.error(f"--pips-coef {args.pips_coef:g}: weighs the pips term of --reward mixed; the reward here "
+                     f"is {args.reward}")  # fmt: skip
+    args.pips_coef = 1.0 if args.pips_coef is None else args.pips_coef
     rules = check_rules(parser, args)
     config = config_of(rules, args.game)
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():

@@ -71,6 +71,10 @@ def _one_line_error(command: str, *args: str) -> str:
          "--max-pip: invalid config field 'max_pip': got 18; allowed: one of (6, 9, 12)"),
         ("domino-play", ["--seed", "-3"], "--seed must be >= 0, got -3"),
         ("domino-replay-html", ["/no/such/record.json"], "record /no/such/record.json: no such file"),
+        ("domino-train", ["--reward", "outcome", "--pips-coef", "2"],
+         "--pips-coef 2: weighs the pips term of --reward mixed; the reward here is outcome"),
+        ("domino-bc", ["--game", "cuban", "--pips-coef", "0.5"],
+         "--pips-coef 0.5: weighs the pips term of --reward mixed; the reward here is outcome"),
         ("domino-evaluate", ["--game", "cuban", "--agents", "planner", "greedy", "planner", "greedy", "--annul-doubles", "-1"],
          "--annul-doubles: invalid config field 'annul_doubles': got -1; allowed: an integer from 1 to 10 (or 0: no annulment)"),
         ("domino-evaluate", ["--game", "cuban", "--agents", "planner:search=abc", "greedy", "planner", "greedy"],
@@ -140,7 +144,7 @@ def test_train_help_names_every_game_and_states_each_default_once(command):
         "--hand-size HAND_SIZE Tiles dealt to each seat; overrides every hand-size rule (default None). --first-turn",
         "--use-boneyard, --no-use-boneyard False = 'sin monte': leftovers set aside, never drawn (default True). --use-mexican-train",
         "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available) --pips-coef",
-        "--pips-coef PIPS_COEF weight of -points/100 in the mixed reward (default: 1.0)",  # a default argparse adds
+        "--pips-coef PIPS_COEF weight of -points/100 in the mixed reward (default 1; refused with another reward)",
     ):  # fmt: skip
         assert option in text, option
     if command == "domino-train":
