@@ -89,6 +89,11 @@ def scaling_name(game: str = "mexican_train") -> str:
     return OBSERVATION_SCALING if game == "mexican_train" else LINE_OBSERVATION_SCALING
 
 
+class RulesMismatchWarning(UserWarning):
+    """A model is loaded for other rules than it was trained with, on the same observation layout
+    (it plays, but it learned another game): :func:`check_compatible` says which rules differ."""
+
+
 class SpecMismatchError(DominoError):
     """A trained model's observation layout differs from the environment it is asked to play."""
 
@@ -366,6 +371,7 @@ def check_compatible(
         warnings.warn(
             f"{where} was trained with other rules (trained vs now): "
             + ", ".join(f"{k}={a!r} vs {b!r}" for k, (a, b) in differing.items()),
+            RulesMismatchWarning,
             stacklevel=3,
         )
 

@@ -161,8 +161,9 @@ def one_line_warnings(command: str) -> None:
     shown: set[str] = set()
 
     def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
-        if not str(filename).startswith(_OWN_SOURCES):
-            return default(message, category, filename, lineno, file, line)
+        name = str(filename)
+        if not name.startswith(_OWN_SOURCES) or "site-packages" in name[len(_OWN_SOURCES):]:
+            return default(message, category, filename, lineno, file, line)  # another library's
         text = f"{command}: warning: {message}"
         if text not in shown:
             shown.add(text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from domino_env.agents.action_scorer import FLAT_INPUT, POLICY_INPUTS, PolicyInput
 from domino_env.agents.base import make_agent
-from domino_env.agents.ppo import observation_scale
+from domino_env.agents.ppo import RulesMismatchWarning, observation_scale
 from domino_env.core.belief import InformationState
 from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_count
@@ -321,6 +322,8 @@ def make_env_fn(env_cfg: dict[str, Any]):
         if multiprocessing.parent_process() is not None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            # the command warned about these models before starting the workers: once is enough
+            warnings.simplefilter("ignore", RulesMismatchWarning)
         env = LearnerEnv(
             env_cfg["env_kwargs"],
             env_cfg["opponents"],

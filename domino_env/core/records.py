@@ -59,7 +59,12 @@ def load_record(path: str | Path) -> dict[str, Any]:
         raise RecordError(f"record {path} is not valid JSON: {err.msg} (line {err.lineno})") from err
     except UnicodeDecodeError as err:
         raise RecordError(f"record {path} is not a text (JSON) file") from err
-    _check(record)
+    except RecursionError as err:  # JSON nested deeper than the parser goes: not a record
+        raise RecordError(f"record {path} is not a game record (JSON nested too deep)") from err
+    try:
+        _check(record)
+    except RecordError as err:  # name the file in every message
+        raise RecordError(f"record {path}: {err}") from err
     return record
 
 
@@ -76,6 +81,11 @@ def _check(record: Any) -> None:
         if not isinstance(record[key], kind):
             raise RecordError(f"record field {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
                               f"got {type(record[key]).__name__}")  # fmt: skip
+    if not isinstance(record.get("env_id"), str) or record["env_id"] not in GAMES:
+        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
+    for k, deal in enumerate(record["deals"]):
+        if not isinstance(deal, dict):
+            raise RecordError(f"record field 'deals' item {k} must be a JSON object (a deal), got {type(deal).__name__}")
 
 
 def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
@@ -85,7 +95,7 @@ def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
         RecordError: unknown env id, or a record without deals.
         ValueError: the first deal or the rules are invalid (``DealError`` / ``ConfigError``).
     """
-    if record.get("env_id") not in GAMES:
+    if not isinstance(record.get("env_id"), str) or record["env_id"] not in GAMES:
         raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
     config_class, state_class = GAMES[record["env_id"]]
     rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}

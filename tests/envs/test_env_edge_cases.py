@@ -4,6 +4,8 @@ calls before ``reset``."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -228,3 +230,17 @@ def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
     for field, value, kind in (("actions", 5, "list"), ("deals", None, "list"), ("env_kwargs", [], "object")):
         with pytest.raises(RecordError, match=f"{field}' must be a JSON {kind}"):
             list(replay({**record, field: value}))
+    with pytest.raises(RecordError, match=r"unknown env id \[1\]"):  # was TypeError (unhashable)
+        list(replay({**record, "env_id": [1]}))
+    with pytest.raises(RecordError, match="'deals' item 0 must be a JSON object"):  # was a DealError about options
+        list(replay({**record, "deals": [1]}))
+    # a file's every message names it (a JSON file that is not a record, a mistyped field)
+    path.write_text('{"a": 1}')
+    with pytest.raises(RecordError, match=r"record .*r.json: not a game record of format"):
+        load_record(path)
+    path.write_text(json.dumps({**record, "actions": {}}))
+    with pytest.raises(RecordError, match=r"record .*r.json: record field 'actions' must be a JSON list"):
+        load_record(path)
+    path.write_text("[" * 100_000)  # deeper than the JSON parser goes: was a RecursionError traceback
+    with pytest.raises(RecordError, match="nested too deep"):
+        load_record(path)

@@ -357,3 +357,18 @@ def test_a_periodic_evaluation_scores_the_model_trained_on_the_steps_it_names(tm
     assert (last["win_rate"], last["mean_pips"]) == (final["win_rate"], final["mean_pips"])
     first = history[0]["results"]["random"]
     assert (first["win_rate"], first["mean_pips"]) != (last["win_rate"], last["mean_pips"])  # it trained
+
+
+def test_a_rules_mismatch_warning_is_one_line_once_with_subprocess_workers(tmp_path):
+    """The check before training warns; the SubprocVecEnv workers, which load the same opponent
+    model again, printed it twice more in Python's format (a fresh-user check)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "train.ppo", "--timesteps", "10", "--doubles", "chain", "--opponents",
+         "ppo:checkpoints/mexican_train_4p_d12", "greedy", "--n-envs", "2", "--vec-env", "subproc",
+         "--eval-freq", "0", "--final-eval-rounds", "0", "--no-progress", "--no-tensorboard", "--no-plot",
+         "--out", str(tmp_path / "run")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [line for line in proc.stderr.splitlines() if "trained with other rules" in line]
+    assert len(lines) == 1 and lines[0].startswith("domino-train: warning: model "), proc.stderr
