@@ -87,8 +87,8 @@ def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
         team_play: bool = False,
         **env_kwargs: Any,
     ) -> SingleAgentEnv:
-        preset = env_kwargs.pop("preset", game)
-        if preset != game:
+        preset = env_kwargs.pop("preset", None)
+        if preset not in (None, game):  # None: the id's own, as the AEC ids take it
             raise ConfigError("preset", preset, f"'{game}' for this id (use line_single_agent)")
         aec = line_v0.raw_env(preset=game, **env_kwargs)
         return _adapter(aec, opponents, learner_seat, illegal_reward, team_play)

@@ -311,7 +311,7 @@ def line_single_agent(
 
 def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
     def make(**kwargs: Any) -> SingleAgentEnv:
-        if kwargs.get("preset", game) != game:
+        if kwargs.get("preset") not in (None, game):  # None: the id's own, as the AEC ids take it
             raise ConfigError("preset", kwargs["preset"], f"'{game}' for this id (use line_single_agent)")
         kwargs.pop("preset", None)
         return line_single_agent(game, **kwargs)

@@ -114,8 +114,7 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
     history = meta.get("evaluations")
     if not meta:
         raise ValueError(f"{run}: neither evaluations.json nor metadata.json (not a domino-train run folder)")
-    ok = isinstance(history, list) and all(isinstance(h, dict) and "timesteps" in h and "results" in h
-                                            for h in history)  # fmt: skip
+    ok = isinstance(history, list) and all(_is_evaluation(h) for h in history)
     if not history or not ok:
         raise ValueError(f"{run}: no periodic evaluations to draw (a domino-bc model folder, or a run "
                          "stopped before its first evaluation)")  # fmt: skip
@@ -123,6 +122,14 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
     title = (f"MaskablePPO, {kw.get('num_players')} players, double-{kw.get('max_pip')}, {kw.get('preset')}"
              if kw else "")  # fmt: skip
     return history, title
+
+
+def _is_evaluation(row: Any) -> bool:
+    """A periodic evaluation as ``domino-train`` writes it: steps, and per opponent a win rate."""
+    results = row.get("results") if isinstance(row, dict) else None
+    return (isinstance(row.get("timesteps") if isinstance(row, dict) else None, int)
+            and isinstance(results, dict) and bool(results)
+            and all(isinstance(r, dict) and isinstance(r.get("win_rate"), int | float) for r in results.values()))  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -140,6 +147,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(str(exc))
     out = Path(args.out) if args.out else run / "learning_curve.png"
+    if out.suffix.lower() != ".png" or out.is_dir():
+        parser.error(f"--out {out}: give a .png file name (e.g. {run / 'learning_curve.png'})")
     if not out.parent.is_dir():
         parser.error(f"--out {out}: folder {out.parent} does not exist")
     print(plot_learning_curve(history, out, title=title))

@@ -87,17 +87,19 @@ def join_cluster(address: str) -> None:
     """``ray.init(address=...)`` with a one-line error when the head cannot be reached.
 
     Raises:
-        SystemExit: the cluster cannot be joined (the message says what to check).
+        DominoError: the cluster cannot be joined (the message says what to check; the command
+            prints it as one line, exit status 2).
     """
     import ray
 
     try:
         ray.init(address=address, log_to_driver=False)
-    except (ConnectionError, RuntimeError) as err:
-        raise SystemExit(
-            f"domino_env.train.rllib: error: --address {address}: cannot join the Ray cluster ({err}). Is "
-            "`ray start --head` running there, and its port reachable? With token authentication "
-            "(ray's default) set RAY_AUTH_MODE=token and the head's token (ray get-auth-token)."
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        first = (str(err).strip().splitlines() or [""])[0]
+        raise DominoError(
+            f"--address {address}: cannot join the Ray cluster ({first}). Is `ray start --head` running "
+            "there, and its port reachable? With token authentication (ray's default) set "
+            "RAY_AUTH_MODE=token and the head's token (ray get-auth-token)."
         ) from None
 
 
@@ -151,7 +153,6 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     else:
         stamp = time.strftime("%Y%m%d_%H%M%S")
         out = Path(args.out or f"runs/rllib_{args.game}_{stamp}")
-    out.mkdir(parents=True, exist_ok=True)
 
     import ray
 
@@ -160,6 +161,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     else:
         # "local": always a new instance of our own, never a `ray start` cluster of this machine
         ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
+    out.mkdir(parents=True, exist_ok=True)  # once Ray runs: a failed start leaves no folder
     config = ppo_config(
         env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
         snapshot_every=args.snapshot_every, hidden=args.hidden,
@@ -259,7 +261,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                 break
     except KeyboardInterrupt:
         interrupted = True
-        print(f"\ninterrupted: saving a checkpoint (continue with --resume {out})", file=sys.stderr)
+        left = args.iterations - new_iterations
+        print(f"\ninterrupted: saving a checkpoint (continue with --resume {out} --iterations {left})",
+              file=sys.stderr)  # fmt: skip
     finally:
         signal.signal(signal.SIGTERM, previous_handler)
         if bar is not None:

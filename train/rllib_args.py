@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import socket
 from collections.abc import Sequence
@@ -62,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     t = parser.add_argument_group("training")
-    t.add_argument("--iterations", type=int, default=20, help="PPO iterations (at most)")
+    t.add_argument("--iterations", type=int, default=20,
+                   help="PPO iterations (at most) this command runs (with --resume: more, after the run's)")
     t.add_argument(
         "--time-limit", type=float, default=None, metavar="SECONDS",
         help="stop after the iteration that passes this wall time",
@@ -128,8 +130,10 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
     if any(h < 1 for h in args.hidden):
         parser.error(f"--hidden sizes must be >= 1, got {args.hidden}")
-    if not args.lr > 0:
-        parser.error(f"--lr must be > 0, got {args.lr}")
+    if not 0 < args.lr < math.inf:
+        parser.error(f"--lr must be a finite number > 0, got {args.lr}")
+    if not math.isfinite(args.entropy_coeff):
+        parser.error(f"--entropy-coeff must be a finite number, got {args.entropy_coeff}")
     if not 0 < args.gamma <= 1:
         parser.error(f"--gamma must be in (0, 1], got {args.gamma}")
     if not 0 <= args.gae_lambda <= 1:
@@ -245,19 +249,28 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
     if args.resume is None:
         return
     run = Path(args.resume)
-    had = read_run(parser, run).get("args")
+    previous = read_run(parser, run)
+    had = previous.get("args")
     if not isinstance(had, dict):
         return
+    rules = previous.get("env_config") if isinstance(previous.get("env_config"), dict) else {}
     given = given_options(argv)
     for name in RUN_OPTIONS + CONTINUED_OPTIONS:
         if name not in had:
             continue
         if name not in given:
             setattr(args, name, had[name])
-        elif name in RUN_OPTIONS and getattr(args, name) != had[name]:
+            continue
+        # a rule the run left to its preset is compared with the value it played with
+        was = rules.get(_RULE_KEY.get(name, name)) if had[name] is None else had[name]
+        if name in RUN_OPTIONS and getattr(args, name) != was:
             flag = flag_of(name)
-            parser.error(f"--resume {run}: the run has {flag} {_shown(had[name])}, this command "
+            parser.error(f"--resume {run}: the run has {flag} {_shown(was)}, this command "
                          f"{_shown(getattr(args, name))}; leave {flag} out to continue the run's")  # fmt: skip
+
+
+#: The run's ``env_config`` key of an option whose name differs.
+_RULE_KEY = {"players": "num_players"}
 
 
 def _shown(value: Any) -> str:

@@ -126,3 +126,10 @@ def test_the_game_ids_take_preset_none_as_their_own_preset():
 
     for module, name in ((block_v0, "block"), (draw_v0, "draw"), (cuban_v0, "cuban")):
         assert module.raw_env(preset=None).config.preset == name  # as line_v0 and mexican_train_v0 do
+    import gymnasium
+
+    from domino_env.wrappers import block_single_agent
+
+    for name in ("Block", "Draw", "Cuban"):  # the single-agent gymnasium ids too
+        assert gymnasium.make(f"dominoes/{name}-v0", preset=None).unwrapped.aec.config.preset == name.lower()
+    assert block_single_agent(preset=None).aec.config.preset == "block"

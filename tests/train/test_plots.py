@@ -41,6 +41,9 @@ def _folder(tmp_path, files):
         ({"metadata.json": json.dumps({"policy_input": "action-features-v1"})}, "no periodic evaluations to draw"),
         ({"evaluations.json": "[]"}, "no periodic evaluations to draw"),
         ({"evaluations.json": json.dumps([{"timesteps": 5}])}, "no periodic evaluations to draw"),
+        ({"evaluations.json": json.dumps([{"timesteps": 5, "results": 3}])}, "no periodic evaluations to draw"),
+        ({"evaluations.json": json.dumps([{"timesteps": 5, "results": {}}])}, "no periodic evaluations to draw"),
+        ({"evaluations.json": json.dumps([{"timesteps": 5, "results": {"greedy": {}}}])}, "no periodic evaluations"),
     ],
 )
 def test_bad_run_folders_are_one_line(tmp_path, files, message):
@@ -56,3 +59,12 @@ def test_out_in_a_missing_folder_is_refused(tmp_path):
     shutil.copytree(RELEASE, run, ignore=shutil.ignore_patterns("*.zip"))
     proc = plots(run, "--out", tmp_path / "no" / "such" / "c.png")
     assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["curve.txt", "curve", "."])
+def test_out_must_be_a_png_file(tmp_path, name):
+    """--out curve.txt was a matplotlib traceback; a folder or a bare name wrote NAME.png but
+    printed NAME."""
+    proc = plots(RELEASE, "--out", tmp_path / name if name != "." else tmp_path)
+    assert proc.returncode == 2 and "give a .png file name" in proc.stderr
+    assert not list(tmp_path.glob("*.png"))

@@ -143,7 +143,12 @@ def test_resume_refuses_another_mode_naming_the_flag(draw_run, capsys):
     argv = ["--resume", str(draw_run[0]), "--players", "4"]
     with pytest.raises(SystemExit):
         resume_options(parser, parser.parse_args(argv), argv)
-    assert "the run has --players None, this command 4" in capsys.readouterr().err
+    assert "the run has --players 2, this command 4" in capsys.readouterr().err  # the preset's, not None
+    for same in (["--players", "2"], ["--max-pip", "6"], ["--game", "draw"]):  # what the run played with
+        argv = ["--resume", str(draw_run[0]), *same]
+        args = parser.parse_args(argv)
+        resume_options(parser, args, argv)
+        assert args.mode == "league" and args.hidden == [32]
 
 
 def test_resume_of_a_damaged_checkpoint_is_one_line(draw_run, tmp_path):
@@ -176,9 +181,8 @@ def test_interrupted_run_saves_a_resumable_checkpoint(tmp_path):
     assert meta["interrupted"] is True and meta["iterations_done"] == len(rows) < 500
     assert isinstance(make_agent(f"rllib:{out}", {"num_players": 2, "max_pip": 9}), PPOAgent)
     # the hint's command continues it (the run's rules and settings), and SIGTERM stops it as well
-    hint = f"continue with --resume {out}"
-    assert hint in err
     done = meta["iterations_done"]
+    assert f"continue with --resume {out} --iterations {500 - done}" in err  # the iterations left
     proc = subprocess.Popen([sys.executable, "-m", "train.rllib", "--resume", str(out), "--iterations", "500",
                              "--num-cpus", "2", "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
