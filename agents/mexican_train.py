@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import MexicanTrainConfig
+from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import double_index, tile_count, tile_table
 from domino_env.wrappers import random_legal_opponent
 
-from .base import as_config, check_mask_size, no_argument, positive_int, register_agent
+from .base import as_config, check_mask_size, no_argument, register_agent
 from .seat_view import SeatView, observation_view, state_view  # noqa: F401 (re-exported)
 
 
@@ -449,9 +450,14 @@ class PlannerAgent(_MexicanTrainAgent):
 
 register_agent("random", no_argument(RandomAgent))
 register_agent("greedy", no_argument(GreedyAgent))
-register_agent(
-    "planner",
-    lambda config, arg: PlannerAgent(
-        config, **({"budget": positive_int(f"planner:{arg}", arg)} if arg else {})
-    ),
-)
+def _planner(config: Any, arg: str | None) -> PlannerAgent:
+    """``planner`` or ``planner:BUDGET`` (chain-search nodes)."""
+    if not arg:
+        return PlannerAgent(config)
+    if not (arg.isascii() and arg.isdigit() and int(arg) >= 1):  # e.g. planner:search=3, a line-game form
+        raise ConfigError("agent", f"planner:{arg}", "planner or planner:BUDGET (chain-search nodes, an "
+                          "integer >= 1; planner:search is a line-game option)")  # fmt: skip
+    return PlannerAgent(config, budget=int(arg))
+
+
+register_agent("planner", _planner)

@@ -275,7 +275,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         metadata["evaluation"] = evaluate_checkpoint(out, args, env_config)
         write_metadata(out, metadata)
     total_illegal = sum(r["illegal_actions"] for r in history)
-    print(f"{new_iterations} iterations, {history[-1]['env_steps'] if history else 0} env steps, "
+    so_far = f" ({done_before + new_iterations} in the run)" if done_before else ""
+    print(f"{new_iterations} iteration{'s' * (new_iterations != 1)}{so_far}, "
+          f"{history[-1]['env_steps'] if history else 0} env steps in the run, "
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
           f"domino-evaluate --game {args.game} --agents rllib:{out} ...")  # fmt: skip
     return out, 128 + stopped_by.value if interrupted else 0

@@ -263,6 +263,9 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
             continue
         # a rule the run left to its preset is compared with the value it played with
         was = rules.get(_RULE_KEY.get(name, name)) if had[name] is None else had[name]
+        if name == "opponents" and isinstance(was, list) and sorted(args.opponents) == sorted(was):
+            args.opponents = list(was)  # the same opponents in another order: the run's order
+            continue
         if name in RUN_OPTIONS and getattr(args, name) != was:
             flag = flag_of(name)
             parser.error(f"--resume {run}: the run has {flag} {_shown(was)}, this command "

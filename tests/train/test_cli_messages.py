@@ -80,6 +80,9 @@ def _one_line_error(command: str, *args: str) -> str:
         ("domino-evaluate", ["--game", "cuban", "--agents", "planner:search=abc", "greedy", "planner", "greedy"],
          "--agents planner:search=abc: invalid config field 'agent': got 'planner:search=abc'; allowed: planner, "
          "planner:N, planner:search or planner:search=N (N an integer >= 1)"),
+        ("domino-evaluate", ["--agents", "planner:search=3", "greedy"],
+         "--agents planner:search=3: invalid config field 'agent': got 'planner:search=3'; allowed: planner or "
+         "planner:BUDGET (chain-search nodes, an integer >= 1; planner:search is a line-game option)"),
         ("domino-evaluate", ["--agents", "ppo:checkpoints/cuban_4p_teams/metadata.json", "greedy"],
          "--agents ppo:checkpoints/cuban_4p_teams/metadata.json: checkpoints/cuban_4p_teams/metadata.json is not a "
          "model .zip: give the folder written by domino-train (it holds model.zip and metadata.json) or its .zip"),

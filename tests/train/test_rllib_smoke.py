@@ -195,3 +195,17 @@ def test_interrupted_run_saves_a_resumable_checkpoint(tmp_path):
     assert proc.returncode == 143 and "interrupted: saving a checkpoint" in err  # 128 + SIGTERM
     rows, meta = _history(out)
     assert meta["iterations_done"] == len(rows) > done and meta["env_config"]["max_pip"] == 9
+
+
+def test_resume_takes_the_runs_opponents_in_any_order(mt_run, capsys):
+    from domino_env.train.rllib import build_parser, resume_options
+
+    parser = build_parser()
+    argv = ["--resume", str(mt_run), "--opponents", "greedy", "random"]
+    args = parser.parse_args(argv)
+    resume_options(parser, args, argv)
+    assert args.opponents == ["random", "greedy"] and args.mode == "opponents"  # the run's order
+    argv = ["--resume", str(mt_run), "--opponents", "greedy"]
+    with pytest.raises(SystemExit):
+        resume_options(parser, parser.parse_args(argv), argv)
+    assert "the run has --opponents random greedy, this command greedy" in capsys.readouterr().err
