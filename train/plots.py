@@ -126,10 +126,12 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
 
 def _is_evaluation(row: Any) -> bool:
     """A periodic evaluation as ``domino-train`` writes it: steps, and per opponent a win rate."""
-    results = row.get("results") if isinstance(row, dict) else None
-    return (isinstance(row.get("timesteps") if isinstance(row, dict) else None, int)
-            and isinstance(results, dict) and bool(results)
-            and all(isinstance(r, dict) and isinstance(r.get("win_rate"), int | float) for r in results.values()))  # fmt: skip
+    if not isinstance(row, dict) or not isinstance(row.get("timesteps"), int):
+        return False
+    results = row.get("results")
+    if not isinstance(results, dict) or not results:
+        return False
+    return all(isinstance(r, dict) and isinstance(r.get("win_rate"), int | float) for r in results.values())
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -81,11 +81,18 @@ def _check(record: Any) -> None:
         if not isinstance(record[key], kind):
             raise RecordError(f"record field {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
                               f"got {type(record[key]).__name__}")  # fmt: skip
-    if not isinstance(record.get("env_id"), str) or record["env_id"] not in GAMES:
-        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
+    _classes_of(record)
     for k, deal in enumerate(record["deals"]):
         if not isinstance(deal, dict):
             raise RecordError(f"record field 'deals' item {k} must be a JSON object (a deal), got {type(deal).__name__}")
+
+
+def _classes_of(record: dict[str, Any]) -> tuple[Any, Any]:
+    """(config class, state class) of the record's env id, or a RecordError."""
+    env_id = record.get("env_id")
+    if not isinstance(env_id, str) or env_id not in GAMES:
+        raise RecordError(f"unknown env id {env_id!r}; known: {sorted(GAMES)}")
+    return GAMES[env_id]
 
 
 def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
@@ -95,9 +102,7 @@ def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
         RecordError: unknown env id, or a record without deals.
         ValueError: the first deal or the rules are invalid (``DealError`` / ``ConfigError``).
     """
-    if not isinstance(record.get("env_id"), str) or record["env_id"] not in GAMES:
-        raise RecordError(f"unknown env id {record.get('env_id')!r}; known: {sorted(GAMES)}")
-    config_class, state_class = GAMES[record["env_id"]]
+    config_class, state_class = _classes_of(record)
     rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
     config = config_class.from_dict(rules)
     deals = list(record["deals"])
