@@ -251,7 +251,9 @@ class SingleAgentEnv(gymnasium.Env):
             obs = self.aec.observe(self.learner)["observation"]
             self._done = True
             self._mask = np.zeros_like(self._mask)
-            info = {"illegal_action": True, "learner_seat": self.learner_seat, "round_results": []}
+            # The whole layout (docs/infos.md) for the running round, no round ended here.
+            info = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in self.aec._infos()[self.learner].items()}
+            info.update(illegal_action=True, learner_seat=self.learner_seat, round_results=[])
             return obs, self.illegal_reward, True, False, info
         self._step_aec(action)
         self._play_opponents()

@@ -196,18 +196,43 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     return env_config
 
 
+#: What a gRPC server (a Ray head's GCS port, or its ``ray://`` client port) sends first: an HTTP/2
+#: SETTINGS frame (3 bytes of length, then type 4). A TLS-enabled head answers our plain bytes with a
+#: TLS record (first byte 0x15 alert or 0x16 handshake): also let through, Ray then decides.
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def _speaks_grpc(reply: bytes) -> bool:
+    return (len(reply) >= 4 and reply[3] == 0x04) or reply[:1] in (b"\x15", b"\x16")
+
+
 def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: float = 5.0) -> None:
-    """A TCP connection to the head's ``HOST:PORT`` (also of ``ray://HOST:PORT``) opens within
-    ``timeout`` seconds, else a parser error: Ray itself retries an unreachable head for minutes.
-    ``auto`` (a head of this machine, found by Ray) is not probed."""
+    """The head's ``HOST:PORT`` (also of ``ray://HOST:PORT``) accepts a TCP connection and answers
+    as a gRPC server within ``timeout`` seconds, else a parser error: Ray itself retries an
+    unreachable head, or a port where another service listens, for minutes. ``auto`` (a head of
+    this machine, found by Ray) is not probed."""
     if address == "auto":
         return
     host, _, port = address.removeprefix("ray://").rpartition(":")
     try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
+        with socket.create_connection((host, int(port)), timeout=timeout) as conn:
+            reply = b""
+            try:
+                conn.sendall(_HTTP2_PREFACE)
+                while len(reply) < 4:
+                    chunk = conn.recv(64)
+                    if not chunk:
+                        break
+                    reply += chunk
+            except OSError:  # reset, or silence until the timeout: judged by what came
+                pass
     except OSError as exc:
         parser.error(f"--address {address}: nothing answers at {host}:{port} ({exc.strerror or exc}); is "
                      "`ray start --head` running there, and its port reachable from here?")  # fmt: skip
+    if not _speaks_grpc(reply):
+        seen = f"it replied {reply[:24]!r}" if reply else f"no reply within {timeout:g} s"
+        parser.error(f"--address {address}: something listens at {host}:{port} but it is not a Ray head ({seen}; "
+                     "a head answers in gRPC); give the address `ray start --head` printed")  # fmt: skip
 
 
 def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:

@@ -458,10 +458,15 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` that first refuses a non-integer action (a float,
     bool, string or array) with ``IllegalActionError``, as ``raw_env`` does: the wrappers below
     it would index the action mask with it (``True`` gave numpy's "truth value of an array is
-    ambiguous")."""
+    ambiguous"), and an integer too large for numpy gets the bounds wrapper's ``AssertionError``."""
 
     def step(self, action: Any) -> None:
-        super().step(None if action is None else check_action(action))
+        if action is not None:
+            action = check_action(action)
+            # Beyond int64 the bounds wrapper's own check overflows in numpy: refuse it as that
+            # wrapper refuses every other integer outside the action space.
+            assert -(2**63) <= action < 2**63, "action is not in action space"
+        super().step(action)
 
 
 def wrap(raw: AECEnv) -> AECEnv:

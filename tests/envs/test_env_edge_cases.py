@@ -187,6 +187,12 @@ def test_the_adapters_illegal_action_info_has_round_results_too():
     bad = int(np.flatnonzero(~env.action_masks())[0])
     *_, terminated, _, info = env.step(bad)
     assert terminated and info["illegal_action"] and info["round_results"] == []  # "always present"
+    # ... and the rest of the layout, for the round still running
+    env2 = mexican_train_single_agent()
+    _, legal_info = env2.reset(seed=0)
+    assert set(info) == set(legal_info) | {"illegal_action"}
+    assert info["round_over"] is False and info["learner_seat"] == 0
+    assert list(info["winners"]) == [-1] * 4 and list(info["scores"]) == [0] * 4
 
 
 @pytest.mark.parametrize("action", [True, 54.0, "3", np.array([1, 2]), np.float32(2.0)])
@@ -207,6 +213,21 @@ def test_wrapped_env_refuses_a_non_integer_action_like_raw_env(action):
         legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
         env.step(np.int64(legal))  # numpy integers still play
         assert len(env.unwrapped.game_state.actions) == len(before) + 1
+
+
+@pytest.mark.parametrize("action", [10**30, -(10**30), 2**63, -(2**63) - 1, 10_000, -1])
+def test_wrapped_env_asserts_on_any_integer_outside_the_action_space(action):
+    """An integer too large for numpy was an OverflowError from the bounds wrapper's check; every
+    out-of-range integer is its AssertionError (docs/envs.md), and nothing changes."""
+    from domino_env.envs import cuban_v0
+
+    for make in (cuban_v0.env, mexican_train_v0.env):
+        env = make()
+        env.reset(seed=2)
+        before = env.unwrapped.game_state.copy().actions
+        with pytest.raises(AssertionError, match="not in action space"):
+            env.step(action)
+        assert env.unwrapped.game_state.actions == before
 
 
 def test_malformed_record_files_and_fields_are_record_errors(tmp_path):

@@ -249,6 +249,57 @@ def test_cli_validates_flags_before_any_work(argv, message, capsys):
     assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
+def _listener(reply: bytes | None):
+    """A local TCP server on a free port that answers each connection with ``reply`` (an HTTP
+    server's, a gRPC server's SETTINGS frame) or, with None, reads and never answers."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.recv(64)
+            if reply is not None:
+                conn.sendall(reply)
+            threading.Timer(3, conn.close).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (b"HTTP/1.0 400 Bad Request\r\n\r\n", "it replied b'HTTP/1.0 400 Bad Request"),
+        (None, "no reply within 1 s"),
+        (b"\x00\x00\x00\x04\x00\x00\x00\x00\x00", None),  # an empty SETTINGS frame: a gRPC server
+    ],
+)
+def test_address_probe_refuses_a_service_that_is_not_a_ray_head(reply, message, capsys):
+    """An HTTP server at --address passed the TCP probe and Ray then retried it for minutes."""
+    from domino_env.train.rllib_args import check_reachable
+
+    server = _listener(reply)
+    address = f"127.0.0.1:{server.getsockname()[1]}"
+    try:
+        if message is None:
+            check_reachable(build_parser(), address, timeout=1.0)  # passes: Ray takes it from here
+            check_reachable(build_parser(), f"ray://{address}", timeout=1.0)
+        else:
+            with pytest.raises(SystemExit) as exc:
+                check_reachable(build_parser(), address, timeout=1.0)
+            err = capsys.readouterr().err
+            assert exc.value.code == 2 and f"--address {address}: something listens at {address} but it is not a " \
+                "Ray head" in err and message in err  # fmt: skip
+    finally:
+        server.close()
+
+
 def test_cli_refuses_a_non_empty_out_folder(tmp_path, capsys):
     (tmp_path / "x").write_text("keep me")
     parser = build_parser()
