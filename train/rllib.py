@@ -128,32 +128,21 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def train(argv: Sequence[str] | None = None) -> Path:
-    """Parse ``argv``, train, checkpoint, evaluate; return the run folder.
+def _abandon_start(out: Path, made_out: bool) -> None:
+    """After a signal during start-up: stop Ray, and remove ``out`` if this command made it and
+    nothing is in it yet."""
+    ray = sys.modules.get("ray")  # None, or half imported, when the signal came during its import
+    if ray is not None and getattr(ray, "is_initialized", lambda: False)():
+        ray.shutdown()
+    if made_out and out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
 
-    Raises:
-        SystemExit: invalid options (argparse's message, before any work starts).
-        DominoError: the ``--resume`` checkpoint cannot be restored.
-    """
-    return _run(argv)[0]
 
-
-def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
-    """:func:`train`, also returning the exit status: 0, or 128 + the signal number when SIGINT
-    or SIGTERM stopped training (the checkpoint is saved: continue with ``--resume``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    resume_options(parser, args, argv)  # --resume RUN: the run's rules, mode, opponents, network
-    if args.address is not None:
-        use_token_if_present()  # before anything imports ray
-    env_config = validate(parser, args)
-    if args.resume is not None:
-        out = Path(args.resume)
-    else:
-        stamp = time.strftime("%Y%m%d_%H%M%S")
-        out = Path(args.out or f"runs/rllib_{args.game}_{stamp}")
-
+def _start(
+    args: argparse.Namespace, argv: list[str], env_config: dict[str, Any], out: Path, on_sigterm: Any
+) -> tuple[Any, dict[str, Any], list[dict[str, Any]], int]:
+    """Start Ray, build the algorithm (restored with ``--resume``) and the run's metadata: the
+    ``(algo, metadata, history, iterations done before)`` the training loop continues from."""
     import ray
 
     if args.address is not None:
@@ -161,6 +150,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     else:
         # "local": always a new instance of our own, never a `ray start` cluster of this machine
         ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
+    signal.signal(signal.SIGTERM, on_sigterm)  # ray.init installed its own (sys.exit): ours again
     out.mkdir(parents=True, exist_ok=True)  # once Ray runs: a failed start leaves no folder
     config = ppo_config(
         env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
@@ -215,6 +205,59 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         "versions": _versions(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
     }
+    return algo, metadata, history, done_before
+
+
+def train(argv: Sequence[str] | None = None) -> Path:
+    """Parse ``argv``, train, checkpoint, evaluate; return the run folder.
+
+    Raises:
+        SystemExit: invalid options (argparse's message, before any work starts).
+        DominoError: the ``--resume`` checkpoint cannot be restored.
+    """
+    return _run(argv)[0]
+
+
+def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
+    """:func:`train`, also returning the exit status: 0, or 128 + the signal number when SIGINT
+    or SIGTERM stopped training (the checkpoint is saved: continue with ``--resume``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    resume_options(parser, args, argv)  # --resume RUN: the run's rules, mode, opponents, network
+    if args.address is not None:
+        use_token_if_present()  # before anything imports ray
+    env_config = validate(parser, args)
+    if args.resume is not None:
+        out = Path(args.resume)
+    else:
+        stamp = time.strftime("%Y%m%d_%H%M%S")
+        out = Path(args.out or f"runs/rllib_{args.game}_{stamp}")
+
+    stopped_by = signal.SIGINT  # what a KeyboardInterrupt means unless SIGTERM's handler says
+
+    def stop_on_sigterm(signum: int, frame: Any) -> None:  # a scheduler's stop: like Ctrl-C
+        nonlocal stopped_by
+        stopped_by = signal.SIGTERM
+        raise KeyboardInterrupt
+
+    previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
+    made_out = not out.exists()
+    try:
+        algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        # Ray's own driver handler (installed inside ray.init, until we take SIGTERM back) exits
+        # with sys.exit(SIGTERM): the same stop, met earlier.
+        if isinstance(exc, SystemExit):
+            if exc.code != signal.SIGTERM:
+                raise
+            stopped_by = signal.SIGTERM
+        signal.signal(signal.SIGTERM, previous_handler)
+        _abandon_start(out, made_out)
+        print(f"\ninterrupted while starting: nothing was trained{'' if made_out else ' (the run is as it was)'}",
+              file=sys.stderr)  # fmt: skip
+        return out, 128 + stopped_by.value
+    import ray
 
     def save(interrupted: bool = False) -> None:
         ckpt = (out / CHECKPOINT_DIR).resolve()
@@ -233,14 +276,6 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         bar = tqdm(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
     start = time.perf_counter()
     interrupted = False
-    stopped_by = signal.SIGINT  # what a KeyboardInterrupt means unless SIGTERM's handler says
-
-    def stop_on_sigterm(signum: int, frame: Any) -> None:  # a scheduler's stop: like Ctrl-C
-        nonlocal stopped_by
-        stopped_by = signal.SIGTERM
-        raise KeyboardInterrupt
-
-    previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
     try:
         for i in range(args.iterations):
             result = algo.train()

@@ -209,3 +209,35 @@ def test_resume_takes_the_runs_opponents_in_any_order(mt_run, capsys):
     with pytest.raises(SystemExit):
         resume_options(parser, parser.parse_args(argv), argv)
     assert "the run has --opponents random greedy, this command greedy" in capsys.readouterr().err
+
+
+def test_a_signal_while_starting_stops_cleanly_and_leaves_no_folder(tmp_path):
+    """SIGTERM while the algorithm was being built exited -15 / -6 with Ray's stack dump and left
+    an empty --out folder; now 143, one line, no folder."""
+    out = tmp_path / "never"
+    proc = subprocess.Popen([sys.executable, "-m", "train.rllib", "--iterations", "5", "--eval-rounds", "0",
+                             "--out", str(out), *SMALL], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.time() + 120
+    while not out.exists():  # made once Ray runs, before the algorithm is built (seconds)
+        assert proc.poll() is None and time.time() < deadline, "Ray did not start"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and "interrupted while starting: nothing was trained" in err
+    assert "Traceback" not in err and "logging.cc" not in err and not out.exists()
+
+
+def test_rays_own_sigterm_exit_inside_ray_init_is_the_same_stop(tmp_path, monkeypatch):
+    """Ray's driver handler, installed inside ray.init, stops with sys.exit(SIGTERM)."""
+    import ray
+
+    from domino_env.train import rllib
+
+    def init(**kwargs):
+        raise SystemExit(signal.SIGTERM)
+
+    monkeypatch.setattr(ray, "init", init)
+    out = tmp_path / "never"
+    before = signal.getsignal(signal.SIGTERM)
+    assert rllib._run(["--out", str(out), "--no-progress"]) == (out, 143) and not out.exists()
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler it replaced is back
