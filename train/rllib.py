@@ -307,8 +307,16 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     algo.stop()
     ray.shutdown()
     if not interrupted and args.eval_rounds > 0:
-        metadata["evaluation"] = evaluate_checkpoint(out, args, env_config)
-        write_metadata(out, metadata)
+        signal.signal(signal.SIGTERM, stop_on_sigterm)
+        try:
+            metadata["evaluation"] = evaluate_checkpoint(out, args, env_config)
+            write_metadata(out, metadata)
+        except KeyboardInterrupt:  # the checkpoint is saved: only the evaluation is missing
+            interrupted = True
+            print(f"\ninterrupted during the final evaluation (the checkpoint is saved; evaluate it: "
+                  f"domino-evaluate --game {args.game} --agents rllib:{out} ...)", file=sys.stderr)  # fmt: skip
+        finally:
+            signal.signal(signal.SIGTERM, previous_handler)
     total_illegal = sum(r["illegal_actions"] for r in history)
     so_far = f" ({done_before + new_iterations} in the run)" if done_before else ""
     print(f"{new_iterations} iteration{'s' * (new_iterations != 1)}{so_far}, "

@@ -241,3 +241,31 @@ def test_rays_own_sigterm_exit_inside_ray_init_is_the_same_stop(tmp_path, monkey
     before = signal.getsignal(signal.SIGTERM)
     assert rllib._run(["--out", str(out), "--no-progress"]) == (out, 143) and not out.exists()
     assert signal.getsignal(signal.SIGTERM) is before  # the handler it replaced is back
+
+
+def test_a_signal_during_the_final_evaluation_keeps_the_checkpoint(tmp_path):
+    """SIGTERM during the final evaluation was a raw -15; now 143 and one line, the saved run
+    loads and its metadata has no evaluation."""
+    out = tmp_path / "evaluating"
+    proc = subprocess.Popen([sys.executable, "-m", "train.rllib", "--players", "2", "--max-pip", "9", "--iterations",
+                             "1", "--eval-rounds", "100000", "--out", str(out), *SMALL],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    meta_file, deadline = out / METADATA_FILE, time.time() + 240
+
+    def iterations_done():
+        try:
+            return json.loads(meta_file.read_text()).get("iterations_done")
+        except (OSError, ValueError):  # not written yet, or being written
+            return None
+
+    while iterations_done() != 1:
+        assert proc.poll() is None and time.time() < deadline, "training did not finish its iteration"
+        time.sleep(0.2)
+    time.sleep(3)  # Ray stopped, the evaluation running
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and "interrupted during the final evaluation (the checkpoint is saved" in err
+    assert "Traceback" not in err
+    _, meta = _history(out)
+    assert "evaluation" not in meta and meta["interrupted"] is False and meta["iterations_done"] == 1
+    assert isinstance(make_agent(f"rllib:{out}", {"num_players": 2, "max_pip": 9}), PPOAgent)
