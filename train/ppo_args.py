@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,30 @@ def real(low: float | None = None, high: float | None = None, low_open: bool = F
         return value
 
     parse.__name__ = "float"
+    return parse
+
+
+#: Unit suffixes a wall time may carry (``--time-limit``), and their length in seconds.
+DURATION_UNITS = {"s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def duration(unit: str, bare: bool = True) -> Callable[[str], float]:
+    """argparse type: a finite wall time > 0 written with a unit (``90s``, ``15m`` / ``15min``,
+    ``1.5h``), returned in ``unit`` (``"min"`` or ``"s"``). A bare number is in ``unit`` when
+    ``bare``; otherwise it is refused (a command whose bare number once meant another unit)."""
+
+    def parse(text: str) -> float:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", text)
+        if m is None or (m.group(2) and m.group(2) not in DURATION_UNITS):
+            raise argparse.ArgumentTypeError(f"expected a wall time such as 90s, 15m or 1.5h, got {text!r}")
+        if not m.group(2) and not bare:
+            raise argparse.ArgumentTypeError(f"give a unit: {text}s, {text}m or {text}h (a bare number is ambiguous here)")
+        value = float(m.group(1)) * DURATION_UNITS[m.group(2) or unit] / DURATION_UNITS[unit]
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be a wall time > 0, got {text}")
+        return value
+
+    parse.__name__ = "duration"
     return parse
 
 
@@ -223,8 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--max-grad-norm", type=real(0.0, low_open=True), default=0.5, help="gradient clipping")
     t.add_argument("--target-kl", type=real(0.0, low_open=True), default=None,
                    help="stop an update early past this KL (default off)")
-    t.add_argument("--time-limit", type=real(0.0, low_open=True), default=None, metavar="MINUTES",
-                   help="stop training after this many minutes of wall time (then save and evaluate as usual)")
+    t.add_argument("--time-limit", type=duration("min"), default=None, metavar="TIME",
+                   help="stop training after this wall time (then save and evaluate as usual): minutes, or "
+                   "with a unit: 90s, 15m, 1.5h")
     start = t.add_mutually_exclusive_group()
     start.add_argument("--resume", default=None, metavar="PATH",
                        help="continue training a saved model (a run folder or .zip, e.g. an interrupted run); "

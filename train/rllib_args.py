@@ -20,7 +20,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter
 from domino_env.train.evaluate import add_mexican_train_rule_options
-from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, flag_of
+from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, duration, flag_of
 from domino_env.train.rllib_config import MODES, env_config_of
 
 GAMES = ("mexican_train", "block", "draw", "cuban")
@@ -66,8 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--iterations", type=int, default=20,
                    help="PPO iterations (at most) this command runs (with --resume: more, after the run's)")
     t.add_argument(
-        "--time-limit", type=float, default=None, metavar="SECONDS",
-        help="stop after the iteration that passes this wall time",
+        "--time-limit", type=duration("s", bare=False), default=None, metavar="TIME",
+        help="stop after the iteration that passes this wall time, with its unit: 90s, 15m, 1.5h",
     )  # fmt: skip
     t.add_argument("--seed", type=int, default=0, help="seeds the envs, the modules, the seating")
     t.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (all seats)")
@@ -124,8 +124,6 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
-    if args.time_limit is not None and not args.time_limit > 0:
-        parser.error(f"--time-limit must be > 0 seconds, got {args.time_limit}")
     if args.minibatch_size > args.batch_size:
         parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
     if any(h < 1 for h in args.hidden):

@@ -3,6 +3,7 @@ status 2, one line naming the flag, no run folder), and a real SIGINT / SIGTERM 
 run (``model.zip``, ``metadata.json`` with status ``"interrupted"``) that ``--resume`` continues.
 """
 
+import argparse
 import json
 import os
 import re
@@ -372,3 +373,33 @@ def test_a_rules_mismatch_warning_is_one_line_once_with_subprocess_workers(tmp_p
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = [line for line in proc.stderr.splitlines() if "trained with other rules" in line]
     assert len(lines) == 1 and lines[0].startswith("domino-train: warning: model "), proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes", "seconds"),
+    [("15", 15.0, None), ("15m", 15.0, 900.0), ("15min", 15.0, 900.0), ("90s", 1.5, 90.0), ("1.5h", 90.0, 5400.0),
+     ("2e1m", 20.0, 1200.0), (".5 h", 30.0, 1800.0)],
+)  # fmt: skip
+def test_time_limit_takes_a_unit_and_a_bare_number_is_minutes_only_in_domino_train(text, minutes, seconds):
+    """domino-train's --time-limit was minutes and domino-rllib's seconds: both take a unit now,
+    and domino-rllib refuses the bare number it used to read as seconds."""
+    from domino_env.train.ppo_args import build_parser, duration
+    from domino_env.train.rllib_args import build_parser as rllib_parser
+
+    assert build_parser().parse_args(["--time-limit", text]).time_limit == pytest.approx(minutes)
+    if seconds is None:
+        with pytest.raises(SystemExit):
+            rllib_parser().parse_args(["--time-limit", text])
+        with pytest.raises(argparse.ArgumentTypeError, match="give a unit"):
+            duration("s", bare=False)(text)
+    else:
+        assert rllib_parser().parse_args(["--time-limit", text]).time_limit == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["0", "0m", "-5m", "inf", "nan", "5 days", "m", "5mm", "1e999h"])
+def test_time_limit_refuses_what_is_not_a_positive_wall_time(text, capsys):
+    from domino_env.train.ppo_args import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--time-limit", text])
+    assert "argument --time-limit: " in capsys.readouterr().err
