@@ -458,7 +458,9 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` that first refuses a non-integer action (a float,
     bool, string or array) with ``IllegalActionError``, as ``raw_env`` does: the wrappers below
     it would index the action mask with it (``True`` gave numpy's "truth value of an array is
-    ambiguous"), and an integer too large for numpy gets the bounds wrapper's ``AssertionError``."""
+    ambiguous"), and an integer too large for numpy gets the bounds wrapper's ``AssertionError``;
+    ``last()`` once every agent is done raises ``DominoError``, as ``raw_env`` (was a KeyError).
+    Before ``reset`` its errors are PettingZoo's own."""
 
     def step(self, action: Any) -> None:
         if action is not None:
@@ -467,6 +469,12 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             # wrapper refuses every other integer outside the action space.
             assert -(2**63) <= action < 2**63, "action is not in action space"
         super().step(action)
+
+    def last(self, observe: bool = True) -> tuple:
+        # AECEnv.last on the wrapper read the rewards of an agent no longer there (KeyError)
+        if self._has_reset and not self.agents:
+            raise DominoError("the episode is over (every agent is done): call reset()")
+        return super().last(observe)
 
 
 def wrap(raw: AECEnv) -> AECEnv:

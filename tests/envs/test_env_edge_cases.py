@@ -230,6 +230,37 @@ def test_wrapped_env_asserts_on_any_integer_outside_the_action_space(action):
         assert env.unwrapped.game_state.actions == before
 
 
+@pytest.mark.parametrize("module", ["draw_v0", "mexican_train_v0"])
+def test_wrapped_env_before_reset_and_after_the_episode_as_docs_envs_md_says(module, caplog):
+    """docs/envs.md: raw_env raises DominoError; env() keeps PettingZoo's order-enforcing errors
+    before reset, and last() once every agent is done is a DominoError (it was a KeyError)."""
+    import importlib
+
+    from domino_env import DominoError
+
+    mod = importlib.import_module(f"domino_env.envs.{module}")
+    raw, env = mod.raw_env(), mod.env()
+    for call in (lambda e: e.last(), lambda e: e.step(0), lambda e: e.observe("player_0"), lambda e: e.state(),
+                 lambda e: e.agent_iter()):  # fmt: skip
+        with pytest.raises(DominoError, match=r"call reset\(\) first"):
+            call(raw)
+        with pytest.raises((AssertionError, AttributeError), match="reset"):
+            call(env)
+    for e in (raw, env):
+        e.reset(seed=4)
+        rng = np.random.default_rng(4)
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert e.agents == []
+        with pytest.raises(DominoError, match="the episode is over"):
+            e.last()
+    with pytest.raises(DominoError, match="the episode is over"):
+        raw.step(0)
+    env.step(0)  # PettingZoo's own convention: a logged warning
+    assert "step() called after all agents are terminated or truncated" in caplog.text
+
+
 def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
     from domino_env.core.errors import RecordError
     from domino_env.core.records import load_record, replay, save_record

@@ -80,3 +80,24 @@ def test_docs_list_every_key():
         env.reset(seed=0)
         for key in env.infos["player_0"]:
             assert f"`{key}`" in text, key
+
+
+def test_an_elimination_round_that_ends_the_game_says_game_over_in_a_round_episode():
+    """docs/infos.md: `game_over` also in a round episode when the round ends the game (at most
+    one seat left under `elimination_limit`)."""
+    ended = 0
+    for seed in range(40):
+        env = mexican_train_v0.raw_env(preset="tren_mexicano", num_players=3, elimination_limit=20)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                break
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert info["round_over"]
+        left = int(np.sum(info["scores"] < 20))
+        assert bool(info["game_over"]) == (left <= 1)
+        assert (seats_of(info["game_winners"]) != []) == bool(info["game_over"])
+        ended += bool(info["game_over"])
+    assert 0 < ended < 40  # both cases were seen

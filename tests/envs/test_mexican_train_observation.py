@@ -108,3 +108,19 @@ def test_decode_observation_named_views():
     assert views["first_turn"].tolist() == [1]
     with pytest.raises(ValueError):
         decode_observation(np.zeros(5), 3, 9)
+
+
+@pytest.mark.parametrize(("doubles", "coverable"), [("satisfy", 1.0), ("double_double", 1.0), ("chain", 0.0),
+                                                    ("no_cover", 0.0)])  # fmt: skip
+def test_train_coverable_flags_an_obliging_double_only(doubles, coverable):
+    """After placing 5-5 the player's only move covers it in every mode, but only `satisfy` and
+    `double_double` oblige it: `train_coverable` says "obliges", not "may cover" (a checker read the
+    old wording "may cover" and found it 0 in `chain` / `no_cover`)."""
+    env = raw_env(num_players=2, max_pip=9, doubles=doubles, use_boneyard=False)
+    env.reset(options={"deal": {"hands": [[[9, 5], [5, 5], [5, 1], [2, 3]], [[0, 1], [2, 4]]], "first_player": 0}})
+    st = env.game_state
+    for move in ("place 5-9 on own train", "pass", "place 5-5 on own train"):
+        env.step(next(a for a in st.legal_actions() if st.describe_action(a) == move))
+    assert [st.describe_action(a) for a in st.legal_actions()] == ["place 1-5 on own train"]
+    view = decode_observation(env.observe("player_0")["observation"], 2, 9)
+    assert view["train_ends_in_double"][0] == 1.0 and view["train_coverable"][0] == coverable
