@@ -37,6 +37,8 @@ from typing import NoReturn
 EXIT_USAGE = 2
 #: Exit code after Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
+#: 128 + SIGPIPE: the exit status of a command whose output pipe was closed.
+EXIT_BROKEN_PIPE = 141
 #: Our own top-level packages: a ModuleNotFoundError inside them is a bug, not a missing extra.
 OWN_PACKAGES = ("domino_env", "agents", "train")
 
@@ -189,7 +191,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     ``main`` runs), when a module of any extra (:data:`EXTRA_OF_MODULE`) is found missing while
     it runs (the line names that extra), or on a
     :class:`~domino_env.core.errors.DominoError` (``command: error: message``); with 130 on
-    Ctrl-C; else with ``main``'s return value (an int) or 0.
+    Ctrl-C; silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
+    return value (an int) or 0.
     """
     spec = COMMANDS[command]
     hint = check_extras(command)
@@ -217,6 +220,12 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         if show_traceback:
             raise
         _fail(f"{command}: interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:  # whoever read our output went away (`| head`): stop quietly, as `cat` does
+        try:  # and keep Python's exit-time flush of stdout from failing again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
     raise SystemExit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ import numpy as np
 from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.core.records import save_record
+from domino_env.core.records import load_record, save_record
 from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.cli import ArgumentParser
 from domino_env.train.evaluate import (
@@ -141,7 +142,19 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
         parser.error(f"--record {record}: folder {folder} does not exist")
     if os.path.isdir(record):
         parser.error(f"--record {record} is a folder; give a file name")
+    if os.path.lexists(record) and not _is_record_file(record):
+        parser.error(f"--record {record}: the file exists and is not a game record (it would be overwritten); "
+                     "give another name")  # fmt: skip
     return env, args.seat, agents, labels, seed, record
+
+
+def _is_record_file(path: str) -> bool:
+    """An earlier game record (which a new one may replace), not any other file."""
+    try:
+        load_record(path)
+    except (DominoError, OSError):
+        return False
+    return True
 
 
 def describe(state: Any, action: int, you: int) -> str:
@@ -251,31 +264,59 @@ def play(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-play`` (``python -m domino_env.train.play``). Returns the exit status: 0 when
-    the game ended or you stopped it, 130 after Ctrl-C; the record is written in every case."""
+    the game ended or you stopped it, 128 + the signal number after Ctrl-C (130), SIGTERM (143) or
+    a closed terminal (SIGHUP, 129); the record is written in every case.
+
+    Raises:
+        DominoError: the record cannot be written (its folder removed, a full disk): one line.
+    """
     env, you, agents, labels, seed, record = setup(argv)
     print(
         f"{env.ENV_ID} (preset {env.config.preset}, {env.episode}), seed {seed}; you are seat "
         f"{you}. Type a move number, t for the table, q to quit.",
         flush=True,
     )
+    stopped_by = signal.SIGINT
+
+    def stop(signum: int, frame: Any) -> None:  # a closed terminal or a kill: like Ctrl-C
+        nonlocal stopped_by
+        stopped_by = signal.Signals(signum)
+        raise KeyboardInterrupt
+
+    caught = [sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None]
+    previous = {sig: signal.signal(sig, stop) for sig in caught}
     status = 0
     try:
         play(env, you, agents, labels, seed)
-    except Stop as stop:
-        print(f"game stopped ({stop.reason}) before its end", flush=True)
+    except Stop as reason:
+        print(f"game stopped ({reason.reason}) before its end", flush=True)
     except KeyboardInterrupt:
-        print("\ninterrupted (Ctrl-C)", flush=True)
-        status = EXIT_INTERRUPTED
+        name = "Ctrl-C" if stopped_by == signal.SIGINT else stopped_by.name
+        _say(f"\ninterrupted ({name})")
+        status = EXIT_INTERRUPTED - signal.SIGINT + stopped_by
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         if env.game_state is not None:
             data = env.to_record()
             data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
             data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            save_record(data, record)
+            try:
+                save_record(data, record)
+            except OSError as exc:
+                raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
             k = len(data["actions"])
-            print(f"record of {k} move{'' if k == 1 else 's'} written to {record} "
-                  f"(view it: domino-replay-html {record})", flush=True)
+            _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html {record})")
     return status
+
+
+def _say(line: str) -> None:
+    """Print to the terminal; when it is gone (SIGHUP) or the output pipe is closed, the record
+    still gets written."""
+    try:
+        print(line, flush=True)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":  # through train.cli: a missing module or typed error is one line

@@ -226,3 +226,77 @@ def test_the_prompt_for_a_single_legal_move_offers_that_move_alone(capsys):
     typed = iter(["3"])
     assert read_move([4, 9, 11], show=lambda: None, read=read) == 11
     assert prompts == ["your move (1-3): "]
+
+
+def test_record_refuses_to_overwrite_a_file_that_is_not_a_record_and_replaces_an_old_record(tmp_path):
+    keep = tmp_path / "notes.json"
+    keep.write_text("precious data")
+    out = _play(["--seed", "1", "--record", str(keep)], "q\n")
+    assert out.returncode == 2 and keep.read_text() == "precious data" and out.stdout == ""
+    assert f"--record {keep}: the file exists and is not a game record (it would be overwritten)" in out.stderr
+    old = tmp_path / "old.json"
+    assert _play(["--seed", "1", "--record", str(old)], "q\n").returncode == 0
+    assert _play(["--seed", "2", "--game", "draw", "--record", str(old)], "q\n").returncode == 0
+    assert load_record(old)["env_id"] == "dominoes/draw-v0"  # an earlier record may be replaced
+
+
+@pytest.mark.parametrize(("sig", "status"), [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_kill_or_a_closed_terminal_saves_the_record(sig, status, tmp_path):
+    """SIGTERM / SIGHUP (the terminal closed) ended the game silently and lost its record."""
+    import signal
+
+    rec = tmp_path / "killed.json"
+    proc = subprocess.Popen([sys.executable, "-m", "train.play", "--seed", "4", "--record", str(rec)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)  # fmt: skip
+    line, deadline = "", time.monotonic() + 60
+    while "seats:" not in line:  # the game has started and waits for the first move
+        line = proc.stdout.readline()
+        assert line and time.monotonic() < deadline, proc.stderr.read()
+    time.sleep(0.5)
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == status and f"interrupted ({sig})" in out and "Traceback" not in err
+    assert load_record(rec)["env_id"] == "dominoes/mexican_train-v0"
+
+
+def test_a_closed_output_pipe_stops_quietly_and_keeps_the_record(tmp_path):
+    rec = tmp_path / "piped.json"
+    proc = subprocess.Popen([sys.executable, "-m", "train.play", "--seed", "1", "--record", str(rec)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)  # fmt: skip
+    proc.stdout.readline()
+    proc.stdout.close()  # as `| head -1` does
+    try:
+        proc.stdin.write(b"1\n" * 500)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == ""  # was a BrokenPipeError traceback
+    assert load_record(rec)["env_id"] == "dominoes/mexican_train-v0"
+
+
+def test_a_record_that_cannot_be_written_is_one_line(tmp_path):
+    """The record's folder removed during the game was a FileNotFoundError traceback."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "train.play", "--seed", "1", "--record", str(folder / "x.json")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)  # fmt: skip
+    assert "seats:" in proc.stdout.readline() + proc.stdout.readline()
+    folder.rmdir()
+    out, err = proc.communicate("q\n", timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in err and err.count("\n") == 1
+    assert f"domino-play: error: the game record could not be written to {folder / 'x.json'}" in err
+
+
+def test_the_docs_own_agent_script_plays_a_registered_agent(tmp_path):
+    """docs/play.md's play_mine.py, run as written: the registered name works as --opponents."""
+    page = (ROOT / "docs" / "play.md").read_text()
+    script = re.search(r"```python\n(# play_mine\.py.*?)```", page, re.S).group(1)
+    (tmp_path / "play_mine.py").write_text(script)
+    rec = tmp_path / "mine.json"
+    out = subprocess.run([sys.executable, "play_mine.py", "--opponents", "mine", "--seed", "3", "--record", str(rec)],
+                         input="1\n" * 400, capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "seat 1 (mine): " in out.stdout and load_record(rec)["seats"] == ["human", "mine", "mine", "mine"]
