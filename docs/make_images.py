@@ -66,7 +66,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "images"), help="folder to write (default docs/images)")
     args = parser.parse_args(argv)
-    for path in make_images(Path(args.out)):
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        parser.error(f"--out {out} is a file; give a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--out {out}: cannot make the folder ({exc.strerror or exc})")
+    for path in make_images(out):
         print(f"wrote {path}")
 
 

@@ -94,15 +94,13 @@ class SingleAgentEnv(gymnasium.Env):
         ):
             raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
         opponents = list(opponents)
-        if getattr(aec_env, "render_mode", None) not in (None, "ansi", "rgb_array"):
-            raise ConfigError(
-                "render_mode",
-                aec_env.render_mode,
-                "None, 'ansi' or 'rgb_array' (the adapter renders the learner's view; 'human' "
-                "would print the opponents' hands on their turns)",
-            )
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float, np.number)):
-            raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
+        check_adapter_render_mode(getattr(aec_env, "render_mode", None))
+        if (
+            isinstance(illegal_reward, bool)
+            or not isinstance(illegal_reward, (int, float, np.number))
+            or not np.isfinite(illegal_reward)
+        ):
+            raise ConfigError("illegal_reward", illegal_reward, "a finite number (reward units)")
         if isinstance(learner_seat, numbers.Integral) and not isinstance(learner_seat, bool):
             learner_seat = int(learner_seat)  # numpy integers too
         if learner_seat != "random" and (
@@ -277,6 +275,21 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.close()
 
 
+def check_adapter_render_mode(render_mode: Any) -> None:
+    """The adapter's render modes, checked before the AEC env (whose own list has 'human').
+
+    Raises:
+        ConfigError: ``render_mode`` is not None, ``"ansi"`` or ``"rgb_array"``.
+    """
+    if render_mode not in (None, "ansi", "rgb_array"):
+        raise ConfigError(
+            "render_mode",
+            render_mode,
+            "None, 'ansi' or 'rgb_array' (the adapter renders the learner's view; 'human' "
+            "would print the opponents' hands on their turns)",
+        )
+
+
 def mexican_train_single_agent(
     opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
     learner_seat: int | str = 0,
@@ -288,6 +301,7 @@ def mexican_train_single_agent(
     adapter (through ``domino_env.agents.gym_ids``, which also takes agent names as opponents)."""
     from .envs.mexican_train_v0 import raw_env
 
+    check_adapter_render_mode(env_kwargs.get("render_mode"))
     return SingleAgentEnv(raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)
 
 
@@ -307,6 +321,7 @@ def line_single_agent(
     itself (see :class:`SingleAgentEnv`); the learner's reward is its team's."""
     from .envs.line_v0 import raw_env
 
+    check_adapter_render_mode(env_kwargs.get("render_mode"))
     env = raw_env(preset=preset, **env_kwargs)
     return SingleAgentEnv(env, opponents, learner_seat, illegal_reward, team_play)
 

@@ -266,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the results (config, seeds, agents, stats) as JSON",
     )
     parser.add_argument(
-        "--records", action="store_true", help="include every episode's record in the JSON"
+        "--records", action="store_true", help="add one result row per episode (deal, rotation, seed, seats, rounds, credits, pips, scores) to the JSON"
     )
     parser.add_argument(
         "--workers", type=int, default=1, help="processes to play deals in parallel (default 1)"
@@ -351,7 +351,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             parser.error(f"--json {args.json}: the file exists and is not a domino-evaluate result (it would be "
                          "overwritten); give another name")  # fmt: skip
     elif args.records:
-        parser.error("--records adds every episode's record to the --json file: give --json PATH too")
+        parser.error("--records adds every episode's result row to the --json file: give --json PATH too")
     if args.max_pip is not None:
         allowed = (9, 12, 15, 18) if args.game == "mexican_train" else (6, 9, 12)
         if args.max_pip not in allowed:

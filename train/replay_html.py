@@ -26,7 +26,14 @@ from typing import Any
 from domino_env.core.errors import RecordError
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import PHASE_NAMES, MexicanTrainState
-from domino_env.core.records import ENV_ONLY_KWARGS, GAMES, first_state, load_record
+from domino_env.core.records import (
+    ENV_ONLY_KWARGS,
+    GAMES,
+    check_no_deals_left,
+    episode_goes_on,
+    first_state,
+    load_record,
+)
 from domino_env.render_image import PIP_COLOURS, pip_layout
 from domino_env.train.cli import ArgumentParser
 
@@ -120,14 +127,19 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
             (named as the page numbers it and by its 0-based index: ``move 4 (actions[3], 0-based)``).
     """
     state, deals = _start(record)
-    names = record.get("seats") or [None] * state.num_players
+    names = record.get("seats")
+    if names is None:
+        names = [None] * state.num_players
+    elif not (isinstance(names, list) and len(names) == state.num_players and all(isinstance(n, str) for n in names)):
+        raise RecordError(f"record field 'seats' must be a list of {state.num_players} names (strings), "
+                          f"got {json.dumps(names)[:80]}")  # fmt: skip
     frames = [dict(_frame(state), kind="deal", move=0, actor=None, text="round 1 dealt")]
     for k, action in enumerate(record["actions"], 1):
         where = _move(k)
         if isinstance(action, bool) or not isinstance(action, int):  # JSON: an int, never "3" or 3.0
             raise RecordError(f"{where}: the action {action!r} is not an integer (a legal-action index)")
         if state.round_over:
-            raise RecordError(f"{where} comes after the round ended and the record has no next deal")
+            raise RecordError(f"{where} comes after the end of the record's episode")
         seat = state.current_player
         who = f"seat {seat}" + (f" ({names[seat]})" if seat < len(names) and names[seat] else "")
         try:
@@ -136,13 +148,14 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
         except ValueError as err:
             raise RecordError(f"{where} does not replay: {err}") from err
         frames.append(dict(_frame(state), kind="move", move=k, actor=seat, text=text))
-        if state.round_over and deals and not state.game_over:
+        if state.round_over and deals and episode_goes_on(record, state):
             try:
                 state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
             except ValueError as err:
                 raise RecordError(f"the deal after {where} is invalid: {err}") from err
             again = " again" if frames[-1]["result"]["termination"] == "annulled" else ""
             frames.append(dict(_frame(state), kind="deal", move=k, actor=None, text=f"round {state.round_index + 1} dealt{again}"))
+    check_no_deals_left(deals, state)
     return frames
 
 

@@ -26,6 +26,9 @@ GAMES = {
     "dominoes/draw-v0": (LineConfig, LineState),
     "dominoes/cuban-v0": (LineConfig, LineState),
 }
+#: The line games' env ids each play one preset, their name (a record whose id and preset
+#: disagree was edited: which game it is cannot be told).
+LINE_PRESET_OF = {"dominoes/block-v0": "block", "dominoes/draw-v0": "draw", "dominoes/cuban-v0": "cuban"}
 
 
 def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state: Any) -> dict[str, Any]:
@@ -41,8 +44,12 @@ def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    """Write ``record`` as JSON to ``path``."""
-    Path(path).write_text(json.dumps(record, indent=1))
+    """Write ``record`` as JSON to ``path`` (standard JSON: no NaN or Infinity)."""
+    Path(path).write_text(json.dumps(record, indent=1, allow_nan=False))
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
@@ -54,11 +61,13 @@ def load_record(path: str | Path) -> dict[str, Any]:
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
     try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        record = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         raise RecordError(f"record {path} is not valid JSON: {err.msg} (line {err.lineno})") from err
     except UnicodeDecodeError as err:
         raise RecordError(f"record {path} is not a text (JSON) file") from err
+    except ValueError as err:  # NaN / Infinity: Python's extension of JSON, which no record holds
+        raise RecordError(f"record {path} is not valid JSON: {err}") from err
     except RecursionError as err:  # JSON nested deeper than the parser goes: not a record
         raise RecordError(f"record {path} is not a game record (JSON nested too deep)") from err
     try:
@@ -92,6 +101,10 @@ def _classes_of(record: dict[str, Any]) -> tuple[Any, Any]:
     env_id = record.get("env_id")
     if not isinstance(env_id, str) or env_id not in GAMES:
         raise RecordError(f"unknown env id {env_id!r}; known: {sorted(GAMES)}")
+    preset = record["env_kwargs"].get("preset") if isinstance(record.get("env_kwargs"), dict) else None
+    if env_id in LINE_PRESET_OF and preset not in (None, LINE_PRESET_OF[env_id]):
+        raise RecordError(f"env id {env_id!r} plays preset {LINE_PRESET_OF[env_id]!r}, the record's "
+                          f"env_kwargs say {preset!r}")  # fmt: skip
     return GAMES[env_id]
 
 
@@ -115,20 +128,42 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
     """Yield the engine state at the start and after every action of a recorded game.
 
     Each yielded state is an independent copy. Rounds are dealt from the recorded deals; when
-    an action ends a round and the record holds a next deal, the state yielded for that action
-    is already the next round's start (as in a ``episode="game"`` env).
+    an action ends a round and the episode goes on (``episode="game"``, or an annulled Cuban
+    round re-dealt), the state yielded for that action is already the next round's start, as
+    in the env.
 
     Raises:
-        RecordError: malformed record, or an action that is illegal where the record puts it.
+        RecordError: malformed record, an action that is illegal where the record puts it, or
+            actions or deals beyond the end of the record's episode (a round episode goes on only
+            after an annulled round).
     """
     _check(record)
     state, deals = first_state(record)
+    actions = record["actions"]
     yield state.copy()
-    for k, action in enumerate(record["actions"]):
+    for k, action in enumerate(actions):
         try:
             state.apply(action)
         except ValueError as err:
             raise RecordError(f"action {k} does not replay: {err}") from err
-        if state.round_over and deals and not state.game_over:
+        if state.round_over and deals and episode_goes_on(record, state):
             state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
+        elif state.round_over and k + 1 < len(actions):
+            raise RecordError(f"action {k + 1} comes after the end of the record's episode (at action {k})")
         yield state.copy()
+    check_no_deals_left(deals, state)
+
+
+def episode_goes_on(record: dict[str, Any], state: Any) -> bool:
+    """Whether the record's episode continues after the round ``state`` just ended, with the next
+    deal: a whole-game episode until the game is over, and an annulled Cuban round (re-dealt in
+    a round episode too), as the env does."""
+    if state.game_over:
+        return False
+    return record["env_kwargs"].get("episode", "round") == "game" or state.round_result.termination == "annulled"
+
+
+def check_no_deals_left(deals: list[Any], state: Any) -> None:
+    """A RecordError when deals are left after the episode ended (an edited record)."""
+    if deals and state.round_over:
+        raise RecordError(f"{len(deals)} deal(s) beyond the end of the record's episode")

@@ -296,3 +296,27 @@ def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
     path.write_text("[" * 100_000)  # deeper than the JSON parser goes: was a RecursionError traceback
     with pytest.raises(RecordError, match="nested too deep"):
         load_record(path)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -np.inf])
+def test_the_adapter_refuses_a_non_finite_illegal_reward(value):
+    """A NaN penalty was accepted and reached the learner as a NaN reward."""
+    import gymnasium as gym
+
+    from domino_env import ConfigError
+
+    with pytest.raises(ConfigError, match="'illegal_reward'.*a finite number"):
+        gym.make("dominoes/MexicanTrain-v0", illegal_reward=value)
+    with pytest.raises(ConfigError, match="'illegal_reward'"):
+        gym.make("dominoes/Cuban-v0", illegal_reward=value)
+
+
+@pytest.mark.parametrize("make", ["dominoes/MexicanTrain-v0", "dominoes/Block-v0"])
+def test_the_adapters_render_mode_error_lists_its_own_modes(make):
+    """An unknown mode was refused by the AEC env, whose list offers 'human' (the adapter refuses it)."""
+    import gymnasium as gym
+
+    from domino_env import ConfigError
+
+    with pytest.raises(ConfigError, match=r"got 'rgb'; allowed: None, 'ansi' or 'rgb_array' \(the adapter"):
+        gym.make(make, render_mode="rgb")

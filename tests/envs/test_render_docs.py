@@ -40,3 +40,13 @@ def test_pictures_page_shows_every_picture():
     shown = set(re.findall(r"\]\(images/([\w]+)\.png\)", page))
     assert shown == set(SIZES)
     assert "python docs/make_images.py" in page
+
+
+def test_make_images_refuses_a_file_as_out_in_one_line(tmp_path):
+    """``--out`` naming a file was a FileExistsError traceback."""
+    target = tmp_path / "notes.txt"
+    target.write_text("keep")
+    out = subprocess.run([sys.executable, str(ROOT / "docs" / "make_images.py"), "--out", str(target)],
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 2 and f"--out {target} is a file; give a folder" in out.stderr
+    assert "Traceback" not in out.stderr and target.read_text() == "keep"

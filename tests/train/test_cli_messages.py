@@ -189,4 +189,4 @@ def test_evaluate_json_keeps_a_file_that_is_not_its_result(tmp_path):
         assert proc.returncode == 0, proc.stderr
     assert json.loads(result.read_text())["rounds_played"] == 2
     assert _one_line_error("domino-evaluate", "--agents", "random", "random", "--records") == (
-        "--records adds every episode's record to the --json file: give --json PATH too")
+        "--records adds every episode's result row to the --json file: give --json PATH too")

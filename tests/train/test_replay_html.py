@@ -4,6 +4,7 @@ headless browser (Debian's Chromium driven by Playwright; ``make test`` installs
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -284,3 +285,42 @@ def test_console_script_runs_through_train_cli(cuban_game, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "g.html").read_text().startswith("<!doctype html>")
+
+
+def test_edited_records_are_refused_by_replay_and_the_page(cuban_game, tmp_path):
+    """A checker's edited records made pages that contradicted the record (a block page titled
+    Cuban, a round episode replayed as 13 rounds, a deal appended after the end) or a broken page
+    (NaN, which Python's json reads); each is now one line, exit 2, and replay() refuses it too."""
+    from domino_env.core.errors import RecordError
+    from domino_env.envs import block_v0
+
+    block = block_v0.raw_env()
+    block.reset(seed=5)
+    while not block.game_state.round_over:
+        block.step(int(block.game_state.legal_actions()[0]))
+    round_record = block.to_record()
+    other = block_v0.raw_env()
+    other.reset(seed=6)
+    as_round = dict(cuban_game, env_kwargs=dict(cuban_game["env_kwargs"], episode="round"))
+    cases = {
+        "nan": (None, "is not valid JSON: NaN is not a JSON value"),
+        "renamed": (dict(round_record, env_id="dominoes/cuban-v0"),
+                    "env id 'dominoes/cuban-v0' plays preset 'cuban', the record's env_kwargs say 'block'"),
+        "as round": (as_round, "comes after the end of the record's episode"),
+        "extra deal": (dict(round_record, deals=[*round_record["deals"], other.to_record()["deals"][0]]),
+                       "1 deal(s) beyond the end of the record's episode"),
+        "seats": (dict(round_record, seats=["human", {"a": 1}]), "record field 'seats' must be a list of 4 names"),
+    }  # fmt: skip
+    for name, (record, message) in cases.items():
+        path = tmp_path / f"{name.replace(' ', '_')}.json"
+        if record is None:
+            path.write_text(json.dumps(round_record).replace('"seed": 5', '"seed": NaN'))
+        else:
+            save_record(record, path)
+            if name != "seats":  # the page's own field; replay() reads the game only
+                with pytest.raises(RecordError, match=re.escape(message)):
+                    list(replay(record))
+        out = _cli(str(path))
+        assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, (name, out.stderr)
+    assert not list(tmp_path.glob("*.html"))
+    assert len(list(replay(round_record))) == len(round_record["actions"]) + 1  # the unedited one replays
