@@ -101,7 +101,19 @@ function badge(g, x, y, text, fill) {
 }
 function seatName(s) { return "seat " + s + (D.seats[s] ? " (" + D.seats[s] + ")" : ""); }
 function rowBg(g, y, width, fill) { el("rect", {x: 0, y: y - 7, width: width, height: TH + 14, rx: 6, fill: fill}, g); }
-function label(g, y, text, colour) { el("text", {x: 8, y: y + 16, "font-size": 14, fill: colour || "#f0f0e6"}, g, text); }
+// Shorten an SVG text to ``room`` pixels with an ellipsis (a long agent name, e.g. ppo:PATH, ran over
+// the marker badge and the tiles); the whole text stays in a tooltip.
+function fit(node, room) {
+  const text = node.textContent;
+  if (node.getComputedTextLength() <= room) return node;
+  let n = text.length;
+  while (n > 1 && node.getComputedTextLength() > room) node.textContent = text.slice(0, --n) + "\u2026";
+  el("title", {}, node, text);
+  return node;
+}
+function label(g, y, text, colour, room) {
+  fit(el("text", {x: 8, y: y + 16, "font-size": 14, fill: colour || "#f0f0e6"}, g, text), room || LABEL - 16);
+}
 
 function drawMexican(svg, f) {
   const width = LABEL + (D.longest_row + 1) * STEP + 120;
@@ -115,7 +127,7 @@ function drawMexican(svg, f) {
     if (tr.owner === null) label(g, y, "Mexican train");
     else if (!f.active[tr.owner]) { label(g, y, seatName(tr.owner) + ": out of the game", "#bed2c3"); y += ROWH; continue; }
     else {
-      label(g, y, seatName(tr.owner));
+      label(g, y, seatName(tr.owner), undefined, LABEL - 78);  // the marker badge sits at LABEL - 62
       if (tr.marker) badge(g, LABEL - 62, y + 3, "marker", "#dc2828");
     }
     let x = LABEL;
@@ -155,7 +167,8 @@ function drawHands(svg, f) {
     const g = el("g", {"data-hand": s}, svg);
     rowBg(g, y, width, s === f.to_play ? "#34805a" : "#246c44");
     const colour = D.teams ? (s % 2 ? "#ffaa78" : "#78beff") : "#f0f0e6";
-    el("text", {x: 8, y: y + 10, "font-size": 14, fill: colour}, g, seatName(s) + (s === f.to_play ? "  to play" : ""));
+    const name = fit(el("text", {x: 8, y: y + 10, "font-size": 14, fill: colour}, g, seatName(s)), LABEL - 16 - (s === f.to_play ? 64 : 0));
+    if (s === f.to_play) el("tspan", {}, name, "  to play");
     const size = el("text", {x: 8, y: y + 25, "font-size": 11, fill: "#bed2c3"}, g);
     el("tspan", {"data-hand-size": s}, size, String(f.hand_sizes[s]));
     size.appendChild(document.createTextNode((f.hand_sizes[s] === 1 ? " tile" : " tiles") + (D.game === "line" && s === f.leader ? " · leader" : "")));
@@ -212,7 +225,9 @@ function show(i) {
   drawHands(hands, f);
   drawScores(f);
   document.getElementById("first").disabled = document.getElementById("prev").disabled = cur === 0;
+  document.getElementById("prevround").disabled = cur === 0;
   document.getElementById("last").disabled = document.getElementById("next").disabled = cur === F.length - 1;
+  document.getElementById("nextround").disabled = cur === F.length - 1;
 }
 
 function roundStart(from, direction) {

@@ -324,3 +324,21 @@ def test_edited_records_are_refused_by_replay_and_the_page(cuban_game, tmp_path)
         assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, (name, out.stderr)
     assert not list(tmp_path.glob("*.html"))
     assert len(list(replay(round_record))) == len(round_record["actions"]) + 1  # the unedited one replays
+
+
+def test_long_seat_names_fit_their_room_and_round_buttons_follow_the_ends(browser, mexican_game, tmp_path):
+    """A checker's ppo:PATH seat names ran over the marker badges and the first tiles, and the
+    previous-round button was enabled (doing nothing) at the first frame."""
+    long = "ppo:/home/someone/checkpoints/mexican_train_4p_d12_action_scores"
+    page, errors, _ = _open(browser, dict(mexican_game, seats=[long, "greedy", long]), tmp_path)
+    assert page.locator("#prevround").is_disabled() and not page.locator("#nextround").is_disabled()
+    label_room = 200 - 16  # LABEL - 16: the hands' labels; the trains' stop before the marker badge
+    widths = page.evaluate("""() => [...document.querySelectorAll('#hands text, #table text')]
+        .filter(t => t.querySelector('title')).map(t => [t.getComputedTextLength(), t.querySelector('title').textContent,
+                                                         t.getBBox().x + t.getComputedTextLength()])""")
+    assert len(widths) >= 4 and all(long in full for _, full, _ in widths)  # 2 trains + 2 hands
+    assert all(0 < width <= label_room and right <= 8 + label_room for width, _, right in widths)
+    assert page.locator('[data-hand-size="1"]').text_content() is not None
+    page.keyboard.press("End")
+    assert page.locator("#nextround").is_disabled() and not page.locator("#prevround").is_disabled()
+    assert errors == []
