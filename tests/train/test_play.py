@@ -168,7 +168,7 @@ def test_typed_in_tmux_with_a_typo_a_move_and_ctrl_c(tmp_path):
     rec, status = tmp_path / "t.json", tmp_path / "status"
     command = (
         f"cd {ROOT} && {sys.executable} -m train.play --game block --seed 7 --record {rec}; "
-        f"echo $? > {status}"
+        f"echo $? > {status}; sleep 120"  # the pane stays readable after the exit (killed below)
     )
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", command], check=True)
     try:
@@ -291,8 +291,9 @@ def test_a_record_that_cannot_be_written_is_one_line(tmp_path):
 
 
 def test_the_docs_own_agent_script_plays_a_registered_agent(tmp_path):
-    """docs/play.md's play_mine.py, run as written: the registered name works as --opponents."""
-    page = (ROOT / "docs" / "play.md").read_text()
+    """The script of the play page (docs/play.md), run as written: the registered name works as
+    --opponents."""
+    page = (ROOT / "docs/play.md").read_text()
     script = re.search(r"```python\n(# play_mine\.py.*?)```", page, re.S).group(1)
     (tmp_path / "play_mine.py").write_text(script)
     rec = tmp_path / "mine.json"
