@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
+import signal
 import sys
 import time
 import traceback
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 from domino_env.core.config import LineConfig, MexicanTrainConfig  # noqa: E402
 from domino_env.core.errors import ConfigError  # noqa: E402
 from domino_env.envs import line_v0, mexican_train_v0  # noqa: E402
+from domino_env.train.cli import check_output_file  # noqa: E402
 
 MT_PRESETS = ("domino_cubano", "tren_mexicano", "novelty")
 LINE_PRESETS = ("block", "draw", "cuban")
@@ -213,10 +215,19 @@ def _results(units: list[Unit], workers: int) -> Iterator[tuple[Unit, dict[str, 
         for unit in units:
             yield unit, run_unit(unit)
         return
-    with ProcessPoolExecutor(workers) as pool:
-        futures = {pool.submit(run_unit, u): u for u in units}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+    # The workers are born ignoring Ctrl-C (it reaches the whole process group): the main process
+    # alone stops, and leaving the block terminates them at once, dropping the queued units.
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        pool = multiprocessing.Pool(workers)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    with pool:
+        yield from pool.imap_unordered(_unit_and_result, units)
+
+
+def _unit_and_result(unit: Unit) -> tuple[Unit, dict[str, Any]]:
+    return unit, run_unit(unit)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -238,8 +249,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = [p for p in args.presets if p not in PRESETS]
     if unknown:
         parser.error(f"unknown preset(s) {unknown}; allowed: {' '.join(PRESETS)}")
-    if args.json is not None and not args.json.parent.is_dir():
-        parser.error(f"--json: folder {args.json.parent} does not exist")
+    if args.json is not None:
+        check_output_file(parser, "--json", args.json, {"rounds_per_preset", "presets", "totals"}, "a soak report")
     return args
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -141,6 +142,35 @@ def check_extras(command: str) -> str | None:
             extras.append(extra)
             missing += absent
     return extra_hint(command, extras, missing) if missing else None
+
+
+def check_output_file(
+    parser: argparse.ArgumentParser, flag: str, path: str | os.PathLike[str], keys: set[str], what: str
+) -> None:
+    """Refuse (``parser.error``, before any work) an output file the command could not write, or
+    whose writing would lose something: an empty name, a folder, a missing parent folder (or a
+    file in its place), or an existing file that is not an earlier output of this command (a JSON
+    object with all of ``keys``; ``what`` names it in the message)."""
+    text = os.fspath(path)
+    if not text.strip():
+        parser.error(f"{flag}: give a file name (got an empty one)")
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):  # fail now, not after the whole run
+        kind = "is a file, not a folder" if os.path.exists(folder) else "does not exist"
+        parser.error(f"{flag} {text}: folder {folder} {kind}")
+    if os.path.isdir(text):
+        parser.error(f"{flag} {text}: is a folder; give a file name such as results.json")
+    if os.path.lexists(text) and not _is_json_with(text, keys):
+        parser.error(f"{flag} {text}: the file exists and is not {what} (it would be overwritten); give another name")
+
+
+def _is_json_with(path: str, keys: set[str]) -> bool:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and keys <= data.keys()
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -65,7 +64,7 @@ from domino_env.core.config import (
 )
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.envs.games import GAMES, make_raw_env
-from domino_env.train.cli import ArgumentParser
+from domino_env.train.cli import ArgumentParser, check_output_file
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals); this module keeps the command line and re-exports
@@ -142,15 +141,8 @@ def agent_choices() -> str:
     return ", ".join(AGENT_FORMS.get(n, n) for n in ranked)
 
 
-def _is_result_file(path: str) -> bool:
-    """The file holds a JSON object with a tournament result's keys (an earlier ``--json``), which
-    a rerun may overwrite; anything else (a game record, another tool's file) is kept."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and {"agents", "stats", "rounds_played"} <= data.keys()
+#: The keys of a tournament result (an earlier ``--json``, which a rerun may overwrite).
+RESULT_KEYS = {"agents", "stats", "rounds_played"}
 
 
 def flag_error_line(parser: argparse.ArgumentParser, exc: ConfigError) -> str:
@@ -342,14 +334,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     if args.workers < 1:
         parser.error(f"--workers must be >= 1, got {args.workers}")
     if args.json is not None:
-        folder = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(folder):  # fail now, not after the whole tournament
-            parser.error(f"--json {args.json}: folder {folder} does not exist")
-        if os.path.isdir(args.json):
-            parser.error(f"--json {args.json}: is a folder; give a file name such as results.json")
-        if os.path.isfile(args.json) and not _is_result_file(args.json):
-            parser.error(f"--json {args.json}: the file exists and is not a domino-evaluate result (it would be "
-                         "overwritten); give another name")  # fmt: skip
+        check_output_file(parser, "--json", args.json, RESULT_KEYS, "a domino-evaluate result")
     elif args.records:
         parser.error("--records adds every episode's result row to the --json file: give --json PATH too")
     if args.max_pip is not None:

@@ -6,6 +6,7 @@ its statistics: the docstring of ``domino_env.train.evaluate``, which re-exports
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import time
 import warnings
 from collections.abc import Sequence
@@ -105,6 +106,9 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(
     env_kwargs: dict[str, Any], agents: list[Agent], seed: int, game: str = "mexican_train"
 ) -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the pool and says it once (each
+    # worker printed "Process SpawnPoolWorker-N:" and its traceback). Born ignoring it; kept so.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["env"] = make_raw_env(game, **env_kwargs)
     _WORKER["agents"] = agents
     _WORKER["seed"] = seed
@@ -210,9 +214,12 @@ def evaluate(
             chunk = max(1, min(25, deals // (workers * 4) or 1))
             chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
             ctx = multiprocessing.get_context("spawn")
-            with ctx.Pool(
-                workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game)
-            ) as pool:
+            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)  # workers are born ignoring Ctrl-C
+            try:
+                pool = ctx.Pool(workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game))
+            finally:
+                signal.signal(signal.SIGINT, handler)
+            with pool:
                 for recs in pool.imap(_play_deals, chunks):
                     records.extend(recs)
                     if bar is not None:

@@ -104,3 +104,36 @@ def test_counters_catch_a_broken_env(monkeypatch):
     monkeypatch.setattr(soak, "make_env", raising)
     result = soak.run_unit(unit)
     assert result["errors"] > 0 and "boom" in result["problems"][0]["detail"]
+
+
+def test_json_is_checked_before_the_run(tmp_path):
+    """--json naming a folder ran everything and then crashed (IsADirectoryError); another file
+    was overwritten. Both are refused in one line before any round."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep")
+    for target, message in ((tmp_path, "is a folder"), (notes, "the file exists and is not a soak report")):
+        proc = run("--presets", "block", "--rounds", "10", "--json", str(target))
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+        assert proc.stdout == ""
+    assert notes.read_text() == "keep"
+
+
+def test_ctrl_c_with_workers_stops_now_and_writes_the_partial_report(tmp_path):
+    """With --workers 2, Ctrl-C waited for every queued unit (minutes on a full run)."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "partial.json"
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--presets", "domino_cubano", "--rounds", "100000",
+                             "--workers", "2", "--json", str(out)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    seen, deadline = "", time.monotonic() + 120
+    while "250/100000" not in seen:  # the first unit is in: the pool runs
+        seen += proc.stderr.read(1)
+        assert proc.poll() is None and time.monotonic() < deadline, seen
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, err = proc.communicate(timeout=60)  # 100,000 rounds would take many minutes
+    report = json.loads(out.read_text())
+    assert proc.returncode == 1 and report["interrupted"] is True and "(interrupted)" in stdout
+    assert 0 < report["totals"]["rounds"] < 100_000 and "Traceback" not in err

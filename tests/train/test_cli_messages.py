@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -190,3 +191,41 @@ def test_evaluate_json_keeps_a_file_that_is_not_its_result(tmp_path):
     assert json.loads(result.read_text())["rounds_played"] == 2
     assert _one_line_error("domino-evaluate", "--agents", "random", "random", "--records") == (
         "--records adds every episode's result row to the --json file: give --json PATH too")
+
+
+def test_json_output_paths_are_checked_before_any_play(tmp_path):
+    """An empty --json name was silently ignored, and a file in place of the folder was called a
+    missing folder; both are refused in one line, as a folder or a non-result file are."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep")
+    base = ("domino-evaluate", "--agents", "random", "random", "--rounds", "2", "--json")
+    assert _one_line_error(*base, "") == "--json: give a file name (got an empty one)"
+    assert _one_line_error(*base, str(notes / "out.json")) == (
+        f"--json {notes / 'out.json'}: folder {notes} is a file, not a folder")
+    assert _one_line_error(*base, str(tmp_path)) == (
+        f"--json {tmp_path}: is a folder; give a file name such as results.json")
+    assert _one_line_error(*base, str(notes)) == (
+        f"--json {notes}: the file exists and is not a domino-evaluate result (it would be overwritten); "
+        "give another name")  # fmt: skip
+    assert notes.read_text() == "keep"
+
+
+def test_ctrl_c_with_worker_processes_is_one_line(tmp_path):
+    """Each spawned worker printed "Process SpawnPoolWorker-N:" (and a traceback) on Ctrl-C."""
+    import signal
+    import time
+
+    out = tmp_path / "never.json"
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.evaluate", "--agents", "greedy", "planner",
+                             "planner", "planner", "--rounds", "40000", "--workers", "2", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)  # fmt: skip
+    deadline = time.monotonic() + 120
+    seen = ""
+    while not re.search(r"\b[1-9]\d*/40000", seen):  # rounds are coming in: the workers are playing
+        seen += proc.stderr.read(1)
+        assert proc.poll() is None and time.monotonic() < deadline, seen
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group
+    _, err = proc.communicate(timeout=120)
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/40000" not in line]
+    assert proc.returncode == 130 and lines == ["domino-evaluate: interrupted"], err[-2000:]
+    assert not out.exists()
