@@ -79,6 +79,10 @@ from throughput_report import (  # noqa: E402, F401
     scaling_tables,
 )
 
+from domino_env.core.errors import ConfigError  # noqa: E402
+from domino_env.train.cli import check_output_file  # noqa: E402
+from domino_env.train.ppo_args import int_at_least, real  # noqa: E402
+
 #: The peers' interpreter: ``$PEERS_PYTHON``, else the venv ``make peers`` creates in the clone.
 DEFAULT_PEERS_PYTHON = os.environ.get("PEERS_PYTHON") or str(ROOT / ".venv-peers" / "bin" / "python")
 #: How to create it (what ``make peers`` runs), printed when it is missing.
@@ -147,20 +151,20 @@ def main(argv: list[str] | None = None) -> int:
         "fixed (block d6 2p and 4p, draw d6 2p, cuban d9 4p teams).",
     )
     parser.add_argument(
-        "--seconds", type=float, default=5.0, help="measured seconds per cell (default 5)"
+        "--seconds", type=real(0.0, low_open=True), default=5.0, help="measured seconds per cell (default 5)"
     )
     parser.add_argument(
-        "--warmup", type=float, default=0.5, help="warm-up seconds per cell (default 0.5)"
+        "--warmup", type=real(0.0), default=0.5, help="warm-up seconds per cell (default 0.5)"
     )
     parser.add_argument(
         "--games", nargs="+", choices=GAMES, default=list(GAMES), help="default: all"
     )
     parser.add_argument(
-        "--players", type=int, nargs="+", default=[2, 4, 8],
+        "--players", type=int, nargs="+", default=[2, 4, 8], choices=range(2, 9), metavar="P",
         help="Mexican Train players (default: 2 4 8)",
     )  # fmt: skip
     parser.add_argument(
-        "--max-pip", type=int, nargs="+", default=[12],
+        "--max-pip", type=int, nargs="+", default=[12], choices=(9, 12, 15, 18), metavar="N",
         help="Mexican Train set sizes (default 12)",
     )  # fmt: skip
     parser.add_argument(
@@ -172,9 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         "(d9/12/15/18, 4 players); cells already measured are reused",
     )  # fmt: skip
     parser.add_argument(
-        "--repeat", type=int, default=1, help="timed windows per cell; the median is reported"
+        "--repeat", type=int_at_least(1), default=1, help="timed windows per cell; the median is reported"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int_at_least(0), default=0)
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write all results as JSON")
     parser.add_argument(
         "--peers-python", default=DEFAULT_PEERS_PYTHON,
@@ -182,6 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--no-peers", action="store_true", help="skip the peer measurements")
     args = parser.parse_args(argv)
+    for cell in cells_for(args):  # every table is a valid game before anything is measured
+        try:
+            cell.config()
+        except ConfigError as exc:
+            parser.error(f"--players {cell.players} with --max-pip {cell.max_pip}: {exc}")
+    if args.json is not None:
+        check_output_file(parser, "--json", args.json, {"ours", "peers", "summary"}, "a throughput result")
 
     load_before = os.getloadavg()
     # Every (cell, layer) once, main table first, then the scaling cells not already in it.

@@ -81,3 +81,24 @@ def test_make_peers_skips_an_installed_venv(tmp_path):
     (venv / ".installed").touch()
     dry = _make("-n", "peers", f"PEERS_VENV={venv}")
     assert dry.returncode == 0 and "pip install" not in dry.stdout, dry.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seconds", "0"], "argument --seconds: must be a number in (0.0, inf), got 0"),
+        (["--repeat", "0"], "argument --repeat: must be a positive integer, got 0"),
+        (["--games", "mexican_train", "--players", "9"], "argument --players: invalid choice: 9"),
+        (["--max-pip", "7"], "argument --max-pip: invalid choice: 7"),
+        (["--json", "{tmp}"], "--json {tmp}: is a folder"),
+        (["--json", "{tmp}/no/x.json"], "folder {tmp}/no does not exist"),
+    ],
+)
+def test_throughput_refuses_bad_arguments_before_measuring(args, message, monkeypatch, capsys, tmp_path):
+    """These were tracebacks (ZeroDivisionError, StatisticsError, ConfigError), the --json ones
+    after every cell had been measured."""
+    throughput = _throughput(monkeypatch)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    with pytest.raises(SystemExit) as exc:
+        throughput.main([*args, "--no-peers"])
+    assert exc.value.code == 2 and message.replace("{tmp}", str(tmp_path)) in capsys.readouterr().err
