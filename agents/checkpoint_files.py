@@ -109,7 +109,7 @@ def load_metadata(meta: str | Path) -> dict[str, Any]:
         metadata = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CheckpointError(
-            f"{meta}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            f"{meta}: not valid JSON ({exc.msg}; line {exc.lineno}, column {exc.colno})"
         ) from None
     if not isinstance(metadata, dict):
         raise CheckpointError(f"{meta}: a JSON object expected, got a {type(metadata).__name__}")

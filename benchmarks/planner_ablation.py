@@ -1,14 +1,19 @@
-"""Ablation of the Mexican Train planner: each variant turns one decision rule off and plays
-against greedy opponents over duplicate deals (the README's "What makes the planner win" table).
+"""Ablation of the planners: each variant turns one decision rule off (or changes one weight) and
+plays against greedy opponents over duplicate deals (the "What makes the planner win" tables of
+docs/agents.md).
 
 Usage: ``python benchmarks/planner_ablation.py PLAYERS ROUNDS VARIANT [VARIANT ...]``, e.g.
-``python benchmarks/planner_ablation.py 4 800 full no_plan strict no_lift no_flex`` (seed 7).
+``python benchmarks/planner_ablation.py 4 800 full no_plan strict no_lift no_flex`` (Mexican
+Train, seed 7), and ``--game block|draw|cuban`` for the line planner, e.g.
+``python benchmarks/planner_ablation.py 4 2000 full no_opp opp8 no_suit no_close no_double --game block``
+(in Cuban the variant plays in teams: variant + greedy against greedy + variant's seats).
 """
 
 from __future__ import annotations
 
 import argparse
 
+from domino_env.agents.line_planner import LinePlannerAgent
 from domino_env.agents.mexican_train import PlannerAgent
 from domino_env.train.evaluate import evaluate
 
@@ -20,24 +25,49 @@ VARIANTS = {
     "no_lift": {"lift_marker": False},
     "no_flex": {"flexibility": False},
 }
+#: The line planner's variants: its rules are numbered in LinePlannerAgent's docstring.
+LINE_VARIANTS = {
+    "full": {},
+    "no_opp": {"w_opp": 0.0},  # rule 4, the opponent-lacks term
+    "opp8": {"w_opp": 8.0},
+    "no_suit": {"w_fit": 0.0},  # rule 3, suit control
+    "no_close": {"w_close": 0.0},  # rule 6
+    "no_double": {"w_double": 0.0},
+    "no_partner": {"w_partner": 0.0},  # rule 5 (teams)
+}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("players", type=int)
     parser.add_argument("rounds", type=int)
-    parser.add_argument("variants", nargs="+", choices=list(VARIANTS))
+    parser.add_argument("variants", nargs="+", metavar="VARIANT",
+                        help=f"Mexican Train: {' '.join(VARIANTS)}; line games: {' '.join(LINE_VARIANTS)}")  # fmt: skip
+    parser.add_argument("--game", choices=("mexican_train", "block", "draw", "cuban"), default="mexican_train")
     parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    table = VARIANTS if args.game == "mexican_train" else LINE_VARIANTS
+    unknown = [v for v in args.variants if v not in table]
+    if unknown:
+        parser.error(f"unknown variant(s) {unknown} for --game {args.game}; allowed: {' '.join(table)}")
+    if args.game == "cuban" and args.players != 4:
+        parser.error(f"--game cuban plays in teams of two: PLAYERS must be 4, got {args.players}")
     for name in args.variants:
-        agent = PlannerAgent({"num_players": args.players})
-        for key, value in VARIANTS[name].items():
+        if args.game == "mexican_train":
+            agent = PlannerAgent({"num_players": args.players})
+        else:
+            agent = LinePlannerAgent({"preset": args.game, "num_players": args.players})
+        for key, value in table[name].items():
             setattr(agent, key, value)
         agent.name = name
-        result = evaluate([agent] + ["greedy"] * (args.players - 1), rounds=args.rounds, seed=args.seed, workers=1)
+        if args.game == "cuban":  # teams: seats 0 + 2 against 1 + 3
+            seats = [agent, "greedy"] * (args.players // 2)
+        else:
+            seats = [agent] + ["greedy"] * (args.players - 1)
+        result = evaluate(seats, rounds=args.rounds, seed=args.seed, workers=1, game=args.game)
         s = result.stats[0]
         print(
-            f"P={args.players} {name:10s} win {s.win_rate:.3f} "
+            f"{args.game} P={args.players} {name:10s} win {s.win_rate:.3f} "
             f"wilson [{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] "
             f"per-deal [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}] pips {s.mean_pips_per_round:.1f}"
         )
