@@ -46,7 +46,7 @@ from domino_env.core.config import (
     from_preset,
     line_from_preset,
 )
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import ConfigError, DominoError
 
 #: Env keyword arguments that are not rules (dropped when a config is built from env kwargs).
 _ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles", "max_steps")
@@ -156,7 +156,14 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
             "agent", spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules"
         )
     if colon and not arg:  # "search:" -- an empty argument is a typo, not the default
-        raise ConfigError("agent", spec, "an argument after the colon, or no colon")
+        factory = registry[name]
+        if not getattr(factory, "takes_argument", True):
+            raise ConfigError("agent", spec, f"{name!r} alone (it takes no argument)")
+        try:  # whether the name alone is an agent decides the hint (error path only)
+            factory(cfg, None)
+        except DominoError:
+            raise ConfigError("agent", spec, f"an argument after the colon ({name}:ARG)") from None
+        raise ConfigError("agent", spec, f"an argument after the colon, or {name!r} alone (no colon)")
     return registry[name](cfg, arg or None)
 
 
@@ -168,6 +175,7 @@ def no_argument(factory: Callable[[Any], Agent]) -> AgentFactory:
             raise ConfigError("agent", f"{getattr(factory, 'name', factory.__name__)}:{arg}", "no ':argument' for this agent")
         return factory(config)
 
+    build.takes_argument = False  # type: ignore[attr-defined]
     return build
 
 

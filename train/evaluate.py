@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -331,8 +332,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
-    if args.workers < 1:
-        parser.error(f"--workers must be >= 1, got {args.workers}")
+    most = 4 * (os.cpu_count() or 1)  # more processes than that only wait for each other
+    if not 1 <= args.workers <= most:
+        parser.error(f"--workers must be from 1 to {most} (4 x the CPUs), got {args.workers}")
     if args.json is not None:
         check_output_file(parser, "--json", args.json, RESULT_KEYS, "a domino-evaluate result")
     elif args.records:

@@ -238,8 +238,14 @@ def test_an_empty_budget_after_the_colon_is_refused():
     from domino_env.core.errors import ConfigError
 
     for spec in ("search:", "planner:"):
-        with pytest.raises(ConfigError, match="an argument after the colon, or no colon"):
+        with pytest.raises(ConfigError, match=f"an argument after the colon, or '{spec[:-1]}' alone"):
             make_agent(spec, {"num_players": 4, "max_pip": 12})
+    # the hint fits the agent: ppo has no default model, greedy takes no argument (a checker read
+    # "or no colon" for ppo, which plain `ppo` then refused)
+    with pytest.raises(ConfigError, match=r"allowed: an argument after the colon \(ppo:ARG\)$"):
+        make_agent("ppo:", {"num_players": 4, "max_pip": 12})
+    with pytest.raises(ConfigError, match=r"allowed: 'greedy' alone \(it takes no argument\)$"):
+        make_agent("greedy:", {"preset": "block"})
 
 
 @pytest.fixture

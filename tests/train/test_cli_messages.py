@@ -57,7 +57,10 @@ def _one_line_error(command: str, *args: str) -> str:
          "--agents champion: invalid config field 'agent': got 'champion'; allowed: one of ['greedy', "
          "'planner', 'ppo', 'random', 'rllib', 'search'] (optionally 'name:arg') for mexican_train rules"),
         ("domino-evaluate", ["--agents", "random", "random", "--rounds", "0"], "--rounds must be >= 1, got 0"),
-        ("domino-evaluate", ["--agents", "random", "random", "--workers", "0"], "--workers must be >= 1, got 0"),
+        ("domino-evaluate", ["--agents", "random", "random", "--workers", "0"],
+         f"--workers must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs), got 0"),
+        ("domino-evaluate", ["--agents", "random", "random", "--workers", "1000"],
+         f"--workers must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs), got 1000"),
         ("domino-evaluate", ["--agents", "random", "random", "--seed", "-1"], "--seed must be >= 0, got -1"),
         ("domino-evaluate", ["--agents", "greedy", "greedy", "--hand-size", "0"],
          "--hand-size: invalid config field 'hand_size': got 0; allowed: an integer from 1 to 91"),
