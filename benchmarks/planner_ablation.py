@@ -74,4 +74,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from domino_env.train.cli import run_script
+
+    run_script("planner_ablation.py", main)

@@ -208,4 +208,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from domino_env.train.cli import run_script
+
+    run_script("rllib_throughput.py", main)

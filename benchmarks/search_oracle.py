@@ -108,4 +108,6 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from domino_env.train.cli import run_script
+
+    run_script("search_oracle.py", main)

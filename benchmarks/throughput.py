@@ -271,4 +271,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from domino_env.train.cli import run_script
+
+    run_script("throughput.py", main)

@@ -144,6 +144,22 @@ def check_extras(command: str) -> str | None:
     return extra_hint(command, extras, missing) if missing else None
 
 
+def run_script(name: str, main: Callable[[], object]) -> NoReturn:
+    """Run a benchmark script's ``main`` and exit with its status: Ctrl-C is one line
+    (``NAME: interrupted``, 130) and a closed output pipe a quiet 141, not tracebacks."""
+    try:
+        result = main()
+    except KeyboardInterrupt:
+        _fail(f"{name}: interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
+    raise SystemExit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
+
+
 def check_output_file(
     parser: argparse.ArgumentParser, flag: str, path: str | os.PathLike[str], keys: set[str], what: str
 ) -> None:
