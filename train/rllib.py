@@ -128,6 +128,10 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class _StoppedInRayInit(Exception):
+    """SIGTERM reached Ray's own handler inside ray.init: Ray is half started."""
+
+
 def _abandon_start(out: Path, made_out: bool) -> None:
     """After a signal during start-up: stop Ray, and remove ``out`` if this command made it and
     nothing is in it yet."""
@@ -145,12 +149,29 @@ def _start(
     ``(algo, metadata, history, iterations done before)`` the training loop continues from."""
     import ray
 
-    if args.address is not None:
-        join_cluster(args.address)
-    else:
-        # "local": always a new instance of our own, never a `ray start` cluster of this machine
-        ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
-    signal.signal(signal.SIGTERM, on_sigterm)  # ray.init installed its own (sys.exit): ours again
+    # While Ray starts a signal is only noted: raised inside ray.init it left a half-started Ray
+    # that crashed the process (-11) on its way out. Part-way, ray.init installs its own SIGTERM
+    # handler (sys.exit(SIGTERM)), met below as _StoppedInRayInit.
+    noted: list[int] = []
+    previous_sigint = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+    signal.signal(signal.SIGTERM, lambda signum, frame: noted.append(signum))
+    try:
+        if args.address is not None:
+            join_cluster(args.address)
+        else:
+            # "local": always a new instance of our own, never a `ray start` cluster of this machine
+            ray.init(address="local", num_cpus=args.num_cpus, include_dashboard=False, log_to_driver=False)
+    except SystemExit as exc:
+        if exc.code == signal.SIGTERM:
+            raise _StoppedInRayInit from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous_sigint)
+        signal.signal(signal.SIGTERM, on_sigterm)  # ray.init installed its own: ours again
+    if signal.SIGTERM in noted:
+        on_sigterm(signal.SIGTERM, None)  # raises KeyboardInterrupt, noting SIGTERM
+    if noted:
+        raise KeyboardInterrupt
     out.mkdir(parents=True, exist_ok=True)  # once Ray runs: a failed start leaves no folder
     config = ppo_config(
         env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
@@ -245,13 +266,13 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     made_out = not out.exists()
     try:
         algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
-    except (KeyboardInterrupt, SystemExit) as exc:
-        # Ray's own driver handler (installed inside ray.init, until we take SIGTERM back) exits
-        # with sys.exit(SIGTERM): the same stop, met earlier.
-        if isinstance(exc, SystemExit):
-            if exc.code != signal.SIGTERM:
-                raise
-            stopped_by = signal.SIGTERM
+    except _StoppedInRayInit:
+        # A half-started Ray crashes when shut down or at the interpreter's exit: leave at once,
+        # as Ray's own handler meant to (its processes end with this one); no folder was made.
+        print("\ninterrupted while Ray started (SIGTERM): nothing was trained", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(128 + signal.SIGTERM)
+    except KeyboardInterrupt:
         signal.signal(signal.SIGTERM, previous_handler)
         _abandon_start(out, made_out)
         print(f"\ninterrupted while starting: nothing was trained{'' if made_out else ' (the run is as it was)'}",
