@@ -119,13 +119,16 @@ def round_step_limit(config: MexicanTrainConfig | LineConfig) -> int:
 
 def plan(rounds: int, seed: int, presets: tuple[str, ...]) -> list[Unit]:
     """Work units: for each preset, ``rounds`` rounds split into units that cycle over its tables
-    and over round / game episodes (:data:`GAME_SHARE` of the rounds in game episodes)."""
-    seeds = iter(np.random.SeedSequence(seed).generate_state(10**6, dtype=np.uint32))
+    and over round / game episodes (:data:`GAME_SHARE` of the rounds in game episodes). Each
+    (preset, episode kind) draws its units' seeds from its own stream, so a preset's units do not
+    depend on the other presets run, and a smaller ``rounds`` plays the first of the same units."""
     units = []
     for preset in presets:
         tables = valid_tables(preset)
         game_rounds = int(round(rounds * GAME_SHARE))
-        for episode, total in (("round", rounds - game_rounds), ("game", game_rounds)):
+        for kind, (episode, total) in enumerate((("round", rounds - game_rounds), ("game", game_rounds))):
+            stream = np.random.SeedSequence([seed, PRESETS.index(preset), kind])
+            seeds = iter(stream.generate_state(total // UNIT_ROUNDS + 1, dtype=np.uint32))
             k = 0
             while total > 0:
                 p, n = tables[k % len(tables)]

@@ -8,7 +8,6 @@ same on every run with the same Pillow.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np  # noqa: E402
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.envs import line_v0, mexican_train_v0  # noqa: E402
 from domino_env.render_image import save_png  # noqa: E402
+from domino_env.train.cli import ArgumentParser  # noqa: E402
 
 
 def _play_until(env, seed: int, stop: Callable[[object, int], bool], max_moves: int = 400) -> None:
@@ -63,9 +63,11 @@ def make_images(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "images"), help="folder to write (default docs/images)")
     args = parser.parse_args(argv)
+    if not args.out.strip():
+        parser.error("--out: give a folder (got an empty name)")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         parser.error(f"--out {out} is a file; give a folder")

@@ -14,6 +14,7 @@ opponent whose ``wants_info_state`` attribute is true also gets ``info_state=`` 
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -95,11 +96,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
         opponents = list(opponents)
         check_adapter_render_mode(getattr(aec_env, "render_mode", None))
-        if (
-            isinstance(illegal_reward, bool)
-            or not isinstance(illegal_reward, (int, float, np.number))
-            or not np.isfinite(illegal_reward)
-        ):
+        if not _is_finite_number(illegal_reward):
             raise ConfigError("illegal_reward", illegal_reward, "a finite number (reward units)")
         if isinstance(learner_seat, numbers.Integral) and not isinstance(learner_seat, bool):
             learner_seat = int(learner_seat)  # numpy integers too
@@ -273,6 +270,16 @@ class SingleAgentEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.aec.close()
+
+
+def _is_finite_number(value: Any) -> bool:
+    """A real number (Python, numpy, fractions) that is finite as a float; not a bool."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (OverflowError, TypeError, ValueError):  # 10**400 has no float
+        return False
 
 
 def check_adapter_render_mode(render_mode: Any) -> None:

@@ -250,3 +250,12 @@ def test_links_to_headings_exist(path):
         if anchor not in anchors:
             missing.append(f"{target}#{anchor}")
     assert not missing, f"{path.relative_to(ROOT)} links to headings that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.suffix == ".md"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_code_fences_are_whole_lines(path):
+    """A closing fence with text after it ("``` The record is ...") does not close the block: the
+    rest of docs/play.md rendered as code."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            assert re.fullmatch(r"\s*```[\w-]*\s*", line), f"{path.relative_to(ROOT)}:{number}: {line!r}"

@@ -156,7 +156,9 @@ class TrainingCallback(BaseCallback):
             self.stopped = f"{self.stop.received} at {self.num_timesteps} steps"
             return False
         if self.s.deadline is not None and time.perf_counter() > self.s.deadline:
-            self.stopped = f"time limit of {self.s.time_limit} min reached at {self.num_timesteps} steps"
+            minutes = self.s.time_limit
+            limit = f"{minutes:g} min" if minutes >= 1 else f"{minutes * 60:.3g} s"  # --time-limit 4s: "4 s"
+            self.stopped = f"time limit of {limit} reached at {self.num_timesteps} steps"
             return False
         for info in self.locals.get("infos", []):
             if "learner_won" in info and "episode" in info:

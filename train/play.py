@@ -142,6 +142,8 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
         parser.error(f"--record {record}: folder {folder} does not exist")
     if os.path.isdir(record):
         parser.error(f"--record {record} is a folder; give a file name")
+    if os.path.lexists(record) and not os.path.isfile(record):  # a FIFO would block the check below
+        parser.error(f"--record {record}: exists and is not a regular file; give a file name")
     if os.path.lexists(record) and not _is_record_file(record):
         parser.error(f"--record {record}: the file exists and is not a game record (it would be overwritten); "
                      "give another name")  # fmt: skip

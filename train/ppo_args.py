@@ -98,7 +98,7 @@ def duration(unit: str, bare: bool = True) -> Callable[[str], float]:
             raise argparse.ArgumentTypeError(f"give a unit: {text}s, {text}m or {text}h (a bare number is ambiguous here)")
         value = float(m.group(1)) * DURATION_UNITS[m.group(2) or unit] / DURATION_UNITS[unit]
         if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(f"must be a wall time > 0, got {text}")
+            raise argparse.ArgumentTypeError(f"must be a finite wall time > 0, got {text}")
         return value
 
     parse.__name__ = "duration"

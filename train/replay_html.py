@@ -40,16 +40,6 @@ from domino_env.train.cli import ArgumentParser
 from .replay_page import PAGE
 
 
-def _start(record: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
-    """The engine state of the record's first deal, and the deals still to come."""
-    try:
-        return first_state(record)
-    except RecordError:
-        raise
-    except ValueError as err:
-        raise RecordError(f"the record's rules or first deal are invalid: {err}") from err
-
-
 def _common(state: Any) -> dict[str, Any]:
     p = state.num_players
     frame: dict[str, Any] = {
@@ -126,7 +116,7 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
         RecordError: malformed record, an action that is not an integer or does not replay
             (named as the page numbers it and by its 0-based index: ``move 4 (actions[3], 0-based)``).
     """
-    state, deals = _start(record)
+    state, deals = first_state(record)
     names = record.get("seats")
     if names is None:
         names = [None] * state.num_players

@@ -228,7 +228,7 @@ def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: floa
         parser.error(f"--address {address}: nothing answers at {host}:{port} ({exc.strerror or exc}); is "
                      "`ray start --head` running there, and its port reachable from here?")  # fmt: skip
     if not _speaks_grpc(reply):
-        seen = f"it replied {reply[:24]!r}" if reply else f"no reply within {timeout:g} s"
+        seen = f"it replied {reply[:24]!r}" if reply else f"no reply (closed, reset or silent for {timeout:g} s)"
         parser.error(f"--address {address}: something listens at {host}:{port} but it is not a Ray head ({seen}; "
                      "a head answers in gRPC); give the address `ray start --head` printed")  # fmt: skip
 

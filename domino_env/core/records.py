@@ -91,6 +91,13 @@ def _check(record: Any) -> None:
             raise RecordError(f"record field {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
                               f"got {type(record[key]).__name__}")  # fmt: skip
     _classes_of(record)
+    episode = record["env_kwargs"].get("episode", "round")
+    if episode not in ("round", "game"):
+        raise RecordError(f"record field 'env_kwargs' has episode {episode!r}; allowed: 'round' or 'game'")
+    max_steps = record["env_kwargs"].get("max_steps")
+    if isinstance(max_steps, int) and not isinstance(max_steps, bool) and len(record["actions"]) > max_steps:
+        raise RecordError(f"record has {len(record['actions'])} actions; its env_kwargs' max_steps={max_steps} "
+                          "ends the episode before")  # fmt: skip
     for k, deal in enumerate(record["deals"]):
         if not isinstance(deal, dict):
             raise RecordError(f"record field 'deals' item {k} must be a JSON object (a deal), got {type(deal).__name__}")
@@ -112,16 +119,21 @@ def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
     """The engine state of the record's first deal, and the recorded deals still to come.
 
     Raises:
-        RecordError: unknown env id, or a record without deals.
-        ValueError: the first deal or the rules are invalid (``DealError`` / ``ConfigError``).
+        RecordError: unknown env id, a record without deals, or invalid rules or first deal
+            (the ``ConfigError`` / ``DealError`` message inside).
     """
     config_class, state_class = _classes_of(record)
     rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
-    config = config_class.from_dict(rules)
     deals = list(record["deals"])
     if not deals:
         raise RecordError("record has no deal")
-    return state_class.new_game(config, None, deals.pop(0)), deals
+    try:
+        config = config_class.from_dict(rules)
+        return state_class.new_game(config, None, deals.pop(0)), deals
+    except RecordError:
+        raise
+    except ValueError as err:  # ConfigError, DealError
+        raise RecordError(f"the record's rules or first deal are invalid: {err}") from err
 
 
 def replay(record: dict[str, Any]) -> Iterator[Any]:
@@ -164,6 +176,7 @@ def episode_goes_on(record: dict[str, Any], state: Any) -> bool:
 
 
 def check_no_deals_left(deals: list[Any], state: Any) -> None:
-    """A RecordError when deals are left after the episode ended (an edited record)."""
-    if deals and state.round_over:
+    """A RecordError when deals are left once every action is replayed: a record holds only the
+    deals its episode dealt (ended, truncated or stopped part-way), so an extra one was added."""
+    if deals:
         raise RecordError(f"{len(deals)} deal(s) beyond the end of the record's episode")

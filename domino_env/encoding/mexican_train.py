@@ -116,7 +116,7 @@ def observation_fields(num_players: int, max_pip: int, scores_high: float = SCOR
         Field("train_marker", (tr,), 1, "flag", "owner's marker is down: the train is public (Mexican: always 1 when in play)"),
         Field("train_ends_in_double", (tr,), 1, "flag", "the train ends in an uncovered double"),
         Field("train_open_double_order", (tr,), float(tr), "rank", "1 = oldest open double that obliges every player, 2 = next...; 0 = none"),
-        Field("train_coverable", (tr,), 1, "flag", "the double ending this train obliges the current player now: its placement must cover a flagged double (rules §1.4); 0 where covering is only allowed (`chain` doubles of the turn, `no_cover`)"),
+        Field("train_coverable", (tr,), 1, "flag", "the double ending this train obliges the current player now: its placement must cover a flagged double (rules §1.4; `double_double` after a first double: or be a second double elsewhere); 0 where covering is only allowed (`chain` doubles of the turn, `no_cover`)"),
         Field("hand_sizes", (p,), big, "tiles", "tiles in each seat's hand (observer first)"),
         Field("boneyard_size", (1,), big, "tiles", "tiles left to draw"),
         Field("current_player", (p,), 1, "one-hot", "seat acting now (observer first)"),

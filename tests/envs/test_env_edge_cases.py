@@ -298,7 +298,7 @@ def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
         load_record(path)
 
 
-@pytest.mark.parametrize("value", [float("nan"), float("inf"), -np.inf])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -np.inf, 10**400, -(10**400)])
 def test_the_adapter_refuses_a_non_finite_illegal_reward(value):
     """A NaN penalty was accepted and reached the learner as a NaN reward."""
     import gymnasium as gym
@@ -320,3 +320,12 @@ def test_the_adapters_render_mode_error_lists_its_own_modes(make):
 
     with pytest.raises(ConfigError, match=r"got 'rgb'; allowed: None, 'ansi' or 'rgb_array' \(the adapter"):
         gym.make(make, render_mode="rgb")
+
+
+def test_the_adapter_takes_any_finite_real_number_as_illegal_reward():
+    from fractions import Fraction
+
+    import gymnasium as gym
+
+    for value, expected in ((10**20, 1e20), (Fraction(1, 4), 0.25), (np.int8(-3), -3.0)):
+        assert gym.make("dominoes/Block-v0", illegal_reward=value).unwrapped.illegal_reward == expected

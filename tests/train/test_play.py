@@ -301,3 +301,13 @@ def test_the_docs_own_agent_script_plays_a_registered_agent(tmp_path):
                          input="1\n" * 400, capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "seat 1 (mine): " in out.stdout and load_record(rec)["seats"] == ["human", "mine", "mine", "mine"]
+
+
+def test_record_path_that_is_not_a_regular_file_is_refused(tmp_path):
+    """A FIFO as --record hung the flag check (it read the 'file' to see if it was a record)."""
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    out = _play(["--seed", "1", "--record", str(fifo)], "q\n", timeout=60)
+    assert out.returncode == 2 and f"--record {fifo}: exists and is not a regular file" in out.stderr

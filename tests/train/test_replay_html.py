@@ -342,3 +342,38 @@ def test_long_seat_names_fit_their_room_and_round_buttons_follow_the_ends(browse
     page.keyboard.press("End")
     assert page.locator("#nextround").is_disabled() and not page.locator("#prevround").is_disabled()
     assert errors == []
+
+
+def test_truncated_and_odd_records_are_checked_too(tmp_path):
+    """A re-check found the end-of-episode checks skipped for truncated episodes, and loose fields."""
+    from domino_env.core.errors import RecordError
+    from domino_env.envs import draw_v0
+
+    env = draw_v0.raw_env(max_steps=7)
+    env.reset(seed=1)
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+    record = env.to_record()
+    assert len(record["actions"]) == 7 and len(list(replay(record))) == 8  # the truncated record replays
+    other = draw_v0.raw_env()
+    other.reset(seed=2)
+    legal_next = list(replay(record))[-1].legal_actions()[0]
+    cases = {
+        "8th action": (dict(record, actions=[*record["actions"], legal_next]), "its env_kwargs' max_steps=7 ends"),
+        "extra deal": (dict(record, deals=[*record["deals"], other.to_record()["deals"][0]]), "1 deal(s) beyond"),
+        "episode": (dict(record, env_kwargs=dict(record["env_kwargs"], episode="bogus")),
+                    "episode 'bogus'; allowed: 'round' or 'game'"),
+        "rules": (dict(record, env_kwargs=dict(record["env_kwargs"], max_pip=7)),
+                  "the record's rules or first deal are invalid: "),
+    }  # fmt: skip
+    for name, (bad, message) in cases.items():
+        with pytest.raises(RecordError, match=re.escape(message)):
+            list(replay(bad))
+        path = tmp_path / f"{name.replace(' ', '_')}.json"
+        save_record(bad, path)
+        out = _cli(str(path))
+        assert out.returncode == 2 and message in out.stderr, (name, out.stderr)

@@ -219,7 +219,7 @@ def test_seat_mapping_modes():
         (["--num-env-runners", "-1"], "--num-env-runners must be >= 0"),
         (["--num-learners", "-1"], "--num-learners must be >= 0"),
         (["--address", "not an address"], "give HOST:PORT"),
-        (["--time-limit", "0s"], "argument --time-limit: must be a wall time > 0, got 0s"),
+        (["--time-limit", "0s"], "argument --time-limit: must be a finite wall time > 0, got 0s"),
         (["--time-limit", "3600"], "argument --time-limit: give a unit: 3600s, 3600m or 3600h"),
         (["--time-limit", "5 days"], "argument --time-limit: expected a wall time such as 90s, 15m or 1.5h"),
         (["--minibatch-size", "512", "--batch-size", "256"], "exceeds --batch-size"),
@@ -278,7 +278,7 @@ def _listener(reply: bytes | None):
     ("reply", "message"),
     [
         (b"HTTP/1.0 400 Bad Request\r\n\r\n", "it replied b'HTTP/1.0 400 Bad Request"),
-        (None, "no reply within 1 s"),
+        (None, "no reply (closed, reset or silent for 1 s)"),
         (b"\x00\x00\x00\x04\x00\x00\x00\x00\x00", None),  # an empty SETTINGS frame: a gRPC server
     ],
 )
