@@ -235,6 +235,9 @@ def train(argv: Sequence[str] | None = None) -> Path:
     Raises:
         SystemExit: invalid options (argparse's message, before any work starts).
         DominoError: the ``--resume`` checkpoint cannot be restored.
+
+    A SIGTERM that reaches Ray's own handler inside ``ray.init`` ends the process at once (exit
+    status 143): a half-started Ray cannot be shut down safely.
     """
     return _run(argv)[0]
 

@@ -106,9 +106,6 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(
     env_kwargs: dict[str, Any], agents: list[Agent], seed: int, game: str = "mexican_train"
 ) -> None:
-    # Ctrl-C reaches the whole process group: the parent stops the pool and says it once (each
-    # worker printed "Process SpawnPoolWorker-N:" and its traceback). Born ignoring it; kept so.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["env"] = make_raw_env(game, **env_kwargs)
     _WORKER["agents"] = agents
     _WORKER["seed"] = seed
@@ -214,7 +211,9 @@ def evaluate(
             chunk = max(1, min(25, deals // (workers * 4) or 1))
             chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
             ctx = multiprocessing.get_context("spawn")
-            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)  # workers are born ignoring Ctrl-C
+            # Ctrl-C reaches the whole process group: the workers are born ignoring it (each printed
+            # "Process SpawnPoolWorker-N:" and a traceback), the parent stops the pool and says it once.
+            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
             try:
                 pool = ctx.Pool(workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game))
             finally:
