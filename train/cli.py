@@ -152,11 +152,22 @@ def run_script(name: str, main: Callable[[], object]) -> NoReturn:
     except KeyboardInterrupt:
         _fail(f"{name}: interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
-        raise SystemExit(EXIT_BROKEN_PIPE) from None
+        _exit_on_closed_pipe()
+    _exit_with(result)
+
+
+def _exit_on_closed_pipe() -> NoReturn:
+    """Whoever read our output went away (``| head``): stop quietly, as ``cat`` does, with stdout
+    pointed at /dev/null so that Python's exit-time flush does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
+    raise SystemExit(EXIT_BROKEN_PIPE) from None
+
+
+def _exit_with(result: object) -> NoReturn:
+    """Exit with ``main``'s return value when it is an int, else 0."""
     raise SystemExit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
 
 
@@ -266,13 +277,9 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         if show_traceback:
             raise
         _fail(f"{command}: interrupted", EXIT_INTERRUPTED)
-    except BrokenPipeError:  # whoever read our output went away (`| head`): stop quietly, as `cat` does
-        try:  # and keep Python's exit-time flush of stdout from failing again
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
-        raise SystemExit(EXIT_BROKEN_PIPE) from None
-    raise SystemExit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
+    except BrokenPipeError:
+        _exit_on_closed_pipe()
+    _exit_with(result)
 
 
 def entry(command: str) -> Callable[[], NoReturn]:
