@@ -9,7 +9,9 @@ import multiprocessing
 import signal
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import numpy as np
@@ -122,6 +124,45 @@ def _play_deals(deals: Sequence[int]) -> list[GameRecord]:
     return out
 
 
+def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> Iterator[list[GameRecord]]:
+    """Yield :func:`_play_deals` of each chunk, in order, from ``workers`` spawned processes.
+
+    A process pool that notices a dead worker (``ProcessPoolExecutor``; ``multiprocessing.Pool``
+    silently starts another): a script that calls :func:`evaluate` with ``workers > 1`` outside
+    ``if __name__ == "__main__":`` makes every spawned worker re-run it on import and die, which
+    used to hang the caller. Ctrl-C reaches the whole process group: the workers are born ignoring
+    it (each printed "Process SpawnProcess-N:" and a traceback), the caller stops them at once.
+
+    Raises:
+        BrokenProcessPool: a worker process died (the message names the ``__main__`` guard).
+    """
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:  # the workers start on the first submissions, inside this window
+        before = set(multiprocessing.active_children())
+        pool = ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=initargs
+        )
+        results = pool.map(_play_deals, chunks)
+        ours = set(multiprocessing.active_children()) - before
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    done = False
+    try:
+        yield from results
+        done = True
+    except BrokenProcessPool as exc:
+        raise BrokenProcessPool(
+            "an evaluation worker process died. A script that calls evaluate(..., workers > 1) must "
+            'do so under `if __name__ == "__main__":` (each spawned worker imports the script); '
+            "or pass workers=1"
+        ) from exc
+    finally:
+        pool.shutdown(wait=done, cancel_futures=True)
+        if not done:  # Ctrl-C or an error: the workers may be mid-chunk, and ignore SIGINT
+            for process in ours:
+                process.terminate()
+
+
 def evaluate(
     agents: Sequence[str | Agent],
     *,
@@ -147,6 +188,8 @@ def evaluate(
         seed: tournament seed (deal ``d`` uses env seed :func:`deal_seed(seed, d) <deal_seed>`).
         episode: ``"round"`` or ``"game"``.
         workers: processes (deals are split between them; the result does not depend on it).
+            They are spawned and import the calling script: call this under
+            ``if __name__ == "__main__":``.
         progress: show a progress bar (tqdm, on stderr).
         keep_records: keep every :class:`GameRecord` in ``result.records``.
         game: ``"mexican_train"`` (default) or a line game ``"block"``, ``"draw"``, ``"cuban"``
@@ -160,6 +203,7 @@ def evaluate(
 
     Raises:
         ConfigError: bad rules, unknown agent name, or ``num_players != len(agents)``.
+        BrokenProcessPool: a worker process died (without the ``__main__`` guard, on start-up).
     """
     agents = list(agents)
     if num_players is None:
@@ -210,19 +254,10 @@ def evaluate(
         else:
             chunk = max(1, min(25, deals // (workers * 4) or 1))
             chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
-            ctx = multiprocessing.get_context("spawn")
-            # Ctrl-C reaches the whole process group: the workers are born ignoring it (each printed
-            # "Process SpawnPoolWorker-N:" and a traceback), the parent stops the pool and says it once.
-            handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-            try:
-                pool = ctx.Pool(workers, initializer=_init_worker, initargs=(env_kwargs, built, seed, game))
-            finally:
-                signal.signal(signal.SIGINT, handler)
-            with pool:
-                for recs in pool.imap(_play_deals, chunks):
-                    records.extend(recs)
-                    if bar is not None:
-                        bar.update(len(recs))
+            for recs in _play_in_workers(workers, chunks, (env_kwargs, built, seed, game)):
+                records.extend(recs)
+                if bar is not None:
+                    bar.update(len(recs))
     finally:  # also on Ctrl-C: the bar ends its line before any message is printed
         if bar is not None:
             bar.close()

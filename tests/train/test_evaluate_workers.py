@@ -1,0 +1,68 @@
+"""Tournaments in worker processes: a script without the ``__main__`` guard gets a clear error
+instead of a hang, and Ctrl-C stops workers that are in the middle of a long chunk at once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_script_without_the_main_guard_gets_an_error_not_a_hang(tmp_path):
+    """Each spawned worker imports the script, which calls evaluate() again and dies; the pool
+    used to start a new worker for ever (the caller hung, printing tracebacks)."""
+    script = tmp_path / "no_guard.py"
+    script.write_text(
+        "from domino_env.train.evaluate import evaluate\n"
+        "evaluate(['planner', 'greedy'], rounds=8, seed=0, workers=2, game='block')\n"
+        "print('finished')\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 1 and "finished" not in proc.stdout
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("concurrent.futures.process.BrokenProcessPool: an evaluation worker process died"), last
+    assert 'under `if __name__ == "__main__":`' in last and "workers=1" in last
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_ctrl_c_stops_workers_in_the_middle_of_a_chunk(tmp_path):
+    """A chunk of search rounds takes minutes; the workers ignore SIGINT (so that they print no
+    tracebacks), so the caller must end them itself: the command exits at once and leaves no
+    process of its group behind."""
+    out = tmp_path / "never.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "domino_env.train.evaluate", "--agents", "search", "planner", "planner", "planner",
+         "--rounds", "4000", "--workers", "2", "--json", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        seen = ""
+        while "0/4000" not in seen:  # the bar is up: the workers are being started
+            seen += proc.stderr.read(1)
+            assert proc.poll() is None, seen
+        time.sleep(8)  # they import and start their first chunk (25 deals of search: minutes)
+        assert proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/4000" not in line]
+    assert proc.returncode == 130 and lines == ["domino-evaluate: interrupted"], err[-2000:]
+    deadline = time.monotonic() + 30
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _group_alive(proc.pid), "a worker process outlived the command"
+    assert not out.exists()
