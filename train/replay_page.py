@@ -99,7 +99,8 @@ function badge(g, x, y, text, fill) {
   el("text", {x: x + 5, y: y + 13, "font-size": 11, fill: "#f0f0e6"}, g, text);
   return x + w + 4;
 }
-function seatName(s) { return "seat " + s + (D.seats[s] ? " (" + D.seats[s] + ")" : ""); }
+// A seat name is a bidi isolate (FSI .. PDI): a right-to-left override in it reversed the text after it.
+function seatName(s) { return "seat " + s + (D.seats[s] ? " (\u2068" + D.seats[s] + "\u2069)" : ""); }
 function rowBg(g, y, width, fill) { el("rect", {x: 0, y: y - 7, width: width, height: TH + 14, rx: 6, fill: fill}, g); }
 // Shorten an SVG text to ``room`` pixels with an ellipsis (a long agent name, e.g. ppo:PATH, ran over
 // the marker badge and the tiles); the whole text stays in a tooltip.
@@ -107,7 +108,11 @@ function fit(node, room) {
   const text = node.textContent;
   if (node.getComputedTextLength() <= room) return node;
   let n = text.length;
-  while (n > 1 && node.getComputedTextLength() > room) node.textContent = text.slice(0, --n) + "\u2026";
+  const close = cut => cut.split("\u2068").length > cut.split("\u2069").length ? "\u2069" : "";  // keep an isolate closed
+  while (n > 1 && node.getComputedTextLength() > room) {
+    const cut = text.slice(0, --n);
+    node.textContent = cut + "\u2026" + close(cut);
+  }
   el("title", {}, node, text);
   return node;
 }

@@ -142,13 +142,14 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         pool = ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=initargs
         )
-        results = pool.map(_play_deals, chunks)
+        futures = [pool.submit(_play_deals, chunk) for chunk in chunks]
         ours = set(multiprocessing.active_children()) - before
     finally:
         signal.signal(signal.SIGINT, handler)
     done = False
     try:
-        yield from results
+        for future in futures:
+            yield future.result()
         done = True
     except BrokenProcessPool as exc:
         raise BrokenProcessPool(
@@ -157,10 +158,12 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
             "or pass workers=1"
         ) from exc
     finally:
-        pool.shutdown(wait=done, cancel_futures=True)
         if not done:  # Ctrl-C or an error: the workers may be mid-chunk, and ignore SIGINT
             for process in ours:
                 process.terminate()
+        # No future is cancelled (Executor.map cancels them when stopped early): Python 3.11's pool
+        # then marks them broken from its own thread, which raised InvalidStateError there.
+        pool.shutdown(wait=done)
 
 
 def evaluate(

@@ -344,6 +344,29 @@ def test_long_seat_names_fit_their_room_and_round_buttons_follow_the_ends(browse
     assert errors == []
 
 
+def test_a_right_to_left_override_in_a_seat_name_stays_inside_it(browser, mexican_game, tmp_path):
+    """A seat name with U+202E (right-to-left override) reversed the "to play" after it: names
+    are bidi isolates, also when shortened to their room (seat 1's)."""
+    page, errors, _ = _open(browser, dict(mexican_game, seats=["\u202eevil", "\u202e" + "x" * 80, "greedy"]), tmp_path)
+    # the "to play" label: its text and the x of its "t" and its "y" (left to right, as written)
+    probe = """() => {
+        const t = [...document.querySelectorAll('#hands text')].find(t => t.textContent.includes('to play'));
+        if (!t) return null;
+        const shown = [...t.childNodes].filter(n => n.nodeName !== 'title').map(n => n.textContent).join('');
+        const span = t.querySelector('tspan'), n = span.getNumberOfChars();  // "... to play": its "t" is n - 7
+        return [shown, span.getStartPositionOfChar(n - 7).x, span.getStartPositionOfChar(n - 1).x];
+    }"""
+    seen = {}
+    for _ in range(12):  # the first frames: seats 0, 1 and 2 take their turns
+        label = page.evaluate(probe)
+        if label:
+            seen[label[0][:6]] = label
+        page.keyboard.press("ArrowRight")
+    assert {"seat 0", "seat 1"} <= set(seen) and "\u2026" in seen["seat 1"][0], seen
+    assert all(x_t < x_y for _, x_t, x_y in seen.values()), seen
+    assert errors == []
+
+
 def test_truncated_and_odd_records_are_checked_too(tmp_path):
     """A re-check found the end-of-episode checks skipped for truncated episodes, and loose fields."""
     from domino_env.core.errors import RecordError
