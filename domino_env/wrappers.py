@@ -122,6 +122,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._done = True
         self._results_passed = 0  # round results of the episode already given in an info
+        self._reset_reward = 0.0  # the learner's reward from rounds that ended inside reset()
 
     @property
     def learner(self) -> str:
@@ -202,11 +203,20 @@ class SingleAgentEnv(gymnasium.Env):
 
         ``options`` go to the AEC env's ``reset`` (e.g. ``{"deal": ...}``).
 
+        A round episode whose round ends before the learner's first decision has no first
+        observation to return, so it is dealt again (up to 100 times, from the seeded stream).
+        With the default hand sizes this cannot happen; with hands of one or two tiles it can, and
+        the episodes are then those in which the learner gets a turn (docs/envs.md). In a game
+        episode the next round is dealt instead, and the reward of the rounds that ended inside
+        ``reset`` is paid with the first ``step``.
+
         Raises:
             ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
-            DominoError: an explicit deal whose round ends before the learner's first turn.
+            DominoError: an explicit deal whose round ends before the learner's first turn, 100
+                deals in a row that did, or an episode truncated (``max_steps``) before it.
         """
         super().reset(seed=check_seed(seed))
+        truncated = False
         for _ in range(100):
             if self.learner_seat_option == "random":
                 self.learner_seat = int(self.np_random.integers(len(self.agents_all)))
@@ -217,11 +227,16 @@ class SingleAgentEnv(gymnasium.Env):
             self._results_passed = 0
             self._team_reward = 0.0
             self._play_opponents()
-            obs, _, terminated, truncated, info = self._learner_view()
+            obs, self._reset_reward, terminated, truncated, info = self._learner_view()
             if not (terminated or truncated):
                 return obs, info
-            if options and ("deal" in options or "deals" in options):
-                break
+            if truncated or (options and ("deal" in options or "deals" in options)):
+                break  # dealing again would end the same way
+        if truncated:
+            raise DominoError(
+                f"the episode was truncated (max_cycles={self.aec.max_cycles}, max_steps="
+                f"{self.aec.max_steps}) before the learner's first turn; raise the limit"
+            )
         raise DominoError("the round ended before the learner's first turn; deal differently")
 
     def step(self, action: int):
@@ -252,7 +267,9 @@ class SingleAgentEnv(gymnasium.Env):
             return obs, self.illegal_reward, True, False, info
         self._step_aec(action)
         self._play_opponents()
-        return self._learner_view()
+        obs, reward, terminated, truncated, info = self._learner_view()
+        reward, self._reset_reward = reward + self._reset_reward, 0.0
+        return obs, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO); all

@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from .deal import bits
-from .errors import DominoError
+from .errors import ConfigError, DominoError
 from .line import LineState
 from .mexican_train import MexicanTrainState
 from .tiles import double_index
@@ -191,8 +191,11 @@ class InformationState:
             a real state).
 
         Raises:
+            ConfigError: ``rng`` is not a ``numpy.random.Generator``.
             BeliefError: no consistent deal was found in ``max_tries`` draws.
         """
+        if not isinstance(rng, np.random.Generator):  # a seed or RandomState failed deep inside
+            raise ConfigError("rng", rng, "a numpy.random.Generator, e.g. np.random.default_rng(seed)")
         for _ in range(max_tries):
             drawn = self._draw(rng)
             if drawn is not None and all(need & ~drawn[2] for need in self.needs):

@@ -10,6 +10,7 @@ config, the rewards of a finished round and the round-result infos.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import warnings
 from typing import Any, ClassVar
@@ -234,9 +235,6 @@ class DominoAECEnv(AECEnv, EzPickle):
             DealError: invalid deal, or both ``deal`` and ``deals`` given.
         """
         seed = check_seed(seed)
-        if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
-        self._seed = seed
         if options is None:
             options = {}
         if not isinstance(options, dict):
@@ -257,8 +255,13 @@ class DominoAECEnv(AECEnv, EzPickle):
             deals = list(deals)
         else:
             deals = [options["deal"]] if "deal" in options else []
-        state = self.state_class.new_game(self.config, self.np_random, deals[0] if deals else None)
+        if seed is not None:
+            rng = seeding.np_random(seed)[0]
+        else:  # a copy while an explicit deal may still be refused: a failed reset changes nothing
+            rng = copy.deepcopy(self.np_random) if deals else self.np_random
+        state = self.state_class.new_game(self.config, rng, deals[0] if deals else None)
         self.game_state = state  # only once the deal is valid: a failed reset changes nothing
+        self.np_random, self._seed = rng, seed
         self._deal_queue = deals[1:]
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}

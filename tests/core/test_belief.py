@@ -10,6 +10,7 @@ from scipy.stats import chisquare
 from domino_env.core.belief import BeliefError, InformationState
 from domino_env.core.config import MexicanTrainConfig, from_preset, line_from_preset
 from domino_env.core.deal import bits
+from domino_env.core.errors import ConfigError
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.tiles import double_index
@@ -190,6 +191,11 @@ def test_refuses_what_the_seat_cannot_see():
             InformationState.from_state(state, bad)
     assert InformationState.from_state(state, np.int64(0)).seat == 0  # numpy integers, as elsewhere
     assert type(InformationState.from_state(state, np.int64(0)).seat) is int
+    info = InformationState.from_state(state, 0)
+    for bad in (0, None, np.random.RandomState(0)):  # a seed gave AttributeError deep inside
+        with pytest.raises(ConfigError, match="'rng'.*numpy.random.Generator"):
+            info.sample(bad)
+    assert info.sample(np.random.default_rng(0)).hands[0] == state.hands[0]
 
 
 # ---------------------------------------------------------------------------- exact uniformity

@@ -114,3 +114,74 @@ def test_adapter_round_over_counts_every_round_of_a_game_episode():
     rounds = env.unwrapped.aec.game_state.round_index + 1
     assert ended == list(range(rounds)) and rounds > 1
     assert over == rounds  # no step ended two rounds in this game
+
+
+def test_a_failed_reset_keeps_the_generator_and_the_recorded_seed():
+    """A refused deal reseeded the generator and set the record's seed anyway: the running game's
+    record named the wrong seed, and the next unseeded reset dealt another game."""
+    from domino_env.core.errors import DealError
+
+    bad = {"hands": [[[6, 6]], [[6, 6]], [[1, 1]], [[0, 4]]]}  # [6, 6] twice
+    a, b = block_v0.raw_env(), block_v0.raw_env()
+    a.reset(seed=1)
+    b.reset(seed=1)
+    for options, seed in (({"deal": bad}, 5), ({"deal": bad}, None), ({"deal": "x"}, 7), ({"deals": []}, 7)):
+        with pytest.raises(DealError):
+            b.reset(seed=seed, options=options)
+    assert b.to_record()["seed"] == 1
+    a.reset()
+    b.reset()
+    assert np.array_equal(a.state(), b.state())
+
+
+def _learner_rewards_match_the_aec(env, seed: int) -> tuple[float, float]:
+    """Play one adapter episode with random legal moves; return (the adapter's rewards summed,
+    the learner's AEC rewards summed over every AEC step of the episode, those inside reset()
+    included; a deal that the adapter throws away, and deals again, does not count)."""
+    aec, total = env.aec, [0.0]
+    step, reset = aec.step, aec.reset
+
+    def counted(action):
+        step(action)
+        total[0] += float(aec.rewards.get(env.learner, 0.0))
+
+    def restarted(**kwargs):
+        reset(**kwargs)
+        total[0] = 0.0
+
+    aec.step, aec.reset = counted, restarted
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    paid = 0.0
+    while True:
+        _, reward, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        paid += reward
+        if terminated or truncated:
+            return paid, total[0]
+
+
+@pytest.mark.parametrize(
+    "game_id, kwargs",
+    [("dominoes/Draw-v0", {}), ("dominoes/Block-v0", {}), ("dominoes/MexicanTrain-v0", {"max_pip": 9}),
+     ("dominoes/Block-v0", {"teams": True, "num_players": 4, "team_play": True})],
+    ids=["draw", "block", "mexican_train", "block_teams_team_play"],
+)  # fmt: skip
+def test_rounds_that_end_inside_reset_are_paid_with_the_first_step(game_id, kwargs):
+    """In a game episode with one-tile hands a round can end before the learner's first decision;
+    its reward was dropped (reset returns none), so the episode's rewards did not add up. (Not
+    Cuban with one tile: a round's leader goes out at once and, the winner leading, ends the whole
+    game inside reset, so the adapter deals again.)"""
+    env = gymnasium.make(game_id, episode="game", reward="points", hand_size=1, **kwargs).unwrapped
+    ended_in_reset = 0
+    for seed in range(30):
+        paid, owed = _learner_rewards_match_the_aec(env, seed)
+        assert paid == pytest.approx(owed), seed
+        env.reset(seed=seed)
+        ended_in_reset += bool(env.aec.round_results)
+    assert ended_in_reset >= 3  # the case is exercised
+
+
+def test_a_truncation_before_the_learners_first_turn_names_the_limit():
+    env = gymnasium.make("dominoes/MexicanTrain-v0", first_player=0, learner_seat=2, max_steps=1)
+    with pytest.raises(DominoError, match=r"truncated \(max_cycles=100000, max_steps=1\) before the learner's first turn"):
+        env.reset(seed=0)
