@@ -314,10 +314,13 @@ def _game_text(game: str) -> str:
 
 
 def check_compatible(
-    metadata: dict[str, Any], config: MexicanTrainConfig | LineConfig, where: str = "model"
+    metadata: dict[str, Any],
+    config: MexicanTrainConfig | LineConfig,
+    where: str = "model",
+    trainer: str = "domino-train",
 ) -> None:
     """Refuse a model trained on another game or observation layout; warn about other rule
-    differences.
+    differences. ``trainer``: the command the messages advise for a fitting model.
 
     Raises:
         SpecMismatchError: the model was trained on a line game and ``config`` is Mexican Train
@@ -333,7 +336,7 @@ def check_compatible(
     if trained is not None and (trained == "mexican_train") != (game == "mexican_train"):
         raise SpecMismatchError(
             f"{where} was trained on {_game_text(trained)}, not {_game_text(wanted)}; use a model "
-            f"trained for {wanted} (domino-train --game {wanted})"
+            f"trained for {wanted} ({trainer} --game {wanted})"
         )
     spec = spec_for(p, n, game, config)
     env_hash = spec.hash()
@@ -355,7 +358,7 @@ def check_compatible(
             f"{where} was trained on observation spec {model_hash} ({mp} players, double-{mn}, "
             f"{metadata.get('observation_size', '?')} floats) but this environment ({p} players, double-{n}, "
             f"{spec.size} floats) has spec {env_hash}; differs in: {differs}. Use a model trained for "
-            "this game, seats and set (domino-train --game G --players P --max-pip N)."
+            f"this game, seats and set ({trainer} --game G --players P --max-pip N)."
         )
     scaling = metadata.get("observation_scaling")
     if scaling != scaling_name(game):

@@ -191,6 +191,26 @@ def check_output_file(
         parser.error(f"{flag} {text}: the file exists and is not {what} (it would be overwritten); give another name")
 
 
+def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why a run folder could not be made or written at ``path`` (None: it can): a file in its
+    place, a file where a folder above it should be, or a read-only folder above it. Checked
+    before any work, so that a run does not fail once started (an unwritable ``--out`` was a
+    traceback after Ray or training had started)."""
+    target = Path(os.path.abspath(os.fspath(path)))
+    if target.exists():
+        if not target.is_dir():
+            return "exists and is not a folder"
+        return None if os.access(target, os.W_OK | os.X_OK) else "is a folder this user cannot write"
+    parent = target.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is a file, not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"folder {parent} is not writable by this user"
+    return None
+
+
 def _is_json_with(path: str, keys: set[str]) -> bool:
     try:
         with open(path, encoding="utf-8") as f:

@@ -19,7 +19,7 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter  # noqa: F401  (re-exported)
+from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem  # noqa: F401  (re-exported)
 from domino_env.train.evaluate import (
     _RULE_OPTIONS,
     add_mexican_train_rule_options,
@@ -388,8 +388,9 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
     if out is None:
         return
     path = Path(out)
-    if path.exists() and not path.is_dir():
-        parser.error(f"--out {out}: exists and is not a folder")
+    problem = output_folder_problem(out)
+    if problem:
+        parser.error(f"--out {out}: {problem}")
     into_resumed = resume_folder is not None and path.resolve() == Path(resume_folder).resolve()
     if into_resumed and overwrite:
         parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")
@@ -418,8 +419,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     args.pips_coef = 1.0 if args.pips_coef is None else args.pips_coef
     rules = check_rules(parser, args)
     config = config_of(rules, args.game)
-    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-        parser.error(f"--out {args.out}: exists and is not a folder")
+    if args.out is not None and output_folder_problem(args.out):
+        parser.error(f"--out {args.out}: {output_folder_problem(args.out)}")
     given_features = getattr(args, "action_features", None)
     resolve_policy(args)
     if given_features in ("v2", "v3") and args.game != "mexican_train":

@@ -115,13 +115,12 @@ def _versions() -> dict[str, str]:
 
 def _summary(result: dict[str, Any]) -> dict[str, Any]:
     er = result.get("env_runners", {})
-    returns = er.get("module_episode_returns_mean", {})
     return {
         "iteration": int(result.get("training_iteration", 0)),
         "env_steps": int(result.get("num_env_steps_sampled_lifetime", er.get("num_env_steps_sampled_lifetime", 0))),
         "episodes": int(er.get("num_episodes_lifetime", 0)),
         "episode_len_mean": float(er.get("episode_len_mean", float("nan"))),
-        "main_return_mean": float(returns.get(MAIN, float("nan"))),
+        "main_return_mean": float(er.get("main_seat_return", float("nan"))),
         "main_win_rate": float(er.get("main_win_rate", float("nan"))),
         "illegal_actions": int(er.get("illegal_actions", 0)),
         "time_s": float(result.get("time_total_s", 0.0)),
@@ -133,7 +132,7 @@ class _StoppedInRayInit(Exception):
 
 
 def _abandon_start(out: Path, made_out: bool) -> None:
-    """After a signal during start-up: stop Ray, and remove ``out`` if this command made it and
+    """After a signal or an error during start-up: stop Ray, and remove ``out`` if this command made it and
     nothing is in it yet."""
     ray = sys.modules.get("ray")  # None, or half imported, when the signal came during its import
     if ray is not None and getattr(ray, "is_initialized", lambda: False)():
@@ -172,7 +171,11 @@ def _start(
         on_sigterm(signal.SIGTERM, None)  # raises KeyboardInterrupt, noting SIGTERM
     if noted:
         raise KeyboardInterrupt
-    out.mkdir(parents=True, exist_ok=True)  # once Ray runs: a failed start leaves no folder
+    try:  # once Ray runs: a failed start leaves no folder
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # checked before Ray started; a folder can change since
+        ray.shutdown()
+        raise DominoError(f"--out {out}: cannot make the run folder ({exc.strerror or exc})") from exc
     config = ppo_config(
         env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
         snapshot_every=args.snapshot_every, hidden=args.hidden,
@@ -271,7 +274,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
     except _StoppedInRayInit:
         # A half-started Ray crashes when shut down or at the interpreter's exit: leave at once,
-        # as Ray's own handler meant to (its processes end with this one); no folder was made.
+        # as Ray's own handler meant to (its workers end with this process; its dashboard and
+        # runtime-env agents notice within a minute or two and exit); no folder was made.
         print("\ninterrupted while Ray started (SIGTERM): nothing was trained", file=sys.stderr, flush=True)
         sys.stdout.flush()
         os._exit(128 + signal.SIGTERM)
@@ -281,6 +285,10 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         print(f"\ninterrupted while starting: nothing was trained{'' if made_out else ' (the run is as it was)'}",
               file=sys.stderr)  # fmt: skip
         return out, 128 + stopped_by.value
+    except Exception:  # e.g. Ray refused an option: no empty run folder stays behind
+        signal.signal(signal.SIGTERM, previous_handler)
+        _abandon_start(out, made_out)
+        raise
     import ray
 
     def save(interrupted: bool = False) -> None:
@@ -358,18 +366,24 @@ def write_metadata(out: Path, metadata: dict[str, Any]) -> None:
 
 
 def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[str, Any]) -> dict[str, Any]:
-    """``[rllib:OUT, X, ..., X]`` duplicate-deal tournaments through ``domino_env.train.evaluate``."""
+    """``[rllib:OUT, X, ..., X]`` duplicate-deal tournaments through ``domino_env.train.evaluate``;
+    with teams the model plays both seats of its team against an ``X`` team (``[rllib:OUT, X,
+    rllib:OUT, X]``: with X on both teams its team win rate would be 1/2 by construction)."""
+    from domino_env.agents.rllib.env import aec_from_env_config
     from domino_env.train.evaluate import evaluate
 
     kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
     p = env_config["num_players"]
+    teams = bool(getattr(aec_from_env_config(env_config).config, "teams", False))
+    model = f"rllib:{out}"
     results = {}
     for opponent in args.eval_opponents:
+        lineup = [model, opponent] * (p // 2) if teams else [model] + [opponent] * (p - 1)
         res = evaluate(
-            [f"rllib:{out}"] + [opponent] * (p - 1), rounds=args.eval_rounds, num_players=p,
+            lineup, rounds=args.eval_rounds, num_players=p,
             seed=args.seed, game=args.game, progress=args.progress, **kwargs,
         )  # fmt: skip
-        s = res.stats_for(f"rllib:{out}")
+        s = res.stats_for(model)
         results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "parity": s.parity,
                              "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
         print(f"rllib vs {opponent}: win rate {s.win_rate:.3f} [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}] "

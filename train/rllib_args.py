@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import socket
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter
+from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem
 from domino_env.train.evaluate import add_mexican_train_rule_options
 from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, duration, flag_of
 from domino_env.train.rllib_config import MODES, env_config_of
@@ -113,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Largest --seed (RLlib adds each env's index to it; numpy seeds are below 2**32).
+MAX_SEED = 2**31 - 1
+
+
 def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
     """Check every flag before any work starts (``parser.error`` names the flag); return the
     env config."""
@@ -128,8 +133,10 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
     if any(h < 1 for h in args.hidden):
         parser.error(f"--hidden sizes must be >= 1, got {args.hidden}")
-    if not 0 < args.lr < math.inf:
-        parser.error(f"--lr must be a finite number > 0, got {args.lr}")
+    if not 0 < args.lr <= 1:  # (1e39 passed as "finite" and overflowed the optimizer's float32)
+        parser.error(f"--lr must be in (0, 1], got {args.lr}")
+    if args.seed > MAX_SEED:  # RLlib seeds each env runner's envs with seed + their index
+        parser.error(f"--seed must be from 0 to {MAX_SEED} (2**31 - 1), got {args.seed}")
     if not math.isfinite(args.entropy_coeff):
         parser.error(f"--entropy-coeff must be a finite number, got {args.entropy_coeff}")
     if not 0 < args.gamma <= 1:
@@ -146,6 +153,15 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         parser.error("--num-cpus sizes a local Ray instance; a cluster (--address) has its own")
     if args.num_cpus is not None and args.num_cpus < 1:
         parser.error(f"--num-cpus must be >= 1, got {args.num_cpus}")
+    cpus = args.num_cpus or os.cpu_count() or 1
+    actors = args.num_env_runners + args.num_learners
+    if args.address is None and actors > cpus:  # Ray would wait for ever for the missing CPUs
+        parser.error(f"--num-env-runners {args.num_env_runners} + --num-learners {args.num_learners} need "
+                     f"{actors} CPUs (one actor each) and this local Ray has {cpus} "
+                     f"({'--num-cpus' if args.num_cpus else 'the CPUs of this machine'}); give fewer, or "
+                     "--address for a cluster")  # fmt: skip
+    if args.out is not None and output_folder_problem(args.out):
+        parser.error(f"--out {args.out}: {output_folder_problem(args.out)}")
     if args.game != "mexican_train":
         for name in ("hand_size", "first_turn", "doubles", "drawn_tile", "marker_removal",
                      "station_source", "blocked_round", "game_end", "use_boneyard",

@@ -59,19 +59,22 @@ class SeatMapping:
 
 
 # ---------------------------------------------------------------------------------- callbacks
-def _credit(winners: Sequence[int], seat: int, num_players: int, teams: bool) -> float:
-    """Win credit of ``seat`` (1, 1/k for a k-way shared win, 0; teams: the team's)."""
-    if teams:
-        sides = {s % 2 for s in winners}
-        return (1.0 / len(sides)) if seat % 2 in sides else 0.0
-    return (1.0 / len(winners)) if seat in winners else 0.0
-
-
-def make_callbacks_class(num_players: int, teams: bool, league: dict[str, Any] | None = None):
+def make_callbacks_class(
+    num_players: int, teams: bool, league: dict[str, Any] | None = None, episode_kind: str = "round"
+):
     """The RLlib callbacks class: per-episode metrics ``illegal_actions`` (sum), ``main_win_rate``
-    (win credit of the ``main`` seats, mean) and ``rounds``; in league mode, the snapshot refresh
-    of ``league = {"slots": [...], "every": N}`` after every N-th iteration."""
+    (the ``main`` seats' win credit, as ``domino-evaluate`` counts it: 1, 1/k for a k-way shared
+    win, a team's win for both partners; of the round, or of the game when ``episode_kind`` is
+    ``"game"``; mean over main seats and the last 200 episodes) and ``main_seat_return`` (a main
+    seat's episode return, same means); in league mode, the snapshot refresh of
+    ``league = {"slots": [...], "every": N}`` after every N-th iteration. In self-play every seat
+    is ``main``: the win rate is 1/P (1/2 with teams) and the outcome reward's return 0 by
+    construction."""
     from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    from domino_env.train.tournament import _credit
+
+    won_key = "game_won" if episode_kind == "game" else "won"
 
     class DominoCallbacks(RLlibCallback):
         def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
@@ -79,15 +82,19 @@ def make_callbacks_class(num_players: int, teams: bool, league: dict[str, Any] |
             final = next((i for i in infos.values() if i), {})
             illegal = int(any(i.get("illegal_action") for i in infos.values()))
             metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
-            winners = final.get("winners")
-            if winners is None:
+            mains = [a for a in episode.agent_episodes if episode.module_for(a) == MAIN]
+            if not mains:
                 return
-            seats = [
-                int(a.rsplit("_", 1)[1]) for a in infos if episode.module_for(a) == MAIN
-            ]
-            if seats:
-                credit = np.mean([_credit(winners, s, num_players, teams) for s in seats])
-                metrics_logger.log_value("main_win_rate", float(credit), reduce="mean", window=200)
+            returns = [episode.agent_episodes[a].get_return() for a in mains]
+            metrics_logger.log_value("main_seat_return", float(np.mean(returns)), reduce="mean", window=200)
+            won = final.get(won_key)
+            if won is None:
+                return
+            credit = _credit(np.flatnonzero(won).tolist(), num_players, teams)
+            seats = [int(a.rsplit("_", 1)[1]) for a in mains]
+            metrics_logger.log_value(
+                "main_win_rate", float(np.mean([credit[s] for s in seats])), reduce="mean", window=200
+            )
 
         def on_train_result(self, *, algorithm, result, **kwargs):
             if not league or algorithm.iteration % league["every"]:
@@ -218,7 +225,7 @@ def ppo_config(
             policies_to_train=[MAIN],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .callbacks(make_callbacks_class(p, teams, league))
+        .callbacks(make_callbacks_class(p, teams, league, env_config.get("episode", "round")))
         .debugging(seed=seed)
         .reporting(metrics_num_episodes_for_smoothing=100)
     )

@@ -71,6 +71,10 @@ class RLlibActor:
     """
 
     def __init__(self, state: dict[str, Any], model_config: dict[str, Any] | None = None):
+        if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+            raise DominoError(f"the module state is not a dict of named weights (got {type(state).__name__})")
+        if not isinstance(model_config, (dict, type(None))):
+            raise DominoError(f"the model config is not a dict (got {type(model_config).__name__})")
         cfg = {**MODEL_DEFAULTS, **(model_config or {})}
         for key in ("fcnet_activation", "head_fcnet_activation"):
             if cfg[key] not in _ACTIVATIONS:
@@ -89,6 +93,14 @@ class RLlibActor:
         for i, (w, b) in enumerate(head):
             last = i == len(head) - 1
             self.layers.append((w, b, None if last else cfg["head_fcnet_activation"]))
+        width = self.layers[0][0].shape[0] if self.layers[0][0].ndim == 2 else -1
+        for i, (w, b, _) in enumerate(self.layers):  # a damaged file failed only in the first game
+            if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
+                raise DominoError(
+                    f"the module's layer {i} has weights {w.T.shape} and bias {b.shape} after "
+                    f"{width} inputs: not a chain of linear layers"
+                )
+            width = w.shape[1]
 
     @staticmethod
     def _linears(state: dict[str, Any], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -97,13 +109,16 @@ class RLlibActor:
             for k in state
             if (m := re.fullmatch(re.escape(prefix) + r"(\d+)\.weight", k))
         )
-        return [
-            (
-                np.asarray(state[f"{prefix}{i}.weight"], dtype=np.float32).T.copy(),
-                np.asarray(state[f"{prefix}{i}.bias"], dtype=np.float32).copy(),
-            )
-            for i in index
-        ]
+        try:
+            return [
+                (
+                    np.asarray(state[f"{prefix}{i}.weight"], dtype=np.float32).T.copy(),
+                    np.asarray(state[f"{prefix}{i}.bias"], dtype=np.float32).copy(),
+                )
+                for i in index
+            ]
+        except (KeyError, TypeError, ValueError) as err:
+            raise DominoError(f"the module's {prefix}* weights are not numeric arrays ({err})") from err
 
     @property
     def input_size(self) -> int:
@@ -130,6 +145,7 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
     """
     path = Path(path)
     candidates = [
+        path / module_id,  # the MultiRLModule's folder (its own module_state.pkl is empty)
         path,
         path / "learner_group" / "learner" / "rl_module" / module_id,
         path / CHECKPOINT_DIR / "learner_group" / "learner" / "rl_module" / module_id,
@@ -149,9 +165,14 @@ def find_metadata(module: Path) -> dict[str, Any] | None:
         f = folder / METADATA_FILE
         if f.is_file():
             try:
-                return json.loads(f.read_text())
+                data = json.loads(f.read_text())
             except (OSError, ValueError) as err:
                 raise DominoError(f"{f}: not a readable metadata file ({err})") from err
+            missing = [k for k in ("observation_spec_hash", "model_config") if k not in data] if isinstance(data, dict) else []
+            if not isinstance(data, dict) or missing or not isinstance(data["model_config"], dict):
+                raise DominoError(f"{f}: not a metadata file of domino-rllib (a JSON object with "
+                                  "observation_spec_hash and a model_config object)")  # fmt: skip
+            return data
     return None
 
 
@@ -200,7 +221,7 @@ def load_rllib_agent(
     folder = module_dir(path, module_id)
     metadata = find_metadata(folder)
     if metadata is not None:
-        check_compatible(metadata, cfg, where=f"RLlib checkpoint {folder}")
+        check_compatible(metadata, cfg, where=f"RLlib checkpoint {folder}", trainer="domino-rllib")
         model_config = dict(metadata.get("model_config") or {})
     else:
         model_config = _ctor_model_config(folder)
@@ -220,7 +241,12 @@ def load_rllib_agent(
         )
     # The scaling the module applies to its input (MaskedPPOTorchRLModule); none otherwise.
     scale = model_config.get("observation_scale")
-    scale = np.ones(spec.size, np.float32) if scale is None else np.asarray(scale, np.float32)
+    try:
+        scale = np.ones(spec.size, np.float32) if scale is None else np.asarray(scale, np.float32)
+    except (TypeError, ValueError) as err:
+        raise DominoError(f"RLlib module {folder}: its observation_scale is not numeric ({err})") from err
+    if scale.shape != (spec.size,):  # numpy would broadcast a short one: silently mis-scaled inputs
+        raise DominoError(f"RLlib module {folder}: observation_scale has shape {scale.shape}, not ({spec.size},)")
     return PPOAgent(
         actor, scale, deterministic=deterministic, name=name or "rllib", metadata=metadata or {}
     )

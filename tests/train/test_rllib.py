@@ -233,8 +233,14 @@ def test_seat_mapping_modes():
         (["--resume", "/nonexistent"], "not a run folder"),
         (["--hidden", "0"], "--hidden sizes must be >= 1"),
         (["--seed", "-1"], "--seed must be >= 0"),
-        (["--lr", "0"], "--lr must be a finite number > 0, got 0.0"),
-        (["--lr", "inf"], "--lr must be a finite number > 0, got inf"),
+        (["--lr", "0"], "--lr must be in (0, 1], got 0.0"),
+        (["--lr", "inf"], "--lr must be in (0, 1], got inf"),
+        (["--lr", "1e39"], "--lr must be in (0, 1], got 1e+39"),  # passed, then overflowed Adam
+        (["--seed", str(2**31)], "--seed must be from 0 to 2147483647 (2**31 - 1), got 2147483648"),
+        (["--num-env-runners", "3", "--num-cpus", "2"],
+         "--num-env-runners 3 + --num-learners 0 need 3 CPUs (one actor each) and this local Ray has 2 (--num-cpus)"),
+        (["--num-learners", "2", "--num-env-runners", "1", "--num-cpus", "2"], "need 3 CPUs"),
+        (["--num-env-runners", "100000"], "(the CPUs of this machine); give fewer, or --address for a cluster"),
         (["--entropy-coeff", "nan"], "--entropy-coeff must be a finite number, got nan"),
         (["--gamma", "1.5"], "--gamma must be in (0, 1], got 1.5"),
         (["--gae-lambda", "2"], "--gae-lambda must be in [0, 1], got 2.0"),
@@ -300,6 +306,18 @@ def test_address_probe_refuses_a_service_that_is_not_a_ray_head(reply, message, 
                 "Ray head" in err and message in err  # fmt: skip
     finally:
         server.close()
+
+
+def test_cli_refuses_an_out_that_cannot_be_a_folder(tmp_path, capsys):
+    """A file at --out, or in place of a folder above it, was a traceback once Ray had started."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep")
+    parser = build_parser()
+    for out, message in ((notes, "exists and is not a folder"), (notes / "run", f"{notes} is a file, not a folder")):
+        with pytest.raises(SystemExit) as exc:
+            validate(parser, parser.parse_args(["--out", str(out)]))
+        assert exc.value.code == 2 and f"--out {out}: {message}" in capsys.readouterr().err
+    assert notes.read_text() == "keep"
 
 
 def test_cli_refuses_a_non_empty_out_folder(tmp_path, capsys):

@@ -1,0 +1,123 @@
+"""Damaged RLlib checkpoints given to ``rllib:PATH``: each is one clear DominoError (one line from
+the commands), never a traceback or a model that plays with wrong inputs. A checker found these
+raw errors: TypeError / AttributeError / ValueError from a module state or metadata of the wrong
+type, a layer of the wrong shape that loaded and crashed in the first game, and a short
+``observation_scale`` that numpy broadcast (the model played, its inputs silently mis-scaled)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+from domino_env.agents.ppo import scaling_name, spec_for
+from domino_env.agents.rllib.agent import METADATA_FILE, MODULE_STATE_FILE, load_rllib_agent
+from domino_env.agents.rllib.env import DominoMultiAgentEnv
+from domino_env.agents.rllib.modules import MaskedPPOTorchRLModule
+from domino_env.core.errors import DominoError
+from domino_env.train.rllib import model_config_of
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = {"num_players": 2, "max_pip": 9}
+MODULE = Path("checkpoint/learner_group/learner/rl_module/main")
+
+
+def _write_run(folder: Path, state=None, metadata=None) -> Path:
+    """A run folder as domino-rllib writes it (metadata, and the module's numpy weights)."""
+    env = DominoMultiAgentEnv({"game": "mexican_train", **RULES})
+    cfg = model_config_of({"game": "mexican_train", **RULES}, (16,))
+    if state is None:
+        module = RLModuleSpec(
+            module_class=MaskedPPOTorchRLModule, observation_space=env.observation_spaces["player_0"],
+            action_space=env.action_spaces["player_0"], model_config=cfg,
+        ).build()  # fmt: skip
+        state = {k: v.detach().numpy() for k, v in module.state_dict().items()}
+    if metadata is None:
+        spec = spec_for(2, 9, "mexican_train")
+        metadata = {"game": "mexican_train", "env_kwargs": env.aec.env_kwargs, "model_config": cfg,
+                    "observation_spec_hash": spec.hash(), "observation_size": spec.size,
+                    "observation_scaling": scaling_name("mexican_train")}  # fmt: skip
+    (folder / MODULE).mkdir(parents=True)
+    (folder / METADATA_FILE).write_text(json.dumps(metadata))
+    (folder / MODULE / MODULE_STATE_FILE).write_bytes(pickle.dumps(state))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    folder = _write_run(tmp_path_factory.mktemp("rllib") / "good")
+    state = pickle.loads((folder / MODULE / MODULE_STATE_FILE).read_bytes())
+    metadata = json.loads((folder / METADATA_FILE).read_text())
+    return folder, state, metadata
+
+
+def test_the_undamaged_run_loads_and_plays(good):
+    folder, _, _ = good
+    agent = load_rllib_agent(folder, RULES)
+    env = DominoMultiAgentEnv({"game": "mexican_train", **RULES}).aec
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent(obs["observation"], obs["action_mask"], np.random.default_rng(0))]
+    # the folder above the module (the MultiRLModule's, with its own empty state) finds "main"
+    assert load_rllib_agent(folder / MODULE.parent, RULES).actor.input_size == agent.actor.input_size
+
+
+def _damaged(good, tmp_path, state=None, metadata=None):
+    _, good_state, good_metadata = good
+    return _write_run(tmp_path / "bad", good_state if state is None else state,
+                      good_metadata if metadata is None else metadata)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("state_list", "the module state is not a dict of named weights (got list)"),
+        ("state_int", "the module state is not a dict of named weights (got int)"),
+        ("weights_text", "weights are not numeric arrays"),
+        ("layer_shape", "not a chain of linear layers"),
+        ("metadata_list", "not a metadata file of domino-rllib"),
+        ("metadata_empty", "not a metadata file of domino-rllib"),
+        ("model_config_text", "not a metadata file of domino-rllib"),
+        ("scale_short", "observation_scale has shape (1,), not (252,)"),
+    ],
+)
+def test_a_damaged_checkpoint_is_one_clear_error(good, tmp_path, damage, message):
+    _, state, metadata = good
+    state, metadata = dict(state), json.loads(json.dumps(metadata))
+    first = next(k for k in state if k.endswith("mlp.0.weight"))
+    changes = {
+        "state_list": lambda: {"state": [1, 2]},
+        "state_int": lambda: {"state": 5},
+        "weights_text": lambda: {"state": {**state, first: "x"}},
+        "layer_shape": lambda: {"state": {**state, "pi.net.mlp.0.weight": state["pi.net.mlp.0.weight"][:, :10]}},
+        "metadata_list": lambda: {"metadata": [1, 2]},
+        "metadata_empty": lambda: {"metadata": {"game": "mexican_train"}},
+        "model_config_text": lambda: {"metadata": {**metadata, "model_config": "x"}},
+        "scale_short": lambda: {"metadata": {**metadata, "model_config": {**metadata["model_config"],
+                                                                           "observation_scale": [1.0]}}},
+    }  # fmt: skip
+    folder = _damaged(good, tmp_path, **changes[damage]())
+    with pytest.raises(DominoError, match=re.escape(message)):
+        load_rllib_agent(folder, RULES)
+
+
+def test_the_commands_say_it_in_one_line(good, tmp_path):
+    folder = _damaged(good, tmp_path, state=[1, 2])
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--agents", f"rllib:{folder}", "greedy",
+                          "--players", "2", "--max-pip", "9", "--rounds", "2"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert "the module state is not a dict of named weights" in out.stderr
+
+
+def test_a_seat_mismatch_names_the_rllib_command(good):
+    folder, _, _ = good
+    with pytest.raises(DominoError, match=r"\(domino-rllib --game G --players P --max-pip N\)"):
+        load_rllib_agent(folder, {"num_players": 3, "max_pip": 9})
