@@ -67,6 +67,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
     save_dataset,
 )
 from domino_env.train.bc_fit import fit, on_policy_agreement  # noqa: F401 (re-exported)
+from domino_env.train.cli import first_line
 from domino_env.train.ladder import (
     finish_run,
     print_summary,
@@ -75,7 +76,9 @@ from domino_env.train.ladder import (
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.train.ppo_args import (
     NON_NEGATIVE,
+    PER_CPU,
     POSITIVE,
+    SEED,
     ArgumentParser,
     DefaultsHelpFormatter,
     add_evaluation_options,
@@ -84,6 +87,7 @@ from domino_env.train.ppo_args import (
     add_policy_options,
     check_agents,
     check_args,
+    check_overwrite_keeps,
     int_at_least,
     real,
 )
@@ -93,6 +97,7 @@ from domino_env.train.run_folder import (
     DAGGER_SAMPLES_FILE,
     RUN_FILES,
     RunFolder,
+    claim_run_folder,
     clear_run_files,
     command_line,
     config_of,
@@ -117,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--samples", type=NON_NEGATIVE, default=100_000,
                    help="expert decisions to record (0, with --init-from: none; the DAgger rounds, played by "
                    "the clone, make the whole dataset)")
-    d.add_argument("--workers", type=POSITIVE, default=1,
+    d.add_argument("--workers", type=PER_CPU, default=1,
                    help="processes that collect the expert's and DAgger decisions (each its own env and seed; "
                    "the same --seed and --workers give the same dataset)")
     d.add_argument("--dataset", default=None, metavar="PATH",
@@ -153,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="discount of the value targets (as domino-train)")
     c.add_argument("--val-fraction", type=real(0.0, 1.0, high_open=True), default=0.05,
                    help="share of the episodes held out to measure agreement with the expert")
-    c.add_argument("--seed", type=NON_NEGATIVE, default=0, help="seed of the envs, torch and the evaluations")
+    c.add_argument("--seed", type=SEED, default=0, help="seed of the envs, torch and the evaluations")
     e = parser.add_argument_group("evaluation and output")
     e.add_argument("--out", default=None,
                    help="output folder (default: runs/bc_<date>_<time>); an existing non-empty one is "
@@ -223,6 +228,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     rules, game = checked.rules, args.game
     config = config_of(rules, game)
     check_agents(parser, "--expert", [args.expert], config)
+    check_overwrite_keeps(parser, args, {"--expert": args.expert})
     p, n = rules["num_players"], rules["max_pip"]
     fingerprint = {"rules": rules, "episode": args.episode, "expert": args.expert, "opponents": args.opponents,
                    "opponent_mode": args.opponent_mode, "reward": args.reward, "pips_coef": args.pips_coef,
@@ -258,6 +264,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
+    if args.out is None:  # made now, after every check: a run started in the same second takes another
+        out = claim_run_folder(str(out))
     if args.overwrite:  # after every check: a refused command deletes nothing
         clear_run_files(out)
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
@@ -276,7 +284,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             model.policy.load_state_dict(source.policy.state_dict())
         except Exception as exc:  # a corrupt or foreign zip: one line, not a traceback
             venv.close()
-            parser.error(f"--init-from {args.init_from}: cannot load {checked.start_model}: {type(exc).__name__}: {exc}")
+            parser.error(f"--init-from {args.init_from}: cannot load {checked.start_model}: {type(exc).__name__}: "
+                         f"{first_line(exc)}")  # fmt: skip
         if args.kl_coef > 0:
             anchor = copy.deepcopy(model.policy).eval()
     scale = env.scale
@@ -379,7 +388,18 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         return out, interrupted
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
-    final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
+    from domino_env.train.ppo import _terminate_as_interrupt
+
+    # SIGTERM (e.g. from timeout) during the final evaluation ends it as Ctrl-C does, as in domino-train
+    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    try:
+        final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
+    except KeyboardInterrupt:  # the model is cloned and saved: only the final evaluation is lost
+        print(f"final evaluation interrupted; the cloned model is saved: {out / MODEL_FILE} (metadata status "
+              f"trained); evaluate it with domino-evaluate --agents ppo:{out} ...", file=sys.stderr, flush=True)  # fmt: skip
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if verbose:
         last = log[-1] if log else {}
         print(f"cloned {args.expert}: {len(data['actions'])} samples, held-out agreement "

@@ -123,6 +123,9 @@ class TrainingCallback(BaseCallback):
         self.best = -np.inf
         self.won: list[float] = []
         self.pips: list[int] = []
+        #: steps of the last whole rollout (the last PPO update the model has): a stop in the
+        #: middle of a rollout drops its steps, which ``num_timesteps`` still counts
+        self.trained_steps = 0
 
     def carry_over(self, history: list[dict[str, Any]], same_ladder: bool) -> None:
         """Resuming into the run's own folder: its earlier evaluations (``metadata.json``'s) stay
@@ -141,7 +144,11 @@ class TrainingCallback(BaseCallback):
             deterministic=deterministic, name=name,
         )
 
+    def _on_rollout_end(self) -> None:
+        self.trained_steps = self.num_timesteps  # PPO's update of this rollout follows at once
+
     def _on_training_start(self) -> None:
+        self.trained_steps = self.num_timesteps
         # the next multiple of the frequency (a resumed run keeps the run's schedule: resumed at
         # 5,122 steps with --eval-freq 2048 it evaluates past 6,144, not past 7,170)
         if self.s.eval_freq > 0:

@@ -28,11 +28,12 @@ import importlib
 import importlib.util
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 #: Exit code of a command refused before it starts (argparse uses 2 for bad flags too).
 EXIT_USAGE = 2
@@ -63,7 +64,13 @@ class Command:
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with a one-line error (``PROG: error: MESSAGE (PROG --help lists every option)``,
-    exit status 2) instead of the whole usage block, which is long for these commands."""
+    exit status 2) instead of the whole usage block, which is long for these commands; and no
+    abbreviated options (``--times`` for ``--timesteps``): a run records its command line, and its
+    ``--resume`` hint repeats it, so an option must be spelt as the parser knows it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists every option)\n")
@@ -191,6 +198,11 @@ def check_output_file(
         parser.error(f"{flag} {text}: the file exists and is not {what} (it would be overwritten); give another name")
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (torch's state-dict errors run to many lines)."""
+    return (str(exc).strip().splitlines() or [""])[0]
+
+
 def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
     """Why a run folder could not be made or written at ``path`` (None: it can): a file in its
     place, a file where a folder above it should be, or a read-only folder above it. Checked
@@ -268,7 +280,7 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     ``main`` runs), when a module of any extra (:data:`EXTRA_OF_MODULE`) is found missing while
     it runs (the line names that extra), or on a
     :class:`~domino_env.core.errors.DominoError` (``command: error: message``); with 130 on
-    Ctrl-C; silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
+    Ctrl-C (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")``); silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
     return value (an int) or 0.
     """
     spec = COMMANDS[command]
@@ -293,10 +305,12 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         if show_traceback:
             raise
         _fail(f"{command}: error: {exc}")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if show_traceback:
             raise
-        _fail(f"{command}: interrupted", EXIT_INTERRUPTED)
+        # a SIGTERM handler that stops work as Ctrl-C does raises KeyboardInterrupt("SIGTERM"): 143
+        name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
+        _fail(f"{command}: interrupted", 128 + signal.Signals[name].value)
     except BrokenPipeError:
         _exit_on_closed_pipe()
     _exit_with(result)

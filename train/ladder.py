@@ -190,6 +190,9 @@ def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: 
     from domino_env.train.run_folder import FINAL_EVALUATION_FILE
 
     final = None
+    stale = folder.path / FINAL_EVALUATION_FILE
+    if stale.exists():  # an earlier model's (a resume into its folder): never beside this one
+        stale.unlink()
     if args.final_eval_rounds > 0:
         final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
                                    eval_seed, workers, args.episode, game,
@@ -203,6 +206,7 @@ def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: 
         status="done",
         wall_seconds=round(time.perf_counter() - start, 1),
         final_evaluation=strip_tables([{"results": final}])[0]["results"] if final else None,
-        final_evaluation_rounds=args.final_eval_rounds,
+        # the rounds played (rounded up to whole deals of every seat rotation), not those asked
+        final_evaluation_rounds=max(r["rounds"] for r in final.values()) if final else 0,
     )
     return final

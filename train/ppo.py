@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
+from domino_env.train.cli import first_line
 from domino_env.train.ladder import (
     LADDER,
     evaluate_vs_ladder,
@@ -74,6 +75,7 @@ from domino_env.train.ladder import (
 )
 from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv, action_masks_of, make_env_fn
 from domino_env.train.ppo_args import (
+    MAX_ROLLOUT,
     CheckedRun,
     build_parser,
     check_args,
@@ -84,12 +86,14 @@ from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     LEARNING_CURVE_FILE,
     RunFolder,
+    claim_run_folder,
     clear_run_files,
     command_line,
     config_of,
     earlier_evaluations,
     env_metadata,
     launcher,
+    remove_if_empty,
     resume_command,
 )
 
@@ -172,6 +176,8 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
 #: PPO settings a ``--resume``d model keeps from its own run (``MaskablePPO`` attributes).
 _RESUMED_SETTINGS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef", "vf_coef",
                      "max_grad_norm")  # fmt: skip
+#: The same, held by the model as functions of progress: compared with its run's metadata.
+_RESUMED_SCHEDULES = ("learning_rate", "lr_schedule", "clip_range", "target_kl")
 
 
 #: Training-setup options a ``--resume`` takes from this command, not from the model's run.
@@ -233,12 +239,19 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
             raise
         vec_env.close()
         parser.error(f"{flag} {getattr(args, flag[2:].replace('-', '_'))}: cannot load {checked.start_model}: "
-                     f"{type(exc).__name__}: {exc}")  # fmt: skip
+                     f"{type(exc).__name__}: {first_line(exc)}")  # fmt: skip
     if args.resume:  # the loaded model keeps its PPO settings: say so, and record the ones used
         kept = []
         for name in _RESUMED_SETTINGS:
             value = getattr(model, name, None)
             if isinstance(value, (int, float)) and getattr(args, name, value) != value:
+                kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
+                setattr(args, name, value)
+        meta = checked.start_metadata or {}  # a domino-bc run: its PPO settings, not its cloning ones
+        run_args = meta.get("ppo_hyperparameters") or meta.get("args") or {}
+        for name in _RESUMED_SCHEDULES:  # the model holds them as schedules: its run's values
+            value = run_args.get(name, getattr(args, name))
+            if value != getattr(args, name):
                 kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
                 setattr(args, name, value)
         if kept and not args.quiet:
@@ -256,47 +269,18 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
     return model, started
 
 
-def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
-    """Parse ``argv``, train, evaluate, save: ``(output folder, name of the signal that
-    interrupted training or None)``.
-
-    Raises:
-        SystemExit: invalid options (status 2, one line naming the flag).
-    """
-    parser = build_parser()
-    argv_list = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(argv_list)
-    checked = check_args(parser, args)
-
-    import torch
-    from stable_baselines3.common.utils import set_random_seed
-
-    from domino_env.train.callbacks import Schedule, StopSignals, TrainingCallback
-
-    game, rules = args.game, checked.rules
-    p, n = rules["num_players"], rules["max_pip"]
-    cores = usable_cores()
-    n_envs = args.n_envs or max(1, min(cores, 8))
-    if not args.resume and args.batch_size > args.n_steps * n_envs:  # (--resume: the model's own)
-        parser.error(f"--batch-size {args.batch_size}: larger than a rollout, --n-steps {args.n_steps} x "
-                     f"{n_envs} envs = {args.n_steps * n_envs} samples; give at most that (or more "
-                     f"--n-steps / --n-envs)")  # fmt: skip
-    torch.set_num_threads(args.torch_threads)
-    out = Path(args.out or time.strftime("runs/ppo_%Y%m%d_%H%M%S"))
-    eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
-    tb = str(out / "tb") if args.tensorboard else None
-
-    set_random_seed(args.seed)
-    vec_env = make_vec_env(checked.env_cfg, n_envs, args.vec_env, args.seed)
+def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_list: list[str], out: Path, cores: int):
+    """The model (:func:`_start_model`) and the run folder with its first metadata:
+    ``(model, started, folder, metadata)``."""
     model, started = _start_model(parser, args, checked, vec_env, tb)
+    resumed = started if args.resume else None
     if args.resume and model.batch_size > model.n_steps * n_envs:  # the model keeps its batch size
         vec_env.close()
         parser.error(f"--n-envs {n_envs}: the resumed model's --batch-size {model.batch_size} is larger than "
                      f"a rollout of its --n-steps {model.n_steps} x {n_envs} envs = {model.n_steps * n_envs} "
                      f"samples; give --n-envs {-(-model.batch_size // model.n_steps)} or more")  # fmt: skip
-    resumed = started if args.resume else None
     meta: dict[str, Any] = {
-        **env_metadata(rules, game, checked.env_kwargs, vec_env.action_space.n,
+        **env_metadata(checked.rules, args.game, checked.env_kwargs, vec_env.action_space.n,
                       checked.env_cfg["policy_input"], checked.env_cfg["critic_input"]),
         "command": command_line("train.ppo", argv_list),
         "argv": argv_list,
@@ -312,6 +296,61 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     if args.overwrite:  # checked: --out is not the folder --resume continues
         clear_run_files(out)
     folder = RunFolder(out, meta).create()
+    return model, started, folder, meta
+
+
+def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
+    """Parse ``argv``, train, evaluate, save: ``(output folder, name of the signal that
+    interrupted training or None)``.
+
+    Raises:
+        SystemExit: invalid options (status 2, one line naming the flag).
+    """
+    parser = build_parser()
+    argv_list = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv_list)
+    checked = check_args(parser, args)
+    given = {a.split("=", 1)[0] for a in argv_list if a.startswith("--")}
+    for flag, needs, used in (("--snapshot-freq", "--self-play above 0", args.self_play > 0),
+                              ("--max-snapshots", "--self-play above 0", args.self_play > 0),
+                              ("--eval-rounds", "--eval-freq above 0", args.eval_freq > 0)):  # fmt: skip
+        if flag in given and not used:  # a setting that would silently do nothing
+            parser.error(f"{flag} is only used with {needs}")
+
+    import torch
+    from stable_baselines3.common.utils import set_random_seed
+
+    from domino_env.train.callbacks import Schedule, StopSignals, TrainingCallback
+
+    game, rules = args.game, checked.rules
+    p, n = rules["num_players"], rules["max_pip"]
+    cores = usable_cores()
+    n_envs = args.n_envs or max(1, min(cores, 8))
+    if args.n_steps * n_envs > MAX_ROLLOUT:
+        parser.error(f"--n-steps {args.n_steps} x {n_envs} envs = {args.n_steps * n_envs} samples a rollout; "
+                     f"give at most {MAX_ROLLOUT} (--n-steps x --n-envs)")  # fmt: skip
+    if args.n_envs is None:  # the default follows the cores: the recorded command must not
+        argv_list = [*argv_list, "--n-envs", str(n_envs)]
+    if not args.resume and args.batch_size > args.n_steps * n_envs:  # (--resume: the model's own)
+        parser.error(f"--batch-size {args.batch_size}: larger than a rollout, --n-steps {args.n_steps} x "
+                     f"{n_envs} envs = {args.n_steps * n_envs} samples; give at most that (or more "
+                     f"--n-steps / --n-envs)")  # fmt: skip
+    torch.set_num_threads(args.torch_threads)
+    eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
+
+    set_random_seed(args.seed)
+    claimed = args.out is None  # the default folder is made now, so that a parallel run takes another
+    out = claim_run_folder(time.strftime("runs/ppo_%Y%m%d_%H%M%S")) if claimed else Path(args.out)
+    tb = str(out / "tb") if args.tensorboard else None
+    vec_env = make_vec_env(checked.env_cfg, n_envs, args.vec_env, args.seed)
+    try:
+        model, started, folder, meta = _prepare(parser, args, checked, vec_env, tb, n_envs, argv_list, out, cores)
+    except BaseException:  # the env workers ignore SIGINT / SIGTERM: an error here left them (and us) hanging
+        close_vec_env(vec_env, aborted=True)
+        if claimed:
+            remove_if_empty(out)
+        raise
+    resumed = started if args.resume else None
     start = time.perf_counter()
     schedule = Schedule(
         rules=rules, game=game, episode=args.episode, eval_freq=args.eval_freq,
@@ -364,6 +403,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             folder.write_metadata(
                 status="interrupted" if stop.received else "trained",
                 timesteps=steps,
+                timesteps_trained=callback.trained_steps,
                 timesteps_this_run=this_run,
                 stopped_early=callback.stopped,
                 train_wall_seconds=round(train_seconds, 1),

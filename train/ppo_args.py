@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,14 +40,17 @@ MEXICAN_TRAIN_RULE_ARGS = ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mex
 
 
 # ---------------------------------------------------------------------------------- value types
-def int_at_least(low: int) -> Callable[[str], int]:
-    """argparse type: an integer >= ``low``."""
+def int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """argparse type: an integer >= ``low`` (and <= ``high``, when given; ``why`` says where the
+    bound comes from, e.g. ``" (4 x the CPUs)"``)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}{why}, got {value}")
         if value < low:
             what = "a positive integer" if low == 1 else f"an integer >= {low}"
             raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
@@ -107,6 +111,12 @@ def duration(unit: str, bare: bool = True) -> Callable[[str], float]:
 
 POSITIVE = int_at_least(1)
 NON_NEGATIVE = int_at_least(0)
+#: --seed: numpy and torch take seeds below 2**32 (a larger one was a traceback).
+SEED = int_at_least(0, 2**32 - 1, " (2**32 - 1)")
+#: Processes and threads: more than 4 per CPU only wait for each other (a huge count crashed).
+PER_CPU = int_at_least(1, 4 * (os.cpu_count() or 1), " (4 x the CPUs)")
+#: Largest rollout, --n-steps x envs samples (more filled the memory before training started).
+MAX_ROLLOUT = 2**20
 
 
 # ---------------------------------------------------------------------------------- option groups
@@ -195,7 +205,7 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
                        f"{start} the model's): the seat's own information, as the actor; full-state: also "
                        "the other hands and the boneyard (an asymmetric actor-critic: the actor, all that "
                        "plays, still reads the observation only; --policy action-scores)")
-    t.add_argument("--torch-threads", type=POSITIVE, default=1,
+    t.add_argument("--torch-threads", type=PER_CPU, default=1,
                    help="torch threads in the learner process (1 is fastest for these small nets: more "
                    "threads spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy "
                    "2-core machine)")  # fmt: skip
@@ -208,7 +218,7 @@ def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -
                    help="evaluation ladder")
     e.add_argument("--final-eval-rounds", type=NON_NEGATIVE, default=800,
                    help="rounds per ladder opponent in the final evaluation (0: skip)")
-    e.add_argument("--eval-workers", type=POSITIVE, default=None,
+    e.add_argument("--eval-workers", type=PER_CPU, default=None,
                    help="processes for the final evaluation (default: CPU cores, at most 4)")
     e.add_argument("--eval-seed", type=NON_NEGATIVE, default=None,
                    help="tournament seed of the evaluations (default: --seed + 1000)")  # fmt: skip
@@ -226,12 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_opponent_options(parser)
     t = parser.add_argument_group("training")
     t.add_argument("--timesteps", type=POSITIVE, default=100_000, help="learner decisions to train on (rounded up to whole rollouts, --n-steps x envs)")
-    t.add_argument("--n-envs", type=POSITIVE, default=None,
+    t.add_argument("--n-envs", type=int_at_least(1, 256), default=None,
                    help="parallel envs (default: the CPU cores this process may use, at most 8); "
                    "SubprocVecEnv when more than one core, else DummyVecEnv")
     t.add_argument("--vec-env", default="auto", choices=("auto", "subproc", "dummy"),
                    help="vectorised env class")
-    t.add_argument("--seed", type=NON_NEGATIVE, default=0,
+    t.add_argument("--seed", type=SEED, default=0,
                    help="seed of the envs, the opponents, torch and the evaluations")
     add_policy_options(parser, t)
     t.add_argument("--learning-rate", type=real(0.0, low_open=True), default=3e-4, help="Adam learning rate")
@@ -400,6 +410,20 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
                      "--overwrite to replace its run files")  # fmt: skip
 
 
+def check_overwrite_keeps(parser: argparse.ArgumentParser, args: argparse.Namespace, agents: dict[str, Any]) -> None:
+    """With ``--overwrite``, refuse a trained model (``ppo:PATH``) inside ``--out`` among the
+    ``agents`` (flag -> spec or specs): the run would delete it, then fail to load it."""
+    if not (getattr(args, "overwrite", False) and args.out):
+        return
+    out = Path(args.out).resolve()
+    for flag, specs in agents.items():
+        for spec in [specs] if isinstance(specs, str) else specs or []:
+            name, _, path = str(spec).partition(":")
+            if name == "ppo" and path and (out == Path(path).resolve() or out in Path(path).resolve().parents):
+                parser.error(f"{flag} {spec}: --overwrite would delete that model (it is in --out {args.out}); "
+                             "copy it elsewhere or give another --out")  # fmt: skip
+
+
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_resume: bool = True) -> CheckedRun:
     """Every check of ``domino_env.train.ppo``'s options that argparse's types cannot do, before any work
     (nothing is written): rules, reward, agents of ``--opponents`` / ``--eval-opponents``, the
@@ -476,5 +500,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     start = getattr(args, "init_from", None)
     if start and args.out and getattr(args, "overwrite", False) and checked.start_model.parent.resolve() == Path(args.out).resolve():
         parser.error(f"--overwrite would delete the model that --init-from starts from ({start}); give another --out")
+    check_overwrite_keeps(parser, args, {"--opponents": args.opponents, "--eval-opponents": args.eval_opponents,
+                                         "--reward-baseline": getattr(args, "reward_baseline", None)})  # fmt: skip
     check_out(parser, args.out, getattr(args, "overwrite", False), resumed, can_resume)
     return checked

@@ -50,6 +50,7 @@ import numpy as np
 from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
+from domino_env.train.cli import first_line
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
     build_parser,
@@ -66,7 +67,7 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     model_config_of,
     ppo_config,
 )
-from domino_env.train.run_folder import command_line
+from domino_env.train.run_folder import claim_run_folder, command_line
 
 METADATA_FORMAT = "domino_env.rllib/1"
 
@@ -194,9 +195,8 @@ def _start(
         except Exception as exc:  # a damaged file the module check did not read (optimizer, learner)
             algo.stop()
             ray.shutdown()
-            first = (str(exc).strip().splitlines() or [""])[0]
             raise DominoError(f"--resume {out}: the checkpoint cannot be restored ({type(exc).__name__}: "
-                              f"{first})") from exc  # fmt: skip
+                              f"{first_line(exc)})") from exc  # fmt: skip
         previous = json.loads((out / METADATA_FILE).read_text())
         history = list(previous.get("history", []))
         done_before = int(previous.get("iterations_done", 0))
@@ -259,7 +259,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         out = Path(args.resume)
     else:
         stamp = time.strftime("%Y%m%d_%H%M%S")
-        out = Path(args.out or f"runs/rllib_{args.game}_{stamp}")
+        out = Path(args.out) if args.out else None
 
     stopped_by = signal.SIGINT  # what a KeyboardInterrupt means unless SIGTERM's handler says
 
@@ -269,7 +269,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         raise KeyboardInterrupt
 
     previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
-    made_out = not out.exists()
+    made_out = out is None or not out.exists()
+    if out is None:  # made now, so that a run started in the same second takes another folder
+        out = claim_run_folder(f"runs/rllib_{args.game}_{stamp}")
     try:
         algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
     except _StoppedInRayInit:

@@ -43,6 +43,28 @@ RUN_FILES = (MODEL_FILE, BEST_MODEL_FILE, METADATA_FILE, EVALUATIONS_FILE, FINAL
              LEARNING_CURVE_FILE, DAGGER_SAMPLES_FILE)  # fmt: skip
 
 
+def claim_run_folder(name: str) -> Path:
+    """Make and return a new, empty run folder ``name`` (a default such as
+    ``runs/ppo_20261203_124027``), or ``name_2``, ``name_3``, ... when it exists: made atomically,
+    so two runs started in the same second (a sweep) never share a folder."""
+    base = Path(name)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    k = 1
+    while True:
+        path = base if k == 1 else base.with_name(f"{base.name}_{k}")
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            k += 1
+
+
+def remove_if_empty(path: Path) -> None:
+    """Remove a claimed run folder that a failed start left empty."""
+    if path.is_dir() and not any(path.iterdir()):
+        path.rmdir()
+
+
 def clear_run_files(path: Path) -> list[str]:
     """Delete the files a run writes (:data:`RUN_FILES`, ``tb/``, half-written ``.*.partial`` and
     ``<run file>.partial.npz``) from the folder ``path`` (for ``--overwrite``); other files stay.

@@ -48,7 +48,15 @@ from ppo_helpers import run_ppo as _run  # noqa: E402
         (["--eval-workers", "0"], "--eval-workers"),
         (["--time-limit", "0"], "--time-limit"),
         (["--seed", "-1"], "--seed"),
+        (["--seed", str(2**32)], "--seed: must be from 0 to 4294967295 (2**32 - 1), got 4294967296"),
         (["--torch-threads", "0"], "--torch-threads"),
+        (["--torch-threads", "100000"], "--torch-threads: must be from 1 to"),  # segfaulted
+        (["--eval-workers", "100000"], "(4 x the CPUs), got 100000"),
+        (["--n-envs", "100000"], "--n-envs: must be from 1 to 256, got 100000"),
+        (["--n-steps", "100000000", "--n-envs", "2"], "= 200000000 samples a rollout; give at most 1048576"),  # filled the memory
+        (["--times", "64"], "unrecognized arguments: --times 64"),  # an abbreviation, repeated by the resume hint
+        (["--snapshot-freq", "512"], "--snapshot-freq is only used with --self-play above 0"),
+        (["--eval-rounds", "8", "--eval-freq", "0"], "--eval-rounds is only used with --eval-freq above 0"),
         (["--max-pip", "6"], "--max-pip"),
         (["--players", "1"], "--players"),
         (["--hand-size", "99"], "--hand-size"),
@@ -165,7 +173,7 @@ def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert rc == 130 and "Traceback" not in rest, rest
+    assert rc == 128 + signum and "Traceback" not in rest, rest
     assert f"final evaluation interrupted; the trained model is saved: {out / 'model.zip'}" in rest
     assert f"domino-evaluate --agents ppo:{out}" in rest
     assert json.loads((out / "metadata.json").read_text())["status"] == "trained"

@@ -1,0 +1,124 @@
+"""What a fresh checker of ``domino-train`` / ``domino-bc`` found beyond the flag checks: the run
+folder (claimed by one run only, never a model it loads deleted by ``--overwrite``, no stale final
+evaluation), the recorded command, ``--resume``'s kept schedules, a load error in one line, and
+env workers that an error after their start left running (the process hung)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from ppo_helpers import ROOT, SMALL  # noqa: E402
+from ppo_helpers import run_ppo as _run  # noqa: E402
+
+from domino_env.train.run_folder import claim_run_folder  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs") / "tiny"
+    res = _run([*SMALL, "--timesteps", "64", "--n-envs", "1", "--final-eval-rounds", "2", "--eval-opponents",
+                "random", "--eval-workers", "1", "--out", str(out)])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def test_default_run_folders_are_claimed_by_one_run(tmp_path):
+    """Two runs started in the same second wrote into one runs/ppo_DATE_TIME folder."""
+    name = str(tmp_path / "runs" / "ppo_20261203_124027")
+    first, second, third = (claim_run_folder(name) for _ in range(3))
+    assert [p.name for p in (first, second, third)] == ["ppo_20261203_124027", "ppo_20261203_124027_2",
+                                                         "ppo_20261203_124027_3"]  # fmt: skip
+    assert all(p.is_dir() and not any(p.iterdir()) for p in (first, second, third))
+
+
+def test_the_default_n_envs_is_in_the_recorded_command(tmp_path):
+    """--n-envs defaults to the cores: without it in the command, another machine trained another model."""
+    args = [*SMALL, "--timesteps", "64", "--vec-env", "dummy", "--out", str(tmp_path / "run")]
+    res = _run(args)
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "run" / "metadata.json").read_text())
+    assert meta["command"].endswith(f"--n-envs {meta['n_envs']}") and meta["argv"][-2:] == ["--n-envs", str(meta["n_envs"])]
+    assert meta["timesteps_trained"] == meta["timesteps"]  # a whole run: every rollout trained on
+
+
+def test_overwrite_never_deletes_a_model_the_run_loads(tiny_run, tmp_path):
+    out = tmp_path / "run"
+    shutil.copytree(tiny_run, out)
+    for flags in (["--opponents", "greedy", f"ppo:{out}"], ["--eval-freq", "64", "--eval-rounds", "2",
+                                                           "--eval-opponents", f"ppo:{out}/best_model.zip"]):  # fmt: skip
+        res = _run([*SMALL, *flags, "--timesteps", "64", "--n-envs", "1", "--out", str(out), "--overwrite"])
+        assert res.returncode == 2 and "--overwrite would delete that model (it is in --out" in res.stderr, res.stderr
+    assert (out / "model.zip").is_file() and (out / "best_model.zip").is_file()
+    res = subprocess.run([sys.executable, "-m", "domino_env.train.bc", "--players", "2", "--max-pip", "9",
+                          "--expert", f"ppo:{out}", "--out", str(out), "--overwrite"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode == 2 and "--expert ppo:" in res.stderr and (out / "model.zip").is_file(), res.stderr
+
+
+def test_a_resume_without_a_final_evaluation_leaves_no_stale_one(tiny_run, tmp_path):
+    out = tmp_path / "run"
+    shutil.copytree(tiny_run, out)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert (out / "final_evaluation.md").is_file() and meta["final_evaluation_rounds"] == 2
+    res = _run([*SMALL, "--timesteps", "64", "--n-envs", "1", "--resume", str(out), "--out", str(out),
+                "--learning-rate", "0.05", "--clip-range", "0.9"])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert not (out / "final_evaluation.md").exists()  # it was the earlier model's
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["final_evaluation_rounds"] == 0
+    # the resumed model keeps its learning rate and clip range: said, and recorded as used
+    assert "--learning-rate 0.0003 (instead of this command's 0.05" in res.stderr
+    assert "--clip-range 0.2 (instead of this command's 0.9" in res.stderr
+    assert meta["args"]["learning_rate"] == 0.0003 and meta["args"]["clip_range"] == 0.2
+
+
+def test_a_final_evaluation_records_the_rounds_played(tiny_run):
+    meta = json.loads((tiny_run / "metadata.json").read_text())
+    assert meta["final_evaluation_rounds"] == meta["final_evaluation"]["random"]["rounds"] == 2
+
+
+def test_a_model_whose_weights_do_not_fit_is_one_line(tmp_path):
+    """torch's state-dict error runs to many lines: only its first is shown."""
+    model = tmp_path / "model"
+    model.mkdir()
+    shutil.copy(ROOT / "checkpoints/cuban_4p_teams_action_scores/model.zip", model / "model.zip")
+    shutil.copy(ROOT / "checkpoints/mexican_train_4p_d12_action_scores/metadata.json", model / "metadata.json")
+    res = _run(["--init-from", str(model), "--timesteps", "64", "--n-envs", "1", "--eval-freq", "0",
+                "--final-eval-rounds", "0", "--no-progress", "--out", str(tmp_path / "run")])  # fmt: skip
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert f"--init-from {model}: cannot load" in lines[0] and "RuntimeError" in lines[0]
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_error_after_the_env_workers_start_stops_them(tmp_path, monkeypatch):
+    """The subprocess env workers ignore SIGINT and SIGTERM: an error between their start and
+    training (the run folder could not be written) printed a traceback and then hung for ever."""
+    from domino_env.train import ppo
+    from domino_env.train.run_folder import RunFolder
+
+    def refuse(self):
+        raise OSError("the disk is full")
+
+    monkeypatch.setattr(RunFolder, "create", refuse)
+    with pytest.raises(OSError, match="the disk is full"):
+        ppo.run([*SMALL, "--timesteps", "64", "--n-envs", "2", "--vec-env", "subproc", "--out", str(tmp_path / "run")])
+    assert multiprocessing.active_children() == []  # the two workers are gone
+
+
+@pytest.mark.parametrize("module", ["domino_env.train.ppo", "domino_env.train.bc"])
+def test_an_out_below_a_file_is_refused_before_any_work(module):
+    """It failed (domino-train: and then hung) only once the run folder was made."""
+    res = subprocess.run([sys.executable, "-m", module, "--out", "README.md/run"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert f"--out README.md/run: {ROOT / 'README.md'} is a file, not a folder" in lines[0]
