@@ -149,6 +149,9 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         parser.error("--opponents is for --mode opponents or league (self-play: every seat is main)")
     if args.address is not None and not re.fullmatch(r"auto|(ray://)?[\w.\-]+:\d+", args.address):
         parser.error(f"--address {args.address!r}: give HOST:PORT of the head (e.g. 10.0.0.1:6379), ray://HOST:PORT or auto")
+    port = re.search(r":(\d+)$", args.address or "")
+    if port and not 1 <= int(port.group(1)) <= 65535:
+        parser.error(f"--address {args.address!r}: port {port.group(1)} is not a port (1 to 65535)")
     if args.address is not None and args.num_cpus is not None:
         parser.error("--num-cpus sizes a local Ray instance; a cluster (--address) has its own")
     if args.num_cpus is not None and args.num_cpus < 1:

@@ -219,6 +219,7 @@ def test_seat_mapping_modes():
         (["--num-env-runners", "-1"], "--num-env-runners must be >= 0"),
         (["--num-learners", "-1"], "--num-learners must be >= 0"),
         (["--address", "not an address"], "give HOST:PORT"),
+        (["--address", "127.0.0.1:99999"], "port 99999 is not a port (1 to 65535)"),
         (["--time-limit", "0s"], "argument --time-limit: must be a finite wall time > 0, got 0s"),
         (["--time-limit", "3600"], "argument --time-limit: give a unit: 3600s, 3600m or 3600h"),
         (["--time-limit", "5 days"], "argument --time-limit: expected a wall time such as 90s, 15m or 1.5h"),
