@@ -308,6 +308,9 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     except KeyboardInterrupt as exc:
         if show_traceback:
             raise
+        # A repeated signal while the interpreter exits (coreutils timeout signals the process and
+        # then its group) raised inside an atexit hook (torch's): a traceback after our line.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         # a SIGTERM handler that stops work as Ctrl-C does raises KeyboardInterrupt("SIGTERM"): 143
         name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
         _fail(f"{command}: interrupted", 128 + signal.Signals[name].value)

@@ -232,3 +232,21 @@ def test_ctrl_c_with_worker_processes_is_one_line(tmp_path):
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/40000" not in line]
     assert proc.returncode == 130 and lines == ["domino-evaluate: interrupted"], err[-2000:]
     assert not out.exists()
+
+
+def test_a_second_ctrl_c_while_the_command_exits_adds_no_traceback():
+    """coreutils timeout signals the process and then its group: the second SIGINT reached an
+    atexit hook (torch's) and printed "Exception ignored in atexit callback" after our line."""
+    import signal
+
+    code = ("import atexit, sys, time\n"
+            "from domino_env.train.cli import launch\n"
+            "atexit.register(lambda: (print('exiting', file=sys.stderr, flush=True), time.sleep(2)))\n"
+            "def main():\n    raise KeyboardInterrupt\n"
+            "launch('domino-evaluate', main)\n")  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    first = proc.stderr.readline()
+    assert first == "domino-evaluate: interrupted\n" and proc.stderr.readline() == "exiting\n"
+    proc.send_signal(signal.SIGINT)  # inside the atexit hook
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=30) == 130 and rest == "", rest
