@@ -28,6 +28,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -71,6 +72,9 @@ class ArgumentParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        # a negative number in exponent form (--learning-rate -1e-3) is a value, not an option:
+        # argparse before 3.13 read it as an option ("expected one argument")
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help lists every option)\n")

@@ -41,6 +41,7 @@ from ppo_helpers import run_ppo as _run  # noqa: E402
         (["--timesteps", "0"], "--timesteps"),
         (["--batch-size", "1"], "--batch-size"),
         (["--learning-rate", "0"], "--learning-rate"),
+        (["--learning-rate", "-1e-3"], "--learning-rate: must be"),  # argparse took it for an option
         (["--gae-lambda", "1.5"], "--gae-lambda"),
         (["--ent-coef", "-0.1"], "--ent-coef"),
         (["--self-play", "1.5"], "--self-play"),
