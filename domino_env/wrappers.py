@@ -14,6 +14,7 @@ opponent whose ``wants_info_state`` attribute is true also gets ``info_state=`` 
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from collections.abc import Callable, Sequence
@@ -215,7 +216,23 @@ class SingleAgentEnv(gymnasium.Env):
             DominoError: an explicit deal whose round ends before the learner's first turn, 100
                 deals in a row that did, or an episode truncated (``max_steps``) before it.
         """
-        super().reset(seed=check_seed(seed))
+        seed = check_seed(seed)
+        # what a refused deal must leave as it was: the generator (its seed and stream) and the seat
+        rng, rng_seed = self._np_random, self._np_random_seed
+        rng_state = None if rng is None else copy.deepcopy(rng.bit_generator.state)
+        seats = (self.learner_seat, self._first_seat)
+        super().reset(seed=seed)
+        try:
+            return self._deal(options)
+        except DominoError:
+            self._np_random, self._np_random_seed = rng, rng_seed
+            if rng is not None:
+                rng.bit_generator.state = rng_state
+            self.learner_seat, self._first_seat = seats
+            raise
+
+    def _deal(self, options: dict[str, Any] | None):
+        """:meth:`reset`'s deals, until the learner has a decision."""
         truncated = False
         for _ in range(100):
             if self.learner_seat_option == "random":

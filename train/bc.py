@@ -264,8 +264,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
-    if args.out is None:  # made now, after every check: a run started in the same second takes another
-        out = claim_run_folder(str(out))
     if args.overwrite:  # after every check: a refused command deletes nothing
         clear_run_files(out)
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
@@ -298,6 +296,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     phases: list[dict[str, Any]] = []
     collecting = "stopping at the end of the episodes being played, then saving what is done"
     fitting = "stopping after this minibatch, then saving the model so far"
+    if args.out is None:  # made now, after every check and load: a run started in the same second takes another
+        out = claim_run_folder(str(out))
     with StopSignals(collecting) as stop:
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,

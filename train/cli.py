@@ -32,6 +32,7 @@ import re
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -309,6 +310,10 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         if show_traceback:
             raise
         _fail(f"{command}: error: {exc}")
+    except BrokenProcessPool as exc:  # a worker was killed (domino-evaluate --workers N): say so
+        if show_traceback:
+            raise
+        _fail(f"{command}: error: {exc}", 1)
     except KeyboardInterrupt as exc:
         if show_traceback:
             raise

@@ -418,10 +418,11 @@ def check_overwrite_keeps(parser: argparse.ArgumentParser, args: argparse.Namesp
     out = Path(args.out).resolve()
     for flag, specs in agents.items():
         for spec in [specs] if isinstance(specs, str) else specs or []:
-            name, _, path = str(spec).partition(":")
-            if name == "ppo" and path and (out == Path(path).resolve() or out in Path(path).resolve().parents):
-                parser.error(f"{flag} {spec}: --overwrite would delete that model (it is in --out {args.out}); "
-                             "copy it elsewhere or give another --out")  # fmt: skip
+            # ppo:PATH itself, or inside another spec (search:100,prior=ppo:PATH)
+            for path in re.findall(r"(?:^|[,=:])ppo:([^,]+)", str(spec)):
+                if out == Path(path).resolve() or out in Path(path).resolve().parents:
+                    parser.error(f"{flag} {spec}: --overwrite would delete the model {path} (it is in --out "
+                                 f"{args.out}); copy it elsewhere or give another --out")  # fmt: skip
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_resume: bool = True) -> CheckedRun:

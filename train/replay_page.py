@@ -99,8 +99,12 @@ function badge(g, x, y, text, fill) {
   el("text", {x: x + 5, y: y + 13, "font-size": 11, fill: "#f0f0e6"}, g, text);
   return x + w + 4;
 }
-// A seat name is a bidi isolate (FSI .. PDI): a right-to-left override in it reversed the text after it.
-function seatName(s) { return "seat " + s + (D.seats[s] ? " (\u2068" + D.seats[s] + "\u2069)" : ""); }
+// A seat name is a bidi isolate (FSI .. PDI) without bidi controls of its own: a right-to-left override
+// in it reversed the text after it, and a PDI or isolate initiator in it would close or open the isolate.
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function seatName(s) {
+  return "seat " + s + (D.seats[s] ? " (\u2068" + D.seats[s].replace(BIDI_CONTROLS, "") + "\u2069)" : "");
+}
 function rowBg(g, y, width, fill) { el("rect", {x: 0, y: y - 7, width: width, height: TH + 14, rx: 6, fill: fill}, g); }
 // Shorten an SVG text to ``room`` pixels with an ellipsis (a long agent name, e.g. ppo:PATH, ran over
 // the marker badge and the tiles); the whole text stays in a tooltip.

@@ -65,8 +65,9 @@ def make_callbacks_class(
     """The RLlib callbacks class: per-episode metrics ``illegal_actions`` (sum), ``main_win_rate``
     (the ``main`` seats' win credit, as ``domino-evaluate`` counts it: 1, 1/k for a k-way shared
     win, a team's win for both partners; of the round, or of the game when ``episode_kind`` is
-    ``"game"``; mean over main seats and the last 200 episodes) and ``main_seat_return`` (a main
-    seat's episode return, same means); in league mode, the snapshot refresh of
+    ``"game"``; mean over main seats and the episodes that ended in the iteration: the env
+    runners' metrics restart every iteration) and ``main_seat_return`` (a main seat's episode
+    return, same means); in league mode, the snapshot refresh of
     ``league = {"slots": [...], "every": N}`` after every N-th iteration. In self-play every seat
     is ``main``: the win rate is 1/P (1/2 with teams) and the outcome reward's return 0 by
     construction."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import threading
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -136,7 +137,8 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     Raises:
         BrokenProcessPool: a worker process died (the message names the ``__main__`` guard).
     """
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    main_thread = threading.current_thread() is threading.main_thread()  # signal.signal's rule
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
     try:  # the workers start on the first submissions, inside this window
         before = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(
@@ -145,18 +147,19 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         futures = [pool.submit(_play_deals, chunk) for chunk in chunks]
         ours = set(multiprocessing.active_children()) - before
     finally:
-        signal.signal(signal.SIGINT, handler)
+        if main_thread:
+            signal.signal(signal.SIGINT, handler)
     done = False
     try:
         for future in futures:
             yield future.result()
         done = True
-    except BrokenProcessPool as exc:
+    except BrokenProcessPool:
         raise BrokenProcessPool(
-            "an evaluation worker process died. A script that calls evaluate(..., workers > 1) must "
-            'do so under `if __name__ == "__main__":` (each spawned worker imports the script); '
-            "or pass workers=1"
-        ) from exc
+            "an evaluation worker process died (killed, e.g. out of memory; or, on start-up, in a script "
+            'that calls evaluate(..., workers > 1) outside `if __name__ == "__main__":`, which each '
+            "spawned worker imports; or pass workers=1)"
+        ) from None
     finally:
         if not done:  # Ctrl-C or an error: the workers may be mid-chunk, and ignore SIGINT
             for process in ours:

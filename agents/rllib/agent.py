@@ -228,7 +228,7 @@ def load_rllib_agent(
     try:
         with open(folder / MODULE_STATE_FILE, "rb") as f:
             state = pickle.load(f)
-    except (OSError, pickle.UnpicklingError, EOFError) as err:
+    except Exception as err:  # damaged bytes make pickle raise nearly anything (ValueError, UnicodeDecodeError...)
         raise DominoError(f"{folder / MODULE_STATE_FILE}: not a readable module state ({err})") from err
     actor = RLlibActor(state, model_config)
     spec = spec_for(cfg.num_players, cfg.max_pip, game)

@@ -185,3 +185,25 @@ def test_a_truncation_before_the_learners_first_turn_names_the_limit():
     env = gymnasium.make("dominoes/MexicanTrain-v0", first_player=0, learner_seat=2, max_steps=1)
     with pytest.raises(DominoError, match=r"truncated \(max_cycles=100000, max_steps=1\) before the learner's first turn"):
         env.reset(seed=0)
+
+
+def test_a_refused_deal_leaves_the_adapter_as_it_was():
+    """The adapter drew the learner's seat and the AEC seed before the deal was refused: the
+    running episode went on with another seat, and the stream dealt other games afterwards."""
+    from domino_env.core.errors import DealError
+
+    bad = {"hands": [[[6, 6]], [[6, 6]], [[1, 1]], [[0, 4]]]}
+    for seed in range(6):
+        a = gymnasium.make("dominoes/Block-v0", learner_seat="random").unwrapped
+        b = gymnasium.make("dominoes/Block-v0", learner_seat="random").unwrapped
+        a.reset(seed=seed)
+        b.reset(seed=seed)
+        for again in (seed + 100, None):
+            with pytest.raises(DealError):
+                b.reset(seed=again, options={"deal": bad})
+        assert b.learner_seat == a.learner_seat
+        legal = int(np.flatnonzero(a.action_masks())[0])
+        assert a.step(legal)[4]["learner_seat"] == b.step(legal)[4]["learner_seat"]
+        a.reset()
+        b.reset()
+        assert a.learner_seat == b.learner_seat and np.array_equal(a.aec.state(), b.aec.state())

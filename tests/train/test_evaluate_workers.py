@@ -26,7 +26,7 @@ def test_a_script_without_the_main_guard_gets_an_error_not_a_hang(tmp_path):
     assert proc.returncode == 1 and "finished" not in proc.stdout
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("concurrent.futures.process.BrokenProcessPool: an evaluation worker process died"), last
-    assert 'under `if __name__ == "__main__":`' in last and "workers=1" in last
+    assert 'outside `if __name__ == "__main__":`' in last and "workers=1" in last
 
 
 def _group_alive(pgid: int) -> bool:
@@ -66,3 +66,29 @@ def test_ctrl_c_stops_workers_in_the_middle_of_a_chunk(tmp_path):
         time.sleep(0.2)
     assert not _group_alive(proc.pid), "a worker process outlived the command"
     assert not out.exists()
+
+
+def test_a_killed_worker_is_one_line_not_advice_about_the_main_guard():
+    """kill -9 of a worker (as the OOM killer does) gave two chained 30-line tracebacks that blamed
+    a missing __main__ guard."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "domino_env.train.evaluate", "--agents", "search", "planner", "planner", "planner",
+         "--rounds", "4000", "--workers", "2", "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        workers: list[int] = []
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline:  # the two pool workers (and no others)
+            time.sleep(0.5)
+            found = subprocess.run(["pgrep", "-P", str(proc.pid), "-f", "spawn_main"], capture_output=True, text=True)
+            workers = [int(p) for p in found.stdout.split()]
+        assert len(workers) == 2, workers
+        time.sleep(3)
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1 and err.count("\n") == 1, err[-3000:]
+    assert err.startswith("domino-evaluate: error: an evaluation worker process died (killed, e.g. out of memory;")

@@ -347,7 +347,9 @@ def test_long_seat_names_fit_their_room_and_round_buttons_follow_the_ends(browse
 def test_a_right_to_left_override_in_a_seat_name_stays_inside_it(browser, mexican_game, tmp_path):
     """A seat name with U+202E (right-to-left override) reversed the "to play" after it: names
     are bidi isolates, also when shortened to their room (seat 1's)."""
-    page, errors, _ = _open(browser, dict(mexican_game, seats=["\u202eevil", "\u202e" + "x" * 80, "greedy"]), tmp_path)
+    # seat 2: a PDI of its own closed the isolate early, an isolate initiator left it open
+    names = ["\u202eevil", "\u202e" + "x" * 80, "\u2069\u202eevil\u2066"]
+    page, errors, _ = _open(browser, dict(mexican_game, seats=names), tmp_path)
     # the "to play" label: its text and the x of its "t" and its "y" (left to right, as written)
     probe = """() => {
         const t = [...document.querySelectorAll('#hands text')].find(t => t.textContent.includes('to play'));
@@ -362,7 +364,7 @@ def test_a_right_to_left_override_in_a_seat_name_stays_inside_it(browser, mexica
         if label:
             seen[label[0][:6]] = label
         page.keyboard.press("ArrowRight")
-    assert {"seat 0", "seat 1"} <= set(seen) and "\u2026" in seen["seat 1"][0], seen
+    assert set(seen) == {"seat 0", "seat 1", "seat 2"} and "\u2026" in seen["seat 1"][0], seen
     assert all(x_t < x_y for _, x_t, x_y in seen.values()), seen
     assert errors == []
 

@@ -46,7 +46,7 @@ def _write_run(folder: Path, state=None, metadata=None) -> Path:
                     "observation_scaling": scaling_name("mexican_train")}  # fmt: skip
     (folder / MODULE).mkdir(parents=True)
     (folder / METADATA_FILE).write_text(json.dumps(metadata))
-    (folder / MODULE / MODULE_STATE_FILE).write_bytes(pickle.dumps(state))
+    (folder / MODULE / MODULE_STATE_FILE).write_bytes(b"garbage\n" if state == "GARBAGE" else pickle.dumps(state))
     return folder
 
 
@@ -79,6 +79,7 @@ def _damaged(good, tmp_path, state=None, metadata=None):
     "damage, message",
     [
         ("state_list", "the module state is not a dict of named weights (got list)"),
+        ("state_garbage", "not a readable module state"),  # pickle raised ValueError: a traceback
         ("state_int", "the module state is not a dict of named weights (got int)"),
         ("weights_text", "weights are not numeric arrays"),
         ("layer_shape", "not a chain of linear layers"),
@@ -94,6 +95,7 @@ def test_a_damaged_checkpoint_is_one_clear_error(good, tmp_path, damage, message
     first = next(k for k in state if k.endswith("mlp.0.weight"))
     changes = {
         "state_list": lambda: {"state": [1, 2]},
+        "state_garbage": lambda: {"state": "GARBAGE"},
         "state_int": lambda: {"state": 5},
         "weights_text": lambda: {"state": {**state, first: "x"}},
         "layer_shape": lambda: {"state": {**state, "pi.net.mlp.0.weight": state["pi.net.mlp.0.weight"][:, :10]}},

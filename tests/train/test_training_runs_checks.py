@@ -52,15 +52,17 @@ def test_the_default_n_envs_is_in_the_recorded_command(tmp_path):
 def test_overwrite_never_deletes_a_model_the_run_loads(tiny_run, tmp_path):
     out = tmp_path / "run"
     shutil.copytree(tiny_run, out)
-    for flags in (["--opponents", "greedy", f"ppo:{out}"], ["--eval-freq", "64", "--eval-rounds", "2",
-                                                           "--eval-opponents", f"ppo:{out}/best_model.zip"]):  # fmt: skip
+    for flags in (["--opponents", "greedy", f"ppo:{out}"],
+                  ["--eval-freq", "64", "--eval-rounds", "2", "--eval-opponents", f"ppo:{out}/best_model.zip"],
+                  ["--eval-freq", "64", "--eval-rounds", "2", "--eval-opponents", f"search:5,prior=ppo:{out}"]):  # fmt: skip
         res = _run([*SMALL, *flags, "--timesteps", "64", "--n-envs", "1", "--out", str(out), "--overwrite"])
-        assert res.returncode == 2 and "--overwrite would delete that model (it is in --out" in res.stderr, res.stderr
+        assert res.returncode == 2 and "--overwrite would delete the model" in res.stderr, res.stderr
     assert (out / "model.zip").is_file() and (out / "best_model.zip").is_file()
     res = subprocess.run([sys.executable, "-m", "domino_env.train.bc", "--players", "2", "--max-pip", "9",
-                          "--expert", f"ppo:{out}", "--out", str(out), "--overwrite"],
+                          "--expert", f"search:5,prior=ppo:{out}", "--out", str(out), "--overwrite"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert res.returncode == 2 and "--expert ppo:" in res.stderr and (out / "model.zip").is_file(), res.stderr
+    assert res.returncode == 2 and "--expert search:5,prior=ppo:" in res.stderr, res.stderr
+    assert (out / "model.zip").is_file()
 
 
 def test_a_resume_without_a_final_evaluation_leaves_no_stale_one(tiny_run, tmp_path):
@@ -122,3 +124,16 @@ def test_an_out_below_a_file_is_refused_before_any_work(module):
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and len(lines) == 1, res.stderr
     assert f"--out README.md/run: {ROOT / 'README.md'} is a file, not a folder" in lines[0]
+
+
+def test_a_refused_init_from_leaves_no_default_folder(tmp_path):
+    """domino-bc claimed its default runs/bc_DATE_TIME folder before loading --init-from."""
+    model = tmp_path / "model"
+    model.mkdir()
+    shutil.copy(ROOT / "checkpoints/cuban_4p_teams_action_scores/model.zip", model / "model.zip")
+    shutil.copy(ROOT / "checkpoints/mexican_train_4p_d12_action_scores/metadata.json", model / "metadata.json")
+    res = subprocess.run([sys.executable, "-m", "domino_env.train.bc", "--init-from", str(model), "--samples", "100",
+                          "--epochs", "1", "--final-eval-rounds", "0", "--no-progress"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode == 2 and "cannot load" in res.stderr, res.stderr
+    assert not (tmp_path / "runs").exists()
