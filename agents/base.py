@@ -34,6 +34,7 @@ to ``agents/__init__.py``.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -210,8 +211,11 @@ def check_mask_size(agent: Any, action_mask: np.ndarray) -> None:
 
 
 def agent_label(agent: str | Agent) -> str:
-    """Display name of an agent spec or object: the spec string, else ``agent.name``, else the
-    class name."""
+    """Display name of an agent spec or object: the spec string, else ``agent.name``, else a
+    function's name, else the class name."""
     if isinstance(agent, str):
         return agent
-    return str(getattr(agent, "name", None) or type(agent).__name__)
+    name = getattr(agent, "name", None)
+    if not name and isinstance(agent, types.FunctionType):  # a plain function: its own name
+        name = agent.__name__
+    return str(name or type(agent).__name__)

@@ -261,6 +261,7 @@ class PPOAgent:
         info_state: Any = None,
     ) -> int:
         check_mask_size(self, action_mask)
+        self._check_observation(observation)
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
@@ -271,6 +272,15 @@ class PPOAgent:
                               "info_state=InformationState.from_state(state, seat)))")  # fmt: skip
         logits = self.actor.logits(self.policy_input(observation, action_mask, info_state))
         return self._pick(logits, legal, rng)
+
+    def _check_observation(self, observation: np.ndarray) -> None:
+        """Refuse an observation of another layout (a broadcasting or index error deep inside)."""
+        shape = np.shape(observation)
+        if shape != self.scale.shape:
+            raise ConfigError(
+                "observation", f"shape {shape}", f"shape {self.scale.shape}: the model was trained for other "
+                "rules (another seat count or set?), or the observation is batched; give one seat's vector"
+            )  # fmt: skip
 
     def _pick(self, logits: np.ndarray, legal: np.ndarray, rng: np.random.Generator) -> int:
         """The move from the logits: the best legal one, or one drawn with ``rng``."""
@@ -288,6 +298,7 @@ class PPOAgent:
         not deterministic), then the others by decreasing logit (ties: the lower action). What
         ``search`` uses to look at the policy's best few moves only (``candidates``)."""
         check_mask_size(self, action_mask)
+        self._check_observation(observation)
         logits = self.actor.logits(self.policy_input(observation, action_mask))
         legal_arr = np.flatnonzero(action_mask)
         move = int(legal_arr[0]) if len(legal_arr) == 1 else self._pick(logits, legal_arr, rng)

@@ -371,7 +371,7 @@ def _finite(field: str, value: Any) -> float:
 
 #: Options of the ``search:key=value,...`` spelling and how each is read.
 SPEC_KEYS = ("budget", "candidates", "prior", "margin", "rollout", "opponent_model")
-_DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_DECIMAL = re.compile(r"(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)  # ASCII: "٣" is a \d otherwise
 
 
 def parse_spec(arg: str, line: bool = True) -> dict[str, Any]:

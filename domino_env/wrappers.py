@@ -126,6 +126,11 @@ class SingleAgentEnv(gymnasium.Env):
         self._reset_reward = 0.0  # the learner's reward from rounds that ended inside reset()
 
     @property
+    def config(self) -> Any:
+        """The rules (the AEC env's config), as on every env of the package (``make_agent(name, env)``)."""
+        return self.aec.config
+
+    @property
     def learner(self) -> str:
         return self.agents_all[self.learner_seat]
 

@@ -6,9 +6,13 @@ its statistics: the docstring of ``domino_env.train.evaluate``, which re-exports
 from __future__ import annotations
 
 import multiprocessing
+import numbers
+import os
 import signal
+import sys
 import threading
 import time
+import types
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -18,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.agents.base import Agent, agent_label, make_agent
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import ConfigError, IllegalActionError, check_action
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
 from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
@@ -76,7 +80,10 @@ def play_episode(
         actor = agents[seats[s]]
         extra = info_state_kwargs(actor, env.game_state, s)  # the public history, for search agents
         action = actor(obs["observation"], obs["action_mask"], rngs[s], **extra)
-        env.step(int(action))
+        try:  # a float or string was rounded or parsed; the seat alone does not say who (rotations)
+            env.step(check_action(action))
+        except IllegalActionError as err:
+            raise IllegalActionError(f"agent {agent_label(actor)} (seat {s}, deal {deal}): {err}") from None
         rec.steps += 1
         info = env.infos.get(agent) or next(iter(env.infos.values()), {})
         if not info.get("round_over"):  # a round result is only in the infos of the step ending it
@@ -123,6 +130,47 @@ def _play_deals(deals: Sequence[int]) -> list[GameRecord]:
         for r in range(p):
             out.append(play_episode(env, agents, rotation_seats(p, r), s, (seed, d, r), d, r))
     return out
+
+
+def _count(field: str, value: Any, low: int) -> int:
+    """An integer >= ``low`` (numpy integers too), or ConfigError naming ``field``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ConfigError(field, value, "a positive integer" if low == 1 else f"an integer >= {low}")
+    return int(value)
+
+
+def _check_labels(agents: Sequence[Any]) -> None:
+    """Results are aggregated by label: two different agents under one label (two SearchAgents,
+    two PPO models, both named "ppo") would be one row of win rate 1/2 by construction."""
+    seen: dict[str, Any] = {}
+    for agent in agents:
+        label = agent_label(agent)
+        if label in seen and seen[label] is not agent and not (isinstance(agent, str) and agent == seen[label]):
+            raise ConfigError(
+                "agents", label, "one label per agent: these are different agents with the same name "
+                "(results are counted per name); give each a name (agent.name = ...) or use one object"
+            )  # fmt: skip
+        seen.setdefault(label, agent)
+
+
+def _check_importable(agents: Sequence[Any]) -> None:
+    """Worker processes unpickle each agent by importing its module: one defined in an interactive
+    session or a notebook (a ``__main__`` without a file) killed every worker on start-up."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path and not os.path.exists(path):  # python - (a program on stdin): spawn cannot re-import it
+        raise ConfigError("workers", "> 1", f"1 here: worker processes import the main program, and {path} is no file")
+    if path:
+        return
+    for agent in agents:
+        if isinstance(agent, str):
+            continue
+        owner = agent if isinstance(agent, types.FunctionType) else type(agent)
+        if owner.__module__ == "__main__":
+            raise ConfigError(
+                "agents", agent_label(agent), "an agent the worker processes can import (define it in a "
+                "module or a script file; this one is defined interactively), or workers=1"
+            )  # fmt: skip
 
 
 def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> Iterator[list[GameRecord]]:
@@ -208,9 +256,13 @@ def evaluate(
             ``hand_size``, ``teams``, ``next_lead``, ...).
 
     Raises:
-        ConfigError: bad rules, unknown agent name, or ``num_players != len(agents)``.
-        BrokenProcessPool: a worker process died (without the ``__main__`` guard, on start-up).
+        ConfigError: bad rules, unknown agent name, ``num_players != len(agents)``, a bad
+            ``rounds`` / ``workers`` / ``seed``, two different agents with one label, or (with
+            ``workers > 1``) an agent defined interactively, which the workers cannot import.
+        BrokenProcessPool: a worker process died (killed; or without the ``__main__`` guard, on start-up).
     """
+    if isinstance(agents, str):  # list("planner") would be seven agents named by letters
+        raise ConfigError("agents", agents, "a sequence of agents, one per seat (e.g. ['planner', 'greedy'])")
     agents = list(agents)
     if num_players is None:
         num_players = len(agents)
@@ -218,8 +270,13 @@ def evaluate(
         raise ConfigError(
             "agents", [agent_label(a) for a in agents], f"one agent per seat ({num_players} seats)"
         )
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ConfigError("rounds", rounds, "a positive integer")
+    rounds = _count("rounds", rounds, 1)
+    workers = _count("workers", workers, 1)
+    if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
+        raise ConfigError("seed", seed, "an integer >= 0")
+    _check_labels(agents)
+    if workers > 1:
+        _check_importable(agents)
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
     env = make_raw_env(game, **env_kwargs)
     if game != "mexican_train":
@@ -248,7 +305,7 @@ def evaluate(
 
         unit = "game" if episode == "game" else "round"
         bar = tqdm(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
-    workers = max(1, min(int(workers), deals))  # more processes than deals would only idle
+    workers = min(workers, deals)  # more processes than deals would only idle
     try:
         if workers == 1:
             _init_worker(env_kwargs, built, seed, game)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import DominoError
+from domino_env.core.errors import CheckpointNotFoundError, DominoError
 from domino_env.encoding.line import LineEncoder
 from domino_env.encoding.mexican_train import MexicanTrainEncoder
 
@@ -141,7 +141,8 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
     or a module folder.
 
     Raises:
-        FileNotFoundError: none of those at ``path`` (the message says what was looked for).
+        CheckpointNotFoundError: none of those at ``path`` (a DominoError and a FileNotFoundError;
+            the message says what was looked for).
     """
     path = Path(path)
     candidates = [
@@ -153,7 +154,7 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
     for c in candidates:
         if (c / MODULE_STATE_FILE).is_file():
             return c
-    raise FileNotFoundError(
+    raise CheckpointNotFoundError(
         f"no RLlib module {module_id!r} at {path}: give a run folder of domino-rllib, "
         "an algorithm checkpoint folder or a module folder (holding module_state.pkl)"
     )

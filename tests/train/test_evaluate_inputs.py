@@ -1,0 +1,106 @@
+"""``evaluate`` and the agents from Python, as a checker used them: inputs are checked with
+ConfigError naming the field, two different agents never share a result row, a bad action names
+its agent, and an agent the worker processes cannot import is refused up front."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+
+import domino_env  # noqa: F401  (registers the ids)
+from domino_env.agents import SearchAgent, make_agent
+from domino_env.core.errors import CheckpointNotFoundError, ConfigError, IllegalActionError
+from domino_env.train.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+BLOCK = {"preset": "block", "num_players": 2}
+
+
+def first_legal(observation, action_mask, rng):
+    return int(np.flatnonzero(action_mask)[0])
+
+
+def last_legal(observation, action_mask, rng):
+    return int(np.flatnonzero(action_mask)[-1])
+
+
+def test_functions_are_labelled_by_their_names():
+    res = evaluate([first_legal, last_legal], rounds=4, game="block")
+    assert res.agents == ["first_legal", "last_legal"]  # both were "function": one row of 0.5
+    assert {s.name for s in res.stats} == {"first_legal", "last_legal"}
+
+
+def test_two_different_agents_with_one_label_are_refused():
+    weak, strong = SearchAgent(BLOCK, budget=4, prior=None), SearchAgent(BLOCK, budget=40)
+    with pytest.raises(ConfigError, match="'agents': got 'search'.*one label per agent"):
+        evaluate([weak, strong], rounds=4, game="block")
+    strong.name = "search-40"
+    assert evaluate([weak, strong], rounds=2, game="block").agents == ["search", "search-40"]
+    assert evaluate(["greedy", "greedy"], rounds=2, game="block").agents == ["greedy", "greedy"]  # one spec twice
+
+
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [({"rounds": 0}, "rounds"), ({"rounds": 2.5}, "rounds"), ({"seed": -1}, "seed"), ({"seed": None}, "seed"),
+     ({"workers": 0}, "workers"), ({"workers": -3}, "workers")],
+)  # fmt: skip
+def test_bad_counts_and_seeds_are_config_errors(kwargs, field):
+    with pytest.raises(ConfigError, match=f"'{field}'"):
+        evaluate(["greedy", "random"], game="block", **{"rounds": 4, **kwargs})
+
+
+def test_numpy_integers_are_counts_and_a_string_is_not_a_line_up():
+    assert evaluate(["greedy", "random"], rounds=np.int64(4), seed=np.int64(1), game="block").rounds_played == 4
+    with pytest.raises(ConfigError, match="a sequence of agents, one per seat"):
+        evaluate("planner", rounds=4)
+
+
+def test_an_action_that_is_not_an_integer_names_its_agent():
+    def rounded(observation, action_mask, rng):
+        return float(np.flatnonzero(action_mask)[0])  # was truncated by int()
+
+    with pytest.raises(IllegalActionError, match=r"agent rounded \(seat 0, deal 0\): an action must be an integer"):
+        evaluate([rounded, "random"], rounds=2, game="block")
+
+
+def test_an_agent_defined_interactively_is_refused_with_workers():
+    """Each spawned worker died unpickling it, and the error blamed a missing __main__ guard."""
+    code = ("import numpy as np\nfrom domino_env.train.evaluate import evaluate\n"
+            "class Mine:\n    def __call__(self, o, m, r):\n        return int(np.flatnonzero(m)[0])\n"
+            "try:\n    evaluate([Mine(), 'random'], rounds=4, game='block', workers=2)\n"
+            "except ValueError as e:\n    print(e)\n"
+            "print(evaluate([Mine(), 'random'], rounds=4, game='block').rounds_played)\n")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()
+    assert "'agents': got 'Mine'" in first and "defined interactively), or workers=1" in first
+    assert second == "4"  # in this process it plays
+
+
+def test_make_agent_takes_a_gymnasium_env():
+    env = gymnasium.make("dominoes/Cuban-v0")
+    assert make_agent("planner", env).config == env.unwrapped.aec.config
+
+
+def test_a_ppo_model_refuses_an_observation_of_another_shape():
+    agent = make_agent("ppo:checkpoints/mexican_train_4p_d12_action_scores", {"num_players": 4, "max_pip": 12})
+    mask = np.zeros(agent.num_actions, np.int8)
+    mask[[3, 5]] = 1
+    for bad in (np.zeros(100, np.float32), np.zeros((1, 449), np.float32)):
+        with pytest.raises(ConfigError, match=r"'observation': got 'shape \((100,|1, 449)\)'.*shape \(449,\)"):
+            agent(bad, mask, np.random.default_rng(0))
+
+
+def test_search_numbers_are_ascii_and_a_missing_rllib_prior_is_named():
+    for spec in ("search:margin=٣", "search:margin=１.５"):  # Arabic-Indic and full-width digits
+        with pytest.raises(ConfigError, match="margin=X with X a finite number"):
+            make_agent(spec)
+    with pytest.raises(ConfigError, match="prior: an agent name for this game"):
+        make_agent("search:prior=rllib:/nonexistent")
+    with pytest.raises(CheckpointNotFoundError, match="no RLlib module 'main' at /nonexistent"):
+        make_agent("rllib:/nonexistent")
