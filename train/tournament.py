@@ -140,12 +140,15 @@ def _count(field: str, value: Any, low: int) -> int:
 
 
 def _check_labels(agents: Sequence[Any]) -> None:
-    """Results are aggregated by label: two different agents under one label (two SearchAgents,
-    two PPO models, both named "ppo") would be one row of win rate 1/2 by construction."""
+    """Results are aggregated by label: two different agent objects under one label (two
+    SearchAgents, two PPO models, both named "ppo") would be one row of win rate 1/2 by
+    construction."""
     seen: dict[str, Any] = {}
     for agent in agents:
+        if isinstance(agent, str):  # a spec names its agent (an object beside it may be built from it)
+            continue
         label = agent_label(agent)
-        if label in seen and seen[label] is not agent and not (isinstance(agent, str) and agent == seen[label]):
+        if label in seen and seen[label] is not agent:
             raise ConfigError(
                 "agents", label, "one label per agent: these are different agents with the same name "
                 "(results are counted per name); give each a name (agent.name = ...) or use one object"
