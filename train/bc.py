@@ -87,7 +87,6 @@ from domino_env.train.ppo_args import (
     add_policy_options,
     check_agents,
     check_args,
-    check_overwrite_keeps,
     int_at_least,
     real,
 )
@@ -97,6 +96,7 @@ from domino_env.train.run_folder import (
     DAGGER_SAMPLES_FILE,
     RUN_FILES,
     RunFolder,
+    check_overwrite_keeps,
     claim_run_folder,
     clear_run_files,
     command_line,

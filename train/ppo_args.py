@@ -29,7 +29,7 @@ from domino_env.train.evaluate import (
 )
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
-from domino_env.train.run_folder import config_of
+from domino_env.train.run_folder import check_overwrite_keeps, config_of
 from domino_env.train.start_model import policy_input_of, resolve_policy, trained_options
 
 #: Mexican Train rule options of the command line (``args`` attributes), besides the preset.
@@ -408,21 +408,6 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
         resume = f", --resume {out} to continue that run" if can_resume else ""
         parser.error(f"--out {out}: folder exists and is not empty; give a new folder{resume}, or "
                      "--overwrite to replace its run files")  # fmt: skip
-
-
-def check_overwrite_keeps(parser: argparse.ArgumentParser, args: argparse.Namespace, agents: dict[str, Any]) -> None:
-    """With ``--overwrite``, refuse a trained model (``ppo:PATH``) inside ``--out`` among the
-    ``agents`` (flag -> spec or specs): the run would delete it, then fail to load it."""
-    if not (getattr(args, "overwrite", False) and args.out):
-        return
-    out = Path(args.out).resolve()
-    for flag, specs in agents.items():
-        for spec in [specs] if isinstance(specs, str) else specs or []:
-            # ppo:PATH itself, or inside another spec (search:100,prior=ppo:PATH)
-            for path in re.findall(r"(?:^|[,=:])ppo:([^,]+)", str(spec)):
-                if out == Path(path).resolve() or out in Path(path).resolve().parents:
-                    parser.error(f"{flag} {spec}: --overwrite would delete the model {path} (it is in --out "
-                                 f"{args.out}); copy it elsewhere or give another --out")  # fmt: skip
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_resume: bool = True) -> CheckedRun:

@@ -12,9 +12,11 @@ that step's model: a ``model.zip``, if there is one, is the last periodic save),
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
+import re
 import shlex
 import sys
 from collections.abc import Sequence
@@ -63,6 +65,21 @@ def remove_if_empty(path: Path) -> None:
     """Remove a claimed run folder that a failed start left empty."""
     if path.is_dir() and not any(path.iterdir()):
         path.rmdir()
+
+
+def check_overwrite_keeps(parser: argparse.ArgumentParser, args: argparse.Namespace, agents: dict[str, Any]) -> None:
+    """With ``--overwrite``, refuse a trained model (``ppo:PATH``) inside ``--out`` among the
+    ``agents`` (flag -> spec or specs): the run would delete it, then fail to load it."""
+    if not (getattr(args, "overwrite", False) and args.out):
+        return
+    out = Path(args.out).resolve()
+    for flag, specs in agents.items():
+        for spec in [specs] if isinstance(specs, str) else specs or []:
+            # ppo:PATH itself, or inside another spec (search:100,prior=ppo:PATH)
+            for path in re.findall(r"(?:^|[,=:])ppo:([^,]+)", str(spec)):
+                if out == Path(path).resolve() or out in Path(path).resolve().parents:
+                    parser.error(f"{flag} {spec}: --overwrite would delete the model {path} (it is in --out "
+                                 f"{args.out}); copy it elsewhere or give another --out")  # fmt: skip
 
 
 def clear_run_files(path: Path) -> list[str]:
