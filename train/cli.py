@@ -285,7 +285,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     ``main`` runs), when a module of any extra (:data:`EXTRA_OF_MODULE`) is found missing while
     it runs (the line names that extra), or on a
     :class:`~domino_env.core.errors.DominoError` (``command: error: message``); with 130 on
-    Ctrl-C (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")``); silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
+    Ctrl-C (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")``; from then on
+    SIGINT is ignored, as the process is exiting); silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
     return value (an int) or 0.
     """
     spec = COMMANDS[command]

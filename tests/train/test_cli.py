@@ -156,6 +156,18 @@ def test_resume_from_a_corrupt_checkpoint_is_one_line(tmp_path):
 
 
 # ------------------------------------------------------------------ launch, in process
+@pytest.fixture(autouse=True)
+def _sigint_restored():
+    """launch ignores SIGINT once interrupted (the process is exiting: a second Ctrl-C must not
+    reach atexit hooks); in process, that would pass on to every later subprocess of the test
+    worker, which then could not be interrupted."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, handler)
+
+
 def _exit_of(capsys, main, command="domino-evaluate"):
     with pytest.raises(SystemExit) as info:
         cli.launch(command, main)
