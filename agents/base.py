@@ -34,6 +34,7 @@ to ``agents/__init__.py``.
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
@@ -216,6 +217,8 @@ def agent_label(agent: str | Agent) -> str:
     if isinstance(agent, str):
         return agent
     name = getattr(agent, "name", None)
-    if not name and isinstance(agent, types.FunctionType):  # a plain function: its own name
+    if not name and isinstance(agent, functools.partial):
+        return agent_label(agent.func)
+    if not name and isinstance(agent, (types.FunctionType, types.MethodType)):  # its own name
         name = agent.__name__
     return str(name or type(agent).__name__)

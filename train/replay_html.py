@@ -19,6 +19,7 @@ import argparse
 import html
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ from domino_env.train.cli import ArgumentParser
 
 from .replay_page import PAGE
 
+#: Bidi controls removed from seat names, which are then isolates (FSI .. PDI): a right-to-left
+#: override in a name reversed the move text after it (the page's seatName() does the same).
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 def _common(state: Any) -> dict[str, Any]:
     p = state.num_players
@@ -131,7 +135,8 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
         if state.round_over:
             raise RecordError(f"{where} comes after the end of the record's episode")
         seat = state.current_player
-        who = f"seat {seat}" + (f" ({names[seat]})" if seat < len(names) and names[seat] else "")
+        who = f"seat {seat}" + (f" (\u2068{_BIDI_CONTROLS.sub('', names[seat])}\u2069)"
+                                if seat < len(names) and names[seat] else "")  # as the page's seatName()
         try:
             text = f"{who}: {state.describe_action(action)}"
             state.apply(action)

@@ -75,8 +75,10 @@ def check_overwrite_keeps(parser: argparse.ArgumentParser, args: argparse.Namesp
     out = Path(args.out).resolve()
     for flag, specs in agents.items():
         for spec in [specs] if isinstance(specs, str) else specs or []:
-            # ppo:PATH itself, or inside another spec (search:100,prior=ppo:PATH)
-            for path in re.findall(r"(?:^|[,=:])ppo:([^,]+)", str(spec)):
+            # ppo:PATH itself (its path may hold commas), or inside another spec (search:100,prior=ppo:PATH)
+            text = str(spec)
+            paths = [text[4:]] if text.startswith("ppo:") else re.findall(r"(?:^|[,=:])ppo:([^,]+)", text)
+            for path in paths:
                 if out == Path(path).resolve() or out in Path(path).resolve().parents:
                     parser.error(f"{flag} {spec}: --overwrite would delete the model {path} (it is in --out "
                                  f"{args.out}); copy it elsewhere or give another --out")  # fmt: skip

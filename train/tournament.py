@@ -5,6 +5,7 @@ its statistics: the docstring of ``domino_env.train.evaluate``, which re-exports
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import numbers
 import os
@@ -148,7 +149,7 @@ def _check_labels(agents: Sequence[Any]) -> None:
         if isinstance(agent, str):  # a spec names its agent (an object beside it may be built from it)
             continue
         label = agent_label(agent)
-        if label in seen and seen[label] is not agent:
+        if label in seen and not (seen[label] is agent or seen[label] == agent):  # a bound method: ==, not is
             raise ConfigError(
                 "agents", label, "one label per agent: these are different agents with the same name "
                 "(results are counted per name); give each a name (agent.name = ...) or use one object"
@@ -168,7 +169,9 @@ def _check_importable(agents: Sequence[Any]) -> None:
     for agent in agents:
         if isinstance(agent, str):
             continue
-        owner = agent if isinstance(agent, types.FunctionType) else type(agent)
+        inner = agent.func if isinstance(agent, functools.partial) else agent
+        inner = inner.__func__ if isinstance(inner, types.MethodType) else inner  # its class is in the same module
+        owner = inner if isinstance(inner, types.FunctionType) else type(inner)
         if owner.__module__ == "__main__":
             raise ConfigError(
                 "agents", agent_label(agent), "an agent the worker processes can import (define it in a "
@@ -264,7 +267,7 @@ def evaluate(
             ``workers > 1``) an agent defined interactively, which the workers cannot import.
         BrokenProcessPool: a worker process died (killed; or without the ``__main__`` guard, on start-up).
     """
-    if isinstance(agents, str):  # list("planner") would be seven agents named by letters
+    if isinstance(agents, (str, bytes)):  # list("planner") would be seven agents named by letters
         raise ConfigError("agents", agents, "a sequence of agents, one per seat (e.g. ['planner', 'greedy'])")
     agents = list(agents)
     if num_players is None:

@@ -71,15 +71,17 @@ def test_an_action_that_is_not_an_integer_names_its_agent():
 def test_an_agent_defined_interactively_is_refused_with_workers():
     """Each spawned worker died unpickling it, and the error blamed a missing __main__ guard."""
     code = ("import numpy as np\nfrom domino_env.train.evaluate import evaluate\n"
+            "import functools\n"
             "class Mine:\n    def __call__(self, o, m, r):\n        return int(np.flatnonzero(m)[0])\n"
-            "try:\n    evaluate([Mine(), 'random'], rounds=4, game='block', workers=2)\n"
-            "except ValueError as e:\n    print(e)\n"
+            "for agent in (Mine(), functools.partial(Mine()), Mine().__call__):\n"
+            "    try:\n        evaluate([agent, 'random'], rounds=4, game='block', workers=2)\n"
+            "    except ValueError as e:\n        print(e)\n"
             "print(evaluate([Mine(), 'random'], rounds=4, game='block').rounds_played)\n")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    first, second = out.stdout.splitlines()
-    assert "'agents': got 'Mine'" in first and "defined interactively), or workers=1" in first
-    assert second == "4"  # in this process it plays
+    *refusals, played = out.stdout.splitlines()
+    assert len(refusals) == 3 and all("defined interactively), or workers=1" in line for line in refusals)
+    assert played == "4"  # in this process it plays
 
 
 def test_make_agent_takes_a_gymnasium_env():
@@ -104,3 +106,18 @@ def test_search_numbers_are_ascii_and_a_missing_rllib_prior_is_named():
         make_agent("search:prior=rllib:/nonexistent")
     with pytest.raises(CheckpointNotFoundError, match="no RLlib module 'main' at /nonexistent"):
         make_agent("rllib:/nonexistent")
+
+
+def test_partials_and_bound_methods_are_labelled_and_checked_like_functions():
+    import functools
+
+    class Bot:
+        def act(self, observation, action_mask, rng):
+            return int(np.flatnonzero(action_mask)[0])
+
+    bot = Bot()
+    res = evaluate([bot.act, bot.act], rounds=2, game="block")  # one method twice: the same agent
+    assert res.agents == ["act", "act"]
+    assert evaluate([functools.partial(first_legal), "random"], rounds=2, game="block").agents[0] == "first_legal"
+    with pytest.raises(ConfigError, match="a sequence of agents, one per seat"):
+        evaluate(b"pg", rounds=2, game="block")

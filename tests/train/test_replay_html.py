@@ -366,6 +366,9 @@ def test_a_right_to_left_override_in_a_seat_name_stays_inside_it(browser, mexica
         page.keyboard.press("ArrowRight")
     assert set(seen) == {"seat 0", "seat 1", "seat 2"} and "\u2026" in seen["seat 1"][0], seen
     assert all(x_t < x_y for _, x_t, x_y in seen.values()), seen
+    # the move lines, written in Python: the same isolates, without the names' own controls
+    moves = [t for t in page.evaluate("() => D.frames.map(f => f.text)") if t.startswith("seat 0")]
+    assert moves and all(t.startswith("seat 0 (\u2068evil\u2069): ") for t in moves), moves[:2]
     assert errors == []
 
 

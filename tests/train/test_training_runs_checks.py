@@ -58,6 +58,11 @@ def test_overwrite_never_deletes_a_model_the_run_loads(tiny_run, tmp_path):
         res = _run([*SMALL, *flags, "--timesteps", "64", "--n-envs", "1", "--out", str(out), "--overwrite"])
         assert res.returncode == 2 and "--overwrite would delete the model" in res.stderr, res.stderr
     assert (out / "model.zip").is_file() and (out / "best_model.zip").is_file()
+    comma = tmp_path / "a,b"  # ppo:PATH takes the whole rest of the spec, commas too
+    shutil.copytree(tiny_run, comma)
+    res = _run([*SMALL, "--opponents", "greedy", f"ppo:{comma}", "--timesteps", "64", "--n-envs", "1",
+                "--out", str(comma), "--overwrite"])  # fmt: skip
+    assert res.returncode == 2 and "--overwrite would delete the model" in res.stderr, res.stderr
     res = subprocess.run([sys.executable, "-m", "domino_env.train.bc", "--players", "2", "--max-pip", "9",
                           "--expert", f"search:5,prior=ppo:{out}", "--out", str(out), "--overwrite"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
