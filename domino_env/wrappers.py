@@ -218,8 +218,9 @@ class SingleAgentEnv(gymnasium.Env):
 
         Raises:
             ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
-            DominoError: an explicit deal whose round ends before the learner's first turn, 100
-                deals in a row that did, or an episode truncated (``max_steps``) before it.
+            DominoError: an explicit deal whose round ends before the learner's first turn, or
+                100 deals in a row that did (the message names ``max_steps`` / ``max_cycles`` when
+                the last one was truncated before it).
         """
         seed = check_seed(seed)
         # what a refused deal must leave as it was: the generator (its seed and stream) and the seat
@@ -252,8 +253,8 @@ class SingleAgentEnv(gymnasium.Env):
             obs, self._reset_reward, terminated, truncated, info = self._learner_view()
             if not (terminated or truncated):
                 return obs, info
-            if truncated or (options and ("deal" in options or "deals" in options)):
-                break  # dealing again would end the same way
+            if options and ("deal" in options or "deals" in options):
+                break  # dealing again would deal the same
         if truncated:
             raise DominoError(
                 f"the episode was truncated (max_cycles={self.aec.max_cycles}, max_steps="
