@@ -429,8 +429,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     args.pips_coef = 1.0 if args.pips_coef is None else args.pips_coef
     rules = check_rules(parser, args)
     config = config_of(rules, args.game)
-    if args.out is not None and output_folder_problem(args.out):
-        parser.error(f"--out {args.out}: {output_folder_problem(args.out)}")
+    if args.out is not None and (problem := output_folder_problem(args.out)):
+        parser.error(f"--out {args.out}: {problem}")
     given_features = getattr(args, "action_features", None)
     resolve_policy(args)
     if given_features in ("v2", "v3") and args.game != "mexican_train":

@@ -163,8 +163,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
                      f"{actors} CPUs (one actor each) and this local Ray has {cpus} "
                      f"({'--num-cpus' if args.num_cpus else 'the CPUs of this machine'}); give fewer, or "
                      "--address for a cluster")  # fmt: skip
-    if args.out is not None and output_folder_problem(args.out):
-        parser.error(f"--out {args.out}: {output_folder_problem(args.out)}")
+    if args.out is not None and (problem := output_folder_problem(args.out)):
+        parser.error(f"--out {args.out}: {problem}")
     if args.game != "mexican_train":
         for name in ("hand_size", "first_turn", "doubles", "drawn_tile", "marker_removal",
                      "station_source", "blocked_round", "game_end", "use_boneyard",

@@ -133,10 +133,10 @@ def _play_deals(deals: Sequence[int]) -> list[GameRecord]:
     return out
 
 
-def _count(field: str, value: Any, low: int) -> int:
-    """An integer >= ``low`` (numpy integers too), or ConfigError naming ``field``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ConfigError(field, value, "a positive integer" if low == 1 else f"an integer >= {low}")
+def _positive(field: str, value: Any) -> int:
+    """A positive integer (numpy integers too), or ConfigError naming ``field``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ConfigError(field, value, "a positive integer")
     return int(value)
 
 
@@ -276,8 +276,8 @@ def evaluate(
         raise ConfigError(
             "agents", [agent_label(a) for a in agents], f"one agent per seat ({num_players} seats)"
         )
-    rounds = _count("rounds", rounds, 1)
-    workers = _count("workers", workers, 1)
+    rounds = _positive("rounds", rounds)
+    workers = _positive("workers", workers)
     if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
         raise ConfigError("seed", seed, "an integer >= 0")
     _check_labels(agents)
