@@ -43,11 +43,16 @@ class PairedDifference:
 
     Attributes:
         mean: mean over deals of A's per-deal value minus B's (win credit in [-1, 1], or pips).
-        ci95: 95% t interval of ``mean`` over the per-deal differences (``(-inf, inf)`` with one deal).
-        deals: deals compared (every deal of the two tournaments).
-        mean_a, mean_b: A's and B's means over those deals (their win rates with ``metric="win"``).
+        ci95: 95% t interval of ``mean`` over the per-deal differences (win credit: clipped to
+            [-1, 1]; ``(-inf, inf)`` with one deal).
+        deals: deals compared.
+        mean_a, mean_b: A's and B's means over those deals (their win rates with ``metric="win"``;
+            with ``"pips"`` a mean of per-deal ratios, which can differ from the tournament
+            table's pooled pips per round when episodes differ in length, as whole games do).
         metric: ``"win"`` or ``"pips"``.
         agent_a, agent_b: the labels compared.
+        skipped: deals left out because one side finished no round in them (``"pips"`` only:
+            every episode of the deal truncated).
     """
 
     mean: float
@@ -58,95 +63,154 @@ class PairedDifference:
     metric: str
     agent_a: str
     agent_b: str
+    skipped: int = 0
 
     def text(self) -> str:
-        """``A - B: +0.043 [0.013, 0.072] over 250 deals (win credit)``; "no interval" with one deal."""
+        """``A - B: +0.043 [+0.013, +0.072] over 250 deals (win credit)``; "no interval" with one deal."""
         dec = 3 if self.metric == "win" else 2
         lo, hi = self.ci95
         ci = f"[{lo:+.{dec}f}, {hi:+.{dec}f}]" if math.isfinite(lo) else "(one deal: no interval)"
         what = "win credit" if self.metric == "win" else "pips left per round"
-        return f"A - B: {self.mean:+.{dec}f} {ci} over {self.deals} deals ({what})"
+        skipped = f"; {self.skipped} deals without a finished round left out" if self.skipped else ""
+        return f"A - B: {self.mean:+.{dec}f} {ci} over {self.deals} deals ({what}{skipped})"
 
 
-def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> dict[int, float]:
+_RECORDS_HINT = ("run domino-evaluate with --records --json FILE, or keep_records=True and "
+                 "to_dict(records=True) in Python")  # fmt: skip
+
+
+def _as_dict(result: Any) -> Mapping[str, Any]:
+    """A result dict; an ``EvaluationResult`` becomes ``to_dict(records=True)``."""
+    return result.to_dict(records=True) if hasattr(result, "to_dict") else result
+
+
+def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> dict[tuple[int, int], float]:
     """Per deal, ``agent``'s mean value in a tournament result with records.
 
     Args:
         result: a tournament as ``--json`` writes it with ``--records`` (keys ``agents``,
-            ``episode`` and ``records``: each record's ``seed``, ``seats``, ``rounds``,
-            ``round_credit``, ``game_credit``, ``pips``, ``truncated``).
+            ``episode`` and ``records``: each record's ``deal``, ``seed``, ``seats``, ``rounds``,
+            ``round_credit``, ``game_credit``, ``pips``, ``truncated``), or an
+            ``EvaluationResult`` kept with its records.
         agent: an agent label of ``result["agents"]``.
-        metric: ``"win"`` (win credit per seat-episode, as the win rate counts it) or ``"pips"``
-            (pips left per round).
+        metric: ``"win"`` (win credit per seat-episode, as the win rate counts it: 1, 1/k for a
+            k-way shared win, 0 for a truncated episode) or ``"pips"`` (pips left per round).
 
     Returns:
-        ``{deal seed: value}`` (the env seed of the deal, which two tournaments with the same
-        ``seed`` and ``rounds`` share).
+        ``{(deal number, deal seed): value}``, which two tournaments with the same ``seed`` and
+        ``rounds`` share. With ``"pips"`` a deal in which the agent finished no round (every
+        episode truncated) has the value ``nan``.
 
     Raises:
-        ConfigError: ``metric`` unknown or ``agent`` not in the tournament.
-        DominoError: the result has no records.
+        ConfigError: ``metric`` unknown or ``agent`` not in the tournament (field ``agent``).
+        DominoError: the result has no records, or a record is damaged (named by its index).
     """
+    result = _as_dict(result)
     if metric not in METRICS:
         raise ConfigError("metric", metric, ", ".join(METRICS))
-    names = list(result.get("agents") or [])
+    names = [str(n) for n in (result.get("agents") or [])]
     if agent not in names:
         raise ConfigError("agent", agent, "an agent of the tournament: " + ", ".join(dict.fromkeys(names)))
     records = result.get("records")
     if not records:
-        raise DominoError("the tournament has no episode records: run domino-evaluate with --records --json FILE")
+        raise DominoError(f"the tournament has no episode records: {_RECORDS_HINT}")
     idx = {i for i, n in enumerate(names) if n == agent}
     game_mode = result.get("episode") == "game"
-    sums: dict[int, list[float]] = {}
-    for rec in records:
-        for s, who in enumerate(rec["seats"]):
-            if who not in idx:
-                continue
-            acc = sums.setdefault(int(rec["seed"]), [0.0, 0.0])
-            if metric == "pips":
-                acc[0] += rec["pips"][s]
-                acc[1] += rec["rounds"]
-            else:
-                credit = rec["game_credit"] if game_mode else rec["round_credit"]
-                acc[0] += 0.0 if rec.get("truncated") or credit is None else credit[s]
-                acc[1] += 1
-    return {seed: total / n for seed, (total, n) in sums.items() if n}
+    sums: dict[tuple[int, int], list[float]] = {}
+    for i, rec in enumerate(records):
+        try:
+            seats = [int(w) for w in rec["seats"]]
+            if any(not 0 <= w < len(names) for w in seats):
+                raise ValueError(f"seats {seats} name agents beyond the {len(names)} listed")
+            acc = sums.setdefault((int(rec["deal"]), int(rec["seed"])), [0.0, 0.0])
+            for s, who in enumerate(seats):
+                if who not in idx:
+                    continue
+                if metric == "pips":
+                    acc[0] += float(rec["pips"][s])
+                    acc[1] += int(rec["rounds"])
+                else:
+                    credit = rec["game_credit"] if game_mode else rec["round_credit"]
+                    acc[0] += 0.0 if rec.get("truncated") or credit is None else float(credit[s])
+                    acc[1] += 1
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise DominoError(f"records[{i}] is damaged ({type(exc).__name__}: {exc})") from None
+    return {key: (total / n if n else math.nan) for key, (total, n) in sums.items()}
+
+
+def _differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
+    """What makes two tournaments unpairable, or None."""
+    for key in ("game", "num_players", "episode"):
+        if a.get(key) != b.get(key):
+            return f"{key} ({a.get(key)!r} in A, {b.get(key)!r} in B)"
+    ka, kb = a.get("env_kwargs") or {}, b.get("env_kwargs") or {}
+    keys = sorted(k for k in set(ka) | set(kb) if ka.get(k) != kb.get(k))
+    if keys:
+        return "rules: " + ", ".join(f"{k} ({ka.get(k)!r} in A, {kb.get(k)!r} in B)" for k in keys)
+    return None
 
 
 def paired_difference(a: Mapping[str, Any], b: Mapping[str, Any], agent_a: str | None = None,
                       agent_b: str | None = None, metric: str = "win") -> PairedDifference:  # fmt: skip
-    """A's per-deal value in tournament ``a`` minus B's in tournament ``b``, over their common deals.
+    """A's per-deal value in tournament ``a`` minus B's in tournament ``b``, deal by deal.
 
     Args:
-        a, b: tournament results with records (:func:`deal_values`); they may be the same one.
+        a, b: tournament results with records (:func:`deal_values`); they may be the same one,
+            with two different agents.
         agent_a: A's label in ``a`` (default: the first agent listed in ``a``).
         agent_b: B's label in ``b`` (default: ``agent_a``'s label when it played in ``b``, else
             the first agent listed in ``b``).
         metric: ``"win"`` or ``"pips"``.
 
     Raises:
-        DominoError: the two tournaments differ in rules, number of players, episode type or
-            deals (pair only tournaments played with the same rules, ``--seed`` and ``--rounds``),
-            or a :func:`deal_values` error.
+        ConfigError: an agent label that did not play (field ``agent_a`` or ``agent_b``), or an
+            unknown ``metric``.
+        DominoError: the two tournaments differ in game, players, episode type, rules (naming the
+            fields) or deals (pair only tournaments played with the same rules, ``--seed`` and
+            ``--rounds``); A and B are one agent of one tournament; a :func:`deal_values` error
+            (naming tournament A or B).
     """
-    for key in ("env_kwargs", "num_players", "episode", "game"):
-        if a.get(key) != b.get(key):
-            raise DominoError(f"the two tournaments differ in {key} ({a.get(key)!r} and {b.get(key)!r}): "
-                              "pair only tournaments of the same game and rules")  # fmt: skip
-    agents_a, agents_b = list(a.get("agents") or []), list(b.get("agents") or [])
+    same = a is b
+    a = _as_dict(a)
+    b = a if same else _as_dict(b)
+    problem = _differences(a, b)
+    if problem:
+        raise DominoError(f"the two tournaments differ in {problem}: "
+                          "pair only tournaments of the same game and rules")  # fmt: skip
+    agents_a, agents_b = [str(n) for n in a.get("agents") or []], [str(n) for n in b.get("agents") or []]
     agent_a = agent_a if agent_a is not None else (agents_a[0] if agents_a else "")
     if agent_b is None:
-        agent_b = agent_a if agent_a in agents_b else (agents_b[0] if agents_b else "")
-    va, vb = deal_values(a, agent_a, metric), deal_values(b, agent_b, metric)
+        agent_b = agent_a if agent_a in agents_b and not same else (agents_b[0] if agents_b else "")
+    if same and agent_a == agent_b:
+        raise DominoError(f"A and B are the same agent ({agent_a!r}) of one tournament: "
+                          "name another agent as B")  # fmt: skip
+    values = []
+    for side, result, agent in (("A", a, agent_a), ("B", b, agent_b)):
+        try:
+            values.append(deal_values(result, agent, metric))
+        except ConfigError as exc:
+            if exc.field != "agent":
+                raise
+            agents = ", ".join(dict.fromkeys(str(n) for n in result.get("agents") or []))
+            raise ConfigError(f"agent_{side.lower()}", agent, f"an agent of tournament {side}: {agents}") from None
+        except DominoError as exc:
+            raise DominoError(f"tournament {side}: {exc}") from None
+    va, vb = values
     if set(va) != set(vb):
         raise DominoError(f"the two tournaments played different deals ({len(set(va) ^ set(vb))} of "
                           f"{len(set(va) | set(vb))} not in both): use the same --seed and --rounds")  # fmt: skip
-    seeds = sorted(va)
-    diffs = [va[s] - vb[s] for s in seeds]
+    keys = [k for k in sorted(va) if not (math.isnan(va[k]) or math.isnan(vb[k]))]
+    if not keys:
+        raise DominoError("no deal has a finished round on both sides (every episode truncated): "
+                          "nothing to compare")  # fmt: skip
+    diffs = [va[k] - vb[k] for k in keys]
     lo, hi = mean_interval(diffs)
-    n = len(seeds)
-    return PairedDifference(mean=sum(diffs) / n, ci95=(lo, hi), deals=n, mean_a=sum(va.values()) / n,
-                            mean_b=sum(vb.values()) / n, metric=metric, agent_a=agent_a, agent_b=agent_b)  # fmt: skip
+    if metric == "win":
+        lo, hi = max(-1.0, lo), min(1.0, hi)
+    n = len(keys)
+    return PairedDifference(mean=sum(diffs) / n, ci95=(lo, hi), deals=n, mean_a=sum(va[k] for k in keys) / n,
+                            mean_b=sum(vb[k] for k in keys) / n, metric=metric, agent_a=agent_a,
+                            agent_b=agent_b, skipped=len(va) - n)  # fmt: skip
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
@@ -155,6 +219,8 @@ def load_result(path: str | Path) -> dict[str, Any]:
         data = json.loads(Path(path).read_text())
     except OSError as exc:
         raise DominoError(f"{path}: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise DominoError(f"{path}: not a tournament JSON file (nested too deeply)") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DominoError(f"{path}: not a tournament JSON file ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("agents"), list):
@@ -180,10 +246,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         a = load_result(args.a)
-        b = a if Path(args.b) == Path(args.a) else load_result(args.b)
+        b = a if Path(args.b).resolve() == Path(args.a).resolve() else load_result(args.b)
         result = paired_difference(a, b, args.agent, args.agent_b, args.metric)
+    except ConfigError as exc:
+        if exc.field not in ("agent_a", "agent_b"):
+            raise
+        flag, path = ("--agent", args.a) if exc.field == "agent_a" else ("--agent-b", args.b)
+        parser.error(f"{flag} {exc.value!r}: not an agent of {path} (its agents: {exc.allowed.split(': ', 1)[1]})")
     except DominoError as exc:
-        parser.error(str(exc))
+        parser.error(f"{exc} (A: {args.a}, B: {args.b})")
     dec = 4 if args.metric == "win" else 2
     print(f"A: {result.agent_a} in {args.a}: {result.mean_a:.{dec}f}")
     print(f"B: {result.agent_b} in {args.b}: {result.mean_b:.{dec}f}")

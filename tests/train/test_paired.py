@@ -41,34 +41,77 @@ B = _result(["z", "y"], [
 
 
 def test_known_values_of_a_paired_difference():
-    assert deal_values(A, "x") == {10: 1.0, 11: 0.5, 12: 0.75}
-    assert deal_values(B, "z") == {10: 0.5, 11: 1.0, 12: 0.5}
+    assert deal_values(A, "x") == {(10, 10): 1.0, (11, 11): 0.5, (12, 12): 0.75}  # (deal, seed)
+    assert deal_values(B, "z") == {(10, 10): 0.5, (11, 11): 1.0, (12, 12): 0.5}
     d = paired_difference(A, B)  # x (A's first agent) against z (x did not play in B)
     diffs = [0.5, -0.5, 0.25]
     mean = sum(diffs) / 3
     sd = math.sqrt(sum((v - mean) ** 2 for v in diffs) / 2)
     half = t_quantile_975(2) * sd / math.sqrt(3)
     assert (d.agent_a, d.agent_b, d.deals) == ("x", "z", 3)
-    assert d.mean == pytest.approx(mean) and d.ci95 == pytest.approx((mean - half, mean + half))
+    lo, hi = max(-1.0, mean - half), min(1.0, mean + half)  # a win-credit difference lies in [-1, 1]
+    assert d.mean == pytest.approx(mean) and d.ci95 == pytest.approx((lo, hi))
     assert (d.mean_a, d.mean_b) == (pytest.approx(0.75), pytest.approx(2 / 3))
-    assert d.text() == f"A - B: +0.083 [{mean - half:+.3f}, {mean + half:+.3f}] over 3 deals (win credit)"
+    assert d.text() == f"A - B: +0.083 [{lo:+.3f}, {hi:+.3f}] over 3 deals (win credit)"
 
 
 def test_pips_within_one_tournament_and_agent_b_defaults():
-    assert deal_values(A, "x", "pips") == {10: 0.0, 11: 1.5, 12: 1.0}
-    assert deal_values(A, "y", "pips") == {10: 6.5, 11: 2.5, 12: 4.0}
+    assert deal_values(A, "x", "pips") == {(10, 10): 0.0, (11, 11): 1.5, (12, 12): 1.0}
+    assert deal_values(A, "y", "pips") == {(10, 10): 6.5, (11, 11): 2.5, (12, 12): 4.0}
     d = paired_difference(A, A, "x", "y", metric="pips")
     assert d.mean == pytest.approx(-3.5)
     assert paired_difference(A, B, "y").agent_b == "y"  # A's label, since it played in B
-    same = paired_difference(A, A, "x")
+    assert paired_difference(A, A, "y").agent_b == "x"  # one tournament: its first agent
+    with pytest.raises(DominoError, match=r"A and B are the same agent \('y'\) of one tournament"):
+        paired_difference(A, A, "y", "y")
+    twin = json.loads(json.dumps(A))  # the same tournament loaded twice: a legitimate zero
+    same = paired_difference(A, twin, "x")
     assert same.mean == 0.0 and same.ci95 == (0.0, 0.0)
 
 
 def test_truncated_and_game_episodes_count_as_the_win_rate_does():
     t = _result(["x", "y"], [_rec(1, [0, 1], [1.0, 0.0], [0, 3], truncated=True), _rec(1, [1, 0], [0.0, 1.0], [2, 0])])
-    assert deal_values(t, "x") == {1: 0.5}  # a truncated episode gives no credit
+    assert deal_values(t, "x") == {(1, 1): 0.5}  # a truncated episode gives no credit
     g = _result(["x", "y"], [_rec(1, [0, 1], [2.0, 1.0], [5, 9], rounds=3, game_credit=[1.0, 0.0])], episode="game")
-    assert deal_values(g, "x") == {1: 1.0} and deal_values(g, "x", "pips") == {1: 5 / 3}
+    assert deal_values(g, "x") == {(1, 1): 1.0} and deal_values(g, "x", "pips") == {(1, 1): 5 / 3}
+
+
+def test_pips_skip_deals_without_a_finished_round():
+    def tour(pips):  # deal 1: every episode truncated before a round ended (rounds 0)
+        return _result(["x", "y"], [
+            _rec(1, [0, 1], [0.0, 0.0], [0, 0], rounds=0, truncated=True),
+            _rec(1, [1, 0], [0.0, 0.0], [0, 0], rounds=0, truncated=True),
+            _rec(2, [0, 1], [1.0, 0.0], [0, pips]), _rec(2, [1, 0], [0.0, 1.0], [pips, 0]),
+            _rec(3, [0, 1], [1.0, 0.0], [0, 2 * pips]), _rec(3, [1, 0], [0.0, 1.0], [pips, 0]),
+        ])  # fmt: skip
+
+    values = deal_values(tour(4), "y", "pips")
+    assert math.isnan(values[(1, 1)]) and values[(2, 2)] == 4.0 and values[(3, 3)] == 6.0
+    d = paired_difference(tour(4), tour(8), "y", metric="pips")
+    assert (d.deals, d.skipped, d.mean) == (2, 1, pytest.approx(-5.0))
+    assert d.text().endswith("over 2 deals (pips left per round; 1 deals without a finished round left out)")
+    assert paired_difference(tour(4), tour(8), "y").deals == 3  # win credit: 0 for the truncated deal
+    only = _result(["x", "y"], tour(4)["records"][:2])
+    with pytest.raises(DominoError, match="no deal has a finished round on both sides"):
+        paired_difference(only, json.loads(json.dumps(only)), "x", metric="pips")
+
+
+def test_win_difference_interval_is_clipped_to_the_credit_range():
+    one = _result(["x", "y"], [_rec(k, [0, 1], [1.0, 0.0], [0, 1]) for k in range(9)]
+                  + [_rec(9, [0, 1], [0.0, 1.0], [1, 0])])  # fmt: skip
+    d = paired_difference(one, one, "x", "y")  # per deal nine +1 and one -1: t reaches 1.25
+    half = t_quantile_975(9) * math.sqrt(3.6 / 9) / math.sqrt(10)
+    assert d.mean == pytest.approx(0.8) and d.ci95 == (pytest.approx(0.8 - half), 1.0)
+
+
+def test_damaged_records_are_one_line_errors():
+    for records, what in [([1, 2], "records[0] is damaged (TypeError"),
+                          ([{"deal": 1, "seats": [0, 1]}], "records[0] is damaged (KeyError: 'seed')"),
+                          ([_rec("abc", [0, 1], [1.0, 0.0], [0, 1])], "records[0] is damaged (ValueError"),
+                          ([_rec(1, [0, 5], [1.0, 0.0], [0, 1])], "seats [0, 5] name agents beyond the 2 listed")]:  # fmt: skip
+        with pytest.raises(DominoError) as info:
+            paired_difference(A, _result(["x", "y"], records))
+        assert str(info.value).startswith("tournament B: ") and what in str(info.value), str(info.value)
 
 
 def test_deal_values_match_the_tournament_win_rate():
@@ -79,7 +122,7 @@ def test_deal_values_match_the_tournament_win_rate():
         assert len(values) == s.deals == 20
         assert sum(values.values()) / len(values) == pytest.approx(s.win_rate)
     other = evaluate(["greedy", "greedy"], rounds=40, num_players=2, seed=5, game="block", keep_records=True)
-    diff = paired_difference(d, other.to_dict(records=True), "planner", "greedy")
+    diff = paired_difference(res, other, "planner", "greedy")  # EvaluationResult objects too
     assert diff.deals == 20 and diff.mean_a == pytest.approx(res.stats_for("planner").win_rate)
     assert diff.mean_b == pytest.approx(0.5)  # greedy against itself, every seat on every deal
 
@@ -87,16 +130,18 @@ def test_deal_values_match_the_tournament_win_rate():
 @pytest.mark.parametrize(
     ("a", "b", "kwargs", "message"),
     [
-        (A, B, {"agent_a": "w"}, "invalid config field 'agent': got 'w'; allowed: an agent of the tournament: x, y"),
-        (A, B, {"metric": "score"}, "invalid config field 'metric': got 'score'; allowed: win, pips"),
-        (A, {**B, "records": []}, {}, "no episode records: run domino-evaluate with --records"),
-        (A, {**B, "env_kwargs": {"max_pip": 9}}, {}, "differ in env_kwargs"),
-        (A, {**B, "episode": "game"}, {}, "differ in episode"),
+        (A, B, {"agent_a": "w"}, "field 'agent_a': got 'w'; allowed: an agent of tournament A: x, y"),
+        (A, B, {"agent_b": "w"}, "field 'agent_b': got 'w'; allowed: an agent of tournament B: z, y"),
+        (A, B, {"metric": "score"}, "field 'metric': got 'score'; allowed: win, pips"),
+        (A, {**B, "records": []}, {}, "tournament B: the tournament has no episode records: run domino-evaluate"),
+        (A, {**B, "env_kwargs": {"max_pip": 9, "void": 1}}, {},
+         "differ in rules: max_pip (6 in A, 9 in B), void (None in A, 1 in B)"),
+        (A, {**B, "episode": "game"}, {}, "differ in episode ('round' in A, 'game' in B)"),
         (A, {**B, "records": B["records"][:4]}, {}, "played different deals (1 of 3 not in both): use the same --seed"),
     ],
 )
 def test_refusals_name_the_problem(a, b, kwargs, message):
-    kind = ConfigError if message.startswith("invalid config") else DominoError
+    kind = ConfigError if message.startswith("field") else DominoError
     with pytest.raises(kind) as info:
         paired_difference(a, b, **kwargs)
     assert message in str(info.value)
@@ -117,10 +162,14 @@ def test_command_line(tmp_path):
     r = _cli("a.json", "a.json", "--agent", "x", "--agent-b", "y", "--metric", "pips", cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.splitlines()[2].startswith("A - B: -3.50 [")
     (tmp_path / "bad.json").write_text('{"agents": ["x"], "rec')
+    (tmp_path / "deep.json").write_text("[" * 200_000)
     for args, message in [
         (("a.json", "bad.json"), "bad.json: not a tournament JSON file"),
         (("a.json", "missing.json"), "missing.json: No such file or directory"),
-        (("a.json", "b.json", "--agent", "q"), "got 'q'; allowed: an agent of the tournament: x, y"),
+        (("a.json", "b.json", "--agent", "q"), "error: --agent 'q': not an agent of a.json (its agents: x, y)"),
+        (("a.json", "b.json", "--agent-b", "q"), "error: --agent-b 'q': not an agent of b.json (its agents: z, y)"),
+        (("a.json", "./a.json"), "A and B are the same agent ('x') of one tournament"),
+        (("a.json", "deep.json"), "deep.json: not a tournament JSON file (nested too deeply)"),
         (("a.json", "b.json", "--metric", "score"), "invalid choice: 'score'"),
     ]:
         r = _cli(*args, cwd=tmp_path)
