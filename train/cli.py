@@ -113,6 +113,7 @@ COMMANDS: dict[str, Command] = {
     # Library only (a ppo:PATH opponent needs the 'train' extra: a missing module is one line).
     "domino-play": Command("domino_env.train.play:main", {}),
     "domino-replay-html": Command("domino_env.train.replay_html:main", {}),
+    "domino-paired": Command("domino_env.train.paired:main", {}),
     "domino-rllib": Command(
         "domino_env.train.rllib:main", {"rllib": ("ray", "torch", "tqdm", "rich")}
     ),
@@ -346,4 +347,5 @@ train = entry("domino-train")
 bc = entry("domino-bc")
 play = entry("domino-play")
 replay_html = entry("domino-replay-html")
+paired = entry("domino-paired")
 rllib = entry("domino-rllib")

@@ -16,7 +16,9 @@ minus its opponents' pips, deal by deal.
 
 Command line::
 
-    python -m domino_env.train.paired A.json B.json [--agent NAME] [--agent-b NAME] [--metric win|pips]
+    domino-paired A.json B.json [--agent NAME] [--agent-b NAME] [--metric win|pips]
+
+(or ``python -m domino_env.train.paired``)
 
 prints A's and B's means over the deals, then ``A - B: +0.043 [+0.013, +0.072] over 250 deals
 (win credit)``.
@@ -232,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from domino_env.train.cli import ArgumentParser
 
     parser = ArgumentParser(
-        prog="python -m domino_env.train.paired",
+        prog="domino-paired",
         description="Paired per-deal difference between two agents on the same duplicate deals "
         "(two domino-evaluate --records --json files with the same rules, --seed and --rounds).",
     )
@@ -262,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    from domino_env.train.cli import run_script
+if __name__ == "__main__":  # through train.cli: a typed error is one line
+    from domino_env.train.cli import launch
 
-    run_script("paired", main)
+    launch("domino-paired", main)

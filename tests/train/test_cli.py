@@ -237,7 +237,7 @@ def test_missing_modules_sees_blocked_and_absent_modules(monkeypatch):
 # ------------------------------------------------------------------ the console-script name everywhere
 #: The ``python -m`` module of each console script.
 MODULES = {"domino-evaluate": "evaluate", "domino-train": "ppo", "domino-bc": "bc", "domino-play": "play",
-           "domino-replay-html": "replay_html", "domino-rllib": "rllib"}  # fmt: skip
+           "domino-replay-html": "replay_html", "domino-rllib": "rllib", "domino-paired": "paired"}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
