@@ -82,7 +82,18 @@ _RECORDS_HINT = ("run domino-evaluate with --records --json FILE, or keep_record
 
 
 def _as_dict(result: Any) -> Mapping[str, Any]:
-    """A result dict; an ``EvaluationResult`` becomes ``to_dict(records=True)``."""
+    """A result dict; an ``EvaluationResult`` becomes ``to_dict(records=True)``; a list or tuple
+    of results (same agents, game and rules; other seeds) becomes one with all their records."""
+    if isinstance(result, list | tuple):
+        parts = [_as_dict(r) for r in result]
+        if not parts:
+            raise DominoError("an empty list of tournaments")
+        for i, part in enumerate(parts[1:], 1):
+            problem = _differences(parts[0], part, ("the first", "this"))
+            if problem or list(part.get("agents") or []) != list(parts[0].get("agents") or []):
+                raise DominoError(f"tournament {i} of the list differs from the first in "
+                                  f"{problem or 'its agents'}: pool only tournaments of one line-up and rules")  # fmt: skip
+        return {**parts[0], "records": [rec for part in parts for rec in part.get("records") or []]}
     return result.to_dict(records=True) if hasattr(result, "to_dict") else result
 
 
@@ -140,15 +151,16 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
     return {key: (total / n if n else math.nan) for key, (total, n) in sums.items()}
 
 
-def _differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
+def _differences(a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, str] = ("A", "B")) -> str | None:
     """What makes two tournaments unpairable, or None."""
+    na, nb = names
     for key in ("game", "num_players", "episode"):
         if a.get(key) != b.get(key):
-            return f"{key} ({a.get(key)!r} in A, {b.get(key)!r} in B)"
+            return f"{key} ({a.get(key)!r} in {na}, {b.get(key)!r} in {nb})"
     ka, kb = a.get("env_kwargs") or {}, b.get("env_kwargs") or {}
     keys = sorted(k for k in set(ka) | set(kb) if ka.get(k) != kb.get(k))
     if keys:
-        return "rules: " + ", ".join(f"{k} ({ka.get(k)!r} in A, {kb.get(k)!r} in B)" for k in keys)
+        return "rules: " + ", ".join(f"{k} ({ka.get(k)!r} in {na}, {kb.get(k)!r} in {nb})" for k in keys)
     return None
 
 
@@ -158,7 +170,9 @@ def paired_difference(a: Mapping[str, Any], b: Mapping[str, Any], agent_a: str |
 
     Args:
         a, b: tournament results with records (:func:`deal_values`); they may be the same one,
-            with two different agents.
+            with two different agents. Either may be a list of results of one line-up and rules
+            played with other seeds, whose deals are pooled (``[a_seed0, a_seed1]`` against
+            ``[b_seed0, b_seed1]``).
         agent_a: A's label in ``a`` (default: the first agent listed in ``a``).
         agent_b: B's label in ``b`` (default: ``agent_a``'s label when it played in ``b``, else
             the first agent listed in ``b``).

@@ -104,6 +104,25 @@ def test_win_difference_interval_is_clipped_to_the_credit_range():
     assert d.mean == pytest.approx(0.8) and d.ci95 == (pytest.approx(0.8 - half), 1.0)
 
 
+def _reseeded(result, offset):
+    """The same tournament as if played on other deals (seeds shifted)."""
+    return {**result, "records": [{**r, "seed": r["seed"] + offset} for r in result["records"]]}
+
+
+def test_lists_of_tournaments_pool_their_deals():
+    d = paired_difference([A, _reseeded(A, 100)], [B, _reseeded(B, 100)])
+    one = paired_difference(A, B)
+    assert (d.deals, d.mean, d.mean_a) == (6, pytest.approx(one.mean), pytest.approx(one.mean_a))
+    sd = math.sqrt(sum((v - one.mean) ** 2 for v in [0.5, -0.5, 0.25] * 2) / 5)
+    assert d.ci95[1] == pytest.approx(one.mean + t_quantile_975(5) * sd / math.sqrt(6))
+    with pytest.raises(DominoError, match="tournament 1 of the list differs from the first in its agents"):
+        paired_difference([A, B], [B, B])
+    with pytest.raises(DominoError, match=r"differs from the first in rules: max_pip \(6 in the first, 9 in this\)"):
+        paired_difference([A, {**A, "env_kwargs": {"max_pip": 9}}], B)
+    with pytest.raises(DominoError, match="played different deals"):
+        paired_difference([A, _reseeded(A, 100)], B)
+
+
 def test_damaged_records_are_one_line_errors():
     for records, what in [([1, 2], "records[0] is damaged (TypeError"),
                           ([{"deal": 1, "seats": [0, 1]}], "records[0] is damaged (KeyError: 'seed')"),
