@@ -1,10 +1,11 @@
 """Paired comparisons on duplicate deals: is agent A better than agent B *on the same deals*?
 
 Two tournaments played with the same ``--seed`` and ``--rounds`` deal the same hands, so the
-difference between two agents can be measured deal by deal, which removes the luck of the deal
-from the comparison: the interval of a paired difference is usually much narrower than the two
-agents' own intervals suggest. Both tournaments need their episode records (``domino-evaluate
---records --json FILE``, or ``EvaluationResult.to_dict(records=True)``).
+difference between two agents can be measured deal by deal. Where the luck of a deal moves both
+agents' results alike (their per-deal values correlate), that interval is narrower than the two
+agents' own intervals combined; where it does not, it is about as wide, and still the right test
+for two results on the same deals. Both tournaments need their episode records
+(``domino-evaluate --records --json FILE``, or ``evaluate(..., keep_records=True)``).
 
 For each deal, an agent's value is the mean over its seat-episodes of that deal (every seat
 rotation) of its win credit, counted exactly as the tournament's win rate counts it (round or game
@@ -164,7 +165,7 @@ def _differences(a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, s
     return None
 
 
-def paired_difference(a: Mapping[str, Any], b: Mapping[str, Any], agent_a: str | None = None,
+def paired_difference(a: Any, b: Any, agent_a: str | None = None,
                       agent_b: str | None = None, metric: str = "win") -> PairedDifference:  # fmt: skip
     """A's per-deal value in tournament ``a`` minus B's in tournament ``b``, deal by deal.
 
