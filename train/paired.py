@@ -36,6 +36,7 @@ from typing import Any
 
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.intervals import mean_interval
+from domino_env.train.tournament_results import win_credit
 
 METRICS = ("win", "pips")
 
@@ -145,7 +146,7 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
                     acc[1] += int(rec["rounds"])
                 else:
                     credit = rec["game_credit"] if game_mode else rec["round_credit"]
-                    acc[0] += 0.0 if rec.get("truncated") or credit is None else float(credit[s])
+                    acc[0] += float(win_credit(credit, bool(rec.get("truncated")), s))
                     acc[1] += 1
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise DominoError(f"records[{i}] is damaged ({type(exc).__name__}: {exc})") from None

@@ -200,6 +200,12 @@ class EvaluationResult:
         return "\n".join(rows)
 
 
+def win_credit(credit: Sequence[float] | None, truncated: bool, seat: int) -> float:
+    """A seat's win credit for one episode, as the win rate counts it: its round (or, for whole
+    games, game) credit, and 0 for a truncated episode (or one without game credit)."""
+    return 0.0 if truncated or credit is None else credit[seat]
+
+
 def summarize(
     records: Sequence[GameRecord], names: Sequence[str], num_players: int, episode: str = "round"
 ) -> list[AgentStats]:
@@ -230,14 +236,8 @@ def summarize(
                     continue
                 seat_eps += 1
                 if game_mode:
-                    c = (
-                        rec.game_credit[s]
-                        if rec.game_credit is not None and not rec.truncated
-                        else 0.0
-                    )
                     score_sum += rec.scores[s] if rec.scores is not None else 0.0
-                else:
-                    c = rec.round_credit[s] if not rec.truncated else 0.0
+                c = win_credit(rec.game_credit if game_mode else rec.round_credit, rec.truncated, s)
                 wins += c
                 seat_rounds += rec.rounds
                 round_wins += rec.round_credit[s]
