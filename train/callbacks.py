@@ -36,8 +36,9 @@ class StopSignals:
     """While active (``with StopSignals() as stop:``), the first SIGINT or SIGTERM only records a
     stop request (:attr:`received`, the signal's name), which :class:`TrainingCallback` turns into
     a clean stop: training ends at the next step, the model is saved with status
-    ``"interrupted"``. During a periodic evaluation (:attr:`interruptible`) it raises
-    :class:`TrainingInterrupted` so the evaluation is dropped at once. A second signal raises
+    ``"interrupted"``. While a periodic evaluation plays its games (:attr:`interruptible`; not
+    while it saves files) it raises :class:`TrainingInterrupted` so the evaluation is dropped at
+    once. A second signal raises
     ``KeyboardInterrupt`` (abort without saving), unless it comes within :attr:`SAME_REQUEST`
     seconds of the first: that is one request delivered twice (``timeout`` and some process
     managers signal both the process and its process group), not a user asking again. The
@@ -198,11 +199,10 @@ class TrainingCallback(BaseCallback):
         while self.next_eval <= self.num_timesteps:  # one evaluation, however many --eval-freq passed
             self.next_eval += self.s.eval_freq
         try:
-            self.stop.interruptible = True
             self.run_evaluation()
         except TrainingInterrupted:
             self.stopped = f"{self.stop.received} at {self.num_timesteps} steps (during an evaluation)"
-        finally:
+        finally:  # also when the signal came just as the evaluation ended
             self.stop.interruptible = False
 
     def run_evaluation(self) -> None:
@@ -210,10 +210,17 @@ class TrainingCallback(BaseCallback):
         resumable ``model.zip`` with its metadata."""
         t = time.perf_counter()
         s = self.s
-        results = evaluate_vs_ladder(
-            self.agent(), s.rules, s.eval_opponents, s.eval_rounds, s.eval_seed, 1, s.episode, s.game,
-            s.partner,
-        )
+        # A signal drops the games at once (TrainingInterrupted), but never the files written
+        # below: raised inside model.save it would leave a half-written zip and a torch error in
+        # place of the clean stop, so from there on it waits for the next step (_on_step).
+        self.stop.interruptible = True
+        try:
+            results = evaluate_vs_ladder(
+                self.agent(), s.rules, s.eval_opponents, s.eval_rounds, s.eval_seed, 1, s.episode, s.game,
+                s.partner,
+            )
+        finally:
+            self.stop.interruptible = False
         entry: dict[str, Any] = {
             "timesteps": int(self.num_timesteps),
             "wall_s": time.perf_counter() - s.start,

@@ -197,11 +197,8 @@ def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: 
         final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
                                    eval_seed, workers, args.episode, game,
                                    getattr(args, "partner", "opponents"))  # fmt: skip
-        (folder.path / FINAL_EVALUATION_FILE).write_text(
-            final_evaluation_markdown(
-                final, str(folder.path / MODEL_FILE), eval_seed, rules.get("num_players")
-            )
-        )
+        folder.write_text(FINAL_EVALUATION_FILE, final_evaluation_markdown(
+            final, str(folder.path / MODEL_FILE), eval_seed, rules.get("num_players")))
     folder.write_metadata(
         status="done",
         wall_seconds=round(time.perf_counter() - start, 1),

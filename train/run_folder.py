@@ -243,16 +243,19 @@ class RunFolder:
 
     def write_metadata(self, **updates: Any) -> None:
         self.metadata.update(updates)
-        text = json.dumps(self.metadata, indent=1, default=str).encode()
-        self._replace(METADATA_FILE, lambda f: f.write(text))
+        self.write_text(METADATA_FILE, json.dumps(self.metadata, indent=1, default=str))
 
     def save_model(self, model: Any, name: str = MODEL_FILE) -> Path:
         """``model.save`` into the folder (``name``: ``model.zip`` or ``best_model.zip``)."""
         return self._replace(name, model.save)
 
     def write_evaluations(self, history: list[dict[str, Any]]) -> None:
-        text = json.dumps(strip_tables(history), indent=1).encode()
-        self._replace(EVALUATIONS_FILE, lambda f: f.write(text))
+        self.write_text(EVALUATIONS_FILE, json.dumps(strip_tables(history), indent=1))
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write ``text`` (UTF-8) to ``name`` in the folder through a temporary file: a signal in the
+        middle leaves the earlier file whole, never half of the new one."""
+        return self._replace(name, lambda f: f.write(text.encode()))
 
 
 def earlier_evaluations(path: Path, metadata: dict[str, Any]) -> list[dict[str, Any]]:

@@ -153,6 +153,39 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, send, vec):
     assert resumed["timesteps"] >= meta["timesteps"] + 128
 
 
+def test_a_signal_while_an_evaluation_saves_its_files_lets_the_save_finish(tmp_path, monkeypatch):
+    """A stop signal while a periodic evaluation writes ``model.zip`` waits for the write to end
+    (raised inside ``model.save`` it left a torch zip error in place of the clean stop): the run
+    stops at the next step with the evaluation kept and a loadable model."""
+    from sb3_contrib import MaskablePPO
+
+    from domino_env.train import ppo
+    from domino_env.train.run_folder import RunFolder
+
+    real_save = RunFolder.save_model
+    finished: list[str] = []
+
+    def save_with_a_signal(folder, model, name="model.zip"):
+        if finished == ["best_model.zip"]:  # the first periodic evaluation's resumable model.zip
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # the handler runs here, inside the save
+        path = real_save(folder, model, name)
+        finished.append(name)
+        return path
+
+    monkeypatch.setattr(RunFolder, "save_model", save_with_a_signal)
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "100000", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "64",
+            "--eval-rounds", "2", "--eval-opponents", "greedy", "--quiet", "--out", str(out)]  # fmt: skip
+    assert ppo.run(args) == (out, "SIGTERM")
+    meta = json.loads((out / "metadata.json").read_text())
+    assert finished == ["best_model.zip", "model.zip", "model.zip"]  # the evaluation's, then the stop's
+    assert meta["status"] == "interrupted" and "during an evaluation" not in meta["stopped_early"]
+    assert meta["stopped_early"].startswith("SIGTERM at ") and len(meta["evaluations"]) == 1
+    assert MaskablePPO.load(out / "model.zip").num_timesteps == meta["timesteps"]
+    assert not list(out.glob(".*.partial"))
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how_to_evaluate_it(tmp_path, signum):
     out = tmp_path / "run"
