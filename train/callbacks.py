@@ -70,7 +70,8 @@ class StopSignals:
         if self.received is not None:
             if time.monotonic() - self._first < self.SAME_REQUEST:
                 return  # the same request again (process and group), already being handled
-            raise KeyboardInterrupt(f"second signal ({name}): aborted without saving")
+            # (name, what happened): train.cli.launch exits with 128 + that signal and says it
+            raise KeyboardInterrupt(name, "a second signal: aborted without saving")
         self.received = name
         self._first = time.monotonic()
         print(f"{name} received: {self.saving} (send it again to abort)",

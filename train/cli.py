@@ -286,7 +286,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     ``main`` runs), when a module of any extra (:data:`EXTRA_OF_MODULE`) is found missing while
     it runs (the line names that extra), or on a
     :class:`~domino_env.core.errors.DominoError` (``command: error: message``); with 130 on
-    Ctrl-C (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")``; from then on
+    Ctrl-C (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")`` or
+    ``KeyboardInterrupt("SIGTERM", detail)``, whose detail the line adds; from then on
     SIGINT is ignored, as the process is exiting); silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
     return value (an int) or 0.
     """
@@ -322,9 +323,11 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         # A repeated signal while the interpreter exits (coreutils timeout signals the process and
         # then its group) raised inside an atexit hook (torch's): a traceback after our line.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        # a SIGTERM handler that stops work as Ctrl-C does raises KeyboardInterrupt("SIGTERM"): 143
+        # a SIGTERM handler that stops work as Ctrl-C does raises KeyboardInterrupt("SIGTERM"): 143;
+        # KeyboardInterrupt(name, detail) also says what happened (StopSignals' abort)
         name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
-        _fail(f"{command}: interrupted", 128 + signal.Signals[name].value)
+        detail = f" ({exc.args[1]})" if len(exc.args) == 2 and isinstance(exc.args[1], str) else ""
+        _fail(f"{command}: interrupted{detail}", 128 + signal.Signals[name].value)
     except BrokenPipeError:
         _exit_on_closed_pipe()
     _exit_with(result)

@@ -217,6 +217,19 @@ def env_metadata(
     }
 
 
+def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt that another exception was raised while handling (``exc.__context__``
+    chain), or None: a library's clean-up can replace the interrupt with its own error."""
+    seen: set[int] = set()
+    cause = exc.__context__
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__context__
+    return None
+
+
 class RunFolder:
     """A run's output folder and its ``metadata.json`` (kept in memory, rewritten on change).
 
@@ -236,8 +249,15 @@ class RunFolder:
     def _replace(self, name: str, write) -> Path:
         target = self.path / name
         tmp = self.path / f".{name}.partial"
-        with open(tmp, "wb") as f:
-            write(f)
+        try:
+            with open(tmp, "wb") as f:
+                write(f)
+        except BaseException as exc:  # the earlier file stays whole; no half-written one is left
+            tmp.unlink(missing_ok=True)
+            interrupt = _interrupt_behind(exc)
+            if interrupt is not None:  # torch's zip writer turns a Ctrl-C inside it into a RuntimeError
+                raise interrupt from None
+            raise
         os.replace(tmp, target)
         return target
 

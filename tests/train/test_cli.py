@@ -193,6 +193,13 @@ def test_launch_prints_typed_errors_and_ctrl_c_as_one_line(capsys):
     code, err = _exit_of(capsys, raises(ConfigError("doubles", "x", "chain or satisfy")))
     assert code == 2 and err == ["domino-evaluate: error: invalid config field 'doubles': got 'x'; allowed: chain or satisfy"]
     assert _exit_of(capsys, raises(KeyboardInterrupt())) == (130, ["domino-evaluate: interrupted"])
+    assert _exit_of(capsys, raises(KeyboardInterrupt("SIGTERM"))) == (143, ["domino-evaluate: interrupted"])
+    # StopSignals' abort: the signal's own exit status and what happened
+    abort = KeyboardInterrupt("SIGTERM", "a second signal: aborted without saving")
+    assert _exit_of(capsys, raises(abort), "domino-train") == (
+        143, ["domino-train: interrupted (a second signal: aborted without saving)"])  # fmt: skip
+    abort = KeyboardInterrupt("SIGINT", "a second signal: aborted without saving")
+    assert _exit_of(capsys, raises(abort), "domino-train")[0] == 130
     missing = ModuleNotFoundError("No module named 'tqdm.auto'", name="tqdm.auto")
     assert _exit_of(capsys, raises(missing)) == (2, [cli.extra_hint("domino-evaluate", "train", ["tqdm"])])
     other = ModuleNotFoundError("No module named 'scipy'", name="scipy")

@@ -1,7 +1,8 @@
 """What a fresh checker of ``domino-train`` / ``domino-bc`` found beyond the flag checks: the run
 folder (claimed by one run only, never a model it loads deleted by ``--overwrite``, no stale final
-evaluation), the recorded command, ``--resume``'s kept schedules, a load error in one line, and
-env workers that an error after their start left running (the process hung)."""
+evaluation, no half-written file after an abort), the recorded command, ``--resume``'s kept
+schedules, a load error in one line, env workers that an error after their start left running (the
+process hung), and the second signal's abort."""
 
 from __future__ import annotations
 
@@ -142,3 +143,64 @@ def test_a_refused_init_from_leaves_no_default_folder(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert res.returncode == 2 and "cannot load" in res.stderr, res.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_second_signal_inside_a_model_save_is_the_abort_and_leaves_no_partial_file(tmp_path):
+    """A second signal raised inside torch's zip writer came out as torch's clean-up error
+    (``RuntimeError: ... unexpected pos``, exit 1, metadata stuck at ``training``) with a
+    ``.model.zip.partial`` left: the run folder re-raises the interrupt and drops the partial file."""
+    import torch
+
+    from domino_env.train.run_folder import RunFolder
+
+    folder = RunFolder(tmp_path, {"status": "training"}).create()
+    (tmp_path / "model.zip").write_bytes(b"the earlier model")
+
+    class SecondSignalAtThirdWrite:  # the file torch writes into, hit by the abort mid-way
+        def __init__(self, f):
+            self.f, self.writes = f, 0
+
+        def write(self, data):
+            self.writes += 1
+            if self.writes == 3:
+                raise KeyboardInterrupt("SIGTERM", "a second signal: aborted without saving")
+            return self.f.write(data)
+
+        def flush(self):
+            self.f.flush()
+
+    class Model:
+        def save(self, f):
+            torch.save({"w": torch.zeros(1000)}, SecondSignalAtThirdWrite(f))
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        folder.save_model(Model())
+    assert info.value.args == ("SIGTERM", "a second signal: aborted without saving")
+    assert (tmp_path / "model.zip").read_bytes() == b"the earlier model"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metadata.json", "model.zip"]
+    class DiskFull:
+        def save(self, f):
+            f.write(b"half")
+            raise OSError("the disk is full")
+
+    with pytest.raises(OSError, match="the disk is full"):  # other errors pass unchanged, also without a partial
+        folder.save_model(DiskFull())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metadata.json", "model.zip"]
+
+
+def test_a_second_signal_after_half_a_second_aborts_with_its_own_name():
+    """StopSignals: the first signal is a stop request; the same signal again within
+    SAME_REQUEST seconds is the same request; later, it aborts (KeyboardInterrupt(name, detail),
+    which train.cli.launch turns into 128 + that signal and one line)."""
+    import signal
+
+    from domino_env.train.callbacks import StopSignals
+
+    stop = StopSignals()
+    stop._handle(signal.SIGTERM, None)
+    assert stop.received == "SIGTERM"
+    stop._handle(signal.SIGTERM, None)  # process and group at once: nothing raised
+    stop._first -= StopSignals.SAME_REQUEST + 0.1
+    with pytest.raises(KeyboardInterrupt) as info:
+        stop._handle(signal.SIGTERM, None)
+    assert info.value.args == ("SIGTERM", "a second signal: aborted without saving")
