@@ -41,8 +41,9 @@ class StopSignals:
     once. A second signal raises
     ``KeyboardInterrupt`` (abort without saving), unless it comes within :attr:`SAME_REQUEST`
     seconds of the first: that is one request delivered twice (``timeout`` and some process
-    managers signal both the process and its process group), not a user asking again. The
-    previous handlers come back on exit.
+    managers signal both the process and its process group), not a user asking again. A signal
+    the process was started ignoring (SIGINT of a background job) stays ignored. The previous
+    handlers come back on exit.
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -58,7 +59,11 @@ class StopSignals:
 
     def __enter__(self) -> StopSignals:
         for s in self.SIGNALS:
-            self._previous[s] = signal.signal(s, self._handle)
+            # an ignored signal stays ignored: `cmd &` in a script starts cmd with SIGINT ignored,
+            # so that the terminal's Ctrl-C does not reach it (Python then raises no
+            # KeyboardInterrupt either)
+            if signal.getsignal(s) is not signal.SIG_IGN:
+                self._previous[s] = signal.signal(s, self._handle)
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -204,3 +204,20 @@ def test_a_second_signal_after_half_a_second_aborts_with_its_own_name():
     with pytest.raises(KeyboardInterrupt) as info:
         stop._handle(signal.SIGTERM, None)
     assert info.value.args == ("SIGTERM", "a second signal: aborted without saving")
+
+
+def test_a_signal_ignored_at_the_start_stays_ignored():
+    """A background job of a script (``domino-train ... &``) starts with SIGINT ignored: training
+    stopped on it, while the start-up and the final evaluation ignored it."""
+    import signal
+
+    from domino_env.train.callbacks import StopSignals
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with StopSignals() as stop:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) == stop._handle
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
