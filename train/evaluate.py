@@ -53,6 +53,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import agent_names, make_agent
@@ -64,6 +65,7 @@ from domino_env.core.config import (
     RULE_CHOICES,
 )
 from domino_env.core.errors import ConfigError, DominoError
+from domino_env.core.files import replace_file
 from domino_env.envs.games import GAMES, make_raw_env
 from domino_env.train.cli import ArgumentParser, check_output_file
 
@@ -402,9 +404,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
         f"the {result.deals} per-deal averages (n/a with fewer than 2 deals)."
     )
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result.to_dict(records=args.records), f, indent=1)
+    if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
+        text = json.dumps(result.to_dict(records=args.records), indent=1)
+        replace_file(Path(args.json), lambda f: f.write(text.encode()))
         console.print(f"wrote {args.json}")
     return result
 

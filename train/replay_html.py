@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.core.errors import RecordError
+from domino_env.core.files import replace_file
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import PHASE_NAMES, MexicanTrainState
 from domino_env.core.records import (
@@ -249,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"record {src}: {err}")
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         parser.error(f"record {src} does not replay: {err}")
-    out.write_text(page, encoding="utf-8")
+    replace_file(out, lambda f: f.write(page.encode("utf-8")))
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     print(f"wrote {out}: {data['num_moves']} moves, {deals} deal(s), {len(data['frames'])} frames")
     return 0

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 import re
 import shlex
@@ -29,6 +28,7 @@ import domino_env
 from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
 from domino_env.core.config import from_preset, line_from_preset
+from domino_env.core.files import replace_file
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID
 from domino_env.train.ladder import strip_tables
@@ -217,19 +217,6 @@ def env_metadata(
     }
 
 
-def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
-    """The KeyboardInterrupt that another exception was raised while handling (``exc.__context__``
-    chain), or None: a library's clean-up can replace the interrupt with its own error."""
-    seen: set[int] = set()
-    cause = exc.__context__
-    while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
-            return cause
-        seen.add(id(cause))
-        cause = cause.__context__
-    return None
-
-
 class RunFolder:
     """A run's output folder and its ``metadata.json`` (kept in memory, rewritten on change).
 
@@ -247,19 +234,7 @@ class RunFolder:
         return self
 
     def _replace(self, name: str, write) -> Path:
-        target = self.path / name
-        tmp = self.path / f".{name}.partial"
-        try:
-            with open(tmp, "wb") as f:
-                write(f)
-        except BaseException as exc:  # the earlier file stays whole; no half-written one is left
-            tmp.unlink(missing_ok=True)
-            interrupt = _interrupt_behind(exc)
-            if interrupt is not None:  # torch's zip writer turns a Ctrl-C inside it into a RuntimeError
-                raise interrupt from None
-            raise
-        os.replace(tmp, target)
-        return target
+        return replace_file(self.path / name, write)
 
     def write_metadata(self, **updates: Any) -> None:
         self.metadata.update(updates)

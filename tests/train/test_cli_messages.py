@@ -196,6 +196,27 @@ def test_evaluate_json_keeps_a_file_that_is_not_its_result(tmp_path):
         "--records adds every episode's result row to the --json file: give --json PATH too")
 
 
+def test_evaluate_json_interrupted_while_written_keeps_the_earlier_result(tmp_path, monkeypatch):
+    """--json opened the file (emptying it) and then wrote the result: a Ctrl-C in between left a
+    truncated JSON in place of the earlier result. Now it is written beside, then renamed."""
+    from domino_env.train import evaluate
+
+    result = tmp_path / "result.json"
+    args = ["--agents", "random", "random", "--rounds", "2", "--json", str(result), "--no-progress"]
+    evaluate.run(args)
+    earlier = result.read_text()
+
+    class InterruptedWhileWritten(dict):  # json reads a dict subclass through items()
+        def items(self):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate.EvaluationResult, "to_dict",
+                        lambda self, records=False: {"rounds_played": 2, "stats": InterruptedWhileWritten(a=1)})  # fmt: skip
+    with pytest.raises(KeyboardInterrupt):
+        evaluate.run(args)
+    assert result.read_text() == earlier and [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
 def test_json_output_paths_are_checked_before_any_play(tmp_path):
     """An empty --json name was silently ignored, and a file in place of the folder was called a
     missing folder; both are refused in one line, as a folder or a non-result file are."""

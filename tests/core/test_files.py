@@ -1,0 +1,73 @@
+"""``domino_env.core.files.replace_file``: what every written output (records, run folders,
+``--json``, replay pages) relies on to never leave half a file."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from domino_env.core.files import replace_file
+from domino_env.core.records import save_record
+
+
+def test_an_error_in_the_middle_keeps_the_earlier_file_and_leaves_no_partial(tmp_path):
+    target = tmp_path / "out.json"
+    target.write_text("earlier")
+
+    def half_then_error(f):
+        f.write(b"half of the new")
+        raise OSError("the disk is full")
+
+    with pytest.raises(OSError, match="the disk is full"):
+        replace_file(target, half_then_error)
+    assert target.read_text() == "earlier" and os.listdir(tmp_path) == ["out.json"]
+    assert replace_file(target, lambda f: f.write(b"new")) == target and target.read_text() == "new"
+    assert os.listdir(tmp_path) == ["out.json"]
+
+
+def test_an_interrupt_that_a_library_clean_up_replaced_comes_out_as_the_interrupt(tmp_path):
+    def interrupted_then_clean_up_error(f):
+        try:
+            raise KeyboardInterrupt("SIGTERM", "a second signal: aborted without saving")
+        finally:
+            raise RuntimeError("unexpected pos 46 vs 0")  # what torch's zip writer does
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        replace_file(tmp_path / "model.zip", interrupted_then_clean_up_error)
+    assert info.value.args == ("SIGTERM", "a second signal: aborted without saving")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_link_or_a_fifo_is_written_in_place_not_replaced(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    replace_file(link, lambda f: f.write(b"new"))
+    assert link.is_symlink() and real.read_text() == "new"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # so that opening it to write does not block
+    try:
+        replace_file(fifo, lambda f: f.write(b"through the pipe"))
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert sorted(os.listdir(tmp_path)) == ["fifo", "link.json", "real.json"]
+
+
+def test_save_record_goes_through_a_temporary_file(tmp_path, monkeypatch):
+    """An interrupt before the rename (the new record complete in ``.game.json.partial``) keeps
+    the earlier record whole; ``write_text`` emptied the file first."""
+    path = tmp_path / "game.json"
+    save_record({"format": "domino_env.record/1", "actions": [1, 2]}, path)
+    earlier = path.read_text()
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        save_record({"format": "domino_env.record/1", "actions": [3]}, path)
+    assert path.read_text() == earlier and os.listdir(tmp_path) == ["game.json"]
