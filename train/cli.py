@@ -189,8 +189,9 @@ def check_output_file(
 ) -> None:
     """Refuse (``parser.error``, before any work) an output file the command could not write, or
     whose writing would lose something: an empty name, a folder, a missing parent folder (or a
-    file in its place), or an existing file that is not an earlier output of this command (a JSON
-    object with all of ``keys``; ``what`` names it in the message)."""
+    file in its place), something that is not a regular file (a FIFO), an existing file that is not
+    an earlier output of this command (a JSON object with all of ``keys``; ``what`` names it in the
+    message), a file or a folder this user may not write."""
     text = os.fspath(path)
     if not text.strip():
         parser.error(f"{flag}: give a file name (got an empty one)")
@@ -200,8 +201,24 @@ def check_output_file(
         parser.error(f"{flag} {text}: folder {folder} {kind}")
     if os.path.isdir(text):
         parser.error(f"{flag} {text}: is a folder; give a file name such as results.json")
+    if os.path.exists(text) and not os.path.isfile(text):  # reading a FIFO or a pipe would block
+        parser.error(f"{flag} {text}: exists and is not a regular file; give a file name")
     if os.path.lexists(text) and not _is_json_with(text, keys):
         parser.error(f"{flag} {text}: the file exists and is not {what} (it would be overwritten); give another name")
+    problem = unwritable(text)
+    if problem:
+        parser.error(f"{flag} {text}: {problem}")
+
+
+def unwritable(path: str | os.PathLike[str]) -> str | None:
+    """Why this user could not write the output file ``path`` (its folder exists; None: it can):
+    an existing file it may not write, or a new file in a folder it may not write. Checked before
+    any work, so that a command does not fail once its results are in."""
+    text = os.fspath(path)
+    if os.path.exists(text):
+        return None if os.access(text, os.W_OK) else "the file is not writable by this user"
+    folder = os.path.dirname(os.path.abspath(text))
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"folder {folder} is not writable by this user"
 
 
 def first_line(exc: BaseException) -> str:

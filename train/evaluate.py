@@ -406,7 +406,10 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     )
     if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
         text = json.dumps(result.to_dict(records=args.records), indent=1)
-        replace_file(Path(args.json), lambda f: f.write(text.encode()))
+        try:
+            replace_file(Path(args.json), lambda f: f.write(text.encode()))
+        except OSError as exc:  # checked before the games; a full disk, a folder removed since
+            raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc})") from None
         console.print(f"wrote {args.json}")
     return result
 

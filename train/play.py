@@ -29,7 +29,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.records import load_record, save_record
 from domino_env.envs.infos import Termination, seats_of
-from domino_env.train.cli import ArgumentParser
+from domino_env.train.cli import ArgumentParser, unwritable
 from domino_env.train.evaluate import (
     GAMES,
     agent_choices,
@@ -147,6 +147,9 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     if os.path.lexists(record) and not _is_record_file(record):
         parser.error(f"--record {record}: the file exists and is not a game record (it would be overwritten); "
                      "give another name")  # fmt: skip
+    problem = unwritable(record)
+    if problem:  # found now, not once the game is played
+        parser.error(f"--record {record}: {problem}")
     return env, args.seat, agents, labels, seed, record
 
 

@@ -37,7 +37,7 @@ from domino_env.core.records import (
     load_record,
 )
 from domino_env.render_image import PIP_COLOURS, pip_layout
-from domino_env.train.cli import ArgumentParser
+from domino_env.train.cli import ArgumentParser, unwritable
 
 from .replay_page import PAGE
 
@@ -235,6 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--output {out} is a folder; give the HTML file to write (e.g. {out}/replay.html)")
     if out.resolve() == src.resolve():
         parser.error(f"--output {out} would overwrite the record")
+    problem = unwritable(out)
+    if problem:
+        parser.error(f"--output {out}: {problem}")
     try:
         record = load_record(src)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
@@ -250,7 +253,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"record {src}: {err}")
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         parser.error(f"record {src} does not replay: {err}")
-    replace_file(out, lambda f: f.write(page.encode("utf-8")))
+    try:
+        replace_file(out, lambda f: f.write(page.encode("utf-8")))
+    except OSError as err:  # checked before; a full disk, a folder removed since
+        parser.error(f"--output {out}: could not be written ({err.strerror or err})")
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     print(f"wrote {out}: {data['num_moves']} moves, {deals} deal(s), {len(data['frames'])} frames")
     return 0

@@ -4,6 +4,7 @@ run folders (``model.zip``, ``metadata.json``, ...), ``domino-evaluate --json``,
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -15,10 +16,18 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     no partial file. A KeyboardInterrupt that a library's clean-up turned into its own error (torch's
     zip writer: ``RuntimeError: ... unexpected pos``) is raised as the KeyboardInterrupt.
 
-    A symbolic link (``/dev/stdout``) or a target that is not a regular file (a FIFO) is written in
-    place, as ``open(target, "wb")`` would: renaming over it would replace the link or the device."""
+    The new file keeps the earlier one's permission bits (and owner and group where this user may
+    set them); a hard link to the earlier file keeps the earlier content. A symbolic link
+    (``/dev/stdout``), a target that is not a regular file (a FIFO), or an existing file in a
+    folder this user cannot write is written in place, as ``open(target, "wb")`` would.
+
+    Raises:
+        OSError: the file cannot be written (a new file in a read-only folder, a full disk)."""
     target = Path(target)
-    if target.is_symlink() or (target.exists() and not target.is_file()):
+    in_place = target.is_symlink() or (target.exists() and not target.is_file())
+    if not in_place and target.exists() and not os.access(target.parent, os.W_OK | os.X_OK):
+        in_place = True  # no temporary file can be made beside it
+    if in_place:
         with open(target, "wb") as f:
             write(f)
         return target
@@ -26,6 +35,7 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     try:
         with open(tmp, "wb") as f:
             write(f)
+        _keep_mode_and_owner(target, tmp)
         os.replace(tmp, target)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
@@ -47,3 +57,15 @@ def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
         seen.add(id(cause))
         cause = cause.__context__
     return None
+
+
+def _keep_mode_and_owner(earlier: Path, new: Path) -> None:
+    try:
+        st = os.stat(earlier)
+    except FileNotFoundError:
+        return
+    os.chmod(new, stat.S_IMODE(st.st_mode))
+    try:
+        os.chown(new, st.st_uid, st.st_gid)
+    except (OSError, AttributeError):  # not this user's to give (or no chown: Windows)
+        pass

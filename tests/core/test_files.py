@@ -71,3 +71,23 @@ def test_save_record_goes_through_a_temporary_file(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         save_record({"format": "domino_env.record/1", "actions": [3]}, path)
     assert path.read_text() == earlier and os.listdir(tmp_path) == ["game.json"]
+
+
+def test_the_replaced_file_keeps_its_permission_bits(tmp_path):
+    target = tmp_path / "private.json"
+    target.write_text("earlier")
+    target.chmod(0o600)
+    replace_file(target, lambda f: f.write(b"new"))
+    assert target.read_text() == "new" and (target.stat().st_mode & 0o777) == 0o600
+
+
+def test_an_existing_file_in_a_folder_this_user_cannot_write_is_written_in_place(tmp_path, monkeypatch):
+    """No temporary file can be made beside it; the file itself is writable (a read-only folder
+    of a non-root user, simulated through os.access, which is what replace_file asks)."""
+    target = tmp_path / "result.json"
+    target.write_text("earlier")
+    inode = target.stat().st_ino
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if os.fspath(p) == str(tmp_path) else real_access(p, mode, **kw))
+    replace_file(target, lambda f: f.write(b"new"))
+    assert target.read_text() == "new" and target.stat().st_ino == inode and os.listdir(tmp_path) == ["result.json"]

@@ -217,6 +217,53 @@ def test_evaluate_json_interrupted_while_written_keeps_the_earlier_result(tmp_pa
     assert result.read_text() == earlier and [p.name for p in tmp_path.iterdir()] == ["result.json"]
 
 
+def test_evaluate_json_that_is_a_fifo_is_refused_without_waiting(tmp_path):
+    """The check read an existing --json to see if it was an earlier result: on a FIFO (or
+    /dev/stdout into a pipe) that open waited for ever."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    assert _one_line_error("domino-evaluate", "--agents", "random", "random", "--rounds", "2", "--json", str(fifo)) == (
+        f"--json {fifo}: exists and is not a regular file; give a file name")
+
+
+def test_outputs_this_user_cannot_write_are_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    """A read-only folder was found only when the results were in (a traceback from evaluate and
+    replay-html; domino-play lost the game's record). The test runs as any user: the folder is
+    made read-only for this check by os.access, which is what the commands ask."""
+    from domino_env.train import evaluate, play, replay_html
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    record = tmp_path / "game.json"
+    save = subprocess.run([sys.executable, "-m", "domino_env.train.play", "--seed", "1", "--record", str(record)],
+                          input="q\n", capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert save.returncode == 0 and record.is_file(), save.stderr
+    real_access = os.access
+
+    def access(path, mode, **kwargs):  # as a user without write permission on locked/
+        if mode & os.W_OK and str(locked) in os.path.abspath(os.fspath(path)):
+            return False
+        return real_access(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    calls = [
+        (evaluate.run, ["--agents", "random", "random", "--rounds", "2", "--json", str(locked / "r.json")], "--json"),
+        (replay_html.main, [str(record), "-o", str(locked / "r.html")], "--output"),
+        (play.setup, ["--seed", "1", "--record", str(locked / "r.json")], "--record"),
+    ]
+    for call, args, flag in calls:
+        with pytest.raises(SystemExit) as info:
+            call(args)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and f"{flag} {locked / 'r.'}" in err, err
+        assert f"folder {locked} is not writable by this user" in err
+    (locked / "r.json").write_text("{}")
+    with pytest.raises(SystemExit):
+        play.setup(["--seed", "1", "--record", str(locked / "r.json")])
+    assert "is not a game record" in capsys.readouterr().err  # that check comes first
+    assert sorted(p.name for p in locked.iterdir()) == ["r.json"]
+
+
 def test_json_output_paths_are_checked_before_any_play(tmp_path):
     """An empty --json name was silently ignored, and a file in place of the folder was called a
     missing folder; both are refused in one line, as a folder or a non-result file are."""
