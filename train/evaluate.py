@@ -53,7 +53,6 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import agent_names, make_agent
@@ -65,7 +64,7 @@ from domino_env.core.config import (
     RULE_CHOICES,
 )
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.core.files import replace_file
+from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
 from domino_env.train.cli import ArgumentParser, check_output_file
 
@@ -407,7 +406,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
         text = json.dumps(result.to_dict(records=args.records), indent=1)
         try:
-            replace_file(Path(args.json), lambda f: f.write(text.encode()))
+            replace_text(args.json, text)
         except OSError as exc:  # checked before the games; a full disk, a folder removed since
             raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc})") from None
         console.print(f"wrote {args.json}")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.core.errors import RecordError
-from domino_env.core.files import replace_file
+from domino_env.core.files import replace_text
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import PHASE_NAMES, MexicanTrainState
 from domino_env.core.records import (
@@ -254,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         parser.error(f"record {src} does not replay: {err}")
     try:
-        replace_file(out, lambda f: f.write(page.encode("utf-8")))
+        replace_text(out, page)
     except OSError as err:  # checked before; a full disk, a folder removed since
         parser.error(f"--output {out}: could not be written ({err.strerror or err})")
     deals = sum(f["kind"] == "deal" for f in data["frames"])

@@ -50,7 +50,7 @@ import numpy as np
 from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
-from domino_env.core.files import replace_file
+from domino_env.core.files import replace_text
 from domino_env.train.cli import first_line
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
@@ -363,9 +363,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
 
 def write_metadata(out: Path, metadata: dict[str, Any]) -> None:
     """Write ``domino_rllib.json`` into the run folder and its checkpoint (the loader's copy)."""
-    text = json.dumps(metadata, indent=1, default=str).encode()
+    text = json.dumps(metadata, indent=1, default=str)
     for path in (out / METADATA_FILE, out / CHECKPOINT_DIR / METADATA_FILE):  # a signal keeps them whole
-        replace_file(path, lambda f: f.write(text))
+        replace_text(path, text)
 
 
 def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import domino_env
 from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
 from domino_env.core.config import from_preset, line_from_preset
-from domino_env.core.files import replace_file
+from domino_env.core.files import replace_file, replace_text
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID
 from domino_env.train.ladder import strip_tables
@@ -250,7 +250,7 @@ class RunFolder:
     def write_text(self, name: str, text: str) -> Path:
         """Write ``text`` (UTF-8) to ``name`` in the folder through a temporary file: a signal in the
         middle leaves the earlier file whole, never half of the new one."""
-        return self._replace(name, lambda f: f.write(text.encode()))
+        return replace_text(self.path / name, text)
 
 
 def earlier_evaluations(path: Path, metadata: dict[str, Any]) -> list[dict[str, Any]]:

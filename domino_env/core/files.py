@@ -46,6 +46,13 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     return target
 
 
+
+def replace_text(target: str | os.PathLike[str], text: str) -> Path:
+    """:func:`replace_file` with ``text`` as UTF-8."""
+    data = text.encode("utf-8")
+    return replace_file(Path(target), lambda f: f.write(data))
+
+
 def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
     """The KeyboardInterrupt that another exception was raised while handling (``exc.__context__``
     chain), or None: a library's clean-up can replace the interrupt with its own error."""

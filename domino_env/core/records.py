@@ -13,7 +13,7 @@ from typing import Any
 
 from .config import LineConfig, MexicanTrainConfig
 from .errors import RecordError
-from .files import replace_file
+from .files import replace_text
 from .line import LineState
 from .mexican_train import MexicanTrainState
 
@@ -47,8 +47,7 @@ def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state
 def save_record(record: dict[str, Any], path: str | Path) -> None:
     """Write ``record`` as JSON to ``path`` (standard JSON: no NaN or Infinity), through a temporary
     file beside it: an interruption keeps an earlier file at ``path`` whole."""
-    text = json.dumps(record, indent=1, allow_nan=False)
-    replace_file(Path(path), lambda f: f.write(text.encode()))
+    replace_text(path, json.dumps(record, indent=1, allow_nan=False))
 
 
 def _refuse_constant(name: str) -> Any:
