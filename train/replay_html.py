@@ -218,6 +218,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _is_replay_page(path: Path) -> bool:
+    """An earlier page of this command (which a new one may replace), not any other file."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return PAGE_MARK in f.read()
+    except OSError:
+        return False
+
+
+#: A line of every page's footer (replay_page.PAGE), by which an earlier page is known.
+PAGE_MARK = "computed by the domino_env rules engine from the game record"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-replay-html`` (``python -m domino_env.train.replay_html``). A missing,
     unreadable or corrupt record, or a bad output path, is one line on stderr and status 2."""
@@ -235,6 +248,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--output {out} is a folder; give the HTML file to write (e.g. {out}/replay.html)")
     if out.resolve() == src.resolve():
         parser.error(f"--output {out} would overwrite the record")
+    if out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
+        parser.error(f"--output {out}: exists and is not a regular file; give a file name")
+    if out.exists() and not _is_replay_page(out):
+        parser.error(f"--output {out}: the file exists and is not a replay page (it would be overwritten); "
+                     "give another name")  # fmt: skip
     problem = unwritable(out)
     if problem:
         parser.error(f"--output {out}: {problem}")

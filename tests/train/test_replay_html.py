@@ -4,6 +4,7 @@ headless browser (Debian's Chromium driven by Playwright; ``make test`` installs
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -127,6 +128,10 @@ def _bad_records(tmp_path: Path, record: dict) -> dict[str, Path]:
 
 def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
     paths = _bad_records(tmp_path, cuban_game)
+    notes = tmp_path / "notes.txt"  # not a page: kept (it was overwritten)
+    notes.write_text("mine")
+    fifo = tmp_path / "pipe.html"  # writing it waited for a reader for ever
+    os.mkfifo(fifo)
     cases = [
         ((str(paths["corrupt"]),), "is not valid JSON"),
         ((str(paths["not a record"]),), "not a game record of format"),
@@ -138,13 +143,15 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
         ((str(paths["illegal"]), "-o", str(tmp_path / "no" / "x.html")), "folder"),
         ((str(paths["illegal"]), "-o", str(paths["illegal"])), "would overwrite the record"),
         ((str(paths["corrupt"]), "-o", str(tmp_path)), f"--output {tmp_path} is a folder"),
+        ((str(paths["illegal"]), "-o", str(notes)), "the file exists and is not a replay page"),
+        ((str(paths["illegal"]), "-o", str(fifo)), "exists and is not a regular file"),
     ]
     for args, message in cases:
         out = _cli(*args)
         assert out.returncode == 2, (args, out.stdout, out.stderr)
         assert message in out.stderr, (args, out.stderr)
         assert "Traceback" not in out.stderr
-    assert not list(tmp_path.glob("*.html"))
+    assert not [p for p in tmp_path.glob("*.html") if p != fifo] and notes.read_text() == "mine"
 
 
 def test_a_record_from_train_play_names_the_seats(tmp_path):
