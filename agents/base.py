@@ -48,7 +48,7 @@ from domino_env.core.config import (
     from_preset,
     line_from_preset,
 )
-from domino_env.core.errors import ConfigError, DominoError
+from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 
 #: Env keyword arguments that are not rules (dropped when a config is built from env kwargs).
 _ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles", "max_steps")
@@ -141,31 +141,28 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     dict) builds a line-game agent, anything else a Mexican Train agent.
 
     Raises:
-        ConfigError: unknown agent name (for that game family).
+        AgentSpecError: unknown agent name (for that game family), or a bad ``:argument``
+            (a :class:`ConfigError` with field ``agent``).
     """
     if not isinstance(spec, str):
         if callable(spec):
             return spec
-        raise ConfigError(
-            "agent", spec, f"an agent name ({', '.join(agent_names())}) or a callable"
-        )
+        raise AgentSpecError(spec, f"an agent name ({', '.join(agent_names())}) or a callable")
     name, colon, arg = spec.partition(":")
     cfg = as_config(config)
     game = game_of(cfg)
     registry = _REGISTRIES[game]
     if name not in registry:
-        raise ConfigError(
-            "agent", spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules"
-        )
+        raise AgentSpecError(spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules")
     if colon and not arg:  # "search:" -- an empty argument is a typo, not the default
         factory = registry[name]
         if not getattr(factory, "takes_argument", True):
-            raise ConfigError("agent", spec, f"{name!r} alone (it takes no argument)")
+            raise AgentSpecError(spec, f"{name!r} alone (it takes no argument)")
         try:  # whether the name alone is an agent decides the hint (error path only)
             factory(cfg, None)
         except DominoError:
-            raise ConfigError("agent", spec, f"an argument after the colon ({name}:ARG)") from None
-        raise ConfigError("agent", spec, f"an argument after the colon, or {name!r} alone (no colon)")
+            raise AgentSpecError(spec, f"an argument after the colon ({name}:ARG)") from None
+        raise AgentSpecError(spec, f"an argument after the colon, or {name!r} alone (no colon)")
     return registry[name](cfg, arg or None)
 
 
@@ -174,7 +171,7 @@ def no_argument(factory: Callable[[Any], Agent]) -> AgentFactory:
 
     def build(config: Any, arg: str | None) -> Agent:
         if arg is not None:
-            raise ConfigError("agent", f"{getattr(factory, 'name', factory.__name__)}:{arg}", "no ':argument' for this agent")
+            raise AgentSpecError(f"{getattr(factory, 'name', factory.__name__)}:{arg}", "no ':argument' for this agent")
         return factory(config)
 
     build.takes_argument = False  # type: ignore[attr-defined]
@@ -186,7 +183,7 @@ def positive_int(spec: str, text: str) -> int:
     # plain decimal digits only: int() would also take " 5", "+5" and "1_0"
     value = int(text) if text.isascii() and text.isdigit() else 0
     if value < 1:
-        raise ConfigError("agent", spec, "a positive integer after the colon")
+        raise AgentSpecError(spec, "a positive integer after the colon")
     return value
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import AgentSpecError, ConfigError
 
 from .base import check_mask_size, positive_int
 from .line_base import LineSeatView, _LineAgent
@@ -381,5 +381,5 @@ def _planner(config: LineConfig, arg: str | None) -> LinePlannerAgent:
         if arg.isdigit():
             return LinePlannerAgent(config, samples=positive_int(spec, arg))
     except ConfigError:  # positive_int's "after the colon" reads wrongly for search=N
-        raise ConfigError("agent", spec, allowed) from None
-    raise ConfigError("agent", spec, allowed)
+        raise AgentSpecError(spec, allowed) from None
+    raise AgentSpecError(spec, allowed)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import MexicanTrainConfig
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import AgentSpecError
 from domino_env.core.tiles import double_index, tile_count, tile_table
 from domino_env.wrappers import random_legal_opponent
 
@@ -455,7 +455,7 @@ def _planner(config: Any, arg: str | None) -> PlannerAgent:
     if not arg:
         return PlannerAgent(config)
     if not (arg.isascii() and arg.isdigit() and int(arg) >= 1):  # e.g. planner:search=3, a line-game form
-        raise ConfigError("agent", f"planner:{arg}", "planner or planner:BUDGET (chain-search nodes, an "
+        raise AgentSpecError(f"planner:{arg}", "planner or planner:BUDGET (chain-search nodes, an "
                           "integer >= 1; planner:search is a line-game option)")  # fmt: skip
     return PlannerAgent(config, budget=int(arg))
 

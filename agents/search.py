@@ -61,7 +61,7 @@ import numpy as np
 
 from domino_env.core.belief import InformationState
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import ConfigError, DominoError
+from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 from domino_env.core.tiles import tile_count
 
 from .base import as_config, check_mask_size, register_agent
@@ -394,26 +394,26 @@ def parse_spec(arg: str, line: bool = True) -> dict[str, Any]:
         if not eq and i == 0:
             key, value = "budget", item
         if key not in SPEC_KEYS or (not eq and i > 0):
-            raise ConfigError("agent", spec, f"search:N or search:key=value,... with keys {keys}")
+            raise AgentSpecError(spec, f"search:N or search:key=value,... with keys {keys}")
         if key in out:
-            raise ConfigError("agent", spec, f"each key once ({key!r} is given twice)")
+            raise AgentSpecError(spec, f"each key once ({key!r} is given twice)")
         if key == "budget" and eq:
             if not (value.isascii() and value.isdigit() and int(value) >= 1):
-                raise ConfigError("agent", spec, "budget=N with N an integer >= 1")
+                raise AgentSpecError(spec, "budget=N with N an integer >= 1")
             out[key] = int(value)
         elif key == "budget":  # a bare first item: name the key=value form too
             if not (value.isascii() and value.isdigit() and int(value) >= 1):
-                raise ConfigError("agent", spec, f"search:N with N an integer >= 1, or search:key=value,... "
+                raise AgentSpecError(spec, f"search:N with N an integer >= 1, or search:key=value,... "
                                   f"with keys {keys}")  # fmt: skip
             out[key] = int(value)
         elif key == "candidates":
             if not (value.isascii() and value.isdigit()):
-                raise ConfigError("agent", spec, "candidates=K with K an integer >= 0 (0: every legal move)")
+                raise AgentSpecError(spec, "candidates=K with K an integer >= 0 (0: every legal move)")
             out[key] = int(value)
         elif key == "margin":
             # plain decimals only: float() would also take " 2", "1_0", "nan" and "-1"
             if not _DECIMAL.fullmatch(value) or float(value) == float("inf"):
-                raise ConfigError("agent", spec, "margin=X with X a finite number >= 0")
+                raise AgentSpecError(spec, "margin=X with X a finite number >= 0")
             out[key] = float(value)
         elif key == "prior":
             out[key] = None if value == "none" else value
@@ -433,7 +433,7 @@ def _factory(config: Any, arg: str | None) -> SearchAgent:
     except ConfigError as err:  # a value the agent refuses (rollout, prior...): name the spec
         if err.field not in options:
             raise
-        raise ConfigError("agent", f"search:{arg}", f"{err.field}: {err.allowed}") from err
+        raise AgentSpecError(f"search:{arg}", f"{err.field}: {err.allowed}") from err
 
 
 register_agent("search", _factory)

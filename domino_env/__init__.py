@@ -15,11 +15,12 @@ adapters from opponent callables.
 
 from __future__ import annotations
 
-from .core.errors import ConfigError, DealError, DominoError, IllegalActionError, RecordError
+from .core.errors import AgentSpecError, ConfigError, DealError, DominoError, IllegalActionError, RecordError
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentSpecError",
     "ConfigError",
     "DealError",
     "DominoError",

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from domino_env.core.errors import ConfigError, DominoError
+from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 from domino_env.train.intervals import mean_interval
 from domino_env.train.tournament_results import win_credit
 
@@ -125,7 +125,7 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
         raise ConfigError("metric", metric, ", ".join(METRICS))
     names = [str(n) for n in (result.get("agents") or [])]
     if agent not in names:
-        raise ConfigError("agent", agent, "an agent of the tournament: " + ", ".join(dict.fromkeys(names)))
+        raise AgentSpecError(agent, "an agent of the tournament: " + ", ".join(dict.fromkeys(names)))
     records = result.get("records")
     if not records:
         raise DominoError(f"the tournament has no episode records: {_RECORDS_HINT}")

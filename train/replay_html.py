@@ -240,8 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.output) if args.output else src.with_suffix(".html")
     if src.is_dir():
         parser.error(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
-    if not src.is_file():
+    if not src.exists():
         parser.error(f"record {src}: no such file")
+    if not src.is_file() and not args.output:  # a pipe (<(zcat rec.json.gz)) reads, but names no page
+        parser.error(f"record {src} is not a regular file (a pipe?); give the page to write with --output")
     if not os.path.isdir(out.parent.resolve()):
         parser.error(f"--output {out}: folder {out.parent} does not exist")
     if out.is_dir():

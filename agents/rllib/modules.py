@@ -26,7 +26,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import AgentSpecError, ConfigError
 
 #: The key under which the mask travels once the observation dict has been split.
 MASK = "action_mask"
@@ -137,7 +137,7 @@ class ScriptedRLModule(RLModule):
         self.spec = cfg.get("agent", "random")
         self.agent = make_agent(self.spec, aec_from_env_config(cfg.get("env_config") or {}).config)
         if getattr(self.agent, "wants_info_state", False):  # it would fail at its first decision
-            raise ConfigError("agent", self.spec, "an agent that plays from the observation alone: RLlib's "
+            raise AgentSpecError(self.spec, "an agent that plays from the observation alone: RLlib's "
                               "opponent modules have no public history (not search, nor a model reading "
                               "action-features-v3)")  # fmt: skip
         self.rng = np.random.default_rng(cfg.get("seed", 0))

@@ -23,6 +23,15 @@ class ConfigError(DominoError):
         super().__init__(f"invalid config field {field!r}: got {value!r}; allowed: {allowed}")
 
 
+class AgentSpecError(ConfigError):
+    """An agent name or spec that the registry cannot build (an unknown name, a bad ``:argument``,
+    an unknown ``search:`` key...): ``field`` is ``"agent"``, ``value`` the spec as given."""
+
+    def __init__(self, spec: object, allowed: str):
+        DominoError.__init__(self, f"invalid agent {spec!r}; allowed: {allowed}")
+        self.field, self.value, self.allowed = "agent", spec, allowed
+
+
 class DealError(DominoError):
     """An invalid ``options={"deal": ...}`` (duplicates, tiles outside the set, bad station...)."""
 

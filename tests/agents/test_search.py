@@ -10,7 +10,7 @@ from domino_env.agents.rollout import playout, quick_chain
 from domino_env.agents.search import SearchAgent
 from domino_env.core.belief import InformationState
 from domino_env.core.config import MexicanTrainConfig, line_from_preset
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import AgentSpecError, ConfigError
 from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.tiles import set_tables, tile_index
 from domino_env.envs import line_v0, mexican_train_v0
@@ -106,6 +106,7 @@ def test_every_bad_spec_is_a_config_error_naming_the_spec(preset, bad, message):
     with pytest.raises(ConfigError, match=message) as err:
         make_agent(bad, config)
     assert err.value.field == "agent" and err.value.value == bad
+    assert isinstance(err.value, AgentSpecError) and str(err.value).startswith(f"invalid agent {bad!r}; allowed: ")
 
 
 def test_keyed_spelling_accepts_plain_decimals_and_a_prior_with_its_own_argument():

@@ -37,7 +37,7 @@ def test_playouts_benchmark_command(tmp_path):
             ["--decisions", "planner"],
             "--decisions takes search agent specs (search, search:N), got 'planner'",
         ),
-        (["--decisions", "search:0"], "--decisions search:0: invalid config field 'agent'"),
+        (["--decisions", "search:0"], "--decisions search:0: invalid agent"),
         (
             ["--decision-rounds", "2"],
             "--decision-game, --decision-rounds, --decision-rollout and --decision-candidates "

@@ -54,7 +54,7 @@ def _one_line_error(command: str, *args: str) -> str:
          "--agents ppo:bad: no trained model at bad (bad.zip does not exist): give a folder written by "
          "domino-train or its .zip"),
         ("domino-evaluate", ["--agents", "champion", "greedy"],
-         "--agents champion: invalid config field 'agent': got 'champion'; allowed: one of ['greedy', "
+         "--agents champion: invalid agent 'champion'; allowed: one of ['greedy', "
          "'planner', 'ppo', 'random', 'rllib', 'search'] (optionally 'name:arg') for mexican_train rules"),
         ("domino-evaluate", ["--agents", "random", "random", "--rounds", "0"], "--rounds must be >= 1, got 0"),
         ("domino-evaluate", ["--agents", "random", "random", "--workers", "0"],
@@ -82,10 +82,10 @@ def _one_line_error(command: str, *args: str) -> str:
         ("domino-evaluate", ["--game", "cuban", "--agents", "planner", "greedy", "planner", "greedy", "--annul-doubles", "-1"],
          "--annul-doubles: invalid config field 'annul_doubles': got -1; allowed: an integer from 1 to 10 (or 0: no annulment)"),
         ("domino-evaluate", ["--game", "cuban", "--agents", "planner:search=abc", "greedy", "planner", "greedy"],
-         "--agents planner:search=abc: invalid config field 'agent': got 'planner:search=abc'; allowed: planner, "
+         "--agents planner:search=abc: invalid agent 'planner:search=abc'; allowed: planner, "
          "planner:N, planner:search or planner:search=N (N an integer >= 1)"),
         ("domino-evaluate", ["--agents", "planner:search=3", "greedy"],
-         "--agents planner:search=3: invalid config field 'agent': got 'planner:search=3'; allowed: planner or "
+         "--agents planner:search=3: invalid agent 'planner:search=3'; allowed: planner or "
          "planner:BUDGET (chain-search nodes, an integer >= 1; planner:search is a line-game option)"),
         ("domino-evaluate", ["--agents", "ppo:checkpoints/cuban_4p_teams/metadata.json", "greedy"],
          "--agents ppo:checkpoints/cuban_4p_teams/metadata.json: checkpoints/cuban_4p_teams/metadata.json is not a "

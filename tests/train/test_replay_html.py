@@ -110,6 +110,36 @@ def test_cli_writes_the_page(cuban_game, tmp_path):
     assert "Cuban dominoes (double-9) replay" in (tmp_path / "game.html").read_text()
 
 
+def test_cli_reads_a_record_through_a_pipe_and_asks_for_the_page_name(cuban_game, tmp_path):
+    """A pipe (``<(zcat game.json.gz)``) is read like a file (it was "no such file"); with no
+    ``--output`` there is no page name to derive from it, so that is one line."""
+    src = tmp_path / "game.json"
+    save_record(cuban_game, src)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    refused = _cli(str(fifo))  # refused before the pipe is opened: no writer is needed
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert f"record {fifo} is not a regular file (a pipe?); give the page to write with --output" in refused.stderr
+    page = tmp_path / "piped.html"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "train.replay_html", str(fifo), "-o", str(page)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    fifo.write_bytes(src.read_bytes())  # blocks until the command opens the pipe
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert f"wrote {page}: {len(cuban_game['actions'])} moves" in out
+    assert page.read_text() == _cli_page(src, tmp_path)
+
+
+def _cli_page(src: Path, tmp_path: Path) -> str:
+    """The page the command writes for the record file ``src`` (read from the file itself)."""
+    out = tmp_path / "from_file.html"
+    done = _cli(str(src), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    return out.read_text()
+
+
 def _bad_records(tmp_path: Path, record: dict) -> dict[str, Path]:
     paths = {}
     paths["corrupt"] = tmp_path / "corrupt.json"
