@@ -52,6 +52,7 @@ import argparse
 import json
 import os
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -257,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json",
         default=None,
         metavar="PATH",
-        help="also write the results (config, seeds, agents, stats) as JSON",
+        help="also write the results (config, seeds, agents, stats) as JSON; '-': to stdout (the table then goes to stderr)",
     )
     parser.add_argument(
         "--records", action="store_true", help="add one result row per episode (deal, rotation, seed, seats, rounds, credits, pips, scores) to the JSON"
@@ -336,9 +337,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     most = 4 * (os.cpu_count() or 1)  # more processes than that only wait for each other
     if not 1 <= args.workers <= most:
         parser.error(f"--workers must be from 1 to {most} (4 x the CPUs), got {args.workers}")
-    if args.json is not None:
+    if args.json is not None and args.json != "-":
         check_output_file(parser, "--json", args.json, RESULT_KEYS, "a domino-evaluate result")
-    elif args.records:
+    elif args.json is None and args.records:
         parser.error("--records adds every episode's result row to the --json file: give --json PATH too")
     if args.max_pip is not None:
         allowed = (9, 12, 15, 18) if args.game == "mexican_train" else (6, 9, 12)
@@ -386,9 +387,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         )
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
-    console = Console()
+    console = Console(stderr=args.json == "-")  # --json -: stdout holds the JSON alone
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
-        console = Console(width=200)
+        console = Console(width=200, stderr=args.json == "-")
     console.print(result.table())
     annulled = f", {result.annulled_rounds} annulled and re-dealt" if result.annulled_rounds else ""
     parity = (
@@ -405,6 +406,10 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     )
     if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
         text = json.dumps(result.to_dict(records=args.records), indent=1)
+        if args.json == "-":
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+            return result
         try:
             replace_text(args.json, text)
         except OSError as exc:  # checked before the games; a full disk, a folder removed since

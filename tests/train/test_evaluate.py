@@ -212,6 +212,24 @@ def test_tiny_tournament_from_the_command_line(tmp_path):
     assert bad.returncode == 2 and "--agents needs one agent per seat" in bad.stderr
 
 
+def test_json_dash_writes_the_result_to_stdout_and_the_table_to_stderr(tmp_path):
+    """``--json -`` (``| jq``): stdout is the JSON alone, the same as a ``--json FILE``; no file
+    named ``-`` is written (it was)."""
+    base = [sys.executable, "-m", "domino_env.train.evaluate", "--agents", "planner", "greedy", "--rounds", "4",
+            "--max-pip", "9", "--seed", "3", "--no-progress", "--records"]  # fmt: skip
+    piped = subprocess.run([*base, "--json", "-"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert piped.returncode == 0, piped.stderr
+    assert "95% CI" in piped.stderr and "wrote" not in piped.stderr + piped.stdout
+    filed = subprocess.run([*base, "--json", "r.json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert filed.returncode == 0, filed.stderr
+    from_stdout, from_file = json.loads(piped.stdout), json.loads((tmp_path / "r.json").read_text())
+    for data in (from_stdout, from_file):
+        data.pop("seconds")
+        data.pop("workers", None)
+    assert from_stdout == from_file and len(from_stdout["records"]) == 4
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
 def test_ctrl_c_ends_the_progress_bar_line_before_its_message():
     """A real SIGINT during a tournament with its progress bar: the bar is closed (its line
     ended) before ``domino-evaluate: interrupted`` is printed, on a line of its own."""
