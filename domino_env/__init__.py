@@ -15,7 +15,14 @@ adapters from opponent callables.
 
 from __future__ import annotations
 
-from .core.errors import AgentSpecError, ConfigError, DealError, DominoError, IllegalActionError, RecordError
+from .core.errors import (
+    AgentSpecError,
+    ConfigError,
+    DealError,
+    DominoError,
+    IllegalActionError,
+    RecordError,
+)
 
 __version__ = "0.1.0"
 

@@ -98,7 +98,7 @@ def line_observation_fields(num_players: int, max_pip: int, scores_high: float =
         Field("partner", (p,), 1, "one-hot", "the observer's partner with teams on (zeros without teams)"),
         Field("missing_pips", (p - 1, v), 1, "flag", "pips each other seat is publicly known to lack (from its passes and draws)"),
         Field("may_annul", (1,), 1, "flag", "the observer may annul the round now or on its first turn (Cuban)"),
-        Field("round_index", (1,), 1000.0, "rounds", "rounds played before this one in the episode's game"),
+        Field("round_index", (1,), 1000.0, "rounds", "rounds played before this one in the episode's game (stops at 1,000)"),
         Field("scores", (p,), scores_high, "points", "game totals so far (observer first; a team's total for both partners)"),
     ]
 

@@ -125,7 +125,7 @@ def observation_fields(num_players: int, max_pip: int, scores_high: float = SCOR
         Field("just_drew", (1,), 1, "flag", "the current player drew for its present obligation"),
         Field("drawn_tile", (t,), 1, "one-hot", "tile the observer just drew (only while it is acting)"),
         Field("missing_pips", (p - 1, v), 1, "flag", "pips each other seat is publicly known to lack (from its draws and passes)"),
-        Field("round_index", (1,), 1000.0, "rounds", "rounds played before this one in the episode's game"),
+        Field("round_index", (1,), 1000.0, "rounds", "rounds played before this one in the episode's game (stops at 1,000)"),
         Field("scores", (p,), scores_high, "points", "game totals so far, in points (observer first)"),
         Field("seat_active", (p,), 1, "flag", "seat still in the game (elimination)"),
     ]

@@ -60,7 +60,7 @@ def mexican_train_state_fields(num_players: int, max_pip: int, scores_high: floa
         Field("stations_used", (v,), 1, "flag", "station pips already used in the current pass over N..0"),
         Field("seat_active", (p,), 1, "flag", "seat still in the game (elimination)"),
         Field("round_over", (1,), 1, "flag", "the round has ended (only seen between a round end and the next deal)"),
-        Field("round_index", (1,), rounds_high, "rounds", "rounds played before this one in the episode's game"),
+        Field("round_index", (1,), rounds_high, "rounds", "rounds played before this one in the episode's game (stops at 1,000)"),
         Field("scores", (p,), scores_high, "points", "game totals so far, in points (seat order)"),
     ]  # fmt: skip
 
@@ -88,7 +88,7 @@ def line_state_fields(num_players: int, max_pip: int, scores_high: float = 1e7,
         Field("round_over", (1,), 1, "flag", "the round has ended (only seen between a round end and the next deal)"),
         Field("round_winner", (p,), 1, "one-hot", "seat that won the last finished round (the leader after an annulment; zeros before any)"),
         Field("annulments", (1,), rounds_high, "rounds", "rounds annulled so far in the game"),
-        Field("round_index", (1,), rounds_high, "rounds", "rounds played before this one in the episode's game"),
+        Field("round_index", (1,), rounds_high, "rounds", "rounds played before this one in the episode's game (stops at 1,000)"),
         Field("scores", (p,), scores_high, "points", "game totals so far (seat order)"),
     ]  # fmt: skip
 
@@ -133,9 +133,10 @@ class StateEncoderBase:
     def _write(self, st, v: dict[str, np.ndarray]) -> None:
         raise NotImplementedError
 
-    @staticmethod
-    def _common(st, v: dict[str, np.ndarray]) -> None:
-        """Blocks both games share (hands, boneyard, missing pips, turn, totals)."""
+    def _common(self, st, v: dict[str, np.ndarray]) -> None:
+        """Blocks both games share (hands, boneyard, missing pips, turn, totals). The totals are
+        clipped at their bounds, the observation's (past 1,000 rounds, say), so the state stays in
+        ``state_space`` as the observation stays in its space."""
         for s, hand in enumerate(st.hands):
             v["hands"][s, bits(hand)] = 1
             v["missing_pips"][s, bits(st.missing[s])] = 1
@@ -147,8 +148,9 @@ class StateEncoderBase:
             v["in_first_turn"][0] = st.in_first_turn
         v["first_turn_pending"][:] = st.first_turn_pending
         v["round_over"][0] = st.round_over
-        v["round_index"][0] = st.round_index
-        v["scores"][:] = st.scores
+        scores_high, rounds_high = self._highs
+        v["round_index"][0] = min(st.round_index, rounds_high)
+        v["scores"][:] = np.minimum(st.scores, scores_high)
 
 
 class MexicanTrainStateEncoder(StateEncoderBase):
@@ -156,7 +158,8 @@ class MexicanTrainStateEncoder(StateEncoderBase):
 
     def __init__(self, config: MexicanTrainConfig, obs_spec: ObservationSpec):
         self.config = config
-        self.spec = mexican_train_state_spec(config.num_players, config.max_pip, *_totals(obs_spec))
+        self._highs = _totals(obs_spec)
+        self.spec = mexican_train_state_spec(config.num_players, config.max_pip, *self._highs)
         self._index = {tile: i for i, tile in enumerate(tile_table(config.max_pip))}
 
     def _write(self, st: MexicanTrainState, v: dict[str, np.ndarray]) -> None:
@@ -188,7 +191,8 @@ class LineStateEncoder(StateEncoderBase):
 
     def __init__(self, config: LineConfig, obs_spec: ObservationSpec):
         self.config = config
-        self.spec = line_state_spec(config.num_players, config.max_pip, *_totals(obs_spec))
+        self._highs = _totals(obs_spec)
+        self.spec = line_state_spec(config.num_players, config.max_pip, *self._highs)
         self._index = {tile: i for i, tile in enumerate(tile_table(config.max_pip))}
 
     def _write(self, st: LineState, v: dict[str, np.ndarray]) -> None:

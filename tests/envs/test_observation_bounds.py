@@ -132,6 +132,24 @@ def test_round_index_saturates_at_its_bound_in_long_games():
     assert obs[at] == 1000.0 and box.high[at] == 1000.0
     assert box.contains(obs)
     assert env.round_results[-1]["round_index"] == 1004
+    state = env.state()  # the global state stops there too (it went on counting, outside its space)
+    assert state[env.state_encoder.spec.slices["round_index"].start] == 1000.0 and env.state_space.contains(state)
+
+
+def test_mexican_train_state_stays_in_its_space_past_round_1000():
+    """The state's ``round_index`` and ``scores`` are clipped at the observation's bounds, so a
+    long elimination game keeps ``state_space.contains(env.state())``."""
+    env = mexican_train_v0.raw_env(
+        num_players=2, max_pip=9, episode="game", game_end="elimination", elimination_limit=10**6
+    )
+    env.reset(seed=0)
+    env.game_state.round_index = 1500  # as if 1,500 rounds had been played (each takes ~50 steps)
+    env.game_state.scores[:] = [10**7, 10]  # above the scores bound (a hand-made total)
+    state = env.state()
+    slices = env.state_encoder.spec.slices
+    assert state[slices["round_index"].start] == 1000.0
+    assert list(state[slices["scores"]]) == [env.state_space.high[slices["scores"]][0], 10.0]
+    assert env.state_space.contains(state)
 
 
 def test_default_specs_and_their_hashes_are_unchanged():
