@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import LineConfig, MexicanTrainConfig
-from domino_env.core.errors import CheckpointError, ConfigError, DominoError
+from domino_env.core.errors import CheckpointError, ConfigError, DominoError, check_rng
 from domino_env.encoding.line import line_observation_spec, line_scores_bound
 from domino_env.encoding.mexican_train import observation_spec, scores_bound
 
@@ -289,7 +289,7 @@ class PPOAgent:
             return int(legal[int(np.argmax(z))])
         p = np.exp(z - z.max())
         p /= p.sum()
-        return int(legal[rng.choice(len(legal), p=p)])
+        return int(legal[check_rng(rng).choice(len(legal), p=p)])
 
     def rank_actions(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator

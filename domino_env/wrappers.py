@@ -23,15 +23,25 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .core.errors import ConfigError, DominoError, IllegalActionError, check_action, check_seed
+from .core.errors import (
+    ConfigError,
+    DominoError,
+    IllegalActionError,
+    check_action,
+    check_rng,
+    check_seed,
+)
 
 Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
 
 
 def random_legal_opponent(observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-    """Uniform choice among the legal actions (the adapter's default opponent)."""
+    """Uniform choice among the legal actions (the adapter's default opponent).
+
+    Raises:
+        ConfigError: ``rng`` is not a ``numpy.random.Generator``."""
     legal = np.flatnonzero(action_mask)
-    return int(legal[rng.integers(len(legal))])
+    return int(legal[check_rng(rng).integers(len(legal))])
 
 
 def info_state_kwargs(agent: Any, state: Any, seat: int) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import functools
 import multiprocessing
 import numbers
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -179,6 +180,18 @@ def _check_importable(agents: Sequence[Any]) -> None:
             )  # fmt: skip
 
 
+def _check_picklable(labels: list[str], built: list[Any]) -> None:
+    """The agents go to the worker processes by pickle: a lambda or a local function failed there
+    with a PicklingError (only once there was more than one deal to share out)."""
+    for label, agent in zip(labels, built, strict=True):
+        try:
+            pickle.dumps(agent)
+        except Exception as exc:  # PicklingError, AttributeError, TypeError: whatever pickle raises
+            raise ConfigError("agents", label, "a picklable agent when workers > 1 (a lambda, a local "
+                              "function or an object holding one cannot go to worker processes: define "
+                              f"it at module level), or workers=1 ({type(exc).__name__}: {exc})") from None  # fmt: skip
+
+
 def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> Iterator[list[GameRecord]]:
     """Yield :func:`_play_deals` of each chunk, in order, from ``workers`` spawned processes.
 
@@ -264,7 +277,8 @@ def evaluate(
     Raises:
         ConfigError: bad rules, unknown agent name, ``num_players != len(agents)``, a bad
             ``rounds`` / ``workers`` / ``seed``, two different agents with one label, or (with
-            ``workers > 1``) an agent defined interactively, which the workers cannot import.
+            ``workers > 1``) an agent defined interactively, which the workers cannot import, or
+            one that cannot be pickled (a lambda).
         BrokenProcessPool: a worker process died (killed; or without the ``__main__`` guard, on start-up).
     """
     if isinstance(agents, (str, bytes)):  # list("planner") would be seven agents named by letters
@@ -303,6 +317,8 @@ def evaluate(
             )
     p = num_players
     deals = -(-rounds // p)
+    if min(workers, deals) > 1:
+        _check_picklable(labels, built)
     start = time.perf_counter()
     records: list[GameRecord] = []
     bar = None

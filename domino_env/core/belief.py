@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from .deal import bits
-from .errors import ConfigError, DominoError
+from .errors import ConfigError, DominoError, check_rng
 from .line import LineState
 from .mexican_train import MexicanTrainState
 from .tiles import double_index
@@ -117,7 +117,11 @@ class InformationState:
             BeliefError: the round is over, ``seat`` is not a seat of the game, or another seat
                 is in the middle of a turn whose hidden part ``seat`` cannot see (a Mexican Train
                 seat that has just drawn; a line-game leader before its forced lead).
+            ConfigError: ``state`` is not an engine state (an env, say: pass ``env.unwrapped.game_state``).
         """
+        if not isinstance(state, MexicanTrainState | LineState):
+            raise ConfigError("state", type(state).__name__, "an engine state (MexicanTrainState or LineState): "
+                              "env.unwrapped.game_state, not the env")  # fmt: skip
         p = state.num_players
         if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < p:
             raise BeliefError(f"seat must be 0..{p - 1}, got {seat!r}")
@@ -194,8 +198,7 @@ class InformationState:
             ConfigError: ``rng`` is not a ``numpy.random.Generator``.
             BeliefError: no consistent deal was found in ``max_tries`` draws.
         """
-        if not isinstance(rng, np.random.Generator):  # a seed or RandomState failed deep inside
-            raise ConfigError("rng", rng, "a numpy.random.Generator, e.g. np.random.default_rng(seed)")
+        check_rng(rng)  # a seed or RandomState failed deep inside
         for _ in range(max_tries):
             drawn = self._draw(rng)
             if drawn is not None and all(need & ~drawn[2] for need in self.needs):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 
 class DominoError(ValueError):
     """Base class of every error raised by ``domino_env``."""
@@ -84,3 +86,15 @@ def check_seed(seed: object) -> int | None:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ConfigError("seed", seed, "None or an integer >= 0 (Python or numpy)")
     return int(seed)
+
+
+def check_rng(rng: object) -> np.random.Generator:
+    """``rng`` itself when it is a ``numpy.random.Generator`` (the agent protocol's random source).
+
+    Raises:
+        ConfigError: anything else (None, a seed, a ``RandomState``), which failed deep inside
+            with an AttributeError.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ConfigError("rng", rng, "a numpy.random.Generator, e.g. np.random.default_rng(seed)")
+    return rng

@@ -127,6 +127,9 @@ def test_random_agent_uses_only_the_rng():
     assert len(set(picks)) == 1 and picks[0] in (3, 7, 11, 40)
     many = {agent(obs, mask, np.random.default_rng(s)) for s in range(50)}
     assert many == {3, 7, 11, 40}
+    for bad in (None, 0, np.random.RandomState(0)):  # an AttributeError ('integers') before
+        with pytest.raises(ConfigError, match="'rng'.*numpy.random.Generator"):
+            agent(obs, mask, bad)
 
 
 def test_registry_and_config_helpers():

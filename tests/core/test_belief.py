@@ -196,6 +196,10 @@ def test_refuses_what_the_seat_cannot_see():
         with pytest.raises(ConfigError, match="'rng'.*numpy.random.Generator"):
             info.sample(bad)
     assert info.sample(np.random.default_rng(0)).hands[0] == state.hands[0]
+    env = mexican_train_v0.raw_env(num_players=2, max_pip=9)
+    env.reset(seed=0)
+    with pytest.raises(ConfigError, match="'state': got 'raw_env'.*env.unwrapped.game_state"):
+        InformationState.from_state(env, 0)  # the env, not its engine state: was an AttributeError
 
 
 # ---------------------------------------------------------------------------- exact uniformity

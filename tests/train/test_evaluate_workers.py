@@ -29,6 +29,31 @@ def test_a_script_without_the_main_guard_gets_an_error_not_a_hang(tmp_path):
     assert 'outside `if __name__ == "__main__":`' in last and "workers=1" in last
 
 
+def test_an_agent_that_cannot_be_pickled_is_refused_before_the_workers_start(tmp_path):
+    """A lambda in a script: with one deal it ran in the caller; with more, the workers got a
+    PicklingError traceback. Now one ConfigError naming the agent, before any play."""
+    script = tmp_path / "lam.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from domino_env.core.errors import ConfigError\n"
+        "from domino_env.train.evaluate import evaluate\n"
+        "if __name__ == '__main__':\n"
+        "    first = lambda o, m, r: int(np.flatnonzero(m)[0])\n"
+        "    first.__name__ = 'first'\n"
+        "    print(evaluate([first, 'greedy'], rounds=2, workers=2, game='block', progress=False).rounds_played)\n"
+        "    try:\n"
+        "        evaluate([first, 'greedy'], rounds=40, workers=2, game='block', progress=False)\n"
+        "    except ConfigError as err:\n"
+        "        print(err)\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    one, refused = proc.stdout.strip().splitlines()
+    assert one == "2"
+    assert refused.startswith("invalid config field 'agents': got 'first'; allowed: a picklable agent when workers > 1")
+    assert "PicklingError" in refused and "or workers=1" in refused
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
