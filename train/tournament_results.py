@@ -121,11 +121,14 @@ class EvaluationResult:
     annulled_rounds: int = 0
 
     def stats_for(self, name: str) -> AgentStats:
-        """The :class:`AgentStats` of agent ``name``. Raises KeyError if absent."""
+        """The :class:`AgentStats` of agent ``name`` (its label: the spec string, else ``agent.name``).
+
+        Raises:
+            KeyError: no agent of that label; the message lists the result's labels."""
         for s in self.stats:
             if s.name == name:
                 return s
-        raise KeyError(name)
+        raise KeyError(f"{name!r} is not an agent of this result; its agents: {', '.join(s.name for s in self.stats)}")
 
     def to_dict(self, records: bool = False) -> dict[str, Any]:
         """JSON-ready dict (``records=True`` adds every episode)."""

@@ -58,8 +58,12 @@ class TileReader:
     def hands(self, deal: dict[str, Any], seats: int) -> list[int]:
         """``deal["hands"]``: one list per seat."""
         raw = deal.get("hands")
-        if not isinstance(raw, (list, tuple)) or len(raw) != seats:
-            raise DealError(f"deal['hands'] must list one hand per seat ({seats} seats)")
+        if not isinstance(raw, (list, tuple)):  # a numpy array too: the record keeps JSON lists
+            hint = " (array.tolist())" if hasattr(raw, "tolist") else ""
+            raise DealError(f"deal['hands'] must be a list with one list of [a, b] tiles per seat ({seats} seats), "
+                            f"got {type(raw).__name__}{hint}")  # fmt: skip
+        if len(raw) != seats:
+            raise DealError(f"deal['hands'] must list one hand per seat ({seats} seats), got {len(raw)}")
         return [self.hand(h, f"hand of seat {s}") for s, h in enumerate(raw)]
 
     def boneyard(self, deal: dict[str, Any]) -> list[int]:

@@ -67,8 +67,9 @@ class ObservationSpec:
             raise ConfigError(
                 "observation",
                 f"shape {obs.shape}",
-                f"shape ({self.size},): the agent was built for other rules (another seat count or "
-                "set?); build it with the env's config (make_agent(name, env.unwrapped.config))",
+                f"shape ({self.size},), one seat's observation under these rules (another seat count "
+                "or set, or a batch?); for an agent, build it with the env's config "
+                "(make_agent(name, env.unwrapped.config))",
             )
         return {f.name: obs[self.slices[f.name]].reshape(f.shape) for f in self.fields}
 

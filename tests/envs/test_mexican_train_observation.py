@@ -124,3 +124,16 @@ def test_train_coverable_flags_an_obliging_double_only(doubles, coverable):
     assert [st.describe_action(a) for a in st.legal_actions()] == ["place 1-5 on own train"]
     view = decode_observation(env.observe("player_0")["observation"], 2, 9)
     assert view["train_ends_in_double"][0] == 1.0 and view["train_coverable"][0] == coverable
+
+
+def test_decode_refuses_an_observation_of_other_rules_without_blaming_an_agent():
+    """``decode_observation(obs, 3, 12)`` on a 4-player observation: the message said "the agent
+    was built for other rules", with no agent involved."""
+    from domino_env.core.errors import ConfigError
+
+    env = raw_env()
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)["observation"]
+    assert decode_observation(obs, 4, 12)["hand"].shape == (91,)
+    with pytest.raises(ConfigError, match=r"got 'shape \(449,\)'; allowed: shape \(\d+,\), one seat's observation under these rules"):
+        decode_observation(obs, 3, 12)

@@ -6,6 +6,7 @@ Source of truth, contract and notation: the docstring of ``mexican_train_slot_he
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from mexican_train_rules_helpers import draw_action, hand, legal, pass_action, tile_count
 from mexican_train_slot_helpers import act, action, deal, decode, legal_moves, start, state, train
@@ -186,6 +187,19 @@ def test_invalid_deal_raises_deal_error(hands, boneyard, first):
     e.reset(seed=0, options=deal(VALID_HANDS, [(0, 8)]))  # the valid base deal works
     with pytest.raises(DealError):
         e.reset(seed=0, options=deal(hands, boneyard, first=first))
+
+
+def test_deal_hands_messages_say_whether_the_type_or_the_count_is_wrong():
+    """A numpy array of the right hands was told "must list one hand per seat" (it does)."""
+    e = raw_env(num_players=2, max_pip=9)
+    hands = [[[1, 2], [3, 9]], [[4, 5], [6, 7]]]
+    options = {"deal": {"hands": np.array(hands), "boneyard": [], "station": [9, 9], "first_player": 0}}
+    with pytest.raises(DealError, match=r"must be a list .* per seat \(2 seats\), got ndarray \(array.tolist\(\)\)"):
+        e.reset(seed=0, options=options)
+    with pytest.raises(DealError, match=r"must list one hand per seat \(2 seats\), got 1$"):
+        e.reset(seed=0, options={"deal": {**options["deal"], "hands": hands[:1]}})
+    e.reset(seed=0, options={"deal": {**options["deal"], "hands": np.array(hands).tolist()}})  # the hint works
+    assert hand(e, 0) == [(1, 2), (3, 9)] and hand(e, 1) == [(4, 5), (6, 7)]
 
 
 # ---------------------------------------------------------------------------

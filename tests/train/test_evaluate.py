@@ -275,3 +275,11 @@ def test_the_per_deal_interval_is_n_a_below_two_deals(tmp_path):
                            "random", "--rounds", "2", "--no-progress"], cwd=ROOT, capture_output=True, text=True)  # fmt: skip
     rows = [line for line in proc.stdout.splitlines() if "greedy" in line and "│" in line]
     assert proc.returncode == 0 and len(rows) == 1 and " n/a " in rows[0] and "[0.000, 1.000]" not in proc.stdout
+
+
+def test_stats_for_names_the_labels_it_has():
+    """A wrong label was a bare KeyError('Greedy')."""
+    res = evaluate(["planner", "greedy"], rounds=2, num_players=2, max_pip=9, progress=False)
+    assert res.stats_for("greedy").name == "greedy"
+    with pytest.raises(KeyError, match="'Greedy' is not an agent of this result; its agents: planner, greedy"):
+        res.stats_for("Greedy")
