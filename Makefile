@@ -37,7 +37,7 @@ $(STAMP): pyproject.toml
 test: venv system-deps
 	$(PY) -m pytest -n $(PYTEST_WORKERS) -q
 
-# Options for domino-train (docs/training.md), e.g. a one-minute try:
+# Options for domino-train (docs/training.md), e.g. a try of about two minutes:
 # make run RUN_ARGS="--timesteps 20480 --eval-freq 10240 --eval-rounds 40 --final-eval-rounds 200 --out runs/try"
 RUN_ARGS ?=
 run: venv

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The line games ladder published in the README (seed 0, --workers 2); results go to $OUT (default ladder_results/).
+# The line games ladder published in docs/evaluation.md (seed 0, --workers 2); results go to $OUT (default ladder_results/).
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-ladder_results}; mkdir -p "$OUT"
 run() { name=$1; shift; .venv/bin/python -m train.evaluate "$@" --seed 0 --workers 2 --no-progress --json $OUT/$name.json > $OUT/$name.txt 2>&1; tail -1 $OUT/$name.txt | cut -c1-200; }

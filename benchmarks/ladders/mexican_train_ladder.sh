@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Mexican Train ladder published in the README (default rules, double-12); results go to $OUT (default ladder_results/).
+# The Mexican Train ladder published in docs/evaluation.md (default rules, double-12); results go to $OUT (default ladder_results/).
 set -e
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-ladder_results}; mkdir -p "$OUT"

@@ -168,9 +168,9 @@ FIELD_DOCS: dict[str, str] = {
 
 #: Presets (docs/rules.md §1.8): name -> (source document, fields differing from the default).
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
-    "domino_cubano": ("seeds/000 (Dominó Cubano (Tren Mexicano), main rules)", {}),
+    "domino_cubano": ("seed 000 (Dominó Cubano (Tren Mexicano), main rules)", {}),
     "tren_mexicano": (
-        "seeds/002 (Tren Mexicano)",
+        "seed 002 (Tren Mexicano)",
         {
             "hand_size_rule": "table",
             "first_turn": "any",
@@ -183,7 +183,7 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
         },
     ),
     "novelty": (
-        "seeds/003 (Dominó 6-9-12, Tren Mexicano section)",
+        "seed 003 (Dominó 6-9-12, Tren Mexicano section)",
         {"hand_size_rule": "table", "station_source": "highest_held"},
     ),
 }
@@ -305,13 +305,13 @@ LINE_FIELD_DOCS: dict[str, str] = {
 
 #: Line-game presets (docs/rules.md §2.2): name -> (source document, fields differing from the default).
 LINE_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
-    "block": ("seeds/004 (Reglas del Dominó Exprés)", {}),
+    "block": ("seed 004 (Reglas del Dominó Exprés)", {}),
     "draw": (
-        "seeds/003 (Dominó 6-9-12; its game target is printed as 5,000 points)",
+        "seed 003 (Dominó 6-9-12; its game target is printed as 5,000 points)",
         {"num_players": 2, "use_boneyard": True, "target_score": 5000},
     ),
     "cuban": (
-        "seeds/001 (Domino Cubano, Novelty)",
+        "seed 001 (Domino Cubano, Novelty)",
         {"max_pip": 9, "hand_size": 10, "teams": True, "next_lead": "winner", "annul_doubles": 5},
     ),
 }
