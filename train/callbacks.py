@@ -202,6 +202,9 @@ class TrainingCallback(BaseCallback):
     def _evaluate_if_due(self) -> None:
         if self.next_eval is None or self.num_timesteps < self.next_eval:
             return
+        if self.stop.received:  # a signal during PPO's update: stop now, not after a whole evaluation
+            self.stopped = f"{self.stop.received} at {self.num_timesteps} steps (before an evaluation)"
+            return
         while self.next_eval <= self.num_timesteps:  # one evaluation, however many --eval-freq passed
             self.next_eval += self.s.eval_freq
         try:

@@ -394,6 +394,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             )
             # a signal from here on is still a clean stop: the model is saved first
             train_seconds = time.perf_counter() - start
+            played = int(model.num_timesteps)
+            if callback.trained_steps < played:  # stopped inside a rollout: its steps were never
+                model.num_timesteps = callback.trained_steps  # trained on, so a resume counts from here
             steps = int(model.num_timesteps)
             this_run = steps - (resumed or {}).get("timesteps", 0)
             history = callback.history
@@ -403,11 +406,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             folder.write_metadata(
                 status="interrupted" if stop.received else "trained",
                 timesteps=steps,
-                timesteps_trained=callback.trained_steps,
+                timesteps_trained=steps,
+                timesteps_played=played,
                 timesteps_this_run=this_run,
                 stopped_early=callback.stopped,
                 train_wall_seconds=round(train_seconds, 1),
-                steps_per_second=round(this_run / max(train_seconds, 1e-9), 1),
+                steps_per_second=round((played - (resumed or {}).get("timesteps", 0)) / max(train_seconds, 1e-9), 1),
                 evaluations=strip_tables(history),
                 best_model={"timesteps": next((e["timesteps"] for e in reversed(history) if e.get("best")), steps),
                             "file": BEST_MODEL_FILE},
@@ -423,13 +427,17 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         close_vec_env(vec_env, aborted)
 
     if interrupted:  # the hint first: another Ctrl-C during the (slow) plot must not lose it
-        print(f"training interrupted by {interrupted} at {steps} steps; saved {out / MODEL_FILE} and "
+        dropped = f" (the model has the {steps} of its last whole rollout)" if played > steps else ""
+        print(f"training interrupted by {interrupted} at {played} steps{dropped}; saved {out / MODEL_FILE} and "
               f"{out / 'metadata.json'} (status interrupted); continue with: "
               f"{resume_command(argv_list, out, args.timesteps - this_run, launcher('train.ppo'))}",
               file=sys.stderr, flush=True)  # fmt: skip
         _plot(args, history, out, rules, game)
         return out, interrupted
 
+    if callback.stopped and not args.quiet:  # the time limit: say so, and how to go on
+        print(f"training stopped early: {callback.stopped}; saved {out / MODEL_FILE}; continue with: "
+              f"{resume_command(argv_list, out, args.timesteps - this_run, launcher('train.ppo'))}", flush=True)  # fmt: skip
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config_of(rules, game), name="ppo")
     workers = args.eval_workers or max(1, min(cores, 4))
     # SIGTERM (e.g. from timeout) during the final evaluation ends it as Ctrl-C does

@@ -1,0 +1,90 @@
+"""Where a stop lands in training: a signal during PPO's update skips the evaluation due next, a
+stop inside a rollout saves the model with the steps it was trained on (so a resume counts from
+there), and a time limit says so on the console (fresh-user findings)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+from ppo_helpers import SMALL
+
+from domino_env.train import ppo
+from domino_env.train.callbacks import TrainingCallback
+
+
+def test_a_signal_during_the_update_skips_the_evaluation_due_next(tmp_path, monkeypatch):
+    """It played the whole evaluation (18 s of 600 rounds in the report) before stopping."""
+    from sb3_contrib import MaskablePPO
+
+    real_train = MaskablePPO.train
+
+    def train_then_signal(self):
+        real_train(self)
+        if self.num_timesteps >= 128:  # the update of the second rollout; an evaluation is due next
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(MaskablePPO, "train", train_then_signal)
+    evaluated: list[int] = []
+    real_eval = TrainingCallback.run_evaluation
+    monkeypatch.setattr(TrainingCallback, "run_evaluation", lambda cb: (evaluated.append(cb.num_timesteps), real_eval(cb))[1])
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "100000", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "128",
+            "--eval-rounds", "2", "--eval-opponents", "greedy", "--quiet", "--out", str(out)]  # fmt: skip
+    assert ppo.run(args) == (out, "SIGTERM")
+    meta = json.loads((out / "metadata.json").read_text())
+    assert evaluated == []  # the evaluation due at 128 steps was not played
+    assert meta["stopped_early"] == "SIGTERM at 128 steps (before an evaluation)"
+    assert meta["status"] == "interrupted" and meta["evaluations"] == []
+    # SB3 plays the new rollout's first step before the callback can stop it: dropped, not trained
+    assert (meta["timesteps"], meta["timesteps_trained"], meta["timesteps_played"]) == (128, 128, 129)
+
+
+def test_a_stop_inside_a_rollout_saves_the_trained_step_count_and_a_resume_counts_from_it(tmp_path, monkeypatch, capsys):
+    """The saved model counted the dropped rollout's steps (3,780 played, 2,048 trained in the
+    report), so a resumed run labelled its evaluations 1,732 steps too high."""
+    from sb3_contrib import MaskablePPO
+
+    real_on_step = TrainingCallback._on_step
+
+    def on_step_with_a_signal(cb):
+        if cb.num_timesteps == 64 + 10:  # 10 steps into the second rollout
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_on_step(cb)
+
+    monkeypatch.setattr(TrainingCallback, "_on_step", on_step_with_a_signal)
+    out = tmp_path / "run"
+    base = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "64", "--eval-rounds", "2",
+            "--eval-opponents", "greedy"]  # fmt: skip
+    assert ppo.run([*base, "--timesteps", "256", "--out", str(out)]) == (out, "SIGINT")
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["stopped_early"] == "SIGINT at 74 steps"
+    assert (meta["timesteps"], meta["timesteps_trained"], meta["timesteps_played"]) == (64, 64, 74)
+    assert MaskablePPO.load(out / "model.zip").num_timesteps == 64
+    err = capsys.readouterr().err
+    assert "training interrupted by SIGINT at 74 steps (the model has the 64 of its last whole rollout)" in err
+    assert f"--resume {out} --out {out} --timesteps 192" in err  # 256 - 64: the dropped steps are redone
+
+    monkeypatch.setattr(TrainingCallback, "_on_step", real_on_step)
+    assert ppo.run([*base, "--resume", str(out), "--out", str(out), "--timesteps", "192", "--quiet"]) == (out, None)
+    done = json.loads((out / "metadata.json").read_text())
+    assert [e["timesteps"] for e in done["evaluations"]] == [64, 128, 192, 256]  # 138, 202, 266 before
+    assert done["timesteps"] == done["timesteps_played"] == 256
+
+
+def test_a_time_limit_stop_says_so_and_how_to_continue(tmp_path, monkeypatch, capsys):
+    """The run ended with exit 0 and only the table title hinted at the limit."""
+    import time
+
+    clock = iter(range(10**6))
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))  # one second a call
+    out = tmp_path / "run"
+    args = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "100000", "--time-limit", "30s",
+            "--out", str(out)]  # fmt: skip
+    assert ppo.run(args) == (out, None)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["stopped_early"].startswith("time limit of 30 s reached at ")
+    printed = capsys.readouterr().out
+    assert f"training stopped early: {meta['stopped_early']}; saved {out / 'model.zip'}; continue with: " in printed
+    assert f"--resume {out} --out {out} --timesteps {100000 - meta['timesteps']}" in printed
