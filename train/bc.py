@@ -402,8 +402,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         signal.signal(signal.SIGTERM, previous)
     if verbose:
         last = log[-1] if log else {}
-        print(f"cloned {args.expert}: {len(data['actions'])} samples, held-out agreement "
-              f"{last.get('val_agreement', float('nan')):.3f}, {train_seconds / 60:.1f} min -> {out}", file=sys.stderr)  # fmt: skip
+        agreement = last.get("val_agreement")
+        held_out = "no held-out split" if agreement is None or agreement != agreement else f"held-out agreement {agreement:.3f}"
+        print(f"cloned {args.expert}: {len(data['actions'])} samples, {held_out}, {train_seconds / 60:.1f} min -> {out}",
+              file=sys.stderr)  # fmt: skip
         if final:
             print_summary(final, p, summary_title(out / MODEL_FILE, final, p))
     return out, None

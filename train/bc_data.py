@@ -290,7 +290,10 @@ def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarra
             data = {k: f[k] for k in DATASET_KEYS}
             saved = json.loads(str(f["fingerprint"]))
     except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:  # cut short too
-        raise ValueError(f"not a domino-bc dataset ({type(exc).__name__}: {exc})") from None
+        # numpy's own text for a non-npz file suggests allow_pickle=True: not advice to pass on
+        why = "" if "pickle" in str(exc) else f": {exc}"
+        raise ValueError(f"not a domino-bc dataset ({type(exc).__name__}{why}); give a .npz file that "
+                         "domino-bc --dataset wrote") from None  # fmt: skip
     if saved != json.loads(json.dumps(fingerprint, sort_keys=True)):
         diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))
         raise ValueError(f"written for other settings (differs in: {', '.join(diff)}); give another --dataset")

@@ -349,7 +349,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         except KeyboardInterrupt:  # the checkpoint is saved: only the evaluation is missing
             interrupted = True
             print(f"\ninterrupted during the final evaluation (the checkpoint is saved; evaluate it: "
-                  f"domino-evaluate --game {args.game} --agents rllib:{out} ...)", file=sys.stderr)  # fmt: skip
+                  f"{evaluate_hint(args, out)})", file=sys.stderr)  # fmt: skip
         finally:
             signal.signal(signal.SIGTERM, previous_handler)
     total_illegal = sum(r["illegal_actions"] for r in history)
@@ -357,8 +357,18 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     print(f"{new_iterations} iteration{'s' * (new_iterations != 1)}{so_far}, "
           f"{history[-1]['env_steps'] if history else 0} env steps in the run, "
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
-          f"domino-evaluate --game {args.game} --agents rllib:{out} ...")  # fmt: skip
+          f"{evaluate_hint(args, out)}")  # fmt: skip
     return out, 128 + stopped_by.value if interrupted else 0
+
+
+def evaluate_hint(args: argparse.Namespace, out: Path) -> str:
+    """The ``domino-evaluate`` command start that loads this run, with the rules flags it needs
+    (without ``--players`` / ``--max-pip`` a 2-player double-9 run met a spec-mismatch error)."""
+    rules = [f"--{name.replace('_', '-')} {value}" for name in ("players", "max_pip")
+             if (value := getattr(args, name, None)) is not None]  # fmt: skip
+    if args.game == "mexican_train" and args.preset != "domino_cubano":
+        rules.append(f"--preset {args.preset}")
+    return " ".join(["domino-evaluate --game", args.game, *rules, f"--agents rllib:{out} ..."])
 
 
 def write_metadata(out: Path, metadata: dict[str, Any]) -> None:

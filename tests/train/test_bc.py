@@ -125,7 +125,8 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"nonsense")
     res = _run("domino_env.train.bc", ["--dataset", str(junk), "--out", str(tmp_path / "y")])
-    assert res.returncode == 2 and "not a domino-bc dataset" in res.stderr
+    assert res.returncode == 2 and "not a domino-bc dataset (ValueError); give a .npz file that domino-bc --dataset wrote" in res.stderr
+    assert "pickle" not in res.stderr  # numpy's hint (allow_pickle=True) is no advice for a wrong file
     assert "Traceback" not in res.stderr and not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 
@@ -320,3 +321,12 @@ def test_overwrite_clears_run_files_and_half_written_ones_only(tmp_path):
     gone = clear_run_files(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["my_data.partial.npz", "notes.txt"]
     assert set(gone) == set(names) - {"notes.txt", "my_data.partial.npz"} | {"tb"}
+
+
+def test_without_a_held_out_split_the_summary_says_so(tmp_path):
+    """``--val-fraction 0`` printed "held-out agreement nan"."""
+    res = _run("domino_env.train.bc", [*SMALL, "--samples", "200", "--epochs", "1", "--val-fraction", "0",
+                                       "--final-eval-rounds", "0", "--out", str(tmp_path / "bc")])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    summary = [line for line in res.stderr.splitlines() if line.startswith("cloned ")]
+    assert len(summary) == 1 and "200 samples, no held-out split, " in summary[0] and "nan" not in summary[0]

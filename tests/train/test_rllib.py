@@ -378,3 +378,18 @@ def test_docs_example_config_samples_legal_episodes():
     for e in episodes:  # each ended as a played-out round (an illegal move would end it early)
         finals = e.get_infos(-1).values()
         assert all("winners" in i and "illegal_action" not in i for i in finals)
+
+
+def test_the_play_it_hint_gives_the_rules_flags_the_checkpoint_needs():
+    """The hint was `domino-evaluate --game mexican_train --agents rllib:RUN ...` for a 2-player
+    double-9 run, which then met a spec mismatch."""
+    from pathlib import Path
+
+    from domino_env.train.rllib import evaluate_hint
+
+    parser = build_parser()
+    hint = evaluate_hint(parser.parse_args(["--players", "2", "--max-pip", "9"]), Path("runs/r"))
+    assert hint == "domino-evaluate --game mexican_train --players 2 --max-pip 9 --agents rllib:runs/r ..."
+    assert evaluate_hint(parser.parse_args(["--game", "draw"]), Path("r")) == "domino-evaluate --game draw --agents rllib:r ..."
+    tren = evaluate_hint(parser.parse_args(["--preset", "tren_mexicano"]), Path("r"))
+    assert tren == "domino-evaluate --game mexican_train --preset tren_mexicano --agents rllib:r ..."
