@@ -34,8 +34,9 @@ def evaluate_vs_ladder(
     Returns:
         ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",
         "opponent_win_rate", "opponent_mean_pips", "opponent_seats", "rounds", "seconds",
-        "table"}}`` (``table``: Markdown; ``opponent_seats``: how many seats X played, P-1 or
-        2 with the agent in both seats of its team).
+        "partner_is_opponent", "table"}}`` (``table``: Markdown; ``opponent_seats``: how many seats X
+        played, P-1 or 2 with the agent in both seats of its team; ``partner_is_opponent``: with
+        teams, X also plays the agent's partner, so X's pips and win rate include that seat).
     """
     from domino_env.train.evaluate import evaluate
 
@@ -70,6 +71,7 @@ def evaluate_vs_ladder(
             "opponent_win_rate": them.win_rate,
             "opponent_mean_pips": them.mean_pips_per_round,
             "opponent_seats": 2 if both else p - 1,
+            "partner_is_opponent": bool(rules.get("teams")) and not both,  # X also sits at seat 2
             "rounds": res.episodes,
             "seconds": res.seconds,
             "table": res.markdown(),
@@ -97,6 +99,8 @@ def summary_markdown(
     (``num_players`` 2: the columns say "opponent's")."""
     from domino_env.train.evaluate import deal_interval_text
     their = "opponent's" if num_players == 2 else "opponents'"
+    if any(r.get("partner_is_opponent") for r in results.values()):  # [ppo, X, X, X] with teams
+        their = "X seats' (partner + opponents)"
     rows = [
         f"| opponents | rounds | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | {their} mean pips | {their} win rate |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -147,6 +151,14 @@ def final_evaluation_markdown(
     )
 
 
+def _others_column(results: dict[str, dict[str, Any]], n: int) -> str:
+    """The X seats' pips column: "3 opponents", or with teams and the partner an X seat
+    (``[ppo, X, X, X]``) "3 X seats (partner + 2 opponents)"."""
+    if any(r.get("partner_is_opponent") for r in results.values()):
+        return f"pips ({n} X seats: partner + {n - 1} opponents)"
+    return f"pips ({n} opponent{'' if n == 1 else 's'})"
+
+
 def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> None:
     """The summary as a rich table on stdout."""
     from rich.console import Console
@@ -165,7 +177,7 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
         "parity",
         "verdict",
         "pips (learner)",
-        f"pips ({n} opponent{'' if n == 1 else 's'})",
+        _others_column(results, n),
     ):
         t.add_column(col, justify="left" if col == "opponents" else "right")
     for opp, r in results.items():

@@ -17,7 +17,12 @@ from domino_env.core.config import line_from_preset  # noqa: E402
 from domino_env.core.errors import ConfigError  # noqa: E402
 from domino_env.envs.infos import Termination  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
-from domino_env.train.ladder import evaluate_vs_ladder, summary_title  # noqa: E402
+from domino_env.train.ladder import (  # noqa: E402
+    evaluate_vs_ladder,
+    print_summary,
+    summary_markdown,
+    summary_title,
+)
 from domino_env.train.learner_env import LearnerEnv  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +64,7 @@ def test_fixed_opponents_skip_the_partner_seat():
         LearnerEnv(CUBAN, ["greedy"], reward="outcome", game="cuban", partner="self")
 
 
-def test_ladder_evaluation_seats_the_agent_in_both_team_seats():
+def test_ladder_evaluation_seats_the_agent_in_both_team_seats(capsys):
     rules = {k: v for k, v in CUBAN.items() if k != "preset"}
     agent = make_agent("greedy", line_from_preset("cuban"))
     out = evaluate_vs_ladder(agent, rules, ["planner"], 16, 3, game="cuban", partner="learner")
@@ -69,6 +74,15 @@ def test_ladder_evaluation_seats_the_agent_in_both_team_seats():
     assert "2 copies of each ladder agent, the model in both seats of its team" in summary_title("m", out, 4)
     alone = evaluate_vs_ladder(agent, rules, ["planner"], 16, 3, game="cuban")
     assert alone["planner"]["opponent_seats"] == 3 and "3 copies of each ladder agent" in summary_title("m", alone, 4)
+    # [greedy, planner, planner, planner]: the planner seats include the agent's partner, and the
+    # tables say so (they said "pips (3 opponents)")
+    assert alone["planner"]["partner_is_opponent"] and not out["planner"]["partner_is_opponent"]
+    assert "| X seats' (partner + opponents) mean pips |" in summary_markdown(alone)
+    assert "| opponents' mean pips |" in summary_markdown(out)
+    print_summary(alone, 4, "t")
+    print_summary(out, 4, "t")
+    printed = capsys.readouterr().out
+    assert "pips (3 X seats: partner + 2 opponents)" in printed and "pips (2 opponents)" in printed
 
 
 def test_cli_trains_with_the_learner_as_partner_and_evaluates_it_in_both_seats(tmp_path):
