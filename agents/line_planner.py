@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import AgentSpecError, ConfigError
+from domino_env.core.errors import AgentSpecError, ConfigError, check_rng
 
 from .base import check_mask_size, positive_int
 from .line_base import LineSeatView, _LineAgent
@@ -216,7 +216,11 @@ class LinePlannerAgent(_LineAgent):
         """``count`` (default ``samples``) deals of the unseen tiles: ``(hands per egocentric seat
         (0 for the observer), boneyard mask, boneyard as a list, next draw last)``; the rest is
         out of play. Seats are filled most constrained first, each from the tiles without a value
-        it is known to lack while any are left."""
+        it is known to lack while any are left.
+
+        Raises:
+            ConfigError: ``rng`` is not a ``numpy.random.Generator``."""
+        check_rng(rng)
         p = self.num_players
         unseen = [i for i in range(self.num_tiles) if v.unseen_mask >> i & 1]
         banned = [0] * p

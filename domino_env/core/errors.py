@@ -24,6 +24,9 @@ class ConfigError(DominoError):
         self.allowed = allowed
         super().__init__(f"invalid config field {field!r}: got {value!r}; allowed: {allowed}")
 
+    def __reduce__(self):  # pickled back from worker processes with its own arguments
+        return type(self), (self.field, self.value, self.allowed)
+
 
 class AgentSpecError(ConfigError):
     """An agent name or spec that the registry cannot build (an unknown name, a bad ``:argument``,
@@ -32,6 +35,9 @@ class AgentSpecError(ConfigError):
     def __init__(self, spec: object, allowed: str):
         DominoError.__init__(self, f"invalid agent {spec!r}; allowed: {allowed}")
         self.field, self.value, self.allowed = "agent", spec, allowed
+
+    def __reduce__(self):
+        return type(self), (self.value, self.allowed)
 
 
 class DealError(DominoError):

@@ -210,4 +210,4 @@ class LineStateEncoder(StateEncoderBase):
         v["drew"][:] = st._drew
         if st.winner_seat >= 0:
             v["round_winner"][st.winner_seat] = 1
-        v["annulments"][0] = st.annulments
+        v["annulments"][0] = min(st.annulments, self._highs[1])  # rounds: the same bound

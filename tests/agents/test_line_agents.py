@@ -349,3 +349,23 @@ def test_agents_refuse_a_mask_from_other_rules():
         make_agent("random")(
             np.zeros(10, np.float32), np.ones(59, np.int8), np.random.default_rng(0)
         )
+
+
+def test_line_planner_refuses_an_rng_that_is_not_a_generator():
+    """Its sampled worlds used ``rng.permutation``: an AttributeError for None or a seed."""
+    from domino_env import ConfigError
+    from domino_env.agents import make_agent
+    from domino_env.envs import draw_v0
+
+    env = draw_v0.raw_env()
+    env.reset(seed=4)
+    greedy = make_agent("greedy", env.config)
+    for _ in range(4):  # into the round, where the planner samples the unseen tiles
+        o = env.observe(env.agent_selection)
+        env.step(greedy(o["observation"], o["action_mask"], np.random.default_rng(0)))
+    o = env.observe(env.agent_selection)
+    planner = make_agent("planner", env.config)
+    assert planner(o["observation"], o["action_mask"], np.random.default_rng(0)) in np.flatnonzero(o["action_mask"])
+    for bad in (None, 7):
+        with pytest.raises(ConfigError, match="'rng'.*numpy.random.Generator"):
+            planner(o["observation"], o["action_mask"], bad)

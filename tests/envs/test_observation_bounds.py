@@ -163,3 +163,15 @@ def test_default_specs_and_their_hashes_are_unchanged():
     big = mexican_train_v0.raw_env(num_players=2, max_pip=18)
     assert big.encoder.spec.slices == observation_spec(2, 18).slices
     assert big.encoder.spec.space.high[big.encoder.spec.slices["scores"]][0] > 10000
+
+
+def test_cuban_state_annulments_stay_in_the_state_space():
+    """``annulments`` shares the round bound (1,000); it went on counting past it."""
+    from domino_env.envs import cuban_v0
+
+    env = cuban_v0.raw_env(episode="game", annul_doubles=1, target_score=10**6)
+    env.reset(seed=0)
+    env.game_state.annulments = 1006  # as after 1,006 annulled deals (the fresh-user check played them)
+    state = env.state()
+    assert state[env.state_encoder.spec.slices["annulments"].start] == 1000.0
+    assert env.state_space.contains(state)

@@ -54,6 +54,37 @@ def test_an_agent_that_cannot_be_pickled_is_refused_before_the_workers_start(tmp
     assert "PicklingError" in refused and "or workers=1" in refused
 
 
+def test_a_config_error_inside_a_worker_reaches_the_caller_as_itself(tmp_path):
+    """ConfigError and AgentSpecError did not survive pickling (their __init__ takes three and two
+    arguments), so one raised by an agent in a worker was reported as a dead worker."""
+    import pickle
+
+    from domino_env import AgentSpecError, ConfigError
+
+    for err in (ConfigError("rng", None, "a Generator"), AgentSpecError("foo", "one of ['greedy']")):
+        back = pickle.loads(pickle.dumps(err))
+        assert type(back) is type(err) and str(back) == str(err)
+        assert (back.field, back.value, back.allowed) == (err.field, err.value, err.allowed)
+    script = tmp_path / "bad_rng.py"
+    script.write_text(
+        "from domino_env.core.errors import ConfigError\n"
+        "from domino_env.train.evaluate import evaluate\n"
+        "from domino_env.wrappers import random_legal_opponent\n"
+        "class SeedNotRng:\n"
+        "    name = 'seeded'\n"
+        "    def __call__(self, o, m, r):\n"
+        "        return random_legal_opponent(o, m, 0)\n"
+        "if __name__ == '__main__':\n"
+        "    try:\n"
+        "        evaluate([SeedNotRng(), 'greedy'], rounds=8, num_players=2, max_pip=9, workers=2, progress=False)\n"
+        "    except ConfigError as err:\n"
+        "        print(type(err).__name__, err)\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("ConfigError invalid config field 'rng': got 0; allowed: a numpy.random.Generator")
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
