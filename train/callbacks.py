@@ -171,7 +171,8 @@ class TrainingCallback(BaseCallback):
             return False
         if self.s.deadline is not None and time.perf_counter() > self.s.deadline:
             minutes = self.s.time_limit
-            limit = f"{minutes:g} min" if minutes >= 1 else f"{minutes * 60:.3g} s"  # --time-limit 4s: "4 s"
+            seconds = round(minutes * 60, 3)  # --time-limit 4s: "4 s"; 200s: "200 s", not "3.33333 min"
+            limit = f"{minutes:g} min" if minutes >= 1 and seconds % 60 == 0 else f"{seconds:g} s"
             self.stopped = f"time limit of {limit} reached at {self.num_timesteps} steps"
             return False
         for info in self.locals.get("infos", []):

@@ -435,7 +435,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         _plot(args, history, out, rules, game)
         return out, interrupted
 
-    if callback.stopped and not args.quiet:  # the time limit: say so, and how to go on
+    if callback.stopped and this_run <= 0:  # the same command would stop at the same place again
+        print(f"training stopped early: {callback.stopped}, before its first whole rollout "
+              f"({model.n_steps} x {model.n_envs} steps): nothing was trained; give a longer --time-limit or a "
+              "smaller --n-steps", file=sys.stderr, flush=True)  # fmt: skip
+    elif callback.stopped and not args.quiet:  # the time limit: say so, and how to go on
         print(f"training stopped early: {callback.stopped}; saved {out / MODEL_FILE}; continue with: "
               f"{resume_command(argv_list, out, args.timesteps - this_run, launcher('train.ppo'))}", flush=True)  # fmt: skip
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config_of(rules, game), name="ppo")

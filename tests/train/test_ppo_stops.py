@@ -80,11 +80,31 @@ def test_a_time_limit_stop_says_so_and_how_to_continue(tmp_path, monkeypatch, ca
     clock = iter(range(10**6))
     monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))  # one second a call
     out = tmp_path / "run"
-    args = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "100000", "--time-limit", "30s",
+    args = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "100000", "--time-limit", "120s",
             "--out", str(out)]  # fmt: skip
     assert ppo.run(args) == (out, None)
     meta = json.loads((out / "metadata.json").read_text())
-    assert meta["stopped_early"].startswith("time limit of 30 s reached at ")
+    assert meta["stopped_early"].startswith("time limit of 2 min reached at ") and meta["timesteps"] >= 64
     printed = capsys.readouterr().out
     assert f"training stopped early: {meta['stopped_early']}; saved {out / 'model.zip'}; continue with: " in printed
     assert f"--resume {out} --out {out} --timesteps {100000 - meta['timesteps']}" in printed
+
+
+def test_a_time_limit_before_the_first_whole_rollout_says_nothing_was_trained(tmp_path, monkeypatch, capsys):
+    """Its continue command stopped at 0 trained steps again, for ever; now the line says why and
+    gives no such command."""
+    import time
+
+    clock = iter(range(10**6))
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))  # one second a call
+    out = tmp_path / "run"
+    args = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "1000", "--time-limit", "2s",
+            "--out", str(out)]  # fmt: skip
+    assert ppo.run(args) == (out, None)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["timesteps"] == 0 and 0 < meta["timesteps_played"] < 64
+    assert meta["stopped_early"].startswith("time limit of 2 s reached at ")  # seconds, as given
+    captured = capsys.readouterr()
+    assert (f"training stopped early: {meta['stopped_early']}, before its first whole rollout (64 x 1 steps): "
+            "nothing was trained; give a longer --time-limit or a smaller --n-steps") in captured.err
+    assert "continue with" not in captured.out + captured.err
