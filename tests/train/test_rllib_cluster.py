@@ -29,6 +29,8 @@ def _free_port() -> int:
 
 def test_training_joins_a_running_cluster(tmp_path):
     port, client_port = _free_port(), _free_port()
+    while client_port == port:  # two free ports, not the same one twice
+        client_port = _free_port()
     # A temp dir of its own: `ray.init()` elsewhere on this machine looks for a cluster in
     # /tmp/ray (ray_current_cluster) and must not find this one.
     temp = Path("/tmp") / f"ray_test_{os.getpid()}"
@@ -47,6 +49,16 @@ def test_training_joins_a_running_cluster(tmp_path):
                 break
             assert time.time() < deadline, "ray start --head did not come up"
         assert address is not None and address.endswith(f":{port}")
+        # the line can come before the head's port accepts connections (seen once under the full
+        # suite's load: "Connection refused"); wait for it as a user would before joining
+        host = address.rpartition(":")[0]
+        for _ in range(600):
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+                break
+            except OSError:
+                assert head.poll() is None, "the Ray head exited"
+                time.sleep(0.1)
         out = tmp_path / "run"
         proc = subprocess.run(
             [sys.executable, "-m", "train.rllib", "--address", address, "--num-env-runners", "1",
