@@ -49,8 +49,7 @@ def test_an_agent_that_cannot_be_pickled_is_refused_before_the_workers_start(tmp
         "    except ConfigError as err:\n"
         "        print(err)\n"
     )
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = _run_script(script)
     one, refused = proc.stdout.strip().splitlines()
     assert one == "2"
     assert refused.startswith("invalid config field 'agents': got 'first'; allowed: a picklable agent when workers > 1")
@@ -83,9 +82,15 @@ def test_a_config_error_inside_a_worker_reaches_the_caller_as_itself(tmp_path):
         "    except ConfigError as err:\n"
         "        print(type(err).__name__, err)\n"
     )
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = _run_script(script)
     assert proc.stdout.startswith("ConfigError invalid config field 'rng': got 0; allowed: a numpy.random.Generator")
+
+
+def _run_script(script: Path) -> subprocess.CompletedProcess:
+    """``python SCRIPT`` in its folder; it must exit 0."""
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=script.parent)
+    assert proc.returncode == 0, proc.stderr
+    return proc
 
 
 def _group_alive(pgid: int) -> bool:

@@ -73,17 +73,22 @@ def test_a_stop_inside_a_rollout_saves_the_trained_step_count_and_a_resume_count
     assert done["timesteps"] == done["timesteps_played"] == 256
 
 
-def test_a_time_limit_stop_says_so_and_how_to_continue(tmp_path, monkeypatch, capsys):
-    """The run ended with exit 0 and only the table title hinted at the limit."""
+def _run_on_a_fake_clock(tmp_path, monkeypatch, timesteps: str, limit: str):
+    """A run with ``--time-limit LIMIT`` on a clock that moves one second a call: ``(out, metadata)``."""
     import time
 
     clock = iter(range(10**6))
-    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))  # one second a call
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))
     out = tmp_path / "run"
-    args = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "100000", "--time-limit", "120s",
+    args = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", timesteps, "--time-limit", limit,
             "--out", str(out)]  # fmt: skip
     assert ppo.run(args) == (out, None)
-    meta = json.loads((out / "metadata.json").read_text())
+    return out, json.loads((out / "metadata.json").read_text())
+
+
+def test_a_time_limit_stop_says_so_and_how_to_continue(tmp_path, monkeypatch, capsys):
+    """The run ended with exit 0 and only the table title hinted at the limit."""
+    out, meta = _run_on_a_fake_clock(tmp_path, monkeypatch, "100000", "120s")
     assert meta["stopped_early"].startswith("time limit of 2 min reached at ") and meta["timesteps"] >= 64
     printed = capsys.readouterr().out
     assert f"training stopped early: {meta['stopped_early']}; saved {out / 'model.zip'}; continue with: " in printed
@@ -93,15 +98,7 @@ def test_a_time_limit_stop_says_so_and_how_to_continue(tmp_path, monkeypatch, ca
 def test_a_time_limit_before_the_first_whole_rollout_says_nothing_was_trained(tmp_path, monkeypatch, capsys):
     """Its continue command stopped at 0 trained steps again, for ever; now the line says why and
     gives no such command."""
-    import time
-
-    clock = iter(range(10**6))
-    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))  # one second a call
-    out = tmp_path / "run"
-    args = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "1000", "--time-limit", "2s",
-            "--out", str(out)]  # fmt: skip
-    assert ppo.run(args) == (out, None)
-    meta = json.loads((out / "metadata.json").read_text())
+    _, meta = _run_on_a_fake_clock(tmp_path, monkeypatch, "1000", "2s")
     assert meta["timesteps"] == 0 and 0 < meta["timesteps_played"] < 64
     assert meta["stopped_early"].startswith("time limit of 2 s reached at ")  # seconds, as given
     captured = capsys.readouterr()
