@@ -94,7 +94,10 @@ def fit(
                  "train_value_loss": vtotal / max(1, len(order)), "samples": int(len(order))}  # fmt: skip
         entry.update(_validate(policy, batch, val_idx, batch_size))
         log.append(entry)
-        bar.set_postfix(loss=f"{entry['train_loss']:.3f}", agree=f"{entry.get('val_agreement', float('nan')):.3f}")
+        shown = {"loss": f"{entry['train_loss']:.3f}"}
+        if "val_agreement" in entry:  # none without a held-out split (--val-fraction 0)
+            shown["agree"] = f"{entry['val_agreement']:.3f}"
+        bar.set_postfix(shown)
     bar.close()
     policy.eval()
     return log

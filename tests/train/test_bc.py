@@ -325,8 +325,11 @@ def test_overwrite_clears_run_files_and_half_written_ones_only(tmp_path):
 
 def test_without_a_held_out_split_the_summary_says_so(tmp_path):
     """``--val-fraction 0`` printed "held-out agreement nan"."""
-    res = _run("domino_env.train.bc", [*SMALL, "--samples", "200", "--epochs", "1", "--val-fraction", "0",
+    shown = [a for a in SMALL if a != "--no-progress"]  # the bars too: their agree= said nan
+    res = _run("domino_env.train.bc", [*shown, "--samples", "200", "--epochs", "1", "--val-fraction", "0",
                                        "--final-eval-rounds", "0", "--out", str(tmp_path / "bc")])  # fmt: skip
     assert res.returncode == 0, res.stderr
+    assert "loss=" in res.stderr  # the fitting bar was drawn
     summary = [line for line in res.stderr.splitlines() if line.startswith("cloned ")]
     assert len(summary) == 1 and "200 samples, no held-out split, " in summary[0] and "nan" not in summary[0]
+    assert "nan" not in res.stderr  # nor in the progress bar's agree= (it showed agree=nan)
