@@ -403,7 +403,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     if verbose:
         last = log[-1] if log else {}
         agreement = last.get("val_agreement")
-        held_out = "no held-out split" if agreement is None or agreement != agreement else f"held-out agreement {agreement:.3f}"
+        held_out = "no held-out split" if agreement is None else f"held-out agreement {agreement:.3f}"
         print(f"cloned {args.expert}: {len(data['actions'])} samples, {held_out}, {train_seconds / 60:.1f} min -> {out}",
               file=sys.stderr)  # fmt: skip
         if final:

@@ -387,9 +387,10 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         )
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
-    console = Console(stderr=args.json == "-")  # --json -: stdout holds the JSON alone
+    to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
+    console = Console(stderr=to_stderr)
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
-        console = Console(width=200, stderr=args.json == "-")
+        console = Console(width=200, stderr=to_stderr)
     console.print(result.table())
     annulled = f", {result.annulled_rounds} annulled and re-dealt" if result.annulled_rounds else ""
     parity = (

@@ -99,7 +99,7 @@ def summary_markdown(
     (``num_players`` 2: the columns say "opponent's")."""
     from domino_env.train.evaluate import deal_interval_text
     their = "opponent's" if num_players == 2 else "opponents'"
-    if any(r.get("partner_is_opponent") for r in results.values()):  # [ppo, X, X, X] with teams
+    if _partner_is_opponent(results):
         their = "X seats' (partner + opponents)"
     rows = [
         f"| opponents | rounds | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | {their} mean pips | {their} win rate |",
@@ -151,10 +151,15 @@ def final_evaluation_markdown(
     )
 
 
+def _partner_is_opponent(results: dict[str, dict[str, Any]]) -> bool:
+    """Teams with the ladder agent X as the learner's partner too (``[ppo, X, X, X]``)."""
+    return any(r.get("partner_is_opponent") for r in results.values())
+
+
 def _others_column(results: dict[str, dict[str, Any]], n: int) -> str:
     """The X seats' pips column: "3 opponents", or with teams and the partner an X seat
     (``[ppo, X, X, X]``) "3 X seats (partner + 2 opponents)"."""
-    if any(r.get("partner_is_opponent") for r in results.values()):
+    if _partner_is_opponent(results):
         return f"pips ({n} X seats: partner + {n - 1} opponents)"
     return f"pips ({n} opponent{'' if n == 1 else 's'})"
 

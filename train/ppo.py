@@ -398,7 +398,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             if callback.trained_steps < played:  # stopped inside a rollout: its steps were never
                 model.num_timesteps = callback.trained_steps  # trained on, so a resume counts from here
             steps = int(model.num_timesteps)
-            this_run = steps - (resumed or {}).get("timesteps", 0)
+            before = (resumed or {}).get("timesteps", 0)  # the resumed model's own steps
+            this_run = steps - before
             history = callback.history
             folder.save_model(model)
             if not (out / BEST_MODEL_FILE).exists():
@@ -411,7 +412,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                 timesteps_this_run=this_run,
                 stopped_early=callback.stopped,
                 train_wall_seconds=round(train_seconds, 1),
-                steps_per_second=round((played - (resumed or {}).get("timesteps", 0)) / max(train_seconds, 1e-9), 1),
+                steps_per_second=round((played - before) / max(train_seconds, 1e-9), 1),
                 evaluations=strip_tables(history),
                 best_model={"timesteps": next((e["timesteps"] for e in reversed(history) if e.get("best")), steps),
                             "file": BEST_MODEL_FILE},
