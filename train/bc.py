@@ -68,6 +68,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
 )
 from domino_env.train.bc_fit import fit, on_policy_agreement  # noqa: F401 (re-exported)
 from domino_env.train.cli import first_line
+from domino_env.train.evaluate import evaluate_command
 from domino_env.train.ladder import (
     finish_run,
     print_summary,
@@ -396,7 +397,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     except KeyboardInterrupt:  # the model is cloned and saved: only the final evaluation is lost
         print(f"final evaluation interrupted; the cloned model is saved: {out / MODEL_FILE} (metadata status "
-              f"trained); evaluate it with domino-evaluate --agents ppo:{out} ...", file=sys.stderr, flush=True)  # fmt: skip
+              f"trained); evaluate it with {evaluate_command(args, f'ppo:{out}')}", file=sys.stderr, flush=True)  # fmt: skip
         raise
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -167,6 +167,33 @@ _RULE_OPTIONS = (
     "blocked_round",
     "game_end",
 )
+# every option add_mexican_train_rule_options adds, as argparse dests (and config fields)
+MEXICAN_TRAIN_RULE_ARGS = (
+    "hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train", "double_blank_points", "elimination_limit",
+)
+
+
+def evaluate_command(args: argparse.Namespace, agent: str) -> str:
+    """The start of the ``domino-evaluate`` command that plays ``agent`` under the rules a training
+    command was given (``args`` of domino-train, domino-bc or domino-rllib): ``--game``, and each of
+    ``--players``, ``--max-pip``, ``--preset``, ``--episode`` and the Mexican Train rule options
+    that differs from its default, so that the model's spec matches. The agent list ends in ``...``
+    (the user's opponents)."""
+    flags = ["--game", args.game]
+    for name in ("players", "max_pip"):
+        if (value := getattr(args, name, None)) is not None:
+            flags += [f"--{name.replace('_', '-')}", str(value)]
+    if args.game == "mexican_train" and args.preset not in (None, "domino_cubano"):
+        flags += ["--preset", args.preset]
+    if getattr(args, "episode", "round") != "round":
+        flags += ["--episode", args.episode]
+    for name in MEXICAN_TRAIN_RULE_ARGS:
+        value, flag = getattr(args, name, None), "--" + name.replace("_", "-")
+        if isinstance(value, bool):
+            flags.append(flag if value else "--no-" + flag[2:])
+        elif value is not None:
+            flags += [flag, str(value)]
+    return " ".join(["domino-evaluate", *flags, "--agents", agent, "..."])
 
 
 def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:

@@ -21,8 +21,8 @@ from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem  # noqa: F401  (re-exported)
-from domino_env.train.evaluate import (
-    _RULE_OPTIONS,
+from domino_env.train.evaluate import (  # noqa: F401  (MEXICAN_TRAIN_RULE_ARGS re-exported)
+    MEXICAN_TRAIN_RULE_ARGS,
     add_mexican_train_rule_options,
     agent_choices,
     seats_error_line,
@@ -31,12 +31,6 @@ from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
 from domino_env.train.run_folder import check_overwrite_keeps, config_of
 from domino_env.train.start_model import policy_input_of, resolve_policy, trained_options
-
-#: Mexican Train rule options of the command line (``args`` attributes), besides the preset.
-MEXICAN_TRAIN_RULE_ARGS = ("hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train",
-                           "double_blank_points", "elimination_limit")  # fmt: skip
-
-
 
 
 # ---------------------------------------------------------------------------------- value types

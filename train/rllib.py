@@ -52,6 +52,7 @@ from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
 from domino_env.train.cli import first_line
+from domino_env.train.evaluate import evaluate, evaluate_command
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
     build_parser,
@@ -349,7 +350,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         except KeyboardInterrupt:  # the checkpoint is saved: only the evaluation is missing
             interrupted = True
             print(f"\ninterrupted during the final evaluation (the checkpoint is saved; evaluate it: "
-                  f"{evaluate_hint(args, out)})", file=sys.stderr)  # fmt: skip
+                  f"{evaluate_command(args, f'rllib:{out}')})", file=sys.stderr)  # fmt: skip
         finally:
             signal.signal(signal.SIGTERM, previous_handler)
     total_illegal = sum(r["illegal_actions"] for r in history)
@@ -357,18 +358,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     print(f"{new_iterations} iteration{'s' * (new_iterations != 1)}{so_far}, "
           f"{history[-1]['env_steps'] if history else 0} env steps in the run, "
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
-          f"{evaluate_hint(args, out)}")  # fmt: skip
+          f"{evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
     return out, 128 + stopped_by.value if interrupted else 0
-
-
-def evaluate_hint(args: argparse.Namespace, out: Path) -> str:
-    """The ``domino-evaluate`` command start that loads this run, with the rules flags it needs
-    (without ``--players`` / ``--max-pip`` a 2-player double-9 run met a spec-mismatch error)."""
-    rules = [f"--{name.replace('_', '-')} {value}" for name in ("players", "max_pip")
-             if (value := getattr(args, name, None)) is not None]  # fmt: skip
-    if args.game == "mexican_train" and args.preset != "domino_cubano":
-        rules.append(f"--preset {args.preset}")
-    return " ".join(["domino-evaluate --game", args.game, *rules, f"--agents rllib:{out} ..."])
 
 
 def write_metadata(out: Path, metadata: dict[str, Any]) -> None:
@@ -383,7 +374,6 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
     with teams the model plays both seats of its team against an ``X`` team (``[rllib:OUT, X,
     rllib:OUT, X]``: with X on both teams its team win rate would be 1/2 by construction)."""
     from domino_env.agents.rllib.env import aec_from_env_config
-    from domino_env.train.evaluate import evaluate
 
     kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
     p = env_config["num_players"]

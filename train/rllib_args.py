@@ -166,9 +166,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     if args.out is not None and (problem := output_folder_problem(args.out)):
         parser.error(f"--out {args.out}: {problem}")
     if args.game != "mexican_train":
-        for name in ("hand_size", "first_turn", "doubles", "drawn_tile", "marker_removal",
-                     "station_source", "blocked_round", "game_end", "use_boneyard",
-                     "use_mexican_train", "double_blank_points", "elimination_limit"):  # fmt: skip
+        for name in MEXICAN_TRAIN_RULE_ARGS:
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is a Mexican Train rule, not of --game {args.game}")
     import importlib.util

@@ -283,3 +283,28 @@ def test_stats_for_names_the_labels_it_has():
     assert res.stats_for("greedy").name == "greedy"
     with pytest.raises(KeyError, match="'Greedy' is not an agent of this result; its agents: planner, greedy"):
         res.stats_for("Greedy")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--players", "3", "--max-pip", "9", "--preset", "tren_mexicano", "--hand-size", "10",
+         "--doubles", "chain", "--no-use-mexican-train", "--double-blank-points", "25"],
+        ["--episode", "game", "--game-end", "elimination", "--elimination-limit", "30", "--no-use-boneyard"],
+        ["--game", "cuban", "--max-pip", "9"],
+    ],
+)  # fmt: skip
+def test_the_evaluate_hint_of_a_training_command_plays_its_rules(argv):
+    """domino-bc / domino-rllib print `evaluate it with domino-evaluate ...`: that command, run with
+    random agents for the `...`, plays exactly the rules the training run was given."""
+    from domino_env.train.evaluate import evaluate_command, run
+    from domino_env.train.ppo_args import build_parser, rules_from_args
+
+    args = build_parser().parse_args(argv)
+    rules = rules_from_args(args)
+    hint = evaluate_command(args, "random").split()
+    assert hint[0] == "domino-evaluate" and hint[-2:] == ["random", "..."]
+    agents = [("greedy", "random")[i % 2] for i in range(rules["num_players"] - 1)]  # Cuban: one agent a team
+    result = run([*hint[1:-1], *agents, "--rounds", str(rules["num_players"]), "--no-progress"])
+    assert {k: result.env_kwargs[k] for k in rules if k != "preset"} == {k: v for k, v in rules.items() if k != "preset"}
+    assert result.episode == args.episode

@@ -382,14 +382,20 @@ def test_docs_example_config_samples_legal_episodes():
 
 def test_the_play_it_hint_gives_the_rules_flags_the_checkpoint_needs():
     """The hint was `domino-evaluate --game mexican_train --agents rllib:RUN ...` for a 2-player
-    double-9 run, which then met a spec mismatch."""
+    double-9 run, which then met a spec mismatch; rule options and --episode game were left out too."""
     from pathlib import Path
 
-    from domino_env.train.rllib import evaluate_hint
+    from domino_env.train.evaluate import evaluate_command
 
     parser = build_parser()
-    hint = evaluate_hint(parser.parse_args(["--players", "2", "--max-pip", "9"]), Path("runs/r"))
+    hint = evaluate_command(parser.parse_args(["--players", "2", "--max-pip", "9"]), "rllib:runs/r")
     assert hint == "domino-evaluate --game mexican_train --players 2 --max-pip 9 --agents rllib:runs/r ..."
-    assert evaluate_hint(parser.parse_args(["--game", "draw"]), Path("r")) == "domino-evaluate --game draw --agents rllib:r ..."
-    tren = evaluate_hint(parser.parse_args(["--preset", "tren_mexicano"]), Path("r"))
+    assert evaluate_command(parser.parse_args(["--game", "draw"]), "rllib:r") == "domino-evaluate --game draw --agents rllib:r ..."
+    tren = evaluate_command(parser.parse_args(["--preset", "tren_mexicano"]), "rllib:r")
     assert tren == "domino-evaluate --game mexican_train --preset tren_mexicano --agents rllib:r ..."
+    rules = parser.parse_args(["--hand-size", "11", "--doubles", "chain", "--no-use-boneyard",
+                               "--episode", "game", "--elimination-limit", "50"])  # fmt: skip
+    assert evaluate_command(rules, f"rllib:{Path('r')}") == (
+        "domino-evaluate --game mexican_train --episode game --hand-size 11 --doubles chain "
+        "--no-use-boneyard --elimination-limit 50 --agents rllib:r ..."
+    )
