@@ -2,14 +2,11 @@
 and 2 and docs/rules.md: tiles conserved; the line is a matching chain whose ends are
 state.left / state.right; mask == legal actions == a brute-force check written from the rules;
 every round terminates within a bound and is scored as the rules say; records replay exactly; no
-hidden information leaks. Plus PettingZoo / Gymnasium / SB3 API checks, pickling and a soak."""
+hidden information leaks. The API checks, pickling and the soak: tests/envs/test_line_api.py."""
 
 from __future__ import annotations
 
 import copy
-import pickle
-import time
-import warnings
 
 import numpy as np
 import pytest
@@ -20,7 +17,7 @@ from domino_env.core.config import line_from_preset
 from domino_env.core.line import LineState
 from domino_env.core.records import replay
 from domino_env.encoding.line import LineEncoder
-from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0
+from domino_env.envs import line_v0
 
 # ---------------------------------------------------------------------------- independent helpers
 
@@ -433,119 +430,3 @@ def test_no_hidden_information_in_observations(kw, seed, steps):
         other.out_of_play = sum(1 << i for i in perm[k:])
         assert np.array_equal(enc.observe(s, observer), enc.observe(other, observer))
         assert np.array_equal(enc.mask(s, observer), enc.mask(other, observer))
-
-
-# ---------------------------------------------------------------------------- API checks
-
-PRESET_PLAYERS = [
-    ("block", 2),
-    ("block", 3),
-    ("block", 4),
-    ("draw", 2),
-    ("draw", 3),
-    ("draw", 4),
-    ("cuban", 4),
-]
-
-
-@pytest.mark.parametrize(("preset", "players"), PRESET_PLAYERS)
-def test_pettingzoo_api_seed_render(preset, players):
-    from pettingzoo.test import api_test, render_test, seed_test
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(line_v0.env(preset=preset, num_players=players), num_cycles=200)
-        seed_test(lambda: line_v0.env(preset=preset, num_players=players), num_cycles=200)
-        render_test(
-            lambda render_mode=None: line_v0.env(
-                preset=preset, num_players=players, render_mode=render_mode
-            )
-        )
-
-
-@pytest.mark.parametrize("mod", [block_v0, draw_v0, cuban_v0])
-def test_pettingzoo_api_game_points_and_teams(mod):
-    from pettingzoo.test import api_test
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        api_test(mod.env(episode="game", reward="points", target_score=150), num_cycles=2000)
-        if mod is not draw_v0:
-            api_test(mod.env(teams=True, episode="game", target_score=150), num_cycles=2000)
-
-
-@pytest.mark.parametrize("preset", ["block", "draw", "cuban"])
-def test_pickle_round_trip_mid_game(preset):
-    env = line_v0.raw_env(preset=preset, episode="game")
-    env.reset(seed=11)
-    rng = np.random.default_rng(1)
-    for _ in range(9):
-        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
-        env.step(int(legal[rng.integers(len(legal))]))
-    copy = pickle.loads(pickle.dumps(env))
-    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
-    for _ in range(300):
-        a, b = env.agent_selection, copy.agent_selection
-        assert a == b
-        if env.terminations[a] or env.truncations[a]:
-            assert copy.terminations[b] or copy.truncations[b]
-            break
-        oa, ob = env.observe(a), copy.observe(b)
-        assert np.array_equal(oa["observation"], ob["observation"])
-        assert np.array_equal(oa["action_mask"], ob["action_mask"])
-        legal_a = np.flatnonzero(oa["action_mask"])
-        legal_b = np.flatnonzero(ob["action_mask"])
-        env.step(int(legal_a[rng_a.integers(len(legal_a))]))
-        copy.step(int(legal_b[rng_b.integers(len(legal_b))]))
-        assert env.rewards == copy.rewards
-    assert env.unwrapped.game_state.scores == copy.unwrapped.game_state.scores
-    assert env.to_record()["actions"] == copy.to_record()["actions"]
-
-
-@pytest.mark.parametrize("preset", ["block", "draw", "cuban"])
-def test_single_agent_adapter_passes_sb3_and_gymnasium_check_env(preset):
-    from gymnasium.utils.env_checker import check_env as gym_check_env
-    from stable_baselines3.common.env_checker import check_env as sb3_check_env
-
-    from domino_env.wrappers import SingleAgentEnv
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        e = SingleAgentEnv(line_v0.raw_env(preset=preset))
-        sb3_check_env(e)
-        gym_check_env(e)
-
-
-# ---------------------------------------------------------------------------- soak
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("preset", ["block", "draw", "cuban"])
-def test_soak_random_rounds(preset):
-    """2,000 random rounds per preset through raw_env, observing every step."""
-    env = line_v0.raw_env(preset=preset)
-    rng = np.random.default_rng(123)
-    start = time.perf_counter()
-    terminations = {"went_out": 0, "blocked": 0, "annulled": 0}
-    space = env.observation_space("player_0")["observation"]
-    for r in range(2000):
-        env.reset(seed=r)
-        while True:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                break
-            obs = env.observe(agent)
-            assert obs["observation"].shape == space.shape
-            legal = np.flatnonzero(obs["action_mask"])
-            assert len(legal) >= 1
-            env.step(int(legal[rng.integers(len(legal))]))
-            if env.infos[agent]["round_over"]:
-                terminations[str(env.infos[agent]["termination_code"])] += 1
-        assert not any(env.truncations.values())
-        rewards = [env._cumulative_rewards[a] for a in env.possible_agents]  # noqa: SLF001
-        assert abs(sum(rewards)) < 1e-9 or env.config.teams
-    elapsed = time.perf_counter() - start
-    assert terminations["went_out"] + terminations["blocked"] == 2000
-    if preset != "cuban":
-        assert terminations["annulled"] == 0
-    assert elapsed < 30, f"soak took {elapsed:.1f}s"
