@@ -152,7 +152,9 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         )
     if not meta.is_file():
         raise CheckpointNotFoundError(
-            f"no {METADATA_FILE} next to {model}: cannot check the model's observation spec"
+            f"no {METADATA_FILE} next to {model}: cannot check the model's observation spec (ppo: loads the "
+            "folders domino-train and domino-bc write; for a model of your own, pass an agent function "
+            "to domino_env.train.evaluate.evaluate: docs/evaluation.md#a-model-trained-in-your-own-script)"
         )
     check_model_file(model)
     return model, load_metadata(meta)

@@ -197,10 +197,21 @@ def from_preset(name: str = "domino_cubano", **overrides: Any) -> MexicanTrainCo
     """
     if not _known(name, PRESETS):
         raise ConfigError("preset", name, f"one of {tuple(PRESETS)}")
-    values = dict(PRESETS[name][1])
-    values.update(_checked_kwargs(MexicanTrainConfig, overrides))
-    values["preset"] = name
-    return MexicanTrainConfig(**values)
+    return _from_preset_values(MexicanTrainConfig, name, PRESETS[name][1], overrides)
+
+
+def _from_preset_values(cls: type, name: str, preset: dict[str, Any], overrides: dict[str, Any]) -> Any:
+    """``cls`` built from a preset's values with ``overrides`` applied. A preset value that the
+    overrides make invalid (the Cuban preset's 10-tile hands with ``max_pip=6``) is named as the
+    preset's, with the field to give."""
+    values = {**preset, **_checked_kwargs(cls, overrides), "preset": name}
+    try:
+        return cls(**values)
+    except ConfigError as exc:
+        if exc.field in preset and exc.field not in overrides:
+            raise ConfigError(exc.field, exc.value, f"{exc.allowed} (the {name} preset's {exc.field} does not fit "
+                              f"the other values given: give {exc.field} too)") from None  # fmt: skip
+        raise
 
 
 def _is_int(value: Any) -> bool:
@@ -325,7 +336,4 @@ def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
     """
     if not _known(name, LINE_PRESETS):
         raise ConfigError("preset", name, f"one of {tuple(LINE_PRESETS)}")
-    values = dict(LINE_PRESETS[name][1])
-    values.update(_checked_kwargs(LineConfig, overrides))
-    values["preset"] = name
-    return LineConfig(**values)
+    return _from_preset_values(LineConfig, name, LINE_PRESETS[name][1], overrides)

@@ -95,7 +95,7 @@ KINDS = {
     "missing metadata": (
         lambda f: (f / "metadata.json").unlink(),
         "model.zip",
-        "no metadata.json next to",
+        "for a model of your own, pass an agent function to domino_env.train.evaluate.evaluate",
     ),
     "empty metadata": (_rewrite_metadata(lambda t: ""), "metadata.json", "empty file"),
     "truncated metadata": (

@@ -133,3 +133,18 @@ def test_the_game_ids_take_preset_none_as_their_own_preset():
     for name in ("Block", "Draw", "Cuban"):  # the single-agent gymnasium ids too
         assert gymnasium.make(f"dominoes/{name}-v0", preset=None).unwrapped.aec.config.preset == name.lower()
     assert block_single_agent(preset=None).aec.config.preset == "block"
+
+
+def test_a_preset_value_the_overrides_make_invalid_is_named_as_the_presets():
+    """gymnasium.make("dominoes/Cuban-v0", max_pip=6) blamed a hand_size of 10 the user never gave."""
+    from domino_env.core.config import line_from_preset
+
+    with pytest.raises(ConfigError, match=r"'hand_size': got 10; allowed: an integer from 1 to 7 \(the cuban "
+                       r"preset's hand_size does not fit the other values given: give hand_size too\)") as info:  # fmt: skip
+        line_from_preset("cuban", max_pip=6)
+    assert info.value.field == "hand_size" and info.value.value == 10
+    assert line_from_preset("cuban", max_pip=6, hand_size=7).hand_size == 7
+    with pytest.raises(ConfigError, match=r"allowed: an integer from 1 to 7$"):  # given by the user: no preset note
+        line_from_preset("cuban", max_pip=6, hand_size=8)
+    with pytest.raises(ConfigError, match=r"'hand_size': got 0; allowed: an integer from 1 to 91$"):
+        from_preset("tren_mexicano", hand_size=0)

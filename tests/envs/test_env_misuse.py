@@ -207,3 +207,19 @@ def test_a_refused_deal_leaves_the_adapter_as_it_was():
         a.reset()
         b.reset()
         assert a.learner_seat == b.learner_seat and np.array_equal(a.aec.state(), b.aec.state())
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_none_for_the_seat_to_act_under_env_is_an_assertion_and_the_episode_goes_on(module):
+    """docs/envs.md: under env() `None` fails PettingZoo's AssertOutOfBoundsWrapper (it once said
+    that it ended the episode, as a masked-out action does); raw_env refuses it with its own error."""
+    env = module.env()
+    env.reset(seed=1)
+    seat = env.agent_selection
+    with pytest.raises(AssertionError, match="not in action space"):
+        env.step(None)
+    assert env.agent_selection == seat and not any(env.terminations.values()) and not any(env.truncations.values())
+    raw = module.raw_env()
+    raw.reset(seed=1)
+    with pytest.raises(IllegalActionError):
+        raw.step(None)
