@@ -10,6 +10,15 @@ def _tile(t: tuple[int, int]) -> str:
     return f"[{t[0]}|{t[1]}]"
 
 
+def phase_text(state: MexicanTrainState) -> str:
+    """The acting seat's turn phase in words: its ``PHASE_NAMES`` entry, except that a free turn
+    that an open double obliges reads "open double to cover" (docs/rules.md §1.4: the turn must
+    cover it, or draw and pass); it read "free"."""
+    if state.phase == PHASE_NAMES.index("free") and state._coverable():  # noqa: SLF001  (the rule itself)
+        return "open double to cover"
+    return PHASE_NAMES[state.phase].replace("_", " ")
+
+
 def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) -> str:
     """A text picture of a Mexican Train table.
 
@@ -51,7 +60,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
         lines.append(f"round over: {r.termination}, winners {list(r.winners)}, pips {list(r.pips)}")
     else:
         lines.append(
-            f"to play: seat {state.current_player} ({PHASE_NAMES[state.phase]})"
+            f"to play: seat {state.current_player} ({phase_text(state)})"
             + (", just drew" if state.drawn_tile >= 0 else "")
         )
     hand = " ".join(_tile(t) for t in state.hand_tiles(viewer)) or "(empty)"

@@ -24,7 +24,8 @@ import numpy as np
 from .core.config import LineConfig
 from .core.errors import DominoError
 from .core.line import LineState
-from .core.mexican_train import PHASE_NAMES, MexicanTrainState
+from .core.mexican_train import MexicanTrainState
+from .render import phase_text
 
 # Geometry (pixels). A tile is two square halves side by side.
 HALF = 24
@@ -236,9 +237,8 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
     c.tile(x + 8, MARGIN + 20, state.station, state.station)
     x = c.text((x + TILE_W + 20, MARGIN + 24), f"boneyard {state.boneyard_size}", size=14)
     if acting is not None:
-        phase = PHASE_NAMES[state.phase].replace("_", " ")
         extra = ", just drew" if state.drawn_tile >= 0 else ""
-        c.text((x + 20, MARGIN + 24), f"to play: seat {acting} ({phase}{extra})", size=14)
+        c.text((x + 20, MARGIN + 24), f"to play: seat {acting} ({phase_text(state)}{extra})", size=14)
     # trains
     obliging = list(state.open_doubles)
     own = set(state.turn_doubles) if acting is not None else set()

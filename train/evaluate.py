@@ -295,30 +295,56 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_mexican_train_rule_options(parser)
+    add_line_rule_options(parser, teams_note=" Win rates are then team win rates (parity 1/2).")
+    return parser
+
+
+def add_line_rule_options(parser: argparse.ArgumentParser, teams_note: str = "") -> None:
+    """The line-game rule options (``--teams``, ``--next-lead``, ``--annul-doubles``,
+    ``--target-score``; default: the preset's value), shared by domino-evaluate and domino-play."""
     line = parser.add_argument_group(
         "line-game rules (--game block|draw|cuban; default: the preset's value; --hand-size and "
         "--use-boneyard apply too)"
     )
     line.add_argument(
-        "--teams",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help=LINE_FIELD_DOCS["teams"] + " Win rates are then team win rates (parity 1/2).",
+        "--teams", action=argparse.BooleanOptionalAction, default=None, help=LINE_FIELD_DOCS["teams"] + teams_note
     )
     for name, choices in LINE_RULE_CHOICES.items():
         line.add_argument(
             "--" + name.replace("_", "-"), default=None, choices=choices, help=LINE_FIELD_DOCS[name]
         )
     line.add_argument(
-        "--annul-doubles",
-        type=int,
-        default=None,
+        "--annul-doubles", type=int, default=None,
         help=LINE_FIELD_DOCS["annul_doubles"] + " Give 0 for no annulment.",
-    )
-    line.add_argument(
-        "--target-score", type=int, default=None, help=LINE_FIELD_DOCS["target_score"]
-    )
-    return parser
+    )  # fmt: skip
+    line.add_argument("--target-score", type=int, default=None, help=LINE_FIELD_DOCS["target_score"])
+
+
+def rule_kwargs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """The env keywords of the rule options given (``--preset`` for Mexican Train, ``--max-pip``,
+    the game's own rule options); a rule option of the other kind of game is a parser error."""
+    mexican = (*_RULE_OPTIONS, "use_mexican_train", "double_blank_points", "elimination_limit")
+    line = ("teams", *LINE_RULE_CHOICES, "annul_doubles", "target_score")
+    if args.game == "mexican_train":
+        kwargs: dict[str, Any] = {"preset": args.preset or "domino_cubano"}
+        own, foreign = mexican, line
+    else:
+        if args.preset is not None:
+            parser.error(f"--preset is for --game mexican_train; --game {args.game} is its own preset")
+        kwargs = {}
+        own, foreign = line, mexican
+    for name in foreign:
+        if getattr(args, name) is not None:
+            parser.error(f"--{name.replace('_', '-')} is not a rule of --game {args.game}")
+    if args.max_pip is not None:
+        kwargs["max_pip"] = args.max_pip
+    for name in ("hand_size", "use_boneyard", *own):
+        value = getattr(args, name)
+        if value is not None:
+            kwargs[name] = value
+    if kwargs.get("annul_doubles") == 0:
+        kwargs["annul_doubles"] = None
+    return kwargs
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -375,29 +401,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     players = args.players if args.players is not None else len(args.agents)
     if args.game == "cuban" and args.teams is not False and players != 4:
         parser.error(f"--game cuban plays in teams of two: give 4 agents, or --no-teams ({players} given)")
-    mexican = (*_RULE_OPTIONS, "use_mexican_train", "double_blank_points", "elimination_limit")
-    line = ("teams", *LINE_RULE_CHOICES, "annul_doubles", "target_score")
-    if args.game == "mexican_train":
-        kwargs: dict[str, Any] = {"preset": args.preset or "domino_cubano"}
-        own, foreign = mexican, line
-    else:
-        if args.preset is not None:
-            parser.error(
-                f"--preset is for --game mexican_train; --game {args.game} is its own preset"
-            )
-        kwargs = {}
-        own, foreign = line, mexican
-    for name in foreign:
-        if getattr(args, name) is not None:
-            parser.error(f"--{name.replace('_', '-')} is not a rule of --game {args.game}")
-    if args.max_pip is not None:
-        kwargs["max_pip"] = args.max_pip
-    for name in ("hand_size", "use_boneyard", *own):
-        value = getattr(args, name)
-        if value is not None:
-            kwargs[name] = value
-    if kwargs.get("annul_doubles") == 0:
-        kwargs["annul_doubles"] = None
+    kwargs = rule_kwargs(parser, args)
     check_agents(parser, args, players, kwargs)
     try:
         result = evaluate(

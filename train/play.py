@@ -15,7 +15,9 @@ Opponents are agent specs as :func:`domino_env.agents.make_agent` takes them: ``
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import re
 import signal
 import sys
 import time
@@ -32,9 +34,12 @@ from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.cli import ArgumentParser, unwritable
 from domino_env.train.evaluate import (
     GAMES,
+    add_line_rule_options,
+    add_mexican_train_rule_options,
     agent_choices,
     flag_error_line,
     make_env,
+    rule_kwargs,
     seats_error_line,
 )
 from domino_env.wrappers import info_state_kwargs
@@ -87,19 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--record", default=None, metavar="PATH",
         help="where to write the game record (default: domino-play-GAME-SEED.json here)",
     )  # fmt: skip
+    add_mexican_train_rule_options(parser)
+    add_line_rule_options(parser)
     return parser
 
 
 def _env_kwargs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"episode": args.episode}
-    if args.game == "mexican_train":
-        kwargs["preset"] = args.preset or "domino_cubano"
-    elif args.preset is not None:
-        parser.error(f"--preset is for --game mexican_train; --game {args.game} is its own preset")
+    kwargs: dict[str, Any] = {"episode": args.episode, **rule_kwargs(parser, args)}
     if args.players is not None:
         kwargs["num_players"] = args.players
-    if args.max_pip is not None:
-        kwargs["max_pip"] = args.max_pip
     return kwargs
 
 
@@ -191,7 +192,7 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
             raise Stop("you quit")
         elif word in TABLE_WORDS:
             show()
-        elif not word.lstrip("-").isdigit():
+        elif not re.fullmatch(r"-?[0-9]+", word):  # not str.isdigit: int("²") fails
             print(f"  {text!r} is not a move number: {hint}", flush=True)
         elif not 1 <= int(word) <= n:
             print(f"  there is no move {int(word)}: {hint}", flush=True)
@@ -205,6 +206,11 @@ def _show_turn(env: Any, you: int, legal: list[int]) -> None:
     for k, action in enumerate(legal, 1):
         print(f"  {k:>2}. {describe(env.game_state, action, you)}")
     sys.stdout.flush()
+
+
+def _eliminated(state: Any, seat: int) -> bool:
+    """``seat`` is out of a Mexican Train elimination game (line games have no eliminations)."""
+    return getattr(state, "eliminated_at", [None] * (seat + 1))[seat] is not None
 
 
 def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
@@ -238,7 +244,7 @@ def play(
     env.reset(seed=seed)
     names = ["you" if s == you else labels[s] for s in range(env.config.num_players)]
     print("seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)), flush=True)
-    told = False
+    told = out = False
     for agent in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -263,6 +269,11 @@ def play(
         env.step(action)
         if env.game_state.round_over or len(env.game_state.deals) > deals:
             print("\n" + _round_summary(env.infos[agent], you, seat), flush=True)
+            if not out and _eliminated(env.game_state, you) and not env.game_state.game_over:
+                out = True
+                print(f"you are out of the game (your score {env.game_state.scores[you]} reached the limit of "
+                      f"{env.config.elimination_limit}); the other seats play on to the end (Ctrl-C stops it; "
+                      "the record is written)", flush=True)  # fmt: skip
             if not env.game_state.round_over:
                 print(f"round {env.game_state.round_index + 1} dealt", flush=True)
 
@@ -282,36 +293,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     stopped_by = signal.SIGINT
+    stopping = False
 
-    def stop(signum: int, frame: Any) -> None:  # a closed terminal or a kill: like Ctrl-C
-        nonlocal stopped_by
-        stopped_by = signal.Signals(signum)
+    def stop(signum: int, frame: Any) -> None:  # Ctrl-C, a closed terminal or a kill
+        nonlocal stopped_by, stopping
+        if stopping:  # a closed terminal sends SIGHUP more than once: the record is being written
+            return
+        stopping, stopped_by = True, signal.Signals(signum)
         raise KeyboardInterrupt
 
-    caught = [sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None]
+    caught = [sig for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None]
     previous = {sig: signal.signal(sig, stop) for sig in caught}
+    if sys.stdin.isatty():  # line editing, and input() then prompts on stdout rather than stderr
+        try:
+            import readline  # noqa: F401
+        except ImportError:  # not on every platform
+            pass
     status = 0
     try:
         play(env, you, agents, labels, seed)
     except Stop as reason:
-        print(f"game stopped ({reason.reason}) before its end", flush=True)
+        _say(f"game stopped ({reason.reason}) before its end")
     except KeyboardInterrupt:
         name = "Ctrl-C" if stopped_by == signal.SIGINT else stopped_by.name
         _say(f"\ninterrupted ({name})")
         status = EXIT_INTERRUPTED - signal.SIGINT + stopped_by
+    except OSError as exc:  # reading or writing a terminal that has closed (its SIGHUP may follow)
+        if exc.errno != errno.EIO:
+            raise
+        _say("\ninterrupted (the terminal closed)")
+        status = EXIT_INTERRUPTED - signal.SIGINT + getattr(signal, "SIGHUP", signal.SIGINT)
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if env.game_state is not None:
-            data = env.to_record()
-            data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
-            data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            try:
-                save_record(data, record)
-            except OSError as exc:
-                raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
-            k = len(data["actions"])
-            _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html {record})")
+        stopping = True  # from here on a signal waits for the record
+        try:
+            if env.game_state is not None:
+                data = env.to_record()
+                data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
+                data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+                try:
+                    save_record(data, record)
+                except OSError as exc:
+                    raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
+                k = len(data["actions"])
+                _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html {record})")
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     return status
 
 

@@ -84,8 +84,12 @@ _FIELD_TYPES = {"env_kwargs": dict, "deals": list, "actions": list}
 
 
 def _check(record: Any) -> None:
-    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise RecordError(f"not a game record of format {RECORD_FORMAT!r}")
+    if not isinstance(record, dict):
+        raise RecordError(f"not a game record of format {RECORD_FORMAT!r} (a JSON {type(record).__name__}, "
+                          "not an object)")  # fmt: skip
+    if record.get("format") != RECORD_FORMAT:
+        found = f"its format is {record['format']!r}" if "format" in record else "it has no 'format' field"
+        raise RecordError(f"not a game record of format {RECORD_FORMAT!r} ({found})")
     for key, kind in _FIELD_TYPES.items():
         if key not in record:
             raise RecordError(f"record lacks {key!r}")
@@ -163,7 +167,7 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
         if state.round_over and deals and episode_goes_on(record, state):
             state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
         elif state.round_over and k + 1 < len(actions):
-            raise RecordError(f"action {k + 1} comes after the end of the record's episode (at action {k})")
+            raise RecordError(f"action {k + 1} {past_the_end(record, state)} (at action {k})")
         yield state.copy()
     check_no_deals_left(deals, state)
 
@@ -175,6 +179,15 @@ def episode_goes_on(record: dict[str, Any], state: Any) -> bool:
     if state.game_over:
         return False
     return record["env_kwargs"].get("episode", "round") == "game" or state.round_result.termination == "annulled"
+
+
+def past_the_end(record: dict[str, Any], state: Any) -> str:
+    """Why an action cannot follow the round ``state`` has just ended when no recorded deal is
+    left: the episode is over, or it goes on and the record lacks the next deal."""
+    if episode_goes_on(record, state):
+        return (f"needs a deal for the round after round {state.round_index + 1}, and the record has only "
+                f"{len(record['deals'])} deal(s): one is missing")
+    return "comes after the end of the record's episode"
 
 
 def check_no_deals_left(deals: list[Any], state: Any) -> None:

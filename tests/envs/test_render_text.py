@@ -21,14 +21,19 @@ def test_open_doubles_are_numbered_and_the_own_double_to_cover_is_named():
         "first_player": 0,
     }
     env.reset(options={"deal": deal})
+    assert "to play: seat 0 (free)" in env.render()
     _play(env, "place 4-9 on own train")
     _play(env, "place 8-9 on own train")
     _play(env, "place 7-9 on own train")
     _play(env, "place 4-4 on own train")  # satisfy: seat 0 must now cover its own double
     text = env.render()
     assert "seat 0 : [9|4] [4|4] -> open end 4  (hand 1, score 0, DOUBLE TO COVER)" in text
+    assert "to play: seat 0 (cover own double)" in text
     _play(env, "draw")  # draws 3-5: it does not cover 4-4 either
     _play(env, "pass")  # the double is left open: it obliges the others now
     text = env.render()
     assert "seat 0 : [9|4] [4|4] -> open end 4  (hand 2, score 0, MARKER, OPEN DOUBLE 1)" in text
     assert "DOUBLE TO COVER" not in text
+    # seat 1's turn is "free" by phase, but the open double obliges it (it said "(free)")
+    assert "to play: seat 1 (open double to cover)" in text
+    assert {env.game_state.describe_action(a) for a in env.game_state.legal_actions()} == {"draw"}

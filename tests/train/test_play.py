@@ -131,6 +131,9 @@ def test_ppo_opponent_from_a_released_checkpoint(tmp_path):
         (["--seed", "-3"], "--seed must be >= 0"),
         (["--record", "/no/such/folder/x.json"], "--record /no/such/folder/x.json: folder /no/such/folder does not exist"),
         (["--game", "chess"], "invalid choice: 'chess'"),
+        (["--teams"], "--teams is not a rule of --game mexican_train"),
+        (["--game", "draw", "--doubles", "chain"], "--doubles is not a rule of --game draw"),
+        (["--hand-size", "0"], "--hand-size: invalid config field 'hand_size': got 0"),
     ],
 )
 def test_bad_flags_are_refused_before_any_play(args, message, tmp_path):
@@ -311,3 +314,77 @@ def test_record_path_that_is_not_a_regular_file_is_refused(tmp_path):
     os.mkfifo(fifo)
     out = _play(["--seed", "1", "--record", str(fifo)], "q\n", timeout=60)
     assert out.returncode == 2 and f"--record {fifo}: exists and is not a regular file" in out.stderr
+
+
+@pytest.mark.parametrize("attempt", range(3))  # the hang-up races the game's own reads and writes
+def test_closing_the_terminal_window_keeps_the_record(attempt, tmp_path):
+    """A user trial: killing the tmux session running domino-play (an interactive shell that
+    forwards SIGHUP, then a terminal that fails every read and write with EIO) lost the record
+    in 4 of 4 tries, with an OSError traceback or a second SIGHUP during the clean-up."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is missing: apt-get install -y tmux (make test installs it)")
+    session = f"domino-hup-{uuid.uuid4().hex[:8]}"
+    rec, err = tmp_path / "h.json", tmp_path / "h.err"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", "bash --norc --noprofile"],
+                   check=True)  # fmt: skip
+    try:
+        command = f"cd {ROOT} && {sys.executable} -m train.play --game draw --seed 6 --record {rec} 2>{err}"
+        subprocess.run(["tmux", "send-keys", "-t", session, command, "Enter"], check=True)
+        _wait_for(session, "your legal moves:")  # stdout (the prompt's stream is the next test's)
+        time.sleep(0.3)
+        subprocess.run(["tmux", "send-keys", "-t", session, "1", "Enter"], check=True)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    deadline = time.monotonic() + 60
+    while not rec.exists() and time.monotonic() < deadline:  # a bound, not a timing assertion
+        time.sleep(0.2)
+    time.sleep(0.5)  # the process may still be writing its last line to stderr
+    assert "Traceback" not in err.read_text(), err.read_text()
+    record = load_record(rec)
+    assert record["seats"][0] == "human" and record["env_id"] == "dominoes/draw-v0"
+
+
+def test_in_a_terminal_the_prompt_is_on_stdout_with_line_editing(tmp_path):
+    """With stderr redirected (`2>err`) the prompt went there, unseen (input() without readline
+    prompts on stderr), and the arrow keys typed escape codes into the move ('2\\x1b[')."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is missing: apt-get install -y tmux (make test installs it)")
+    session = f"domino-rl-{uuid.uuid4().hex[:8]}"
+    rec, err = tmp_path / "r.json", tmp_path / "r.err"
+    command = f"cd {ROOT} && {sys.executable} -m train.play --game block --seed 3 --record {rec} 2>{err}; sleep 120"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", command], check=True)
+    try:
+        _wait_for(session, "your move (1")
+        subprocess.run(["tmux", "send-keys", "-t", session, "9", "Left", "BSpace", "Right", "Enter"], check=True)
+        screen = _wait_for(session, "there is no move")  # "9" kept, its left neighbour (none) deleted
+        assert "there is no move 9:" in screen and "\\x1b" not in screen
+        subprocess.run(["tmux", "send-keys", "-t", session, "q", "Enter"], check=True)
+        _wait_for(session, "record of 0 moves written")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    assert "your move" not in err.read_text()
+
+
+@pytest.mark.parametrize("typed", ["²", "٣", "1.5", "+1", "1e0"])
+def test_only_ascii_digits_are_move_numbers(typed, capsys):
+    """'²' passed str.isdigit() and crashed int() with a traceback; '٣' was taken as move 3."""
+    from domino_env.train.play import read_move
+
+    answers = iter([typed, "2"])
+    assert read_move([10, 20, 30], show=lambda: None, read=lambda prompt: next(answers)) == 20
+    assert f"{typed!r} is not a move number" in capsys.readouterr().out
+
+
+def test_a_seat_knocked_out_of_an_elimination_game_is_told(tmp_path):
+    """`yes 1 | domino-play --episode game --game-end elimination ...`: the human's seat went out
+    after a round and ~1,400 lines of other seats' moves scrolled by without a word."""
+    rec = tmp_path / "out.json"
+    args = ["--players", "6", "--max-pip", "12", "--episode", "game", "--game-end", "elimination",
+            "--elimination-limit", "40", "--opponents", "greedy", "--seed", "4", "--record", str(rec)]  # fmt: skip
+    out = _play(args, "1\n" * 3000)
+    assert out.returncode == 0, out.stderr
+    state = list(replay(load_record(rec)))[-1]
+    assert state.game_over and state.eliminated_at[0] is not None  # the human (always move 1) lost
+    told = f"you are out of the game (your score {state.scores[0]} reached the limit of 40)"
+    assert out.stdout.count("you are out of the game") == 1 and told in out.stdout
+    assert out.stdout.index(told) < out.stdout.rindex("game over: won by")
