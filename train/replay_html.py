@@ -35,6 +35,7 @@ from domino_env.core.records import (
     episode_goes_on,
     first_state,
     load_record,
+    past_the_end,
 )
 from domino_env.render_image import PIP_COLOURS, pip_layout
 from domino_env.train.cli import ArgumentParser, unwritable
@@ -134,7 +135,7 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(action, bool) or not isinstance(action, int):  # JSON: an int, never "3" or 3.0
             raise RecordError(f"{where}: the action {action!r} is not an integer (a legal-action index)")
         if state.round_over:
-            raise RecordError(f"{where} comes after the end of the record's episode")
+            raise RecordError(f"{where} {past_the_end(record, state)}")  # as records.replay says it
         seat = state.current_player
         who = f"seat {seat}" + (f" (\u2068{_BIDI_CONTROLS.sub('', names[seat])}\u2069)"
                                 if seat < len(names) and names[seat] else "")  # as the page's seatName()
@@ -163,21 +164,17 @@ def page_data(record: dict[str, Any]) -> dict[str, Any]:
     config = config_class.from_dict(rules)
     p = config.num_players
     mexican = record["env_id"] == "dominoes/mexican_train-v0"
-    longest = max(
-        (len(t["tiles"]) for f in frames for t in f["trains"]) if mexican else (len(f["line"]) for f in frames),
-        default=0,
-    )
+    seed = record.get("seed")
     return {
         "env_id": record["env_id"],
         "game": "mexican_train" if mexican else "line",
         "rules": config.to_dict(),
         "episode": record["env_kwargs"].get("episode", "round"),
-        "seed": record.get("seed"),
+        "seed": None if seed is None else str(seed),  # a string: JavaScript's numbers lose digits past 2**53
         "num_players": p,
         "teams": bool(getattr(config, "teams", False)),
         "seats": [str(s) if s else "" for s in (record.get("seats") or [""] * p)],
         "num_moves": len(record["actions"]),
-        "longest_row": longest,
         "longest_hand": max(max(f["hand_sizes"]) for f in frames),
         "pip_layouts": [pip_layout(v) for v in range(config.max_pip + 1)],
         "pip_colours": ["#{:02x}{:02x}{:02x}".format(*c) for c in PIP_COLOURS],

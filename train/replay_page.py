@@ -4,7 +4,10 @@
 :func:`domino_env.train.replay_html.page_data`. The script only draws what the JSON holds: every state was
 computed by the rules engine in Python. Elements tests read: ``body[data-frame]`` (the frame
 shown), ``[data-end=...]`` (open ends: ``train-S``, ``mexican``, ``left``, ``right``),
-``[data-hand-size=S]``, ``#move`` and ``#result``.
+``[data-hand-size=S]``, ``#move``, ``#result`` and ``#rules``; a Mexican Train table is one
+``div.trow[data-train=S|mexican]`` per train: a label (``svg.label``) and the tiles in their own
+``div.scroll``, scrolled to the open end at every frame (``[data-hidden]``: the earlier tiles
+scrolled off to the left).
 """
 
 PAGE = r"""<!doctype html>
@@ -31,6 +34,9 @@ PAGE = r"""<!doctype html>
   #result:empty { display: none; }
   section { padding: 0 16px; }
   .scroll { overflow-x: auto; }
+  .trow { display: flex; border-radius: 6px; margin-bottom: 2px; }
+  .trow > .scroll { flex: 1 1 auto; min-width: 0; scrollbar-width: thin; }
+  .trow svg { display: block; flex: none; }
   table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
   td, th { padding: 3px 12px 3px 0; text-align: left; }
   tr.acting td { color: #ffd75e; }
@@ -52,7 +58,7 @@ PAGE = r"""<!doctype html>
 </div>
 <div id="move"></div>
 <div id="result"></div>
-<section><h2>table</h2><div class="scroll"><svg id="table" role="img" aria-label="table"></svg></div></section>
+<section><h2>table</h2><div id="table" role="group" aria-label="table"></div></section>
 <section><h2>hands (all face up: this is a replay)</h2><div class="scroll"><svg id="hands" role="img" aria-label="hands"></svg></div></section>
 <section><h2>scores</h2><table id="scores"></table></section>
 <footer>Keys: &larr; / &rarr; one move, Home / End, Page Up / Page Down one round, space play / pause.
@@ -63,8 +69,9 @@ Every state shown was computed by the domino_env rules engine from the game reco
 const D = JSON.parse(document.getElementById("data").textContent);
 const F = D.frames;
 const NS = "http://www.w3.org/2000/svg";
-const HALF = 22, TW = 2 * HALF, TH = HALF, STEP = TW + 4, ROWH = TH + 16, LABEL = 200;
-const LINE_ROW = 16;
+const HALF = 22, TW = 2 * HALF, TH = HALF, STEP = TW + 4, ROWH = TH + 16, TRAIN_ROWH = TH + 18;
+const LINE_ROW = 16, MARKER_ROOM = 66;  // the marker badge (and the hands' "to play") after a name
+let LABEL = 200;  // the label column: widened (up to 360 px) for long seat names, set by labelWidth()
 let cur = 0, timer = null;
 
 function el(tag, attrs, parent, text) {
@@ -105,6 +112,20 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 function seatName(s) {
   return "seat " + s + (D.seats[s] ? " (\u2068" + D.seats[s].replace(BIDI_CONTROLS, "") + "\u2069)" : "");
 }
+// The label column: room for the widest seat name and a marker badge, 200 to 360 px (a longer name is
+// shortened by fit(), whole in its tooltip).
+function labelWidth() {
+  const svg = el("svg", {width: 0, height: 0, style: "position: absolute"});
+  document.body.appendChild(svg);
+  const t = el("text", {"font-size": 14}, svg);
+  let widest = 0;
+  for (let s = 0; s < D.num_players; s++) {
+    t.textContent = seatName(s);
+    widest = Math.max(widest, t.getComputedTextLength());
+  }
+  svg.remove();
+  return Math.min(360, Math.max(200, Math.ceil(16 + widest + MARKER_ROOM + 1)));
+}
 function rowBg(g, y, width, fill) { el("rect", {x: 0, y: y - 7, width: width, height: TH + 14, rx: 6, fill: fill}, g); }
 // Shorten an SVG text to ``room`` pixels with an ellipsis (a long agent name, e.g. ppo:PATH, ran over
 // the marker badge and the tiles); the whole text stays in a tooltip.
@@ -124,35 +145,57 @@ function label(g, y, text, colour, room) {
   fit(el("text", {x: 8, y: y + 16, "font-size": 14, fill: colour || "#f0f0e6"}, g, text), room || LABEL - 16);
 }
 
-function drawMexican(svg, f) {
-  const width = LABEL + (D.longest_row + 1) * STEP + 120;
-  svg.setAttribute("width", width);
-  svg.setAttribute("height", 8 + f.trains.length * ROWH + 4);
-  let y = 10;
+// A Mexican Train table: one row per train, its label fixed and its tiles in their own scroller,
+// scrolled to the open end (a long train ran thousands of pixels past the window); scrolling
+// left shows the earlier tiles, whose count the label gives while they are out of view.
+function drawMexican(box, f) {
+  const y = (TRAIN_ROWH - TH) / 2;
   for (const tr of f.trains) {
-    const g = el("g", {"data-train": tr.owner === null ? "mexican" : tr.owner}, svg);
+    const key = tr.owner === null ? "mexican" : String(tr.owner);
+    const out = tr.owner !== null && !f.active[tr.owner];
     const acting = tr.owner !== null && tr.owner === f.to_play;
-    rowBg(g, y, width, tr.open_rank ? "#96701e" : (acting ? "#34805a" : "#246c44"));
-    if (tr.owner === null) label(g, y, "Mexican train");
-    else if (!f.active[tr.owner]) { label(g, y, seatName(tr.owner) + ": out of the game", "#bed2c3"); y += ROWH; continue; }
-    else {
-      label(g, y, seatName(tr.owner), undefined, LABEL - 78);  // the marker badge sits at LABEL - 62
-      if (tr.marker) badge(g, LABEL - 62, y + 3, "marker", "#dc2828");
-    }
-    let x = LABEL;
-    tr.tiles.forEach((t, k) => {
-      const last = k === tr.tiles.length - 1;
-      const outline = last && t[0] === t[1] ? (tr.open_rank ? "#e63c28" : (tr.cover ? "#ffc828" : null)) : null;
-      tile(g, x, y, t, outline);
-      x += STEP;
-    });
+    const row = document.createElement("div");
+    row.className = "trow";
+    row.dataset.train = key;
+    row.style.background = tr.open_rank ? "#96701e" : (acting ? "#34805a" : "#246c44");
+    box.appendChild(row);
+    const lab = el("svg", {"class": "label", width: LABEL, height: TRAIN_ROWH}, row);
+    const name = tr.owner === null ? "Mexican train" : seatName(tr.owner);
+    el("title", {}, lab, out ? name + ": out of the game" : name);
+    const marker = tr.marker && !out;
+    fit(el("text", {x: 8, y: 17, "font-size": 14, fill: out ? "#bed2c3" : "#f0f0e6"}, lab, name),
+        LABEL - 16 - (marker ? MARKER_ROOM : 0));
+    if (marker) badge(lab, LABEL - 62, 4, "marker", "#dc2828");
+    const sub = el("text", {x: 8, y: 33, "font-size": 11, fill: "#bed2c3"}, lab, out ? "out of the game" : "");
+    if (out) continue;
+    const n = tr.tiles.length, count = n + (n === 1 ? " tile" : " tiles");
     const note = tr.open_rank ? "open double " + tr.open_rank : (tr.cover ? "cover it" : "");
-    endPip(g, x + 2, y, tr.end, tr.owner === null ? "mexican" : "train-" + tr.owner, note);
-    y += ROWH;
+    const scroller = document.createElement("div");
+    scroller.className = "scroll";
+    row.appendChild(scroller);
+    const svg = el("svg", {"class": "tiles", width: 4 + n * STEP + TH + 8 + (note ? 90 : 0), height: TRAIN_ROWH}, scroller);
+    tr.tiles.forEach((t, k) => {
+      const outline = k === n - 1 && t[0] === t[1] ? (tr.open_rank ? "#e63c28" : (tr.cover ? "#ffc828" : null)) : null;
+      tile(svg, 4 + k * STEP, y, t, outline);
+    });
+    endPip(svg, 4 + n * STEP + 2, y, tr.end, tr.owner === null ? "mexican" : "train-" + tr.owner, note);
+    const hint = () => {  // the tiles at least partly scrolled off to the left
+      let hidden = 0;
+      while (hidden < n && 4 + hidden * STEP < scroller.scrollLeft - 1) hidden++;
+      row.dataset.hidden = String(hidden);
+      sub.textContent = count + (hidden ? " \u00b7 +" + hidden + " earlier \u25c0 scroll" : "");
+    };
+    scroller.addEventListener("scroll", hint);
+    scroller.scrollLeft = scroller.scrollWidth;
+    hint();
   }
 }
 
-function drawLine(svg, f) {
+function drawLine(box, f) {
+  const scroller = document.createElement("div");
+  scroller.className = "scroll";
+  box.appendChild(scroller);
+  const svg = el("svg", {role: "img", "aria-label": "line"}, scroller);
   const rows = Math.max(1, Math.ceil(f.line.length / LINE_ROW));
   const width = LABEL + (LINE_ROW + 1) * STEP + 100;
   svg.setAttribute("width", width);
@@ -255,7 +298,7 @@ function togglePlay() {
 const rules = D.rules;
 const ruleText = Object.keys(rules).filter(k => rules[k] !== null).map(k => k + "=" + rules[k]).join(", ");
 document.getElementById("rules").textContent =
-  D.env_id + " · episode " + D.episode + " · seed " + D.seed + " · " + D.num_moves + " moves · " + ruleText;
+  D.env_id + " · episode " + D.episode + " · " + (D.seed === null ? "no seed" : "seed " + D.seed) + " · " + D.num_moves + " moves · " + ruleText;
 const slider = document.getElementById("slider");
 slider.max = String(F.length - 1);
 slider.addEventListener("input", () => show(Number(slider.value)));
@@ -272,6 +315,8 @@ document.addEventListener("keydown", (e) => {
                 PageUp: () => show(roundStart(cur, -1)), " ": togglePlay};
   if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
 });
+LABEL = labelWidth();
+window.addEventListener("resize", () => show(cur));  // keep every train's open end in view
 show(0);
 </script>
 </body>

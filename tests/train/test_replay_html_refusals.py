@@ -1,0 +1,145 @@
+"""``python -m train.replay_html``'s refusals: bad records and output paths are one line on stderr
+and exit status 2, and the records it refuses are refused by ``records.replay`` too (split from
+``test_replay_html.py``, whose game helpers these tests use)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_replay_html import _cli, _game_record
+
+from domino_env.core.records import replay, save_record
+from domino_env.envs import line_v0
+
+
+@pytest.fixture(scope="module")
+def cuban_game() -> dict:
+    return _game_record(line_v0.raw_env(preset="cuban", episode="game"), 2)
+
+
+def _bad_records(tmp_path: Path, record: dict) -> dict[str, Path]:
+    paths = {}
+    paths["corrupt"] = tmp_path / "corrupt.json"
+    paths["corrupt"].write_text('{"format": "domino_env.record/1", "actions": [1, 2')
+    paths["not a record"] = tmp_path / "other.json"
+    paths["not a record"].write_text('{"hello": 1}')
+    bad = dict(record, actions=[*record["actions"][:5], 10_000])
+    paths["illegal"] = tmp_path / "illegal.json"
+    save_record(bad, paths["illegal"])
+    paths["string action"] = tmp_path / "string.json"
+    save_record(dict(record, actions=[*record["actions"][:3], "2", *record["actions"][4:]]), paths["string action"])
+    paths["binary"] = tmp_path / "binary.json"
+    paths["binary"].write_bytes(b"\xff\xfe\x00garbage")
+    return paths
+
+
+def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
+    paths = _bad_records(tmp_path, cuban_game)
+    notes = tmp_path / "notes.txt"  # not a page: kept (it was overwritten)
+    notes.write_text("mine")
+    fifo = tmp_path / "pipe.html"  # writing it waited for a reader for ever
+    os.mkfifo(fifo)
+    cases = [
+        ((str(paths["corrupt"]),), "is not valid JSON"),
+        ((str(paths["not a record"]),), "not a game record of format"),
+        ((str(paths["illegal"]),), f"record {paths['illegal']}: move 6 (actions[5], 0-based) does not replay: "),
+        ((str(paths["string action"]),), "move 4 (actions[3], 0-based): the action '2' is not an integer"),
+        ((str(tmp_path),), f"record {tmp_path} is a folder; give a record file"),
+        ((str(paths["binary"]),), "is not a text (JSON) file"),
+        ((str(tmp_path / "missing.json"),), "no such file"),
+        ((str(paths["illegal"]), "-o", str(tmp_path / "no" / "x.html")), "folder"),
+        ((str(paths["illegal"]), "-o", str(paths["illegal"])), "would overwrite the record"),
+        ((str(paths["corrupt"]), "-o", str(tmp_path)), f"--output {tmp_path} is a folder"),
+        ((str(paths["illegal"]), "-o", str(notes)), "the file exists and is not a replay page"),
+        ((str(paths["illegal"]), "-o", str(fifo)), "exists and is not a regular file"),
+    ]
+    for args, message in cases:
+        out = _cli(*args)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert message in out.stderr, (args, out.stderr)
+        assert "Traceback" not in out.stderr
+    assert not [p for p in tmp_path.glob("*.html") if p != fifo] and notes.read_text() == "mine"
+
+
+def test_edited_records_are_refused_by_replay_and_the_page(cuban_game, tmp_path):
+    """A checker's edited records made pages that contradicted the record (a block page titled
+    Cuban, a round episode replayed as 13 rounds, a deal appended after the end) or a broken page
+    (NaN, which Python's json reads); each is now one line, exit 2, and replay() refuses it too."""
+    from domino_env.core.errors import RecordError
+    from domino_env.envs import block_v0
+
+    block = block_v0.raw_env()
+    block.reset(seed=5)
+    while not block.game_state.round_over:
+        block.step(int(block.game_state.legal_actions()[0]))
+    round_record = block.to_record()
+    other = block_v0.raw_env()
+    other.reset(seed=6)
+    as_round = dict(cuban_game, env_kwargs=dict(cuban_game["env_kwargs"], episode="round"))
+    cases = {
+        "nan": (None, "is not valid JSON: NaN is not a JSON value"),
+        "renamed": (dict(round_record, env_id="dominoes/cuban-v0"),
+                    "env id 'dominoes/cuban-v0' plays preset 'cuban', the record's env_kwargs say 'block'"),
+        "as round": (as_round, "comes after the end of the record's episode"),
+        "extra deal": (dict(round_record, deals=[*round_record["deals"], other.to_record()["deals"][0]]),
+                       "1 deal(s) beyond the end of the record's episode"),
+        "seats": (dict(round_record, seats=["human", {"a": 1}]), "record field 'seats' must be a list of 4 names"),
+        # a user trial: "comes after the end of the record's episode" for a game whose round 2 deal was cut
+        "missing deal": (dict(cuban_game, deals=cuban_game["deals"][:1]),
+                         "needs a deal for the round after round 1, and the record has only 1 deal(s): one is missing"),
+        "newer format": (dict(round_record, format="domino_env.record/2"),
+                         "not a game record of format 'domino_env.record/1' (its format is 'domino_env.record/2')"),
+    }  # fmt: skip
+    for name, (record, message) in cases.items():
+        path = tmp_path / f"{name.replace(' ', '_')}.json"
+        if record is None:
+            path.write_text(json.dumps(round_record).replace('"seed": 5', '"seed": NaN'))
+        else:
+            save_record(record, path)
+            if name != "seats":  # the page's own field; replay() reads the game only
+                with pytest.raises(RecordError, match=re.escape(message)):
+                    list(replay(record))
+        out = _cli(str(path))
+        assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, (name, out.stderr)
+    assert not list(tmp_path.glob("*.html"))
+    assert len(list(replay(round_record))) == len(round_record["actions"]) + 1  # the unedited one replays
+
+
+def test_truncated_and_odd_records_are_checked_too(tmp_path):
+    """A re-check found the end-of-episode checks skipped for truncated episodes, and loose fields."""
+    from domino_env.core.errors import RecordError
+    from domino_env.envs import draw_v0
+
+    env = draw_v0.raw_env(max_steps=7)
+    env.reset(seed=1)
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+    record = env.to_record()
+    assert len(record["actions"]) == 7 and len(list(replay(record))) == 8  # the truncated record replays
+    other = draw_v0.raw_env()
+    other.reset(seed=2)
+    legal_next = list(replay(record))[-1].legal_actions()[0]
+    cases = {
+        "8th action": (dict(record, actions=[*record["actions"], legal_next]), "its env_kwargs' max_steps=7 ends"),
+        "extra deal": (dict(record, deals=[*record["deals"], other.to_record()["deals"][0]]), "1 deal(s) beyond"),
+        "episode": (dict(record, env_kwargs=dict(record["env_kwargs"], episode="bogus")),
+                    "episode 'bogus'; allowed: 'round' or 'game'"),
+        "rules": (dict(record, env_kwargs=dict(record["env_kwargs"], max_pip=7)),
+                  "the record's rules or first deal are invalid: "),
+    }  # fmt: skip
+    for name, (bad, message) in cases.items():
+        with pytest.raises(RecordError, match=re.escape(message)):
+            list(replay(bad))
+        path = tmp_path / f"{name.replace(' ', '_')}.json"
+        save_record(bad, path)
+        out = _cli(str(path))
+        assert out.returncode == 2 and message in out.stderr, (name, out.stderr)
