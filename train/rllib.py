@@ -52,7 +52,7 @@ from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
 from domino_env.train.cli import first_line
-from domino_env.train.evaluate import evaluate, evaluate_command
+from domino_env.train.evaluate import evaluate_command
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
     build_parser,
@@ -374,6 +374,7 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
     with teams the model plays both seats of its team against an ``X`` team (``[rllib:OUT, X,
     rllib:OUT, X]``: with X on both teams its team win rate would be 1/2 by construction)."""
     from domino_env.agents.rllib.env import aec_from_env_config
+    from domino_env.train.evaluate import evaluate  # looked up at call time (tests replace it)
 
     kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
     p = env_config["num_players"]
