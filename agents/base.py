@@ -121,10 +121,16 @@ def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train"
     :class:`LineConfig`).
 
     Raises:
-        ConfigError: unknown ``game``.
+        ConfigError: unknown ``game``; a ``name`` that is not a non-empty string without ``:`` and
+            spaces (``make_agent`` could never build it); a ``factory`` that is not callable.
     """
     if game not in _REGISTRIES:
         raise ConfigError("game", game, f"one of {GAMES}")
+    if not isinstance(name, str) or not name or ":" in name or name != "".join(name.split()):
+        raise ConfigError("name", name, "a non-empty string without ':' or spaces (make_agent reads "
+                          "'name:arg')")  # fmt: skip
+    if not callable(factory):
+        raise ConfigError("factory", type(factory).__name__, "a callable factory(config, arg) -> agent")
     _REGISTRIES[game][name] = factory
 
 
@@ -138,7 +144,8 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     ``"name:arg"`` for registered factories that take an argument) for the rules ``config``
     (anything :func:`as_config` accepts). An agent object (any callable) is returned unchanged.
     The registry is chosen by the rules: a :class:`LineConfig` (or a line-game env / line preset
-    dict) builds a line-game agent, anything else a Mexican Train agent.
+    dict) builds a line-game agent, anything else a Mexican Train agent. An agent built from
+    ``"name:arg"`` is named by the whole spec (``make_agent("planner:1").name == "planner:1"``).
 
     Raises:
         AgentSpecError: unknown agent name (for that game family), or a bad ``:argument``
@@ -163,7 +170,16 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
         except DominoError:
             raise AgentSpecError(spec, f"an argument after the colon ({name}:ARG)") from None
         raise AgentSpecError(spec, f"an argument after the colon, or {name!r} alone (no colon)")
-    return registry[name](cfg, arg or None)
+    agent = registry[name](cfg, arg or None)
+    if not callable(agent):  # a registered factory that returned None, say
+        raise AgentSpecError(spec, f"a factory that returns an agent (the one registered as {name!r} "
+                             f"returned {type(agent).__name__})")  # fmt: skip
+    if arg and getattr(agent, "name", None) == name:  # "planner:1" is another agent than "planner":
+        try:  # label it by its spec, or evaluate would count the two as one row
+            agent.name = spec
+        except AttributeError:  # a factory's read-only name stays
+            pass
+    return agent
 
 
 def no_argument(factory: Callable[[Any], Agent]) -> AgentFactory:

@@ -39,7 +39,13 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import LineConfig, MexicanTrainConfig
-from domino_env.core.errors import CheckpointError, ConfigError, DominoError, check_rng
+from domino_env.core.errors import (
+    AgentSpecError,
+    CheckpointError,
+    ConfigError,
+    DominoError,
+    check_rng,
+)
 from domino_env.encoding.line import line_observation_spec, line_scores_bound
 from domino_env.encoding.mexican_train import observation_spec, scores_bound
 
@@ -445,9 +451,8 @@ def load_ppo_agent(
 
 def _factory(config: MexicanTrainConfig, arg: str | None) -> PPOAgent:
     if not arg:
-        raise DominoError(
-            "the ppo agent needs a model path: ppo:PATH (a folder written by domino-train)"
-        )
+        raise AgentSpecError("ppo", "ppo:PATH (the ppo agent needs a model path: a folder written by domino-train "
+                             "or domino-bc)")  # fmt: skip
     return load_ppo_agent(arg, config, name=f"ppo:{arg}")
 
 

@@ -61,7 +61,7 @@ import numpy as np
 
 from domino_env.core.belief import InformationState
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
+from domino_env.core.errors import AgentSpecError, ConfigError, DominoError, IllegalActionError
 from domino_env.core.tiles import tile_count
 
 from .base import as_config, check_mask_size, register_agent
@@ -320,7 +320,12 @@ class SearchAgent:
             seed = int(rng.integers(2**63))
             for i, action in enumerate(legal):
                 state = world.copy()
-                state.apply(action)
+                try:
+                    state.apply(action)
+                except IllegalActionError as exc:  # the sampled world is info_state's, the mask is not
+                    raise ConfigError("info_state", f"seat {seat}", "the information of the position the "
+                                      f"action mask comes from (its action {action} is not legal there: "
+                                      f"{exc}); build it from the same state") from None  # fmt: skip
                 if self._solves:
                     if solver is None:
                         solver = LineSolver(state, self.node_limit)
@@ -389,6 +394,8 @@ def parse_spec(arg: str, line: bool = True) -> dict[str, Any]:
     spec = f"search:{arg}"
     keys = SPEC_KEYS if line else tuple(k for k in SPEC_KEYS if k != "opponent_model")
     out: dict[str, Any] = {}
+    if re.search(r",\s", arg):  # "search:8, prior=none" read as the key " prior"
+        raise AgentSpecError(spec, "a spec without spaces: search:N,key=value,... (no space after a comma)")
     for i, item in enumerate(arg.split(",")):
         key, eq, value = item.partition("=")
         if not eq and i == 0:

@@ -225,7 +225,8 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         raise BrokenProcessPool(
             "an evaluation worker process died (killed, e.g. out of memory; or, on start-up, in a script "
             'that calls evaluate(..., workers > 1) outside `if __name__ == "__main__":`, which each '
-            "spawned worker imports; or pass workers=1)"
+            "spawned worker imports, or that defines an agent inside that block, where the workers "
+            "cannot find it: define it at the script's top level; or pass workers=1)"
         ) from None
     finally:
         if not done:  # Ctrl-C or an error: the workers may be mid-chunk, and ignore SIGINT

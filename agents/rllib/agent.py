@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import CheckpointNotFoundError, DominoError
+from domino_env.core.errors import AgentSpecError, CheckpointNotFoundError, DominoError
 from domino_env.encoding.line import LineEncoder
 from domino_env.encoding.mexican_train import MexicanTrainEncoder
 
@@ -255,10 +255,8 @@ def load_rllib_agent(
 
 def _factory(config: Any, arg: str | None) -> PPOAgent:
     if not arg:
-        raise DominoError(
-            "the rllib agent needs a checkpoint path: rllib:PATH (a run folder of python -m "
-            "domino_env.train.rllib, an algorithm checkpoint or a module folder)"
-        )
+        raise AgentSpecError("rllib", "rllib:PATH (the rllib agent needs a checkpoint path: a run folder of "
+                             "domino-rllib, an algorithm checkpoint or a module folder)")  # fmt: skip
     return load_rllib_agent(arg, config, name=f"rllib:{arg}")
 
 

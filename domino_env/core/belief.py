@@ -195,10 +195,13 @@ class InformationState:
             a real state).
 
         Raises:
-            ConfigError: ``rng`` is not a ``numpy.random.Generator``.
+            ConfigError: ``rng`` is not a ``numpy.random.Generator``; ``max_tries`` is not an
+                integer >= 1.
             BeliefError: no consistent deal was found in ``max_tries`` draws.
         """
         check_rng(rng)  # a seed or RandomState failed deep inside
+        if isinstance(max_tries, bool) or not isinstance(max_tries, numbers.Integral) or max_tries < 1:
+            raise ConfigError("max_tries", max_tries, "an integer >= 1")  # it read as inconsistent information
         for _ in range(max_tries):
             drawn = self._draw(rng)
             if drawn is not None and all(need & ~drawn[2] for need in self.needs):

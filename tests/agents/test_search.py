@@ -79,7 +79,7 @@ def test_the_keyed_spelling_sets_every_search_option():
         ("search:,100", "search:N with N an integer >= 1, or search:key=value"),
         ("search:100,,candidates=1", "with keys"),
         ("search:budget = 5", "with keys"),
-        ("search:budget=5, candidates=1", "with keys"),
+        ("search:budget=5, candidates=1", "no space after a comma"),
         ("search:budget=", "budget=N with N an integer >= 1"),
         ("search:budget=abc", "budget=N with N an integer >= 1"),
         ("search:budget= 5", "budget=N with N an integer >= 1"),
@@ -366,3 +366,24 @@ def test_the_key_list_names_opponent_model_only_in_the_line_games():
     with pytest.raises(ConfigError) as err:
         make_agent("search:foo=1", line_from_preset("cuban"))
     assert "'rollout', 'opponent_model')" in str(err.value)
+
+
+def test_an_info_state_of_another_position_of_the_same_seat_is_named():
+    """A stale info_state (the seat's information one turn later) with this turn's mask raised an
+    IllegalActionError from inside the playouts, as if the caller had played an illegal move."""
+    env = mexican_train_v0.raw_env(num_players=4)
+    env.reset(seed=0)
+    agent, seat = make_agent("search:8", env.config), env.game_state.current_player
+    obs = env.observe(env.agent_selection)
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    while env.game_state.current_player != seat:
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    later = InformationState.from_state(env.game_state, seat)
+    with pytest.raises(ConfigError, match=rf"'info_state': got 'seat {seat}'; allowed: the information of the position "
+                       r"the action mask comes from \(its action \d+ is not legal there"):  # fmt: skip
+        agent(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=later)
+
+
+def test_a_space_in_a_search_spec_is_named():
+    with pytest.raises(AgentSpecError, match=r"'search:8, prior=none'; allowed: a spec without spaces"):
+        make_agent("search:8, prior=none", MexicanTrainConfig())

@@ -196,6 +196,9 @@ def test_refuses_what_the_seat_cannot_see():
         with pytest.raises(ConfigError, match="'rng'.*numpy.random.Generator"):
             info.sample(bad)
     assert info.sample(np.random.default_rng(0)).hands[0] == state.hands[0]
+    for bad in (0, -5, 2.0, True):  # 0 and -5 read "no deal consistent with seat 0's information"
+        with pytest.raises(ConfigError, match="'max_tries': got .*; allowed: an integer >= 1"):
+            info.sample(np.random.default_rng(0), max_tries=bad)
     env = mexican_train_v0.raw_env(num_players=2, max_pip=9)
     env.reset(seed=0)
     with pytest.raises(ConfigError, match="'state': got 'raw_env'.*env.unwrapped.game_state"):

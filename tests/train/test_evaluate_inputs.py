@@ -121,3 +121,15 @@ def test_partials_and_bound_methods_are_labelled_and_checked_like_functions():
     assert evaluate([functools.partial(first_legal), "random"], rounds=2, game="block").agents[0] == "first_legal"
     with pytest.raises(ConfigError, match="a sequence of agents, one per seat"):
         evaluate(b"pg", rounds=2, game="block")
+
+
+def test_an_agent_built_from_a_spec_with_an_argument_keeps_its_own_row():
+    """make_agent("planner:1") was named "planner", so beside the spec "planner" the two different
+    agents were counted as one row (likewise search:8,prior=none beside search)."""
+    assert make_agent("planner:1").name == "planner:1" and make_agent("planner").name == "planner"
+    res = evaluate([make_agent("planner:1"), "planner", "greedy", "greedy"], rounds=8, seed=0, progress=False)
+    assert [(s.name, s.seats_per_table) for s in res.stats] == [("planner:1", 1), ("planner", 1), ("greedy", 2)]
+    block = make_agent("search:8,prior=none", BLOCK)
+    assert block.name == "search:8,prior=none"
+    res = evaluate([block, "search:8"], rounds=2, game="block", seed=0, progress=False)
+    assert [s.name for s in res.stats] == ["search:8,prior=none", "search:8"]

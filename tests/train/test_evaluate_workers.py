@@ -156,3 +156,20 @@ def test_a_killed_worker_is_one_line_not_advice_about_the_main_guard():
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 1 and err.count("\n") == 1, err[-3000:]
     assert err.startswith("domino-evaluate: error: an evaluation worker process died (killed, e.g. out of memory;")
+
+
+def test_an_agent_defined_inside_the_main_guard_is_named_when_the_workers_die(tmp_path):
+    """The function pickles in the caller, but the spawned workers do not run the guarded block and
+    cannot find it: the message blamed memory or a missing guard that the script has."""
+    script = tmp_path / "inner.py"
+    script.write_text(
+        "from domino_env.train.evaluate import evaluate\n"
+        "if __name__ == '__main__':\n"
+        "    def inner(o, m, r):\n"
+        "        return int(m.nonzero()[0][-1])\n"
+        "    evaluate([inner, 'greedy'], rounds=40, seed=0, workers=2, game='block', progress=False)\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("concurrent.futures.process.BrokenProcessPool")]
+    assert proc.returncode == 1 and len(lines) == 1, proc.stderr[-3000:]
+    assert "defines an agent inside that block, where the workers cannot find it: define it at the script's top level" in lines[0]

@@ -1,0 +1,44 @@
+"""register_agent / make_agent refuse what could never be built or played, with a typed error
+(a user trial: 'my:agent' was listed as allowed yet could not be built, a non-string name broke
+every later error message, a factory returning None made make_agent return None, 'ppo' alone
+was a plain DominoError)."""
+
+from __future__ import annotations
+
+import pytest
+
+from domino_env.agents import make_agent, register_agent
+from domino_env.agents.base import _REGISTRIES
+from domino_env.core.errors import AgentSpecError, ConfigError
+
+
+@pytest.fixture
+def registry_snapshot():
+    saved = {game: dict(names) for game, names in _REGISTRIES.items()}
+    yield
+    for game, names in saved.items():
+        _REGISTRIES[game].clear()
+        _REGISTRIES[game].update(names)
+
+
+@pytest.mark.parametrize("name", ["my:agent", 5, "", "two words", None])
+def test_a_name_make_agent_cannot_read_is_refused(name, registry_snapshot):
+    with pytest.raises(ConfigError, match=r"'name': got .*; allowed: a non-empty string without ':' or spaces"):
+        register_agent(name, lambda config, arg: None)
+    assert name not in _REGISTRIES["mexican_train"]
+    with pytest.raises(AgentSpecError, match="invalid agent 'nosuch'; allowed: one of"):  # the list still sorts
+        make_agent("nosuch")
+
+
+def test_a_factory_must_be_callable_and_return_an_agent(registry_snapshot):
+    with pytest.raises(ConfigError, match="'factory': got 'str'; allowed: a callable factory"):
+        register_agent("mine", "not a factory")
+    register_agent("nothing", lambda config, arg: None)
+    with pytest.raises(AgentSpecError, match="'nothing'; allowed: a factory that returns an agent .*returned NoneType"):
+        make_agent("nothing")
+
+
+@pytest.mark.parametrize("spec", ["ppo", "rllib"])
+def test_a_model_agent_without_its_path_is_an_agent_spec_error(spec):
+    with pytest.raises(AgentSpecError, match=rf"invalid agent '{spec}'; allowed: {spec}:PATH \(the {spec} agent needs a"):
+        make_agent(spec)
