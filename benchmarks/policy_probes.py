@@ -1,0 +1,82 @@
+"""Two ways to combine trained PPO models at play time, measured against three planners on
+duplicate deals (the "every lever tried" table of docs/training.md):
+
+* ``ensemble``: several models vote by their mean log-probability over the legal moves (the argmax
+  of the sum), e.g. the release and models of the same command with other ``--seed`` values;
+* ``topk``: one model chooses among the planner's ``k`` best moves only (``rank_actions``).
+
+Usage: ``python benchmarks/policy_probes.py ensemble MODEL [MODEL ...] --rounds 2000 --seed 4041``,
+``python benchmarks/policy_probes.py topk MODEL --k 3 --rounds 2000 --seed 2027`` (Mexican Train,
+4 players, double-12, the default rules; ``--workers 2`` by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from domino_env.agents.base import make_agent
+from domino_env.core.config import MexicanTrainConfig
+from domino_env.train.evaluate import evaluate
+
+
+class Ensemble:
+    """The legal move with the largest sum of the models' log-probabilities (ties: the lowest
+    action index). Picklable: the models are ``ppo:`` agents."""
+
+    name = "ensemble"
+
+    def __init__(self, paths: list[str]):
+        self.models = [make_agent(f"ppo:{p}", MexicanTrainConfig()) for p in paths]
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        total = np.zeros(len(legal))
+        for model in self.models:
+            z = model.actor.logits(model.policy_input(observation, action_mask, None))[legal].astype(np.float64)
+            z -= z.max()
+            total += z - np.log(np.exp(z).sum())
+        return int(legal[int(np.argmax(total))])
+
+
+class PlannerTopK:
+    """A ``ppo:`` model restricted to the planner's ``k`` best moves (the planner's ranking)."""
+
+    def __init__(self, path: str, k: int):
+        self.planner = make_agent("planner", MexicanTrainConfig())
+        self.model = make_agent(f"ppo:{path}", MexicanTrainConfig())
+        self.k, self.name = k, f"top{k}"
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        if int(action_mask.sum()) == 1:
+            return int(np.flatnonzero(action_mask)[0])
+        kept = np.zeros_like(action_mask)
+        kept[self.planner.rank_actions(observation, action_mask, rng)[: self.k]] = 1
+        return self.model(observation, kept, rng)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=("ensemble", "topk"))
+    parser.add_argument("models", nargs="+", metavar="MODEL", help="ppo model folders (topk: one)")
+    parser.add_argument("--k", type=int, default=2, help="topk: the planner's moves kept")
+    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=4041)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    if args.mode == "topk" and (len(args.models) != 1 or args.k < 1):
+        parser.error("topk takes one MODEL and --k >= 1")
+    agent = Ensemble(args.models) if args.mode == "ensemble" else PlannerTopK(args.models[0], args.k)
+    result = evaluate([agent, "planner", "planner", "planner"], rounds=args.rounds, seed=args.seed,
+                      workers=args.workers, progress=False)  # fmt: skip
+    s = result.stats_for(agent.name)
+    low, high = s.ci95_deal
+    print(f"{agent.name} of {', '.join(args.models)} against 3 planners, {result.episodes} rounds of seed "
+          f"{args.seed}: win rate {s.win_rate:.4f} [{low:.3f}, {high:.3f}], {s.mean_pips_per_round:.2f} pips a round")
+
+
+if __name__ == "__main__":
+    main()
