@@ -182,6 +182,10 @@ class InformationState:
         return self
 
     # ------------------------------------------------------------------ sampling
+    def __repr__(self) -> str:
+        return (f"InformationState(seat={self.seat}, game={self.game!r}, hand_sizes={self.hand_sizes}, "
+                f"boneyard_size={self.boneyard_size}, unseen={self.unseen.bit_count()} tiles)")
+
     def sample(self, rng: np.random.Generator, max_tries: int = 10_000) -> MexicanTrainState | LineState:
         """A complete engine state drawn uniformly from the deals consistent with this information.
 

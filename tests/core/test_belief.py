@@ -196,6 +196,8 @@ def test_refuses_what_the_seat_cannot_see():
         with pytest.raises(ConfigError, match="'rng'.*numpy.random.Generator"):
             info.sample(bad)
     assert info.sample(np.random.default_rng(0)).hands[0] == state.hands[0]
+    assert repr(info) == (f"InformationState(seat=0, game={info.game!r}, hand_sizes={info.hand_sizes}, "
+                          f"boneyard_size={info.boneyard_size}, unseen={bin(info.unseen).count('1')} tiles)")
     for bad in (0, -5, 2.0, True):  # 0 and -5 read "no deal consistent with seat 0's information"
         with pytest.raises(ConfigError, match="'max_tries': got .*; allowed: an integer >= 1"):
             info.sample(np.random.default_rng(0), max_tries=bad)
