@@ -52,6 +52,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -193,7 +194,7 @@ def evaluate_command(args: argparse.Namespace, agent: str) -> str:
             flags.append(flag if value else "--no-" + flag[2:])
         elif value is not None:
             flags += [flag, str(value)]
-    return " ".join(["domino-evaluate", *flags, "--agents", agent, "..."])
+    return " ".join(["domino-evaluate", *flags, "--agents", shlex.quote(agent), "..."])  # a path with spaces
 
 
 def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:

@@ -64,6 +64,7 @@ from typing import Any
 
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
 from domino_env.train.cli import first_line
+from domino_env.train.evaluate import evaluate_command
 from domino_env.train.ladder import (
     LADDER,
     evaluate_vs_ladder,
@@ -451,7 +452,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     except KeyboardInterrupt:  # training is done and saved: only the final evaluation is lost
         print(f"final evaluation interrupted; the trained model is saved: {out / MODEL_FILE} (metadata "
-              f"status trained); evaluate it with domino-evaluate --agents ppo:{out} ...", file=sys.stderr, flush=True)
+              f"status trained); evaluate it with {evaluate_command(args, f'ppo:{out}')}", file=sys.stderr, flush=True)
         _plot(args, history, out, rules, game)
         raise
     finally:

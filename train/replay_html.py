@@ -27,7 +27,7 @@ from typing import Any
 from domino_env.core.errors import RecordError
 from domino_env.core.files import replace_text
 from domino_env.core.line import LineState
-from domino_env.core.mexican_train import PHASE_NAMES, MexicanTrainState
+from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.records import (
     ENV_ONLY_KWARGS,
     GAMES,
@@ -37,6 +37,7 @@ from domino_env.core.records import (
     load_record,
     past_the_end,
 )
+from domino_env.render import phase_text
 from domino_env.render_image import PIP_COLOURS, pip_layout
 from domino_env.train.cli import ArgumentParser, unwritable
 
@@ -91,7 +92,7 @@ def mexican_train_frame(state: MexicanTrainState) -> dict[str, Any]:
         station=state.station,
         trains=trains,
         active=list(state.active),
-        phase=None if state.round_over else PHASE_NAMES[state.phase].replace("_", " "),
+        phase=None if state.round_over else phase_text(state),  # the text render's words
     )
     return frame
 

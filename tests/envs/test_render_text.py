@@ -37,3 +37,19 @@ def test_open_doubles_are_numbered_and_the_own_double_to_cover_is_named():
     # seat 1's turn is "free" by phase, but the open double obliges it (it said "(free)")
     assert "to play: seat 1 (open double to cover)" in text
     assert {env.game_state.describe_action(a) for a in env.game_state.legal_actions()} == {"draw"}
+
+
+def test_the_replay_page_names_the_phase_as_the_text_does():
+    """The browser viewer's frames said "free" where the text says "open double to cover"."""
+    from domino_env.train.replay_html import frames_from_record
+
+    env = raw_env(num_players=3, max_pip=9)
+    env.reset(options={"deal": {
+        "hands": [[[4, 9], [4, 4], [1, 2]], [[8, 9], [0, 0], [1, 1]], [[7, 9], [0, 3], [2, 2]]],
+        "boneyard": [[3, 5], [6, 6], [5, 6]], "station": [9, 9], "first_player": 0,
+    }})  # fmt: skip
+    for text in ("place 4-9 on own train", "place 8-9 on own train", "place 7-9 on own train",
+                 "place 4-4 on own train", "draw", "pass"):  # fmt: skip
+        _play(env, text)
+    phases = [f["phase"] for f in frames_from_record(env.to_record())]
+    assert phases[0] == "free" and phases[4] == "cover own double" and phases[-1] == "open double to cover"

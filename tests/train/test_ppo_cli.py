@@ -209,7 +209,8 @@ def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how
             proc.kill()
     assert rc == 128 + signum and "Traceback" not in rest, rest
     assert f"final evaluation interrupted; the trained model is saved: {out / 'model.zip'}" in rest
-    assert f"domino-evaluate --agents ppo:{out}" in rest
+    # the rules flags too: without --players / --max-pip the hint met a spec mismatch
+    assert f"evaluate it with domino-evaluate --game mexican_train --players 2 --max-pip 9 --agents ppo:{out} ..." in rest
     assert json.loads((out / "metadata.json").read_text())["status"] == "trained"
     assert (out / "model.zip").is_file()
 

@@ -395,6 +395,7 @@ def test_the_play_it_hint_gives_the_rules_flags_the_checkpoint_needs():
     assert tren == "domino-evaluate --game mexican_train --preset tren_mexicano --agents rllib:r ..."
     rules = parser.parse_args(["--hand-size", "11", "--doubles", "chain", "--no-use-boneyard",
                                "--episode", "game", "--elimination-limit", "50"])  # fmt: skip
+    assert evaluate_command(parser.parse_args([]), "rllib:my run") == "domino-evaluate --game mexican_train --agents 'rllib:my run' ..."
     assert evaluate_command(rules, f"rllib:{Path('r')}") == (
         "domino-evaluate --game mexican_train --episode game --hand-size 11 --doubles chain "
         "--no-use-boneyard --elimination-limit 50 --agents rllib:r ..."
