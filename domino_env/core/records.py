@@ -163,9 +163,15 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
         try:
             state.apply(action)
         except ValueError as err:
-            raise RecordError(f"action {k} does not replay: {err}") from err
+            later = " (or a deal before it is missing or altered)" if len(deals) < len(record["deals"]) - 1 else ""
+            raise RecordError(f"action {k} does not replay: {err}{later}") from err
         if state.round_over and deals and episode_goes_on(record, state):
-            state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
+            n = len(record["deals"]) - len(deals)  # the 0-based index of this deal in the record
+            try:
+                state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
+            except ValueError as err:  # DealError: a deal removed, reordered or edited
+                raise RecordError(f"deals[{n}] (the deal after action {k}) does not fit the game "
+                                  f"so far: {err} (a deal missing or altered?)") from err  # fmt: skip
         elif state.round_over and k + 1 < len(actions):
             raise RecordError(f"action {k + 1} {past_the_end(record, state)} (at action {k})")
         yield state.copy()

@@ -143,3 +143,33 @@ def test_truncated_and_odd_records_are_checked_too(tmp_path):
         save_record(bad, path)
         out = _cli(str(path))
         assert out.returncode == 2 and message in out.stderr, (name, out.stderr)
+
+
+def test_a_deal_removed_from_the_middle_of_a_game_is_named():
+    """A user trial: a middle deal cut from a whole-game record gave a bare DealError (no position,
+    not a RecordError) or 'action 32 does not replay: illegal action ...' with no word of deals."""
+    from domino_env.core.errors import RecordError
+    from domino_env.envs import mexican_train_v0
+
+    env = mexican_train_v0.raw_env(num_players=4, episode="game", game_end="elimination", elimination_limit=60)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _agent in env.agent_iter():
+        obs, _, done, cut, _ = env.last()
+        env.step(None if done or cut else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    record = env.to_record()
+    assert len(record["deals"]) == 3
+    cut_middle = dict(record, deals=[record["deals"][0], record["deals"][2]])
+    with pytest.raises(RecordError, match=r"deals\[1\] \(the deal after action \d+\) does not fit the game so far: "
+                       r".*\(a deal missing or altered\?\)"):  # fmt: skip
+        list(replay(cut_middle))
+    draw = line_v0.raw_env(preset="draw", episode="game", target_score=60)
+    draw.reset(seed=2)
+    for _agent in draw.agent_iter():
+        obs, _, done, cut, _ = draw.last()
+        draw.step(None if done or cut else int(np.flatnonzero(obs["action_mask"])[0]))
+    game = draw.to_record()
+    assert len(game["deals"]) >= 3
+    with pytest.raises(RecordError) as info:
+        list(replay(dict(game, deals=[game["deals"][0], *game["deals"][2:]])))
+    assert "a deal" in str(info.value) and "missing" in str(info.value)
