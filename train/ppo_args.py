@@ -120,7 +120,7 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("game")
     g.add_argument("--game", default="mexican_train", choices=GAMES,
                    help="mexican_train, or a line game (block, draw, cuban: the preset of that name; "
-                   "--players / --max-pip override it, the Mexican Train rule options do not apply)")
+                   "--players / --max-pip / --hand-size override it, the other Mexican Train rule options do not apply)")
     g.add_argument("--preset", default="domino_cubano", choices=tuple(PRESETS),
                    help="rule preset; rule options below override it")
     g.add_argument("--players", type=int_at_least(2), default=None,
@@ -299,6 +299,8 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
             kwargs["num_players"] = args.players
         if args.max_pip is not None:
             kwargs["max_pip"] = args.max_pip
+        if getattr(args, "hand_size", None) is not None:  # a line-game rule too (the preset's: 7, Cuban 10)
+            kwargs["hand_size"] = args.hand_size
         return line_from_preset(game, **kwargs).to_dict()
     kwargs = {"num_players": args.players or 4, "max_pip": args.max_pip or 12}
     if kwargs["max_pip"] not in (9, 12, 15, 18):
@@ -335,7 +337,7 @@ def check_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
     """The rules of the options, or a parser error naming the flag."""
     game = args.game
     if game != "mexican_train":
-        given = [flag_of(n) for n in MEXICAN_TRAIN_RULE_ARGS if getattr(args, n, None) is not None]
+        given = [flag_of(n) for n in MEXICAN_TRAIN_RULE_ARGS if n != "hand_size" and getattr(args, n, None) is not None]
         if given or args.preset != "domino_cubano":
             parser.error(f"--preset and the Mexican Train rule options are not rules of --game {game} "
                          f"(given: {', '.join(given or ['--preset'])})")  # fmt: skip
@@ -343,7 +345,11 @@ def check_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
         return rules_from_args(args)
     except ConfigError as exc:
         if game != "mexican_train" and exc.field == "hand_size":  # the preset's hand, no flag of ours
-            parser.error(f"--max-pip {args.max_pip}: too few tiles for the {game} preset's hand ({exc})")
+            if args.hand_size is not None:
+                parser.error(f"--hand-size: {exc}")
+            fits = exc.allowed.split(" (")[0]  # "an integer from 1 to 7"
+            parser.error(f"--max-pip {args.max_pip}: too few tiles for the {game} preset's {exc.value}-tile hands; "
+                         f"give --hand-size too ({fits})")  # fmt: skip
         seats = seats_error_line(exc, game, args.players) if args.players is not None else None
         parser.error(seats or f"{flag_of(exc.field)}: {exc}")
     except DominoError as exc:

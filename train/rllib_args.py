@@ -166,7 +166,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     if args.out is not None and (problem := output_folder_problem(args.out)):
         parser.error(f"--out {args.out}: {problem}")
     if args.game != "mexican_train":
-        for name in MEXICAN_TRAIN_RULE_ARGS:
+        for name in (n for n in MEXICAN_TRAIN_RULE_ARGS if n != "hand_size"):  # the line games deal hands too
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} is a Mexican Train rule, not of --game {args.game}")
     import importlib.util

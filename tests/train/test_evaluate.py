@@ -292,6 +292,7 @@ def test_stats_for_names_the_labels_it_has():
          "--doubles", "chain", "--no-use-mexican-train", "--double-blank-points", "25"],
         ["--episode", "game", "--game-end", "elimination", "--elimination-limit", "30", "--no-use-boneyard"],
         ["--game", "cuban", "--max-pip", "9"],
+        ["--game", "cuban", "--max-pip", "6", "--hand-size", "5"],  # the line games' hand: was refused in training
     ],
 )  # fmt: skip
 def test_the_evaluate_hint_of_a_training_command_plays_its_rules(argv):

@@ -71,7 +71,9 @@ from ppo_helpers import run_ppo as _run  # noqa: E402
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
         (["--resume", "a", "--init-from", "b"], "--init-from"),
         (["--game", "cuban", "--players", "2"], "--players: Cuban plays in teams of two (seats 0+2 vs 1+3), which needs 4 players; got 2"),  # teams need 4
-        (["--game", "cuban", "--max-pip", "6"], "--max-pip 6: too few tiles for the cuban preset's hand"),
+        (["--game", "cuban", "--max-pip", "6"],
+         "--max-pip 6: too few tiles for the cuban preset's 10-tile hands; give --hand-size too (an integer from 1 to 7)"),
+        (["--game", "cuban", "--max-pip", "6", "--hand-size", "9"], "--hand-size: invalid config field 'hand_size': got 9"),
         (["--partner", "learner"], "--partner"),  # Mexican Train has no teams
         (["--game", "block", "--players", "4", "--partner", "learner"], "--partner"),
         (["--game", "cuban", "--partner", "self"], "--partner"),
