@@ -61,7 +61,7 @@ import numpy as np
 
 from domino_env.core.belief import InformationState
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import AgentSpecError, ConfigError, DominoError, IllegalActionError
+from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 from domino_env.core.tiles import tile_count
 
 from .base import as_config, check_mask_size, register_agent
@@ -258,6 +258,7 @@ class SearchAgent:
             ConfigError: ``info_state`` is None, or holds a state of other rules.
         """
         legal = [int(a) for a in np.flatnonzero(action_mask)]
+        mask_legal = legal
         if info_state is None:
             raise ConfigError(
                 "info_state",
@@ -285,7 +286,7 @@ class SearchAgent:
             legal = sorted(ranked[: self.candidates])
         elif self.prior is not None:
             default = int(self.prior(observation, action_mask, rng))
-        return legal, default, self.action_values(info_state, legal, rng)
+        return legal, default, self.action_values(info_state, legal, rng, mask_legal)
 
     def _check_rules(self, rules: Any) -> None:
         """Refuse a state of other rules than the agent's (its solver threshold, prior and
@@ -298,9 +299,16 @@ class SearchAgent:
                 )
 
     def action_values(
-        self, info: InformationState, legal: list[int], rng: np.random.Generator
+        self, info: InformationState, legal: list[int], rng: np.random.Generator,
+        mask_legal: list[int] | None = None,
     ) -> list[list[float]]:
-        """Playout values of every action of ``legal``, one per sampled determinization."""
+        """Playout values of every action of ``legal``, one per sampled determinization.
+
+        Raises:
+            ConfigError: ``mask_legal`` (the caller's action mask, as a sorted list) is not the
+                legal moves of ``info``'s position: the seat's hand and the table are known, so
+                every determinization has the same ones (an info_state of another turn).
+        """
         worlds = max(self.min_worlds, self.budget // len(legal))
         totals: list[list[float]] = [[] for _ in legal]
         seat = info.seat
@@ -315,17 +323,16 @@ class SearchAgent:
             sampled = None
         for k in range(worlds):
             world = sampled[k] if sampled else info.sample(rng)
+            if k == 0 and mask_legal is not None and [int(a) for a in world.legal_actions()] != mask_legal:
+                raise ConfigError("info_state", f"seat {seat}", "the information of the position the action mask "
+                                  f"comes from (the mask allows {mask_legal}, the position {world.legal_actions()}); "
+                                  "build it from the same state")  # fmt: skip
             if solver is not None:
                 solver.reset()  # its table holds for one deal
             seed = int(rng.integers(2**63))
             for i, action in enumerate(legal):
                 state = world.copy()
-                try:
-                    state.apply(action)
-                except IllegalActionError as exc:  # the sampled world is info_state's, the mask is not
-                    raise ConfigError("info_state", f"seat {seat}", "the information of the position the "
-                                      f"action mask comes from (its action {action} is not legal there: "
-                                      f"{exc}); build it from the same state") from None  # fmt: skip
+                state.apply(action)
                 if self._solves:
                     if solver is None:
                         solver = LineSolver(state, self.node_limit)

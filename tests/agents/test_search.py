@@ -255,9 +255,9 @@ def searched(monkeypatch):
     calls = []
     real = SearchAgent.action_values
 
-    def spy(self, info, legal, rng):
+    def spy(self, info, legal, rng, mask_legal=None):
         calls.append(list(legal))
-        return real(self, info, legal, rng)
+        return real(self, info, legal, rng, mask_legal)
 
     monkeypatch.setattr(SearchAgent, "action_values", spy)
     return calls
@@ -380,10 +380,32 @@ def test_an_info_state_of_another_position_of_the_same_seat_is_named():
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     later = InformationState.from_state(env.game_state, seat)
     with pytest.raises(ConfigError, match=rf"'info_state': got 'seat {seat}'; allowed: the information of the position "
-                       r"the action mask comes from \(its action \d+ is not legal there"):  # fmt: skip
+                       r"the action mask comes from \(the mask allows \[[0-9, ]+\], the position \[[0-9, ]+\]\)"):  # fmt: skip
         agent(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=later)
 
 
 def test_a_space_in_a_search_spec_is_named():
     with pytest.raises(AgentSpecError, match=r"'search:8, prior=none'; allowed: a spec without spaces"):
         make_agent("search:8, prior=none", MexicanTrainConfig())
+
+
+@pytest.mark.parametrize("game", ["mexican_train", "block"])
+def test_every_stale_info_state_is_refused(game):
+    """A user trial: 6 of 52 stale info_states (the seat's previous turn) were used silently, when
+    every masked move was also legal in the old position; the mask is now compared in full."""
+    env = mexican_train_v0.raw_env(num_players=2, max_pip=9) if game == "mexican_train" else line_v0.raw_env(
+        preset="block", num_players=2)  # fmt: skip
+    env.reset(seed=11)
+    agent = make_agent("search:4,prior=none", env.config)
+    rng, previous, refused = np.random.default_rng(0), {}, 0
+    while not env.game_state.round_over:
+        seat, obs = env.game_state.current_player, env.observe(env.agent_selection)
+        legal = np.flatnonzero(obs["action_mask"])
+        old = previous.get(seat)
+        if old is not None and len(legal) > 1 and sorted(old[1]) != legal.tolist():
+            with pytest.raises(ConfigError, match="the information of the position the action mask comes from"):
+                agent(obs["observation"], obs["action_mask"], rng, info_state=old[0])
+            refused += 1
+        previous[seat] = (InformationState.from_state(env.game_state, seat), env.game_state.legal_actions())
+        env.step(int(legal[rng.integers(len(legal))]))
+    assert refused >= 3
