@@ -18,6 +18,7 @@ import numpy as np
 
 from domino_env.agents.base import make_agent
 from domino_env.core.config import MexicanTrainConfig
+from domino_env.core.errors import DominoError
 from domino_env.train.evaluate import evaluate
 
 
@@ -69,7 +70,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.mode == "topk" and (len(args.models) != 1 or args.k < 1):
         parser.error("topk takes one MODEL and --k >= 1")
-    agent = Ensemble(args.models) if args.mode == "ensemble" else PlannerTopK(args.models[0], args.k)
+    if args.rounds < 1 or args.workers < 1:
+        parser.error("--rounds and --workers must be >= 1")
+    try:  # a missing or corrupt model, or one of other rules: one line
+        agent = Ensemble(args.models) if args.mode == "ensemble" else PlannerTopK(args.models[0], args.k)
+    except (DominoError, OSError) as exc:
+        parser.error(str(exc))
     result = evaluate([agent, "planner", "planner", "planner"], rounds=args.rounds, seed=args.seed,
                       workers=args.workers, progress=False)  # fmt: skip
     s = result.stats_for(agent.name)

@@ -72,3 +72,8 @@ def test_the_script_prints_one_line_and_refuses_two_models_for_topk():
     out = subprocess.run([sys.executable, str(SCRIPT), "topk", RELEASE, RELEASE], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)  # fmt: skip
     assert out.returncode == 2 and "topk takes one MODEL and --k >= 1" in out.stderr
+    for args in (["ensemble", "/no/such/model"], ["ensemble", RELEASE, "--rounds", "0"],
+                 ["ensemble", str(ROOT / "checkpoints" / "cuban_4p_teams_action_scores")]):  # fmt: skip
+        out = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        last = out.stderr.strip().splitlines()[-1]
+        assert out.returncode == 2 and "Traceback" not in out.stderr and last.startswith("policy_probes.py: error: "), out.stderr
