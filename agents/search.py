@@ -401,8 +401,8 @@ def parse_spec(arg: str, line: bool = True) -> dict[str, Any]:
     spec = f"search:{arg}"
     keys = SPEC_KEYS if line else tuple(k for k in SPEC_KEYS if k != "opponent_model")
     out: dict[str, Any] = {}
-    if re.search(r",\s", arg):  # "search:8, prior=none" read as the key " prior"
-        raise AgentSpecError(spec, "a spec without spaces: search:N,key=value,... (no space after a comma)")
+    if re.search(r"\s,|,\s", arg):  # "search:8, prior=none" read as the key " prior"
+        raise AgentSpecError(spec, "a spec without spaces: search:N,key=value,... (no space around a comma)")  # fmt: skip
     for i, item in enumerate(arg.split(",")):
         key, eq, value = item.partition("=")
         if not eq and i == 0:

@@ -79,7 +79,7 @@ def test_the_keyed_spelling_sets_every_search_option():
         ("search:,100", "search:N with N an integer >= 1, or search:key=value"),
         ("search:100,,candidates=1", "with keys"),
         ("search:budget = 5", "with keys"),
-        ("search:budget=5, candidates=1", "no space after a comma"),
+        ("search:budget=5, candidates=1", "no space around a comma"),
         ("search:budget=", "budget=N with N an integer >= 1"),
         ("search:budget=abc", "budget=N with N an integer >= 1"),
         ("search:budget= 5", "budget=N with N an integer >= 1"),
@@ -385,8 +385,9 @@ def test_an_info_state_of_another_position_of_the_same_seat_is_named():
 
 
 def test_a_space_in_a_search_spec_is_named():
-    with pytest.raises(AgentSpecError, match=r"'search:8, prior=none'; allowed: a spec without spaces"):
-        make_agent("search:8, prior=none", MexicanTrainConfig())
+    for spec in ("search:8, prior=none", "search:8 ,prior=none"):
+        with pytest.raises(AgentSpecError, match=rf"'{spec}'; allowed: a spec without spaces"):
+            make_agent(spec, MexicanTrainConfig())
 
 
 @pytest.mark.parametrize("game", ["mexican_train", "block"])
