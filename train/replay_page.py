@@ -28,8 +28,8 @@ PAGE = r"""<!doctype html>
            background: #f0f0e6; color: #123; cursor: pointer; }
   button:disabled { opacity: 0.45; cursor: default; }
   #slider { flex: 1; min-width: 160px; }
-  #status { font-variant-numeric: tabular-nums; }
-  #move { padding: 8px 16px 0; font-size: 17px; min-height: 1.4em; }
+  #status { font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+  #move { padding: 8px 16px 0; font-size: 17px; min-height: 1.4em; overflow-wrap: anywhere; }
   #result { margin: 6px 16px 0; padding: 6px 10px; background: #e63c28; border-radius: 6px; }
   #result:empty { display: none; }
   section { padding: 0 16px; }
@@ -71,7 +71,9 @@ const F = D.frames;
 const NS = "http://www.w3.org/2000/svg";
 const HALF = 22, TW = 2 * HALF, TH = HALF, STEP = TW + 4, ROWH = TH + 16, TRAIN_ROWH = TH + 18;
 const LINE_ROW = 16, MARKER_ROOM = 66;  // the marker badge (and the hands' "to play") after a name
-let LABEL = 200;  // the label column: widened (up to 360 px) for long seat names, set by labelWidth()
+const LABEL_MIN = 130, LABEL_SHARE = 0.4;  // the label column never narrower, nor wider than this share of the table
+let FULL_LABEL = 200;  // the label column the seat names ask for (up to 360 px), set by labelWidth()
+let LABEL = 200;  // the label column on this window, set by labelColumn() at load and on every resize
 let cur = 0, timer = null;
 
 function el(tag, attrs, parent, text) {
@@ -125,6 +127,12 @@ function labelWidth() {
   }
   svg.remove();
   return Math.min(360, Math.max(200, Math.ceil(16 + widest + MARKER_ROOM + 1)));
+}
+// The label column for the table's width now: a fixed 360 px column in a narrow window (8 seats,
+// long names) left each train row its open end and no tile, so it takes at most LABEL_SHARE of it.
+function labelColumn() {
+  const room = document.getElementById("table").clientWidth;
+  return Math.max(LABEL_MIN, Math.min(FULL_LABEL, Math.floor(room * LABEL_SHARE)));
 }
 function rowBg(g, y, width, fill) { el("rect", {x: 0, y: y - 7, width: width, height: TH + 14, rx: 6, fill: fill}, g); }
 // Shorten an SVG text to ``room`` pixels with an ellipsis (a long agent name, e.g. ppo:PATH, ran over
@@ -183,7 +191,13 @@ function drawMexican(box, f) {
       let hidden = 0;
       while (hidden < n && 4 + hidden * STEP < scroller.scrollLeft - 1) hidden++;
       row.dataset.hidden = String(hidden);
-      sub.textContent = count + (hidden ? " \u00b7 +" + hidden + " earlier \u25c0 scroll" : "");
+      const says = hidden ? [count + " \u00b7 +" + hidden + " earlier \u25c0 scroll", count + " \u00b7 +" + hidden + " earlier",
+                             "+" + hidden + " earlier"] : [count];
+      for (const text of says) {  // the longest that fits a narrowed label, else the shortest, cut
+        sub.textContent = text;
+        if (sub.getComputedTextLength() <= LABEL - 16) break;
+      }
+      fit(sub, LABEL - 16);
     };
     scroller.addEventListener("scroll", hint);
     scroller.scrollLeft = scroller.scrollWidth;
@@ -315,8 +329,9 @@ document.addEventListener("keydown", (e) => {
                 PageUp: () => show(roundStart(cur, -1)), " ": togglePlay};
   if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
 });
-LABEL = labelWidth();
-window.addEventListener("resize", () => show(cur));  // keep every train's open end in view
+FULL_LABEL = labelWidth();
+LABEL = labelColumn();
+window.addEventListener("resize", () => { LABEL = labelColumn(); show(cur); });  // tiles and open ends in view
 show(0);
 </script>
 </body>

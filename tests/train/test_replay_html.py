@@ -400,3 +400,47 @@ def test_a_seed_past_2_to_the_53_is_shown_exactly(browser, cuban_game, tmp_path)
     assert f" \u00b7 seed {seed} \u00b7 " in page.locator("#rules").text_content() and errors == []
     page, errors, _ = _open(browser, dict(cuban_game, seed=None), tmp_path)
     assert " \u00b7 no seed \u00b7 " in page.locator("#rules").text_content() and errors == []
+
+
+#: Per train row: its label's right edge and whether a whole tile is inside its scroller, right of the label.
+_WHOLE_TILES = """() => [...document.querySelectorAll('#table .trow')].map(row => {
+    const label = row.querySelector('svg.label').getBoundingClientRect();
+    const box = row.querySelector('.scroll').getBoundingClientRect();
+    const whole = [...row.querySelectorAll('.tile')].filter(t => { const r = t.getBoundingClientRect();
+        return r.left >= box.left && r.left >= label.right && r.right <= box.right && r.right <= innerWidth; });
+    return [row.dataset.train, label.width, whole.length];
+})"""
+
+
+def _resize(page, width: int, height: int) -> None:
+    """Resize the window and wait for a frame: its resize event (and the page's redraw) runs before it."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function(f"() => innerWidth === {width}")
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => done()))")
+
+
+def test_a_narrow_window_shows_tiles_beside_the_labels(browser, tmp_path):
+    """A tester's 420 px window on 8 seats with long names: the 360 px label column (set at load)
+    left each train row its open end and "+N earlier", no tile. The column now takes at most 40%
+    of the table, recomputed on resize, and widens again in a wide window."""
+    names = [f"ppo:/home/someone/checkpoints/mexican_train_8p_d15_seat{s}" for s in range(8)]
+    record = dict(_game_record(mexican_train_v0.raw_env(num_players=8, max_pip=15), 5), seats=names)
+    page, errors, _ = _open(browser, record, tmp_path)
+    last = page.evaluate("() => D.frames.length - 1")
+    page.locator("#slider").fill(str(last))
+    assert page.evaluate("LABEL") == 360 and all(w == 360 and n > 0 for _, w, n in page.evaluate(_WHOLE_TILES))
+    for reload in (False, True):  # narrowed by a resize, and loaded narrow
+        _resize(page, 420, 900)
+        if reload:
+            page.reload()
+            page.locator("#slider").fill(str(last))
+        table = page.evaluate("document.getElementById('table').clientWidth")
+        rows = page.evaluate(_WHOLE_TILES)
+        assert len(rows) == 9 and all(130 <= w <= 0.4 * table and n >= 1 for _, w, n in rows), (reload, table, rows)
+        assert all(shown for _, shown in page.evaluate(_ENDS_IN_VIEW)), reload
+        sub = page.locator('.trow[data-train="mexican"] svg.label text').nth(1)
+        assert sub.evaluate("t => t.getBBox().x + t.getComputedTextLength()") <= page.evaluate("LABEL") - 8
+        assert names[0] in page.locator('.trow[data-train="0"] svg.label text title').first.text_content()
+        _resize(page, 1400, 1000)  # wide again: the whole column
+        assert page.evaluate("LABEL") == 360 and all(w == 360 and n > 0 for _, w, n in page.evaluate(_WHOLE_TILES))
+    assert errors == []
