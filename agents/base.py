@@ -126,7 +126,7 @@ def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train"
     """
     if game not in _REGISTRIES:
         raise ConfigError("game", game, f"one of {GAMES}")
-    if not isinstance(name, str) or not name or ":" in name or name != "".join(name.split()):
+    if not isinstance(name, str) or not name or ":" in name or any(c.isspace() for c in name):
         raise ConfigError("name", name, "a non-empty string without ':' or spaces (make_agent reads "
                           "'name:arg')")  # fmt: skip
     if not callable(factory):

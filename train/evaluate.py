@@ -324,7 +324,8 @@ def add_line_rule_options(parser: argparse.ArgumentParser, teams_note: str = "")
 def rule_kwargs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
     """The env keywords of the rule options given (``--preset`` for Mexican Train, ``--max-pip``,
     the game's own rule options); a rule option of the other kind of game is a parser error."""
-    mexican = (*_RULE_OPTIONS, "use_mexican_train", "double_blank_points", "elimination_limit")
+    shared = ("hand_size", "use_boneyard")  # rules of every game
+    mexican = tuple(n for n in MEXICAN_TRAIN_RULE_ARGS if n not in shared)
     line = ("teams", *LINE_RULE_CHOICES, "annul_doubles", "target_score")
     if args.game == "mexican_train":
         kwargs: dict[str, Any] = {"preset": args.preset or "domino_cubano"}
@@ -339,7 +340,7 @@ def rule_kwargs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
             parser.error(f"--{name.replace('_', '-')} is not a rule of --game {args.game}")
     if args.max_pip is not None:
         kwargs["max_pip"] = args.max_pip
-    for name in ("hand_size", "use_boneyard", *own):
+    for name in (*shared, *own):
         value = getattr(args, name)
         if value is not None:
             kwargs[name] = value
