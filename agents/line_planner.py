@@ -71,7 +71,7 @@ class LinePlannerAgent(_LineAgent):
     to the end of the round, and the move's score is its win frequency plus ``rollout_prior`` x
     rule score / 100. Measured against greedy it is much stronger in the block game with 4
     players and in the draw game, about the same with 2-player block, and *weaker* in Cuban with
-    teams (see the line agents README), so the ladder keeps the rules alone.
+    teams (docs/agents.md, "The search option"), so the ladder keeps the rules alone.
 
     Args:
         config: the rules (anything :func:`domino_env.agents.base.as_config` accepts that gives a

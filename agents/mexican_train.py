@@ -135,7 +135,7 @@ class PlannerAgent(_MexicanTrainAgent):
        a draw it passes rather than play an uncoverable drawn double.
 
     The plan (c) is what beats greedy: without it (a-b-d-e only) the agent is no better than
-    greedy; the other rules change little (see the README's ablation).
+    greedy; the other rules change little (docs/agents.md, the planner's ablation).
 
     Args:
         config: the rules (anything :func:`domino_env.agents.base.as_config` accepts).
@@ -145,7 +145,7 @@ class PlannerAgent(_MexicanTrainAgent):
 
     name = "planner"
 
-    #: Ablation switches (class attributes, all on; the README's ablation turns them off one by
+    #: Ablation switches (class attributes, all on; docs/agents.md's ablation turns them off one by
     #: one): the chain plan (c), the double rule (a), lifting the marker (b), flexibility (d).
     plan = True
     double_rule = True

@@ -1,7 +1,6 @@
 """Demo: one Mexican Train round between random legal players, printed move by move.
 
 Run: ``python -m train.demo [--players 4] [--max-pip 12] [--preset domino_cubano] [--seed 0]``.
-(The README's main-job command runs this until the PPO training command exists.)
 """
 
 from __future__ import annotations

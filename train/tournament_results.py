@@ -189,7 +189,7 @@ class EvaluationResult:
         return t
 
     def markdown(self) -> str:
-        """The main columns as a Markdown table (for the README)."""
+        """The main columns as a Markdown table (as in docs/evaluation.md)."""
         rows = [
             "| agent | seats | seat-episodes | win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | mean pips/round |",
             "|---|---|---|---|---|---|---|---|",

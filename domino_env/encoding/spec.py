@@ -1,5 +1,5 @@
 """Observation spec tables: one table per game drives the Box space, the flat array layout, the
-named views (:func:`decode_observation`) and the README table.
+named views (:func:`decode_observation`) and the generated tables of docs/envs.md.
 """
 
 from __future__ import annotations

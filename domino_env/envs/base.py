@@ -225,7 +225,7 @@ class DominoAECEnv(AECEnv, EzPickle):
 
         Args:
             seed: reseeds the env's generator; without it the stream continues.
-            options: ``{"deal": {...}}`` an exact first deal (see the README), or ``{"deals":
+            options: ``{"deal": {...}}`` an exact first deal (docs/envs.md, "Starting from a given position"), or ``{"deals":
                 [deal, ...]}`` exact deals for successive rounds, used in order (records use
                 this; rounds beyond the list are dealt by the generator). Other keys are ignored,
                 as Gymnasium's convention (and PettingZoo's ``api_test``) expect.
