@@ -1,6 +1,7 @@
 """Write the env-card tables of ``docs/envs.md`` from the code's own tables.
 
-The observation tables come from the observation specs (``ObservationSpec.markdown_table``), the
+The observation tables come from the observation specs (``ObservationSpec.markdown_table``, with
+each field's bound), the
 configuration tables from the config dataclasses and their field docs (``FIELD_DOCS``,
 ``LINE_FIELD_DOCS``). In the page each table sits between two markers::
 
@@ -45,9 +46,9 @@ def tables() -> dict[str, Callable[[], str]]:
     from domino_env.encoding.mexican_train import observation_spec
 
     return {
-        "mexican_train_observation": lambda: observation_spec(4, 12).markdown_table(),
+        "mexican_train_observation": lambda: observation_spec(4, 12).markdown_table(high=True),
         "mexican_train_config": lambda: config_table(MexicanTrainConfig, FIELD_DOCS),
-        "line_observation": lambda: line_observation_spec(4, 9).markdown_table(),
+        "line_observation": lambda: line_observation_spec(4, 9).markdown_table(high=True),
         "line_config": lambda: config_table(LineConfig, LINE_FIELD_DOCS),
     }
 

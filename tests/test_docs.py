@@ -183,6 +183,20 @@ def test_env_card_sizes_match_the_specs():
     assert line_observation_spec(4, 9).size == 184 and "184 floats" in text
 
 
+def test_env_card_bounds_are_the_default_envs():
+    """The generated tables' ``high`` column is the Box of the envs they describe (Mexican Train
+    on its defaults, Cuban), and the shape and dtype claims of the page hold."""
+    from domino_env.envs import cuban_v0, mexican_train_v0
+
+    for module, spec in ((mexican_train_v0, observation_spec(4, 12)), (cuban_v0, line_observation_spec(4, 9))):
+        space = module.raw_env().observation_space("player_0")
+        assert (space["observation"].high == spec.space.high).all() and (space["observation"].low == 0).all()
+        assert space["observation"].dtype == "float32" and space["action_mask"].dtype == "int8"
+    text = ENVS.read_text()
+    assert "| name | shape | unit | high | meaning |" in text
+    assert re.search(r"^\| `scores` \| \(4,\) \| points \| 10,000 \|", text, flags=re.M)
+
+
 def test_every_preset_is_documented():
     envs, rules = ENVS.read_text(), RULES.read_text()
     for name in [*PRESETS, *LINE_PRESETS]:

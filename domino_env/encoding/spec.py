@@ -26,7 +26,7 @@ class Field:
         name: key in :func:`decode_observation`'s result.
         shape: shape of the block (the flat vector stores it row-major).
         high: upper bound of every entry (lower bound is 0).
-        unit: unit of the entries ("flag", "one-hot", "tiles", "pips", "points", "rounds").
+        unit: unit of the entries ("flag", "one-hot", "rank", "tiles", "points", "rounds").
         meaning: one line for the docs.
     """
 
@@ -73,11 +73,17 @@ class ObservationSpec:
             )
         return {f.name: obs[self.slices[f.name]].reshape(f.shape) for f in self.fields}
 
-    def markdown_table(self) -> str:
-        """The spec as a Markdown table (name, shape, unit, meaning), as in docs/envs.md."""
-        rows = ["| name | shape | unit | meaning |", "|---|---|---|---|"]
+    def markdown_table(self, high: bool = False) -> str:
+        """The spec as a Markdown table (name, shape, unit, meaning), as in docs/state.md; with
+        ``high``, also each field's upper bound in the Box (the lower bound is 0), as in
+        docs/envs.md."""
+        if high:
+            rows = ["| name | shape | unit | high | meaning |", "|---|---|---|---|---|"]
+        else:
+            rows = ["| name | shape | unit | meaning |", "|---|---|---|---|"]
         for f in self.fields:
-            rows.append(f"| `{f.name}` | {f.shape} | {f.unit} | {f.meaning} |")
+            bound = f" {int(f.high):,} |" if high else ""
+            rows.append(f"| `{f.name}` | {f.shape} | {f.unit} |{bound} {f.meaning} |")
         return "\n".join(rows)
 
     def hash(self) -> str:
