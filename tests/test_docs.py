@@ -204,6 +204,23 @@ def test_every_preset_is_documented():
         assert re.search(rf"^\| `{name}`", rules, flags=re.M), f"docs/rules.md has no row for {name}"
 
 
+def test_mexican_train_preset_rows_match_the_code():
+    """Each preset row of docs/envs.md and docs/rules.md §1.8 names exactly the fields the preset changes,
+    with their values (``field="value"``, or "hand-size table" and "(limit N)")."""
+    for page in (ENVS, RULES):
+        text = page.read_text()
+        for name, (_, diff) in PRESETS.items():
+            row = re.search(rf"^\| `{name}`.*$", text, flags=re.M)[0]
+            quoted = {k: v.strip('"') for k, v in re.findall(r"`(\w+)=(\"?[\w.]+\"?)`", row)}
+            written_out = {"hand_size_rule", "elimination_limit"} - set(quoted)  # said in words
+            assert quoted == {k: str(v) for k, v in diff.items() if k not in written_out}, f"{page.name}: {name}"
+            if diff.get("hand_size_rule") == "table":
+                assert "hand_size_rule=\"table\"" in row or "hand-size table" in row, f"{page.name}: row {name}"
+            if "elimination_limit" in diff:
+                assert f"(limit {diff['elimination_limit']})" in row, f"{page.name}: row {name}"
+            assert diff or "nothing" in row
+
+
 def test_rules_hand_size_table_matches_the_code():
     rows = {
         int(m.group(1)): [int(x) for x in m.group(2).split(" | ")]
