@@ -197,6 +197,21 @@ def test_env_card_bounds_are_the_default_envs():
     assert re.search(r"^\| `scores` \| \(4,\) \| points \| 10,000 \|", text, flags=re.M)
 
 
+def test_env_keyword_defaults_match_the_code():
+    """The env keywords beside the rules fields, with the defaults docs/envs.md gives them."""
+    import inspect
+
+    from domino_env.envs.base import DominoAECEnv
+
+    defaults = {k: v.default for k, v in inspect.signature(DominoAECEnv.__init__).parameters.items()}
+    text = " ".join(ENVS.read_text().split())
+    assert defaults["episode"] == "round" and '`episode` (`"round"`, default,' in text
+    assert defaults["reward"] == "outcome" and '`reward` (`"outcome"`, default,' in text
+    assert defaults["render_mode"] is None and "`render_mode` (None, default;" in text
+    assert defaults["max_cycles"] == 100_000 and "`max_cycles` (default 100,000)" in text
+    assert defaults["max_steps"] is None and "`max_steps` (default None)" in text
+
+
 def test_every_preset_is_documented():
     envs, rules = ENVS.read_text(), RULES.read_text()
     for name in [*PRESETS, *LINE_PRESETS]:
