@@ -172,6 +172,18 @@ def test_design_page_has_the_sections_one_to_ten():
     assert {str(i) for i in range(1, 11)} <= section_ids(DESIGN)
 
 
+def test_design_layout_names_every_library_module():
+    """docs/design.md §1 names every module of ``domino_env`` and every error class."""
+    from domino_env.core import errors
+
+    text = DESIGN.read_text()
+    layout = text[text.index("## 1. Layout") : text.index("## 2.")]
+    modules = {p.name for p in (ROOT / "domino_env").rglob("*.py") if p.name != "__init__.py"}
+    assert not sorted(m for m in modules if m not in layout), "docs/design.md §1 misses modules"
+    classes = {n for n, c in vars(errors).items() if isinstance(c, type) and issubclass(c, errors.DominoError)}
+    assert not sorted(c for c in classes if c not in layout), "docs/design.md §1 misses error classes"
+
+
 def test_env_card_tables_are_generated_from_the_code():
     text = ENVS.read_text()
     assert _load_generator().render(text) == text, "run: python docs/generate_tables.py"
