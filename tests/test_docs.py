@@ -1,7 +1,9 @@
 """The docs match the code, and every Markdown file or rules section cited anywhere exists.
 
 - docs/envs.md: its generated tables are what ``docs/generate_tables.py`` writes from the spec
-  tables and config field docs today, and every preset has a row.
+  tables and config field docs today (the observation bounds those of the default envs), every
+  preset has a row naming the fields it changes, and the env keywords' defaults are the code's.
+- docs/design.md: §1's layout names every module of ``domino_env`` and every error class.
 - docs/rules.md: the section numbers the code cites, the hand-size table and the presets match
   ``domino_env.core.config``.
 - Every path-like reference to a Markdown file in the repository's ``.py`` and ``.md`` files
