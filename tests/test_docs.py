@@ -319,3 +319,14 @@ def test_code_fences_are_whole_lines(path):
     for number, line in enumerate(path.read_text().splitlines(), 1):
         if line.lstrip().startswith("```"):
             assert re.fullmatch(r"\s*```[\w-]*\s*", line), f"{path.relative_to(ROOT)}:{number}: {line!r}"
+
+
+def test_code_cites_existing_headings():
+    """A link ``docs/<page>.md#<anchor>`` in the code (an error message, a docstring) names a heading."""
+    missing = []
+    for path in (p for p in FILES if p.suffix == ".py"):
+        for page, anchor in re.findall(rf"(docs/[\w-]+\.{EXT})#([\w-]+)", path.read_text()):
+            headings = re.findall(r"^#+\s+(.*)$", (ROOT / page).read_text(), flags=re.M)
+            if anchor not in {slug(h) for h in headings}:
+                missing.append(f"{path.relative_to(ROOT)}: {page}#{anchor}")
+    assert not missing, missing
