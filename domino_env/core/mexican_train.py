@@ -371,7 +371,7 @@ class MexicanTrainState(MexicanTrainRounds):
     def _blocked_now(self) -> bool:
         """After a placement or a draw, the boneyard being exhausted: True when no seat can ever
         place again (docs/rules.md §1.5), so the round ends at once instead of after the forced
-        PASS (issue 12: one decision fewer per blocked round; the result is the same, as the
+        PASS (one decision fewer per blocked round; the result is the same, as the
         round's result depends only on the hands).
 
         At the start of a turn that is :meth:`_nobody_can_place`. In the middle of a turn (a
