@@ -54,7 +54,6 @@ package version, the command, every argument, seed, timesteps, wall time, every 
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import time
@@ -97,33 +96,12 @@ from domino_env.train.run_folder import (
     remove_if_empty,
     resume_command,
 )
+from domino_env.train.vec_envs import close_vec_env, make_vec_env, usable_cores  # noqa: F401  (re-exported)
 
 __all__ = [
     "BEST_MODEL_FILE", "GAMES", "LADDER", "REWARDS", "LearnerEnv", "action_masks_of", "build_parser",
     "evaluate_vs_ladder", "main", "make_env_fn", "rules_from_args", "summary_markdown", "train",
 ]  # fmt: skip
-
-
-def usable_cores() -> int:
-    """CPU cores this process may run on (its affinity, e.g. under ``taskset``), else the count."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # no affinity on this platform (macOS, Windows)
-        return os.cpu_count() or 1
-
-
-def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", seed: int = 0):
-    """``n_envs`` training envs (:func:`~train.learner_env.make_env_fn`), seeded ``seed + i``:
-    a ``SubprocVecEnv`` for ``vec_env="subproc"`` (``"auto"``: when there are several envs and
-    cores), else a ``DummyVecEnv``."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    cores = usable_cores()
-    subproc = vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
-    fns = [make_env_fn(env_cfg) for _ in range(n_envs)]
-    venv = SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
-    venv.seed(seed)
-    return venv
 
 
 def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
@@ -200,22 +178,6 @@ def _setup_changes(args, run_args: dict) -> list[str]:
             now, was = (f"{flag} {'none' if v is None else text(v)}" for v in (getattr(args, name), run_args[name]))
             out.append(f"{now} (the model's run: {was})")
     return out
-
-
-def close_vec_env(vec_env, aborted: bool) -> None:
-    """Close the training envs. After an abort (a ``KeyboardInterrupt`` raised anywhere in a
-    step) a ``SubprocVecEnv`` may have read some workers' replies and not others, so its graceful
-    ``close()`` would wait forever for replies that never come: its worker processes are
-    killed instead (SIGKILL: they ignore SIGINT and SIGTERM, :func:`make_env_fn`)."""
-    processes = getattr(vec_env, "processes", None)
-    if not aborted or processes is None:
-        vec_env.close()
-        return
-    for proc in processes:
-        proc.kill()
-    for proc in processes:
-        proc.join(5)
-    vec_env.closed = True
 
 
 def _start_model(parser, args, checked: CheckedRun, vec_env, tb):

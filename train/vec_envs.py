@@ -1,0 +1,50 @@
+"""The training envs of a ``domino-train`` run as one vectorised env: how many cores the process
+may use (:func:`usable_cores`), the ``SubprocVecEnv`` / ``DummyVecEnv`` of ``--n-envs`` learner
+envs (:func:`make_vec_env`) and closing it, also after an abort in the middle of a step
+(:func:`close_vec_env`). Re-exported by :mod:`domino_env.train.ppo`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from domino_env.train.learner_env import make_env_fn
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity, e.g. under ``taskset``), else the count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity on this platform (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", seed: int = 0):
+    """``n_envs`` training envs (:func:`~train.learner_env.make_env_fn`), seeded ``seed + i``:
+    a ``SubprocVecEnv`` for ``vec_env="subproc"`` (``"auto"``: when there are several envs and
+    cores), else a ``DummyVecEnv``."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    cores = usable_cores()
+    subproc = vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
+    fns = [make_env_fn(env_cfg) for _ in range(n_envs)]
+    venv = SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
+    venv.seed(seed)
+    return venv
+
+
+def close_vec_env(vec_env, aborted: bool) -> None:
+    """Close the training envs. After an abort (a ``KeyboardInterrupt`` raised anywhere in a
+    step) a ``SubprocVecEnv`` may have read some workers' replies and not others, so its graceful
+    ``close()`` would wait forever for replies that never come: its worker processes are
+    killed instead (SIGKILL: they ignore SIGINT and SIGTERM, :func:`make_env_fn`)."""
+    processes = getattr(vec_env, "processes", None)
+    if not aborted or processes is None:
+        vec_env.close()
+        return
+    for proc in processes:
+        proc.kill()
+    for proc in processes:
+        proc.join(5)
+    vec_env.closed = True
