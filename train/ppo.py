@@ -96,6 +96,7 @@ from domino_env.train.run_folder import (
     remove_if_empty,
     resume_command,
 )
+from domino_env.train.start_model import continued_seed
 from domino_env.train.vec_envs import close_vec_env, make_vec_env, usable_cores  # noqa: F401  (re-exported)
 
 __all__ = [
@@ -242,6 +243,11 @@ def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_l
         parser.error(f"--n-envs {n_envs}: the resumed model's --batch-size {model.batch_size} is larger than "
                      f"a rollout of its --n-steps {model.n_steps} x {n_envs} envs = {model.n_steps * n_envs} "
                      f"samples; give --n-envs {-(-model.batch_size // model.n_steps)} or more")  # fmt: skip
+    # a resumed run must not replay the deals (and draws) of the run it continues: --seed again
+    # would seed the envs as at step 0; the model's step count makes the stream this part's own
+    train_seed = continued_seed(args.seed, resumed["timesteps"]) if resumed else args.seed
+    if train_seed != args.seed:
+        model.set_random_seed(train_seed)  # torch, the action space and the envs (at learn's reset)
     meta: dict[str, Any] = {
         **env_metadata(checked.rules, args.game, checked.env_kwargs, vec_env.action_space.n,
                       checked.env_cfg["policy_input"], checked.env_cfg["critic_input"]),
@@ -249,6 +255,7 @@ def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_l
         "argv": argv_list,
         "args": vars(args),
         "seed": args.seed,
+        "train_seed": train_seed,
         "n_envs": n_envs,
         "vec_env": type(vec_env).__name__,
         "cpu_count": cores,

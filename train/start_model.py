@@ -92,3 +92,16 @@ def policy_input_of(policy: str, action_features: str = "v1") -> str:
     if policy != "action-scores":
         return FLAT_INPUT
     return f"action-features-{action_features}"
+
+
+def continued_seed(seed: int, timesteps: int) -> int:
+    """The seed of the envs and torch in a ``--resume``d run: ``seed`` for a model with no steps,
+    else a seed drawn from ``seed`` and the model's ``timesteps`` (below ``2**31``: env ``i``
+    takes the seed + ``i``). With ``--seed`` itself, every resumed part of a run replayed the deals,
+    opponent draws and seats of its first part, in the same order (the deals do not depend on the
+    play); the same model and ``--seed`` still give the same stream, so a resume is reproducible."""
+    if timesteps <= 0:
+        return seed
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, timesteps]).generate_state(1)[0]) % 2**31

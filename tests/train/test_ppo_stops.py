@@ -105,3 +105,37 @@ def test_a_time_limit_before_the_first_whole_rollout_says_nothing_was_trained(tm
     assert (f"training stopped early: {meta['stopped_early']}, before its first whole rollout (64 x 1 steps): "
             "nothing was trained; give a longer --time-limit or a smaller --n-steps") in captured.err
     assert "continue with" not in captured.out + captured.err
+
+
+def test_a_resumed_run_does_not_replay_the_deals_of_the_run_it_continues(tmp_path, monkeypatch):
+    """A resume seeded its envs with --seed again, as at step 0: the deals do not depend on the
+    play, so every resumed part of a run (a --time-limit chunk, an interrupted run) trained on the
+    same deals, opponents and seats as the first part, in the same order."""
+    from domino_env.train.learner_env import LearnerEnv
+    from domino_env.train.start_model import continued_seed
+
+    seeds: list[int] = []
+    firsts: list[bytes] = []
+    real_reset = LearnerEnv.reset
+
+    def reset(self, *, seed=None, options=None):
+        out = real_reset(self, seed=seed, options=options)
+        if seed is not None:  # the envs' seeding reset: the first deal of this part
+            seeds.append(seed)
+            firsts.append(self.raw_observation.tobytes())
+        return out
+
+    monkeypatch.setattr(LearnerEnv, "reset", reset)
+    out = tmp_path / "run"
+    base = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "64", "--quiet"]
+    assert ppo.run([*base, "--out", str(out)]) == (out, None)
+    assert ppo.run([*base, "--resume", str(out), "--out", str(out)]) == (out, None)
+    assert seeds[0] == 1 and seeds[-1] == continued_seed(1, 64) != 1  # not 1 again
+    assert firsts[-1] != firsts[0]  # another first deal
+    meta = json.loads((out / "metadata.json").read_text())
+    assert (meta["seed"], meta["train_seed"]) == (1, continued_seed(1, 64))
+    seeds.clear()
+    again = tmp_path / "again"  # the same model and --seed give the same stream: reproducible
+    assert ppo.run([*base, "--resume", str(out), "--out", str(again)]) == (again, None)
+    assert seeds[-1] == continued_seed(1, 128)
+    assert continued_seed(1, 0) == 1  # a model with no steps (a domino-bc clone) starts as a fresh run
