@@ -309,14 +309,21 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
 
     set_random_seed(args.seed)
+    # until StopSignals takes over, SIGTERM stops the start as Ctrl-C does (its default killed us
+    # at once: no line, the env workers' tracebacks, an empty run folder left behind)
+    sigterm = signal.getsignal(signal.SIGTERM)
+    if sigterm is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     claimed = args.out is None  # the default folder is made now, so that a parallel run takes another
     out = claim_run_folder(time.strftime("runs/ppo_%Y%m%d_%H%M%S")) if claimed else Path(args.out)
     tb = str(out / "tb") if args.tensorboard else None
-    vec_env = make_vec_env(checked.env_cfg, n_envs, args.vec_env, args.seed)
+    vec_env = None
     try:
+        vec_env = make_vec_env(checked.env_cfg, n_envs, args.vec_env, args.seed)
         model, started, folder, meta = _prepare(parser, args, checked, vec_env, tb, n_envs, argv_list, out, cores)
     except BaseException:  # the env workers ignore SIGINT / SIGTERM: an error here left them (and us) hanging
-        close_vec_env(vec_env, aborted=True)
+        if vec_env is not None:
+            close_vec_env(vec_env, aborted=True)
         if claimed:
             remove_if_empty(out)
         raise
@@ -396,6 +403,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         raise
     finally:
         close_vec_env(vec_env, aborted)
+        if sigterm is not signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, sigterm)
 
     if interrupted:  # the hint first: another Ctrl-C during the (slow) plot must not lose it
         dropped = f" (the model has the {steps} of its last whole rollout)" if played > steps else ""

@@ -23,13 +23,25 @@ def usable_cores() -> int:
 def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", seed: int = 0):
     """``n_envs`` training envs (:func:`~train.learner_env.make_env_fn`), seeded ``seed + i``:
     a ``SubprocVecEnv`` for ``vec_env="subproc"`` (``"auto"``: when there are several envs and
-    cores), else a ``DummyVecEnv``."""
+    cores), else a ``DummyVecEnv``. Workers started before an exception (a signal while they
+    start) are killed, not left waiting."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     cores = usable_cores()
     subproc = vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
     fns = [make_env_fn(env_cfg) for _ in range(n_envs)]
-    venv = SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
+    if not subproc:
+        venv = DummyVecEnv(fns)
+    else:
+        import multiprocessing
+
+        before = set(multiprocessing.active_children())
+        try:
+            venv = SubprocVecEnv(fns)
+        except BaseException:  # e.g. Ctrl-C while they start: the workers ignore SIGINT / SIGTERM
+            for proc in set(multiprocessing.active_children()) - before:
+                proc.kill()
+            raise
     venv.seed(seed)
     return venv
 

@@ -155,6 +155,31 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, send, vec):
     assert resumed["timesteps"] >= meta["timesteps"] + 128
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+def test_a_signal_while_the_env_workers_start_is_one_line_and_leaves_no_empty_run_folder(tmp_path, signum):
+    """Before the stop handlers were in place (while the env workers start and the model is
+    built), SIGTERM killed the command at once: exit -15, no line, the workers' BrokenPipeError
+    tracebacks, and the claimed default folder runs/ppo_<date>_<time> left empty."""
+    args = [*SMALL, "--timesteps", "256", "--n-envs", "4", "--vec-env", "subproc"]
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.ppo", *args], cwd=tmp_path,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+        for _ in range(3000):  # the default run folder is claimed just before the workers start
+            if (tmp_path / "runs").is_dir() and any((tmp_path / "runs").iterdir()) or proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None
+        time.sleep(0.1)
+        os.kill(proc.pid, signum)
+        err = proc.stderr.read()
+        rc = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (rc, err) == (128 + signum, "domino-train: interrupted\n")
+    assert list((tmp_path / "runs").iterdir()) == []
+
+
 def test_a_signal_while_an_evaluation_saves_its_files_lets_the_save_finish(tmp_path, monkeypatch):
     """A stop signal while a periodic evaluation writes ``model.zip`` waits for the write to end
     (raised inside ``model.save`` it left a torch zip error in place of the clean stop): the run
