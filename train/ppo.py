@@ -230,6 +230,9 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
         started = {"flag": flag, "path": str(checked.start_model), "timesteps": int(model.num_timesteps)
                    if args.resume else source_steps, "command": meta.get("command"),
                    "status": meta.get("status")}  # fmt: skip
+        for earlier in ("resumed_from", "initialized_from") if args.resume else ():
+            if meta.get(earlier):  # the model's own start: the chain back to the command that began it
+                started[earlier] = meta[earlier]
     return model, started
 
 

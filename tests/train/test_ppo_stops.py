@@ -139,3 +139,20 @@ def test_a_resumed_run_does_not_replay_the_deals_of_the_run_it_continues(tmp_pat
     assert ppo.run([*base, "--resume", str(out), "--out", str(again)]) == (again, None)
     assert seeds[-1] == continued_seed(1, 128)
     assert continued_seed(1, 0) == 1  # a model with no steps (a domino-bc clone) starts as a fresh run
+
+
+def test_a_model_resumed_twice_keeps_every_command_that_made_it(tmp_path):
+    """``resumed_from`` held the command of the run resumed only: after a second resume the command
+    that began the model (its seed, rules, first steps) was in no metadata any more."""
+    out = tmp_path / "run"
+    base = [*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "64", "--quiet"]
+    ppo.run([*base, "--out", str(out)])
+    first = json.loads((out / "metadata.json").read_text())["command"]
+    ppo.run([*base, "--resume", str(out), "--out", str(out)])
+    second = json.loads((out / "metadata.json").read_text())["command"]
+    ppo.run([*base, "--resume", str(out), "--out", str(out)])
+    meta = json.loads((out / "metadata.json").read_text())
+    chain = meta["resumed_from"]
+    assert (chain["command"], chain["timesteps"]) == (second, 128)
+    assert (chain["resumed_from"]["command"], chain["resumed_from"]["timesteps"]) == (first, 64)
+    assert "resumed_from" not in chain["resumed_from"] and meta["timesteps"] == 192
