@@ -230,7 +230,10 @@ def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
     """Why a run folder could not be made or written at ``path`` (None: it can): a file in its
     place, a file where a folder above it should be, or a read-only folder above it. Checked
     before any work, so that a run does not fail once started (an unwritable ``--out`` was a
-    traceback after Ray or training had started)."""
+    traceback after Ray or training had started). An empty name is refused: it is the current
+    folder (``--out "$OUT"`` with ``OUT`` unset), whose run files ``--overwrite`` would delete."""
+    if not os.fspath(path).strip():
+        return "is empty: give a folder name (an empty one would be the current folder)"
     target = Path(os.path.abspath(os.fspath(path)))
     if target.exists():
         if not target.is_dir():

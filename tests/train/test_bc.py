@@ -6,6 +6,8 @@ the planner better than chance, reuses its dataset, and is fine-tuned by ``domin
 
 import json
 import shlex
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -333,3 +335,22 @@ def test_without_a_held_out_split_the_summary_says_so(tmp_path):
     summary = [line for line in res.stderr.splitlines() if line.startswith("cloned ")]
     assert len(summary) == 1 and "200 samples, no held-out split, " in summary[0] and "nan" not in summary[0]
     assert "nan" not in res.stderr  # nor in the progress bar's agree= (it showed agree=nan)
+
+
+@pytest.mark.parametrize("module", ["domino_env.train.ppo", "domino_env.train.bc"])
+def test_an_empty_out_is_refused_and_the_current_folders_files_stay(tmp_path, module):
+    """``--out ''`` (``--out "$OUT"`` with OUT unset) was the current folder: refused as "folder
+    exists and is not empty" with a hint to ``--resume`` an empty name, and with ``--overwrite``
+    the run deleted the current folder's model.zip and metadata.json and trained into it."""
+    (tmp_path / "model.zip").write_text("mine")
+    (tmp_path / "metadata.json").write_text("{}")
+    args = ["--players", "2", "--max-pip", "9", "--final-eval-rounds", "0", "--no-progress", "--out", "", "--overwrite"]
+    args += (["--timesteps", "64", "--n-steps", "64", "--batch-size", "64", "--eval-freq", "0", "--n-envs", "1"]
+             if module.endswith("ppo") else ["--samples", "20", "--epochs", "1"])  # fmt: skip
+    res = subprocess.run([sys.executable, "-m", module, *args], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    prog = "domino-train" if module.endswith("ppo") else "domino-bc"
+    assert (res.returncode, res.stderr) == (2, f"{prog}: error: --out : is empty: give a folder name (an empty "
+                                               f"one would be the current folder) ({prog} --help lists every option)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metadata.json", "model.zip"]
+    assert (tmp_path / "model.zip").read_text() == "mine"
