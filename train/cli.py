@@ -24,6 +24,7 @@ that the three agree with the extras of ``pyproject.toml``).
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import importlib.util
 import json
@@ -177,6 +178,20 @@ def _exit_on_closed_pipe() -> NoReturn:
     except OSError:
         pass
     raise SystemExit(EXIT_BROKEN_PIPE) from None
+
+
+def rich_console(**kwargs: Any) -> Any:
+    """A ``rich.console.Console`` (``kwargs`` are its own) for a command's output: when whoever
+    reads it goes away (``CMD | head``) it raises ``BrokenPipeError``, which :func:`launch` ends
+    silently with 141 as for every other write; rich's own handler exited with 1 there."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # nothing more to write
+            raise BrokenPipeError(errno.EPIPE, "the output pipe was closed")
+
+    return _Console(**kwargs)
 
 
 def _exit_with(result: object) -> NoReturn:

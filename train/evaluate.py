@@ -68,7 +68,7 @@ from domino_env.core.config import (
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
-from domino_env.train.cli import ArgumentParser, check_output_file
+from domino_env.train.cli import ArgumentParser, check_output_file, rich_console
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals); this module keeps the command line and re-exports
@@ -381,8 +381,6 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
 
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
-    from rich.console import Console
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -421,9 +419,33 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
     to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
-    console = Console(stderr=to_stderr)
+    console = rich_console(stderr=to_stderr)
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
-        console = Console(width=200, stderr=to_stderr)
+        console = rich_console(width=200, stderr=to_stderr)
+    try:
+        print_result(console, result)
+        closed = None
+    except BrokenPipeError as exc:  # `| head` stopped reading the table: the JSON is written all the same
+        closed = exc
+    if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
+        text = json.dumps(result.to_dict(records=args.records), indent=1)
+        if args.json == "-":
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        else:
+            try:
+                replace_text(args.json, text)
+            except OSError as exc:  # checked before the games; a full disk, a folder removed since
+                raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc})") from None
+    if closed is not None:
+        raise closed  # launch: exit 141, nothing more printed
+    if args.json and args.json != "-":
+        console.print(f"wrote {args.json}")
+    return result
+
+
+def print_result(console: Any, result: EvaluationResult) -> None:
+    """The tournament's table and its summary line (rounds, how they ended, the parity share)."""
     console.print(result.table())
     annulled = f", {result.annulled_rounds} annulled and re-dealt" if result.annulled_rounds else ""
     parity = (
@@ -431,25 +453,13 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         if result.teams
         else "Parity share = 1/P x fraction of non-void episodes"
     )
-    games = f" in {result.episodes} games" if args.episode == "game" else ""
+    games = f" in {result.episodes} games" if result.episode == "game" else ""
     console.print(
         f"{result.rounds_played} rounds{games} "
         f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
         f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
         f"the {result.deals} per-deal averages (n/a with fewer than 2 deals)."
     )
-    if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
-        text = json.dumps(result.to_dict(records=args.records), indent=1)
-        if args.json == "-":
-            sys.stdout.write(text + "\n")
-            sys.stdout.flush()
-            return result
-        try:
-            replace_text(args.json, text)
-        except OSError as exc:  # checked before the games; a full disk, a folder removed since
-            raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc})") from None
-        console.print(f"wrote {args.json}")
-    return result
 
 
 if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line

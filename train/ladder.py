@@ -166,9 +166,9 @@ def _others_column(results: dict[str, dict[str, Any]], n: int) -> str:
 
 def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> None:
     """The summary as a rich table on stdout."""
-    from rich.console import Console
     from rich.table import Table
 
+    from domino_env.train.cli import rich_console
     from domino_env.train.evaluate import deal_interval_text
 
     t = Table(title=title)
@@ -192,7 +192,7 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
             deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict, f"{r['mean_pips']:.2f}",
             f"{r['opponent_mean_pips']:.2f}",
         )  # fmt: skip
-    Console(width=None if sys.stdout.isatty() else 150).print(t)
+    rich_console(width=None if sys.stdout.isatty() else 150).print(t)
 
 
 def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: str, eval_seed: int,

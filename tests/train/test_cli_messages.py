@@ -318,3 +318,17 @@ def test_a_second_ctrl_c_while_the_command_exits_adds_no_traceback():
     proc.send_signal(signal.SIGINT)  # inside the atexit hook
     rest = proc.stderr.read()
     assert proc.wait(timeout=30) == 130 and rest == "", rest
+
+
+def test_evaluate_output_closed_early_is_141_and_the_json_is_still_written(tmp_path):
+    """`domino-evaluate ... --json r.json | head -1`: rich's own broken-pipe handler exited with 1,
+    and before the --json file was written, so the whole tournament was lost."""
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.evaluate", "--agents", "greedy", "random",
+                             "--rounds", "20", "--no-progress", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)  # fmt: skip
+    proc.stdout.close()  # the reader is gone before the table comes (as `| head` once it has its lines)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141 and err == "", err
+    data = json.loads(out.read_text())
+    assert data["rounds_played"] == 20 and [s["name"] for s in data["stats"]] == ["greedy", "random"]
