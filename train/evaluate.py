@@ -53,7 +53,9 @@ import json
 import os
 import re
 import shlex
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -379,6 +381,12 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
             parser.error(f"--agents {spec}: {exc}")
 
 
+def _stop_on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM (``kill``, a scheduler, ``timeout``) stops the tournament as Ctrl-C does: it used to
+    end the process at once, silently, leaving ``--workers`` processes behind."""
+    raise KeyboardInterrupt("SIGTERM")
+
+
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     parser = build_parser()
@@ -403,6 +411,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         parser.error(f"--game cuban plays in teams of two: give 4 agents, or --no-teams ({players} given)")
     kwargs = rule_kwargs(parser, args)
     check_agents(parser, args, players, kwargs)
+    main_thread = threading.current_thread() is threading.main_thread()  # signal.signal's rule
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm) if main_thread else None
     try:
         result = evaluate(
             args.agents,
@@ -418,6 +428,15 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         )
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers are stopped; say what is kept
+        name = "SIGTERM" if exc.args[:1] == ("SIGTERM",) else "SIGINT"
+        kept = ""
+        if args.json not in (None, "-"):
+            kept = f"; {args.json} keeps its earlier result" if os.path.exists(args.json) else f"; {args.json} not written"
+        raise KeyboardInterrupt(name, f"the tournament did not finish: no results{kept}") from None
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
     console = rich_console(stderr=to_stderr)
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns

@@ -298,7 +298,8 @@ def test_ctrl_c_with_worker_processes_is_one_line(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group
     _, err = proc.communicate(timeout=120)
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/40000" not in line]
-    assert proc.returncode == 130 and lines == ["domino-evaluate: interrupted"], err[-2000:]
+    assert proc.returncode == 130 and lines == [
+        f"domino-evaluate: interrupted (the tournament did not finish: no results; {out} not written)"], err[-2000:]
     assert not out.exists()
 
 
@@ -332,3 +333,49 @@ def test_evaluate_output_closed_early_is_141_and_the_json_is_still_written(tmp_p
     assert proc.wait(timeout=120) == 141 and err == "", err
     data = json.loads(out.read_text())
     assert data["rounds_played"] == 20 and [s["name"] for s in data["stats"]] == ["greedy", "random"]
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie (a container's init may never reap one)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def test_sigterm_stops_the_workers_and_says_what_is_kept(tmp_path):
+    """`kill PID` (SIGTERM to domino-evaluate alone) ended it silently (exit -15, the progress bar's
+    line unended) and left its --workers processes running for ever, holding its output pipes."""
+    import signal
+    import time
+
+    out = tmp_path / "earlier.json"
+    out.write_text(json.dumps({"agents": [], "stats": [], "rounds_played": 0}))
+    earlier = out.read_text()
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.evaluate", "--agents", "greedy", "planner",
+                             "planner", "planner", "--rounds", "40000", "--workers", "2", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT)  # fmt: skip
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        seen = ""
+        while not re.search(r"\b[1-9]\d*/40000", seen):  # rounds are coming in: the workers are playing
+            seen += proc.stderr.read(1)
+            assert proc.poll() is None and time.monotonic() < deadline, seen
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        workers = [int(c) for c in children if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
+        assert len(workers) == 2
+        proc.send_signal(signal.SIGTERM)  # to the command alone, as `kill PID` does
+        _, err = proc.communicate(timeout=120)
+        lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/40000" not in line]
+        assert proc.returncode == 143 and lines == [
+            f"domino-evaluate: interrupted (the tournament did not finish: no results; {out} keeps its earlier "
+            "result)"], err[-2000:]  # fmt: skip
+        assert out.read_text() == earlier
+        while any(_alive(w) for w in workers):
+            assert time.monotonic() < deadline, "the worker processes outlived the command"
+            time.sleep(0.1)
+    finally:
+        for pid in [proc.pid, *workers]:  # only what this test started, should a check fail
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)

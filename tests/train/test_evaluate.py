@@ -232,7 +232,7 @@ def test_json_dash_writes_the_result_to_stdout_and_the_table_to_stderr(tmp_path)
 
 def test_ctrl_c_ends_the_progress_bar_line_before_its_message():
     """A real SIGINT during a tournament with its progress bar: the bar is closed (its line
-    ended) before ``domino-evaluate: interrupted`` is printed, on a line of its own."""
+    ended) before ``domino-evaluate: interrupted (...)`` is printed, on a line of its own."""
     import os
     import signal
     import time
@@ -258,7 +258,7 @@ def test_ctrl_c_ends_the_progress_bar_line_before_its_message():
             proc.kill()
     err = seen.decode()
     assert proc.returncode == 130, err
-    assert err.endswith("\ndomino-evaluate: interrupted\n"), err[-300:]
+    assert err.endswith("\ndomino-evaluate: interrupted (the tournament did not finish: no results)\n"), err[-300:]
     assert "round/s" in err.rsplit("\n", 2)[-3]  # the line before it is the bar's
 
 
