@@ -216,6 +216,9 @@ def check_output_file(
         parser.error(f"{flag} {text}: folder {folder} {kind}")
     if os.path.isdir(text):
         parser.error(f"{flag} {text}: is a folder; give a file name such as results.json")
+    if text.endswith(tuple(filter(None, (os.sep, os.altsep)))):  # out/ was written as the file out
+        parser.error(f"{flag} {text}: names a folder (it ends in {text[-1]}), and there is none; give a file "
+                     "name such as results.json")  # fmt: skip
     if os.path.exists(text) and not os.path.isfile(text):  # reading a FIFO or a pipe would block
         parser.error(f"{flag} {text}: exists and is not a regular file; give a file name")
     if os.path.lexists(text) and not _is_json_with(text, keys):

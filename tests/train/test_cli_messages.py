@@ -275,6 +275,10 @@ def test_json_output_paths_are_checked_before_any_play(tmp_path):
         f"--json {notes / 'out.json'}: folder {notes} is a file, not a folder")
     assert _one_line_error(*base, str(tmp_path)) == (
         f"--json {tmp_path}: is a folder; give a file name such as results.json")
+    assert _one_line_error(*base, f"{tmp_path / 'results'}/") == (  # was written as the file results
+        f"--json {tmp_path / 'results'}/: names a folder (it ends in /), and there is none; give a file name "
+        "such as results.json")  # fmt: skip
+    assert not (tmp_path / "results").exists()
     assert _one_line_error(*base, str(notes)) == (
         f"--json {notes}: the file exists and is not a domino-evaluate result (it would be overwritten); "
         "give another name")  # fmt: skip
