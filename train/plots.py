@@ -135,7 +135,7 @@ def _is_evaluation(row: Any) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from domino_env.train.cli import ArgumentParser
+    from domino_env.train.cli import ArgumentParser, unwritable
 
     parser = ArgumentParser(
         prog="python -m domino_env.train.plots", description="Redraw a domino-train run's learning curve."
@@ -153,7 +153,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error(f"--out {out}: give a .png file name (e.g. {run / 'learning_curve.png'})")
     if not out.parent.is_dir():
         parser.error(f"--out {out}: folder {out.parent} does not exist")
-    print(plot_learning_curve(history, out, title=title))
+    problem = unwritable(out)  # a released model's folder may be read-only
+    if problem:
+        parser.error(f"--out {out}: {problem}")
+    try:
+        print(plot_learning_curve(history, out, title=title))
+    except OSError as exc:  # a full disk, a file system that takes no files (/proc): not a traceback
+        parser.error(f"--out {out}: could not be written ({exc.strerror or exc})")
 
 
 if __name__ == "__main__":

@@ -68,3 +68,25 @@ def test_out_must_be_a_png_file(tmp_path, name):
     proc = plots(RELEASE, "--out", tmp_path / name if name != "." else tmp_path)
     assert proc.returncode == 2 and "give a .png file name" in proc.stderr
     assert not list(tmp_path.glob("*.png"))
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, a folder that takes no new files")
+def test_an_out_file_that_cannot_be_written_is_one_line():
+    """The curve was drawn, then savefig's FileNotFoundError was a traceback (exit 1)."""
+    proc = plots(RELEASE, "--out", "/proc/curve.png")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("python -m domino_env.train.plots: error: --out /proc/curve.png: could not be written")
+
+
+def test_an_out_folder_this_user_cannot_write_is_refused_before_drawing(monkeypatch, capsys, tmp_path):
+    import os
+
+    from domino_env.train import plots as plots_module
+
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if mode & os.W_OK else real_access(path, mode, **kw))
+    monkeypatch.setattr(plots_module, "plot_learning_curve", lambda *a, **k: pytest.fail("drew the curve"))
+    with pytest.raises(SystemExit) as info:
+        plots_module.main([str(RELEASE), "--out", str(tmp_path / "curve.png")])
+    assert info.value.code == 2
+    assert f"--out {tmp_path / 'curve.png'}: folder {tmp_path} is not writable by this user" in capsys.readouterr().err
