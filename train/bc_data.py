@@ -60,13 +60,13 @@ def collect(
     Raises:
         ValueError: an observation entry that int16 cannot hold exactly.
     """
-    from tqdm import tqdm
+    from domino_env.train.progress import progress_bar
 
     rng = np.random.default_rng([seed, 11])
     single = env.unwrapped  # the learner's SingleAgentEnv: its AEC env and (per episode) seat
     obs_rows, mask_rows, actions, returns, episodes = [], [], [], [], []
     episode = first_episode
-    bar = tqdm(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
+    bar = progress_bar(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
     env.reset(seed=seed)
     while len(actions) < samples and not (stop is not None and stop.received):
         rewards: list[float] = []
@@ -205,7 +205,7 @@ def collect_parallel(
     """
     import tempfile
 
-    from tqdm import tqdm
+    from domino_env.train.progress import progress_bar
 
     workers = max(1, min(int(workers), int(samples)))
     if workers == 1:
@@ -214,7 +214,7 @@ def collect_parallel(
     shares = [samples // workers + (1 if k < samples % workers else 0) for k in range(workers)]
     ctx = multiprocessing.get_context("spawn")
     event, counter = ctx.Event(), ctx.Value("q", 0)
-    bar = tqdm(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
+    bar = progress_bar(total=samples, desc=desc, unit="dec", disable=not progress, smoothing=0.05)
     with tempfile.TemporaryDirectory(prefix="domino-bc-") as tmp:
         paths = [str(Path(tmp) / f"part{k}.npz") for k in range(workers)]
         procs = [ctx.Process(target=_collect_part, daemon=True,

@@ -46,7 +46,8 @@ def fit(
     a fine-tuned clone near the model it started from.
     """
     import torch
-    from tqdm import tqdm
+
+    from domino_env.train.progress import progress_bar
 
     log = [] if log is None else log
     rng = np.random.default_rng([seed, 13])
@@ -67,7 +68,7 @@ def fit(
         return obs, torch.as_tensor(masks), acts, rets
 
     steps = epochs * max(1, -(-len(train_idx) // batch_size))
-    bar = tqdm(total=steps, desc=desc, unit="batch", disable=not progress)
+    bar = progress_bar(total=steps, desc=desc, unit="batch", disable=not progress)
     for epoch in range(1, epochs + 1):
         policy.train()
         order = rng.permutation(train_idx)

@@ -307,9 +307,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     new_iterations = 0
     bar = None
     if args.progress:
-        from tqdm import tqdm
+        from domino_env.train.progress import progress_bar
 
-        bar = tqdm(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
+        bar = progress_bar(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
     start = time.perf_counter()
     interrupted = False
     try:

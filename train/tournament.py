@@ -324,10 +324,10 @@ def evaluate(
     records: list[GameRecord] = []
     bar = None
     if progress:
-        from tqdm import tqdm
+        from domino_env.train.progress import progress_bar
 
         unit = "game" if episode == "game" else "round"
-        bar = tqdm(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
+        bar = progress_bar(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
     workers = min(workers, deals)  # more processes than deals would only idle
     try:
         if workers == 1:

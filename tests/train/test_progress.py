@@ -1,0 +1,79 @@
+"""The progress bars of long commands: on a terminal tqdm's own rate, into a log or a pipe at most
+one redraw every 30 s (train/progress.py)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from domino_env.train.evaluate import evaluate
+from domino_env.train.progress import LOG_INTERVAL_S, progress_bar
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def no_override(monkeypatch):
+    monkeypatch.delenv("TQDM_MININTERVAL", raising=False)
+
+
+def test_off_a_terminal_the_bar_redraws_every_30_s(monkeypatch, no_override):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with progress_bar(total=10) as bar:
+        assert bar.mininterval == LOG_INTERVAL_S == 30.0
+
+
+def test_on_a_terminal_the_bar_keeps_tqdms_rate(monkeypatch, no_override):
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    with progress_bar(total=10) as bar:
+        assert bar.mininterval == 0.1  # tqdm's default
+
+
+def test_tqdms_own_variable_and_an_explicit_interval_win(monkeypatch, no_override):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with progress_bar(total=10, mininterval=2.0) as bar:
+        assert bar.mininterval == 2.0
+    monkeypatch.setenv("TQDM_MININTERVAL", "0.5")
+    with progress_bar(total=10) as bar:
+        assert bar.mininterval == 0.5
+
+
+def test_a_tournament_written_to_a_log_draws_its_bar_at_the_start_and_the_end(monkeypatch, no_override):
+    """Before, a bar into a file redrew ten times a second. tqdm's clock is made to advance 2 s at
+    every look, so the 40 deals below span minutes of its time: at tqdm's own rate each deal was a
+    redraw (41 draws), every 30 s it is a handful."""
+    import itertools
+
+    import tqdm.std
+
+    clock = itertools.count(0.0, 2.0)
+    monkeypatch.setattr(tqdm.std, "time", lambda: next(clock))
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    evaluate(["greedy", "random"], game="block", rounds=80, num_players=2, seed=0, progress=True)
+    draws = [d for d in log.getvalue().replace("\n", "\r").split("\r") if "/80" in d]
+    assert draws[0].startswith("greedy random:   0%") and "80/80" in draws[-1]
+    assert 3 <= len(draws) <= 8  # the first, the last, one redraw per 30 s of the clock (about 80 s)
+
+
+def test_the_command_into_a_file_has_few_bar_draws(tmp_path, no_override):
+    """The real command with its stderr a file, as in `domino-evaluate ... 2>log`: the bar is there,
+    from its first draw to its last, and not redrawn in between on a run this short."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "TQDM_MININTERVAL"}
+    with open(tmp_path / "log", "w") as err:
+        subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--game", "block", "--agents",
+                        "greedy", "random", "--players", "2", "--rounds", "200"],
+                       cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err, check=True)  # fmt: skip
+    draws = [d for d in (tmp_path / "log").read_text().replace("\n", "\r").split("\r") if "/200" in d]
+    assert 2 <= len(draws) <= 3 and "200/200" in draws[-1]

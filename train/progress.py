@@ -1,0 +1,35 @@
+"""Progress bars of the long commands (tournaments, imitation data and fitting, RLlib runs)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+#: Seconds between redraws when stderr is not a terminal (a log file, a pipe): tqdm's default of
+#: ten a second wrote about 400 KB of ``\r``-separated bars into the log of a 7-minute tournament.
+LOG_INTERVAL_S = 30.0
+
+
+def progress_bar(**kwargs: Any) -> Any:
+    """A ``tqdm`` bar on stderr (``kwargs`` are tqdm's own). When stderr is not a terminal it
+    redraws at most every :data:`LOG_INTERVAL_S` seconds, unless ``mininterval`` is given or the
+    environment sets ``TQDM_MININTERVAL`` (tqdm's own override, e.g. ``TQDM_MININTERVAL=1``)."""
+    from tqdm import tqdm
+
+    own = os.environ.get("TQDM_MININTERVAL")
+    if own is not None:  # tqdm reads it once, at import: read it here too
+        try:
+            kwargs.setdefault("mininterval", float(own))
+        except ValueError:
+            pass  # not a number: tqdm's own default
+    elif not _is_terminal(sys.stderr):
+        kwargs.setdefault("mininterval", LOG_INTERVAL_S)
+    return tqdm(**kwargs)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # replaced by an object without isatty, or closed
+        return False
