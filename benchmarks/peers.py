@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import random
 import statistics
@@ -220,28 +221,66 @@ PEERS: dict[str, dict] = {
     "openspiel_block_dominoes": {
         "runners": openspiel_runners,
         "dist": "open_spiel",
+        "variants": ("engine", "obs_tensor", "py_observer"),
         "game": "python_block_dominoes: 2 players, double-6, 7 tiles each, no boneyard",
     },
     "dominoes_pkg": {
         "runners": dominoes_runners,
         "dist": "dominoes",
+        "variants": ("engine",),
         "game": "dominoes.Game: 4 players (2 teams), double-6, 7 tiles each, no boneyard",
     },
 }
 
 
+def _number(low: float, low_open: bool) -> Callable[[str], float]:
+    """argparse type: a finite float above ``low`` (or at least ``low``). The project's own
+    validators (``domino_env.train.ppo_args``) are not importable here: this runs in the peers'
+    venv."""
+    interval = f"{'(' if low_open else '['}{low}, inf)"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value) or value < low or (low_open and value == low):
+            raise argparse.ArgumentTypeError(f"must be a number in {interval}, got {text}")
+        return value
+
+    return parse
+
+
+def _integer(low: int) -> Callable[[str], int]:
+    """argparse type: an integer >= ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            what = "a positive integer" if low == 1 else f"an integer >= {low}"
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--seconds", type=float, default=5.0, help="measured seconds per cell (default 5)"
-    )
+        "--seconds", type=_number(0.0, low_open=True), default=5.0,
+        help="measured seconds per cell (default 5)",
+    )  # fmt: skip
     parser.add_argument(
-        "--warmup", type=float, default=0.5, help="warm-up seconds per cell (default 0.5)"
-    )
+        "--warmup", type=_number(0.0, low_open=False), default=0.5,
+        help="warm-up seconds per cell (default 0.5)",
+    )  # fmt: skip
     parser.add_argument(
-        "--repeat", type=int, default=1, help="timed windows per cell; the median is reported"
+        "--repeat", type=_integer(1), default=1, help="timed windows per cell; the median is reported"
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=_integer(0), default=0)
     parser.add_argument(
         "--only",
         action="append",
@@ -249,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         help="restrict to these measurements (repeatable), e.g. openspiel_block_dominoes:obs_tensor",
     )
     args = parser.parse_args(argv)
+    allowed = [f"{peer}[:{'|'.join(spec['variants'])}]" for peer, spec in PEERS.items()]
+    for only in args.only or []:  # an unknown name measured nothing and exited 0
+        peer, sep, variant = only.partition(":")
+        if peer not in PEERS or (sep and variant not in PEERS[peer]["variants"]):
+            parser.error(f"argument --only: unknown measurement {only!r}; allowed: {' '.join(allowed)}")
 
     wanted = None
     if args.only:

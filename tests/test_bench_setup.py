@@ -104,3 +104,27 @@ def test_throughput_refuses_bad_arguments_before_measuring(args, message, monkey
     with pytest.raises(SystemExit) as exc:
         throughput.main([*args, "--no-peers"])
     assert exc.value.code == 2 and message.replace("{tmp}", str(tmp_path)) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seconds", "0"], "argument --seconds: must be a number in (0.0, inf), got 0"),
+        (["--warmup", "-1"], "argument --warmup: must be a number in [0.0, inf), got -1"),
+        (["--repeat", "0"], "argument --repeat: must be a positive integer, got 0"),
+        (["--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+        (["--only", "openspiel"], "argument --only: unknown measurement 'openspiel'; allowed: "
+         "openspiel_block_dominoes[:engine|obs_tensor|py_observer] dominoes_pkg[:engine]"),
+        (["--only", "dominoes_pkg:obs_tensor"], "unknown measurement 'dominoes_pkg:obs_tensor'"),
+    ],
+)  # fmt: skip
+def test_peers_script_refuses_bad_arguments_before_measuring(args, message):
+    """peers.py (standalone: it runs in the peers' venv) took these as they came: --seconds 0 and
+    --repeat 0 were tracebacks (ZeroDivisionError, StatisticsError) after the imports, and an
+    unknown --only measured nothing and exited 0. Refused before any peer is imported, so the
+    project's interpreter serves."""
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "peers.py"), *args], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert run.returncode == 2 and run.stdout == "", run.stderr
+    assert run.stderr.splitlines()[-1] == f"peers.py: error: {message}" or message in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr
