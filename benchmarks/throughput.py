@@ -96,9 +96,21 @@ PEERS_SETUP = (
 # --------------------------------------------------------------------------
 
 
+def peers_skip_line(python: str) -> str | None:
+    """The one line saying why the peers cannot be measured with ``python`` (missing, a folder,
+    not executable), or None when it can be run."""
+    path = Path(python)
+    if not path.exists():
+        return f"peers skipped: {python} not found; create it with {PEERS_SETUP}"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        return f"peers skipped: {python} is not an executable file; give the peers' python, or create it with {PEERS_SETUP}"
+    return None
+
+
 def run_peers(python: str, seconds: float, warmup: float, repeat: int, seed: int) -> list[dict]:
-    if not Path(python).exists():
-        print(f"peers skipped: {python} not found; create it with {PEERS_SETUP}", file=sys.stderr)
+    skip = peers_skip_line(python)
+    if skip:
+        print(skip, file=sys.stderr)
         return []
     cmd = [
         python,
@@ -193,6 +205,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--players {cell.players} with --max-pip {cell.max_pip}: {exc}")
     if args.json is not None:
         check_output_file(parser, "--json", args.json, {"ours", "peers", "summary"}, "a throughput result")
+    if not args.no_peers:  # said once, before measuring (not once a pass, after it)
+        skip = peers_skip_line(args.peers_python)
+        if skip:
+            print(skip, file=sys.stderr, flush=True)
+            args.no_peers = True
 
     load_before = os.getloadavg()
     # Every (cell, layer) once, main table first, then the scaling cells not already in it.

@@ -128,3 +128,19 @@ def test_peers_script_refuses_bad_arguments_before_measuring(args, message):
     assert run.returncode == 2 and run.stdout == "", run.stderr
     assert run.stderr.splitlines()[-1] == f"peers.py: error: {message}" or message in run.stderr, run.stderr
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("where", ["missing", "folder"])
+def test_an_unusable_peers_python_is_one_line_before_measuring(where, tmp_path):
+    """With --repeat 2 the skip line came once a pass, each after that pass's cells; a folder
+    given as --peers-python was a PermissionError traceback after every cell was measured."""
+    python = tmp_path / "nowhere" / "python" if where == "missing" else tmp_path
+    cmd = [sys.executable, "benchmarks/throughput.py", "--peers-python", str(python), "--repeat", "2",
+           "--games", "block", "--layers", "engine", "--seconds", "0.01", "--warmup", "0"]  # fmt: skip
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    err = run.stderr.splitlines()
+    skips = [line for line in err if line.startswith("peers skipped: ")]
+    assert len(skips) == 1 and err[0] == skips[0], run.stderr
+    assert f"peers skipped: {python} " in skips[0] and "make peers" in skips[0]
+    assert sum("block d6" in line for line in err) == 4  # 2 cells x 2 passes, measured all the same
