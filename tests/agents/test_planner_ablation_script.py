@@ -31,3 +31,22 @@ def test_line_and_mexican_train_variants_print_one_row_each():
 def test_an_unknown_variant_for_the_game_is_one_line():
     out = _run("4", "40", "no_plan", "--game", "block")
     assert out.returncode == 2 and "unknown variant(s) ['no_plan'] for --game block; allowed: full no_opp" in out.stderr
+
+
+def test_bad_players_rounds_and_seed_are_one_line_before_any_round():
+    """These were ConfigError tracebacks from inside the planner or the tournament."""
+    for args, message in (
+        (["1", "40", "full"], "PLAYERS 1 for --game mexican_train: invalid config field 'num_players': got 1"),
+        (["5", "40", "full", "--game", "block"], "PLAYERS 5 for --game block: invalid config field 'num_players'"),
+        (["4", "0", "full"], "argument ROUNDS: must be a positive integer, got 0"),
+        (["4", "40", "full", "--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+    ):
+        out = _run(*args)
+        assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.splitlines()[-1].startswith(f"planner_ablation.py: error: {message}"), out.stderr
+
+
+def test_help_gives_the_whole_first_paragraph():
+    """--help cut the description mid-sentence ("... changes one weight) and")."""
+    out = _run("--help")
+    assert out.returncode == 0 and "plays against greedy opponents over duplicate deals" in " ".join(out.stdout.split())
