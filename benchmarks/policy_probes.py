@@ -20,6 +20,7 @@ from domino_env.agents.base import make_agent
 from domino_env.core.config import MexicanTrainConfig
 from domino_env.core.errors import DominoError
 from domino_env.train.evaluate import evaluate
+from domino_env.train.ppo_args import int_at_least
 
 
 class Ensemble:
@@ -65,8 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("models", nargs="+", metavar="MODEL", help="ppo model folders (topk: one)")
     parser.add_argument("--k", type=int, default=2, help="topk: the planner's moves kept")
     parser.add_argument("--rounds", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=4041)
+    parser.add_argument("--seed", type=int_at_least(0), default=4041)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)
     if args.mode == "topk" and (len(args.models) != 1 or args.k < 1):
         parser.error("topk takes one MODEL and --k >= 1")
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     except (DominoError, OSError) as exc:
         parser.error(str(exc))
     result = evaluate([agent, "planner", "planner", "planner"], rounds=args.rounds, seed=args.seed,
-                      workers=args.workers, progress=False)  # fmt: skip
+                      workers=args.workers, progress=not args.no_progress)  # fmt: skip
     s = result.stats_for(agent.name)
     low, high = s.ci95_deal
     print(f"{agent.name} of {', '.join(args.models)} against 3 planners, {result.episodes} rounds of seed "
@@ -85,4 +87,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from domino_env.train.cli import run_script
+
+    run_script("policy_probes.py", main)

@@ -77,3 +77,11 @@ def test_the_script_prints_one_line_and_refuses_two_models_for_topk():
         out = subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
         last = out.stderr.strip().splitlines()[-1]
         assert out.returncode == 2 and "Traceback" not in out.stderr and last.startswith("policy_probes.py: error: "), out.stderr
+
+
+def test_a_negative_seed_is_one_line_before_any_model_is_loaded():
+    """--seed -1 was a ConfigError traceback from the tournament, after the models were loaded."""
+    out = subprocess.run([sys.executable, str(SCRIPT), "ensemble", RELEASE, "--seed", "-1"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.splitlines()[-1] == "policy_probes.py: error: argument --seed: must be an integer >= 0, got -1"
