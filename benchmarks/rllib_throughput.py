@@ -140,26 +140,36 @@ def show(row: dict[str, Any]) -> None:
           f"({row['learner_steps_per_s']:.0f} learner decisions/s)", flush=True)  # fmt: skip
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    from domino_env.core.config import from_preset
+    from domino_env.core.errors import ConfigError
+    from domino_env.train.cli import check_output_file
+    from domino_env.train.ppo_args import int_at_least
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runners", type=int, nargs="+", default=[0, 1, 2], help="env runner counts")
-    parser.add_argument("--steps", type=int, default=2000, help="env steps per runner (SB3: learner steps)")
+    parser.add_argument("--runners", type=int_at_least(0), nargs="+", default=[0, 1, 2], help="env runner counts")
+    parser.add_argument("--steps", type=int_at_least(100), default=2000,
+                        help="env steps per runner (SB3: learner steps; at least 100)")  # fmt: skip
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--max-pip", type=int, default=12, choices=(9, 12, 15, 18))
-    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
+    parser.add_argument("--hidden", type=int_at_least(1), nargs="+", default=[256, 256])
     parser.add_argument(
-        "--vector-envs", type=int, nargs="*", default=[8],
+        "--vector-envs", type=int_at_least(1), nargs="*", default=[8],
         help="also measure 0 env runners with this many envs each (batched forward passes)",
-    )
+    )  # fmt: skip
     parser.add_argument(
         "--self-play", type=int, default=1, choices=(0, 1),
         help="also measure self-play (every seat the PPO module) with 0 env runners",
     )  # fmt: skip
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int_at_least(0), default=0)
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON")
-    args = parser.parse_args()
-    if args.steps < 100 or any(k < 0 for k in args.runners) or any(e < 1 for e in args.vector_envs):
-        parser.error("--steps must be >= 100, --runners >= 0, --vector-envs >= 1")
+    args = parser.parse_args(argv)
+    try:  # the table is checked here, not inside the first RLlib env runner
+        from_preset("domino_cubano", num_players=args.players, max_pip=args.max_pip)
+    except ConfigError as exc:
+        parser.error(f"--players {args.players} with --max-pip {args.max_pip}: {exc}")
+    if args.json is not None:  # before minutes of measuring, not after
+        check_output_file(parser, "--json", args.json, {"meta", "rows"}, "an rllib_throughput result")
 
     import ray
     import torch

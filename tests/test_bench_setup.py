@@ -144,3 +144,24 @@ def test_an_unusable_peers_python_is_one_line_before_measuring(where, tmp_path):
     assert len(skips) == 1 and err[0] == skips[0], run.stderr
     assert f"peers skipped: {python} " in skips[0] and "make peers" in skips[0]
     assert sum("block d6" in line for line in err) == 4  # 2 cells x 2 passes, measured all the same
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "9"], "--players 9 with --max-pip 12: invalid config field 'num_players': got 9"),
+        (["--hidden", "0"], "argument --hidden: must be a positive integer, got 0"),
+        (["--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+        (["--steps", "50"], "argument --steps: must be an integer >= 100, got 50"),
+        (["--json", "{tmp}/no/x.json"], "--json {tmp}/no/x.json: folder {tmp}/no does not exist"),
+    ],
+)
+def test_rllib_throughput_refuses_bad_arguments_before_starting_ray(args, message, tmp_path):
+    """--players 9 was a ConfigError traceback from inside the first env runner, after Ray had
+    started; a --json in a missing folder failed after the whole run."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    run = subprocess.run([sys.executable, "benchmarks/rllib_throughput.py", *args], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr, run.stderr
+    want = f"rllib_throughput.py: error: {message.replace('{tmp}', str(tmp_path))}"
+    assert run.stderr.splitlines()[-1].startswith(want), run.stderr
