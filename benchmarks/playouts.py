@@ -49,6 +49,7 @@ from domino_env.core.errors import DominoError  # noqa: E402
 from domino_env.core.line import LineState  # noqa: E402
 from domino_env.core.mexican_train import MexicanTrainState  # noqa: E402
 from domino_env.envs.games import make_raw_env as make_env  # noqa: E402
+from domino_env.train.cli import check_output_file  # noqa: E402
 
 CELLS = {
     "mexican_train_4p_d12": (
@@ -250,12 +251,8 @@ def main(argv=None) -> None:
             parser.error(f"--decisions {spec}: {err}")
         if not getattr(agent, "wants_info_state", False):
             parser.error(f"--decisions takes search agent specs (search, search:N), got {spec!r}")
-    if args.json and not Path(args.json).resolve().parent.is_dir():
-        parser.error(
-            f"--json {args.json}: folder {Path(args.json).resolve().parent} does not exist"
-        )
-    if args.json and Path(args.json).is_dir():
-        parser.error(f"--json {args.json}: is a folder; give a file name such as playouts.json")
+    if args.json is not None:  # also refuses a file that is not an earlier playouts result
+        check_output_file(parser, "--json", args.json, {"cells", "decisions"}, "a playouts result")
     out: dict = {"cells": {}, "decisions": {}}
     for name, (cls, config, depth, policies) in CELLS.items():
         states = mid_round_states(cls, config, depth)

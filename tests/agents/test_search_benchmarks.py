@@ -168,3 +168,16 @@ def test_search_oracle_refuses_bad_flags_before_any_work(flags, message):
     cmd = [sys.executable, "benchmarks/search_oracle.py", *flags]
     bad = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and message in bad.stderr and bad.stdout == "", bad.stderr
+
+
+def test_playouts_json_never_overwrites_another_file(tmp_path):
+    """--json accepted any existing file and replaced it after the run (throughput.py and soak.py
+    refuse one that is not their own result); an earlier playouts result may be replaced."""
+    other = tmp_path / "notes.json"
+    other.write_text('{"mine": 1}\n')
+    cmd = [sys.executable, "benchmarks/playouts.py", "--seconds", "0.01", "--json", str(other)]
+    bad = subprocess.run(cmd, cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "playouts/s" not in bad.stdout, bad.stderr
+    assert bad.stderr.splitlines()[-1] == (f"playouts.py: error: --json {other}: the file exists and is not a "
+                                           "playouts result (it would be overwritten); give another name")  # fmt: skip
+    assert other.read_text() == '{"mine": 1}\n'
