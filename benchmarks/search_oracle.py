@@ -75,6 +75,7 @@ def main(argv=None) -> None:
         default=0,
         help="moves searched, the prior's best-ranked (default 0: every legal move)",
     )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)
     allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE
     if args.rollout is not None and args.rollout not in allowed:
@@ -97,7 +98,7 @@ def main(argv=None) -> None:
     seats = [agent, "planner", agent, "planner"] if args.game == "cuban" else [agent] + ["planner"] * (players - 1)
     res = evaluate(
         seats, rounds=args.rounds, seed=args.seed, workers=1,
-        game=args.game, num_players=players,
+        game=args.game, num_players=players, progress=not args.no_progress,
     )  # fmt: skip
     s = res.stats_for("oracle")
     lo, hi = s.ci95_deal

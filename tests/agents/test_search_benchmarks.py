@@ -181,3 +181,13 @@ def test_playouts_json_never_overwrites_another_file(tmp_path):
     assert bad.stderr.splitlines()[-1] == (f"playouts.py: error: --json {other}: the file exists and is not a "
                                            "playouts result (it would be overwritten); give another name")  # fmt: skip
     assert other.read_text() == '{"mine": 1}\n'
+
+
+def test_search_oracle_shows_progress_on_stderr_only():
+    """400 rounds with planner rollouts ran for minutes without a sign of life; the bar goes to
+    stderr and changes nothing of the result line."""
+    cmd = [sys.executable, "benchmarks/search_oracle.py", "--rounds", "4", "--game", "block"]
+    root = Path(__file__).resolve().parents[2]
+    runs = [subprocess.run(c, cwd=root, capture_output=True, text=True, timeout=300) for c in (cmd, [*cmd, "--no-progress"])]
+    assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
+    assert "4/4" in runs[0].stderr and runs[1].stderr == "" and runs[0].stdout == runs[1].stdout
