@@ -165,3 +165,17 @@ def test_rllib_throughput_refuses_bad_arguments_before_starting_ray(args, messag
     assert run.returncode == 2 and run.stdout == "" and "Traceback" not in run.stderr, run.stderr
     want = f"rllib_throughput.py: error: {message.replace('{tmp}', str(tmp_path))}"
     assert run.stderr.splitlines()[-1].startswith(want), run.stderr
+
+
+@pytest.mark.parametrize("ladder", ["line_ladder.sh", "mexican_train_ladder.sh"])
+def test_ladder_scripts_answer_help_and_refuse_arguments_without_playing(ladder, tmp_path):
+    """They took no arguments but ignored any: `--help` started the whole ladder (minutes of
+    tournaments writing into ladder_results/)."""
+    out = tmp_path / "out"
+    env = {"PATH": "/usr/bin:/bin", "OUT": str(out)}
+    script = str(ROOT / "benchmarks" / "ladders" / ladder)
+    helped = subprocess.run(["bash", script, "--help"], capture_output=True, text=True, timeout=30, env=env)
+    assert helped.returncode == 0 and helped.stdout.startswith(f"usage: OUT=DIR benchmarks/ladders/{ladder}")
+    bad = subprocess.run(["bash", script, "--rounds", "10"], capture_output=True, text=True, timeout=30, env=env)
+    assert bad.returncode == 2 and bad.stderr == f"{ladder}: takes no arguments, got: --rounds 10; set OUT=DIR for the results folder (--help)\n"
+    assert not out.exists()  # nothing played

@@ -1,5 +1,10 @@
 #!/bin/bash
 # The line games ladder published in docs/evaluation.md (seed 0, --workers 2); results go to $OUT (default ladder_results/).
+case "$#:${1:-}" in  # no options: any argument (even --help) used to start the whole ladder
+  0:) ;;
+  1:-h|1:--help) echo "usage: OUT=DIR benchmarks/ladders/line_ladder.sh  (no options; the line games ladder of docs/evaluation.md, results in \$OUT, default ladder_results/)"; exit 0 ;;
+  *) echo "line_ladder.sh: takes no arguments, got: $*; set OUT=DIR for the results folder (--help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-ladder_results}; mkdir -p "$OUT"
 run() { name=$1; shift; .venv/bin/python -m train.evaluate "$@" --seed 0 --workers 2 --no-progress --json $OUT/$name.json > $OUT/$name.txt 2>&1; tail -1 $OUT/$name.txt | cut -c1-200; }
