@@ -259,7 +259,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from tqdm import tqdm
+    from domino_env.train.progress import progress_bar  # every 30 s into a log (nohup)
 
     presets = tuple(dict.fromkeys(args.presets))
     units = plan(args.rounds, args.seed, presets)
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     }  # fmt: skip
     start = time.perf_counter()
     interrupted = False
-    bar = tqdm(total=len(presets) * args.rounds, unit="round", disable=args.no_progress,
+    bar = progress_bar(total=len(presets) * args.rounds, unit="round", disable=args.no_progress,
                smoothing=0.05, dynamic_ncols=True)  # fmt: skip
     try:
         for unit, part in _results(units, args.workers):
