@@ -43,7 +43,8 @@ number of episodes actually played (rounds with ``--episode round``, whole games
 * *verdict*: ``above`` / ``below`` when both intervals lie above / below the parity share,
   else ``parity``.
 * *mean pips per round*: pips left in the agent's hand at each round's end (lower is better);
-  *mean game score*: final game total (whole games only).
+  *mean game score*: final game total (whole games only), over the games that finished (a game
+  truncated at ``max_cycles`` has no final total; None if none finished).
 """
 
 from __future__ import annotations

@@ -184,7 +184,7 @@ class EvaluationResult:
                 row.append(f"{s.round_win_rate:.3f}")
             row.append(f"{s.mean_pips_per_round:.2f}")
             if self.episode == "game":
-                row.append(f"{s.mean_game_score:.1f}")
+                row.append("n/a" if s.mean_game_score is None else f"{s.mean_game_score:.1f}")
             t.add_row(*row)
         return t
 
@@ -231,15 +231,16 @@ def summarize(
         seat_rounds = 0
         round_wins = 0.0
         pips = 0
-        score_sum = 0.0
+        score_sum, scored = 0.0, 0  # final totals of the games that finished (a truncated one has none)
         per_deal: dict[int, list[float]] = {}
         for rec in records:
             for s in range(p):
                 if rec.seats[s] not in idx:
                     continue
                 seat_eps += 1
-                if game_mode:
-                    score_sum += rec.scores[s] if rec.scores is not None else 0.0
+                if game_mode and rec.scores is not None:
+                    score_sum += rec.scores[s]
+                    scored += 1
                 c = win_credit(rec.game_credit if game_mode else rec.round_credit, rec.truncated, s)
                 wins += c
                 seat_rounds += rec.rounds
@@ -272,7 +273,7 @@ def summarize(
                 round_wins=round(round_wins, 6),
                 round_win_rate=round_wins / seat_rounds if seat_rounds else 0.0,
                 mean_pips_per_round=pips / seat_rounds if seat_rounds else 0.0,
-                mean_game_score=(score_sum / seat_eps if seat_eps else 0.0) if game_mode else None,
+                mean_game_score=(score_sum / scored if scored else None) if game_mode else None,
                 deals=len(per_deal),
             )
         )

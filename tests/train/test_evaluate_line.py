@@ -191,3 +191,17 @@ def test_agent_objects_for_the_other_game_are_refused():
 
     with pytest.raises(ConfigError, match="built for block"):
         evaluate([make_agent("greedy"), "random"], rounds=2, game="block", num_players=2)
+
+
+def test_mean_game_score_is_over_the_games_that_finished():
+    """A game truncated at max_cycles has no final total: it counted as a score of 0 and pulled
+    the mean down (here 30 for seat 0's agent instead of 60)."""
+    from domino_env.train.tournament_results import GameRecord, summarize
+
+    done = GameRecord(0, 0, 1, [0, 1], rounds=3, round_credit=[2.0, 1.0], pips=[5, 9],
+                      game_credit=[1.0, 0.0], scores=[60, 140])  # fmt: skip
+    cut = GameRecord(1, 0, 2, [0, 1], rounds=40, round_credit=[20.0, 20.0], pips=[0, 0], truncated=True)
+    a, b = summarize([done, cut], ["a", "b"], 2, episode="game")
+    assert (a.mean_game_score, b.mean_game_score) == (60.0, 140.0)
+    assert (a.seat_episodes, a.wins) == (2, 1.0)  # the truncated game still counts, with no credit
+    assert [s.mean_game_score for s in summarize([cut], ["a", "b"], 2, episode="game")] == [None, None]
