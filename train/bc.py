@@ -313,9 +313,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                 print(f"--dataset {dataset}: loaded its {len(data['actions'])} decisions (--samples {args.samples} "
                       "is what a new collection records)", file=sys.stderr)  # fmt: skip
         if stop.received and data is not None:
+            kept = len(data["actions"]) if dataset else 0
             print(f"{stop.received}: interrupted while collecting; no model written"
-                  + (f" (the {len(data['actions'])} samples so far are in {dataset})"
-                     if dataset and len(data["actions"]) else ""),
+                  + (f" (the {kept} samples so far are in {dataset}: the same command with --samples {kept} "
+                     "clones them)" if kept else ""),
                   file=sys.stderr)  # fmt: skip
             venv.close()
             return None, stop.received
@@ -384,8 +385,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         folder.save_model(model, BEST_MODEL_FILE)
     venv.close()
     if interrupted:
-        print(f"{interrupted}: interrupted; saved {out / MODEL_FILE}, the model so far (status interrupted)",
-              file=sys.stderr)  # fmt: skip
+        print(f"{interrupted}: interrupted; saved {out / MODEL_FILE}, the model so far (status interrupted); "
+              f"it loads as ppo:{out}; clone on from it with domino-bc --init-from {out} --out NEW_FOLDER, or "
+              f"fine-tune it with domino-train --init-from {out}", file=sys.stderr)  # fmt: skip
         return out, interrupted
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
@@ -415,7 +417,18 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-bc``: returns the exit status, 0 when done, 128 + the
     signal number when interrupted."""
-    _, interrupted = run(argv)
+    from domino_env.train.ppo import _terminate_as_interrupt
+
+    # until StopSignals takes over (imports, env and model set-up), SIGTERM stops the command as
+    # Ctrl-C does: one line and 143 (its default killed it silently with -15)
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    try:
+        _, interrupted = run(argv)
+    finally:
+        if previous is not signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, previous)
     return 128 + signal.Signals[interrupted].value if interrupted else 0
 
 

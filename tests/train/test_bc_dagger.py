@@ -143,6 +143,8 @@ def test_ctrl_c_during_parallel_collection_saves_the_samples(tmp_path):
     assert "interrupted while collecting" in err and "Traceback" not in err
     with np.load(data) as f:
         assert 0 < len(f["actions"]) < 1000000 and len(np.unique(f["episodes"])) == f["episodes"][-1] + 1
+        kept = len(f["actions"])
+    assert f"the {kept} samples so far are in {data}: the same command with --samples {kept} clones them" in err
     assert not (tmp_path / "run").exists()
     for _ in range(20):  # every process of the group is gone (init reaps the resource tracker)
         try:
@@ -243,5 +245,9 @@ def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
     with np.load(out / "dagger_samples.npz") as f:
         kept = len(f["actions"])
     assert 0 < kept == meta["dataset"]["phases"][1]["samples"] < 1000000
+    # the line says where the model is and how to go on from it
+    assert (f"SIGINT: interrupted; saved {out / 'model.zip'}, the model so far (status interrupted); it loads as "
+            f"ppo:{out}; clone on from it with domino-bc --init-from {out} --out NEW_FOLDER, or fine-tune it with "
+            f"domino-train --init-from {out}") in err  # fmt: skip
 
 

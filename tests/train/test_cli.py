@@ -352,3 +352,23 @@ def test_our_warnings_are_one_line_once_and_others_keep_their_format():
     assert proc.returncode == 0 and len(ours) == 1 and "doubles='satisfy' vs 'chain'" in ours[0], proc.stderr
     assert "/elsewhere/lib.py:7: UserWarning: a third-party warning" in err
     assert not any("agents/ppo.py" in line for line in err)  # no source line of ours
+
+
+def test_domino_bc_a_sigterm_before_the_collection_starts_is_one_line_and_143(monkeypatch, capsys):
+    """Until its signal handlers are up (imports, env and model set-up: seconds), a SIGTERM killed
+    domino-bc silently with -15; it now ends the command as Ctrl-C does, with 143."""
+    import os
+    import signal
+    import time
+
+    import domino_env.train.bc as bc
+
+    def starting(argv=None):  # the signal arrives while the command sets up
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)  # never reached: the handler raises first
+        return None, None
+
+    monkeypatch.setattr(bc, "run", starting)
+    before = signal.getsignal(signal.SIGTERM)
+    assert _exit_of(capsys, bc.main, "domino-bc") == (143, ["domino-bc: interrupted"])
+    assert signal.getsignal(signal.SIGTERM) is before  # restored
