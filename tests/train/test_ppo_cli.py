@@ -155,6 +155,24 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, send, vec):
     assert resumed["timesteps"] >= meta["timesteps"] + 128
 
 
+def _signal_when(proc, ready, signum, poll_s, polls, settle_s):
+    """Wait (``polls`` x ``poll_s`` at most) until ``ready()``, then ``settle_s`` more, then send
+    ``signum`` to the command: its ``(exit code, stderr)``. The command must still be running."""
+    try:
+        for _ in range(polls):
+            if proc.poll() is not None or ready():
+                break
+            time.sleep(poll_s)
+        assert proc.poll() is None
+        time.sleep(settle_s)
+        os.kill(proc.pid, signum)
+        err = proc.stderr.read()
+        return proc.wait(timeout=120), err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
 def test_a_signal_while_the_env_workers_start_is_one_line_and_leaves_no_empty_run_folder(tmp_path, signum):
     """Before the stop handlers were in place (while the env workers start and the model is
@@ -163,19 +181,8 @@ def test_a_signal_while_the_env_workers_start_is_one_line_and_leaves_no_empty_ru
     args = [*SMALL, "--timesteps", "256", "--n-envs", "4", "--vec-env", "subproc"]
     proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.ppo", *args], cwd=tmp_path,
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)  # fmt: skip
-    try:
-        for _ in range(3000):  # the default run folder is claimed just before the workers start
-            if (tmp_path / "runs").is_dir() and any((tmp_path / "runs").iterdir()) or proc.poll() is not None:
-                break
-            time.sleep(0.01)
-        assert proc.poll() is None
-        time.sleep(0.1)
-        os.kill(proc.pid, signum)
-        err = proc.stderr.read()
-        rc = proc.wait(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    runs = tmp_path / "runs"  # the default run folder is claimed just before the workers start
+    rc, err = _signal_when(proc, lambda: runs.is_dir() and any(runs.iterdir()), signum, 0.01, 3000, 0.1)
     assert (rc, err) == (128 + signum, "domino-train: interrupted\n")
     assert list((tmp_path / "runs").iterdir()) == []
 
@@ -220,20 +227,9 @@ def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how
             "--eval-opponents", "greedy", "--out", str(out)]  # fmt: skip
     proc = subprocess.Popen([sys.executable, "-m", "train.ppo", *args], cwd=ROOT, stderr=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, text=True)  # fmt: skip
-    try:
-        for _ in range(1200):  # training is over once the metadata says "trained"
-            meta_file = out / "metadata.json"
-            if proc.poll() is not None or (meta_file.exists() and '"status": "trained"' in meta_file.read_text()):
-                break
-            time.sleep(0.1)
-        assert proc.poll() is None
-        time.sleep(1.0)  # into the evaluation
-        os.kill(proc.pid, signum)
-        rest = proc.stderr.read()
-        rc = proc.wait(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    meta_file = out / "metadata.json"  # training is over once it says "trained"; 1 s later, into the evaluation
+    trained = lambda: meta_file.exists() and '"status": "trained"' in meta_file.read_text()  # noqa: E731
+    rc, rest = _signal_when(proc, trained, signum, 0.1, 1200, 1.0)
     assert rc == 128 + signum and "Traceback" not in rest, rest
     assert f"final evaluation interrupted; the trained model is saved: {out / 'model.zip'}" in rest
     # the rules flags too: without --players / --max-pip the hint met a spec mismatch
