@@ -26,7 +26,7 @@ in which every tile is placed).
   planner given that seat's observation; tested move for move). About 15x dearer than ``"plan"``
   (its chain search runs at every decision with a choice), and an exact model of planner seats:
   stronger search at budget 100 (278 ms a decision), no stronger than ``"plan"`` at the same
-  time per decision (docs/search.md, section 5).
+  time per decision (docs/search_experiments.md#planner-rollouts-with-sampled-deals-mexican-train).
 
 Rules are the engine's own: every action goes through ``state.apply`` (legality checked), so a
 playout can never break a rule.

@@ -8,7 +8,7 @@ At each decision with more than one legal action the agent
 2. keeps the moves to search: in Mexican Train the prior's two best-ranked legal moves
    (``candidates``; the planner's move and its runner-up by the planner's own sort key: at the
    same budget, searching every legal move measured weaker on one seed and level on a held-out
-   one, docs/search.md section 5), in the line games every legal move,
+   one, docs/search_experiments.md#searching-the-planners-two-best-moves-candidates), in the line games every legal move,
 3. samples ``K = max(min_worlds, N // A)`` determinizations (complete states drawn uniformly from
    the deals consistent with what the seat knows, re-weighted in the line games as below; A =
    moves searched, N = the playout budget),
@@ -19,7 +19,7 @@ At each decision with more than one legal action the agent
    * Mexican Train: one playout to the end of the round (:func:`domino_env.agents.rollout.playout`
      on engine state, every seat alike, rollout ``"plan"``; or ``"planner"``, the ladder's planner
      itself at every seat: an exact model of planner opponents at 15x the cost, no stronger at
-     the same time per decision, docs/search.md section 5);
+     the same time per decision, docs/search_experiments.md#planner-rollouts-with-sampled-deals-mexican-train);
    * line games (rollout ``"solve"``, the default): the ``"block"`` rollout plays every seat until
      at most ``solve_tiles`` (20; 14 in the draw game) tiles are left in the hands and the
      boneyard, then the exact win/loss of the
@@ -74,7 +74,7 @@ from .rollout import playout
 DEFAULT_BUDGET = 200
 #: Line games: the opponent model's weight per pip (line_inference).
 DEFAULT_INFER = 0.5
-#: Mexican Train: moves searched, the prior's best-ranked (docs/search.md section 5: at the same
+#: Mexican Train: moves searched, the prior's best-ranked (docs/search_experiments.md: at the same
 #: budget, searching every legal move was weaker on one seed and level on a held-out one).
 DEFAULT_CANDIDATES = 2
 ROLLOUTS_MEXICAN = ("plan", "planner", "greedy", "random")

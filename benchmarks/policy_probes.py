@@ -1,5 +1,5 @@
 """Two ways to combine trained PPO models at play time, measured against three planners on
-duplicate deals (the "every lever tried" table of docs/training.md):
+duplicate deals (the "every lever tried" table of docs/training_experiments.md):
 
 * ``ensemble``: several models vote by their mean log-probability over the legal moves (the argmax
   of the sum), e.g. the release and models of the same command with other ``--seed`` values;

@@ -1,5 +1,5 @@
 """benchmarks/policy_probes.py, the command of the ensemble and planner-top-k rows of
-docs/training.md's lever table: each combined agent reduces to its parts where it must (one
+docs/training_experiments.md's lever table: each combined agent reduces to its parts where it must (one
 model; k = 1; k above the legal moves), and the script runs as a real process."""
 
 from __future__ import annotations
