@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             summary = per_preset[unit.preset]
             _merge(summary, part)
             summary[f"{unit.env_kwargs['episode']}_episode_rounds"] += part["rounds"]
-            bar.update(part["rounds"])
+            bar.update(unit.rounds)  # the planned rounds: a game episode plays its game to the end, past them
             bar.set_postfix(problems=sum(sum(s[k] for k in COUNTS) for s in per_preset.values()))
     except KeyboardInterrupt:
         interrupted = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,16 @@ def test_a_presets_row_does_not_depend_on_the_other_presets_run(tmp_path):
     assert run("--presets", "cuban", "block", "--rounds", "600", "--json", str(both)).returncode == 0
     row = json.loads(alone.read_text())["presets"]["block"]
     assert row == json.loads(both.read_text())["presets"]["block"] and row["steps"] > row["rounds"] > 0
+
+
+def test_the_progress_bar_ends_at_the_planned_rounds(tmp_path):
+    """Game episodes play their game to the end, past their share of --rounds: the bar counted the
+    rounds played and ran past its total ("83round" with no total); it counts the planned ones."""
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--rounds", "40", "--presets", "block", "cuban",
+                           "--seed", "3", "--json", str(tmp_path / "soak.json")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "soak.json").read_text())
+    assert report["totals"]["rounds"] > 80  # the game episodes went past their planned rounds
+    draws = [d for d in proc.stderr.replace("\n", "\r").split("\r") if "round" in d]
+    assert "80/80" in draws[-1] and all(re.search(r"\| *\d+/80 \[", d) for d in draws), draws
