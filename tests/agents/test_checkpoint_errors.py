@@ -253,3 +253,14 @@ def test_an_edited_spec_hash_alone_says_the_layout_differs(released_copy, tmp_pa
     (folder / "metadata.json").write_text(json.dumps(meta))
     with pytest.raises(SpecMismatchError, match=r"differs in: the observation layout only \(same game, seats, set and size\)\. Use"):
         make_agent(f"ppo:{folder}", CUBAN)
+
+
+def test_without_the_train_extra_a_model_names_the_extra(released_copy, monkeypatch):
+    """The library alone (no sb3-contrib): loading a model was a bare ModuleNotFoundError from
+    inside agents/ppo.py; the commands already named the extra, the Python API now does too."""
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if not installed
+    with pytest.raises(ImportError) as info:
+        make_agent(f"ppo:{released_copy}", CUBAN)
+    assert str(info.value) == (f'a trained model ({released_copy / "model.zip"}) loads with sb3-contrib and torch: '
+                               'pip install "domino-env[train]" (missing: sb3_contrib)')  # fmt: skip
+    assert info.value.name == "sb3_contrib"
