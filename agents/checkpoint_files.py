@@ -147,8 +147,12 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         meta = model.parent / METADATA_FILE
     if not model.is_file():
         where = f"{path}" if model == path else f"{path} ({model} does not exist)"
+        released = ""
+        if not path.is_absolute() and path.parts[:1] == ("checkpoints",):  # a release, outside the clone?
+            released = (" (the released models are in the checkpoints/ folder of the repository's clone, "
+                        "not in the installed package: give their full path)")  # fmt: skip
         raise CheckpointNotFoundError(
-            f"no trained model at {where}: give a folder written by domino-train or its .zip"
+            f"no trained model at {where}: give a folder written by domino-train or its .zip{released}"
         )
     if not meta.is_file():
         raise CheckpointNotFoundError(

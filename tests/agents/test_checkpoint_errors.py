@@ -264,3 +264,20 @@ def test_without_the_train_extra_a_model_names_the_extra(released_copy, monkeypa
     assert str(info.value) == (f'a trained model ({released_copy / "model.zip"}) loads with sb3-contrib and torch: '
                                'pip install "domino-env[train]" (missing: sb3_contrib)')  # fmt: skip
     assert info.value.name == "sb3_contrib"
+
+
+def test_a_released_model_path_outside_the_clone_says_where_the_releases_are(tmp_path, monkeypatch):
+    """Installed from a wheel, `ppo:checkpoints/...` (as the docs write it) finds nothing: the
+    message says that the releases are files of the clone, not of the package."""
+    monkeypatch.chdir(tmp_path)  # a project of the user's: no checkpoints/ folder here
+    with pytest.raises(CheckpointNotFoundError) as info:
+        read_metadata("checkpoints/mexican_train_4p_d12_action_scores")
+    assert str(info.value) == (
+        "no trained model at checkpoints/mexican_train_4p_d12_action_scores (checkpoints/mexican_train_4p_d12_"
+        "action_scores.zip does not exist): give a folder written by domino-train or its .zip (the released "
+        "models are in the checkpoints/ folder of the repository's clone, not in the installed package: give "
+        "their full path)"
+    )
+    with pytest.raises(CheckpointNotFoundError) as info:  # any other path: no word about releases
+        read_metadata(tmp_path / "checkpoints" / "mine")
+    assert str(info.value).endswith("give a folder written by domino-train or its .zip")
