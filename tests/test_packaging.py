@@ -86,3 +86,23 @@ def test_a_project_with_its_own_train_and_agents_keeps_them(tmp_path):
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "greedy" in run.stdout
+
+
+def test_sdist_holds_the_package_and_no_test_that_could_not_run_there(tmp_path):
+    """setuptools put tests/test_*.py in the sdist by default, without the docs/, benchmarks/ and
+    checkpoints/ they read (MANIFEST.in prunes tests/)."""
+    import tarfile
+
+    src = tmp_path / "src"  # a copy: the wheel test may be building in the tree at the same time
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in"):
+        shutil.copy(ROOT / name, src / name)
+    for folder in ("domino_env", "agents", "train", "tests"):
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    subprocess.run([sys.executable, "-c", f"from setuptools import build_meta; build_meta.build_sdist({str(tmp_path)!r})"],
+                   cwd=src, check=True, capture_output=True, text=True)  # fmt: skip
+    (sdist,) = tmp_path.glob("domino_env-*.tar.gz")
+    names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
+    assert {"README.md", "LICENSE", "pyproject.toml", "agents/search.py", "train/evaluate.py",
+            "domino_env/core/mexican_train.py"} <= names  # fmt: skip
+    assert not [n for n in names if n.startswith("tests/")]
