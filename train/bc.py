@@ -103,6 +103,7 @@ from domino_env.train.run_folder import (
     command_line,
     config_of,
     env_metadata,
+    removed_if_left_empty,
 )
 from domino_env.train.start_model import resolve_policy
 
@@ -299,7 +300,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     fitting = "stopping after this minibatch, then saving the model so far"
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
         out = claim_run_folder(str(out))
-    with StopSignals(collecting) as stop:
+    # a stop while collecting writes no model: a claimed default folder is not left behind empty
+    with removed_if_left_empty(out, claimed=args.out is None), StopSignals(collecting) as stop:
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
                                     progress=progress, stop=stop)  # fmt: skip

@@ -13,12 +13,13 @@ that step's model: a ``model.zip``, if there is one, is the last periodic save),
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,17 @@ def remove_if_empty(path: Path) -> None:
     """Remove a claimed run folder that a failed start left empty."""
     if path.is_dir() and not any(path.iterdir()):
         path.rmdir()
+
+
+@contextlib.contextmanager
+def removed_if_left_empty(path: Path, claimed: bool) -> Iterator[None]:
+    """Around the work of a run whose default folder ``path`` was ``claimed``: remove it if the
+    work ends (a stop, an error, an abort) without writing anything into it."""
+    try:
+        yield
+    finally:
+        if claimed:
+            remove_if_empty(path)
 
 
 def check_overwrite_keeps(parser: argparse.ArgumentParser, args: argparse.Namespace, agents: dict[str, Any]) -> None:

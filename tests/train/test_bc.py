@@ -354,3 +354,26 @@ def test_an_empty_out_is_refused_and_the_current_folders_files_stay(tmp_path, mo
                                                f"one would be the current folder) ({prog} --help lists every option)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["metadata.json", "model.zip"]
     assert (tmp_path / "model.zip").read_text() == "mine"
+
+
+@pytest.mark.parametrize("how", ["stop", "abort"])
+def test_a_stop_while_collecting_leaves_no_empty_default_folder(tmp_path, monkeypatch, capsys, how):
+    """Without --out the run claims runs/bc_<date>_<time> before collecting; a first signal
+    (the collection stops, no model is written) or a second one (abort) left it there empty."""
+    import domino_env.train.bc as bc
+
+    def interrupted(env_cfg, expert, samples, seed, gamma, workers, progress=True, stop=None, **kwargs):
+        if how == "abort":
+            raise KeyboardInterrupt("SIGTERM", "a second signal: aborted without saving")
+        stop.received = "SIGTERM"
+        return {k: np.zeros((0,), np.int32) for k in bc.DATASET_KEYS}
+
+    monkeypatch.setattr(bc, "collect_parallel", interrupted)
+    monkeypatch.chdir(tmp_path)
+    if how == "abort":
+        with pytest.raises(KeyboardInterrupt):
+            bc.run([*SMALL, "--samples", "100"])
+    else:
+        assert bc.run([*SMALL, "--samples", "100"]) == (None, "SIGTERM")
+        assert "SIGTERM: interrupted while collecting; no model written" in capsys.readouterr().err
+    assert list((tmp_path / "runs").iterdir()) == []
