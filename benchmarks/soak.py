@@ -259,7 +259,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from domino_env.train.progress import progress_bar  # every 30 s into a log (nohup)
+    from domino_env.train.progress import advance, progress_bar  # every 30 s into a log (nohup)
 
     presets = tuple(dict.fromkeys(args.presets))
     units = plan(args.rounds, args.seed, presets)
@@ -278,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
             summary = per_preset[unit.preset]
             _merge(summary, part)
             summary[f"{unit.env_kwargs['episode']}_episode_rounds"] += part["rounds"]
-            bar.update(unit.rounds)  # the planned rounds: a game episode plays its game to the end, past them
-            bar.set_postfix(problems=sum(sum(s[k] for k in COUNTS) for s in per_preset.values()))
+            problems = sum(sum(s[k] for k in COUNTS) for s in per_preset.values())
+            advance(bar, unit.rounds, problems=problems)  # the planned rounds: a game plays on past them
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -28,6 +28,14 @@ def progress_bar(**kwargs: Any) -> Any:
     return tqdm(**kwargs)
 
 
+def advance(bar: Any, n: int, **postfix: Any) -> None:
+    """``bar.update(n)`` showing ``postfix``: set without tqdm's default refresh, which is a
+    forced redraw at every call (into a log, once per unit of work instead of every
+    :data:`LOG_INTERVAL_S` seconds); the update draws it when the bar's rate allows."""
+    bar.set_postfix(postfix, refresh=False)
+    bar.update(n)
+
+
 def _is_terminal(stream: Any) -> bool:
     try:
         return bool(stream.isatty())

@@ -307,7 +307,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     new_iterations = 0
     bar = None
     if args.progress:
-        from domino_env.train.progress import progress_bar
+        from domino_env.train.progress import advance, progress_bar
 
         bar = progress_bar(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
     start = time.perf_counter()
@@ -321,9 +321,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
             with open(out / "progress.jsonl", "a") as f:
                 f.write(json.dumps(row) + "\n")
             if bar is not None:
-                bar.update(1)
-                bar.set_postfix(steps=row["env_steps"], eps=row["episodes"], ret=f"{row['main_return_mean']:.3f}",
-                                win=f"{row['main_win_rate']:.3f}", illegal=row["illegal_actions"])  # fmt: skip
+                advance(bar, 1, steps=row["env_steps"], eps=row["episodes"], ret=f"{row['main_return_mean']:.3f}",
+                        win=f"{row['main_win_rate']:.3f}", illegal=row["illegal_actions"])  # fmt: skip
             else:
                 print(json.dumps(row), flush=True)
             if (i + 1) % args.checkpoint_every == 0:

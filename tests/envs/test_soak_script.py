@@ -161,3 +161,23 @@ def test_the_progress_bar_ends_at_the_planned_rounds(tmp_path):
     assert report["totals"]["rounds"] > 80  # the game episodes went past their planned rounds
     draws = [d for d in proc.stderr.replace("\n", "\r").split("\r") if "round" in d]
     assert "80/80" in draws[-1] and all(re.search(r"\| *\d+/80 \[", d) for d in draws), draws
+
+
+def test_into_a_log_the_bar_is_not_redrawn_at_every_unit(monkeypatch, capsys):
+    """Off a terminal the bar redraws at most every 30 s (train/progress.py), but its problem
+    count was set with tqdm's default refresh, a forced redraw at each unit of 250 rounds: a
+    100,000-round soak wrote 400 bars a preset into its log. tqdm's clock is frozen here, so
+    every draw but the first and the last would be a forced one."""
+    import io
+
+    import tqdm.std
+
+    soak = _soak_module()
+    monkeypatch.delenv("TQDM_MININTERVAL", raising=False)
+    monkeypatch.setattr(tqdm.std, "time", lambda: 0.0)
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    assert soak.main(["--presets", "block", "--rounds", "1000", "--seed", "3"]) == 0
+    draws = [d for d in log.getvalue().replace("\n", "\r").split("\r") if "round" in d]
+    assert len(draws) == 2 and draws[0].startswith("  0%|") and "0/1000" in draws[0]
+    assert "problems=0" in draws[1] and "total: 1001 rounds" in capsys.readouterr().out  # whole games overshoot

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from domino_env.train.evaluate import evaluate
-from domino_env.train.progress import LOG_INTERVAL_S, progress_bar
+from domino_env.train.progress import LOG_INTERVAL_S, advance, progress_bar
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,3 +77,19 @@ def test_the_command_into_a_file_has_few_bar_draws(tmp_path, no_override):
                        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err, check=True)  # fmt: skip
     draws = [d for d in (tmp_path / "log").read_text().replace("\n", "\r").split("\r") if "/200" in d]
     assert 2 <= len(draws) <= 3 and "200/200" in draws[-1]
+
+
+def test_a_postfix_waits_for_the_bars_next_draw(monkeypatch, no_override):
+    """domino-rllib and benchmarks/soak.py show a postfix (return, problems) at each step: set with
+    tqdm's default refresh it forced a redraw at every iteration, into a log too. With tqdm's
+    clock frozen, only the first and the closing draw remain, and the closing one shows it."""
+    import tqdm.std
+
+    monkeypatch.setattr(tqdm.std, "time", lambda: 0.0)
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    with progress_bar(total=5, unit="it") as bar:
+        for i in range(5):
+            advance(bar, 1, ret=f"{i / 10:.3f}")
+    draws = [d for d in log.getvalue().replace("\n", "\r").split("\r") if "/5" in d]
+    assert len(draws) == 2 and "0/5" in draws[0] and "5/5" in draws[1] and "ret=0.400" in draws[1]
