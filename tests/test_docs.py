@@ -10,6 +10,7 @@
   names a file of the repository, and every cited section of docs/rules.md or docs/design.md
   ("docs/rules.md §1.4", "docs/rules.md section 2", ranges and lists such as "§1.1-1.8",
   "§0 / 1.5") exists in that page.
+- No Markdown page names the team's issue tracker ("issue 5"), which a reader cannot open.
 """
 
 from __future__ import annotations
@@ -330,3 +331,12 @@ def test_code_cites_existing_headings():
             if anchor not in {slug(h) for h in headings}:
                 missing.append(f"{path.relative_to(ROOT)}: {page}#{anchor}")
     assert not missing, missing
+
+
+def test_pages_do_not_cite_the_teams_tracker():
+    """A reader of the repository cannot open the team's issue tracker: the pages say what an issue
+    asked for ("the project's target") instead of naming it ("issue 5", "the issue's levers")."""
+    tracker = re.compile(r"\bissues? ?#?\d|\bthe issue's|\(issues\)", flags=re.I)
+    cited = [f"{p.relative_to(ROOT)}:{n}: {line.strip()[:80]}" for p in FILES if p.suffix == f".{EXT}"
+             for n, line in enumerate(p.read_text().splitlines(), 1) if tracker.search(line)]  # fmt: skip
+    assert not cited, cited
