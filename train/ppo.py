@@ -471,7 +471,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-train`` (``python -m domino_env.train.ppo``): returns the exit status, 0 when
     done, 128 + the signal number when a signal interrupted training (the run is saved and
     resumable)."""
-    _, interrupted = run(argv)
+    # from the start (the imports, checks and run folder in run(): about a second), SIGTERM stops
+    # the command as Ctrl-C does, one line and 143, as domino-bc's; its default killed it silently
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    try:
+        _, interrupted = run(argv)
+    finally:
+        if previous is not signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, previous)
     return 128 + signal.Signals[interrupted].value if interrupted else 0
 
 

@@ -156,3 +156,25 @@ def test_a_model_resumed_twice_keeps_every_command_that_made_it(tmp_path):
     assert (chain["command"], chain["timesteps"]) == (second, 128)
     assert (chain["resumed_from"]["command"], chain["resumed_from"]["timesteps"]) == (first, 64)
     assert "resumed_from" not in chain["resumed_from"] and meta["timesteps"] == 192
+
+
+def test_a_sigterm_while_the_flags_are_checked_is_one_line(tmp_path):
+    """domino-train took over SIGTERM only after its checks and `import torch` (about a second in):
+    a SIGTERM before that killed it silently (-15), where domino-bc says it in one line (143).
+    Here the signal arrives while check_args runs, in a real process."""
+    import subprocess
+    import sys
+
+    code = ("import os, signal, sys\n"
+            "from domino_env.train import ppo\n"
+            "real = ppo.check_args\n"
+            "def check_args(*a, **k):\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return real(*a, **k)\n"
+            "ppo.check_args = check_args\n"
+            "from domino_env.train.cli import launch\n"
+            "launch('domino-train', ppo.main)\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code, *SMALL, "--timesteps", "64"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (143, "domino-train: interrupted\n")
+    assert not (tmp_path / "runs").exists()
