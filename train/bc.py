@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import shlex
 import signal
 import sys
 import time
@@ -68,7 +69,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
 )
 from domino_env.train.bc_fit import fit, on_policy_agreement  # noqa: F401 (re-exported)
 from domino_env.train.cli import first_line
-from domino_env.train.evaluate import evaluate_command
+from domino_env.train.evaluate import evaluate_command, rule_flags
 from domino_env.train.ladder import (
     finish_run,
     print_summary,
@@ -100,9 +101,11 @@ from domino_env.train.run_folder import (
     check_overwrite_keeps,
     claim_run_folder,
     clear_run_files,
+    clone_on_command,
     command_line,
     config_of,
     env_metadata,
+    launcher,
     removed_if_left_empty,
 )
 from domino_env.train.start_model import resolve_policy
@@ -387,9 +390,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         folder.save_model(model, BEST_MODEL_FILE)
     venv.close()
     if interrupted:
+        # the commands keep the run's rules (a model for other rules is refused) and, to clone on, its dataset
+        fine_tune = " ".join([launcher("train.ppo"), *rule_flags(args), "--init-from", shlex.quote(str(out))])
         print(f"{interrupted}: interrupted; saved {out / MODEL_FILE}, the model so far (status interrupted); "
-              f"it loads as ppo:{out}; clone on from it with domino-bc --init-from {out} --out NEW_FOLDER, or "
-              f"fine-tune it with domino-train --init-from {out}", file=sys.stderr)  # fmt: skip
+              f"it loads as ppo:{out}; clone on from it with {clone_on_command(argv_list, out, launcher('train.bc'))}, "
+              f"or fine-tune it with {fine_tune}", file=sys.stderr)  # fmt: skip
         return out, interrupted
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))

@@ -179,10 +179,15 @@ MEXICAN_TRAIN_RULE_ARGS = (
 
 def evaluate_command(args: argparse.Namespace, agent: str) -> str:
     """The start of the ``domino-evaluate`` command that plays ``agent`` under the rules a training
-    command was given (``args`` of domino-train, domino-bc or domino-rllib): ``--game``, and each of
-    ``--players``, ``--max-pip``, ``--preset``, ``--episode`` and the Mexican Train rule options
-    that differs from its default, so that the model's spec matches. The agent list ends in ``...``
-    (the user's opponents)."""
+    command was given (``args`` of domino-train, domino-bc or domino-rllib; :func:`rule_flags`), so
+    that the model's spec matches. The agent list ends in ``...`` (the user's opponents)."""
+    return " ".join(["domino-evaluate", *rule_flags(args), "--agents", shlex.quote(agent), "..."])  # a path with spaces
+
+
+def rule_flags(args: argparse.Namespace) -> list[str]:
+    """``--game``, and each of ``--players``, ``--max-pip``, ``--preset``, ``--episode`` and the
+    Mexican Train rule options that differs from its default in ``args`` (of domino-train,
+    domino-bc or domino-rllib): the flags that give another command the same rules."""
     flags = ["--game", args.game]
     for name in ("players", "max_pip"):
         if (value := getattr(args, name, None)) is not None:
@@ -197,7 +202,7 @@ def evaluate_command(args: argparse.Namespace, agent: str) -> str:
             flags.append(flag if value else "--no-" + flag[2:])
         elif value is not None:
             flags += [flag, str(value)]
-    return " ".join(["domino-evaluate", *flags, "--agents", shlex.quote(agent), "..."])  # a path with spaces
+    return flags
 
 
 def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:

@@ -166,12 +166,8 @@ _RESUME_REPLACED = ("--resume", "--init-from", "--out", "--timesteps", "--policy
 _RESUME_DROPPED = ("--overwrite",)
 
 
-def resume_command(argv: Sequence[str], out: Path, remaining: int, prog: str = "domino-train") -> str:
-    """The command that continues an interrupted run in its own folder (``prog``: how the run was
-    started, :func:`launcher`, ``domino-train`` or ``python -m domino_env.train.ppo``): the
-    run's options (game, rules, opponents, evaluation...) with ``--resume OUT --out OUT
-    --timesteps REMAINING`` instead of its ``--resume`` / ``--init-from`` / ``--out`` /
-    ``--timesteps`` / ``--policy`` (the model's policy is kept) and without ``--overwrite``."""
+def _options_but(argv: Sequence[str], replaced: Sequence[str], dropped: Sequence[str] = ("--overwrite",)) -> list[str]:
+    """``argv`` without the ``replaced`` options (each with its value) and the ``dropped`` flags."""
     kept: list[str] = []
     skip = False
     for a in argv:
@@ -179,12 +175,30 @@ def resume_command(argv: Sequence[str], out: Path, remaining: int, prog: str = "
             skip = False
             continue
         name = a.split("=", 1)[0]
-        if name in _RESUME_DROPPED:
+        if name in dropped:
             continue
-        if name in _RESUME_REPLACED:
+        if name in replaced:
             skip = "=" not in a
             continue
         kept.append(a)
+    return kept
+
+
+def clone_on_command(argv: Sequence[str], out: Path, prog: str = "domino-bc") -> str:
+    """The domino-bc command that clones on from the model an interrupted ``domino-bc`` run saved
+    in ``out``: the run's options (rules, expert, dataset, cloning...) with ``--init-from OUT
+    --out NEW_FOLDER`` instead of its ``--init-from`` / ``--out``, without ``--overwrite``."""
+    kept = _options_but(argv, ("--init-from", "--out"))
+    return f"{prog} " + shlex.join([*kept, "--init-from", str(out), "--out", "NEW_FOLDER"])
+
+
+def resume_command(argv: Sequence[str], out: Path, remaining: int, prog: str = "domino-train") -> str:
+    """The command that continues an interrupted run in its own folder (``prog``: how the run was
+    started, :func:`launcher`, ``domino-train`` or ``python -m domino_env.train.ppo``): the
+    run's options (game, rules, opponents, evaluation...) with ``--resume OUT --out OUT
+    --timesteps REMAINING`` instead of its ``--resume`` / ``--init-from`` / ``--out`` /
+    ``--timesteps`` / ``--policy`` (the model's policy is kept) and without ``--overwrite``."""
+    kept = _options_but(argv, _RESUME_REPLACED, _RESUME_DROPPED)
     return f"{prog} " + shlex.join(["--resume", str(out), "--out", str(out),
                                     "--timesteps", str(max(1, remaining)), *kept])  # fmt: skip
 

@@ -377,3 +377,39 @@ def test_a_stop_while_collecting_leaves_no_empty_default_folder(tmp_path, monkey
         assert bc.run([*SMALL, "--samples", "100"]) == (None, "SIGTERM")
         assert "SIGTERM: interrupted while collecting; no model written" in capsys.readouterr().err
     assert list((tmp_path / "runs").iterdir()) == []
+
+
+def test_the_commands_an_interrupted_cloning_prints_run_as_printed(tmp_path, monkeypatch, capsys):
+    """The line named `domino-bc --init-from OUT --out NEW_FOLDER` and `domino-train --init-from
+    OUT` alone: for any rules but the defaults both were refused (the model's spec differs), and the
+    first dropped --dataset, so it played the expert again. Both now run as printed."""
+    import re
+
+    import domino_env.train.bc as bc
+    from domino_env.train import ppo
+
+    real_fit = bc.fit
+
+    def interrupted_fit(*args, **kwargs):  # a signal just before the first minibatch
+        args[11].received = "SIGINT"
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(bc, "fit", interrupted_fit)
+    out, data = tmp_path / "run", tmp_path / "data.npz"
+    common = [*SMALL, "--samples", "200", "--epochs", "1", "--final-eval-rounds", "0", "--dataset", str(data)]
+    assert bc.run([*common, "--out", str(out)]) == (out, "SIGINT")
+    hint = re.search(r"clone on from it with (.*), or fine-tune it with (.*)", capsys.readouterr().err)
+    clone_on, fine_tune = (shlex.split(command) for command in hint.groups())
+    assert clone_on[:3] == ["python", "-m", "domino_env.train.bc"] and "--players" in clone_on
+    assert fine_tune[:3] == ["python", "-m", "domino_env.train.ppo"] and fine_tune[-2:] == ["--init-from", str(out)]
+    monkeypatch.setattr(bc, "fit", real_fit)
+    more = tmp_path / "more"
+    assert bc.run([str(more) if a == "NEW_FOLDER" else a for a in clone_on[3:]]) == (more, None)
+    meta = json.loads((more / "metadata.json").read_text())
+    assert meta["initialized_from"]["path"] == str(out / "model.zip")
+    assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)"  # the run's samples, not played again
+    tuned = tmp_path / "tuned"
+    small = ["--timesteps", "64", "--n-steps", "64", "--batch-size", "64", "--n-envs", "1", "--eval-freq", "0",
+             "--final-eval-rounds", "0", "--no-progress", "--no-tensorboard", "--no-plot", "--quiet"]  # fmt: skip
+    assert ppo.run([*fine_tune[3:], *small, "--out", str(tuned)]) == (tuned, None)
+    assert json.loads((tuned / "metadata.json").read_text())["initialized_from"]["path"] == str(out / "model.zip")

@@ -4,6 +4,7 @@
 """
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -231,9 +232,9 @@ def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
     import time
 
     out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "300", "--epochs", "1",
-                             "--dagger-iters", "1", "--dagger-samples", "1000000", "--workers", "2",
-                             "--final-eval-rounds", "0", "--out", str(out)],
+    args = [*SMALL, "--samples", "300", "--epochs", "1", "--dagger-iters", "1", "--dagger-samples", "1000000",
+            "--workers", "2", "--final-eval-rounds", "0"]  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *args, "--out", str(out)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # fmt: skip
     time.sleep(20)  # collection and cloning of the 300 expert decisions take a few seconds
@@ -246,8 +247,11 @@ def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
         kept = len(f["actions"])
     assert 0 < kept == meta["dataset"]["phases"][1]["samples"] < 1000000
     # the line says where the model is and how to go on from it
+    # (with the run's rules and options: tests/train/test_bc.py runs both commands)
+    clone_on = shlex.join([*args, "--init-from", str(out), "--out", "NEW_FOLDER"])
     assert (f"SIGINT: interrupted; saved {out / 'model.zip'}, the model so far (status interrupted); it loads as "
-            f"ppo:{out}; clone on from it with domino-bc --init-from {out} --out NEW_FOLDER, or fine-tune it with "
-            f"domino-train --init-from {out}") in err  # fmt: skip
+            f"ppo:{out}; clone on from it with python -m domino_env.train.bc {clone_on}, or fine-tune it with "
+            f"python -m domino_env.train.ppo --game mexican_train --players 2 --max-pip 9 --init-from {shlex.quote(str(out))}"
+            ) in err  # fmt: skip
 
 
