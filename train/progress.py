@@ -6,6 +6,8 @@ import os
 import sys
 from typing import Any
 
+from domino_env.core.errors import DominoError
+
 #: Seconds between redraws when stderr is not a terminal (a log file, a pipe): tqdm's default of
 #: ten a second wrote about 400 KB of ``\r``-separated bars into the log of a 7-minute tournament.
 LOG_INTERVAL_S = 30.0
@@ -14,17 +16,23 @@ LOG_INTERVAL_S = 30.0
 def progress_bar(**kwargs: Any) -> Any:
     """A ``tqdm`` bar on stderr (``kwargs`` are tqdm's own). When stderr is not a terminal it
     redraws at most every :data:`LOG_INTERVAL_S` seconds, unless ``mininterval`` is given or the
-    environment sets ``TQDM_MININTERVAL`` (tqdm's own override, e.g. ``TQDM_MININTERVAL=1``)."""
-    from tqdm import tqdm
+    environment sets ``TQDM_MININTERVAL`` (tqdm's own override, e.g. ``TQDM_MININTERVAL=1``).
 
+    Raises:
+        DominoError: ``TQDM_MININTERVAL`` is not a number.
+    """
     own = os.environ.get("TQDM_MININTERVAL")
-    if own is not None:  # tqdm reads it once, at import: read it here too
+    if own is not None:  # tqdm reads it once, at import (a typo was a traceback from there): here too
         try:
-            kwargs.setdefault("mininterval", float(own))
+            seconds = float(own)
         except ValueError:
-            pass  # not a number: tqdm's own default
+            raise DominoError(f"TQDM_MININTERVAL={own!r}: not a number (tqdm's own variable: the seconds "
+                              "between redraws of the progress bars)") from None
+        kwargs.setdefault("mininterval", seconds)
     elif not _is_terminal(sys.stderr):
         kwargs.setdefault("mininterval", LOG_INTERVAL_S)
+    from tqdm import tqdm
+
     return tqdm(**kwargs)
 
 

@@ -93,3 +93,18 @@ def test_a_postfix_waits_for_the_bars_next_draw(monkeypatch, no_override):
             advance(bar, 1, ret=f"{i / 10:.3f}")
     draws = [d for d in log.getvalue().replace("\n", "\r").split("\r") if "/5" in d]
     assert len(draws) == 2 and "0/5" in draws[0] and "5/5" in draws[1] and "ret=0.400" in draws[1]
+
+
+def test_a_tqdm_mininterval_that_is_no_number_is_one_line(tmp_path):
+    """tqdm parses its variable when it is imported: `TQDM_MININTERVAL=abc` was a ValueError
+    traceback from inside tqdm; the command now names the variable before tqdm is imported."""
+    import os
+
+    env = {**os.environ, "TQDM_MININTERVAL": "abc"}
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--game", "block", "--agents",
+                           "greedy", "random", "--players", "2", "--rounds", "2"],
+                          cwd=ROOT, env=env, capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 2 and proc.stderr.startswith(
+        "domino-evaluate: error: TQDM_MININTERVAL='abc': not a number (tqdm's own variable: the seconds between "
+        "redraws of the progress bars)"
+    ) and len(proc.stderr.splitlines()) == 1, proc.stderr
