@@ -406,7 +406,8 @@ def load_ppo_agent(
         CheckpointError: the model or its metadata is corrupt (:func:`read_metadata`) or
             Stable-Baselines3 cannot load the model.
         SpecMismatchError: the model's observation spec differs from the environment's.
-        ImportError: the ``train`` extra (sb3-contrib, torch) is not installed; the message names it.
+        ModuleNotFoundError: the ``train`` extra (sb3-contrib, torch) is not installed; the message
+            names it.
     """
     cfg = as_config(config)
     model_path, metadata = read_metadata(path)
@@ -414,7 +415,7 @@ def load_ppo_agent(
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as err:  # the library alone (no extra): say which extra, as the commands do
-        raise ImportError(
+        raise ModuleNotFoundError(  # the commands turn it into their one line naming the extra
             f'a trained model ({model_path}) loads with sb3-contrib and torch: pip install "domino-env[train]" '
             f"(missing: {err.name})", name=err.name
         ) from err
