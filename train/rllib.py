@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import signal
 import sys
 import time
@@ -295,14 +296,18 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         raise
     import ray
 
+    saved_at = done_before if args.resume is not None else None  # the checkpoint's iteration in out/
+
     def save(interrupted: bool = False) -> None:
-        ckpt = (out / CHECKPOINT_DIR).resolve()
-        algo.save_to_path(str(ckpt))
+        nonlocal saved_at
         metadata.update(
             iterations_done=done_before + new_iterations, history=history,
             interrupted=interrupted, wall_seconds=round(time.perf_counter() - start, 2),
         )  # fmt: skip
-        write_metadata(out, metadata)
+        noted = save_checkpoint(algo, out, metadata)
+        saved_at = done_before + new_iterations
+        if noted is not None:  # it came while the new checkpoint replaced the old one: now
+            signal.raise_signal(noted)
 
     new_iterations = 0
     bar = None
@@ -338,7 +343,13 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         signal.signal(signal.SIGTERM, previous_handler)
         if bar is not None:
             bar.close()
-    save(interrupted)
+    try:
+        save(interrupted)
+    except KeyboardInterrupt as exc:  # out/ keeps the last whole checkpoint
+        name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
+        kept = f"{out / CHECKPOINT_DIR} is the one of iteration {saved_at}" if saved_at is not None else "no checkpoint was written"
+        raise KeyboardInterrupt(name, f"{'a second signal' if interrupted else 'a signal'} while the checkpoint "
+                                      f"was written; {kept}") from None  # fmt: skip
     algo.stop()
     ray.shutdown()
     if not interrupted and args.eval_rounds > 0:
@@ -359,6 +370,36 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
           f"{evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
     return out, 128 + stopped_by.value if interrupted else 0
+
+
+def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | None:
+    """Write the algorithm checkpoint and ``metadata`` into ``checkpoint.saving/``, then put it in
+    the place of ``checkpoint/`` (and the run folder's ``domino_rllib.json``), with SIGINT and SIGTERM
+    held for the swap: a signal (a second Ctrl-C) or an error while RLlib writes leaves the earlier
+    checkpoint whole, where writing in place left it unloadable (an empty ``module_state.pkl``).
+    Returns the signal that came during the swap (the caller raises it), or None."""
+    final = (out / CHECKPOINT_DIR).resolve()
+    partial, old = final.with_name(f"{CHECKPOINT_DIR}.saving"), final.with_name(f"{CHECKPOINT_DIR}.old")
+    shutil.rmtree(partial, ignore_errors=True)
+    text = json.dumps(metadata, indent=1, default=str)
+    try:
+        algo.save_to_path(str(partial))
+        replace_text(partial / METADATA_FILE, text)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    noted: list[int] = []
+    held = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        if final.exists():
+            final.rename(old)
+        partial.rename(final)
+        replace_text(out / METADATA_FILE, text)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        for s, handler in held.items():
+            signal.signal(s, handler)
+    return noted[0] if noted else None
 
 
 def write_metadata(out: Path, metadata: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """domino-rllib and signals: a SIGTERM before training starts, a second signal while the
 checkpoint is written (real processes; the Ray runs are the smallest the command allows)."""
 
+import json
 import subprocess
 import sys
 
@@ -25,3 +26,45 @@ def test_a_sigterm_while_the_flags_are_checked_is_one_line(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert (proc.returncode, proc.stderr) == (143, "domino-rllib: interrupted\n")
     assert not (tmp_path / "runs").exists()
+
+
+_SAVE_INTERRUPTED = """
+import sys
+from pathlib import Path
+from ray.rllib.algorithms.algorithm import Algorithm
+from domino_env.train import rllib
+
+real_save, calls = Algorithm.save_to_path, []
+def save_to_path(self, path, *args, **kwargs):
+    calls.append(path)
+    real_save(self, path, *args, **kwargs)
+    if len(calls) >= 2:  # a signal while RLlib writes: the module's weights are still empty
+        (Path(path) / "learner_group/learner/rl_module/main/module_state.pkl").write_bytes(b"")
+        raise KeyboardInterrupt
+Algorithm.save_to_path = save_to_path
+try:
+    rllib._run(sys.argv[1:])
+except KeyboardInterrupt as exc:
+    print(len(calls), *exc.args, sep="|")
+"""
+
+
+def test_a_second_signal_while_the_checkpoint_is_written_keeps_the_earlier_one(tmp_path):
+    """The checkpoint was written in place: a second Ctrl-C (or SIGTERM) while RLlib wrote it
+    left an empty module_state.pkl, and the run could neither be played nor resumed. Here the
+    first signal comes while iteration 2's checkpoint is written, the second while the
+    interrupted run's is: the checkpoint of iteration 1 stays whole, with its metadata."""
+    from domino_env.agents import make_agent
+    from domino_env.agents.ppo import PPOAgent
+
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-c", _SAVE_INTERRUPTED, "--game", "draw", "--players", "2",
+                           "--iterations", "2", "--checkpoint-every", "1", "--out", str(out), *SMALL],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint", "domino_rllib.json", "progress.jsonl"]
+    assert isinstance(make_agent(f"rllib:{out}", {"preset": "draw", "num_players": 2}), PPOAgent)
+    for meta in (out / "domino_rllib.json", out / "checkpoint" / "domino_rllib.json"):
+        data = json.loads(meta.read_text())
+        assert (data["iterations_done"], len(data["history"]), data["interrupted"]) == (1, 1, False)
+    assert proc.stdout.strip().splitlines()[-1] == (
+        f"3|SIGINT|a second signal while the checkpoint was written; {out}/checkpoint is the one of iteration 1")
