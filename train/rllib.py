@@ -203,6 +203,9 @@ def _start(
         previous = json.loads((out / METADATA_FILE).read_text())
         history = list(previous.get("history", []))
         done_before = int(previous.get("iterations_done", 0))
+        # rows of iterations after the checkpoint (a crash or a kill between checkpoints) were lost
+        # with it: the run goes on from the checkpoint's, without them (they came twice: 1 2 3 3)
+        replace_text(out / "progress.jsonl", "".join(json.dumps(row) + "\n" for row in history))
     elif domino["league"]:
         for slot in domino["league"]["slots"]:  # every snapshot starts as the initial main
             copy_module(algo, MAIN, slot)

@@ -68,3 +68,26 @@ def test_a_second_signal_while_the_checkpoint_is_written_keeps_the_earlier_one(t
         assert (data["iterations_done"], len(data["history"]), data["interrupted"]) == (1, 1, False)
     assert proc.stdout.strip().splitlines()[-1] == (
         f"3|SIGINT|a second signal while the checkpoint was written; {out}/checkpoint is the one of iteration 1")
+
+
+def test_a_resume_drops_the_progress_rows_after_the_checkpoint(tmp_path):
+    """A run killed between checkpoints (SIGKILL, out of memory, a preempted node) has rows in
+    progress.jsonl for iterations its checkpoint does not hold; --resume appended the iterations
+    it trained again after them (iterations 1 2 3 3). Now progress.jsonl is the checkpoint's
+    history, then the resumed rows."""
+    out = tmp_path / "run"
+    first = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--game", "draw", "--players", "2",
+                            "--iterations", "2", "--checkpoint-every", "1", "--out", str(out), *SMALL],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    progress = out / "progress.jsonl"
+    lost = {**json.loads(progress.read_text().splitlines()[-1]), "iteration": 3}
+    with open(progress, "a") as f:  # iteration 3 trained, then the process was killed
+        f.write(json.dumps(lost) + "\n")
+    again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(out), "--iterations", "1",
+                            "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    rows = [json.loads(line) for line in progress.read_text().splitlines()]
+    assert [r["iteration"] for r in rows] == [1, 2, 3]
+    assert rows == json.loads((out / "domino_rllib.json").read_text())["history"]
