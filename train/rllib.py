@@ -313,6 +313,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
             signal.raise_signal(noted)
 
     new_iterations = 0
+    time_before = float(history[-1].get("time_s", 0.0)) if history else 0.0
     bar = None
     if args.progress:
         from domino_env.train.progress import advance, progress_bar
@@ -324,6 +325,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         for i in range(args.iterations):
             result = algo.train()
             row = _summary(result)
+            row["time_s"] += time_before  # RLlib's time_total_s restarts at 0 in a resumed run
             history.append(row)
             new_iterations += 1
             with open(out / "progress.jsonl", "a") as f:

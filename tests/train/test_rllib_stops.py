@@ -84,10 +84,14 @@ def test_a_resume_drops_the_progress_rows_after_the_checkpoint(tmp_path):
     lost = {**json.loads(progress.read_text().splitlines()[-1]), "iteration": 3}
     with open(progress, "a") as f:  # iteration 3 trained, then the process was killed
         f.write(json.dumps(lost) + "\n")
+    meta = json.loads((out / "domino_rllib.json").read_text())
+    meta["history"][-1]["time_s"] = 1000.0  # as if the first command had trained 1000 s
+    (out / "domino_rllib.json").write_text(json.dumps(meta))
     again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(out), "--iterations", "1",
                             "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"],
                            capture_output=True, text=True, timeout=300)  # fmt: skip
     assert again.returncode == 0, again.stderr[-2000:]
     rows = [json.loads(line) for line in progress.read_text().splitlines()]
     assert [r["iteration"] for r in rows] == [1, 2, 3]
+    assert rows[1]["time_s"] == 1000.0 and rows[2]["time_s"] > 1000.0  # the run's time, not this command's
     assert rows == json.loads((out / "domino_rllib.json").read_text())["history"]
