@@ -71,6 +71,7 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     ppo_config,
 )
 from domino_env.train.run_folder import claim_run_folder, command_line
+from domino_env.train.start_model import continued_seed
 
 METADATA_FORMAT = "domino_env.rllib/1"
 
@@ -180,18 +181,22 @@ def _start(
     except OSError as exc:  # checked before Ray started; a folder can change since
         ray.shutdown()
         raise DominoError(f"--out {out}: cannot make the run folder ({exc.strerror or exc})") from exc
+    previous: dict[str, Any] = json.loads((out / METADATA_FILE).read_text()) if args.resume is not None else {}
+    done_before = int(previous.get("iterations_done", 0))
+    # a resumed part must not replay the deals, draws and seatings of the run's first part (--seed
+    # again seeds the envs as at iteration 0): a seed of its own from --seed and the iterations done
+    train_seed = continued_seed(args.seed, done_before)
     config = ppo_config(
         env_config, mode=args.mode, opponents=args.opponents, league_size=args.league_size,
         snapshot_every=args.snapshot_every, hidden=args.hidden,
         num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner,
         num_learners=args.num_learners, train_batch_size=args.batch_size, minibatch_size=args.minibatch_size, num_epochs=args.epochs,
         lr=args.lr, gamma=args.gamma, lambda_=args.gae_lambda, entropy_coeff=args.entropy_coeff,
-        seed=args.seed,
+        seed=train_seed,
     )  # fmt: skip
     domino = config._domino
     algo = config.build_algo()
     history: list[dict[str, Any]] = []
-    done_before = 0
     if args.resume is not None:
         try:
             algo.restore_from_path(str((out / CHECKPOINT_DIR).resolve()))
@@ -200,9 +205,7 @@ def _start(
             ray.shutdown()
             raise DominoError(f"--resume {out}: the checkpoint cannot be restored ({type(exc).__name__}: "
                               f"{first_line(exc)})") from exc  # fmt: skip
-        previous = json.loads((out / METADATA_FILE).read_text())
         history = list(previous.get("history", []))
-        done_before = int(previous.get("iterations_done", 0))
         # rows of iterations after the checkpoint (a crash or a kill between checkpoints) were lost
         # with it: the run goes on from the checkpoint's, without them (they came twice: 1 2 3 3)
         replace_text(out / "progress.jsonl", "".join(json.dumps(row) + "\n" for row in history))
@@ -231,6 +234,7 @@ def _start(
         "opponents": domino["opponents"],
         "league": domino["league"],
         "args": vars(args),
+        "train_seed": train_seed,
         "command": command_line("train.rllib", argv),
         "versions": _versions(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},

@@ -95,3 +95,45 @@ def test_a_resume_drops_the_progress_rows_after_the_checkpoint(tmp_path):
     assert [r["iteration"] for r in rows] == [1, 2, 3]
     assert rows[1]["time_s"] == 1000.0 and rows[2]["time_s"] > 1000.0  # the run's time, not this command's
     assert rows == json.loads((out / "domino_rllib.json").read_text())["history"]
+
+
+_SEEDS = """
+import json, sys
+from domino_env.agents.rllib.env import DominoMultiAgentEnv
+from domino_env.train import rllib
+from domino_env.train.rllib_config import SeatMapping
+
+seeds, real_reset, real_init = [], DominoMultiAgentEnv.reset, SeatMapping.__init__
+def reset(self, *, seed=None, options=None):
+    if seed is not None:
+        seeds.append(("env", seed))
+    return real_reset(self, seed=seed, options=options)
+def init(self, mode, num_players, pool=(), seed=0):
+    seeds.append(("seating", seed))
+    real_init(self, mode, num_players, pool, seed)
+DominoMultiAgentEnv.reset, SeatMapping.__init__ = reset, init
+out, status = rllib._run(sys.argv[1:])
+print(json.dumps(seeds))
+"""
+
+
+def test_a_resumed_run_does_not_replay_the_deals_and_seatings_of_its_first_part(tmp_path):
+    """--resume seeded the envs and the seat draws with --seed again, as at iteration 0: every
+    resumed part of a run replayed the deals and seatings of its first part (domino-train draws a
+    seed from --seed and the model's steps). Now a resumed part's seed comes from --seed and the
+    iterations done: its own stream, the same for the same run and --seed."""
+    out = tmp_path / "run"
+    first = ["--game", "draw", "--players", "2", "--mode", "opponents", "--opponents", "random",
+             "--iterations", "1", "--out", str(out), *SMALL]  # fmt: skip
+
+    def seeds(argv):
+        proc = subprocess.run([sys.executable, "-c", _SEEDS, *argv], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return {kind: seed for kind, seed in json.loads(proc.stdout.strip().splitlines()[-1])}
+
+    assert seeds(first) == {"env": 3, "seating": 3}
+    resume = ["--resume", str(out), "--iterations", "1", "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"]
+    resumed = seeds(resume)
+    assert resumed["env"] != 3 and resumed["seating"] == resumed["env"]
+    meta = json.loads((out / "domino_rllib.json").read_text())
+    assert (meta["args"]["seed"], meta["train_seed"]) == (3, resumed["env"])
