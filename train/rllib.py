@@ -236,6 +236,9 @@ def _start(
         "args": vars(args),
         "train_seed": train_seed,
         "command": command_line("train.rllib", argv),
+        # the run this command continued: the chain back to the command that began it
+        "resumed_from": {k: previous.get(k) for k in ("command", "iterations_done", "interrupted", "resumed_from")}
+        if args.resume is not None else None,
         "versions": _versions(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
     }

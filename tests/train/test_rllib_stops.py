@@ -132,8 +132,12 @@ def test_a_resumed_run_does_not_replay_the_deals_and_seatings_of_its_first_part(
         return {kind: seed for kind, seed in json.loads(proc.stdout.strip().splitlines()[-1])}
 
     assert seeds(first) == {"env": 3, "seating": 3}
+    began = json.loads((out / "domino_rllib.json").read_text())["command"]
     resume = ["--resume", str(out), "--iterations", "1", "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"]
     resumed = seeds(resume)
     assert resumed["env"] != 3 and resumed["seating"] == resumed["env"]
     meta = json.loads((out / "domino_rllib.json").read_text())
     assert (meta["args"]["seed"], meta["train_seed"]) == (3, resumed["env"])
+    # the command that began the run stays in the metadata (it was replaced by the --resume one)
+    assert meta["resumed_from"] == {"command": began, "iterations_done": 1, "interrupted": False, "resumed_from": None}
+    assert "--resume" in meta["command"] and "--resume" not in began
