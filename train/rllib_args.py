@@ -52,7 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_mexican_train_rule_options(parser)
 
     m = parser.add_argument_group("who plays the other seats")
-    m.add_argument("--mode", default="self-play", choices=MODES, help="see the module docstring")
+    m.add_argument(
+        "--mode", default="self-play", choices=MODES,
+        help="self-play: every seat is the learner main; opponents: one seat is main, the others "
+        "draw from --opponents; league: one seat is main, the others draw from --league-size frozen "
+        "snapshots of main (and --opponents if given)",
+    )  # fmt: skip
     m.add_argument(
         "--opponents", nargs="+", default=[], metavar="AGENT",
         help="scripted opponents (random, greedy, planner, ppo:PATH, rllib:PATH); needed with "

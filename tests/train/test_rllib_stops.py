@@ -141,3 +141,17 @@ def test_a_resumed_run_does_not_replay_the_deals_and_seatings_of_its_first_part(
     # the command that began the run stays in the metadata (it was replaced by the --resume one)
     assert meta["resumed_from"] == {"command": began, "iterations_done": 1, "interrupted": False, "resumed_from": None}
     assert "--resume" in meta["command"] and "--resume" not in began
+
+
+def test_help_says_what_each_mode_does(capsys):
+    """--mode's help said 'see the module docstring', which `domino-rllib --help` does not show."""
+    import pytest
+
+    from domino_env.train.rllib import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "docstring" not in text
+    assert "self-play: every seat is the learner main; opponents: one seat is main, the others draw from --opponents" in text
+    assert "league: one seat is main, the others draw from --league-size frozen snapshots of main" in text
