@@ -398,10 +398,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         return out, interrupted
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
-    from domino_env.train.ppo import _terminate_as_interrupt
+    from domino_env.train.cli import terminate_as_interrupt
 
     # SIGTERM (e.g. from timeout) during the final evaluation ends it as Ctrl-C does, as in domino-train
-    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)
     try:
         final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     except KeyboardInterrupt:  # the model is cloned and saved: only the final evaluation is lost
@@ -424,18 +424,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-bc``: returns the exit status, 0 when done, 128 + the
     signal number when interrupted."""
-    from domino_env.train.ppo import _terminate_as_interrupt
+    from domino_env.train.cli import sigterm_as_interrupt
 
-    # until StopSignals takes over (imports, env and model set-up), SIGTERM stops the command as
-    # Ctrl-C does: one line and 143 (its default killed it silently with -15)
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is not signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
-    try:
+    with sigterm_as_interrupt():  # until StopSignals takes over (imports, env and model set-up)
         _, interrupted = run(argv)
-    finally:
-        if previous is not signal.SIG_IGN:
-            signal.signal(signal.SIGTERM, previous)
     return 128 + signal.Signals[interrupted].value if interrupted else 0
 
 

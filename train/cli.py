@@ -24,6 +24,7 @@ that the three agree with the extras of ``pyproject.toml``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import importlib.util
@@ -32,7 +33,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,6 +311,30 @@ def one_line_warnings(command: str) -> None:
 def _resolve(target: str) -> Callable[[], object]:
     module, _, function = target.partition(":")
     return getattr(importlib.import_module(module), function)
+
+
+def terminate_as_interrupt(signum: int, frame: Any) -> None:
+    """A SIGTERM handler that stops work as Ctrl-C does: :func:`launch` then prints
+    ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15)."""
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While it lasts, SIGTERM raises ``KeyboardInterrupt("SIGTERM")`` (:func:`terminate_as_interrupt`),
+    unless SIGTERM is ignored (``nohup``-like parents) or this is not the main thread (where
+    ``signal.signal`` cannot be called); the previous handler comes back afterwards."""
+    import threading
+
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is signal.SIG_IGN or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.signal(signal.SIGTERM, terminate_as_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:

@@ -54,9 +54,7 @@ import json
 import os
 import re
 import shlex
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,7 +69,12 @@ from domino_env.core.config import (
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
-from domino_env.train.cli import ArgumentParser, check_output_file, rich_console
+from domino_env.train.cli import (
+    ArgumentParser,
+    check_output_file,
+    rich_console,
+    sigterm_as_interrupt,
+)
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals); this module keeps the command line and re-exports
@@ -387,12 +390,6 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
             parser.error(f"--agents {spec}: {exc}")
 
 
-def _stop_on_sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM (``kill``, a scheduler, ``timeout``) stops the tournament as Ctrl-C does: it used to
-    end the process at once, silently, leaving ``--workers`` processes behind."""
-    raise KeyboardInterrupt("SIGTERM")
-
-
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     parser = build_parser()
@@ -417,21 +414,22 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         parser.error(f"--game cuban plays in teams of two: give 4 agents, or --no-teams ({players} given)")
     kwargs = rule_kwargs(parser, args)
     check_agents(parser, args, players, kwargs)
-    main_thread = threading.current_thread() is threading.main_thread()  # signal.signal's rule
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm) if main_thread else None
+    # SIGTERM (kill, a scheduler, timeout) stops the tournament as Ctrl-C does: it used to end the
+    # process at once, silently, leaving the --workers processes behind
     try:
-        result = evaluate(
-            args.agents,
-            rounds=args.rounds,
-            num_players=players,
-            seed=args.seed,
-            episode=args.episode,
-            workers=args.workers,
-            progress=not args.no_progress,
-            keep_records=args.records,
-            game=args.game,
-            **kwargs,
-        )
+        with sigterm_as_interrupt():
+            result = evaluate(
+                args.agents,
+                rounds=args.rounds,
+                num_players=players,
+                seed=args.seed,
+                episode=args.episode,
+                workers=args.workers,
+                progress=not args.no_progress,
+                keep_records=args.records,
+                game=args.game,
+                **kwargs,
+            )
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers are stopped; say what is kept
@@ -440,9 +438,6 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         if args.json not in (None, "-"):
             kept = f"; {args.json} keeps its earlier result" if os.path.exists(args.json) else f"; {args.json} not written"
         raise KeyboardInterrupt(name, f"the tournament did not finish: no results{kept}") from None
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous)
     to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
     console = rich_console(stderr=to_stderr)
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
-from domino_env.train.cli import first_line
+from domino_env.train.cli import first_line, sigterm_as_interrupt, terminate_as_interrupt
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.ladder import (
     LADDER,
@@ -316,7 +316,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     # at once: no line, the env workers' tracebacks, an empty run folder left behind)
     sigterm = signal.getsignal(signal.SIGTERM)
     if sigterm is not signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+        signal.signal(signal.SIGTERM, terminate_as_interrupt)
     claimed = args.out is None  # the default folder is made now, so that a parallel run takes another
     out = claim_run_folder(time.strftime("runs/ppo_%Y%m%d_%H%M%S")) if claimed else Path(args.out)
     tb = str(out / "tb") if args.tensorboard else None
@@ -428,7 +428,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config_of(rules, game), name="ppo")
     workers = args.eval_workers or max(1, min(cores, 4))
     # SIGTERM (e.g. from timeout) during the final evaluation ends it as Ctrl-C does
-    previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)
     try:
         final = finish_run(folder, agent, args, rules, game, eval_seed, workers, start)
     except KeyboardInterrupt:  # training is done and saved: only the final evaluation is lost
@@ -449,10 +449,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     return out, None
 
 
-def _terminate_as_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
 def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> None:
     if args.plot and history:
         from domino_env.train.plots import plot_learning_curve
@@ -471,16 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-train`` (``python -m domino_env.train.ppo``): returns the exit status, 0 when
     done, 128 + the signal number when a signal interrupted training (the run is saved and
     resumable)."""
-    # from the start (the imports, checks and run folder in run(): about a second), SIGTERM stops
-    # the command as Ctrl-C does, one line and 143, as domino-bc's; its default killed it silently
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is not signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
-    try:
+    with sigterm_as_interrupt():  # from the start: the imports, checks and run folder take about a second
         _, interrupted = run(argv)
-    finally:
-        if previous is not signal.SIG_IGN:
-            signal.signal(signal.SIGTERM, previous)
     return 128 + signal.Signals[interrupted].value if interrupted else 0
 
 

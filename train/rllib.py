@@ -452,21 +452,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     when done, 128 + the signal number (130 Ctrl-C, 143 SIGTERM) when a signal stopped training
     (after the checkpoint is saved), as ``domino-train``."""
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    # From the start (the flag checks load the opponents and find ray: about 1.5 s before _run takes
-    # SIGTERM over), SIGTERM stops the command as Ctrl-C does: one line and 143; its default killed
-    # it silently (-15).
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is not signal.SIG_IGN:
-        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
-    try:
+    from domino_env.train.cli import sigterm_as_interrupt
+
+    # from the start: the flag checks load the opponents and find ray (about 1.5 s before _run
+    # takes SIGTERM over)
+    with sigterm_as_interrupt():
         return _run(argv)[1]
-    finally:
-        if previous is not signal.SIG_IGN:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _terminate_as_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)  # launch(): "interrupted", 128 + signum
 
 
 if __name__ == "__main__":
