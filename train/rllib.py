@@ -356,7 +356,16 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         if bar is not None:
             bar.close()
     try:
-        save(interrupted)
+        if not interrupted:
+            try:
+                save()
+            except KeyboardInterrupt as exc:  # a first signal while the final checkpoint was written: as in the loop
+                interrupted = True
+                stopped_by = signal.SIGTERM if exc.args[:1] == ("SIGTERM",) else stopped_by
+                print(f"\ninterrupted: saving a checkpoint (the run's {done_before + new_iterations} iterations)",
+                      file=sys.stderr)  # fmt: skip
+        if interrupted:
+            save(interrupted=True)
     except KeyboardInterrupt as exc:  # out/ keeps the last whole checkpoint
         name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
         kept = f"{out / CHECKPOINT_DIR} is the one of iteration {saved_at}" if saved_at is not None else "no checkpoint was written"

@@ -155,3 +155,36 @@ def test_help_says_what_each_mode_does(capsys):
     assert "docstring" not in text
     assert "self-play: every seat is the learner main; opponents: one seat is main, the others draw from --opponents" in text
     assert "league: one seat is main, the others draw from --league-size frozen snapshots of main" in text
+
+
+_FIRST_SAVE_INTERRUPTED = """
+import sys
+from ray.rllib.algorithms.algorithm import Algorithm
+from domino_env.train import rllib
+
+real_save, calls = Algorithm.save_to_path, []
+def save_to_path(self, path, *args, **kwargs):
+    calls.append(path)
+    real_save(self, path, *args, **kwargs)
+    if len(calls) == 1:  # a first Ctrl-C while the run's final (and first) checkpoint is written
+        raise KeyboardInterrupt
+Algorithm.save_to_path = save_to_path
+out, status = rllib._run(sys.argv[1:])
+print(len(calls), status, sep="|")
+"""
+
+
+def test_a_first_signal_while_the_final_checkpoint_is_written_still_saves_it(tmp_path):
+    """A first Ctrl-C while the final checkpoint was written (after the last iteration) aborted
+    that save: a run with no earlier checkpoint kept only progress.jsonl ('no checkpoint was
+    written'), neither playable nor resumable. Now it is saved again, as a Ctrl-C during training."""
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-c", _FIRST_SAVE_INTERRUPTED, "--game", "draw", "--players", "2",
+                           "--iterations", "1", "--out", str(out), *SMALL],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "2|130"
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint", "domino_rllib.json", "progress.jsonl"]
+    data = json.loads((out / "checkpoint" / "domino_rllib.json").read_text())
+    assert (data["iterations_done"], len(data["history"]), data["interrupted"]) == (1, 1, True)
+    assert "interrupted: saving a checkpoint (the run's 1 iterations)" in proc.stderr
