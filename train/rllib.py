@@ -158,7 +158,8 @@ def _start(
     # handler (sys.exit(SIGTERM)), met below as _StoppedInRayInit.
     noted: list[int] = []
     previous_sigint = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
-    signal.signal(signal.SIGTERM, lambda signum, frame: noted.append(signum))
+    if on_sigterm is not signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, lambda signum, frame: noted.append(signum))
     try:
         if args.address is not None:
             join_cluster(args.address)
@@ -281,6 +282,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         stopped_by = signal.SIGTERM
         raise KeyboardInterrupt
 
+    # SIGTERM ignored (nohup or a parent that ignores it): it stays ignored
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        stop_on_sigterm = signal.SIG_IGN  # type: ignore[assignment]
     previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
     made_out = out is None or not out.exists()
     if out is None:  # made now, so that a run started in the same second takes another folder

@@ -188,3 +188,31 @@ def test_a_first_signal_while_the_final_checkpoint_is_written_still_saves_it(tmp
     data = json.loads((out / "checkpoint" / "domino_rllib.json").read_text())
     assert (data["iterations_done"], len(data["history"]), data["interrupted"]) == (1, 1, True)
     assert "interrupted: saving a checkpoint (the run's 1 iterations)" in proc.stderr
+
+
+_IGNORED = """
+import os, signal, sys
+from domino_env.train import rllib
+
+from ray.rllib.algorithms.algorithm import Algorithm
+real_train = Algorithm.train
+def train(self):
+    os.kill(os.getpid(), signal.SIGTERM)  # a SIGTERM the parent (nohup) told us to ignore
+    return real_train(self)
+Algorithm.train = train
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print(rllib.main(sys.argv[1:]))
+"""
+
+
+def test_a_sigterm_is_still_ignored_under_nohup(tmp_path):
+    """With SIGTERM ignored by its parent (nohup), domino-rllib took it over anyway: a SIGTERM
+    stopped the run (143, 'interrupted: saving a checkpoint'). Now it trains to the end."""
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-c", _IGNORED, "--game", "draw", "--players", "2",
+                           "--iterations", "2", "--out", str(out), *SMALL],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == "0"
+    assert "interrupted" not in proc.stderr
+    assert json.loads((out / "domino_rllib.json").read_text())["iterations_done"] == 2
