@@ -10,7 +10,9 @@ import json
 import math
 import os
 import re
+import shutil
 import socket
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -255,8 +257,32 @@ def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: floa
                      "a head answers in gRPC); give the address `ray start --head` printed")  # fmt: skip
 
 
+def finish_checkpoint_swap(run: Path) -> str | None:
+    """Finish what a crash (SIGKILL, power loss) cut short in ``save_checkpoint``'s swap: between
+    its renames only ``checkpoint.old/`` (the earlier checkpoint, whole) is left, so it becomes
+    ``checkpoint/`` again; after them the run folder's ``domino_rllib.json`` may still be the
+    earlier checkpoint's, so it is made the checkpoint's own copy again (the two are always
+    written alike). Returns what was done, or None."""
+    final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
+    done = []
+    if not final.exists() and old.is_dir():
+        old.rename(final)
+        done.append(f"{old.name}/ put back as {final.name}/")
+    elif final.is_dir() and old.is_dir():
+        shutil.rmtree(old)
+        done.append(f"{old.name}/ removed")
+    inner, outer = final / METADATA_FILE, run / METADATA_FILE
+    if inner.is_file() and (not outer.is_file() or outer.read_bytes() != inner.read_bytes()):
+        shutil.copyfile(inner, outer)
+        done.append(f"{METADATA_FILE} taken from {final.name}/")
+    return "; ".join(done) or None
+
+
 def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
-    """The ``domino_rllib.json`` of the run folder ``--resume`` names, or a parser error."""
+    """The ``domino_rllib.json`` of the run folder ``--resume`` names (after
+    :func:`finish_checkpoint_swap`, which says on stderr what it did), or a parser error."""
+    if run.is_dir() and (repaired := finish_checkpoint_swap(run)):
+        print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
     if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
         parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
     try:
