@@ -260,9 +260,8 @@ def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: floa
 def finish_checkpoint_swap(run: Path) -> str | None:
     """Finish what a crash (SIGKILL, power loss) cut short in ``save_checkpoint``'s swap: between
     its renames only ``checkpoint.old/`` (the earlier checkpoint, whole) is left, so it becomes
-    ``checkpoint/`` again; after them the run folder's ``domino_rllib.json`` may still be the
-    earlier checkpoint's, so it is made the checkpoint's own copy again (the two are always
-    written alike). Returns what was done, or None."""
+    ``checkpoint/`` again; after them a leftover ``checkpoint.old/`` is removed. Returns what was
+    done, or None."""
     final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
     done = []
     if not final.exists() and old.is_dir():
@@ -271,10 +270,6 @@ def finish_checkpoint_swap(run: Path) -> str | None:
     elif final.is_dir() and old.is_dir():
         shutil.rmtree(old)
         done.append(f"{old.name}/ removed")
-    inner, outer = final / METADATA_FILE, run / METADATA_FILE
-    if inner.is_file() and (not outer.is_file() or outer.read_bytes() != inner.read_bytes()):
-        shutil.copyfile(inner, outer)
-        done.append(f"{METADATA_FILE} taken from {final.name}/")
     return "; ".join(done) or None
 
 

@@ -220,8 +220,7 @@ def test_a_sigterm_is_still_ignored_under_nohup(tmp_path):
 
 def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     """A SIGKILL between save_checkpoint's two renames left checkpoint.old/ (whole) and no
-    checkpoint/: --resume said "not a run folder". After the renames, before the run folder's
-    metadata was rewritten, --resume read the earlier checkpoint's metadata. Both are finished."""
+    checkpoint/: --resume said "not a run folder". It now puts the earlier checkpoint back."""
     import argparse
 
     from domino_env.train.rllib_args import finish_checkpoint_swap, read_run
@@ -236,9 +235,7 @@ def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     assert read_run(parser, run) == {"iterations": 4}
     assert sorted(p.name for p in run.iterdir()) == ["checkpoint", "checkpoint.saving", "domino_rllib.json"]
     assert (run / "checkpoint" / "module_state.pkl").read_bytes() == b"weights"
-    # the renames done, the run folder's metadata still the earlier checkpoint's
-    (run / "checkpoint.old").mkdir()
-    (run / "checkpoint" / "domino_rllib.json").write_text('{"iterations": 6}')
-    assert finish_checkpoint_swap(run) == "checkpoint.old/ removed; domino_rllib.json taken from checkpoint/"
-    assert json.loads((run / "domino_rllib.json").read_text()) == {"iterations": 6}
+    (run / "checkpoint.old").mkdir()  # both renames done, the old one not yet removed
+    assert finish_checkpoint_swap(run) == "checkpoint.old/ removed"
+    assert (run / "checkpoint" / "module_state.pkl").read_bytes() == b"weights"
     assert finish_checkpoint_swap(run) is None  # a whole run folder is left as it is
