@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     g.add_argument(
         "--max-pip", type=int, default=None, choices=(6, 9, 12, 15, 18),
-        help="double-N set (default: 12 for Mexican Train, the preset's for a line game)",
+        help="double-N set (default 12 for Mexican Train: 9, 12, 15, 18; line games: 6, 9, 12, default the preset's)",
     )  # fmt: skip
     g.add_argument("--episode", default="round", choices=("round", "game"), help="episode length")
     g.add_argument("--reward", default="outcome", choices=("outcome", "points"), help="env reward")

@@ -155,6 +155,8 @@ def test_help_says_what_each_mode_does(capsys):
     assert "docstring" not in text
     assert "self-play: every seat is the learner main; opponents: one seat is main, the others draw from --opponents" in text
     assert "league: one seat is main, the others draw from --league-size frozen snapshots of main" in text
+    # and which sets each game takes (6 was listed for Mexican Train, then refused)
+    assert "double-N set (default 12 for Mexican Train: 9, 12, 15, 18; line games: 6, 9, 12, default the preset's)" in text
 
 
 _FIRST_SAVE_INTERRUPTED = """
