@@ -263,14 +263,13 @@ def finish_checkpoint_swap(run: Path) -> str | None:
     ``checkpoint/`` again; after them a leftover ``checkpoint.old/`` is removed. Returns what was
     done, or None."""
     final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
-    done = []
-    if not final.exists() and old.is_dir():
+    if not old.is_dir():
+        return None
+    if not final.exists():
         old.rename(final)
-        done.append(f"{old.name}/ put back as {final.name}/")
-    elif final.is_dir() and old.is_dir():
-        shutil.rmtree(old)
-        done.append(f"{old.name}/ removed")
-    return "; ".join(done) or None
+        return f"{old.name}/ put back as {final.name}/"
+    shutil.rmtree(old)
+    return f"{old.name}/ removed"
 
 
 def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:

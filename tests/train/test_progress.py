@@ -65,7 +65,7 @@ def test_a_tournament_written_to_a_log_draws_its_bar_at_the_start_and_the_end(mo
     assert 3 <= len(draws) <= 8  # the first, the last, one redraw per 30 s of the clock (about 80 s)
 
 
-def test_the_command_into_a_file_has_few_bar_draws(tmp_path, no_override):
+def test_the_command_into_a_file_draws_its_bar_from_start_to_end(tmp_path, no_override):
     """The real command with its stderr a file, as in `domino-evaluate ... 2>log`: the bar is there,
     from its first draw to its last, and not redrawn in between on a run this short."""
     import os
