@@ -31,6 +31,9 @@ def progress_bar(**kwargs: Any) -> Any:
         kwargs.setdefault("mininterval", seconds)
     elif not _is_terminal(sys.stderr):
         kwargs.setdefault("mininterval", LOG_INTERVAL_S)
+    # tqdm's monitor thread forces a redraw once a bar has not drawn for `maxinterval` (10 s):
+    # below the interval asked for, a log got a bar every 10-20 s instead of every 30 s
+    kwargs.setdefault("maxinterval", max(10.0, float(kwargs.get("mininterval", 0.1))))
     from tqdm import tqdm
 
     return tqdm(**kwargs)

@@ -30,12 +30,15 @@ def test_off_a_terminal_the_bar_redraws_every_30_s(monkeypatch, no_override):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     with progress_bar(total=10) as bar:
         assert bar.mininterval == LOG_INTERVAL_S == 30.0
+        # tqdm's monitor thread redraws a bar silent for `maxinterval` (its default 10 s): a
+        # 20-minute oracle run's log had a bar every 10-20 s
+        assert bar.maxinterval == 30.0
 
 
 def test_on_a_terminal_the_bar_keeps_tqdms_rate(monkeypatch, no_override):
     monkeypatch.setattr(sys, "stderr", _Terminal())
     with progress_bar(total=10) as bar:
-        assert bar.mininterval == 0.1  # tqdm's default
+        assert bar.mininterval == 0.1 and bar.maxinterval == 10.0  # tqdm's defaults
 
 
 def test_tqdms_own_variable_and_an_explicit_interval_win(monkeypatch, no_override):
@@ -44,7 +47,10 @@ def test_tqdms_own_variable_and_an_explicit_interval_win(monkeypatch, no_overrid
         assert bar.mininterval == 2.0
     monkeypatch.setenv("TQDM_MININTERVAL", "0.5")
     with progress_bar(total=10) as bar:
-        assert bar.mininterval == 0.5
+        assert bar.mininterval == 0.5 and bar.maxinterval == 10.0
+    monkeypatch.setenv("TQDM_MININTERVAL", "60")
+    with progress_bar(total=10) as bar:
+        assert bar.mininterval == bar.maxinterval == 60.0
 
 
 def test_a_tournament_written_to_a_log_draws_its_bar_at_the_start_and_the_end(monkeypatch, no_override):
