@@ -43,14 +43,21 @@ from domino_env.train.evaluate import evaluate  # noqa: E402
 
 
 class TrueState:
-    """Stands in for the seat's InformationState: every sample is the real state."""
+    """Stands in for the seat's InformationState: every sample is the real state, or with
+    ``know="hands"`` the real hands with the boneyard drawn in a fresh random order."""
+
+    know = "all"  # set by main(): "all" or "hands"
 
     def __init__(self, state, seat: int):
         self.seat = seat
         self.public = state.copy()  # the rules check reads public.config
 
     def sample(self, rng):
-        return self.public.copy()
+        world = self.public.copy()
+        if self.know == "hands":
+            order = rng.permutation(len(world.boneyard))
+            world.boneyard = [world.boneyard[i] for i in order]
+        return world
 
 
 def oracle_kwargs(agent, state, seat: int) -> dict:
@@ -75,6 +82,14 @@ def main(argv=None) -> None:
         default=0,
         help="moves searched, the prior's best-ranked (default 0: every legal move)",
     )
+    parser.add_argument(
+        "--know",
+        choices=("all", "hands"),
+        default="all",
+        help="what the oracle sees: every hand and the boneyard order (all, default), or every "
+        "hand with the boneyard order unknown (hands: each determinization shuffles it; raise "
+        "--budget, the playouts are no longer alike)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)
     allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE
@@ -93,6 +108,7 @@ def main(argv=None) -> None:
         config, budget=args.budget, min_worlds=2, rollout=args.rollout, candidates=args.candidates
     )
     agent.name = "oracle"
+    TrueState.know = args.know
     tournament.info_state_kwargs = oracle_kwargs  # this process only: workers=1 below
     # Cuban: the oracle in both seats of its team ([oracle, planner, oracle, planner])
     seats = [agent, "planner", agent, "planner"] if args.game == "cuban" else [agent] + ["planner"] * (players - 1)
@@ -103,7 +119,8 @@ def main(argv=None) -> None:
     s = res.stats_for("oracle")
     lo, hi = s.ci95_deal
     print(
-        f"oracle search ({args.game}, rollout {agent.rollout}, budget {args.budget}) vs planners: "
+        f"oracle search ({args.game}, knows {args.know}, rollout {agent.rollout}, budget "
+        f"{args.budget}, candidates {args.candidates}) vs planners: "
         f"win rate {s.win_rate:.3f} [{lo:.3f}, {hi:.3f}] over {res.episodes} rounds, seed {args.seed}"
     )
 

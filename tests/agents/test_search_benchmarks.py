@@ -191,3 +191,32 @@ def test_search_oracle_shows_progress_on_stderr_only():
     runs = [subprocess.run(c, cwd=root, capture_output=True, text=True, timeout=300) for c in (cmd, [*cmd, "--no-progress"])]
     assert all(r.returncode == 0 for r in runs), [r.stderr for r in runs]
     assert "4/4" in runs[0].stderr and runs[1].stderr == "" and runs[0].stdout == runs[1].stdout
+
+
+def test_search_oracle_knows_hands_shuffles_only_the_boneyard():
+    """`--know hands`: every determinization is the real state (hands, table) with the boneyard
+    in a fresh order drawn from the agent's rng; `--know all` keeps the real order too."""
+    import importlib.util
+
+    import numpy as np
+
+    from domino_env.core.config import MexicanTrainConfig
+    from domino_env.core.mexican_train import MexicanTrainState
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("search_oracle", root / "benchmarks/search_oracle.py")
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    state = MexicanTrainState.new_game(MexicanTrainConfig(), np.random.default_rng(3))
+    true = oracle.TrueState(state, 0)
+    true.know = "hands"
+    worlds = [true.sample(np.random.default_rng(s)) for s in (0, 1, 0)]
+    assert all(w.hands == state.hands for w in worlds) and len(state.boneyard) == 10  # 4 hands of 20
+    assert all(sorted(w.boneyard) == sorted(state.boneyard) for w in worlds)
+    assert worlds[0].boneyard != worlds[1].boneyard and worlds[0].boneyard == worlds[2].boneyard
+    assert worlds[0].boneyard != state.boneyard
+    true.know = "all"
+    assert true.sample(np.random.default_rng(0)).boneyard == state.boneyard
+    bad = subprocess.run([sys.executable, "benchmarks/search_oracle.py", "--know", "boneyard"], cwd=root,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert bad.returncode == 2 and "argument --know: invalid choice: 'boneyard'" in bad.stderr
