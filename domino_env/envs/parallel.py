@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
@@ -26,9 +27,13 @@ def parallel_view(make_env: Callable[..., AECEnv], max_cycles: int | None = None
     ``max_steps``). PettingZoo's ``max_cycles_test`` holds for both views.
 
     Raises:
-        ConfigError: both ``max_cycles`` and ``max_steps`` given (they are one limit here).
+        ConfigError: ``max_cycles`` not a positive integer, or both ``max_cycles`` and
+            ``max_steps`` given (they are one limit here).
     """
     if max_cycles is not None:
+        # checked here, not as the AEC env's max_steps: the error must name the keyword given
+        if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
+            raise ConfigError("max_cycles", max_cycles, "None or a positive integer (parallel steps)")
         if kwargs.get("max_steps") is not None:
             raise ConfigError("max_steps", kwargs["max_steps"], "omitted when max_cycles is given (parallel_env)")
         kwargs["max_steps"] = max_cycles

@@ -8,6 +8,7 @@ import types
 import warnings
 
 import numpy as np
+import pettingzoo
 import pytest
 from gymnasium import spaces
 from pettingzoo.test import max_cycles_test, parallel_api_test
@@ -112,6 +113,15 @@ def test_parallel_env_max_cycles_is_parallel_steps():
     assert steps == 3 and all(truncs.values())
     with pytest.raises(ConfigError, match="max_steps"):
         block_v0.parallel_env(max_cycles=3, max_steps=4)
+
+
+@pytest.mark.parametrize("bad", [0, -2, 2.5, True, "3"])
+def test_parallel_env_refuses_a_bad_max_cycles_by_its_own_name(bad):
+    """The view turns max_cycles into the AEC env's max_steps; the error names what was given."""
+    for make in (block_v0.parallel_env, lambda **kw: pettingzoo.make("parallel", "dominoes/cuban-v0", **kw)):
+        with pytest.raises(ConfigError) as err:
+            make(max_cycles=bad)
+        assert err.value.field == "max_cycles" and err.value.value is bad
 
 
 def test_max_steps_caps_actions_and_max_cycles_stays_out_of_its_way():
