@@ -79,7 +79,7 @@ class SingleAgentEnv(gymnasium.Env):
     wrap vectorised envs in SB3's ``VecNormalize`` if your learner wants normalised inputs.
 
     Raises:
-        ConfigError: wrong number of opponents, an invalid learner seat or illegal reward, a
+        ConfigError: ``aec_env`` not an unwrapped env of this package, wrong number of opponents, an invalid learner seat or illegal reward, a
             ``render_mode`` other than None / ``"ansi"`` / ``"rgb_array"``, or ``team_play``
             not a bool or true without teams.
     """
@@ -94,6 +94,10 @@ class SingleAgentEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         team_play: bool = False,
     ):
+        from .envs.base import DominoAECEnv
+
+        if not isinstance(aec_env, DominoAECEnv):  # env()'s wrappers hide the engine the adapter reads
+            raise ConfigError("aec_env", aec_env, "an unwrapped env of this package: raw_env(...), or env(...).unwrapped")
         self.aec = aec_env
         self.agents_all = list(aec_env.possible_agents)
         p = len(self.agents_all)

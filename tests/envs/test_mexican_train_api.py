@@ -418,6 +418,18 @@ def test_adapter_rejects_human_render_and_bad_arguments():
     assert "hand of seat 2" in e.render()
 
 
+def test_adapter_refuses_a_wrapped_env():
+    """env()'s wrappers forbid the private attributes the adapter reads: a wrapped env used to be
+    taken and played until the learner's first illegal action, which then raised AttributeError."""
+    with pytest.raises(ConfigError, match="unwrapped") as err:
+        SingleAgentEnv(env(num_players=3, max_pip=9))
+    assert err.value.field == "aec_env"
+    single = SingleAgentEnv(env(num_players=3, max_pip=9).unwrapped)
+    single.reset(seed=0)
+    illegal = int(np.flatnonzero(~single.action_masks())[0])
+    assert single.step(illegal)[1:3] == (-1.0, True)
+
+
 def test_adapter_reports_an_opponent_that_plays_illegally():
     e = SingleAgentEnv(raw_env(num_players=2, max_pip=9), opponents=lambda o, m, r: 0, learner_seat=1)
     with pytest.raises(IllegalActionError, match="opponent"):
