@@ -24,8 +24,10 @@ from typing import Any
 from domino_env.core.errors import ConfigError
 from domino_env.envs import line_v0, mexican_train_v0
 from domino_env.wrappers import (
+    ADAPTER_KWARGS,
     Opponent,
     SingleAgentEnv,
+    check_adapter_keywords,
     check_adapter_render_mode,
     random_legal_opponent,
 )
@@ -81,6 +83,7 @@ def mexican_train(
     Raises:
         ConfigError: invalid env keyword, unknown agent name, wrong number of opponents.
     """
+    check_adapter_keywords(mexican_train_v0.raw_env, env_kwargs)
     check_adapter_render_mode(env_kwargs.get("render_mode"))
     return _adapter(mexican_train_v0.raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)
 
@@ -96,6 +99,7 @@ def _line_game(game: str) -> Callable[..., SingleAgentEnv]:
         preset = env_kwargs.pop("preset", None)
         if preset not in (None, game):  # None: the id's own, as the AEC ids take it
             raise ConfigError("preset", preset, f"'{game}' for this id (use line_single_agent)")
+        check_adapter_keywords(line_v0.raw_env, env_kwargs, (*ADAPTER_KWARGS, "team_play"))
         check_adapter_render_mode(env_kwargs.get("render_mode"))
         aec = line_v0.raw_env(preset=game, **env_kwargs)
         return _adapter(aec, opponents, learner_seat, illegal_reward, team_play)

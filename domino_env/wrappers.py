@@ -351,6 +351,23 @@ def check_adapter_render_mode(render_mode: Any) -> None:
         )
 
 
+#: The adapter factories' own keywords, besides the AEC env's (line games: also ``team_play``).
+ADAPTER_KWARGS = ("opponents", "learner_seat", "illegal_reward")
+
+
+def check_adapter_keywords(env_class: Any, env_kwargs: dict[str, Any], own: Sequence[str] = ADAPTER_KWARGS) -> None:
+    """Refuse a keyword that neither the adapter nor ``env_class`` takes, listing both kinds: the
+    AEC env's own error lists only its keywords, where a misspelt ``opponents`` is not to be found.
+
+    Raises:
+        ConfigError: an unknown keyword (names it and every keyword allowed).
+    """
+    known = env_class.keywords()
+    for key, value in env_kwargs.items():
+        if key not in known:
+            raise ConfigError(key, value, f"a keyword of the single-agent adapter: {sorted([*own, *known])}")
+
+
 def mexican_train_single_agent(
     opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
     learner_seat: int | str = 0,
@@ -362,6 +379,7 @@ def mexican_train_single_agent(
     adapter (through ``domino_env.agents.gym_ids``, which also takes agent names as opponents)."""
     from .envs.mexican_train_v0 import raw_env
 
+    check_adapter_keywords(raw_env, env_kwargs)
     check_adapter_render_mode(env_kwargs.get("render_mode"))
     return SingleAgentEnv(raw_env(**env_kwargs), opponents, learner_seat, illegal_reward)
 
@@ -382,6 +400,7 @@ def line_single_agent(
     itself (see :class:`SingleAgentEnv`); the learner's reward is its team's."""
     from .envs.line_v0 import raw_env
 
+    check_adapter_keywords(raw_env, env_kwargs, (*ADAPTER_KWARGS, "team_play"))
     check_adapter_render_mode(env_kwargs.get("render_mode"))
     env = raw_env(preset=preset, **env_kwargs)
     return SingleAgentEnv(env, opponents, learner_seat, illegal_reward, team_play)

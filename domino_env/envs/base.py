@@ -82,10 +82,10 @@ class DominoAECEnv(AECEnv, EzPickle):
             max_cycles=max_cycles, max_steps=max_steps, **rules,
         )  # fmt: skip
         super().__init__()
-        known = {f.name for f in dataclasses.fields(self.config_class)} | set(ENV_KWARGS)
+        known = self.keywords()
         for key in rules:
             if key not in known:
-                raise ConfigError(key, rules[key], f"a keyword of {type(self).__name__}: {sorted(known)}")
+                raise ConfigError(key, rules[key], f"a keyword of {type(self).__name__}: {known}")
         self.config = self.make_config(preset, rules)
         if episode not in EPISODES:
             raise ConfigError("episode", episode, f"one of {EPISODES}")
@@ -131,6 +131,11 @@ class DominoAECEnv(AECEnv, EzPickle):
         #: oldest first; the single-agent adapter passes them on.
         self.round_results: list[dict[str, Any]] = []
         self._truncated = False  # truncated by a limit: the masks are empty from then on
+
+    @classmethod
+    def keywords(cls) -> list[str]:
+        """Every keyword argument the constructor takes (the rules fields and the env's own), sorted."""
+        return sorted({f.name for f in dataclasses.fields(cls.config_class)} | set(ENV_KWARGS))
 
     # ------------------------------------------------------------------ hooks
     def make_config(self, preset: str, rules: dict[str, Any]) -> Any:

@@ -16,7 +16,7 @@ from domino_env.agents import (
     LineRandomAgent,
     PlannerAgent,
 )
-from domino_env.wrappers import random_legal_opponent
+from domino_env.wrappers import line_single_agent, mexican_train_single_agent, random_legal_opponent
 
 
 def play(env, seed: int = 0) -> float:
@@ -87,3 +87,27 @@ def test_bad_opponents_are_refused_naming_the_allowed_values(opponents, match):
 def test_line_id_refuses_another_preset():
     with pytest.raises(ConfigError, match="'block' for this id"):
         gymnasium.make("dominoes/Block-v0", preset="cuban")
+
+
+@pytest.mark.parametrize(
+    ("make", "typo", "listed"),
+    [
+        (lambda **kw: gymnasium.make("dominoes/MexicanTrain-v0", **kw), "oponents", ["opponents", "num_players"]),
+        (lambda **kw: gymnasium.make("dominoes/Cuban-v0", **kw), "team_paly", ["team_play", "learner_seat", "teams"]),
+        (mexican_train_single_agent, "learner", ["learner_seat", "illegal_reward", "max_pip"]),
+        (lambda **kw: line_single_agent("draw", **kw), "illegal", ["illegal_reward", "team_play", "target_score"]),
+    ],
+)
+def test_a_misspelt_adapter_keyword_is_refused_listing_the_adapters_keywords(make, typo, listed):
+    """The AEC env's own error listed only its keywords, so a misspelt ``opponents`` was told to
+    pick from a list without ``opponents``."""
+    with pytest.raises(ConfigError, match="single-agent adapter") as err:
+        make(**{typo: 1})
+    assert err.value.field == typo
+    assert all(repr(name) in err.value.allowed for name in listed)
+
+
+def test_team_play_is_not_a_keyword_of_the_mexican_train_id():
+    with pytest.raises(ConfigError) as err:
+        gymnasium.make("dominoes/MexicanTrain-v0", team_play=True)
+    assert err.value.field == "team_play" and "'team_play'" not in err.value.allowed
