@@ -303,8 +303,12 @@ class DominoAECEnv(AECEnv, EzPickle):
         return super().agent_iter(max_iter)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """PettingZoo's ``observe``. Raises DominoError before ``reset`` or for an unknown agent."""
         self._require_reset()
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):  # a bare KeyError named no agent; TypeError: unhashable
+            raise DominoError(f"unknown agent {agent!r}: the agents are {self.possible_agents}") from None
         if self._truncated:  # truncated: nobody may act, as after a round that ended normally
             mask = np.zeros(self.encoder.num_actions, dtype=np.int8)
         else:

@@ -55,6 +55,17 @@ def test_unknown_agents_are_refused_by_the_space_methods():
             method("player_9")
 
 
+@pytest.mark.parametrize("make", [mexican_train_v0.raw_env, mexican_train_v0.env, block_v0.env])
+def test_unknown_agents_are_refused_by_observe(make):
+    """observe() raised a bare KeyError ('player_9') where the space methods name the agents."""
+    env = make(num_players=3)
+    env.reset(seed=0)
+    for agent in ("player_9", 0, None, ["player_0"]):
+        with pytest.raises(DominoError, match=r"unknown agent .*the agents are \['player_0'"):
+            env.observe(agent)
+    assert env.observe("player_2")["action_mask"].dtype == np.int8
+
+
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
 def test_a_misspelt_reset_option_is_named_in_a_warning(module):
     """A warning, not an error: PettingZoo's api_test resets with ``options={"options": 1}``."""
