@@ -39,14 +39,19 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 import domino_env.train.tournament as tournament  # noqa: E402
 from domino_env.agents.search import ROLLOUTS_LINE, ROLLOUTS_MEXICAN, SearchAgent  # noqa: E402
 from domino_env.core.config import MexicanTrainConfig, line_from_preset  # noqa: E402
+from domino_env.core.deal import bits  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
 
 
 class TrueState:
     """Stands in for the seat's InformationState: every sample is the real state, or with
-    ``know="hands"`` the real hands with the boneyard drawn in a fresh random order."""
+    ``know="hands"`` the real hands with the boneyard drawn in a fresh random order. With
+    ``reveal`` below 1, each hidden tile (another seat's hand, the boneyard) keeps its true place
+    with probability ``reveal``; the others are dealt at random into the places so freed (hand
+    sizes kept, the public missing pips not respected: a belief of known accuracy, not a sampler)."""
 
     know = "all"  # set by main(): "all" or "hands"
+    reveal = 1.0  # set by main(): share of the hidden tiles left where they are (know="hands")
 
     def __init__(self, state, seat: int):
         self.seat = seat
@@ -55,9 +60,28 @@ class TrueState:
     def sample(self, rng):
         world = self.public.copy()
         if self.know == "hands":
+            if self.reveal < 1.0:
+                self._deal_unrevealed(world, rng)
             order = rng.permutation(len(world.boneyard))
             world.boneyard = [world.boneyard[i] for i in order]
         return world
+
+    def _deal_unrevealed(self, world, rng) -> None:
+        places = [(s, t) for s, h in enumerate(world.hands) if s != self.seat for t in bits(h)]
+        places += [(-1, t) for t in world.boneyard]  # -1: the boneyard
+        moved = [k for k in range(len(places)) if rng.random() >= self.reveal]
+        tiles = [places[k][1] for k in moved]
+        tiles = [tiles[i] for i in rng.permutation(len(tiles))]
+        for k, tile in zip(moved, tiles, strict=True):
+            places[k] = (places[k][0], tile)
+        hands = [h if s == self.seat else 0 for s, h in enumerate(world.hands)]
+        boneyard = []
+        for holder, tile in places:
+            if holder < 0:
+                boneyard.append(tile)
+            else:
+                hands[holder] |= 1 << tile
+        world.hands, world.boneyard = hands, boneyard
 
 
 def oracle_kwargs(agent, state, seat: int) -> dict:
@@ -90,6 +114,13 @@ def main(argv=None) -> None:
         "hand with the boneyard order unknown (hands: each determinization shuffles it; raise "
         "--budget, the playouts are no longer alike)",
     )
+    parser.add_argument(
+        "--reveal",
+        type=float,
+        default=1.0,
+        help="with --know hands: the share of the hidden tiles each determinization keeps in "
+        "their true place, the rest dealt at random among the places they free (default 1)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)
     allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE
@@ -98,6 +129,10 @@ def main(argv=None) -> None:
     for flag, value, low in (("--budget", args.budget, 1), ("--rounds", args.rounds, 1), ("--seed", args.seed, 0), ("--candidates", args.candidates, 0)):
         if value < low:
             parser.error(f"{flag} must be >= {low}, got {value}")
+    if not 0.0 <= args.reveal <= 1.0:
+        parser.error(f"--reveal must be between 0 and 1, got {args.reveal}")
+    if args.reveal < 1.0 and args.know != "hands":
+        parser.error("--reveal below 1 needs --know hands (with --know all every tile is known)")
     if args.game == "mexican_train":
         config, players = MexicanTrainConfig(), 4
     elif args.game == "block":
@@ -108,7 +143,7 @@ def main(argv=None) -> None:
         config, budget=args.budget, min_worlds=2, rollout=args.rollout, candidates=args.candidates
     )
     agent.name = "oracle"
-    TrueState.know = args.know
+    TrueState.know, TrueState.reveal = args.know, args.reveal
     tournament.info_state_kwargs = oracle_kwargs  # this process only: workers=1 below
     # Cuban: the oracle in both seats of its team ([oracle, planner, oracle, planner])
     seats = [agent, "planner", agent, "planner"] if args.game == "cuban" else [agent] + ["planner"] * (players - 1)
@@ -119,7 +154,9 @@ def main(argv=None) -> None:
     s = res.stats_for("oracle")
     lo, hi = s.ci95_deal
     print(
-        f"oracle search ({args.game}, knows {args.know}, rollout {agent.rollout}, budget "
+        f"oracle search ({args.game}, knows {args.know}"
+        + (f" (reveal {args.reveal})" if args.reveal < 1.0 else "")
+        + f", rollout {agent.rollout}, budget "
         f"{args.budget}, candidates {args.candidates}) vs planners: "
         f"win rate {s.win_rate:.3f} [{lo:.3f}, {hi:.3f}] over {res.episodes} rounds, seed {args.seed}"
     )

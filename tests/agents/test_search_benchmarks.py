@@ -215,8 +215,25 @@ def test_search_oracle_knows_hands_shuffles_only_the_boneyard():
     assert all(sorted(w.boneyard) == sorted(state.boneyard) for w in worlds)
     assert worlds[0].boneyard != worlds[1].boneyard and worlds[0].boneyard == worlds[2].boneyard
     assert worlds[0].boneyard != state.boneyard
-    true.know = "all"
+    # --reveal 0.5: about half the hidden tiles stay with their holder (the rest are dealt at
+    # random, some back to it); sizes, the seat's own hand and the set of hidden tiles are kept
+    true.reveal = 0.5
+    kept = []
+    for s in range(200):
+        world = true.sample(np.random.default_rng(s))
+        assert world.hands[0] == state.hands[0] and len(world.boneyard) == 10
+        assert [h.bit_count() for h in world.hands] == [h.bit_count() for h in state.hands]
+        assert sum(world.hands[1:]) + sum(1 << t for t in world.boneyard) == sum(state.hands[1:]) + sum(
+            1 << t for t in state.boneyard)  # fmt: skip
+        kept.append(sum((w & h).bit_count() for w, h in zip(world.hands[1:], state.hands[1:], strict=True)) / 60)
+    assert 0.55 < np.mean(kept) < 0.7  # 0.5 + 0.5 x (about 20/70 by chance)
+    true.know, true.reveal = "all", 1.0
     assert true.sample(np.random.default_rng(0)).boneyard == state.boneyard
-    bad = subprocess.run([sys.executable, "benchmarks/search_oracle.py", "--know", "boneyard"], cwd=root,
-                         capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert bad.returncode == 2 and "argument --know: invalid choice: 'boneyard'" in bad.stderr
+    for flags, message in (
+        (["--know", "boneyard"], "argument --know: invalid choice: 'boneyard'"),
+        (["--know", "hands", "--reveal", "1.5"], "--reveal must be between 0 and 1, got 1.5"),
+        (["--reveal", "0.5"], "--reveal below 1 needs --know hands"),
+    ):
+        bad = subprocess.run([sys.executable, "benchmarks/search_oracle.py", *flags], cwd=root,
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert bad.returncode == 2 and message in bad.stderr and bad.stdout == "", bad.stderr
