@@ -358,12 +358,14 @@ class LineState:
         tile.
 
         Raises:
-            DealError: the game is over, the round is still running, or ``deal`` is invalid.
+            DealError: the game is over, the round is still running, or ``deal`` is invalid (the
+                state is then unchanged).
         """
         if not self.round_over:
             raise DealError("the current round is still being played")
         if self.game_over:
             raise DealError("the game is over")
+        index = self.round_index
         if self.round_result.termination == "annulled":
             leader = self.leader
         else:
@@ -372,7 +374,11 @@ class LineState:
                 leader = self.winner_seat
             else:
                 leader = (self.leader + 1) % self.num_players
-        self._start_round(rng, leader, deal)
+        try:
+            self._start_round(rng, leader, deal)
+        except DealError:  # a refused deal changes nothing: the same call may be made again
+            self.round_index = index
+            raise
 
     # ------------------------------------------------------------------ views
     def describe_action(self, action: int) -> str:

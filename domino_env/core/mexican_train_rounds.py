@@ -305,12 +305,18 @@ class MexicanTrainRounds:
         """Deal the next round of the game (scores and eliminations carried over).
 
         Raises:
-            DealError: the game is over, the current round is not, or ``deal`` is invalid.
+            DealError: the game is over, the current round is not, or ``deal`` is invalid (the
+                state is then unchanged).
         """
         if not self.round_over:
             raise DealError("the current round is still being played")
         if self.game_over:
             raise DealError("the game is over")
         first = self.next_first_player()
+        index, used = self.round_index, set(self._used_stations)
         self.round_index += 1
-        self._start_round(rng, first, deal)
+        try:
+            self._start_round(rng, first, deal)
+        except DealError:  # a refused deal changes nothing: the same call may be made again
+            self.round_index, self._used_stations = index, used
+            raise

@@ -19,14 +19,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from ..core.errors import (
     ConfigError,
     DealError,
     DominoError,
     IllegalActionError,
-    check_action,
     check_seed,
 )
 from ..core.records import make_record
@@ -323,6 +321,8 @@ class DominoAECEnv(AECEnv, EzPickle):
                 ``env()`` turns an illegal action into a terminated episode with -1 for the
                 offender instead).
             DominoError: ``step`` before ``reset`` or after every agent is done.
+            DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
+                starts (the action is applied, the finished round's rewards paid, every agent terminated).
         """
         self._require_reset()
         if not self.agents:
@@ -345,8 +345,12 @@ class DominoAECEnv(AECEnv, EzPickle):
             self._written = False
         self._steps += 1
         finished = state.round_over
+        refused = None
         if finished:
-            self._finish_round()  # may deal the next round of a game episode
+            try:
+                self._finish_round()  # may deal the next round of a game episode
+            except DealError as err:  # raised once the bookkeeping below is done
+                refused = err
             self._written = True
         if not state.round_over:  # play goes on: does a new turn start, and is it allowed?
             nxt = state.current_player
@@ -369,6 +373,8 @@ class DominoAECEnv(AECEnv, EzPickle):
             self._deads_step_first()
         if self.render_mode == "human":
             self.render()
+        if refused is not None:
+            raise refused
 
     def _finish_round(self) -> None:
         state = self.game_state
@@ -389,8 +395,18 @@ class DominoAECEnv(AECEnv, EzPickle):
             for s in seats:
                 if not active[s]:
                     self.terminations[self.possible_agents[s]] = True
-        deal = self._deal_queue.pop(0) if self._deal_queue else None
-        state.start_next_round(self.np_random, deal)
+        if not self._deal_queue:
+            state.start_next_round(self.np_random, None)
+            return
+        try:
+            state.start_next_round(self.np_random, self._deal_queue[0])
+        except DealError as err:  # reset checks the first deal only: a later one may fail here
+            for a in self.agents:  # the round is over and paid; the episode ends with it
+                self.terminations[a] = True
+            self._deal_queue = []
+            raise DealError(f"options['deals'][{len(state.deals)}]: {err}; the episode ends with the "
+                            "round before it: call reset()") from None
+        self._deal_queue.pop(0)
 
     def _infos(self, result: Any = None, game_winners: tuple[int, ...] | None = None) -> dict[str, dict]:
         """Every live agent's info in the fixed layout (docs/infos.md); the per-seat arrays are
@@ -464,36 +480,3 @@ class _StateCall:
 
     def __repr__(self) -> str:
         return f"<state() of {type(self._env).__name__}; engine: env.game_state>"
-
-
-class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` that first refuses a non-integer action (a float,
-    bool, string or array) with ``IllegalActionError``, as ``raw_env`` does: the wrappers below
-    it would index the action mask with it (``True`` gave numpy's "truth value of an array is
-    ambiguous"), and an integer too large for numpy gets the bounds wrapper's ``AssertionError``;
-    ``last()`` once every agent is done raises ``DominoError``, as ``raw_env`` (was a KeyError).
-    Before ``reset`` its errors are PettingZoo's own."""
-
-    def step(self, action: Any) -> None:
-        if action is not None:
-            action = check_action(action)
-            # Beyond int64 the bounds wrapper's own check overflows in numpy: refuse it as that
-            # wrapper refuses every other integer outside the action space.
-            assert -(2**63) <= action < 2**63, "action is not in action space"
-        super().step(action)
-
-    def last(self, observe: bool = True) -> tuple:
-        # AECEnv.last on the wrapper read the rewards of an agent no longer there (KeyError)
-        if self._has_reset and not self.agents:
-            raise DominoError("the episode is over (every agent is done): call reset()")
-        return super().last(observe)
-
-
-def wrap(raw: AECEnv) -> AECEnv:
-    """PettingZoo's standard wrappers: an illegal action ends the episode with -1 for the
-    offender (both ``terminations`` and ``truncations`` set for every agent), out-of-bounds
-    integer actions assert, call order is enforced; a non-integer action raises
-    ``IllegalActionError`` first."""
-    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return _OrderEnforcing(e)

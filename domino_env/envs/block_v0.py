@@ -9,8 +9,8 @@ from pettingzoo import AECEnv, ParallelEnv
 
 from ..core.errors import ConfigError
 from . import line_v0
-from .base import wrap
 from .parallel import parallel_view
+from .wrapping import wrap
 
 
 class raw_env(line_v0.raw_env):

@@ -26,8 +26,9 @@ from ..core.line import LineState
 from ..encoding.line import LineEncoder
 from ..encoding.state import LineStateEncoder
 from ..render import render_line
-from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
+from .base import RENDER_MODES, DominoAECEnv, outcome_rewards
 from .parallel import parallel_view
+from .wrapping import wrap
 
 ENV_IDS = {"block": "dominoes/block-v0", "draw": "dominoes/draw-v0", "cuban": "dominoes/cuban-v0"}
 

@@ -28,8 +28,9 @@ from ..core.mexican_train import MexicanTrainState
 from ..encoding.mexican_train import MexicanTrainEncoder
 from ..encoding.state import MexicanTrainStateEncoder
 from ..render import render_mexican_train
-from .base import RENDER_MODES, DominoAECEnv, outcome_rewards, wrap
+from .base import RENDER_MODES, DominoAECEnv, outcome_rewards
 from .parallel import parallel_view
+from .wrapping import wrap
 
 ENV_ID = "dominoes/mexican_train-v0"
 

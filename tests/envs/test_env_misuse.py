@@ -12,7 +12,7 @@ import pettingzoo
 import pytest
 
 import domino_env  # noqa: F401  (registers the ids)
-from domino_env.core.errors import DominoError, IllegalActionError
+from domino_env.core.errors import DealError, DominoError, IllegalActionError
 from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
 
 MODULES = [mexican_train_v0, block_v0, draw_v0, cuban_v0]
@@ -234,3 +234,49 @@ def test_none_for_the_seat_to_act_under_env_is_an_assertion_and_the_episode_goes
     raw.reset(seed=1)
     with pytest.raises(IllegalActionError):
         raw.step(None)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_a_bad_later_deal_ends_the_episode_cleanly_and_names_its_index(module):
+    """reset checks only options["deals"][0]; a bad later deal is refused when its round starts.
+    Before, the DealError left the env stuck: round over, no agent terminated, the round's
+    rewards never added, every later step an IllegalActionError, and the engine's round index
+    moved on. Now the round is paid, every agent terminated, and the error names the deal."""
+    first = module.raw_env(episode="game")
+    first.reset(seed=11)
+    good = first.game_state.deals[0]
+    bad = {"hands": [[[0, 0], [0, 0]]] + [[[1, 2]]] * (len(good["hands"]) - 1)}  # a tile twice
+    env = module.raw_env(episode="game", reward="points")  # points: every round end pays
+    env.reset(seed=0, options={"deals": [good, bad]})
+    rng = np.random.default_rng(0)
+    with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: .*the episode ends with the round before it"):
+        for _ in range(10_000):
+            mask = env.observe(env.agent_selection)["action_mask"]
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    paid = env.round_results[0]
+    assert len(env.round_results) == 1 and env.game_state.round_index == 0
+    assert all(env.terminations.values()) and any(env._cumulative_rewards.values())
+    assert env._cumulative_rewards == env.rewards and paid["round_index"] == 0
+    for _agent in env.agent_iter():  # the dead agents step out as after any last round
+        assert env.last()[2]
+        env.step(None)
+    assert env.agents == []
+    env.reset(seed=0, options={"deals": [good]})  # and it plays again
+    assert env.game_state.deals[0] == good
+
+
+def test_a_refused_next_deal_leaves_the_engine_as_it_was():
+    """start_next_round raised after moving round_index on (and, in Mexican Train, the stations
+    used): the same call with a good deal then dealt the wrong round."""
+    env = mexican_train_v0.raw_env(episode="game", station_source="highest_held")
+    env.reset(seed=4)
+    rng = np.random.default_rng(1)
+    state = env.game_state
+    while not state.round_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    before = (state.round_index, set(state._used_stations), list(state.deals))
+    with pytest.raises(DealError):
+        state.start_next_round(None, {"hands": [[[0, 0], [0, 0]]] + [[[1, 2]]] * 3})
+    assert (state.round_index, set(state._used_stations), list(state.deals)) == before
+    state.start_next_round(np.random.default_rng(2))
+    assert state.round_index == 1 and len(state.deals) == 2
