@@ -46,9 +46,10 @@ from domino_env.train.evaluate import evaluate  # noqa: E402
 class TrueState:
     """Stands in for the seat's InformationState: every sample is the real state, or with
     ``know="hands"`` the real hands with the boneyard drawn in a fresh random order. With
-    ``reveal`` below 1, each hidden tile (another seat's hand, the boneyard) keeps its true place
-    with probability ``reveal``; the others are dealt at random into the places so freed (hand
-    sizes kept, the public missing pips not respected: a belief of known accuracy, not a sampler)."""
+    ``reveal`` below 1, each hidden tile (another seat's hand, the boneyard, out of play) keeps
+    its true place with probability ``reveal``; the others are dealt at random into the places so
+    freed (hand sizes kept, the public missing pips not respected: a belief of known accuracy,
+    not a sampler)."""
 
     know = "all"  # set by main(): "all" or "hands"
     reveal = 1.0  # set by main(): share of the hidden tiles left where they are (know="hands")
@@ -68,20 +69,26 @@ class TrueState:
 
     def _deal_unrevealed(self, world, rng) -> None:
         places = [(s, t) for s, h in enumerate(world.hands) if s != self.seat for t in bits(h)]
-        places += [(-1, t) for t in world.boneyard]  # -1: the boneyard
+        places += [(-1, t) for t in world.boneyard] + [(-2, t) for t in bits(world.out_of_play)]
         moved = [k for k in range(len(places)) if rng.random() >= self.reveal]
         tiles = [places[k][1] for k in moved]
         tiles = [tiles[i] for i in rng.permutation(len(tiles))]
         for k, tile in zip(moved, tiles, strict=True):
             places[k] = (places[k][0], tile)
         hands = [h if s == self.seat else 0 for s, h in enumerate(world.hands)]
-        boneyard = []
-        for holder, tile in places:
-            if holder < 0:
+        boneyard, out = [], 0
+        for holder, tile in places:  # -1: the boneyard, -2: out of play
+            if holder == -1:
                 boneyard.append(tile)
+            elif holder == -2:
+                out |= 1 << tile
             else:
                 hands[holder] |= 1 << tile
-        world.hands, world.boneyard = hands, boneyard
+        world.hands, world.boneyard, world.out_of_play = hands, boneyard, out
+        if hasattr(world, "doubles_dealt"):  # line games: a hand not yet played is as dealt
+            for s, h in enumerate(hands):
+                if s != self.seat and world.first_turn_pending[s]:
+                    world.doubles_dealt[s] = (h & world._t.double_mask).bit_count()
 
 
 def oracle_kwargs(agent, state, seat: int) -> dict:
