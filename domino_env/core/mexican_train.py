@@ -99,8 +99,8 @@ class MexicanTrainState(MexicanTrainRounds):
         if deal is not None:
             check_keys(deal, ("hands", "boneyard", "station", "first_player"))
         first = config.first_player
-        if first is None and (deal is None or deal.get("first_player") is None):
-            first = int(rng.integers(p))
+        if first is None and (deal is None or deal.get("first_player") is None) and rng is not None:
+            first = int(rng.integers(p))  # without rng (a replay) the deal must name it: DealError below
         self._start_round(rng, first, deal)
         return self
 

@@ -173,3 +173,33 @@ def test_a_deal_removed_from_the_middle_of_a_game_is_named():
     with pytest.raises(RecordError) as info:
         list(replay(dict(game, deals=[game["deals"][0], *game["deals"][2:]])))
     assert "a deal" in str(info.value) and "missing" in str(info.value)
+
+
+def test_a_mexican_train_deal_without_its_first_player_is_a_record_error(tmp_path):
+    """A checker's edit: a record whose first deal lost ``first_player`` gave AttributeError
+    ('NoneType' object has no attribute 'integers': the engine drew the seat from the missing
+    random generator) from replay(), and that text as the page's one line."""
+    from domino_env.core.errors import RecordError
+    from domino_env.envs import mexican_train_v0
+
+    env = mexican_train_v0.raw_env()
+    env.reset(seed=7)
+    record = env.to_record()
+    message = "the deal gives no first_player and none is configured"
+    for first in ("delete", None):
+        deal = {k: v for k, v in record["deals"][0].items() if k != "first_player"}
+        if first is None:
+            deal["first_player"] = None
+        bad = dict(record, deals=[deal])
+        with pytest.raises(RecordError, match=re.escape(message)):
+            list(replay(bad))
+        path = tmp_path / "no_first.json"
+        save_record(bad, path)
+        out = _cli(str(path))
+        assert out.returncode == 2 and message in out.stderr and "NoneType" not in out.stderr, out.stderr
+    held = dict(record, env_kwargs=dict(record["env_kwargs"], station_source="highest_held"))
+    deal = {k: v for k, v in record["deals"][0].items() if k not in ("first_player", "station")}
+    hands = deal["hands"]
+    hands[0] = [*hands[0], [12, 12]]  # the set-aside station goes to seat 0: the rule makes it first
+    states = list(replay(dict(held, deals=[deal])))
+    assert states[0].station == 12 and states[0].current_player == 0
