@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import numbers
+
+from .core.errors import DominoError
 from .core.line import LineState
 from .core.mexican_train import PHASE_NAMES, MexicanTrainState
 
 
 def _tile(t: tuple[int, int]) -> str:
     return f"[{t[0]}|{t[1]}]"
+
+
+def check_viewer(state: MexicanTrainState | LineState, viewer: object) -> int:
+    """``viewer`` as a seat of ``state`` (None: the seat to play). Raises DominoError otherwise: a
+    list index took -1 as the last seat's hand and 2.5 or "1" as another seat."""
+    if viewer is None:
+        return state.current_player
+    p = state.num_players
+    if isinstance(viewer, bool) or not isinstance(viewer, numbers.Integral) or not 0 <= viewer < p:
+        raise DominoError(f"viewer must be a seat 0..{p - 1} (an integer) or None (the seat to play), got {viewer!r}")
+    return int(viewer)
 
 
 def phase_text(state: MexicanTrainState) -> str:
@@ -29,7 +43,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
     is shown.
     """
     p = state.num_players
-    viewer = state.current_player if viewer is None else viewer
+    viewer = check_viewer(state, viewer)
     lines = [
         f"Mexican Train - round {state.round_index + 1}, station [{state.station}|{state.station}], "
         f"boneyard {state.boneyard_size} tiles",
@@ -72,7 +86,7 @@ def render_line(state: LineState, viewer: int | None = None) -> str:
     """A text picture of a line game: the line with its two open ends, hand sizes, the boneyard,
     scores and ``viewer``'s hand (default: the current player). Nothing else hidden is shown."""
     cfg = state.config
-    viewer = state.current_player if viewer is None else viewer
+    viewer = check_viewer(state, viewer)
     lines = [
         f"{cfg.preset} dominoes - round {state.round_index + 1}, double-{cfg.max_pip}, "
         f"boneyard {state.boneyard_size} tiles, leader seat {state.leader}"

@@ -22,10 +22,9 @@ from typing import Any
 import numpy as np
 
 from .core.config import LineConfig
-from .core.errors import DominoError
 from .core.line import LineState
 from .core.mexican_train import MexicanTrainState
-from .render import phase_text
+from .render import check_viewer, phase_text
 
 # Geometry (pixels). A tile is two square halves side by side.
 HALF = 24
@@ -182,11 +181,8 @@ def _width() -> int:
 
 def _hand_view(state: Any, viewer: int | None, all_hands: bool) -> tuple[int, set[int]]:
     """(viewer, seats whose hand is drawn face up)."""
-    p = state.num_players
-    viewer = state.current_player if viewer is None else int(viewer)
-    if not 0 <= viewer < p:
-        raise DominoError(f"viewer must be a seat 0..{p - 1}, got {viewer}")
-    return viewer, set(range(p)) if all_hands else {viewer}
+    viewer = check_viewer(state, viewer)
+    return viewer, set(range(state.num_players)) if all_hands else {viewer}
 
 
 def _seat_label(c: _Canvas, y: float, seat: int, acting: bool, viewer: int, colour=TEXT) -> float:

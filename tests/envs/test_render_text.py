@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
+import pytest
+
+from domino_env.core.errors import DominoError
+from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import raw_env
 
 
@@ -53,3 +60,18 @@ def test_the_replay_page_names_the_phase_as_the_text_does():
         _play(env, text)
     phases = [f["phase"] for f in frames_from_record(env.to_record())]
     assert phases[0] == "free" and phases[4] == "cover own double" and phases[-1] == "open double to cover"
+
+
+@pytest.mark.parametrize("game", ["mexican_train", "cuban"])
+def test_a_viewer_that_is_not_a_seat_is_refused_by_both_pictures(game):
+    """A checker's trial: ``render_text(-1)`` showed seat 3's hand as "hand of seat -1" (a list
+    index), ``render_text(4)`` was an IndexError, and ``render_image(2.5)`` / ``("1")`` drew
+    seat 2's / seat 1's view (``int()``)."""
+    env = raw_env(num_players=4) if game == "mexican_train" else line_v0.raw_env(preset=game)
+    env.reset(seed=3)
+    assert env.render_text(np.int64(2)) == env.render_text(2) and "hand of seat 2: [" in env.render_text(2)
+    for viewer in (-1, 4, 2.5, "1", True):
+        with pytest.raises(DominoError, match=re.escape(f"viewer must be a seat 0..3 (an integer) or None (the seat to play), got {viewer!r}")):
+            env.render_text(viewer)
+        with pytest.raises(DominoError, match="viewer must be a seat 0..3"):
+            env.render_image(viewer)
