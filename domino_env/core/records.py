@@ -125,9 +125,11 @@ def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
     """The engine state of the record's first deal, and the recorded deals still to come.
 
     Raises:
-        RecordError: unknown env id, a record without deals, or invalid rules or first deal
-            (the ``ConfigError`` / ``DealError`` message inside).
+        RecordError: a malformed record (fields missing or of the wrong type), unknown env id, a
+            record without deals, or invalid rules or first deal (the ``ConfigError`` /
+            ``DealError`` message inside).
     """
+    _check(record)  # the replay page calls this directly: a KeyError or TypeError otherwise
     config_class, state_class = _classes_of(record)
     rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
     deals = list(record["deals"])
@@ -155,8 +157,7 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
             actions or deals beyond the end of the record's episode (a round episode goes on only
             after an annulled round).
     """
-    _check(record)
-    state, deals = first_state(record)
+    state, deals = first_state(record)  # checks the record first
     actions = record["actions"]
     yield state.copy()
     for k, action in enumerate(actions):

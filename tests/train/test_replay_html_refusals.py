@@ -203,3 +203,22 @@ def test_a_mexican_train_deal_without_its_first_player_is_a_record_error(tmp_pat
     hands[0] = [*hands[0], [12, 12]]  # the set-aside station goes to seat 0: the rule makes it first
     states = list(replay(dict(held, deals=[deal])))
     assert states[0].station == 12 and states[0].current_player == 0
+
+
+def test_the_page_functions_refuse_a_malformed_record_as_replay_does(cuban_game):
+    """A checker's fuzzing: ``render_html`` / ``page_data`` / ``frames_from_record`` (the API of the
+    page, which the CLI reaches only after ``load_record``'s checks) raised KeyError 'actions' or
+    TypeError for a record missing a field, where ``replay`` says what is wrong."""
+    from domino_env.core.errors import RecordError
+    from domino_env.train.replay_html import frames_from_record, page_data, render_html
+
+    cases = {
+        "record lacks 'actions'": {k: v for k, v in cuban_game.items() if k != "actions"},
+        "record field 'deals' must be a JSON list, got int": dict(cuban_game, deals=3),
+        "record field 'env_kwargs' must be a JSON object, got list": dict(cuban_game, env_kwargs=[1]),
+        "a JSON list, not an object": [cuban_game],
+    }
+    for message, record in cases.items():
+        for call in (replay, frames_from_record, page_data, render_html):
+            with pytest.raises(RecordError, match=re.escape(message)):
+                list(call(record)) if call is replay else call(record)
