@@ -112,6 +112,8 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     args = parser.parse_args(argv)
     if args.seed is not None and args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
+    if args.record is not None and not args.record.strip():  # it fell back to the default name
+        parser.error("--record: give a file name (got an empty name)")
     kwargs = _env_kwargs(args, parser)
     try:
         env = make_env(args.game, **kwargs)

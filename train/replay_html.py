@@ -234,6 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     unreadable or corrupt record, or a bad output path, is one line on stderr and status 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.output is not None and not args.output.strip():  # it fell back to RECORD.html
+        parser.error("--output: give the HTML file to write (got an empty name)")
     src = Path(args.record)
     out = Path(args.output) if args.output else src.with_suffix(".html")
     if src.is_dir():

@@ -130,6 +130,7 @@ def test_ppo_opponent_from_a_released_checkpoint(tmp_path):
         (["--game", "draw", "--max-pip", "18"], "invalid config field 'max_pip'"),
         (["--seed", "-3"], "--seed must be >= 0"),
         (["--record", "/no/such/folder/x.json"], "--record /no/such/folder/x.json: folder /no/such/folder does not exist"),
+        (["--record", ""], "--record: give a file name (got an empty name)"),
         (["--game", "chess"], "invalid choice: 'chess'"),
         (["--teams"], "--teams is not a rule of --game mexican_train"),
         (["--game", "draw", "--doubles", "chain"], "--doubles is not a rule of --game draw"),

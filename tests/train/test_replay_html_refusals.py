@@ -57,6 +57,7 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
         ((str(paths["corrupt"]), "-o", str(tmp_path)), f"--output {tmp_path} is a folder"),
         ((str(paths["illegal"]), "-o", str(notes)), "the file exists and is not a replay page"),
         ((str(paths["illegal"]), "-o", str(fifo)), "exists and is not a regular file"),
+        ((str(paths["string action"]), "-o", ""), "--output: give the HTML file to write (got an empty name)"),
     ]
     for args, message in cases:
         out = _cli(*args)
