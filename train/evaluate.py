@@ -164,6 +164,16 @@ def flag_error_line(parser: argparse.ArgumentParser, exc: ConfigError) -> str:
     return f"{flag}: {exc}{also}" if flag in parser._option_string_actions else str(exc)
 
 
+def preset_hand_line(exc: ConfigError, game: str, max_pip: int | None, hand_size: int | None) -> str | None:
+    """The line for a line game's preset hand that ``--max-pip`` leaves too few tiles for (no
+    ``--hand-size`` given): it names ``--max-pip`` and the hand sizes that fit, else None."""
+    if game == "mexican_train" or exc.field != "hand_size" or hand_size is not None or max_pip is None:
+        return None
+    fits = exc.allowed.split(" (")[0]  # "an integer from 1 to 7"
+    return (f"--max-pip {max_pip}: too few tiles for the {game} preset's {exc.value}-tile hands; "
+            f"give --hand-size too ({fits})")  # fmt: skip
+
+
 # ---------------------------------------------------------------------------------- CLI
 _RULE_OPTIONS = (
     "first_turn",
@@ -379,6 +389,7 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
         flag = "--players" if args.players is not None else "--agents"
         parser.error(
             seats_error_line(exc, args.game, players, flag, no_teams=True)
+            or preset_hand_line(exc, args.game, args.max_pip, args.hand_size)
             or flag_error_line(parser, exc)
         )
     except DominoError as exc:

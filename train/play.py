@@ -39,6 +39,7 @@ from domino_env.train.evaluate import (
     agent_choices,
     flag_error_line,
     make_env,
+    preset_hand_line,
     rule_kwargs,
     seats_error_line,
 )
@@ -118,7 +119,9 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     try:
         env = make_env(args.game, **kwargs)
     except ConfigError as exc:  # name the flag, not the config field
-        parser.error(seats_error_line(exc, args.game, args.players) or flag_error_line(parser, exc))
+        parser.error(seats_error_line(exc, args.game, args.players)
+                     or preset_hand_line(exc, args.game, args.max_pip, args.hand_size)
+                     or flag_error_line(parser, exc))  # fmt: skip
     except DominoError as exc:
         parser.error(str(exc))
     p = env.config.num_players

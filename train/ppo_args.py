@@ -25,6 +25,7 @@ from domino_env.train.evaluate import (  # noqa: F401  (MEXICAN_TRAIN_RULE_ARGS 
     MEXICAN_TRAIN_RULE_ARGS,
     add_mexican_train_rule_options,
     agent_choices,
+    preset_hand_line,
     seats_error_line,
 )
 from domino_env.train.ladder import LADDER
@@ -344,14 +345,9 @@ def check_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
     try:
         return rules_from_args(args)
     except ConfigError as exc:
-        if game != "mexican_train" and exc.field == "hand_size":  # the preset's hand, no flag of ours
-            if args.hand_size is not None:
-                parser.error(f"--hand-size: {exc}")
-            fits = exc.allowed.split(" (")[0]  # "an integer from 1 to 7"
-            parser.error(f"--max-pip {args.max_pip}: too few tiles for the {game} preset's {exc.value}-tile hands; "
-                         f"give --hand-size too ({fits})")  # fmt: skip
         seats = seats_error_line(exc, game, args.players) if args.players is not None else None
-        parser.error(seats or f"{flag_of(exc.field)}: {exc}")
+        parser.error(seats or preset_hand_line(exc, game, args.max_pip, args.hand_size)
+                     or f"{flag_of(exc.field)}: {exc}")  # fmt: skip
     except DominoError as exc:
         parser.error(str(exc))
 

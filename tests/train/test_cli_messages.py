@@ -74,6 +74,11 @@ def _one_line_error(command: str, *args: str) -> str:
         ("domino-play", ["--game", "draw", "--max-pip", "18"],
          "--max-pip: invalid config field 'max_pip': got 18; allowed: one of (6, 9, 12)"),
         ("domino-play", ["--seed", "-3"], "--seed must be >= 0, got -3"),
+        # a preset hand that --max-pip leaves too few tiles for: it blamed --hand-size, never given
+        ("domino-play", ["--game", "cuban", "--max-pip", "6"],
+         "--max-pip 6: too few tiles for the cuban preset's 10-tile hands; give --hand-size too (an integer from 1 to 7)"),
+        ("domino-evaluate", ["--game", "cuban", "--max-pip", "6", "--agents", "greedy", "greedy", "greedy", "greedy"],
+         "--max-pip 6: too few tiles for the cuban preset's 10-tile hands; give --hand-size too (an integer from 1 to 7)"),
         ("domino-replay-html", ["/no/such/record.json"], "record /no/such/record.json: no such file"),
         ("domino-train", ["--reward", "outcome", "--pips-coef", "2"],
          "--pips-coef 2: weighs the pips term of --reward mixed; the reward here is outcome"),
