@@ -32,6 +32,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
@@ -95,6 +97,34 @@ def oracle_kwargs(agent, state, seat: int) -> dict:
     return {"info_state": TrueState(state, seat)} if getattr(agent, "wants_info_state", False) else {}
 
 
+def belief_share(game: str, players: int, rounds: int, seed: int, samples: int = 5) -> tuple[float, float]:
+    """(oracle, sampler): the mean share of the other seats' tiles that a determinization puts in
+    the right hand, for :class:`TrueState` as set and for the package's InformationState, at
+    every decision of seat 0 with a choice in ``rounds`` planner rounds (seeds seed, seed+1, ...)."""
+    from domino_env.agents import make_agent
+    from domino_env.core.belief import InformationState
+    from domino_env.envs.games import make_raw_env
+
+    rng = np.random.default_rng(seed)
+    shares: dict[str, list[float]] = {"oracle": [], "sampler": []}
+    for r in range(rounds):
+        env = make_raw_env(game, num_players=players)
+        env.reset(seed=seed + r)
+        agent = make_agent("planner", env.config)
+        while not env.game_state.round_over:
+            state = env.game_state
+            if state.current_player == 0 and len(state.legal_actions()) > 1:
+                held = [(s, h) for s, h in enumerate(state.hands) if s != 0]
+                total = sum(h.bit_count() for _, h in held)
+                for name, belief in (("oracle", TrueState(state, 0)), ("sampler", InformationState.from_state(state, 0))):
+                    for _ in range(samples):
+                        world = belief.sample(rng)
+                        shares[name].append(sum((world.hands[s] & h).bit_count() for s, h in held) / total)
+            obs = env.observe(env.agent_selection)
+            env.step(int(agent(obs["observation"], obs["action_mask"], rng)))
+    return float(np.mean(shares["oracle"])), float(np.mean(shares["sampler"]))
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--game", choices=("mexican_train", "block", "cuban"), default="mexican_train")
@@ -128,6 +158,13 @@ def main(argv=None) -> None:
         help="with --know hands: the share of the hidden tiles each determinization keeps in "
         "their true place, the rest dealt at random among the places they free (default 1)",
     )
+    parser.add_argument(
+        "--belief-share",
+        action="store_true",
+        help="no tournament: the share of the other seats' tiles the oracle's determinizations (as "
+        "--know / --reveal set them) and the package's sampler put in the right hand, over --rounds "
+        "planner rounds",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)
     allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE
@@ -146,11 +183,17 @@ def main(argv=None) -> None:
         config, players = line_from_preset("block", num_players=2), 2
     else:
         config, players = line_from_preset("cuban"), 4
+    TrueState.know, TrueState.reveal = args.know, args.reveal
+    if args.belief_share:
+        oracle, sampler = belief_share(args.game, players, args.rounds, args.seed)
+        print(f"share of the other seats' tiles in the right hand ({args.game}, knows {args.know}"
+              + (f" (reveal {args.reveal})" if args.reveal < 1.0 else "")
+              + f", {args.rounds} planner rounds, seed {args.seed}): oracle {oracle:.3f}, sampler {sampler:.3f}")  # fmt: skip
+        return
     agent = SearchAgent(
         config, budget=args.budget, min_worlds=2, rollout=args.rollout, candidates=args.candidates
     )
     agent.name = "oracle"
-    TrueState.know, TrueState.reveal = args.know, args.reveal
     tournament.info_state_kwargs = oracle_kwargs  # this process only: workers=1 below
     # Cuban: the oracle in both seats of its team ([oracle, planner, oracle, planner])
     seats = [agent, "planner", agent, "planner"] if args.game == "cuban" else [agent] + ["planner"] * (players - 1)

@@ -229,6 +229,15 @@ def test_search_oracle_knows_hands_shuffles_only_the_boneyard():
     assert 0.55 < np.mean(kept) < 0.7  # 0.5 + 0.5 x (about 20/70 by chance)
     true.know, true.reveal = "all", 1.0
     assert true.sample(np.random.default_rng(0)).boneyard == state.boneyard
+    # --belief-share: no tournament; the share of the other seats' tiles in the right hand
+    cmd = [sys.executable, "benchmarks/search_oracle.py", "--know", "hands", "--belief-share", "--rounds", "2"]
+    shares = {}
+    for reveal in ("1", "0.5"):
+        run = subprocess.run([*cmd, "--reveal", reveal], cwd=root, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0 and "2 planner rounds, seed 0" in run.stdout, run.stderr
+        shares[reveal] = [float(x.split()[-1].rstrip(",")) for x in run.stdout.split("):")[1].split(",")]
+    assert shares["1"][0] == 1.0 and 0.5 < shares["0.5"][0] < 0.8  # oracle
+    assert all(0.15 < shares[r][1] < 0.4 for r in shares)  # the sampler: about as good as chance
     for flags, message in (
         (["--know", "boneyard"], "argument --know: invalid choice: 'boneyard'"),
         (["--know", "hands", "--reveal", "1.5"], "--reveal must be between 0 and 1, got 1.5"),
