@@ -7,6 +7,9 @@ Run from the repository root in the project's virtual environment::
     .venv/bin/python benchmarks/search_oracle.py --rollout plan --budget 200 --rounds 400
     .venv/bin/python benchmarks/search_oracle.py --game block --rollout solve --rounds 600
     .venv/bin/python benchmarks/search_oracle.py --game cuban --rounds 400
+    .venv/bin/python benchmarks/search_oracle.py --know hands --rollout planner --budget 35 --candidates 2
+    .venv/bin/python benchmarks/search_oracle.py --know hands --reveal 0.5 --rollout planner --budget 35 --candidates 2
+    .venv/bin/python benchmarks/search_oracle.py --know hands --reveal 0.5 --belief-share --rounds 40
 
 One :class:`~domino_env.agents.search.SearchAgent` whose only determinization is the **true**
 state of the round (every hand, the boneyard order) plays against planners in every other seat
@@ -23,7 +26,9 @@ through the tournament's ``info_state`` hook, replaced in this process only by o
 differences have no noise, so the agent plays the best action of its playouts whenever it differs
 from the prior's. The gap between this and the real agent (``train.evaluate --agents search ...``)
 is what hidden information costs search; the gap between this and a win every round is what its
-rollout's model of the other seats costs (docs/search.md, section 5).
+rollout's model of the other seats costs (docs/search.md, section 5). ``--know hands`` hides the
+boneyard order (no belief can know it), ``--reveal Q`` part of the hands too (a belief of known
+accuracy), and ``--belief-share`` measures that accuracy against the package's sampler.
 """
 
 from __future__ import annotations
