@@ -12,6 +12,8 @@ import numbers
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numpy as np
+
 from .errors import ConfigError
 from .tiles import tile_count
 
@@ -238,12 +240,17 @@ _INT_FIELDS = (
 
 
 def _normalise_ints(config: Any) -> None:
-    """Store numpy / other ``numbers.Integral`` values of integer fields as plain ``int`` (so
-    configs compare, hash and serialise to JSON alike); anything else is left for validation."""
+    """Store numpy / other ``numbers.Integral`` values of integer fields as plain ``int``, and
+    numpy booleans of the True/False fields as ``bool`` (so configs compare, hash and serialise
+    to JSON alike); anything else is left for validation."""
     for name in _INT_FIELDS:
         value = getattr(config, name, None)
         if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
             object.__setattr__(config, name, int(value))
+    for name in ("use_boneyard", "use_mexican_train", "teams"):
+        value = getattr(config, name, None)
+        if isinstance(value, np.bool_):  # numpy ints were taken, its booleans refused
+            object.__setattr__(config, name, bool(value))
 
 
 # ---------------------------------------------------------------------------- line games

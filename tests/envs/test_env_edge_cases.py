@@ -180,6 +180,18 @@ def test_numpy_integers_in_env_kwargs_and_deals():
     assert terminated and reward == -2.0 and info["illegal_action"]
 
 
+def test_numpy_booleans_in_the_true_false_rules():
+    """np.True_ (a value read from an array of settings) was refused ("got np.True_; allowed:
+    True or False") where numpy integers were taken; it is stored as a plain bool."""
+    from domino_env.envs import cuban_v0
+
+    env = mexican_train_v0.raw_env(use_boneyard=np.True_, use_mexican_train=np.False_)
+    assert env.config.use_mexican_train is False and env.config.use_boneyard is True
+    assert cuban_v0.raw_env(teams=np.bool_(True)).config.teams is True
+    with pytest.raises(ConfigError, match="use_boneyard.*True or False"):
+        mexican_train_v0.raw_env(use_boneyard=np.int64(1))
+
+
 # ---------------------------------------------------------------- found by a bug battery (2026-12-03)
 def test_the_adapters_illegal_action_info_has_round_results_too():
     env = mexican_train_single_agent()
