@@ -246,3 +246,45 @@ def test_search_oracle_knows_hands_shuffles_only_the_boneyard():
         bad = subprocess.run([sys.executable, "benchmarks/search_oracle.py", *flags], cwd=root,
                              capture_output=True, text=True, timeout=60)  # fmt: skip
         assert bad.returncode == 2 and message in bad.stderr and bad.stdout == "", bad.stderr
+
+
+@pytest.mark.parametrize("preset", ["block", "cuban"])
+def test_search_oracle_reveal_deals_the_line_games_out_of_play_tiles_too(preset):
+    """`--reveal` in the line games: they deal no boneyard, so the tiles out of play are the
+    other hidden places (block 2 players: 14, Cuban: 15); a tile not kept may land there and a
+    hand not yet played gets the doubles count of its new tiles (Cuban's annulment reads it).
+    Sizes, the seat's own hand, its legal moves and the set of hidden tiles are kept."""
+    import importlib.util
+
+    import numpy as np
+
+    from domino_env.core.config import line_from_preset
+    from domino_env.core.line import LineState
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("search_oracle", root / "benchmarks/search_oracle.py")
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    config = line_from_preset(preset, num_players=2) if preset == "block" else line_from_preset(preset)
+    state = LineState.new_game(config, np.random.default_rng(5))
+    state.apply(state.legal_actions()[0])  # the leader has played; the next seat decides
+    seat, p = state.current_player, config.num_players
+    assert state.boneyard == [] and state.out_of_play.bit_count() == {"block": 14, "cuban": 15}[preset]
+    true = oracle.TrueState(state, seat)
+    true.know, true.reveal = "hands", 0.0
+    hidden = state.out_of_play | sum(h for s, h in enumerate(state.hands) if s != seat)
+    others = [s for s in range(p) if s != seat]
+    kept = []
+    for r in range(50):
+        world = true.sample(np.random.default_rng(r))
+        assert world.hands[seat] == state.hands[seat] and world.legal_actions() == state.legal_actions()
+        assert [h.bit_count() for h in world.hands] == [h.bit_count() for h in state.hands]
+        assert world.boneyard == [] and world.out_of_play.bit_count() == state.out_of_play.bit_count()
+        assert world.out_of_play | sum(world.hands[s] for s in others) == hidden
+        for s in others:
+            dealt = (world.hands[s] & world._t.double_mask).bit_count()
+            assert world.doubles_dealt[s] == (dealt if state.first_turn_pending[s] else state.doubles_dealt[s])
+        kept.append(sum((world.hands[s] & state.hands[s]).bit_count() for s in others))
+    # reveal 0 deals the hidden tiles uniformly: a hand keeps about its share of them, not all
+    total = sum(state.hands[s].bit_count() for s in others)
+    assert np.mean(kept) / total < 0.6
