@@ -32,8 +32,10 @@ def progress_bar(**kwargs: Any) -> Any:
     elif not _is_terminal(sys.stderr):
         kwargs.setdefault("mininterval", LOG_INTERVAL_S)
     # tqdm's monitor thread forces a redraw once a bar has not drawn for `maxinterval` (10 s):
-    # below the interval asked for, a log got a bar every 10-20 s instead of every 30 s
-    kwargs.setdefault("maxinterval", max(10.0, float(kwargs.get("mininterval", 0.1))))
+    # below the interval asked for, a log got a bar every 10-20 s instead of every 30 s. tqdm's
+    # own TQDM_MAXINTERVAL, like TQDM_MININTERVAL, still wins (an explicit keyword hid it)
+    if "TQDM_MAXINTERVAL" not in os.environ:
+        kwargs.setdefault("maxinterval", max(10.0, float(kwargs.get("mininterval", 0.1))))
     from tqdm import tqdm
 
     return tqdm(**kwargs)

@@ -53,6 +53,19 @@ def test_tqdms_own_variable_and_an_explicit_interval_win(monkeypatch, no_overrid
         assert bar.mininterval == bar.maxinterval == 60.0
 
 
+def test_tqdms_own_maxinterval_variable_wins_too():
+    """TQDM_MAXINTERVAL (read by tqdm at import) is honoured as TQDM_MININTERVAL is: the default
+    maxinterval given as a keyword hid it (a bar into a log then redrew every 30 s regardless)."""
+    import os
+
+    code = ("import sys; from domino_env.train.progress import progress_bar; "
+            "b = progress_bar(total=1, disable=False); print(b.mininterval, b.maxinterval)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TQDM_")}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                           env={**env, **extra}).stdout.split() for extra in ({}, {"TQDM_MAXINTERVAL": "100"})]
+    assert runs == [["30.0", "30.0"], ["30.0", "100.0"]]
+
+
 def test_a_tournament_written_to_a_log_draws_its_bar_at_the_start_and_the_end(monkeypatch, no_override):
     """Before, a bar into a file redrew ten times a second. tqdm's clock is made to advance 2 s at
     every look, so the 40 deals below span minutes of its time: at tqdm's own rate each deal was a
