@@ -25,6 +25,7 @@ import numpy as np
 
 from .core.errors import (
     ConfigError,
+    DealError,
     DominoError,
     IllegalActionError,
     check_action,
@@ -290,6 +291,8 @@ class SingleAgentEnv(gymnasium.Env):
 
         Raises:
             DominoError: ``step`` after the episode ended (call ``reset``).
+            DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
+                starts (the AEC env's episode ends there; so does this one: call ``reset``).
         """
         if self._done:
             raise DominoError("the episode is over: call reset() before step()")
@@ -302,8 +305,13 @@ class SingleAgentEnv(gymnasium.Env):
             info = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in self.aec._infos()[self.learner].items()}
             info.update(illegal_action=True, learner_seat=self.learner_seat, round_results=[])
             return obs, self.illegal_reward, True, False, info
-        self._step_aec(action)
-        self._play_opponents()
+        try:
+            self._step_aec(action)
+            self._play_opponents()
+        except DealError:  # the AEC env ended the episode: a later step is refused, not illegal
+            self._done = True
+            self._mask = np.zeros_like(self._mask)
+            raise
         obs, reward, terminated, truncated, info = self._learner_view()
         reward, self._reset_reward = reward + self._reset_reward, 0.0
         return obs, reward, terminated, truncated, info

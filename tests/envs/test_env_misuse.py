@@ -280,3 +280,26 @@ def test_a_refused_next_deal_leaves_the_engine_as_it_was():
     assert (state.round_index, set(state._used_stations), list(state.deals)) == before
     state.start_next_round(np.random.default_rng(2))
     assert state.round_index == 1 and len(state.deals) == 2
+
+
+def test_a_bad_later_deal_ends_the_adapters_episode_too():
+    """The single-agent adapter passes options["deals"] to the AEC env; a bad later deal raised
+    DealError from its step, and the next step then read the stale mask: any action was the
+    learner's illegal move (illegal_reward, terminated) instead of "the episode is over"."""
+    from domino_env.wrappers import SingleAgentEnv
+
+    first = block_v0.raw_env(episode="game")
+    first.reset(seed=11)
+    good = first.game_state.deals[0]
+    bad = {"hands": [[[0, 0]]] * len(good["hands"])}
+    env = SingleAgentEnv(block_v0.raw_env(episode="game", reward="points"))
+    env.reset(seed=0, options={"deals": [good, bad]})
+    rng = np.random.default_rng(0)
+    with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: "):
+        for _ in range(1000):
+            assert not any(env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))[2:4])
+    assert not env.action_masks().any()
+    with pytest.raises(DominoError, match="the episode is over: call reset"):
+        env.step(0)
+    env.reset(seed=1)
+    assert env.action_masks().any()
