@@ -77,7 +77,7 @@ class TileReader:
 def check_keys(deal: Any, allowed: tuple[str, ...]) -> None:
     """Raise DealError if ``deal`` is not a dict or has keys outside ``allowed``."""
     if not isinstance(deal, dict):
-        raise DealError(f"options['deal'] must be a dict, got {type(deal).__name__}")
+        raise DealError(f"a deal must be a dict (keys {', '.join(allowed)}), got {type(deal).__name__}")
     unknown = set(deal) - set(allowed)
     if unknown:
         raise DealError(f"unknown deal keys {sorted(unknown)}; allowed: {', '.join(allowed)}")

@@ -262,7 +262,11 @@ class DominoAECEnv(AECEnv, EzPickle):
             rng = seeding.np_random(seed)[0]
         else:  # a copy while an explicit deal may still be refused: a failed reset changes nothing
             rng = copy.deepcopy(self.np_random) if deals else self.np_random
-        state = self.state_class.new_game(self.config, rng, deals[0] if deals else None)
+        try:
+            state = self.state_class.new_game(self.config, rng, deals[0] if deals else None)
+        except DealError as err:  # name the deal, as a refused later deal is named
+            field = "options['deals'][0]" if "deals" in options else "options['deal']"
+            raise DealError(f"{field}: {err}") from None
         self.game_state = state  # only once the deal is valid: a failed reset changes nothing
         self.np_random, self._seed = rng, seed
         self._deal_queue = deals[1:]

@@ -303,3 +303,16 @@ def test_a_bad_later_deal_ends_the_adapters_episode_too():
         env.step(0)
     env.reset(seed=1)
     assert env.action_masks().any()
+
+
+@pytest.mark.parametrize("module", [mexican_train_v0, cuban_v0], ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_a_refused_first_deal_is_named_by_the_option_that_gave_it(module):
+    """A later deal is refused as options['deals'][k]; the first was refused without its name, and
+    a deal that is not a dict read "options['deal'] must be a dict" whichever option gave it
+    (also as options['deals'][1], and inside a record's RecordError)."""
+    env = module.raw_env(episode="game")
+    for options, field in (({"deal": 5}, r"options\['deal'\]"), ({"deals": [5]}, r"options\['deals'\]\[0\]")):
+        with pytest.raises(DealError, match=rf"^{field}: a deal must be a dict \(keys hands, .*\), got int$"):
+            env.reset(seed=0, options=options)
+    with pytest.raises(DealError, match=r"^options\['deals'\]\[0\]: hand of seat 1: tile \[0, 0\] appears twice"):
+        env.reset(seed=0, options={"deals": [{"hands": [[[0, 0]]] * 4}]})
