@@ -91,3 +91,21 @@ def test_given_station_still_wins_and_is_remembered():
     env.reset(seed=5, options={"deal": {"hands": [[[1, 2]], [[3, 4]], [[5, 6]]], "station": [12, 12], "first_player": 0}})
     assert env.game_state.station == 12
     assert 12 in env.game_state._used_stations
+
+
+def test_a_next_deal_refused_after_the_rule_chose_its_station_leaves_that_station_unused():
+    """highest_held marks the double it picks as used before it finds the holder's hand empty
+    without it: start_next_round must undo that too, or the next good deal skips the double
+    (here 11-11, round 1's own) as if it had been played."""
+    env = raw_env(episode="game", station_source="highest_held")
+    env.reset(seed=4)
+    state = env.game_state
+    rng = np.random.default_rng(1)
+    while not state.round_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    assert state.station == 12 and state._used_stations == {12}
+    with pytest.raises(DealError, match="is only its 11-11, the station"):
+        state.start_next_round(None, {"hands": [[[11, 11]], [[1, 2]], [[1, 3]], [[1, 4]]]})
+    assert state._used_stations == {12} and state.round_index == 0 and len(state.deals) == 1
+    state.start_next_round(np.random.default_rng(2))
+    assert state.station == 11 and state.round_index == 1
