@@ -13,6 +13,10 @@ def _tile(t: tuple[int, int]) -> str:
     return f"[{t[0]}|{t[1]}]"
 
 
+def _tile_count(n: int) -> str:
+    return f"{n} tile" if n == 1 else f"{n} tiles"
+
+
 def check_viewer(state: MexicanTrainState | LineState, viewer: object) -> int:
     """``viewer`` as a seat of ``state`` (None: the seat to play). Raises DominoError otherwise: a
     list index took -1 as the last seat's hand and 2.5 or "1" as another seat."""
@@ -46,7 +50,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
     viewer = check_viewer(state, viewer)
     lines = [
         f"Mexican Train - round {state.round_index + 1}, station [{state.station}|{state.station}], "
-        f"boneyard {state.boneyard_size} tiles",
+        f"boneyard {_tile_count(state.boneyard_size)}",
     ]
     obliging = list(state.open_doubles)  # in the order they were left open
     own = set() if state.round_over else set(state.turn_doubles)
@@ -89,7 +93,7 @@ def render_line(state: LineState, viewer: int | None = None) -> str:
     viewer = check_viewer(state, viewer)
     lines = [
         f"{cfg.preset} dominoes - round {state.round_index + 1}, double-{cfg.max_pip}, "
-        f"boneyard {state.boneyard_size} tiles, leader seat {state.leader}"
+        f"boneyard {_tile_count(state.boneyard_size)}, leader seat {state.leader}"
         + (" (teams 0+2 vs 1+3)" if cfg.teams else "")
     ]
     if state.line:

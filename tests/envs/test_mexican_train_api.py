@@ -221,7 +221,9 @@ def test_render_ansi_shows_the_table_and_only_the_viewer_hand():
     e.reset(options={"deal": {"hands": [[[9, 1], [2, 3]], [[9, 4]], [[5, 6]]], "boneyard": [[7, 7]],
                               "station": [9, 9], "first_player": 0}})
     text = e.render()
-    assert "station [9|9]" in text and "boneyard 1 tiles" in text
+    assert "station [9|9]" in text and "boneyard 1 tile\n" in text  # was "1 tiles"
+    e.reset(seed=0)
+    assert "boneyard 6 tiles\n" in e.render()  # 3 hands of 16 from the 54 left
     assert "hand of seat 0: [1|9] [2|3]" in text
     assert "[4|9]" not in text and "[5|6]" not in text
 
