@@ -9,6 +9,13 @@ SMALL = ["--batch-size", "128", "--minibatch-size", "64", "--epochs", "1", "--hi
          "--num-env-runners", "0", "--num-cpus", "2", "--seed", "3", "--no-progress", "--eval-rounds", "0"]  # fmt: skip
 
 
+
+def _run_draw_2p(script: str, out, iterations: int, *extra: str) -> subprocess.CompletedProcess:
+    """``script`` (domino-rllib's main with a patch) on a small 2-player draw run into ``out``."""
+    return subprocess.run([sys.executable, "-c", script, "--game", "draw", "--players", "2", "--iterations",
+                           str(iterations), "--out", str(out), *extra, *SMALL],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
 def test_a_sigterm_while_the_flags_are_checked_is_one_line(tmp_path):
     """domino-rllib took SIGTERM over only after its flag checks (about 1.5 s in: the opponents
     loaded, ray found): a SIGTERM before that killed it silently (-15). Here the signal arrives
@@ -58,9 +65,7 @@ def test_a_second_signal_while_the_checkpoint_is_written_keeps_the_earlier_one(t
     from domino_env.agents.ppo import PPOAgent
 
     out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-c", _SAVE_INTERRUPTED, "--game", "draw", "--players", "2",
-                           "--iterations", "2", "--checkpoint-every", "1", "--out", str(out), *SMALL],
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = _run_draw_2p(_SAVE_INTERRUPTED, out, 2, "--checkpoint-every", "1")
     assert sorted(p.name for p in out.iterdir()) == ["checkpoint", "domino_rllib.json", "progress.jsonl"]
     assert isinstance(make_agent(f"rllib:{out}", {"preset": "draw", "num_players": 2}), PPOAgent)
     for meta in (out / "domino_rllib.json", out / "checkpoint" / "domino_rllib.json"):
@@ -181,9 +186,7 @@ def test_a_first_signal_while_the_final_checkpoint_is_written_still_saves_it(tmp
     that save: a run with no earlier checkpoint kept only progress.jsonl ('no checkpoint was
     written'), neither playable nor resumable. Now it is saved again, as a Ctrl-C during training."""
     out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-c", _FIRST_SAVE_INTERRUPTED, "--game", "draw", "--players", "2",
-                           "--iterations", "1", "--out", str(out), *SMALL],
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = _run_draw_2p(_FIRST_SAVE_INTERRUPTED, out, 1)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == "2|130"
     assert sorted(p.name for p in out.iterdir()) == ["checkpoint", "domino_rllib.json", "progress.jsonl"]
@@ -211,9 +214,7 @@ def test_a_sigterm_is_still_ignored_under_nohup(tmp_path):
     """With SIGTERM ignored by its parent (nohup), domino-rllib took it over anyway: a SIGTERM
     stopped the run (143, 'interrupted: saving a checkpoint'). Now it trains to the end."""
     out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-c", _IGNORED, "--game", "draw", "--players", "2",
-                           "--iterations", "2", "--out", str(out), *SMALL],
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = _run_draw_2p(_IGNORED, out, 2)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == "0"
     assert "interrupted" not in proc.stderr
