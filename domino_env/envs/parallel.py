@@ -5,6 +5,10 @@ generic ``aec_to_parallel`` refuses them with a bare ``AssertionError`` (it woul
 agent to act once per cycle). ``turn_based_aec_to_parallel`` works: each parallel step takes the
 action of the agent whose turn it is (``infos[agent]["active_agent"]`` names it; the other
 agents' entries of the action dict are ignored) and returns every live agent's observation.
+Two departures from PettingZoo 1.27's wrapper, both errors it handled badly: a step once the
+episode is over returns the five empty dicts of the Parallel API (it returned four), and a bad
+later deal of ``reset(options={"deals": [...]})`` ends the episode here too (``agents`` empty)
+before its ``DealError`` propagates (docs/integrations.md).
 """
 
 from __future__ import annotations
@@ -14,13 +18,42 @@ from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
-from ..core.errors import ConfigError
+from ..core.errors import ConfigError, DealError, IllegalActionError
+
+
+class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's ``turn_based_aec_to_parallel`` wrapper with the package's errors.
+
+    ``step(actions)``: ``actions`` must hold the active agent's action (``infos[a]["active_agent"]``,
+    also ``aec_env.agent_selection``); the other entries are ignored.
+
+    Raises:
+        IllegalActionError: ``actions`` is not a dict, or has no entry for the active agent (was a
+            bare ``KeyError``).
+        DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
+            starts. The finished round is paid (its rewards are in ``aec_env.rewards``), every
+            agent is terminated and ``agents`` is empty, as after a last round: call ``reset()``.
+    """
+
+    def step(self, actions):
+        if not self.agents:  # PettingZoo 1.27 returned four empty dicts here
+            return {}, {}, {}, {}, {}
+        actor = self.aec_env.agent_selection
+        if not isinstance(actions, dict) or actor not in actions:
+            got = sorted(map(str, actions)) if isinstance(actions, dict) else type(actions).__name__
+            raise IllegalActionError(f"parallel step: actions must be a dict holding the active agent "
+                                     f"{actor!r} (infos[agent]['active_agent']), got {got}")
+        try:
+            return super().step(actions)
+        except DealError:
+            self.agents = []  # the AEC env has ended the episode: so does this view
+            raise
 
 
 def parallel_view(make_env: Callable[..., AECEnv], max_cycles: int | None = None, **kwargs: Any) -> ParallelEnv:
-    """``turn_based_aec_to_parallel(make_env(**kwargs))``.
+    """``turn_based_aec_to_parallel(make_env(**kwargs))``, as :class:`TurnBasedParallelEnv`.
 
     In this view one parallel step is one action, so a cycle (every acting agent acting once,
     PettingZoo's meaning) is one step: ``max_cycles`` here caps parallel steps (the AEC env's
@@ -37,4 +70,4 @@ def parallel_view(make_env: Callable[..., AECEnv], max_cycles: int | None = None
         if kwargs.get("max_steps") is not None:
             raise ConfigError("max_steps", kwargs["max_steps"], "omitted when max_cycles is given (parallel_env)")
         kwargs["max_steps"] = max_cycles
-    return turn_based_aec_to_parallel(make_env(**kwargs))
+    return TurnBasedParallelEnv(make_env(**kwargs))

@@ -16,7 +16,9 @@ from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_para
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from domino_env import ConfigError
+from domino_env.core.errors import DealError, IllegalActionError
 from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
+from domino_env.envs.parallel import TurnBasedParallelEnv
 
 MODULES = {"mexican_train": mexican_train_v0, "block": block_v0, "draw": draw_v0, "cuban": cuban_v0}
 SMALL = {"mexican_train": {"num_players": 3, "max_pip": 9}}
@@ -168,6 +170,8 @@ def test_turn_based_parallel_view_plays_the_same_game_as_the_aec_env(name):
         if par.agents:
             assert infos[par.agents[0]]["active_agent"] == aec.agent_selection
     assert not aec.agents
+    # PettingZoo 1.27's wrapper returned four dicts here, which broke five-name unpacking
+    assert par.step({}) == ({}, {}, {}, {}, {})
     assert sum(totals.values()) == pytest.approx(0.0)
     assert max(totals.values()) > 0
     assert par.state_space.shape == par.state().shape
@@ -176,4 +180,35 @@ def test_turn_based_parallel_view_plays_the_same_game_as_the_aec_env(name):
 def test_parallel_api_test_passes_on_the_turn_based_view():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        parallel_api_test(turn_based_aec_to_parallel(_MaskedSampling(block_v0.env())), num_cycles=200)
+        parallel_api_test(TurnBasedParallelEnv(_MaskedSampling(block_v0.env())), num_cycles=200)
+
+
+@pytest.mark.parametrize("bad", [{}, {"player_9": 0}, [0], 0])
+def test_a_parallel_step_without_the_active_agents_action_names_it(bad):
+    par = block_v0.parallel_env()
+    par.reset(seed=0)
+    actor = par.aec_env.agent_selection
+    with pytest.raises(IllegalActionError, match=f"holding the active agent '{actor}'"):
+        par.step(bad)  # was a bare KeyError (or TypeError) from PettingZoo's wrapper
+    assert par.aec_env.agent_selection == actor and par.agents == par.possible_agents
+
+
+def test_a_bad_later_deal_ends_the_parallel_episode_too():
+    """The AEC env ends its episode when a later deal of options['deals'] is refused; the
+    parallel view still listed every agent, so the next step played into the finished round."""
+    first = block_v0.raw_env(episode="game")
+    first.reset(seed=11)
+    good = first.game_state.deals[0]
+    bad = {"hands": [[[0, 0]]] * len(good["hands"])}
+    par = block_v0.parallel_env(episode="game", reward="points")
+    obs, infos = par.reset(seed=0, options={"deals": [good, bad]})
+    rng = np.random.default_rng(0)
+    with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: "):
+        for _ in range(1000):
+            actor = par.aec_env.agent_selection
+            obs = par.step({actor: int(rng.choice(np.flatnonzero(obs[actor]["action_mask"])))})[0]
+    assert par.agents == [] and all(par.aec_env.terminations.values())
+    assert any(par.aec_env.rewards.values())  # the finished round was paid
+    assert par.step({}) == ({}, {}, {}, {}, {})
+    obs, _ = par.reset(seed=1)
+    assert par.agents == par.possible_agents and obs[par.aec_env.agent_selection]["action_mask"].any()
