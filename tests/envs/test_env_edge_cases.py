@@ -54,6 +54,30 @@ def test_aec_dead_step_masks_are_empty_after_truncation():
     assert env.observe(env.agent_selection)["action_mask"].any()
 
 
+
+def test_on_elimination_dead_steps_only_the_next_rounds_first_player_has_a_mask():
+    """docs/design.md's mask rule: a seat knocked out at a round's end is selected to step None
+    with an all-zero mask while the next round's first player (the engine's current player, which
+    the parallel view needs) already has its mask; every other agent's is all zeros."""
+    env = mexican_train_v0.raw_env(game_end="elimination", elimination_limit=30, max_pip=9, episode="game")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    dead_steps_in_play = 0
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        state = env.game_state
+        with_mask = {a for a in env.agents if env.observe(a)["action_mask"].any()}
+        if terminated or truncated:
+            assert not obs["action_mask"].any()
+            if not state.round_over:  # eliminated while the game goes on
+                assert with_mask == {env.possible_agents[state.current_player]} and agent not in with_mask
+                dead_steps_in_play += 1
+            env.step(None)
+            continue
+        assert with_mask == {agent}
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert dead_steps_in_play == 2  # seed 3 knocks out two seats before the last round
+
 # ---------------------------------------------------------------- item 3: round results
 
 
