@@ -230,8 +230,9 @@ class DominoAECEnv(AECEnv, EzPickle):
             seed: reseeds the env's generator; without it the stream continues.
             options: ``{"deal": {...}}`` an exact first deal (docs/envs.md, "Starting from a given position"), or ``{"deals":
                 [deal, ...]}`` exact deals for successive rounds, used in order (records use
-                this; rounds beyond the list are dealt by the generator). Other keys are ignored,
-                as Gymnasium's convention (and PettingZoo's ``api_test``) expect.
+                this; rounds beyond the list, and a deal given as None, are dealt by the
+                generator). Other keys are ignored, as Gymnasium's convention (and PettingZoo's
+                ``api_test``) expect.
 
         Raises:
             ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).

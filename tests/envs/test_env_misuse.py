@@ -316,3 +316,14 @@ def test_a_refused_first_deal_is_named_by_the_option_that_gave_it(module):
             env.reset(seed=0, options=options)
     with pytest.raises(DealError, match=r"^options\['deals'\]\[0\]: hand of seat 1: tile \[0, 0\] appears twice"):
         env.reset(seed=0, options={"deals": [{"hands": [[[0, 0]]] * 4}]})
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_a_deal_given_as_none_is_dealt_by_the_generator(module):
+    """docs/envs.md: None in options['deal'] / options['deals'] deals as without the option."""
+    env = module.raw_env(episode="game")
+    env.reset(seed=5)
+    dealt = env.game_state.deals[0]
+    for options in ({"deal": None}, {"deals": [None]}, {"deals": [None, None]}):
+        env.reset(seed=5, options=options)
+        assert env.game_state.deals[0] == dealt
