@@ -50,18 +50,24 @@ def check_model_file(model: str | Path) -> None:
         raise CheckpointError(f"{model}: cannot be read ({exc.strerror or exc})") from None
     if size == 0:
         raise CheckpointError(f"{model}: empty file (0 bytes), not a trained model")
+    truncated = CheckpointError(
+        f"{model}: truncated zip archive ({size:,} bytes, its end is missing): copy or download the model again"
+    )
     if not zipfile.is_zipfile(model):
         if head == _ZIP_MAGIC:
-            raise CheckpointError(
-                f"{model}: truncated zip archive ({size:,} bytes, its end is missing): "
-                "copy or download the model again"
-            )
+            raise truncated
         raise CheckpointError(
             f"{model}: not a zip archive ({size:,} bytes starting with {head!r}); a model written "
             "by domino-train is a Stable-Baselines3 .zip"
         )
     try:
         with zipfile.ZipFile(model) as zf:
+            # A cut shortly after one of the stored (uncompressed) .pth members, themselves zip
+            # archives, leaves that inner archive's directory as the last one in the file: zipfile
+            # then lists the inner members, placed after the file's start. The file's own first
+            # member starts at byte 0.
+            if head == _ZIP_MAGIC and min((i.header_offset for i in zf.infolist()), default=0) > 0:
+                raise truncated
             names = set(zf.namelist())
             missing = [m for m in SB3_MEMBERS if m not in names]
             if missing:

@@ -32,6 +32,7 @@ missing or corrupt checkpoint (empty, truncated, random bytes, a damaged member,
 
 from __future__ import annotations
 
+import pickle
 import warnings
 from pathlib import Path
 from typing import Any
@@ -424,6 +425,11 @@ def load_ppo_agent(
         model = MaskablePPO.load(model_path, device="cpu")
     except ImportError:  # a missing package is not the file's fault
         raise
+    except pickle.UnpicklingError as exc:  # torch's text would advise weights_only=False: unsafe
+        raise CheckpointError(
+            f"{model_path}: corrupt model (a tensor file inside it cannot be unpickled): copy or download "
+            "the model again"
+        ) from exc
     except Exception as exc:  # what the checks above cannot see (e.g. a damaged tensor file)
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise CheckpointError(

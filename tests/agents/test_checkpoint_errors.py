@@ -9,6 +9,7 @@ code 2, no traceback). The intact copy still loads, so the checks refuse only wh
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,21 @@ def _not_sb3(folder: Path) -> None:
         zf.writestr("notes.txt", "not a model")
 
 
+def _cut_just_after(member: str):
+    """Truncate the model 1,000 bytes after ``member`` ends: the stored .pth members are zip
+    archives themselves, and zipfile then read that inner archive's directory, so the message
+    said "not a Stable-Baselines3 model" (for 32-34 of every 1,000 cuts of each release)."""
+
+    def damage(folder: Path) -> None:
+        path = folder / "model.zip"
+        with zipfile.ZipFile(path) as zf:
+            info = zf.getinfo(member)
+        end = info.header_offset + 30 + len(info.filename) + len(info.extra) + info.compress_size
+        path.write_bytes(path.read_bytes()[: end + 1000])
+
+    return damage
+
+
 def _garbled_data_member(folder: Path) -> None:
     src = folder / "model.zip"
     tmp = folder / "rebuilt.zip"
@@ -80,6 +96,7 @@ KINDS = {
         "model.zip",
         "truncated zip archive (100,000 bytes",
     ),
+    "truncated after a tensor file": (_cut_just_after("policy.pth"), "model.zip", "truncated zip archive ("),
     "random bytes": (
         lambda f: (f / "model.zip").write_bytes(bytes(range(256)) * 40),
         "model.zip",
@@ -191,18 +208,53 @@ def test_metadata_with_env_kwargs_not_an_object(tmp_path):
     assert load_metadata(meta)["observation_spec_hash"] == "x"
 
 
-def test_what_only_stable_baselines3_can_see_is_a_checkpoint_error_too(released_copy, tmp_path):
-    """A member that passes its CRC but is not a torch file (rewritten inside the zip)."""
+@pytest.mark.parametrize(
+    "policy, words",
+    [
+        (b"not a torch file", "corrupt model (a tensor file inside it cannot be unpickled)"),
+        # another model's weights: sound files, wrong shapes for this network
+        ("mexican_train_4p_d12", "Stable-Baselines3 cannot load it (RuntimeError: "),
+    ],
+)
+def test_what_only_stable_baselines3_can_see_is_a_checkpoint_error_too(released_copy, tmp_path, policy, words):
+    """A member that passes its CRC but is not this model's torch file (rewritten inside the zip)."""
+    if isinstance(policy, str):
+        with zipfile.ZipFile(ROOT / "checkpoints" / policy / "model.zip") as zf:
+            policy = zf.read("policy.pth")
     folder = tmp_path / "bad"
     shutil.copytree(released_copy, folder)
     src, tmp = folder / "model.zip", folder / "rebuilt.zip"
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
         for item in zin.infolist():
-            zout.writestr(item, b"not a torch file" if item.filename == "policy.pth" else zin.read(item))
+            zout.writestr(item, policy if item.filename == "policy.pth" else zin.read(item))
     tmp.replace(src)
     read_metadata(folder)  # the archive itself is sound
-    with pytest.raises(CheckpointError, match=r"model\.zip: Stable-Baselines3 cannot load it \("):
+    with pytest.raises(CheckpointError, match=r"model\.zip: " + re.escape(words)):
         make_agent(f"ppo:{folder}", CUBAN)
+
+
+def test_a_tensor_file_that_does_not_unpickle_says_corrupt_without_torchs_unsafe_advice(released_copy, tmp_path):
+    """A policy.pth that is a torch file whose pickle torch's safe loader refuses: the message
+    was torch's, which advises loading with weights_only=False (running the file's code)."""
+    import io
+    from fractions import Fraction
+
+    import torch
+
+    folder = tmp_path / "bad"
+    shutil.copytree(released_copy, folder)
+    buffer = io.BytesIO()
+    torch.save({"x": Fraction(1, 3)}, buffer)  # not among the types weights_only loads
+    src, tmp = folder / "model.zip", folder / "rebuilt.zip"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for item in zin.infolist():
+            zout.writestr(item, buffer.getvalue() if item.filename == "policy.pth" else zin.read(item))
+    tmp.replace(src)
+    with pytest.raises(CheckpointError) as err:
+        make_agent(f"ppo:{folder}", CUBAN)
+    assert str(err.value).endswith("model.zip: corrupt model (a tensor file inside it cannot be unpickled): "
+                                   "copy or download the model again")
+    assert "weights_only" not in str(err.value)
 
 
 @pytest.mark.parametrize(
