@@ -140,7 +140,7 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         CheckpointError: the model archive or the metadata is corrupt (the message names the
             file and what is wrong).
     """
-    path = Path(path)
+    path = Path(path).expanduser()  # "ppo:~/..." reaches here unexpanded by the shell
     if path.is_dir():
         model, meta = path / MODEL_FILE, path / METADATA_FILE
     elif path.is_file() and path.suffix != ".zip":  # e.g. the run's metadata.json itself
@@ -151,6 +151,10 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
     else:
         model = path if path.suffix == ".zip" else path.with_suffix(".zip")
         meta = model.parent / METADATA_FILE
+    for found in (model, meta):
+        if found.is_dir():
+            raise CheckpointNotFoundError(f"{found} is a folder, not a file: a model folder holds the files "
+                                          f"{MODEL_FILE} and {METADATA_FILE}")
     if not model.is_file():
         where = f"{path}" if model == path else f"{path} ({model} does not exist)"
         released = ""

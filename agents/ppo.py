@@ -209,6 +209,8 @@ class PPOAgent:
         policy_input: str = FLAT_INPUT,
         config: Any = None,
     ):
+        if not isinstance(deterministic, (bool, np.bool_)):  # "no" would have meant True
+            raise ConfigError("deterministic", deterministic, "True (the most likely legal action) or False (sample)")
         self.actor = actor
         self.scale = np.asarray(scale, dtype=np.float32)
         self.deterministic = bool(deterministic)
@@ -337,8 +339,11 @@ def check_compatible(
     where: str = "model",
     trainer: str = "domino-train",
 ) -> None:
-    """Refuse a model trained on another game or observation layout; warn about other rule
-    differences. ``trainer``: the command the messages advise for a fitting model.
+    """Refuse a model trained on the other game family (Mexican Train against the line games) or
+    another observation layout; warn about other rule differences, among them another line game
+    with the same layout (a Cuban model asked to play the draw game with 4 seats and double-9,
+    say: it runs, with a warning naming the preset). ``trainer``: the command the messages advise
+    for a fitting model.
 
     Raises:
         SpecMismatchError: the model was trained on a line game and ``config`` is Mexican Train

@@ -16,11 +16,23 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from domino_env.agents import make_agent
-from domino_env.agents.ppo import SpecMismatchError, check_model_file, load_metadata, read_metadata
-from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, DominoError
+from domino_env.agents.ppo import (
+    SpecMismatchError,
+    check_model_file,
+    load_metadata,
+    load_ppo_agent,
+    read_metadata,
+)
+from domino_env.core.errors import (
+    CheckpointError,
+    CheckpointNotFoundError,
+    ConfigError,
+    DominoError,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASED = ROOT / "checkpoints" / "cuban_4p_teams"
@@ -197,6 +209,32 @@ def test_missing_files_are_also_file_not_found_errors(tmp_path):
     (tmp_path / "metadata.json").write_text("{}")  # the run's metadata named instead of its folder
     with pytest.raises(CheckpointNotFoundError, match=r"metadata.json is not a model \.zip: give the folder"):
         read_metadata(tmp_path / "metadata.json")  # was "metadata.zip does not exist", a made-up path
+
+
+@pytest.mark.parametrize("folder_for", ["model.zip", "metadata.json"])
+def test_a_model_or_metadata_that_is_a_folder_says_so(released_copy, tmp_path, folder_for):
+    """Both files exist, as folders: the messages said the model "does not exist" / there was
+    "no metadata.json next to" it."""
+    folder = tmp_path / "bad"
+    shutil.copytree(released_copy, folder)
+    (folder / folder_for).unlink()
+    (folder / folder_for).mkdir()
+    with pytest.raises(CheckpointNotFoundError, match=re.escape(f"{folder / folder_for} is a folder, not a file")):
+        read_metadata(folder)
+
+
+def test_a_home_relative_model_path_is_expanded(released_copy, monkeypatch):
+    """``ppo:~/...``: the shell leaves the ``~`` after ``ppo:`` to the program."""
+    monkeypatch.setenv("HOME", str(released_copy.parent))
+    model, _ = read_metadata(f"~/{released_copy.name}")
+    assert model == released_copy / "model.zip"
+
+
+@pytest.mark.parametrize("bad", ["no", 1, None])
+def test_deterministic_must_be_a_bool(bad):
+    with pytest.raises(ConfigError, match="deterministic"):
+        load_ppo_agent(RELEASED, CUBAN, deterministic=bad)  # "no" was accepted as True
+    assert load_ppo_agent(RELEASED, CUBAN, deterministic=np.False_).deterministic is False
 
 
 def test_metadata_with_env_kwargs_not_an_object(tmp_path):
