@@ -179,13 +179,16 @@ def _width() -> int:
     return MARGIN * 2 + LABEL_W + ROW_TILES * STEP + END_W
 
 
-def _hand_view(state: Any, viewer: int | None, all_hands: bool) -> tuple[int, set[int]]:
-    """(viewer, seats whose hand is drawn face up)."""
+def _hand_view(state: Any, viewer: int | None, all_hands: bool) -> tuple[int | None, set[int]]:
+    """(viewer, seats whose hand is drawn face up). Every hand face up and no viewer given (a
+    replay, say): no seat is "(you)", so the viewer is None."""
+    if all_hands and viewer is None:
+        return None, set(range(state.num_players))
     viewer = check_viewer(state, viewer)
     return viewer, set(range(state.num_players)) if all_hands else {viewer}
 
 
-def _seat_label(c: _Canvas, y: float, seat: int, acting: bool, viewer: int, colour=TEXT) -> float:
+def _seat_label(c: _Canvas, y: float, seat: int, acting: bool, viewer: int | None, colour=TEXT) -> float:
     name = f"seat {seat}" + (" (you)" if seat == viewer else "")
     x = c.text((MARGIN + 4, y + 1), name, size=15, fill=colour)
     if acting:
@@ -212,7 +215,8 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
 
     Args:
         state: the engine state.
-        viewer: the seat whose hand is face up (default: the seat to play).
+        viewer: the seat whose hand is face up, labelled "(you)" (default: the seat to play; with
+            ``all_hands`` and no viewer, no seat is labelled).
         all_hands: draw every hand face up (replays, debugging: shows hidden information).
 
     Returns:
@@ -330,7 +334,8 @@ def line_image(state: LineState, viewer: int | None = None, all_hands: bool = Fa
 
     Args:
         state: the engine state.
-        viewer: the seat whose hand is face up (default: the seat to play).
+        viewer: the seat whose hand is face up, labelled "(you)" (default: the seat to play; with
+            ``all_hands`` and no viewer, no seat is labelled).
         all_hands: draw every hand face up (replays, debugging).
 
     Returns:

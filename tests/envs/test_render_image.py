@@ -120,6 +120,17 @@ def test_all_hands_and_viewer_change_what_is_face_up():
         table_image(object())
 
 
+@pytest.mark.parametrize("module", [mexican_train_v0, cuban_v0], ids=["mexican_train", "cuban"])
+def test_an_all_hands_picture_without_a_viewer_labels_no_seat_you(module):
+    """A replay's all-hands picture labelled the seat to play "(you)": it now matches no seat's
+    own all-hands picture (each of those labels its viewer)."""
+    env = module.raw_env()
+    env.reset(seed=2)
+    plain = env.render_image(all_hands=True)
+    for seat in range(env.config.num_players):
+        assert not np.array_equal(plain, env.render_image(seat, all_hands=True))
+
+
 @pytest.mark.parametrize("value", range(19))
 def test_pip_layout_has_value_distinct_pips_inside_the_half(value):
     pips = pip_layout(value)
