@@ -381,11 +381,14 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             before = (resumed or {}).get("timesteps", 0)  # the resumed model's own steps
             this_run = steps - before
             history = callback.history
+            # a signal after the last step (during the last PPO update) stopped nothing: training
+            # is whole, so the run is trained, and only the final evaluation is skipped
+            after_training = stop.received is not None and callback.stopped is None
             folder.save_model(model)
             if not (out / BEST_MODEL_FILE).exists():
                 folder.save_model(model, BEST_MODEL_FILE)
             folder.write_metadata(
-                status="interrupted" if stop.received else "trained",
+                status="interrupted" if stop.received and not after_training else "trained",
                 timesteps=steps,
                 timesteps_trained=steps,
                 timesteps_played=played,
@@ -409,6 +412,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         if sigterm is not signal.SIG_IGN:
             signal.signal(signal.SIGTERM, sigterm)
 
+    if interrupted and after_training:  # as a signal during the final evaluation
+        print(f"{interrupted} after the last training step: the final evaluation is skipped; the trained model "
+              f"is saved: {out / MODEL_FILE} (metadata status trained); evaluate it with "
+              f"{evaluate_command(args, f'ppo:{out}')}", file=sys.stderr, flush=True)  # fmt: skip
+        _plot(args, history, out, rules, game)
+        return out, interrupted
     if interrupted:  # the hint first: another Ctrl-C during the (slow) plot must not lose it
         dropped = f" (the model has the {steps} of its last whole rollout)" if played > steps else ""
         print(f"training interrupted by {interrupted} at {played} steps{dropped}; saved {out / MODEL_FILE} and "

@@ -238,6 +238,37 @@ def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how
     assert (out / "model.zip").is_file()
 
 
+def test_a_signal_during_the_last_update_leaves_a_trained_run_not_an_interrupted_one(tmp_path, monkeypatch, capsys):
+    """A signal during PPO's last update stops nothing (no step follows), but the run was saved
+    "interrupted" with a resume hint of "--timesteps 1", which trained a whole extra rollout and,
+    interrupted again at its end, printed the same hint. Now it is a trained run whose final
+    evaluation is skipped, as for a signal during that evaluation."""
+    from sb3_contrib import MaskablePPO
+
+    from domino_env.train import ppo
+
+    real_train = MaskablePPO.train
+
+    def train_then_signal(self):
+        real_train(self)
+        if self.num_timesteps >= self._total_timesteps:  # the last update
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # the handler runs here
+
+    monkeypatch.setattr(MaskablePPO, "train", train_then_signal)
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "0",
+            "--final-eval-rounds", "8", "--out", str(out)]  # fmt: skip
+    assert ppo.run(args) == (out, "SIGTERM")
+    meta = json.loads((out / "metadata.json").read_text())
+    assert (meta["status"], meta["stopped_early"], meta.get("final_evaluation")) == ("trained", None, None)
+    assert meta["timesteps_trained"] == MaskablePPO.load(out / "model.zip").num_timesteps >= 64
+    err = capsys.readouterr().err
+    assert "SIGTERM after the last training step: the final evaluation is skipped" in err
+    assert f"evaluate it with domino-evaluate --game mexican_train --players 2 --max-pip 9 --agents ppo:{out}" in err
+    assert "--resume" not in err
+
+
 def test_a_second_signal_aborts_and_the_metadata_says_so(tmp_path, monkeypatch):
     """A second Ctrl-C raises KeyboardInterrupt inside training (StopSignals): the run stops
     without saving and ``metadata.json`` says ``aborted`` instead of staying ``training``."""
