@@ -240,6 +240,10 @@ def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_l
     """The model (:func:`_start_model`) and the run folder with its first metadata:
     ``(model, started, folder, metadata)``."""
     model, started = _start_model(parser, args, checked, vec_env, tb)
+    if tb is None:  # SB3's default logger would make an empty SB3-<time> folder in the temp dir
+        from stable_baselines3.common.logger import Logger
+
+        model.set_logger(Logger(folder=None, output_formats=[]))
     resumed = started if args.resume else None
     if args.resume and model.batch_size > model.n_steps * n_envs:  # the model keeps its batch size
         vec_env.close()

@@ -269,6 +269,22 @@ def test_a_signal_during_the_last_update_leaves_a_trained_run_not_an_interrupted
     assert "--resume" not in err
 
 
+def test_a_run_without_tensorboard_leaves_no_folder_in_the_temp_dir(tmp_path, monkeypatch):
+    """Stable-Baselines3's default logger made an empty SB3-<time> folder in the temp dir."""
+    import tempfile
+
+    from domino_env.train import ppo
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    out = tmp_path / "run"
+    assert ppo.run([*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--quiet", "--out", str(out)]) == (out, None)
+    assert [p.name for p in temp.iterdir() if p.name.startswith("SB3-")] == []
+    assert json.loads((out / "metadata.json").read_text())["status"] == "done"
+
+
 def test_a_second_signal_aborts_and_the_metadata_says_so(tmp_path, monkeypatch):
     """A second Ctrl-C raises KeyboardInterrupt inside training (StopSignals): the run stops
     without saving and ``metadata.json`` says ``aborted`` instead of staying ``training``."""
