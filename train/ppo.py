@@ -85,6 +85,7 @@ from domino_env.train.ppo_args import (
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
     LEARNING_CURVE_FILE,
+    RUN_FILES,
     RunFolder,
     claim_run_folder,
     clear_run_files,
@@ -455,10 +456,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     if final and not args.quiet:
         print_summary(final, p, f"{summary_title(out / MODEL_FILE, final, p)} | {steps} steps in "
                       f"{train_seconds / 60:.1f} min")  # fmt: skip
-    if not args.quiet:
-        print(f"saved {out / MODEL_FILE}, {out / BEST_MODEL_FILE}, {out / 'metadata.json'}"
-              + (f", {out / LEARNING_CURVE_FILE}" if args.plot and history else "")
-              + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))  # fmt: skip
+    if not args.quiet:  # every file of the run folder (evaluations.json, final_evaluation.md too)
+        saved = [str(out / name) for name in RUN_FILES if (out / name).is_file()]
+        print(f"saved {', '.join(saved)}" + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))
     return out, None
 
 

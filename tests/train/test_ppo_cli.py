@@ -285,6 +285,21 @@ def test_a_run_without_tensorboard_leaves_no_folder_in_the_temp_dir(tmp_path, mo
     assert json.loads((out / "metadata.json").read_text())["status"] == "done"
 
 
+def test_the_saved_line_names_every_file_of_the_run_folder(tmp_path, capsys):
+    """It named model.zip, best_model.zip, metadata.json (and the curve), not evaluations.json or
+    final_evaluation.md, which the run also writes."""
+    from domino_env.train import ppo
+
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "64",
+            "--eval-rounds", "2", "--eval-opponents", "random", "--final-eval-rounds", "4", "--plot", "--out", str(out)]  # fmt: skip
+    assert ppo.run(args) == (out, None)
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("saved "))
+    names = ["model.zip", "best_model.zip", "metadata.json", "evaluations.json", "final_evaluation.md", "learning_curve.png"]
+    assert line == "saved " + ", ".join(str(out / n) for n in names)
+    assert all((out / n).is_file() for n in names)
+
+
 def test_a_second_signal_aborts_and_the_metadata_says_so(tmp_path, monkeypatch):
     """A second Ctrl-C raises KeyboardInterrupt inside training (StopSignals): the run stops
     without saving and ``metadata.json`` says ``aborted`` instead of staying ``training``."""
