@@ -454,7 +454,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         signal.signal(signal.SIGTERM, previous)
     _plot(args, history, out, rules, game)
     if final and not args.quiet:
-        print_summary(final, p, f"{summary_title(out / MODEL_FILE, final, p)} | {steps} steps in "
+        # a resumed run's wall time is this run's: say which steps it covers
+        trained = f"{steps} steps, {this_run} of them in this run," if resumed else f"{steps} steps"
+        print_summary(final, p, f"{summary_title(out / MODEL_FILE, final, p)} | {trained} in "
                       f"{train_seconds / 60:.1f} min")  # fmt: skip
     if not args.quiet:  # every file of the run folder (evaluations.json, final_evaluation.md too)
         saved = [str(out / name) for name in RUN_FILES if (out / name).is_file()]

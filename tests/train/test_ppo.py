@@ -162,6 +162,17 @@ def test_resume_continues_the_step_count(run_dir, tmp_path):
     assert meta["timesteps_this_run"] >= 512
 
 
+def test_a_resumed_runs_summary_says_which_steps_its_wall_time_covers(run_dir, tmp_path, capsys):
+    """The header read "2560 steps in 0.1 min": the total steps against this run's time only."""
+    out = tmp_path / "resumed"
+    train(["--resume", str(run_dir), "--timesteps", "512", "--n-envs", "1", "--eval-freq", "0",
+           "--final-eval-rounds", "4", "--eval-opponents", "random", "--no-progress", "--no-tensorboard",
+           "--no-plot", "--out", str(out)])  # fmt: skip
+    meta = json.loads((out / "metadata.json").read_text())
+    header = f"{meta['timesteps']} steps, {meta['timesteps_this_run']} of them in this run, in "
+    assert header in capsys.readouterr().out
+
+
 def test_resume_into_its_own_folder_keeps_the_earlier_evaluations_and_best(run_dir, tmp_path):
     """--resume RUN --out RUN: the run's earlier periodic evaluations stay in evaluations.json,
     metadata.json and the curve, and best_model.zip is replaced only by a model that beats the
