@@ -84,8 +84,9 @@ from domino_env.train.ppo_args import (
 )
 from domino_env.train.run_folder import (
     BEST_MODEL_FILE,
+    EVALUATIONS_FILE,
+    FINAL_EVALUATION_FILE,
     LEARNING_CURVE_FILE,
-    RUN_FILES,
     RunFolder,
     claim_run_folder,
     clear_run_files,
@@ -386,19 +387,21 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             before = (resumed or {}).get("timesteps", 0)  # the resumed model's own steps
             this_run = steps - before
             history = callback.history
-            # a signal after the last step (during the last PPO update) stopped nothing: training
-            # is whole, so the run is trained, and only the final evaluation is skipped
-            after_training = stop.received is not None and callback.stopped is None
+            # Every asked step trained: a stop request after the last step (during the last PPO
+            # update, the evaluation due there, or this save) stopped nothing, so the run is
+            # trained, and only the final evaluation is skipped (none was asked: the run is done).
+            complete = this_run >= whole
+            stopped = None if complete else callback.stopped
             folder.save_model(model)
             if not (out / BEST_MODEL_FILE).exists():
                 folder.save_model(model, BEST_MODEL_FILE)
             folder.write_metadata(
-                status="interrupted" if stop.received and not after_training else "trained",
+                status="interrupted" if stop.received and not complete else "trained",
                 timesteps=steps,
                 timesteps_trained=steps,
                 timesteps_played=played,
                 timesteps_this_run=this_run,
-                stopped_early=callback.stopped,
+                stopped_early=stopped,
                 train_wall_seconds=round(train_seconds, 1),
                 steps_per_second=round((played - before) / max(train_seconds, 1e-9), 1),
                 evaluations=strip_tables(history),
@@ -406,7 +409,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                             "file": BEST_MODEL_FILE},
                 eval_seed=eval_seed,
             )  # fmt: skip
-            interrupted = stop.received
+            interrupted = None if complete and not args.final_eval_rounds else stop.received
     except KeyboardInterrupt:  # a second signal: aborted without saving this step's model
         aborted = True
         if folder.metadata.get("status") == "training":
@@ -417,7 +420,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         if sigterm is not signal.SIG_IGN:
             signal.signal(signal.SIGTERM, sigterm)
 
-    if interrupted and after_training:  # as a signal during the final evaluation
+    if interrupted and complete:  # as a signal during the final evaluation
+        (out / FINAL_EVALUATION_FILE).unlink(missing_ok=True)  # an earlier model's: never beside this one
         print(f"{interrupted} after the last training step: the final evaluation is skipped; the trained model "
               f"is saved: {out / MODEL_FILE} (metadata status trained); evaluate it with "
               f"{evaluate_command(args, f'ppo:{out}')}", file=sys.stderr, flush=True)  # fmt: skip
@@ -432,12 +436,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         _plot(args, history, out, rules, game)
         return out, interrupted
 
-    if callback.stopped and this_run <= 0:  # the same command would stop at the same place again
-        print(f"training stopped early: {callback.stopped}, before its first whole rollout "
+    if stopped and this_run <= 0:  # the same command would stop at the same place again
+        print(f"training stopped early: {stopped}, before its first whole rollout "
               f"({model.n_steps} x {model.n_envs} steps): nothing was trained; give a longer --time-limit or a "
               "smaller --n-steps", file=sys.stderr, flush=True)  # fmt: skip
-    elif callback.stopped and not args.quiet:  # the time limit: say so, and how to go on
-        print(f"training stopped early: {callback.stopped}; saved {out / MODEL_FILE}; continue with: "
+    elif stopped and not args.quiet:  # the time limit: say so, and how to go on
+        print(f"training stopped early: {stopped}; saved {out / MODEL_FILE}; continue with: "
               f"{resume_command(argv_list, out, args.timesteps - this_run, launcher('train.ppo'))}", flush=True)  # fmt: skip
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config_of(rules, game), name="ppo")
     workers = args.eval_workers or max(1, min(cores, 4))
@@ -458,8 +462,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         trained = f"{steps} steps, {this_run} of them in this run," if resumed else f"{steps} steps"
         print_summary(final, p, f"{summary_title(out / MODEL_FILE, final, p)} | {trained} in "
                       f"{train_seconds / 60:.1f} min")  # fmt: skip
-    if not args.quiet:  # every file of the run folder (evaluations.json, final_evaluation.md too)
-        saved = [str(out / name) for name in RUN_FILES if (out / name).is_file()]
+    if not args.quiet:  # every file this run wrote (evaluations.json, final_evaluation.md too)
+        wrote = {EVALUATIONS_FILE: bool(history), FINAL_EVALUATION_FILE: bool(final),
+                 LEARNING_CURVE_FILE: bool(args.plot and history)}  # fmt: skip
+        saved = [str(out / f) for f in (MODEL_FILE, BEST_MODEL_FILE, "metadata.json", *wrote) if wrote.get(f, True)]
         print(f"saved {', '.join(saved)}" + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))
     return out, None
 

@@ -238,14 +238,8 @@ def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how
     assert (out / "model.zip").is_file()
 
 
-def test_a_signal_during_the_last_update_leaves_a_trained_run_not_an_interrupted_one(tmp_path, monkeypatch, capsys):
-    """A signal during PPO's last update stops nothing (no step follows), but the run was saved
-    "interrupted" with a resume hint of "--timesteps 1", which trained a whole extra rollout and,
-    interrupted again at its end, printed the same hint. Now it is a trained run whose final
-    evaluation is skipped, as for a signal during that evaluation."""
+def _signal_after_the_last_update(monkeypatch):
     from sb3_contrib import MaskablePPO
-
-    from domino_env.train import ppo
 
     real_train = MaskablePPO.train
 
@@ -256,17 +250,52 @@ def test_a_signal_during_the_last_update_leaves_a_trained_run_not_an_interrupted
             time.sleep(0.05)  # the handler runs here
 
     monkeypatch.setattr(MaskablePPO, "train", train_then_signal)
+
+
+@pytest.mark.parametrize("evaluation", [[], ["--eval-freq", "64", "--eval-rounds", "2", "--eval-opponents", "random"]],
+                         ids=["no-evaluation-due", "evaluation-due-at-the-last-step"])
+def test_a_signal_during_the_last_update_leaves_a_trained_run_not_an_interrupted_one(tmp_path, monkeypatch, capsys,
+                                                                                     evaluation):
+    """A signal during PPO's last update stops nothing (no step follows), but the run was saved
+    "interrupted" with a resume hint of "--timesteps 1", which trained a whole extra rollout and,
+    interrupted again at its end, printed the same hint. Now it is a trained run whose final
+    evaluation is skipped, as for a signal during that evaluation; also when a periodic
+    evaluation was due at the last step (it is dropped), and an earlier model's
+    final_evaluation.md (a resume into its folder) is removed, as finish_run does."""
+    from sb3_contrib import MaskablePPO
+
+    from domino_env.train import ppo
+
     out = tmp_path / "run"
-    args = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "0",
-            "--final-eval-rounds", "8", "--out", str(out)]  # fmt: skip
+    first = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--final-eval-rounds", "8",
+             "--quiet", "--out", str(out)]  # fmt: skip
+    assert ppo.run(first) == (out, None) and (out / "final_evaluation.md").is_file()
+    _signal_after_the_last_update(monkeypatch)
+    args = [*SMALL, "--resume", str(out), "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy",
+            *evaluation, "--final-eval-rounds", "8", "--out", str(out)]  # fmt: skip
     assert ppo.run(args) == (out, "SIGTERM")
     meta = json.loads((out / "metadata.json").read_text())
     assert (meta["status"], meta["stopped_early"], meta.get("final_evaluation")) == ("trained", None, None)
-    assert meta["timesteps_trained"] == MaskablePPO.load(out / "model.zip").num_timesteps >= 64
+    assert meta["timesteps_trained"] == MaskablePPO.load(out / "model.zip").num_timesteps == 64 + 128
+    assert not (out / "final_evaluation.md").exists()  # the 64-step model's
     err = capsys.readouterr().err
     assert "SIGTERM after the last training step: the final evaluation is skipped" in err
     assert f"evaluate it with domino-evaluate --game mexican_train --players 2 --max-pip 9 --agents ppo:{out}" in err
-    assert "--resume" not in err
+    assert "--timesteps 1" not in err and "continue with" not in err
+
+
+def test_a_signal_during_the_last_update_of_a_run_without_final_evaluation_ends_it_as_done(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """With --final-eval-rounds 0 nothing is left to skip: the run ends as without the signal."""
+    from domino_env.train import ppo
+
+    _signal_after_the_last_update(monkeypatch)
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--out", str(out)]
+    assert ppo.run(args) == (out, None)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert (meta["status"], meta["stopped_early"]) == ("done", None)
+    assert "skipped" not in capsys.readouterr().err
 
 
 def test_a_run_without_tensorboard_leaves_no_folder_in_the_temp_dir(tmp_path, monkeypatch):
