@@ -26,6 +26,11 @@ METADATA_KEYS = ("observation_spec_hash", "observation_scaling")
 _ZIP_MAGIC = b"PK\x03\x04"
 
 
+#: What a model whose tensor file does not unpickle is called (torch's own text advises loading
+#: it with weights_only=False, which runs the file's code: not advice for a damaged file).
+UNPICKLING_FAILED = "corrupt model (a tensor file inside it cannot be unpickled): copy or download the model again"
+
+
 def check_model_file(model: str | Path) -> None:
     """Refuse a model archive that cannot be a Stable-Baselines3 model, before loading it.
 
@@ -141,6 +146,9 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
             file and what is wrong).
     """
     path = Path(path).expanduser()  # "ppo:~/..." reaches here unexpanded by the shell
+    if path.is_dir() and path.suffix in (".zip", ".json"):  # a model.zip / metadata.json made a folder
+        raise CheckpointNotFoundError(f"{path} is a folder, not a file: a model folder holds the files "
+                                      f"{MODEL_FILE} and {METADATA_FILE}")
     if path.is_dir():
         model, meta = path / MODEL_FILE, path / METADATA_FILE
     elif path.is_file() and path.suffix != ".zip":  # e.g. the run's metadata.json itself

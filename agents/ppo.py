@@ -58,6 +58,7 @@ from .checkpoint_files import (  # noqa: F401  (re-exported: the loader's file c
     METADATA_KEYS,
     MODEL_FILE,
     SB3_MEMBERS,
+    UNPICKLING_FAILED,
     check_model_file,
     load_metadata,
     read_metadata,
@@ -431,10 +432,7 @@ def load_ppo_agent(
     except ImportError:  # a missing package is not the file's fault
         raise
     except pickle.UnpicklingError as exc:  # torch's text would advise weights_only=False: unsafe
-        raise CheckpointError(
-            f"{model_path}: corrupt model (a tensor file inside it cannot be unpickled): copy or download "
-            "the model again"
-        ) from exc
+        raise CheckpointError(f"{model_path}: {UNPICKLING_FAILED}") from exc
     except Exception as exc:  # what the checks above cannot see (e.g. a damaged tensor file)
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         raise CheckpointError(

@@ -68,7 +68,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
     save_dataset,
 )
 from domino_env.train.bc_fit import fit, on_policy_agreement  # noqa: F401 (re-exported)
-from domino_env.train.cli import first_line
+from domino_env.train.cli import load_failure
 from domino_env.train.evaluate import evaluate_command, rule_flags
 from domino_env.train.ladder import (
     finish_run,
@@ -287,8 +287,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             model.policy.load_state_dict(source.policy.state_dict())
         except Exception as exc:  # a corrupt or foreign zip: one line, not a traceback
             venv.close()
-            parser.error(f"--init-from {args.init_from}: cannot load {checked.start_model}: {type(exc).__name__}: "
-                         f"{first_line(exc)}")  # fmt: skip
+            parser.error(f"--init-from {args.init_from}: cannot load {checked.start_model}: {load_failure(exc)}")
         if args.kl_coef > 0:
             anchor = copy.deepcopy(model.policy).eval()
     scale = env.scale

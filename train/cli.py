@@ -245,6 +245,16 @@ def first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0]
 
 
+def load_failure(exc: BaseException) -> str:
+    """Why a model file did not load, in one line: ``type: first line``, except for a tensor file
+    that does not unpickle, whose torch text advises ``weights_only=False`` (running its code)."""
+    import pickle
+
+    from domino_env.agents.checkpoint_files import UNPICKLING_FAILED
+
+    return UNPICKLING_FAILED if isinstance(exc, pickle.UnpicklingError) else f"{type(exc).__name__}: {first_line(exc)}"
+
+
 def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
     """Why a run folder could not be made or written at ``path`` (None: it can): a file in its
     place, a file where a folder above it should be, or a read-only folder above it. Checked

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
-from domino_env.train.cli import first_line, sigterm_as_interrupt, terminate_as_interrupt
+from domino_env.train.cli import load_failure, sigterm_as_interrupt, terminate_as_interrupt
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.ladder import (
     LADDER,
@@ -205,7 +205,7 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
             raise
         vec_env.close()
         parser.error(f"{flag} {getattr(args, flag[2:].replace('-', '_'))}: cannot load {checked.start_model}: "
-                     f"{type(exc).__name__}: {first_line(exc)}")  # fmt: skip
+                     f"{load_failure(exc)}")  # fmt: skip
     if args.resume:  # the loaded model keeps its PPO settings: say so, and record the ones used
         kept = []
         for name in _RESUMED_SETTINGS:

@@ -434,7 +434,8 @@ class DominoAECEnv(AECEnv, EzPickle):
     def render_image(self, viewer: int | None = None, all_hands: bool = False) -> np.ndarray:
         """Picture of the table, ``(H, W, 3)`` uint8 (see :mod:`domino_env.render_image`):
         ``viewer``'s hand face up (default: the seat to play), the others face down;
-        ``all_hands=True`` shows every hand (replays, debugging). Works in any render mode."""
+        ``all_hands=True`` shows every hand (replays, debugging; no seat is labelled "(you)"
+        unless ``viewer`` is given). Works in any render mode."""
         from ..render_image import blank_image, image_size, table_image
 
         if self.game_state is None:

@@ -219,8 +219,9 @@ def test_a_model_or_metadata_that_is_a_folder_says_so(released_copy, tmp_path, f
     shutil.copytree(released_copy, folder)
     (folder / folder_for).unlink()
     (folder / folder_for).mkdir()
-    with pytest.raises(CheckpointNotFoundError, match=re.escape(f"{folder / folder_for} is a folder, not a file")):
-        read_metadata(folder)
+    for given in (folder, folder / folder_for):  # the run folder, or the file's own path
+        with pytest.raises(CheckpointNotFoundError, match=re.escape(f"{folder / folder_for} is a folder, not a file")):
+            read_metadata(given)
 
 
 def test_a_home_relative_model_path_is_expanded(released_copy, monkeypatch):

@@ -298,6 +298,47 @@ def test_a_signal_during_the_last_update_of_a_run_without_final_evaluation_ends_
     assert "skipped" not in capsys.readouterr().err
 
 
+def _model_whose_tensor_file_does_not_unpickle(folder: Path) -> Path:
+    """A copy of the Mexican Train release whose policy.pth is a torch file that torch's safe
+    loader refuses (a Fraction inside)."""
+    import io
+    import shutil
+    import zipfile
+    from fractions import Fraction
+
+    import torch
+
+    release = ROOT / "checkpoints" / "mexican_train_4p_d12"
+    shutil.copytree(release, folder)
+    buffer = io.BytesIO()
+    torch.save({"x": Fraction(1, 3)}, buffer)
+    src, tmp = folder / "model.zip", folder / "rebuilt.zip"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for item in zin.infolist():
+            zout.writestr(item, buffer.getvalue() if item.filename == "policy.pth" else zin.read(item))
+    tmp.replace(src)
+    return folder
+
+
+@pytest.mark.parametrize("command, flag", [("train.ppo", "--resume"), ("train.ppo", "--init-from"),
+                                           ("train.bc", "--init-from")])
+def test_a_start_model_that_does_not_unpickle_is_one_line_without_torchs_unsafe_advice(tmp_path, capsys, command,
+                                                                                       flag):
+    """torch's text ("re-running torch.load with weights_only set to False will likely succeed",
+    with terminal colour codes) was the message of --resume / --init-from."""
+    import importlib
+
+    bad = _model_whose_tensor_file_does_not_unpickle(tmp_path / "bad")
+    module = importlib.import_module(f"domino_env.{command}")
+    with pytest.raises(SystemExit) as exit_:
+        module.run([flag, str(bad), *(["--n-envs", "1"] if command == "train.ppo" else []), "--out",
+                    str(tmp_path / "out")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{flag} {bad}: cannot load {bad / 'model.zip'}: corrupt model (a tensor file inside it cannot be " in err
+    assert "weights_only" not in err and "\x1b" not in err
+
+
 def test_a_run_without_tensorboard_leaves_no_folder_in_the_temp_dir(tmp_path, monkeypatch):
     """Stable-Baselines3's default logger made an empty SB3-<time> folder in the temp dir."""
     import tempfile
