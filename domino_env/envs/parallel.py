@@ -13,7 +13,7 @@ before its ``DealError`` propagates (docs/integrations.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
     also ``aec_env.agent_selection``); the other entries are ignored.
 
     Raises:
-        IllegalActionError: ``actions`` is not a dict, or has no entry for the active agent (was a
+        IllegalActionError: ``actions`` is not a mapping (a dict), or has no entry for the active agent (was a
             bare ``KeyError``).
         DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
             starts. The finished round is paid (its rewards are in ``aec_env.rewards``), every
@@ -41,8 +41,8 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
         if not self.agents:  # PettingZoo 1.27 returned four empty dicts here
             return {}, {}, {}, {}, {}
         actor = self.aec_env.agent_selection
-        if not isinstance(actions, dict) or actor not in actions:
-            got = sorted(map(str, actions)) if isinstance(actions, dict) else type(actions).__name__
+        if not isinstance(actions, Mapping) or actor not in actions:
+            got = sorted(map(str, actions)) if isinstance(actions, Mapping) else type(actions).__name__
             raise IllegalActionError(f"parallel step: actions must be a dict holding the active agent "
                                      f"{actor!r} (infos[agent]['active_agent']), got {got}")
         try:

@@ -191,6 +191,9 @@ def test_a_parallel_step_without_the_active_agents_action_names_it(bad):
     with pytest.raises(IllegalActionError, match=f"holding the active agent '{actor}'"):
         par.step(bad)  # was a bare KeyError (or TypeError) from PettingZoo's wrapper
     assert par.aec_env.agent_selection == actor and par.agents == par.possible_agents
+    legal = int(np.flatnonzero(par.aec_env.observe(actor)["action_mask"])[0])
+    par.step(types.MappingProxyType({actor: legal}))  # any mapping, as PettingZoo's wrapper takes
+    assert par.aec_env.agent_selection != actor
 
 
 def test_a_bad_later_deal_ends_the_parallel_episode_too():
