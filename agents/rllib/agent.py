@@ -144,7 +144,7 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
         CheckpointNotFoundError: none of those at ``path`` (a DominoError and a FileNotFoundError;
             the message says what was looked for).
     """
-    path = Path(path)
+    path = Path(path).expanduser()  # "rllib:~/..." reaches here unexpanded by the shell
     candidates = [
         path / module_id,  # the MultiRLModule's folder (its own module_state.pkl is empty)
         path,

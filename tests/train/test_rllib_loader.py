@@ -123,3 +123,13 @@ def test_a_seat_mismatch_names_the_rllib_command(good):
     folder, _, _ = good
     with pytest.raises(DominoError, match=r"\(domino-rllib --game G --players P --max-pip N\)"):
         load_rllib_agent(folder, {"num_players": 3, "max_pip": 9})
+
+
+def test_a_home_relative_module_path_is_expanded(tmp_path, monkeypatch):
+    """``rllib:~/...``: the shell leaves the ``~`` after ``rllib:`` to the program (as ``ppo:``)."""
+    from domino_env.agents.rllib.agent import MODULE_STATE_FILE, module_dir
+
+    (tmp_path / "run" / "main").mkdir(parents=True)
+    (tmp_path / "run" / "main" / MODULE_STATE_FILE).write_bytes(b"")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert module_dir("~/run") == tmp_path / "run" / "main"
