@@ -135,6 +135,12 @@ def load_metadata(meta: str | Path) -> dict[str, Any]:
     return metadata
 
 
+def _refuse_a_folder(path: Path) -> None:
+    if path.is_dir():
+        raise CheckpointNotFoundError(f"{path} is a folder, not a file: a model folder holds the files "
+                                      f"{MODEL_FILE} and {METADATA_FILE}")
+
+
 def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
     """``(model zip path, metadata dict)`` for a model folder or a model ``.zip`` file, both
     checked (:func:`check_model_file`, :func:`load_metadata`) before anything loads them.
@@ -146,9 +152,8 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
             file and what is wrong).
     """
     path = Path(path).expanduser()  # "ppo:~/..." reaches here unexpanded by the shell
-    if path.is_dir() and path.suffix in (".zip", ".json"):  # a model.zip / metadata.json made a folder
-        raise CheckpointNotFoundError(f"{path} is a folder, not a file: a model folder holds the files "
-                                      f"{MODEL_FILE} and {METADATA_FILE}")
+    if path.suffix in (".zip", ".json"):  # a model.zip / metadata.json made a folder
+        _refuse_a_folder(path)
     if path.is_dir():
         model, meta = path / MODEL_FILE, path / METADATA_FILE
     elif path.is_file() and path.suffix != ".zip":  # e.g. the run's metadata.json itself
@@ -160,9 +165,7 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         model = path if path.suffix == ".zip" else path.with_suffix(".zip")
         meta = model.parent / METADATA_FILE
     for found in (model, meta):
-        if found.is_dir():
-            raise CheckpointNotFoundError(f"{found} is a folder, not a file: a model folder holds the files "
-                                          f"{MODEL_FILE} and {METADATA_FILE}")
+        _refuse_a_folder(found)
     if not model.is_file():
         where = f"{path}" if model == path else f"{path} ({model} does not exist)"
         released = ""
