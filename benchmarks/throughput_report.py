@@ -141,6 +141,32 @@ def compute_ratios(ours: list[dict], peers: list[dict]) -> tuple[dict, list[str]
     return summary, lines
 
 
+#: env() (PettingZoo's wrappers) / raw_env per step, same cell: what the wrappers cost. Target
+#: for Mexican Train 4p d12; the other cells are printed without one.
+WRAPPER_TARGET = 0.5
+
+
+def wrapper_ratios(ours: list[dict]) -> tuple[dict, list[str]]:
+    """``env()`` / ``raw_env`` steps per second (wall and CPU) for every cell measured in both
+    layers: summary keys ``env_over_raw_env_<game>_<players>p_d<max_pip>[_cpu]`` and the lines
+    that print them (the Mexican Train 4p d12 cell against :data:`WRAPPER_TARGET`)."""
+    summary: dict = {}
+    parts: list[str] = []
+    for raw in (r for r in ours if r["layer"] == "raw_env"):
+        cell = {k: raw[k] for k in ("game", "players", "max_pip")}
+        wrapped = _find(ours, layer="env", **cell)
+        if wrapped is None:
+            continue
+        name = f"{cell['game']}_{cell['players']}p_d{cell['max_pip']}"
+        for clock, tag in (("s", ""), ("cpu_s", "_cpu")):
+            summary[f"env_over_raw_env_{name}{tag}"] = wrapped[f"steps_per_{clock}"] / raw[f"steps_per_{clock}"]
+        main = cell == {"game": "mexican_train", "players": 4, "max_pip": 12}
+        ratio = _ratio(summary[f"env_over_raw_env_{name}"], WRAPPER_TARGET if main else None)
+        parts.append(f"{cell['game']} {cell['players']}p d{cell['max_pip']} {ratio}")
+    lines = ["env() / raw_env, steps per second (wall):\n    " + "\n    ".join(parts)] if parts else []
+    return summary, lines
+
+
 def scaling_tables(ours: list[dict]) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, headers, rows) of Mexican Train engine and raw_env vs players and vs set size."""
     headers = ["", "engine steps/s", "raw_env steps/s", "engine steps/cpu-s",
@@ -240,7 +266,9 @@ def print_report(ours: list[dict], peers: list[dict], scaling: list[dict] | None
     if any("error" not in p and p["peer"] == "openspiel_block_dominoes" for p in peers):
         print("* no pass action (a player who cannot place is skipped): steps = moves = placements")
     summary, lines = compute_ratios(ours, peers)
-    for line in lines:
+    wrappers, wrapper_lines = wrapper_ratios(ours)
+    summary.update(wrappers)
+    for line in lines + wrapper_lines:
         print(line)
     for title, headers, rows in scaling_tables(scaling or []):
         print()
