@@ -403,10 +403,15 @@ def parse_spec(arg: str, line: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if re.search(r"\s,|,\s", arg):  # "search:8, prior=none" read as the key " prior"
         raise AgentSpecError(spec, "a spec without spaces: search:N,key=value,... (no space around a comma)")  # fmt: skip
+    prev = None  # the key of the item before, while it is read
     for i, item in enumerate(arg.split(",")):
         key, eq, value = item.partition("=")
         if not eq and i == 0:
             key, value = "budget", item
+        if not eq and prev == "prior" and ":" in (out["prior"] or ""):  # "prior=ppo:/a,b": a comma
+            raise AgentSpecError(spec, f"key=value items after a comma; {item!r} is not one (a "
+                                 "prior's path cannot hold a comma, which separates the options: "
+                                 "rename or link the folder)")  # fmt: skip
         if key not in SPEC_KEYS or (not eq and i > 0):
             raise AgentSpecError(spec, f"search:N or search:key=value,... with keys {keys}")
         if key in out:
@@ -433,6 +438,7 @@ def parse_spec(arg: str, line: bool = True) -> dict[str, Any]:
             out[key] = None if value == "none" else value
         else:
             out[key] = value
+        prev = key
     return out
 
 

@@ -93,6 +93,8 @@ def test_the_keyed_spelling_sets_every_search_option():
         ("search:prior=", "allowed: prior: an agent"),
         ("search:prior=search", "allowed: prior: an agent that plays from the observation"),
         ("search:prior=search:5", "allowed: prior: an agent that plays"),
+        ("search:prior=ppo:runs/a,b", "'b' is not one .a prior's path cannot hold a comma"),
+        ("search:budget=9,prior=greedy,x", "with keys"),
         ("search:rollout=", "allowed: rollout: one of"),
         ("search:rollout=bogus", "allowed: rollout: one of"),
         ("search:prior=none,candidates=2", "allowed: candidates: 0 with prior"),
