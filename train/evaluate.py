@@ -489,8 +489,8 @@ def print_result(console: Any, result: EvaluationResult) -> None:
         f"{result.rounds_played} rounds{games} "
         f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
         f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
-        f"the {result.deals} per-deal averages (n/a with fewer than 2 deals)."
-    )
+        f"the {result.deals} per-deal averages (n/a with fewer than 2 deals).", soft_wrap=True,
+    )  # soft_wrap: one line in a log (a terminal wraps it itself)
 
 
 if __name__ == "__main__":  # through train.cli: a missing extra or a bad file is one line

@@ -189,6 +189,8 @@ def test_tiny_tournament_from_the_command_line(tmp_path):
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "planner" in proc.stdout and "95% CI" in proc.stdout
+    footer = [ln for ln in proc.stdout.splitlines() if ln.startswith("6 rounds (")]
+    assert len(footer) == 1 and footer[0].endswith("(n/a with fewer than 2 deals).")  # not wrapped
     data = json.loads(out.read_text())
     assert data["agents"] == ["planner", "greedy", "random"]
     assert data["env_kwargs"]["preset"] == "tren_mexicano"
