@@ -25,7 +25,6 @@ import numpy as np
 
 from .core.errors import (
     ConfigError,
-    DealError,
     DominoError,
     IllegalActionError,
     check_action,
@@ -236,6 +235,9 @@ class SingleAgentEnv(gymnasium.Env):
             DominoError: an explicit deal whose round ends before the learner's first turn, or
                 100 deals in a row that did (the message names ``max_steps`` / ``max_cycles`` when
                 the last one was truncated before it).
+
+        An opponent callable's own error propagates and leaves no episode (``step`` asks for
+        ``reset``).
         """
         seed = check_seed(seed)
         # what a refused deal must leave as it was: the generator (its seed and stream) and the seat
@@ -251,6 +253,14 @@ class SingleAgentEnv(gymnasium.Env):
                 rng.bit_generator.state = rng_state
             self.learner_seat, self._first_seat = seats
             raise
+        except BaseException:  # an opponent's own error while it played: no episode to go on with
+            self._end_episode()
+            raise
+
+    def _end_episode(self) -> None:
+        """The episode is over without a learner's view: ``step`` asks for ``reset``."""
+        self._done = True
+        self._mask = np.zeros_like(self._mask)
 
     def _deal(self, options: dict[str, Any] | None):
         """:meth:`reset`'s deals, until the learner has a decision."""
@@ -293,6 +303,9 @@ class SingleAgentEnv(gymnasium.Env):
             DominoError: ``step`` after the episode ended (call ``reset``).
             DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
                 starts (the AEC env's episode ends there; so does this one: call ``reset``).
+
+        Any error an opponent callable raises propagates, and the episode is over (``step``
+        then asks for ``reset``).
         """
         if self._done:
             raise DominoError("the episode is over: call reset() before step()")
@@ -308,9 +321,10 @@ class SingleAgentEnv(gymnasium.Env):
         try:
             self._step_aec(action)
             self._play_opponents()
-        except DealError:  # the AEC env ended the episode: a later step is refused, not illegal
-            self._done = True
-            self._mask = np.zeros_like(self._mask)
+        except BaseException:
+            # A refused next deal (the AEC env ended the episode) or an opponent's own error: the
+            # AEC env waits on another seat, so a later step is refused, never played as that seat
+            self._end_episode()
             raise
         obs, reward, terminated, truncated, info = self._learner_view()
         reward, self._reset_reward = reward + self._reset_reward, 0.0

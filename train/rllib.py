@@ -69,6 +69,7 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     make_callbacks_class,
     model_config_of,
     ppo_config,
+    progress_row,
 )
 from domino_env.train.run_folder import claim_run_folder, command_line
 from domino_env.train.start_model import continued_seed
@@ -118,18 +119,8 @@ def _versions() -> dict[str, str]:
             "python": platform.python_version(), "numpy": np.__version__}  # fmt: skip
 
 
-def _summary(result: dict[str, Any]) -> dict[str, Any]:
-    er = result.get("env_runners", {})
-    return {
-        "iteration": int(result.get("training_iteration", 0)),
-        "env_steps": int(result.get("num_env_steps_sampled_lifetime", er.get("num_env_steps_sampled_lifetime", 0))),
-        "episodes": int(er.get("num_episodes_lifetime", 0)),
-        "episode_len_mean": float(er.get("episode_len_mean", float("nan"))),
-        "main_return_mean": float(er.get("main_seat_return", float("nan"))),
-        "main_win_rate": float(er.get("main_win_rate", float("nan"))),
-        "illegal_actions": int(er.get("illegal_actions", 0)),
-        "time_s": float(result.get("time_total_s", 0.0)),
-    }
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 class _StoppedInRayInit(Exception):
@@ -331,19 +322,19 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
 
         bar = progress_bar(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
     start = time.perf_counter()
-    interrupted = False
+    interrupted, failed = False, None
     try:
         for i in range(args.iterations):
             result = algo.train()
-            row = _summary(result)
+            row = progress_row(result)
             row["time_s"] += time_before  # RLlib's time_total_s restarts at 0 in a resumed run
             history.append(row)
             new_iterations += 1
             with open(out / "progress.jsonl", "a") as f:
                 f.write(json.dumps(row) + "\n")
             if bar is not None:
-                advance(bar, 1, steps=row["env_steps"], eps=row["episodes"], ret=f"{row['main_return_mean']:.3f}",
-                        win=f"{row['main_win_rate']:.3f}", illegal=row["illegal_actions"])  # fmt: skip
+                advance(bar, 1, steps=row["env_steps"], eps=row["episodes"], ret=_fmt(row["main_return_mean"]),
+                        win=_fmt(row["main_win_rate"]), illegal=row["illegal_actions"])  # fmt: skip
             else:
                 print(json.dumps(row), flush=True)
             if (i + 1) % args.checkpoint_every == 0:
@@ -355,6 +346,11 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         left = args.iterations - new_iterations
         print(f"\ninterrupted: saving a checkpoint (continue with --resume {out} --iterations {left})",
               file=sys.stderr)  # fmt: skip
+    except Exception as exc:  # a crash (RLlib's or ours): the iterations trained are kept, then it fails
+        interrupted, failed = True, exc
+        metadata["failed"] = f"{type(exc).__name__}: {first_line(exc)}"
+        print(f"\ntraining failed ({metadata['failed']}): saving a checkpoint (continue with --resume {out} "
+              f"--iterations {args.iterations - new_iterations})", file=sys.stderr)  # fmt: skip
     finally:
         signal.signal(signal.SIGTERM, previous_handler)
         if bar is not None:
@@ -377,6 +373,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                                       f"was written; {kept}") from None  # fmt: skip
     algo.stop()
     ray.shutdown()
+    if failed is not None:
+        raise failed
     if not interrupted and args.eval_rounds > 0:
         signal.signal(signal.SIGTERM, stop_on_sigterm)
         try:

@@ -24,7 +24,7 @@ from domino_env.core.errors import DominoError
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem
 from domino_env.train.evaluate import add_mexican_train_rule_options
 from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, duration, flag_of
-from domino_env.train.rllib_config import MODES, env_config_of
+from domino_env.train.rllib_config import MANY_LEARNERS, MODES, env_config_of
 
 GAMES = ("mexican_train", "block", "draw", "cuban")
 
@@ -92,8 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--num-envs-per-env-runner", type=int, default=1, help="envs per env runner")
     r.add_argument(
         "--num-learners", type=int, default=0,
-        help="learner actors (0: learn in the driver; more: data-parallel PPO updates, e.g. one "
-        "per GPU node of a cluster)",
+        help="learner actors: 0 learns in the driver, 1 in a learner actor of its own (e.g. on a "
+        "cluster's GPU node); more are refused (RLlib's data-parallel split of turn-based episodes fails)",
     )  # fmt: skip
     r.add_argument(
         "--address", default=None,
@@ -144,8 +144,10 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         parser.error(f"--lr must be in (0, 1], got {args.lr}")
     if args.seed > MAX_SEED:  # RLlib seeds each env runner's envs with seed + their index
         parser.error(f"--seed must be from 0 to {MAX_SEED} (2**31 - 1), got {args.seed}")
-    if not math.isfinite(args.entropy_coeff):
-        parser.error(f"--entropy-coeff must be a finite number, got {args.entropy_coeff}")
+    if not (math.isfinite(args.entropy_coeff) and args.entropy_coeff >= 0):  # RLlib's own check: after Ray starts
+        parser.error(f"--entropy-coeff must be a finite number >= 0, got {args.entropy_coeff}")
+    if args.num_learners > 1:
+        parser.error(f"--num-learners must be 0 or 1, got {args.num_learners}: {MANY_LEARNERS}")
     if not 0 < args.gamma <= 1:
         parser.error(f"--gamma must be in (0, 1], got {args.gamma}")
     if not 0 <= args.gae_lambda <= 1:

@@ -143,6 +143,39 @@ def model_config_of(env_config: dict[str, Any], hidden: Sequence[int]) -> dict[s
     }
 
 
+def _count(value: Any) -> int:
+    """A count RLlib reports: missing or NaN (a summed metric in an iteration without a finished
+    episode, once it was ever logged) is 0."""
+    return 0 if value is None or not np.isfinite(value) else int(value)
+
+
+def _mean(value: Any) -> float | None:
+    """A mean over the iteration's finished episodes: None (JSON null) when none finished."""
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def progress_row(result: dict[str, Any]) -> dict[str, Any]:
+    """One ``domino-rllib`` ``progress.jsonl`` row from RLlib's result of an iteration (the metrics
+    of :func:`make_callbacks_class` among them): strict JSON, no NaN."""
+    er = result.get("env_runners", {})
+    return {
+        "iteration": _count(result.get("training_iteration")),
+        "env_steps": _count(result.get("num_env_steps_sampled_lifetime", er.get("num_env_steps_sampled_lifetime"))),
+        "episodes": _count(er.get("num_episodes_lifetime")),
+        "episode_len_mean": _mean(er.get("episode_len_mean")),
+        "main_return_mean": _mean(er.get("main_seat_return")),
+        "main_win_rate": _mean(er.get("main_win_rate")),
+        "illegal_actions": _count(er.get("illegal_actions")),
+        "time_s": float(result.get("time_total_s", 0.0)),
+    }
+
+
+#: Why more than one learner is refused (``ppo_config`` and ``domino-rllib --num-learners``).
+MANY_LEARNERS = ("with more, RLlib splits each batch's episodes between the learners, and these "
+                 "turn-based episodes then fail its batch preparation (a seat's part of an episode "
+                 "without an action)")  # fmt: skip
+
+
 def ppo_config(
     env_config: dict[str, Any],
     *,
@@ -168,7 +201,8 @@ def ppo_config(
     (:func:`domino_env.agents.make_agent`), one :class:`~agents.rllib.modules.ScriptedRLModule` each.
 
     Raises:
-        DominoError: ``mode`` is ``"opponents"`` with no opponents, or an unknown mode.
+        DominoError: ``mode`` is ``"opponents"`` with no opponents, or an unknown mode;
+            ``num_learners`` is not 0 or 1 (:data:`MANY_LEARNERS` says why).
     """
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -181,6 +215,8 @@ def ppo_config(
         raise DominoError(f"mode {mode!r}: one of {MODES}")
     if mode == "opponents" and not opponents:
         raise DominoError("mode 'opponents' needs at least one opponent agent")
+    if num_learners not in (0, 1):
+        raise DominoError(f"num_learners must be 0 or 1, got {num_learners}: {MANY_LEARNERS}")
     aec = aec_from_env_config(env_config)
     p = aec.config.num_players
     teams = bool(getattr(aec.config, "teams", False))

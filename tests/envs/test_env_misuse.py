@@ -305,6 +305,49 @@ def test_a_bad_later_deal_ends_the_adapters_episode_too():
     assert env.action_masks().any()
 
 
+class _Failing:
+    """An opponent that plays random legal moves until ``fail`` is set, then raises."""
+
+    def __init__(self):
+        self.fail = False
+
+    def __call__(self, obs, mask, rng):
+        if self.fail:
+            raise RuntimeError("the opponent's own error")
+        return int(rng.choice(np.flatnonzero(mask)))
+
+
+def test_an_opponents_error_ends_the_adapters_episode():
+    """An opponent callable that raised inside step (or reset) left the AEC env waiting on its
+    seat while action_masks() still gave the learner's old mask: the next step played the
+    learner's action as that seat. Now the error propagates and the episode is over."""
+    from domino_env.wrappers import SingleAgentEnv
+
+    opponent = _Failing()
+    env = SingleAgentEnv(block_v0.raw_env(), opponents=[opponent] * 3)
+    rng = np.random.default_rng(0)
+    in_reset = 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        opponent.fail = True  # the next seat is an opponent: it raises inside this step
+        with pytest.raises(RuntimeError, match="the opponent's own error"):
+            env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        assert env.aec.agent_selection != env.learner and not env.action_masks().any()
+        with pytest.raises(DominoError, match="the episode is over: call reset"):
+            env.step(0)
+        try:  # raises in reset when an opponent leads the new round
+            env.reset(seed=100 + seed)
+        except RuntimeError:
+            in_reset += 1
+            assert not env.action_masks().any()
+            with pytest.raises(DominoError, match="the episode is over: call reset"):
+                env.step(0)
+        opponent.fail = False
+    assert 3 <= in_reset <= 11
+    obs, info = env.reset(seed=1)  # a new episode plays as usual
+    assert env.action_masks().any() and not any(env.step(int(np.flatnonzero(env.action_masks())[0]))[2:4])
+
+
 @pytest.mark.parametrize("module", [mexican_train_v0, cuban_v0], ids=lambda m: m.__name__.rsplit(".", 1)[1])
 def test_a_refused_first_deal_is_named_by_the_option_that_gave_it(module):
     """A later deal is refused as options['deals'][k]; the first was refused without its name, and

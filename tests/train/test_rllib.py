@@ -5,6 +5,7 @@ The training runs themselves (a few PPO iterations, checkpoints, tournaments) ar
 test_rllib_smoke.py; the turn-based reward bookkeeping in test_rllib_rewards.py.
 """
 
+import json
 import subprocess
 import sys
 import time
@@ -240,9 +241,11 @@ def test_seat_mapping_modes():
         (["--seed", str(2**31)], "--seed must be from 0 to 2147483647 (2**31 - 1), got 2147483648"),
         (["--num-env-runners", "3", "--num-cpus", "2"],
          "--num-env-runners 3 + --num-learners 0 need 3 CPUs (one actor each) and this local Ray has 2 (--num-cpus)"),
-        (["--num-learners", "2", "--num-env-runners", "1", "--num-cpus", "2"], "need 3 CPUs"),
+        (["--num-learners", "1", "--num-env-runners", "2", "--num-cpus", "2"], "need 3 CPUs"),
+        (["--num-learners", "2"], "--num-learners must be 0 or 1, got 2: with more, RLlib splits each batch's"),
         (["--num-env-runners", "100000"], "(the CPUs of this machine); give fewer, or --address for a cluster"),
-        (["--entropy-coeff", "nan"], "--entropy-coeff must be a finite number, got nan"),
+        (["--entropy-coeff", "nan"], "--entropy-coeff must be a finite number >= 0, got nan"),
+        (["--entropy-coeff", "-0.1"], "--entropy-coeff must be a finite number >= 0, got -0.1"),  # was RLlib's traceback
         (["--gamma", "1.5"], "--gamma must be in (0, 1], got 1.5"),
         (["--gae-lambda", "2"], "--gae-lambda must be in [0, 1], got 2.0"),
         (["--eval-opponents", "bogus"], "--eval-opponents bogus: "),
@@ -400,3 +403,27 @@ def test_the_play_it_hint_gives_the_rules_flags_the_checkpoint_needs():
         "domino-evaluate --game mexican_train --episode game --hand-size 11 --doubles chain "
         "--no-use-boneyard --elimination-limit 50 --agents rllib:r ..."
     )
+
+
+def test_ppo_config_refuses_more_than_one_learner():
+    """RLlib's split of a batch's episodes between several learners fails on turn-based episodes
+    (a seat's part without an action); ``domino-rllib --num-learners`` refuses it too."""
+    from domino_env.train.rllib_config import ppo_config
+
+    with pytest.raises(DominoError, match="num_learners must be 0 or 1, got 2: with more, RLlib splits"):
+        ppo_config({"game": "block"}, num_learners=2)
+
+
+def test_a_progress_row_of_an_iteration_without_a_finished_episode_is_strict_json():
+    """RLlib reports a summed metric as NaN in an iteration where no episode ended, once it was
+    logged before: ``int(NaN)`` crashed the run (ValueError), and the means were written as
+    bare NaN, which strict JSON parsers refuse. Counts are 0 there, means null."""
+    from domino_env.train.rllib_config import progress_row
+
+    nan = float("nan")
+    row = progress_row({"training_iteration": 3, "num_env_steps_sampled_lifetime": 192, "time_total_s": 4.5,
+                    "env_runners": {"num_episodes_lifetime": 1, "illegal_actions": nan,
+                                    "episode_len_mean": nan, "main_win_rate": nan}})  # fmt: skip
+    assert row == {"iteration": 3, "env_steps": 192, "episodes": 1, "episode_len_mean": None,
+                   "main_return_mean": None, "main_win_rate": None, "illegal_actions": 0, "time_s": 4.5}  # fmt: skip
+    assert json.loads(json.dumps(row, allow_nan=False)) == row

@@ -285,3 +285,27 @@ def test_a_signal_during_the_final_evaluation_keeps_the_checkpoint(tmp_path):
     _, meta = _history(out)
     assert "evaluation" not in meta and meta["interrupted"] is False and meta["iterations_done"] == 1
     assert isinstance(make_agent(f"rllib:{out}", {"num_players": 2, "max_pip": 9}), PPOAgent)
+
+
+def _strict(text):
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_an_iteration_that_finishes_no_episode_after_one_that_did(tmp_path):
+    """Batches shorter than an episode: RLlib reports the summed ``illegal_actions`` as NaN in an
+    iteration without a finished episode once it was logged, and ``int(NaN)`` killed the run with
+    a traceback and no checkpoint (so with ``--episode game`` or many envs per runner). Such an
+    iteration's row has null means, and every file is strict JSON."""
+    out = tmp_path / "short"
+    run(["-m", "train.rllib", "--game", "mexican_train", "--players", "2", "--max-pip", "9",
+         "--iterations", "3", "--eval-rounds", "0", "--out", str(out),
+         *SMALL, "--batch-size", "32", "--minibatch-size", "32"])  # fmt: skip (the last one counts)
+    rows = [_strict(line) for line in (out / "progress.jsonl").read_text().splitlines()]
+    assert [r["episodes"] for r in rows] == [0, 1, 1]  # the third iteration finished none
+    assert rows[2]["episode_len_mean"] is None and rows[2]["main_win_rate"] is None
+    assert rows[1]["episode_len_mean"] > 0 and 0 <= rows[1]["main_win_rate"] <= 1
+    assert all(r["illegal_actions"] == 0 for r in rows)
+    assert _strict((out / METADATA_FILE).read_text())["iterations_done"] == 3

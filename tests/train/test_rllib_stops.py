@@ -242,3 +242,39 @@ def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     assert finish_checkpoint_swap(run) == "checkpoint.old/ removed"
     assert (run / "checkpoint" / "module_state.pkl").read_bytes() == b"weights"
     assert finish_checkpoint_swap(run) is None  # a whole run folder is left as it is
+
+
+_CRASH = """
+import sys
+from ray.rllib.algorithms.algorithm import Algorithm
+from domino_env.train import rllib
+
+real_train, calls = Algorithm.train, []
+def train(self):
+    calls.append(1)
+    if len(calls) == 2:
+        raise RuntimeError("an error inside RLlib")
+    return real_train(self)
+Algorithm.train = train
+rllib._run(sys.argv[1:])
+"""
+
+
+def test_a_crash_during_training_keeps_the_iterations_trained_for_resume(tmp_path):
+    """An error in an iteration (RLlib's own, say) left a run folder with only progress.jsonl:
+    --resume called it "not a run folder" and --out refused it as not empty, so the run was
+    lost. Now the iterations trained are saved (the metadata names the error), the error
+    propagates, and --resume continues the run."""
+    out = tmp_path / "run"
+    proc = _run_draw_2p(_CRASH, out, 3)
+    assert proc.returncode == 1 and proc.stderr.rstrip().endswith("RuntimeError: an error inside RLlib")
+    assert (f"training failed (RuntimeError: an error inside RLlib): saving a checkpoint (continue with "
+            f"--resume {out} --iterations 2)") in proc.stderr  # fmt: skip
+    meta = json.loads((out / "domino_rllib.json").read_text())
+    assert (meta["iterations_done"], meta["interrupted"], meta["failed"]) == (1, True, "RuntimeError: an error inside RLlib")
+    again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(out), "--iterations", "2",
+                            "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    meta = json.loads((out / "domino_rllib.json").read_text())
+    assert [r["iteration"] for r in meta["history"]] == [1, 2, 3] and "failed" not in meta
