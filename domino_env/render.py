@@ -53,7 +53,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
         f"boneyard {_tile_count(state.boneyard_size)}",
     ]
     obliging = list(state.open_doubles)  # in the order they were left open
-    own = set() if state.round_over else set(state.turn_doubles)
+    own = set() if state.round_over else set(state.own_doubles_to_cover())  # chain, no_cover: none
     trains = list(range(p)) + ([p] if state.config.use_mexican_train else [])
     for train in trains:
         if train == p:

@@ -241,7 +241,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
         c.text((x + 20, MARGIN + 24), f"to play: seat {acting} ({phase_text(state)}{extra})", size=14)
     # trains
     obliging = list(state.open_doubles)
-    own = set(state.turn_doubles) if acting is not None else set()
+    own = set(state.own_doubles_to_cover()) if acting is not None else set()
     trains = list(range(p)) + ([p] if cfg.use_mexican_train else [])
     y = HEADER
     for train in trains:

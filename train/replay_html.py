@@ -75,7 +75,7 @@ def mexican_train_frame(state: MexicanTrainState) -> dict[str, Any]:
     """What the page shows of a Mexican Train state (JSON-ready)."""
     frame = _common(state)
     p = state.num_players
-    own = [] if state.round_over else list(state.turn_doubles)
+    own = [] if state.round_over else state.own_doubles_to_cover()
     trains = []
     for train in range(p + (1 if state.config.use_mexican_train else 0)):
         trains.append(

@@ -167,6 +167,15 @@ class MexicanTrainState(MexicanTrainRounds):
                 trains.append(other)
         return trains
 
+    def own_doubles_to_cover(self) -> list[int]:
+        """Trains ending in a double the current player placed this turn and must still cover
+        itself (docs/rules.md §1.4): its doubles while it must cover one (``satisfy``,
+        ``double_double``), the first one while ``double_double`` allows a second double; none
+        under ``chain`` and ``no_cover``, where a double gives one more placement anywhere."""
+        if self.phase not in (COVER_OWN, SECOND_DOUBLE):
+            return []
+        return self.turn_doubles[:] if self.phase == COVER_OWN else self.turn_doubles[:1]
+
     def _coverable(self, open_doubles: list[int] | None = None) -> list[int]:
         """Obliging open doubles that may be covered now (docs/rules.md §1.4); ``open_doubles``
         replaces the current list."""

@@ -272,10 +272,8 @@ class MexicanTrainEncoder(EncoderBase):
         """Trains whose double obliges the current player now (its placement must cover one of
         them); not the doubles it may cover without being obliged (``chain`` doubles of its own
         turn, ``no_cover``)."""
-        if state.phase == COVER_OWN:
-            return state.turn_doubles
-        if state.phase == SECOND_DOUBLE:
-            return state.turn_doubles[:1]
+        if state.phase in (COVER_OWN, SECOND_DOUBLE):
+            return state.own_doubles_to_cover()
         if state.phase == 0:
             return state._coverable()
         return []

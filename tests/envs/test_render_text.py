@@ -46,6 +46,34 @@ def test_open_doubles_are_numbered_and_the_own_double_to_cover_is_named():
     assert {env.game_state.describe_action(a) for a in env.game_state.legal_actions()} == {"draw"}
 
 
+@pytest.mark.parametrize("doubles, obliged", [("satisfy", True), ("double_double", True), ("chain", False), ("no_cover", False)])
+def test_only_a_double_its_player_must_cover_is_labelled_to_cover(doubles, obliged):
+    """docs/rules.md §1.4: under chain and no_cover a double gives one more placement anywhere;
+    the text, the picture and the replay page labelled it "DOUBLE TO COVER" / "cover it"
+    (a yellow outline) as under satisfy, where the player must cover it."""
+    from domino_env.render_image import OWN_DOUBLE
+    from domino_env.train.replay_html import mexican_train_frame
+
+    env = raw_env(render_mode="ansi", num_players=3, max_pip=9, doubles=doubles, first_turn="any")
+    env.reset(options={"deal": {
+        "hands": [[[4, 9], [4, 4], [1, 2], [3, 9]], [[8, 9], [0, 0], [1, 1], [3, 3]],
+                  [[7, 9], [0, 3], [2, 2], [6, 6]]],
+        "boneyard": [[3, 5], [6, 8], [5, 6]], "station": [9, 9], "first_player": 0,
+    }})  # fmt: skip
+    for text in ("place 4-9 on own train", "place 8-9 on own train", "place 7-9 on own train",
+                 "place 4-4 on own train"):  # fmt: skip
+        _play(env, text)
+    state = env.game_state
+    assert state.current_player == 0 and state.turn_doubles == [0]  # seat 0 just placed 4-4
+    legal = {state.describe_action(a) for a in state.legal_actions()}
+    assert ("place 3-9 on the Mexican train" in legal) is not obliged, legal  # free to play elsewhere
+    assert state.own_doubles_to_cover() == ([0] if obliged else [])
+    assert ("DOUBLE TO COVER" in env.render()) is obliged
+    assert mexican_train_frame(state)["trains"][0]["cover"] is obliged
+    picture = env.render_image(0)
+    assert bool((picture == np.array(OWN_DOUBLE, dtype=np.uint8)).all(axis=-1).any()) is obliged
+
+
 def test_the_replay_page_names_the_phase_as_the_text_does():
     """The browser viewer's frames said "free" where the text says "open double to cover"."""
     from domino_env.train.replay_html import frames_from_record
