@@ -344,3 +344,34 @@ def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
     if not _known(name, LINE_PRESETS):
         raise ConfigError("preset", name, f"one of {tuple(LINE_PRESETS)}")
     return _from_preset_values(LineConfig, name, LINE_PRESETS[name][1], overrides)
+
+
+#: The env options that are not rules (``raw_env(...)`` keywords beside the rules): their values.
+EPISODES = ("round", "game")
+REWARDS = ("outcome", "points")
+RENDER_MODES = ("human", "ansi", "rgb_array")
+
+
+def check_env_options(
+    episode: Any = "round", reward: Any = "outcome", render_mode: Any = None, max_cycles: Any = 100_000,
+    max_steps: Any = None,
+) -> None:
+    """Check the env options that are not rules (docs/envs.md), as ``raw_env`` takes them and a
+    game record holds them.
+
+    Raises:
+        ConfigError: naming the option and its allowed values (``max_cycles`` an integer >= 1,
+            ``max_steps`` None or an integer >= 1; numpy integers are accepted, bools not).
+    """
+    if episode not in EPISODES:
+        raise ConfigError("episode", episode, f"one of {EPISODES}")
+    if reward not in REWARDS:
+        raise ConfigError("reward", reward, f"one of {REWARDS}")
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ConfigError("render_mode", render_mode, f"None or one of {RENDER_MODES}")
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
+        raise ConfigError("max_cycles", max_cycles, "a positive integer (cycles: turns per agent)")
+    if max_steps is not None and (
+        isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
+    ):
+        raise ConfigError("max_steps", max_steps, "None or a positive integer (actions)")

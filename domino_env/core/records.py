@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .config import LineConfig, MexicanTrainConfig
-from .errors import RecordError
+from .config import LineConfig, MexicanTrainConfig, check_env_options
+from .errors import ConfigError, RecordError
 from .files import replace_text
 from .line import LineState
 from .mexican_train import MexicanTrainState
@@ -63,7 +63,10 @@ def load_record(path: str | Path) -> dict[str, Any]:
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
     try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+        text = Path(path).read_text(encoding="utf-8")
+        if not text.strip():
+            raise RecordError(f"record {path} is an empty file ({len(text.encode())} bytes)")
+        record = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         raise RecordError(f"record {path} is not valid JSON: {err.msg} (line {err.lineno})") from err
     except UnicodeDecodeError as err:
@@ -85,8 +88,8 @@ _FIELD_TYPES = {"env_kwargs": dict, "deals": list, "actions": list}
 
 def _check(record: Any) -> None:
     if not isinstance(record, dict):
-        raise RecordError(f"not a game record of format {RECORD_FORMAT!r} (a JSON {type(record).__name__}, "
-                          "not an object)")  # fmt: skip
+        kind = "null" if record is None else type(record).__name__
+        raise RecordError(f"not a game record of format {RECORD_FORMAT!r} (a JSON {kind}, not an object)")
     if record.get("format") != RECORD_FORMAT:
         found = f"its format is {record['format']!r}" if "format" in record else "it has no 'format' field"
         raise RecordError(f"not a game record of format {RECORD_FORMAT!r} ({found})")
@@ -97,9 +100,10 @@ def _check(record: Any) -> None:
             raise RecordError(f"record field {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
                               f"got {type(record[key]).__name__}")  # fmt: skip
     _classes_of(record)
-    episode = record["env_kwargs"].get("episode", "round")
-    if episode not in ("round", "game"):
-        raise RecordError(f"record field 'env_kwargs' has episode {episode!r}; allowed: 'round' or 'game'")
+    try:  # as raw_env(**env_kwargs) checks them, so that the record rebuilds its env
+        check_env_options(**{k: v for k, v in record["env_kwargs"].items() if k in ENV_ONLY_KWARGS})
+    except ConfigError as err:
+        raise RecordError(f"record field 'env_kwargs': {err}") from err
     max_steps = record["env_kwargs"].get("max_steps")
     if isinstance(max_steps, int) and not isinstance(max_steps, bool) and len(record["actions"]) > max_steps:
         raise RecordError(f"record has {len(record['actions'])} actions; its env_kwargs' max_steps={max_steps} "

@@ -20,6 +20,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
+from ..core.config import check_env_options
 from ..core.errors import (
     ConfigError,
     DealError,
@@ -30,9 +31,6 @@ from ..core.errors import (
 from ..core.records import make_record
 from .infos import info_layout
 
-EPISODES = ("round", "game")
-REWARDS = ("outcome", "points")
-RENDER_MODES = ("human", "ansi", "rgb_array")
 ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles", "max_steps")
 
 
@@ -85,18 +83,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             if key not in known:
                 raise ConfigError(key, rules[key], f"a keyword of {type(self).__name__}: {known}")
         self.config = self.make_config(preset, rules)
-        if episode not in EPISODES:
-            raise ConfigError("episode", episode, f"one of {EPISODES}")
-        if reward not in REWARDS:
-            raise ConfigError("reward", reward, f"one of {REWARDS}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ConfigError("render_mode", render_mode, f"None or one of {RENDER_MODES}")
-        if isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer)) or max_cycles < 1:
-            raise ConfigError("max_cycles", max_cycles, "a positive integer (cycles: turns per agent)")
-        if max_steps is not None and (
-            isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1
-        ):
-            raise ConfigError("max_steps", max_steps, "None or a positive integer (actions)")
+        check_env_options(episode, reward, render_mode, max_cycles, max_steps)
         self.episode = episode
         self.reward_mode = reward
         self.render_mode = render_mode

@@ -21,12 +21,12 @@ from typing import Any
 
 from pettingzoo import AECEnv, ParallelEnv
 
-from ..core.config import LineConfig, line_from_preset
+from ..core.config import RENDER_MODES, LineConfig, line_from_preset
 from ..core.line import LineState
 from ..encoding.line import LineEncoder
 from ..encoding.state import LineStateEncoder
 from ..render import render_line
-from .base import RENDER_MODES, DominoAECEnv, outcome_rewards
+from .base import DominoAECEnv, outcome_rewards
 from .parallel import parallel_view
 from .wrapping import wrap
 

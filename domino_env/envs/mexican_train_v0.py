@@ -23,12 +23,12 @@ from typing import Any
 
 from pettingzoo import AECEnv, ParallelEnv
 
-from ..core.config import MexicanTrainConfig, from_preset
+from ..core.config import RENDER_MODES, MexicanTrainConfig, from_preset
 from ..core.mexican_train import MexicanTrainState
 from ..encoding.mexican_train import MexicanTrainEncoder
 from ..encoding.state import MexicanTrainStateEncoder
 from ..render import render_mexican_train
-from .base import RENDER_MODES, DominoAECEnv, outcome_rewards
+from .base import DominoAECEnv, outcome_rewards
 from .parallel import parallel_view
 from .wrapping import wrap
 

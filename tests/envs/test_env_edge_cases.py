@@ -312,6 +312,13 @@ def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
     path.write_text(path.read_text()[:40])  # truncated
     with pytest.raises(RecordError, match="r.json is not valid JSON: "):
         load_record(path)
+    for empty in ("", " \n"):  # said "not valid JSON: Expecting value"
+        path.write_text(empty)
+        with pytest.raises(RecordError, match=rf"r.json is an empty file \({len(empty)} bytes\)"):
+            load_record(path)
+    path.write_text("null")  # said "a JSON NoneType"
+    with pytest.raises(RecordError, match=r"\(a JSON null, not an object\)"):
+        load_record(path)
     path.write_bytes(b"\xff\xfe")  # not text
     with pytest.raises(RecordError, match=r"r.json is not a text \(JSON\) file"):
         load_record(path)

@@ -133,7 +133,16 @@ def test_truncated_and_odd_records_are_checked_too(tmp_path):
         "8th action": (dict(record, actions=[*record["actions"], legal_next]), "its env_kwargs' max_steps=7 ends"),
         "extra deal": (dict(record, deals=[*record["deals"], other.to_record()["deals"][0]]), "1 deal(s) beyond"),
         "episode": (dict(record, env_kwargs=dict(record["env_kwargs"], episode="bogus")),
-                    "episode 'bogus'; allowed: 'round' or 'game'"),
+                    "'env_kwargs': invalid config field 'episode': got 'bogus'; allowed: one of ('round', 'game')"),
+        # the env options raw_env(**env_kwargs) refuses: replay took them (the env then did not)
+        "reward": (dict(record, env_kwargs=dict(record["env_kwargs"], reward="xx")),
+                   "'env_kwargs': invalid config field 'reward': got 'xx'; allowed: one of ('outcome', 'points')"),
+        "render mode": (dict(record, env_kwargs=dict(record["env_kwargs"], render_mode="xx")),
+                        "'env_kwargs': invalid config field 'render_mode': got 'xx'"),
+        "max steps": (dict(record, env_kwargs=dict(record["env_kwargs"], max_steps="5")),
+                      "'env_kwargs': invalid config field 'max_steps': got '5'"),
+        "max cycles": (dict(record, env_kwargs=dict(record["env_kwargs"], max_cycles=0)),
+                       "'env_kwargs': invalid config field 'max_cycles': got 0"),
         "rules": (dict(record, env_kwargs=dict(record["env_kwargs"], max_pip=7)),
                   "the record's rules or first deal are invalid: "),
     }  # fmt: skip
