@@ -48,7 +48,8 @@ from domino_env.wrappers import info_state_kwargs
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
 QUIT_WORDS = ("q", "quit", "exit")
-TABLE_WORDS = ("t", "table", "h", "help", "?")
+TABLE_WORDS = ("t", "table")
+HELP_WORDS = ("h", "help", "?")
 
 
 class Stop(Exception):
@@ -197,6 +198,10 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
             raise Stop("you quit")
         elif word in TABLE_WORDS:
             show()
+        elif word in HELP_WORDS:  # the table again, then what can be typed
+            show()
+            print(f"  commands: {numbers} plays that move, t (table) shows the table again, q (quit, "
+                  "exit) stops the game and writes its record; Ctrl-D stops too", flush=True)
         elif not re.fullmatch(r"-?[0-9]+", word):  # not str.isdigit: int("²") fails
             print(f"  {text!r} is not a move number: {hint}", flush=True)
         elif not 1 <= int(word) <= n:

@@ -327,6 +327,7 @@ document.addEventListener("keydown", (e) => {
   const keys = {ArrowRight: () => show(cur + 1), ArrowLeft: () => show(cur - 1), Home: () => show(0),
                 End: () => show(F.length - 1), PageDown: () => show(roundStart(cur, 1)),
                 PageUp: () => show(roundStart(cur, -1)), " ": togglePlay};
+  if (e.altKey || e.ctrlKey || e.metaKey) return;  // the browser's own (Alt+Left: back)
   if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
 });
 FULL_LABEL = labelWidth();

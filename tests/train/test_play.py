@@ -389,3 +389,17 @@ def test_a_seat_knocked_out_of_an_elimination_game_is_told(tmp_path):
     told = f"you are out of the game (your score {state.scores[0]} reached the limit of 40)"
     assert out.stdout.count("you are out of the game") == 1 and told in out.stdout
     assert out.stdout.index(told) < out.stdout.rindex("game over: won by")
+
+
+@pytest.mark.parametrize("typed", ["h", "help", "?"])
+def test_help_shows_the_table_and_lists_the_commands(typed, capsys):
+    """'h', 'help' and '?' only showed the table again, without a word of what can be typed."""
+    from domino_env.train.play import read_move
+
+    shown = []
+    answers = iter([typed, "3"])
+    assert read_move([10, 20, 30], show=lambda: shown.append(1), read=lambda prompt: next(answers)) == 30
+    assert shown == [1]
+    assert ("commands: a number from 1 to 3 plays that move, t (table) shows the table again, q (quit, exit) "
+            "stops the game and writes its record") in capsys.readouterr().out
+

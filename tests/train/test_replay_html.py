@@ -238,6 +238,9 @@ def test_mexican_train_game_page_in_chromium(browser, mexican_game, tmp_path):
     assert "game over, won by seat" in page.locator("#result").text_content()
     page.keyboard.press("Home")
     _check_frame(page, 0, expected[0])
+    for chord in ("Alt+ArrowRight", "Control+End", "Meta+ArrowRight"):  # the browser's, not the page's
+        page.keyboard.press(chord)
+        assert page.locator("body").get_attribute("data-frame") == "0", chord
     _press(page, "ArrowRight", 40)
     shot = tmp_path / "mexican_train.png"
     page.screenshot(path=str(shot), full_page=True)
