@@ -22,7 +22,7 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from domino_env.core.errors import RecordError
 from domino_env.core.files import replace_text
@@ -258,10 +258,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = unwritable(out)
     if problem:
         parser.error(f"--output {out}: {problem}")
+
+    def refuse(message: str) -> NoReturn:  # the record's content: no option to fix, no --help hint
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
     try:
         record = load_record(src)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
-        parser.error(str(err))
+        refuse(str(err))
     except OSError as err:
         parser.error(f"record {src}: {err.strerror}")
     try:
@@ -270,9 +274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         parser.error(f"record {src}: {err.strerror}")
     except RecordError as err:  # its message says what does not replay, and where
-        parser.error(f"record {src}: {err}")
+        refuse(f"record {src}: {err}")
     except (ValueError, KeyError, TypeError, AttributeError) as err:
-        parser.error(f"record {src} does not replay: {err}")
+        refuse(f"record {src} does not replay: {err}")
     try:
         replace_text(out, page)
     except OSError as err:  # checked before; a full disk, a folder removed since

@@ -153,6 +153,7 @@ def test_truncated_and_odd_records_are_checked_too(tmp_path):
         save_record(bad, path)
         out = _cli(str(path))
         assert out.returncode == 2 and message in out.stderr, (name, out.stderr)
+        assert "--help lists every option" not in out.stderr  # the record is wrong, not an option
 
 
 def test_a_deal_removed_from_the_middle_of_a_game_is_named():
