@@ -253,9 +253,6 @@ class SingleAgentEnv(gymnasium.Env):
                 rng.bit_generator.state = rng_state
             self.learner_seat, self._first_seat = seats
             raise
-        except BaseException:  # an opponent's own error while it played: no episode to go on with
-            self._end_episode()
-            raise
 
     def _end_episode(self) -> None:
         """The episode is over without a learner's view: ``step`` asks for ``reset``."""
@@ -274,7 +271,11 @@ class SingleAgentEnv(gymnasium.Env):
             self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)), options=options)
             self._results_passed = 0
             self._team_reward = 0.0
-            self._play_opponents()
+            try:
+                self._play_opponents()
+            except BaseException:  # an opponent's error (its own, or an illegal move): the AEC
+                self._end_episode()  # env waits on that seat, no episode to go on with
+                raise
             obs, self._reset_reward, terminated, truncated, info = self._learner_view()
             if not (terminated or truncated):
                 return obs, info

@@ -183,7 +183,7 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
     """
     n = len(legal)
     numbers = "1 (the only legal move)" if n == 1 else f"a number from 1 to {n}"
-    hint = f"type {numbers}, t to show the table again, q to quit"
+    hint = f"type {numbers}, t to show the table again, h for help, q to quit"
     prompt = "your move (1): " if n == 1 else f"your move (1-{n}): "
     while True:
         try:

@@ -229,7 +229,7 @@ def _start(
         "train_seed": train_seed,
         "command": command_line("train.rllib", argv),
         # the run this command continued: the chain back to the command that began it
-        "resumed_from": {k: previous.get(k) for k in ("command", "iterations_done", "interrupted", "resumed_from")}
+        "resumed_from": {k: previous.get(k) for k in ("command", "iterations_done", "interrupted", "failed", "resumed_from")}
         if args.resume is not None else None,
         "versions": _versions(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
@@ -348,7 +348,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
               file=sys.stderr)  # fmt: skip
     except Exception as exc:  # a crash (RLlib's or ours): the iterations trained are kept, then it fails
         interrupted, failed = True, exc
-        metadata["failed"] = f"{type(exc).__name__}: {first_line(exc)}"
+        said = exc if first_line(exc) or exc.__cause__ is None else exc.__cause__  # RLlib re-raises env errors bare
+        metadata["failed"] = f"{type(said).__name__}: {first_line(said)}"
         print(f"\ntraining failed ({metadata['failed']}): saving a checkpoint (continue with --resume {out} "
               f"--iterations {args.iterations - new_iterations})", file=sys.stderr)  # fmt: skip
     finally:

@@ -64,13 +64,14 @@ def load_record(path: str | Path) -> dict[str, Any]:
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
-        if not text.strip():
-            raise RecordError(f"record {path} is an empty file ({len(text.encode())} bytes)")
+    except UnicodeDecodeError as err:
+        raise RecordError(f"record {path} is not a text (JSON) file") from err
+    if not text.strip():
+        raise RecordError(f"record {path} is an empty file ({len(text.encode())} bytes)")
+    try:
         record = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
         raise RecordError(f"record {path} is not valid JSON: {err.msg} (line {err.lineno})") from err
-    except UnicodeDecodeError as err:
-        raise RecordError(f"record {path} is not a text (JSON) file") from err
     except ValueError as err:  # NaN / Infinity: Python's extension of JSON, which no record holds
         raise RecordError(f"record {path} is not valid JSON: {err}") from err
     except RecursionError as err:  # JSON nested deeper than the parser goes: not a record

@@ -25,14 +25,26 @@ LIVE_ATTRIBUTES = (
 
 def _live(name: str) -> property:
     def get(self: Any) -> Any:
-        return getattr(self._raw, name)
+        shadow = self.__dict__.get(name, _NONE)  # a value set on this wrapper, as PettingZoo keeps it
+        return getattr(self._raw, name) if shadow is _NONE else shadow
 
     def set_(self: Any, value: Any) -> None:
-        # PettingZoo < 1.24's BaseWrapper copies these from the env below after each call; the
-        # value is the raw env's own, so writing it there keeps one copy.
-        setattr(self._raw, name, value)
+        # PettingZoo < 1.24's BaseWrapper copies these from the env below after each call: that
+        # value is the raw env's own object, read live already. Any other value stays on this
+        # wrapper (it shadows the raw env's), as with PettingZoo's own wrappers.
+        if value is not getattr(self._raw, name, _NONE):
+            self.__dict__[name] = value
+        else:
+            self.__dict__.pop(name, None)
 
-    return property(get, set_, doc=f"The raw env's ``{name}``.")
+    def delete(self: Any) -> None:
+        if self.__dict__.pop(name, _NONE) is _NONE:
+            raise AttributeError(name)
+
+    return property(get, set_, delete, doc=f"The raw env's ``{name}``.")
+
+
+_NONE = object()
 
 
 class _Live:
@@ -42,6 +54,11 @@ class _Live:
     def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
         self._raw = env.unwrapped
         super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_raw" not in state:  # pickled by a release whose wrappers had no _raw
+            self._raw = self.env.unwrapped
 
 
 for _name in LIVE_ATTRIBUTES:
@@ -83,11 +100,12 @@ def _checked(name: str) -> property:
     live = _live(name)
 
     def get(self: Any) -> Any:
-        if not self._has_reset:  # OrderEnforcingWrapper's rule, which its __getattr__ holds
+        # OrderEnforcingWrapper's rule, which its __getattr__ holds (a value set on it is found first)
+        if not self._has_reset and name not in self.__dict__:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return live.fget(self)
 
-    return property(get, live.fset, doc=live.__doc__)
+    return property(get, live.fset, live.fdel, doc=live.__doc__)
 
 
 for _name in LIVE_ATTRIBUTES[:-1]:

@@ -314,7 +314,7 @@ def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
         load_record(path)
     for empty in ("", " \n"):  # said "not valid JSON: Expecting value"
         path.write_text(empty)
-        with pytest.raises(RecordError, match=rf"r.json is an empty file \({len(empty)} bytes\)"):
+        with pytest.raises(RecordError, match=rf"^record \S*r.json is an empty file \({len(empty)} bytes\)$"):
             load_record(path)
     path.write_text("null")  # said "a JSON NoneType"
     with pytest.raises(RecordError, match=r"\(a JSON null, not an object\)"):

@@ -306,15 +306,16 @@ def test_a_bad_later_deal_ends_the_adapters_episode_too():
 
 
 class _Failing:
-    """An opponent that plays random legal moves until ``fail`` is set, then raises."""
+    """An opponent that plays random legal moves until ``fail`` is set, then raises its own
+    error (``fail == "raise"``) or plays an illegal move (``"illegal"``: IllegalActionError)."""
 
     def __init__(self):
-        self.fail = False
+        self.fail = None
 
     def __call__(self, obs, mask, rng):
-        if self.fail:
+        if self.fail == "raise":
             raise RuntimeError("the opponent's own error")
-        return int(rng.choice(np.flatnonzero(mask)))
+        return int(np.flatnonzero(mask == 0)[0] if self.fail == "illegal" else rng.choice(np.flatnonzero(mask)))
 
 
 def test_an_opponents_error_ends_the_adapters_episode():
@@ -326,24 +327,30 @@ def test_an_opponents_error_ends_the_adapters_episode():
     opponent = _Failing()
     env = SingleAgentEnv(block_v0.raw_env(), opponents=[opponent] * 3)
     rng = np.random.default_rng(0)
-    in_reset = 0
-    for seed in range(12):
+    in_reset = {"raise": 0, "illegal": 0}
+    errors = {"raise": RuntimeError, "illegal": IllegalActionError}
+    for seed in range(24):
+        kind = ("raise", "illegal")[seed % 2]
         env.reset(seed=seed)
-        opponent.fail = True  # the next seat is an opponent: it raises inside this step
-        with pytest.raises(RuntimeError, match="the opponent's own error"):
+        opponent.fail = kind  # the next seat is an opponent: it fails inside this step
+        with pytest.raises(errors[kind]):
             env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         assert env.aec.agent_selection != env.learner and not env.action_masks().any()
         with pytest.raises(DominoError, match="the episode is over: call reset"):
             env.step(0)
-        try:  # raises in reset when an opponent leads the new round
+        opponent.fail = None
+        env.reset(seed=200 + seed)  # a new episode, the old one ended mid-turn
+        assert env.action_masks().any()
+        opponent.fail = kind
+        try:  # fails in reset when an opponent leads the new round
             env.reset(seed=100 + seed)
-        except RuntimeError:
-            in_reset += 1
+        except errors[kind]:  # an illegal move is a DominoError: the learner's old mask stayed
+            in_reset[kind] += 1
             assert not env.action_masks().any()
             with pytest.raises(DominoError, match="the episode is over: call reset"):
                 env.step(0)
-        opponent.fail = False
-    assert 3 <= in_reset <= 11
+        opponent.fail = None
+    assert all(2 <= n <= 11 for n in in_reset.values()), in_reset
     obs, info = env.reset(seed=1)  # a new episode plays as usual
     assert env.action_masks().any() and not any(env.step(int(np.flatnonzero(env.action_masks())[0]))[2:4])
 

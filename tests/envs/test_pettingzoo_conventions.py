@@ -257,3 +257,62 @@ def test_env_reads_the_per_step_attributes_from_the_raw_env(name, monkeypatch):
         steps += 1
     assert steps > 10 and not raw.agents and wrapped._cumulative_rewards == raw._cumulative_rewards
     assert not set(forwarded) & live, sorted(set(forwarded))
+
+
+def _plain_env():
+    """block's raw env in PettingZoo's own three wrappers, as env() stacked them before."""
+    from pettingzoo.utils import wrappers
+
+    raw = block_v0.raw_env()
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1))
+    )
+
+
+def _assignments(env):
+    """What a user sees after setting and deleting per-step attributes on the outer wrapper."""
+    seen = []
+    env.agents = ["x"]  # before reset: PettingZoo keeps it on the wrapper
+    seen.append(env.agents)
+    del env.agents
+    with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
+        _ = env.agents
+    env.reset(seed=0)
+    env.agent_selection = "player_1"  # shadows the raw env's on this wrapper, the game is untouched
+    seen.append((env.agent_selection, env.unwrapped.agent_selection))
+    del env.agent_selection
+    env.rewards = {"a": 5}
+    seen.append((env.agent_selection, env.rewards, env.unwrapped.rewards["player_0"]))
+    del env.rewards
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    seen.append((env.agent_selection, env.rewards, env.terminations))
+    return seen
+
+
+def test_setting_an_attribute_on_env_shadows_it_as_pettingzoos_wrappers_do():
+    """The wrappers read the per-step attributes from the raw env; a value set on the wrapper
+    by a user stayed on the wrapper with PettingZoo's own (the game untouched), and still does
+    (a first version wrote it into the raw env, changing the turn)."""
+    assert _assignments(block_v0.env()) == _assignments(_plain_env())
+
+
+def test_an_env_pickled_before_the_wrappers_read_the_raw_env_still_loads():
+    """A pickle made by the release before (wrappers without ``_raw``) loads and plays on: each
+    wrapper finds its raw env again (PettingZoo 1.23's OrderEnforcingWrapper refused every read)."""
+    import pickle
+
+    env = block_v0.env()
+    env.reset(seed=4)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    layer = env
+    while hasattr(layer, "env"):
+        del layer.__dict__["_raw"]  # as the old wrappers were pickled
+        layer = layer.env
+    again = pickle.loads(pickle.dumps(env))
+    layer = again
+    while hasattr(layer, "env"):
+        assert layer.__dict__["_raw"] is again.unwrapped
+        layer = layer.env
+    assert again.agent_selection == env.unwrapped.agent_selection
+    again.step(int(np.flatnonzero(again.observe(again.agent_selection)["action_mask"])[0]))
+    assert again.agent_selection == again.unwrapped.agent_selection != env.unwrapped.agent_selection

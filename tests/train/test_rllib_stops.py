@@ -252,8 +252,8 @@ from domino_env.train import rllib
 real_train, calls = Algorithm.train, []
 def train(self):
     calls.append(1)
-    if len(calls) == 2:
-        raise RuntimeError("an error inside RLlib")
+    if len(calls) == 2:  # as RLlib re-raises an env's error: a bare RuntimeError from it
+        raise RuntimeError from ValueError("an error inside the env")
     return real_train(self)
 Algorithm.train = train
 rllib._run(sys.argv[1:])
@@ -267,14 +267,15 @@ def test_a_crash_during_training_keeps_the_iterations_trained_for_resume(tmp_pat
     propagates, and --resume continues the run."""
     out = tmp_path / "run"
     proc = _run_draw_2p(_CRASH, out, 3)
-    assert proc.returncode == 1 and proc.stderr.rstrip().endswith("RuntimeError: an error inside RLlib")
-    assert (f"training failed (RuntimeError: an error inside RLlib): saving a checkpoint (continue with "
+    assert proc.returncode == 1 and proc.stderr.rstrip().endswith("RuntimeError")
+    assert (f"training failed (ValueError: an error inside the env): saving a checkpoint (continue with "
             f"--resume {out} --iterations 2)") in proc.stderr  # fmt: skip
     meta = json.loads((out / "domino_rllib.json").read_text())
-    assert (meta["iterations_done"], meta["interrupted"], meta["failed"]) == (1, True, "RuntimeError: an error inside RLlib")
+    assert (meta["iterations_done"], meta["interrupted"], meta["failed"]) == (1, True, "ValueError: an error inside the env")
     again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(out), "--iterations", "2",
                             "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"],
                            capture_output=True, text=True, timeout=300)  # fmt: skip
     assert again.returncode == 0, again.stderr[-2000:]
     meta = json.loads((out / "domino_rllib.json").read_text())
     assert [r["iteration"] for r in meta["history"]] == [1, 2, 3] and "failed" not in meta
+    assert meta["resumed_from"]["failed"] == "ValueError: an error inside the env"
