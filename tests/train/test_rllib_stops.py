@@ -144,7 +144,8 @@ def test_a_resumed_run_does_not_replay_the_deals_and_seatings_of_its_first_part(
     meta = json.loads((out / "domino_rllib.json").read_text())
     assert (meta["args"]["seed"], meta["train_seed"]) == (3, resumed["env"])
     # the command that began the run stays in the metadata (it was replaced by the --resume one)
-    assert meta["resumed_from"] == {"command": began, "iterations_done": 1, "interrupted": False, "resumed_from": None}
+    assert meta["resumed_from"] == {"command": began, "iterations_done": 1, "interrupted": False, "failed": None,
+                                    "resumed_from": None}
     assert "--resume" in meta["command"] and "--resume" not in began
 
 
