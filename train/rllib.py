@@ -282,6 +282,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         out = claim_run_folder(f"runs/rllib_{args.game}_{stamp}")
     try:
         algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
+        if stopped_by is signal.SIGTERM:  # its KeyboardInterrupt was swallowed (raised in a finalizer?)
+            algo.stop()
+            raise KeyboardInterrupt
     except _StoppedInRayInit:
         # A half-started Ray crashes when shut down or at the interpreter's exit: leave at once,
         # as Ray's own handler meant to (its workers end with this process; its dashboard and
@@ -339,6 +342,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                 print(json.dumps(row), flush=True)
             if (i + 1) % args.checkpoint_every == 0:
                 save()
+            if stopped_by is signal.SIGTERM:  # as after _start: a SIGTERM whose exception was lost
+                raise KeyboardInterrupt
             if args.time_limit is not None and time.perf_counter() - start >= args.time_limit:
                 break
     except KeyboardInterrupt:
