@@ -7,6 +7,8 @@ envs (:func:`make_vec_env`) and closing it, also after an abort in the middle of
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from typing import Any
 
 from domino_env.train.learner_env import make_env_fn
@@ -23,8 +25,9 @@ def usable_cores() -> int:
 def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", seed: int = 0):
     """``n_envs`` training envs (:func:`~train.learner_env.make_env_fn`), seeded ``seed + i``:
     a ``SubprocVecEnv`` for ``vec_env="subproc"`` (``"auto"``: when there are several envs and
-    cores), else a ``DummyVecEnv``. Workers started before an exception (a signal while they
-    start) are killed, not left waiting."""
+    cores), else a ``DummyVecEnv``. SIGINT and SIGTERM wait until the workers have started (a
+    second or two), then act as they came; workers started before an exception are killed, not
+    left waiting."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     cores = usable_cores()
@@ -36,14 +39,36 @@ def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", se
         import multiprocessing
 
         before = set(multiprocessing.active_children())
+        noted, held = _hold_stop_signals()
         try:
             venv = SubprocVecEnv(fns)
-        except BaseException:  # e.g. Ctrl-C while they start: the workers ignore SIGINT / SIGTERM
+        except BaseException:  # the workers ignore SIGINT / SIGTERM: kill those that started
             for proc in set(multiprocessing.active_children()) - before:
                 proc.kill()
             raise
+        finally:
+            for signum, handler in held.items():
+                signal.signal(signum, handler)
+        if noted:  # a stop while they started: now that none is half-started, as it came
+            close_vec_env(venv, aborted=True)
+            signal.raise_signal(noted[0])
     venv.seed(seed)
     return venv
+
+
+def _hold_stop_signals() -> tuple[list[int], dict[int, Any]]:
+    """Note SIGINT and SIGTERM instead of acting on them (in the main thread; elsewhere nothing
+    is held): the noted signals and the handlers to restore. A Ctrl-C while a worker process was
+    being started cut the pipe it reads its start-up data from, and that worker printed an
+    ``EOFError`` traceback under the command's one-line "interrupted"."""
+    noted: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        return noted, {}
+    held = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # an ignored SIGTERM (nohup) stays so
+            held[signum] = signal.signal(signum, lambda n, frame: noted.append(n))
+    return noted, held
 
 
 def close_vec_env(vec_env, aborted: bool) -> None:

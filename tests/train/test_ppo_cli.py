@@ -409,6 +409,36 @@ def test_an_aborted_step_does_not_hang_closing_the_subprocess_envs():
     assert vec.closed and not any(p.is_alive() for p in vec.processes)
 
 
+def test_a_signal_while_the_subprocess_envs_start_waits_for_them_then_stops(monkeypatch):
+    """A Ctrl-C while a worker process was being started cut the pipe it reads its start-up data
+    from: that worker printed an EOFError traceback under "domino-train: interrupted" (a rare CI
+    failure). SIGINT / SIGTERM now wait until every worker has started, then act as they came;
+    the workers are killed and the handlers restored."""
+    import signal
+
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    from domino_env.train.ppo import make_vec_env
+
+    built = []
+    real_init = SubprocVecEnv.__init__
+
+    def init(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the workers start
+        real_init(self, *args, **kwargs)
+        built.append(self)
+
+    monkeypatch.setattr(SubprocVecEnv, "__init__", init)
+    cfg = {"env_kwargs": {"num_players": 2, "max_pip": 9}, "opponents": ["greedy"], "opponent_mode": "mix",
+           "reward": "mixed", "pips_coef": 1.0, "self_play": 0.0}  # fmt: skip
+    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        make_vec_env(cfg, 3, "subproc", 0)
+    assert len(built) == 1 and len(built[0].processes) == 3  # all started, then stopped
+    assert built[0].closed and not any(p.is_alive() for p in built[0].processes)
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == handlers
+
+
 def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path):
     """An old run's files in ``--out`` would mix with the new run's: refused before any work,
     ``--overwrite`` deletes the run files first (and only those), ``--resume OUT --out OUT``
