@@ -347,6 +347,27 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[list[int]]:
+    """While it lasts, SIGINT and SIGTERM are only noted (the list it yields, in arrival order),
+    so that a step that must not be cut in two finishes; the previous handlers come back
+    afterwards and the caller acts on what was noted. An ignored signal stays ignored; outside the
+    main thread (no ``signal.signal`` there) nothing is held."""
+    import threading
+
+    noted: list[int] = []
+    held: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                held[signum] = signal.signal(signum, lambda n, frame: noted.append(n))
+    try:
+        yield noted
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+
+
 def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     """Run the console script ``command`` (a key of :data:`COMMANDS`) and exit.
 

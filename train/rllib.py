@@ -52,7 +52,7 @@ from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
-from domino_env.train.cli import first_line
+from domino_env.train.cli import first_line, stop_signals_held
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
@@ -417,17 +417,12 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    noted: list[int] = []
-    held = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with stop_signals_held() as noted:
         if final.exists():
             final.rename(old)
         partial.rename(final)
         replace_text(out / METADATA_FILE, text)
         shutil.rmtree(old, ignore_errors=True)
-    finally:
-        for s, handler in held.items():
-            signal.signal(s, handler)
     return noted[0] if noted else None
 
 

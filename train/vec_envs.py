@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 from typing import Any
 
+from domino_env.train.cli import stop_signals_held
 from domino_env.train.learner_env import make_env_fn
 
 
@@ -39,36 +39,20 @@ def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", se
         import multiprocessing
 
         before = set(multiprocessing.active_children())
-        noted, held = _hold_stop_signals()
-        try:
-            venv = SubprocVecEnv(fns)
-        except BaseException:  # the workers ignore SIGINT / SIGTERM: kill those that started
-            for proc in set(multiprocessing.active_children()) - before:
-                proc.kill()
-            raise
-        finally:
-            for signum, handler in held.items():
-                signal.signal(signum, handler)
+        # a Ctrl-C while a worker was being started cut the pipe it reads its start-up data
+        # from, and that worker printed an EOFError traceback under the one-line "interrupted"
+        with stop_signals_held() as noted:
+            try:
+                venv = SubprocVecEnv(fns)
+            except BaseException:  # the workers ignore SIGINT / SIGTERM: kill those that started
+                for proc in set(multiprocessing.active_children()) - before:
+                    proc.kill()
+                raise
         if noted:  # a stop while they started: now that none is half-started, as it came
             close_vec_env(venv, aborted=True)
             signal.raise_signal(noted[0])
     venv.seed(seed)
     return venv
-
-
-def _hold_stop_signals() -> tuple[list[int], dict[int, Any]]:
-    """Note SIGINT and SIGTERM instead of acting on them (in the main thread; elsewhere nothing
-    is held): the noted signals and the handlers to restore. A Ctrl-C while a worker process was
-    being started cut the pipe it reads its start-up data from, and that worker printed an
-    ``EOFError`` traceback under the command's one-line "interrupted"."""
-    noted: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        return noted, {}
-    held = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        if signal.getsignal(signum) is not signal.SIG_IGN:  # an ignored SIGTERM (nohup) stays so
-            held[signum] = signal.signal(signum, lambda n, frame: noted.append(n))
-    return noted, held
 
 
 def close_vec_env(vec_env, aborted: bool) -> None:
