@@ -240,6 +240,15 @@ def unwritable(path: str | os.PathLike[str]) -> str | None:
     return None if os.access(folder, os.W_OK | os.X_OK) else f"folder {folder} is not writable by this user"
 
 
+def no_cuda() -> str | None:
+    """Why torch cannot train on CUDA here, or None when it can."""
+    import torch
+
+    if torch.cuda.is_available():
+        return None
+    return f"this torch ({torch.__version__}) has no CUDA" if torch.version.cuda is None else "torch sees no CUDA GPU"
+
+
 def first_line(exc: BaseException) -> str:
     """The first line of an exception's message (torch's state-dict errors run to many lines)."""
     return (str(exc).strip().splitlines() or [""])[0]

@@ -150,7 +150,7 @@ def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
         policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
         seed=args.seed,
-        device="cpu",
+        device=getattr(args, "device", "cpu"),
         verbose=0,
     )
 
@@ -192,7 +192,7 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
     flag = "--resume" if args.resume else "--init-from" if args.init_from else None
     try:
         if args.resume:
-            model = MaskablePPO.load(checked.start_model, env=vec_env, device="cpu",
+            model = MaskablePPO.load(checked.start_model, env=vec_env, device=args.device,
                                      tensorboard_log=tb, seed=args.seed)  # fmt: skip
         else:
             model = new_model(args, vec_env, tb)
@@ -267,7 +267,7 @@ def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_l
         "train_seed": train_seed,
         "n_envs": n_envs,
         "vec_env": type(vec_env).__name__,
-        "cpu_count": cores,
+        "cpu_count": cores, "device": str(model.device),  # the learner's (--device auto: what it found)
         "resumed_from": resumed,
         "initialized_from": started if args.init_from else None,
         "status": "training",

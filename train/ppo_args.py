@@ -109,6 +109,8 @@ NON_NEGATIVE = int_at_least(0)
 #: --seed: numpy and torch take seeds below 2**32 (a larger one was a traceback).
 SEED = int_at_least(0, 2**32 - 1, " (2**32 - 1)")
 #: Processes and threads: more than 4 per CPU only wait for each other (a huge count crashed).
+#: ``--device`` choices of ``domino-train`` (SB3's ``device``).
+DEVICES = ("cpu", "cuda", "auto")
 PER_CPU = int_at_least(1, 4 * (os.cpu_count() or 1), " (4 x the CPUs)")
 #: Largest rollout, --n-steps x envs samples (more filled the memory before training started).
 MAX_ROLLOUT = 2**20
@@ -168,9 +170,10 @@ def add_opponent_options(parser: argparse.ArgumentParser, self_play: bool = True
 
 
 def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, policy: bool = True,
-                       start: str = "--resume / --init-from") -> None:  # fmt: skip
+                       start: str = "--resume / --init-from", device: bool = False) -> None:  # fmt: skip
     """``--policy`` (unless ``policy`` is False), ``--net-arch`` and ``--activation`` (the policy
-    and value networks); ``start`` names the command's flags that start from a saved model."""
+    and value networks), ``--torch-threads`` and (``device``) ``--device``; ``start`` names the
+    command's flags that start from a saved model."""
     t = group or parser.add_argument_group("policy network")
     if policy:
         # no default in the namespace: resolve_policy fills it (the start model's, or action-scores)
@@ -204,6 +207,11 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
                    help="torch threads in the learner process (1 is fastest for these small nets: more "
                    "threads spin against the env workers; measured 22 ms vs 198 ms per minibatch on a busy "
                    "2-core machine)")  # fmt: skip
+    if device:
+        t.add_argument("--device", default="cpu", choices=DEVICES,
+                       help="torch device of the learner: cpu (fastest for these small nets on a CPU-only "
+                       "machine), cuda (a GPU: the env workers still run on the CPUs) or auto (cuda where torch "
+                       "sees one). The saved model loads on the CPU and plays without torch either way")
 
 
 def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -> None:
@@ -238,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vectorised env class")
     t.add_argument("--seed", type=SEED, default=0,
                    help="seed of the envs, the opponents, torch and the evaluations")
-    add_policy_options(parser, t)
+    add_policy_options(parser, t, device=True)
     t.add_argument("--learning-rate", type=real(0.0, low_open=True), default=3e-4, help="Adam learning rate")
     t.add_argument("--lr-schedule", default="constant", choices=("constant", "linear"),
                    help="learning rate schedule")
@@ -423,6 +431,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         parser.error(f"--pips-coef {args.pips_coef:g}: weighs the pips term of --reward mixed; the reward here "
                      f"is {args.reward}")  # fmt: skip
     args.pips_coef = 1.0 if args.pips_coef is None else args.pips_coef
+    from domino_env.train.cli import no_cuda
+
+    if getattr(args, "device", "cpu") == "cuda" and (why := no_cuda()):
+        parser.error(f"--device cuda: {why}; give --device cpu (or auto: cuda where there is one)")
     rules = check_rules(parser, args)
     config = config_of(rules, args.game)
     if args.out is not None and (problem := output_folder_problem(args.out)):
