@@ -43,6 +43,7 @@ import numpy as np
 
 from domino_env.core.config import (
     LINE_PRESETS,
+    PRESETS,
     LineConfig,
     MexicanTrainConfig,
     from_preset,
@@ -89,6 +90,8 @@ def as_config(config: Any = None) -> MexicanTrainConfig | LineConfig:
         preset = kwargs.pop("preset", "domino_cubano")
         if preset in LINE_PRESETS:
             return line_from_preset(preset, **kwargs)
+        if preset not in PRESETS:  # (from_preset would list its Mexican Train presets only)
+            raise ConfigError("preset", preset, f"one of {(*PRESETS, *LINE_PRESETS)}")
         return from_preset(preset, **kwargs)
     for holder in (config, getattr(config, "unwrapped", None)):
         cfg = getattr(holder, "config", None)

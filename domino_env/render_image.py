@@ -61,10 +61,19 @@ PIP_COLOURS = (
 )  # fmt: skip
 
 
+def require_pillow() -> None:
+    """Import Pillow (``render_mode="rgb_array"`` envs call it when they are made).
+
+    Raises:
+        ImportError: Pillow is not installed; the message names the ``[render]`` extra.
+    """
+    _pil()
+
+
 def _pil() -> Any:
     try:
         from PIL import Image, ImageDraw, ImageFont
-    except ImportError as err:  # pragma: no cover - exercised only without Pillow
+    except ImportError as err:
         raise ImportError(
             'render_mode="rgb_array" draws with Pillow: pip install "domino-env[render]"'
         ) from err

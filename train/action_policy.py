@@ -29,6 +29,8 @@ from torch import nn
 
 #: ``--policy`` choices of ``domino-train``.
 POLICIES = ("mlp", "action-scores")
+#: The logit of an illegal action (sb3-contrib's ``MaskableCategorical`` masks with the same).
+ILLEGAL_LOGIT = -1e8
 
 
 class ActionScoringNet(nn.Module):
@@ -80,11 +82,17 @@ class ActionScoringNet(nn.Module):
         return obs, feats, x[:, end:]
 
     def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits ``(batch, A)``; an illegal action's (its feature row's ``legal`` column, the
+        first, is 0) is :data:`ILLEGAL_LOGIT`, as SB3's masking makes it: only the legal rows,
+        about 2% of them, go through the scorer (the numpy actor does the same at play time)."""
         obs, feats, _ = self._split(x)  # never the critic's extra inputs
         c = torch.relu(self.context(obs))
-        h = torch.relu(self.w1(feats) + self.u(c).unsqueeze(1))
+        batch, action = (feats[:, :, 0] != 0).nonzero(as_tuple=True)
+        f = feats[batch, action]  # (legal rows, F)
+        h = torch.relu(self.w1(f) + self.u(c)[batch])
         h = torch.relu(self.w2(h))
-        return (self.out(h) + self.skip(feats)).squeeze(-1)
+        logits = feats.new_full(feats.shape[:2], ILLEGAL_LOGIT)
+        return logits.index_put((batch, action), (self.out(h) + self.skip(f)).squeeze(-1))
 
     def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
         obs, feats, extra = self._split(x)

@@ -250,7 +250,9 @@ def summarize(
         rate = wins / seat_eps if seat_eps else 0.0
         wilson = wilson_interval(wins, seat_eps)
         deal_means = [sum(v) / len(v) for v in per_deal.values()]
-        lo, hi = mean_interval(deal_means)
+        # a t interval needs the deal averages' spread: with none (few deals, all won, say) it
+        # would be [m, m]; it is the uninformative [0, 1] instead, as for fewer than 2 deals
+        lo, hi = mean_interval(deal_means) if len(set(deal_means)) > 1 else (0.0, 1.0)
         ci_deal = (max(0.0, lo), min(1.0, hi))
         if min(wilson[0], ci_deal[0]) > parity:
             verdict = "above"

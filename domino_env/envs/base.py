@@ -84,6 +84,10 @@ class DominoAECEnv(AECEnv, EzPickle):
                 raise ConfigError(key, rules[key], f"a keyword of {type(self).__name__}: {known}")
         self.config = self.make_config(preset, rules)
         check_env_options(episode, reward, render_mode, max_cycles, max_steps)
+        if render_mode == "rgb_array":  # without Pillow: now, not at the first render() hours later
+            from domino_env.render_image import require_pillow
+
+            require_pillow()
         self.episode = episode
         self.reward_mode = reward
         self.render_mode = render_mode

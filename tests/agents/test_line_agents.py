@@ -131,6 +131,9 @@ def test_registry_and_config_helpers():
         LineGreedyAgent(MexicanTrainConfig())
     with pytest.raises(ConfigError):
         as_config({"preset": "block", "doubles": "chain"})  # a Mexican Train rule
+    with pytest.raises(ConfigError, match=r"'preset': got 'nope'; allowed: one of \('domino_cubano', "
+                       r"'tren_mexicano', 'novelty', 'block', 'draw', 'cuban'\)$"):  # fmt: skip
+        make_agent("greedy", {"preset": "nope"})  # the line presets are accepted too: listed
 
 
 def test_random_agent_uses_only_the_rng():

@@ -196,3 +196,16 @@ def test_sb3_make_vec_env_accepts_the_ids(gym_id):
     for img in images:
         assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
     vec.close()
+
+
+@pytest.mark.parametrize("make", [mexican_train_v0.env, cuban_v0.env, lambda **kw: gymnasium.make(
+    GYM_IDS[0], **kw)], ids=["mexican_train", "cuban", "gymnasium"])  # fmt: skip
+def test_rgb_array_without_pillow_is_refused_when_the_env_is_made(make, monkeypatch):
+    """Without Pillow an ``rgb_array`` env failed only at its first render(), which a long run
+    may reach hours in; now making it names the extra. The other modes do not need Pillow."""
+    monkeypatch.setitem(__import__("sys").modules, "PIL", None)  # import PIL now raises ImportError
+    with pytest.raises(ImportError, match=r'^render_mode="rgb_array" draws with Pillow: pip install '
+                       r'"domino-env\[render\]"$'):  # fmt: skip
+        make(render_mode="rgb_array")
+    for mode in (None, "ansi"):
+        make(render_mode=mode).reset(seed=0)

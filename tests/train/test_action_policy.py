@@ -3,6 +3,7 @@ loads through ``ppo:PATH`` and plays without torch with the same logits as the t
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import pickle
 import subprocess
@@ -74,6 +75,68 @@ def test_numpy_actor_gives_the_torch_policys_logits(run_dir):
         if term or trunc:
             x, _ = env.reset()
     assert checked == 40
+
+
+def _dense_actor(net, x):
+    """The scorer on every row, legal or not (the actor before it skipped the illegal rows; the
+    form benchmarks/learner_split.py times against it)."""
+    spec = importlib.util.spec_from_file_location("learner_split", ROOT / "benchmarks" / "learner_split.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.all_rows_actor(net, x)
+
+
+@pytest.mark.parametrize("game", ["mexican_train", "cuban"])
+def test_the_actor_scores_only_legal_rows_with_the_dense_scorers_values_and_gradients(game):
+    """forward_actor runs the scorer on the legal rows only (column 0): their logits and every
+    parameter's gradient of a masked log-likelihood equal the all-rows scorer's; an illegal
+    action's logit is ILLEGAL_LOGIT (so a state without legal actions is uniform, as masked)."""
+    from sb3_contrib.common.maskable.distributions import MaskableCategorical
+
+    from domino_env.train.action_policy import ILLEGAL_LOGIT, ActionScoringNet
+
+    rules = {"num_players": 4, "max_pip": 12} if game == "mexican_train" else {}
+    env = LearnerEnv(rules, ["planner"], game=game, policy_input="action-features-v1",
+                     reward="mixed" if game == "mexican_train" else "outcome")
+    rng = np.random.default_rng(3)
+    x, _ = env.reset(seed=3)
+    xs, masks = [], []
+    while len(xs) < 64:
+        mask = env.action_masks()
+        xs.append(x)
+        masks.append(mask)
+        x, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if term or trunc:
+            x, _ = env.reset()
+    from domino_env.agents.action_features import feature_columns
+
+    n_feat, num_actions = len(feature_columns(game, "action-features-v1")), int(env.action_space.n)
+    obs_size = len(xs[0]) - num_actions * n_feat
+    X = torch.as_tensor(np.array(xs))
+    X = torch.cat([X, torch.cat([X[:1, :obs_size], torch.zeros(1, num_actions * n_feat)], 1)])  # no legal row
+    M = torch.as_tensor(np.array([*masks, np.zeros(num_actions, bool)]))
+    assert 1 <= M[:-1].sum(1).min() and M.sum(1).max() < num_actions  # every state has illegal rows
+    torch.manual_seed(0)
+    net = ActionScoringNet(obs_size, num_actions, n_feat)
+    with torch.no_grad():  # a random network, not the near-uniform start
+        for param in net.parameters():
+            param.normal_(0, 0.3)
+    actions = torch.as_tensor([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in M.numpy()])
+    grads = []
+    for actor in (net.forward_actor, lambda x: _dense_actor(net, x)):
+        net.zero_grad()
+        logits = actor(X)
+        dist = MaskableCategorical(logits=logits, masks=M)
+        (dist.log_prob(actions)[:-1].sum() + dist.entropy()[:-1].sum()).backward()
+        grads.append([p.grad.clone() for p in net.parameters() if p.grad is not None])
+        if actor == net.forward_actor:
+            sparse = logits.detach()
+    dense = _dense_actor(net, X).detach()
+    torch.testing.assert_close(sparse[M], dense[M], rtol=1e-5, atol=1e-5)
+    assert (sparse[~M] == ILLEGAL_LOGIT).all()
+    assert len(grads[0]) == len(grads[1]) == 10  # context, w1, w2, out: weight, bias; u, skip: weight
+    for g_sparse, g_dense in zip(*grads, strict=True):
+        torch.testing.assert_close(g_sparse, g_dense, rtol=1e-4, atol=1e-5)
 
 
 def test_the_agent_plays_by_name_pickles_and_refuses_other_seats(run_dir):

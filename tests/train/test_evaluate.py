@@ -190,7 +190,7 @@ def test_tiny_tournament_from_the_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "planner" in proc.stdout and "95% CI" in proc.stdout
     footer = [ln for ln in proc.stdout.splitlines() if ln.startswith("6 rounds (")]
-    assert len(footer) == 1 and footer[0].endswith("(n/a with fewer than 2 deals).")  # not wrapped
+    assert len(footer) == 1 and footer[0].endswith("(n/a with fewer than 2 deals; [0, 1] if all equal).")  # one line
     data = json.loads(out.read_text())
     assert data["agents"] == ["planner", "greedy", "random"]
     assert data["env_kwargs"]["preset"] == "tren_mexicano"
@@ -277,6 +277,21 @@ def test_the_per_deal_interval_is_n_a_below_two_deals(tmp_path):
                            "random", "--rounds", "2", "--no-progress"], cwd=ROOT, capture_output=True, text=True)  # fmt: skip
     rows = [line for line in proc.stdout.splitlines() if "greedy" in line and "│" in line]
     assert proc.returncode == 0 and len(rows) == 1 and " n/a " in rows[0] and "[0.000, 1.000]" not in proc.stdout
+
+
+def test_deal_averages_without_spread_give_the_uninformative_interval_not_a_point():
+    """Two whole games, both won by the planner: every deal average is 1 (or 0), and the t
+    interval was [1.000, 1.000] (a claim of certainty from 2 deals); it is [0, 1], and the
+    verdict, which needs both intervals, stays parity. Deal averages that vary keep their t
+    interval (greedy against random, 20 deals)."""
+    res = evaluate(["planner", "greedy", "greedy", "greedy"], rounds=8, episode="game", seed=0)
+    planner, greedy = res.stats
+    assert (planner.win_rate, greedy.win_rate, planner.deals) == (1.0, 0.0, 2)
+    assert planner.ci95_deal == greedy.ci95_deal == (0.0, 1.0)
+    assert planner.ci95_wilson[0] > 0.6 and planner.verdict == greedy.verdict == "parity"
+    assert "| [0.000, 1.000] |" in res.markdown() and "[1.000, 1.000]" not in res.markdown()
+    lo, hi = evaluate(["greedy", "random"], rounds=40, seed=0, game="block").stats_for("greedy").ci95_deal
+    assert 0 < lo < hi < 1
 
 
 def test_stats_for_names_the_labels_it_has():

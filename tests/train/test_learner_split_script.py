@@ -1,0 +1,44 @@
+"""benchmarks/learner_split.py, the command of docs/training.md's table of where a training step
+goes: a real process on a tiny run prints both actors' phases and ratios that match them."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--n-envs", "1", "--vec-env", "dummy",
+        "--n-steps", "64", "--batch-size", "32", "--n-epochs", "2", "--net-arch", "16", "--repeat", "1"]  # fmt: skip
+
+
+def test_the_script_times_both_actors_and_prints_their_ratios():
+    proc = subprocess.run([sys.executable, "benchmarks/learner_split.py", *TINY], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == ("64 samples a rollout (1 envs x 64), minibatch 32, 2 epochs, opponents greedy, torch "
+                        "threads 1, best of 1")  # fmt: skip
+    rows = {}
+    for name in ("legal rows", "every row"):
+        (line,) = [ln for ln in lines if ln.startswith(name)]
+        rows[name] = [float(v) for v in line[len(name):].split()]
+        assert len(rows[name]) == 3 and min(rows[name]) > 0
+        assert rows[name][2] == pytest.approx(rows[name][0] + rows[name][1], abs=0.002)
+    ratio = re.fullmatch(r"ratio\s+([\d.]+)x\s+([\d.]+)x\s+([\d.]+)x\s+\(every row / legal rows\)",
+                         [ln for ln in lines if ln.startswith("ratio")][0])  # fmt: skip
+    assert ratio, lines
+    for i, text in enumerate(ratio.groups()):
+        assert float(text) == pytest.approx(rows["every row"][i] / rows["legal rows"][i], abs=0.06)
+
+
+def test_an_mlp_policy_is_refused_in_one_line():
+    proc = subprocess.run([sys.executable, "benchmarks/learner_split.py", *TINY, "--policy", "mlp"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines()[-1].startswith("domino-train: error: --policy action-scores: the split")
