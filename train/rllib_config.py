@@ -70,12 +70,19 @@ def make_callbacks_class(
     return, same means); in league mode, the snapshot refresh of
     ``league = {"slots": [...], "every": N}`` after every N-th iteration. In self-play every seat
     is ``main``: the win rate is 1/P (1/2 with teams) and the outcome reward's return 0 by
-    construction."""
+    construction.
+
+    Both metrics count every seat of the episode that ``main`` plays, from the final infos of
+    :class:`~agents.rllib.env.DominoMultiAgentEnv` (``won`` / ``game_won``, ``episode_returns``:
+    the whole episode's, also when RLlib cut it between iterations) and the episode's seat
+    mapping, not from RLlib's per-agent episodes: RLlib keeps none for a seat that never acted
+    (2-player Block can block straight after the lead), and its reward and win would be lost."""
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
     from domino_env.train.tournament import _credit
 
     won_key = "game_won" if episode_kind == "game" else "won"
+    agents = [f"player_{s}" for s in range(num_players)]
 
     class DominoCallbacks(RLlibCallback):
         def on_episode_end(self, *, episode, metrics_logger=None, **kwargs):
@@ -83,16 +90,18 @@ def make_callbacks_class(
             final = next((i for i in infos.values() if i), {})
             illegal = int(any(i.get("illegal_action") for i in infos.values()))
             metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
-            mains = [a for a in episode.agent_episodes if episode.module_for(a) == MAIN]
-            if not mains:
+            # every seat is mapped (module_for) by now: the env reports each seat at least at the end
+            seats = [s for s, a in enumerate(agents) if episode.module_for(a) == MAIN]
+            if not seats:
                 return
-            returns = [episode.agent_episodes[a].get_return() for a in mains]
-            metrics_logger.log_value("main_seat_return", float(np.mean(returns)), reduce="mean", window=200)
+            returns = final.get("episode_returns")
+            if returns is not None:
+                value = float(np.mean([returns[s] for s in seats]))
+                metrics_logger.log_value("main_seat_return", value, reduce="mean", window=200)
             won = final.get(won_key)
             if won is None:
                 return
             credit = _credit(np.flatnonzero(won).tolist(), num_players, teams)
-            seats = [int(a.rsplit("_", 1)[1]) for a in mains]
             metrics_logger.log_value(
                 "main_win_rate", float(np.mean([credit[s] for s in seats])), reduce="mean", window=200
             )
@@ -156,7 +165,9 @@ def _mean(value: Any) -> float | None:
 
 def progress_row(result: dict[str, Any]) -> dict[str, Any]:
     """One ``domino-rllib`` ``progress.jsonl`` row from RLlib's result of an iteration (the metrics
-    of :func:`make_callbacks_class` among them): strict JSON, no NaN."""
+    of :func:`make_callbacks_class` among them): strict JSON, no NaN. ``env_steps`` and
+    ``episodes`` are RLlib's lifetime counts (running totals of the run, restored by ``--resume``);
+    ``illegal_actions`` and the means are the iteration's."""
     er = result.get("env_runners", {})
     return {
         "iteration": _count(result.get("training_iteration")),

@@ -15,8 +15,13 @@ observation and reward), with three differences:
   :attr:`last_record` keeps the record of the last finished episode (deals and actions,
   :func:`domino_env.core.records.make_record`), so an episode can be replayed exactly.
 
-Rewards are exactly the PettingZoo env's: the return RLlib records for an agent is the sum of
-``env.rewards[agent]`` over the episode (tests/train/test_rllib_rewards.py checks it).
+Rewards are exactly the PettingZoo env's: the return RLlib records for an agent that acted is the
+sum of ``env.rewards[agent]`` over the episode (tests/train/test_rllib_rewards.py checks it). A seat
+that never acts in an episode (2-player Block can block straight after the lead) is reported its
+final observation and reward like every seat, but RLlib keeps nothing of an agent without an
+action: it has no part in RLlib's episode (nor in training). So the final step's infos carry
+``info["episode_returns"]``: float64 ``(P,)``, per seat, the sum of the rewards this env reported to
+it over the episode (also for such a seat); ``domino-rllib``'s metrics read it.
 """
 
 from __future__ import annotations
@@ -87,6 +92,9 @@ class DominoMultiAgentEnv(MultiAgentEnv):
         self.action_space = spaces.Dict(self.action_spaces)
         #: illegal actions in the current episode (0 or 1: the first one ends it).
         self.illegal_actions = 0
+        #: per seat, the sum of the rewards reported in the current episode (the final infos'
+        #: ``"episode_returns"``).
+        self.returns = np.zeros(len(self.possible_agents))
         #: record of the last finished episode (None before the first one ends).
         self.last_record: dict[str, Any] | None = None
         self._done = True
@@ -103,6 +111,7 @@ class DominoMultiAgentEnv(MultiAgentEnv):
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.aec.agents)
         self.illegal_actions = 0
+        self.returns = np.zeros(len(self.possible_agents))
         self._done = False
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {}
@@ -139,8 +148,9 @@ class DominoMultiAgentEnv(MultiAgentEnv):
             if not (aec.terminations[agent] or aec.truncations[agent]):
                 break
             aec.step(None)  # dead step: the agent leaves (its final reward is reported above)
+        self._add_returns(rew)
         if not aec.agents:
-            self._finish()
+            self._finish(info)
         term["__all__"] = trunc["__all__"] = False
         if not aec.agents:
             term["__all__"] = all(term[a] for a in term if a != "__all__")
@@ -158,11 +168,19 @@ class DominoMultiAgentEnv(MultiAgentEnv):
             obs[agent] = self._observe(agent)
             term[agent], trunc[agent] = True, False
             info[agent] = {"illegal_action": True, "illegal_actor": actor, "error": message}
-        self._finish()
+        self._add_returns(rew)
+        self._finish(info)
         term["__all__"], trunc["__all__"] = True, False
         return obs, rew, term, trunc, info
 
-    def _finish(self) -> None:
+    def _add_returns(self, rewards: dict[str, float]) -> None:
+        for agent, reward in rewards.items():
+            self.returns[self.possible_agents.index(agent)] += reward
+
+    def _finish(self, infos: dict[str, dict[str, Any]]) -> None:
+        """End the episode: the final ``infos`` get ``"episode_returns"``; the record is kept."""
+        for info in infos.values():
+            info["episode_returns"] = self.returns.copy()
         self._done = True
         self.last_record = self.aec.to_record()
         if self.keep_records:

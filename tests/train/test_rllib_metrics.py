@@ -1,40 +1,23 @@
 """The training metrics of ``domino-rllib`` (``main_win_rate``, ``main_return_mean`` in
-progress.jsonl and the progress bar), from the callbacks fed the final infos of real games.
+progress.jsonl and the progress bar), from the callbacks fed real RLlib episodes of real games
+(``DominoMultiAgentEnv`` stepped into RLlib's ``MultiAgentEpisode``, or sampled by RLlib's own
+``MultiAgentEnvRunner``).
 
 They used to read ``winners`` as a list of seats: it is padded with -1 (docs/infos.md), so a sole
 winner got 1/P, and with teams the padding counted as a win of team 1; game episodes read the last
-round's winners, not the game's."""
+round's winners, not the game's. Then they read RLlib's per-agent episodes, which have no seat
+that never acted (2-player Block can block straight after the lead): self-play reported a win
+rate of 0.5227 and a return of 0.045 (not 1/2 and 0), and opponents mode dropped such rounds."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from domino_env.envs import line_v0, mexican_train_v0
-from domino_env.train.rllib_config import MAIN, make_callbacks_class
+from domino_env.train.rllib_config import MAIN, make_callbacks_class, ppo_config
 
-
-class _Seat:
-    def __init__(self, ret):
-        self.ret = ret
-
-    def get_return(self):
-        return self.ret
-
-
-class _Episode:
-    """What the callback reads of RLlib's MultiAgentEpisode."""
-
-    def __init__(self, infos, modules, returns):
-        self.infos, self.modules = infos, modules
-        self.agent_episodes = {a: _Seat(r) for a, r in returns.items()}
-
-    def get_infos(self, index):
-        assert index == -1
-        return self.infos
-
-    def module_for(self, agent):
-        return self.modules[agent]
+BLOCK_2P = {"game": "block", "num_players": 2}
+BLOCKED_AFTER_THE_LEAD = 131  # block 2p: the lead blocks the round, the other seat never acts
 
 
 class _Logger:
@@ -45,66 +28,121 @@ class _Logger:
         self.values[key] = value
 
 
-def _final_infos(env, seed):
-    """Play ``env`` with the first legal action to its end; the infos and rewards of its last step."""
-    env.reset(seed=seed)
-    returns = dict.fromkeys(env.possible_agents, 0.0)
-    infos = {}
-    while env.agents:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
-        for a, r in env.rewards.items():
-            returns[a] += r
-        infos = {a: dict(i) for a, i in env.infos.items()} or infos
-    return infos, returns
+def _episode(env_config, seed, modules):
+    """Play ``DominoMultiAgentEnv(env_config)`` with the first legal action to its end, logged
+    into an RLlib ``MultiAgentEpisode`` as the env runner logs it; ``modules`` maps agent -> module."""
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    from domino_env.agents.rllib.env import DominoMultiAgentEnv
+
+    env = DominoMultiAgentEnv(env_config)
+    episode = MultiAgentEpisode(
+        observation_space=env.observation_spaces, action_space=env.action_spaces,
+        agent_to_module_mapping_fn=lambda agent, episode: modules[agent],
+    )  # fmt: skip
+    obs, infos = env.reset(seed=seed)
+    episode.add_env_reset(observations=obs, infos=infos)
+    while not episode.is_done:
+        actor = env.aec.agent_selection
+        action = int(np.flatnonzero(obs[actor]["action_mask"])[0])
+        obs, rewards, terms, truncs, infos = env.step({actor: action})
+        episode.add_env_step(obs, {actor: action}, rewards, infos, terminateds=terms, truncateds=truncs)
+    return episode, next(i for i in infos.values() if i)
 
 
-def _metrics(num_players, teams, infos, returns, mains, episode_kind="round"):
-    callbacks = make_callbacks_class(num_players, teams, episode_kind=episode_kind)()
-    modules = {a: (MAIN if a in mains else "opponent_greedy") for a in returns}
+def _metrics(env_config, seed, mains, teams=False, episode_kind="round"):
+    """The callback's metrics of the episode of ``seed`` with ``main`` in the seats ``mains``."""
+    p = env_config["num_players"]
+    modules = {f"player_{s}": (MAIN if s in mains else "opponent_greedy") for s in range(p)}
+    episode, final = _episode(env_config, seed, modules)
     logger = _Logger()
-    callbacks.on_episode_end(episode=_Episode(infos, modules, returns), metrics_logger=logger)
-    return logger.values
+    make_callbacks_class(p, teams, episode_kind=episode_kind)().on_episode_end(episode=episode, metrics_logger=logger)
+    return logger.values, final, episode
 
 
 def test_a_sole_winner_counts_one_and_the_others_zero():
-    env = mexican_train_v0.raw_env(num_players=4, max_pip=9)
-    infos, returns = _final_infos(env, 0)
-    winners = np.flatnonzero(infos["player_0"]["won"]).tolist()
+    config = {"game": "mexican_train", "num_players": 4, "max_pip": 9}
+    _, info, _ = _metrics(config, 0, [0])
+    winners = np.flatnonzero(info["won"]).tolist()
     assert len(winners) == 1
     for seat in range(4):
-        got = _metrics(4, False, infos, returns, [f"player_{seat}"])
+        got, _, _ = _metrics(config, 0, [seat])
         assert got["main_win_rate"] == (1.0 if seat in winners else 0.0)
-        assert got["main_seat_return"] == returns[f"player_{seat}"] == (1.0 if seat in winners else -1 / 3)
-    assert _metrics(4, False, infos, returns, list(returns))["main_win_rate"] == 0.25  # self-play: 1/P
+        assert got["main_seat_return"] == pytest.approx(1.0 if seat in winners else -1 / 3)
+    assert _metrics(config, 0, range(4))[0]["main_win_rate"] == 0.25  # self-play: 1/P
 
 
 def test_a_team_win_counts_for_both_partners_and_not_for_the_other_team():
-    env = line_v0.raw_env(preset="cuban")
-    infos, returns = _final_infos(env, 1)
-    won = infos["player_0"]["won"]
+    _, info, _ = _metrics({"game": "cuban", "num_players": 4}, 1, [0], teams=True)
+    won = info["won"]
     team = 0 if won[0] else 1
     assert won[team] and won[team + 2] and not won[1 - team]
     for seat in range(4):
-        assert _metrics(4, True, infos, returns, [f"player_{seat}"])["main_win_rate"] == float(seat % 2 == team)
+        got, _, _ = _metrics({"game": "cuban", "num_players": 4}, 1, [seat], teams=True)
+        assert got["main_win_rate"] == float(seat % 2 == team)
 
 
 def test_a_game_episode_counts_the_game_not_its_last_round():
+    config = {"game": "mexican_train", "num_players": 3, "max_pip": 9, "episode": "game"}
     for seed in range(40):  # a game whose last round another seat won than the game
-        env = mexican_train_v0.raw_env(num_players=3, max_pip=9, episode="game")
-        infos, returns = _final_infos(env, seed)
-        info = infos["player_0"]
+        _, info, _ = _metrics(config, seed, [0], episode_kind="game")
         if not np.array_equal(info["won"], info["game_won"]):
             break
     else:
         pytest.fail("no game in 40 whose last round and game winners differ")
     for seat in range(3):
-        got = _metrics(3, False, infos, returns, [f"player_{seat}"], episode_kind="game")
+        got, _, _ = _metrics(config, seed, [seat], episode_kind="game")
         share = 1.0 / int(np.sum(info["game_won"]))
         assert got["main_win_rate"] == (share if info["game_won"][seat] else 0.0)
+
+
+def test_a_seat_that_never_acted_counts():
+    """The lead blocks the round: RLlib's episode has no part for the other seat (it took no
+    action), but it lost or won like any seat. Self-play: exactly 1/2 and 0. Opponents: the round
+    counts for ``main`` in either seat, the one that never acted included."""
+    got, info, episode = _metrics(BLOCK_2P, BLOCKED_AFTER_THE_LEAD, [0, 1])
+    assert info["termination_code"].name == "BLOCKED"
+    (actor,) = episode.agent_episodes  # the leader only
+    idle = 1 - int(actor.rsplit("_", 1)[1])
+    assert got["main_win_rate"] == 0.5 and got["main_seat_return"] == 0.0
+    for seat in range(2):
+        got, _, _ = _metrics(BLOCK_2P, BLOCKED_AFTER_THE_LEAD, [seat])
+        assert got["main_win_rate"] == float(info["won"][seat]), seat
+        assert got["main_seat_return"] == (1.0 if info["won"][seat] else -1.0), seat
+    assert info["won"][idle] in (0, 1)  # the idle seat is counted whether it won or lost
+    assert info["episode_returns"].tolist() == [1.0 if w else -1.0 for w in info["won"]]
+
+
+@pytest.mark.parametrize("mode", ["self-play", "opponents"])
+def test_the_metrics_of_rllib_sampled_episodes_count_every_main_seat(mode):
+    """RLlib's own env runner samples 50 block rounds (seed 0: one of them blocked after the lead,
+    the seat that never acted lost): the callbacks' means are those of every main seat of every
+    round. Before, self-play's win rate and return were off 1/2 and 0 whenever such a round came
+    up, and opponents mode dropped the round when ``main`` was the seat that never acted."""
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+    opponents = ["greedy"] if mode == "opponents" else []
+    config = ppo_config({**BLOCK_2P, "keep_records": True}, mode=mode, opponents=opponents, hidden=[16], seed=0)
+    runner = MultiAgentEnvRunner(config=config)
+    try:
+        episodes = [e for e in runner.sample(num_episodes=50, random_actions=False) if e.is_done]
+        metrics = {k: v.peek() for k, v in runner.get_metrics().items() if k.startswith("main_")}
+    finally:
+        runner.stop()
+    assert len(episodes) == 50
+    idle_main = 0  # rounds where a seat of main never acted
+    win, ret = [], []
+    for e in episodes:
+        info = next(i for i in e.get_infos(-1).values() if i)
+        seats = [s for s in range(2) if e.module_for(f"player_{s}") == MAIN]
+        idle_main += any(f"player_{s}" not in e.agent_episodes for s in seats)
+        win.append(np.mean([float(info["won"][s]) / max(1, int(np.sum(info["won"]))) for s in seats]))
+        ret.append(np.mean([info["episode_returns"][s] for s in seats]))
+    assert idle_main > 0  # the case this test exists for did occur
+    if mode == "self-play":
+        assert metrics == {"main_win_rate": 0.5, "main_seat_return": 0.0}
+    else:
+        assert metrics == pytest.approx({"main_win_rate": np.mean(win), "main_seat_return": np.mean(ret)})
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """Turn-based rewards through RLlib (issue 10, item 3): the return RLlib records for each agent of
-an episode equals what the PettingZoo env gave that agent.
+an episode equals what the PettingZoo env gave that agent, and so do the final infos'
+``episode_returns`` (per seat; test_rllib_metrics.py covers a seat that never acted, which RLlib's
+episode leaves out).
 
 Episodes are sampled by RLlib's own ``MultiAgentEnvRunner`` (the masked PPO module and scripted
 modules from train.rllib's config). Each finished episode's record (deals and actions, kept by
@@ -97,6 +99,11 @@ def test_rllib_returns_equal_pettingzoo_rewards(case):
         assert set(got) == set(expected)
         for agent, value in expected.items():
             assert got[agent] == pytest.approx(value, abs=1e-9), (case, agent, got, expected)
+        # the final infos' per-seat returns (the training metrics read them): the same sums
+        final = next(i for i in ep.get_infos(-1).values() if i)
+        seats = [f"player_{s}" for s in range(len(final["episode_returns"]))]
+        assert set(seats) == set(expected), case
+        assert final["episode_returns"].tolist() == pytest.approx([expected[a] for a in seats], abs=1e-9), case
         last_mover = order[-1]
         seen["nonzero_final_of_non_mover"] += any(
             expected[a] != 0 for a in expected if a != last_mover
