@@ -298,7 +298,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     phases: list[dict[str, Any]] = []
-    collecting = "stopping at the end of the episodes being played, then saving what is done"
+    collecting = ("stopping at the end of the episodes being played, then saving the samples so far to "
+                  f"{dataset} (no model: nothing is fitted yet)" if dataset else "stopping at the end of the "
+                  "episodes being played; no model is written (nothing is fitted yet)")  # fmt: skip
     fitting = "stopping after this minibatch, then saving the model so far"
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
         out = claim_run_folder(str(out))

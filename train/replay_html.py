@@ -282,7 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:  # checked before; a full disk, a folder removed since
         parser.error(f"--output {out}: could not be written ({err.strerror or err})")
     deals = sum(f["kind"] == "deal" for f in data["frames"])
-    print(f"wrote {out}: {data['num_moves']} moves, {deals} deal(s), {len(data['frames'])} frames")
+    moves, frames = data["num_moves"], len(data["frames"])
+    print(f"wrote {out}: {moves} move{'s' * (moves != 1)}, {deals} deal{'s' * (deals != 1)}, "
+          f"{frames} frame{'s' * (frames != 1)}")  # fmt: skip
     return 0
 
 

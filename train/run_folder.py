@@ -145,11 +145,13 @@ SCRIPTS = {"train.ppo": "domino-train", "train.bc": "domino-bc", "train.rllib": 
 
 
 def launcher(module: str, argv0: str | None = None) -> str:
-    """How the user started ``module`` (``"train.ppo"``): its console script (``"domino-train"``)
-    when ``argv0`` (default ``sys.argv[0]``) is that script, else ``"python -m domino_env.MODULE"``
-    (``python -m train.ppo`` only runs from the root of a clone; this form runs from any folder)."""
+    """How to start ``module`` (``"train.ppo"``) as the user started this command: its console
+    script (``"domino-train"``) when ``argv0`` (default ``sys.argv[0]``) is one of the console
+    scripts (``domino-bc`` names ``domino-train`` in its hints), else ``"python -m
+    domino_env.MODULE"`` (``python -m train.ppo`` only runs from the root of a clone; this form
+    runs from any folder)."""
     script = SCRIPTS.get(module)
-    if script and Path(sys.argv[0] if argv0 is None else argv0).name == script:
+    if script and Path(sys.argv[0] if argv0 is None else argv0).name in SCRIPTS.values():
         return script
     return f"python -m domino_env.{module}"
 

@@ -6,9 +6,11 @@ tables (the statistics are defined in the docstring of ``domino_env.train.evalua
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from domino_env.core.config import LINE_PRESETS, from_preset, line_from_preset
+from domino_env.core.errors import ConfigError
 from domino_env.train.intervals import mean_interval, wilson_interval
 
 
@@ -71,6 +73,24 @@ class AgentStats:
     mean_game_score: float | None = None
     #: Deals the agent played (the per-deal interval needs 2 or more: ``n/a`` in the tables below).
     deals: int = 0
+
+
+def rule_changes(env_kwargs: dict[str, Any]) -> str:
+    """``" + rule=value"`` for each rule of ``env_kwargs`` that differs from its preset's (at its
+    players and set): what a table's title adds to the preset's name."""
+    preset, hand = env_kwargs.get("preset"), env_kwargs.get("hand_size")
+    make = line_from_preset if preset in LINE_PRESETS else from_preset
+    seats = {"num_players": env_kwargs.get("num_players"), "max_pip": env_kwargs.get("max_pip")}
+    for own_hand in (False, True):  # a set too small for the preset's hands needs the hand size given
+        try:
+            base = make(preset, **seats, **({"hand_size": hand} if own_hand else {}))
+        except (ConfigError, TypeError, ValueError):
+            continue
+        changed = [f"hand_size={hand}"] if own_hand else []
+        changed += [f"{f.name}={env_kwargs[f.name]}" for f in fields(base)
+                    if f.name in env_kwargs and env_kwargs[f.name] != getattr(base, f.name)]  # fmt: skip
+        return "".join(f" + {c}" for c in changed)
+    return ""
 
 
 def deal_interval_text(ci: Sequence[float], deals: int) -> str:
@@ -149,7 +169,7 @@ class EvaluationResult:
         teams = ", teams 0+2 vs 1+3 (team win rate)" if self.teams else ""
         title = (
             f"{' '.join(self.agents)} | {game}{self.num_players} players{teams}, "
-            f"double-{self.env_kwargs.get('max_pip')}, {self.env_kwargs.get('preset')} | "
+            f"double-{self.env_kwargs.get('max_pip')}, {self.env_kwargs.get('preset')}{rule_changes(self.env_kwargs)} | "
             f"{self.episodes} {unit} = {self.deals} deal{'s' * (self.deals != 1)} x {self.num_players} seat rotations | "
             f"seed {self.seed}"
         )

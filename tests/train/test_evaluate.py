@@ -294,6 +294,21 @@ def test_deal_averages_without_spread_give_the_uninformative_interval_not_a_poin
     assert 0 < lo < hi < 1
 
 
+@pytest.mark.parametrize(
+    "kwargs, shown",
+    [({"doubles": "chain"}, "4 players, double-12, domino_cubano + doubles=chain |"),
+     ({"num_players": 3}, "3 players, double-12, domino_cubano |"),  # the preset's rules at 3 seats
+     ({"game": "cuban", "teams": False}, "cuban game, 4 players, double-9, cuban + teams=False |"),
+     ({"game": "cuban", "max_pip": 6, "hand_size": 5}, "double-6, cuban + hand_size=5 |")],
+)  # fmt: skip
+def test_the_table_title_names_the_rules_that_differ_from_the_preset(kwargs, shown):
+    """With --doubles chain the title still read "domino_cubano": the table of other rules looked
+    like the preset's."""
+    seats = kwargs.get("num_players", 4)
+    res = evaluate(["planner", *["greedy"] * (seats - 1)], rounds=seats, seed=0, **kwargs)
+    assert shown in res.table().title
+
+
 def test_stats_for_names_the_labels_it_has():
     """A wrong label was a bare KeyError('Greedy')."""
     res = evaluate(["planner", "greedy"], rounds=2, num_players=2, max_pip=9, progress=False)

@@ -562,8 +562,10 @@ def test_the_resume_hint_and_the_recorded_command_name_how_the_run_was_started()
     assert command_line("train.rllib", ["--iterations", "1"], "/repo/train/rllib.py") == (
         "python -m domino_env.train.rllib --iterations 1"
     )
-    for argv0 in ("/repo/train/ppo.py", "/venv/bin/domino-bc", "-c"):
+    for argv0 in ("/repo/train/ppo.py", "-c"):
         assert launcher("train.ppo", argv0) == "python -m domino_env.train.ppo"
+    # a console script's hints name the console scripts (installed together): domino-bc's fine-tune hint
+    assert launcher("train.ppo", "/venv/bin/domino-bc") == "domino-train"
     assert command_line("train.ppo", ["--out", "a b"], "/venv/bin/domino-train") == "domino-train --out 'a b'"
     assert command_line("train.bc", [], "x.py") == "python -m domino_env.train.bc"
     assert resume_command(["--seed", "3"], Path("r"), 10, launcher("train.ppo", "/repo/train/ppo.py")) == (

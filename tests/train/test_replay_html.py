@@ -105,7 +105,13 @@ def test_cli_writes_the_page(cuban_game, tmp_path):
     out = _cli(str(src))
     assert out.returncode == 0, out.stderr
     n = len(cuban_game["actions"])
-    assert f"wrote {tmp_path / 'game.html'}: {n} moves, {len(cuban_game['deals'])} deal(s)" in out.stdout
+    deals = len(cuban_game["deals"])
+    assert deals > 1 and f"wrote {tmp_path / 'game.html'}: {n} moves, {deals} deals, " in out.stdout
+    one = dict(cuban_game, actions=cuban_game["actions"][:1], deals=cuban_game["deals"][:1])
+    save_record(one, src)  # one move of one deal: no "1 moves" (the deal frame and the move's)
+    out = _cli(str(src), "-o", str(tmp_path / "one.html"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"wrote {tmp_path / 'one.html'}: 1 move, 1 deal, 2 frames", out.stdout
     assert "Cuban dominoes (double-9) replay" in (tmp_path / "game.html").read_text()
 
 
