@@ -137,7 +137,7 @@ AGENT_FORMS = {
     "random": "random",
     "greedy": "greedy",
     "planner": "planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N])",
-    "search": "search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout, opponent_model)",
+    "search": "search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout, opponent_model (line games))",
     "ppo": "ppo:PATH (a domino-train folder)",
     "rllib": "rllib:PATH (a domino-rllib run)",
 }

@@ -133,7 +133,7 @@ def test_evaluate_help_says_95_percent_and_lists_every_agent():
     )
     assert (
         "--agents AGENT [AGENT ...] one agent per seat, in seat order of the first rotation: random, "
-        "greedy, planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N]), search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout, opponent_model), ppo:PATH (a domino-train folder), "
+        "greedy, planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N]), search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout, opponent_model (line games)), ppo:PATH (a domino-train folder), "
         "rllib:PATH (a domino-rllib run); repeated names are aggregated --rounds" in text
     )
 
@@ -141,7 +141,7 @@ def test_evaluate_help_says_95_percent_and_lists_every_agent():
 def test_play_help_lists_every_agent():
     assert (
         "--opponents AGENT [AGENT ...] one agent for every other seat, or one per other seat in seat "
-        "order after yours: random, greedy, planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N]), search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout, opponent_model), ppo:PATH (a "
+        "order after yours: random, greedy, planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N]), search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout, opponent_model (line games)), ppo:PATH (a "
         "domino-train folder), rllib:PATH (a domino-rllib run) (default greedy) --episode" in _help("domino-play")
     )  # fmt: skip
 
