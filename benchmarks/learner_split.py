@@ -18,8 +18,9 @@ import time
 import torch
 
 from domino_env.train.action_policy import ActionScoringNet
+from domino_env.train.arg_types import int_at_least
 from domino_env.train.ppo import new_model
-from domino_env.train.ppo_args import build_parser, check_args, int_at_least
+from domino_env.train.ppo_args import build_parser, check_args
 from domino_env.train.vec_envs import close_vec_env, make_vec_env
 
 DEFAULTS = ["--policy", "action-scores", "--opponents", "planner", "planner", "greedy", "--n-envs", "2"]

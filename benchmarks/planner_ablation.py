@@ -16,8 +16,8 @@ import argparse
 from domino_env.agents.line_planner import LinePlannerAgent
 from domino_env.agents.mexican_train import PlannerAgent
 from domino_env.core.errors import DominoError
+from domino_env.train.arg_types import int_at_least
 from domino_env.train.evaluate import evaluate
-from domino_env.train.ppo_args import int_at_least
 
 VARIANTS = {
     "full": {},

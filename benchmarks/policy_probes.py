@@ -19,8 +19,8 @@ import numpy as np
 from domino_env.agents.base import make_agent
 from domino_env.core.config import MexicanTrainConfig
 from domino_env.core.errors import DominoError
+from domino_env.train.arg_types import int_at_least
 from domino_env.train.evaluate import evaluate
-from domino_env.train.ppo_args import int_at_least
 
 
 class Ensemble:

@@ -143,8 +143,8 @@ def show(row: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> None:
     from domino_env.core.config import from_preset
     from domino_env.core.errors import ConfigError
+    from domino_env.train.arg_types import int_at_least
     from domino_env.train.cli import check_output_file
-    from domino_env.train.ppo_args import int_at_least
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runners", type=int_at_least(0), nargs="+", default=[0, 1, 2], help="env runner counts")

@@ -80,8 +80,8 @@ from throughput_report import (  # noqa: E402, F401
 )
 
 from domino_env.core.errors import ConfigError  # noqa: E402
+from domino_env.train.arg_types import int_at_least, real  # noqa: E402
 from domino_env.train.cli import check_output_file  # noqa: E402
-from domino_env.train.ppo_args import int_at_least, real  # noqa: E402
 
 #: The peers' interpreter: ``$PEERS_PYTHON``, else the venv ``make peers`` creates in the clone.
 DEFAULT_PEERS_PYTHON = os.environ.get("PEERS_PYTHON") or str(ROOT / ".venv-peers" / "bin" / "python")

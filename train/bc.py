@@ -57,6 +57,7 @@ import numpy as np
 
 from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent, read_metadata, spec_for
+from domino_env.train.arg_types import NON_NEGATIVE, PER_CPU, POSITIVE, SEED, int_at_least, real
 from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.train.bc.collect etc.)
     DATASET_KEYS,
     collect,
@@ -77,10 +78,6 @@ from domino_env.train.ladder import (
 )
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.train.ppo_args import (
-    NON_NEGATIVE,
-    PER_CPU,
-    POSITIVE,
-    SEED,
     ArgumentParser,
     DefaultsHelpFormatter,
     add_evaluation_options,
@@ -89,8 +86,6 @@ from domino_env.train.ppo_args import (
     add_policy_options,
     check_agents,
     check_args,
-    int_at_least,
-    real,
 )
 from domino_env.train.ppo_args import build_parser as ppo_parser
 from domino_env.train.run_folder import (

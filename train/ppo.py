@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
+from domino_env.train.arg_types import MAX_ROLLOUT
 from domino_env.train.cli import load_failure, sigterm_as_interrupt, terminate_as_interrupt
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.ladder import (
@@ -75,7 +76,6 @@ from domino_env.train.ladder import (
 )
 from domino_env.train.learner_env import GAMES, REWARDS, LearnerEnv, action_masks_of, make_env_fn
 from domino_env.train.ppo_args import (
-    MAX_ROLLOUT,
     CheckedRun,
     build_parser,
     check_args,

@@ -21,9 +21,10 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
+from domino_env.train.arg_types import duration
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem
 from domino_env.train.evaluate import add_mexican_train_rule_options
-from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, duration, flag_of
+from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, flag_of
 from domino_env.train.rllib_config import MANY_LEARNERS, MODES, env_config_of
 
 GAMES = ("mexican_train", "block", "draw", "cuban")

@@ -613,7 +613,8 @@ def test_a_rules_mismatch_warning_is_one_line_once_with_subprocess_workers(tmp_p
 def test_time_limit_takes_a_unit_and_a_bare_number_is_minutes_only_in_domino_train(text, minutes, seconds):
     """domino-train's --time-limit was minutes and domino-rllib's seconds: both take a unit now,
     and domino-rllib refuses the bare number it used to read as seconds."""
-    from domino_env.train.ppo_args import build_parser, duration
+    from domino_env.train.arg_types import duration
+    from domino_env.train.ppo_args import build_parser
     from domino_env.train.rllib_args import build_parser as rllib_parser
 
     assert build_parser().parse_args(["--time-limit", text]).time_limit == pytest.approx(minutes)

@@ -1,0 +1,91 @@
+"""argparse value types of the training command lines (``domino-train``, ``domino-bc``,
+``domino-rllib``) and the benchmarks: each refuses a bad value with a message naming the allowed
+range (argparse adds the flag), before any work starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+from collections.abc import Callable
+
+
+def int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """argparse type: an integer >= ``low`` (and <= ``high``, when given; ``why`` says where the
+    bound comes from, e.g. ``" (4 x the CPUs)"``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}{why}, got {value}")
+        if value < low:
+            what = "a positive integer" if low == 1 else f"an integer >= {low}"
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in its messages
+    return parse
+
+
+def real(low: float | None = None, high: float | None = None, low_open: bool = False,
+         high_open: bool = False) -> Callable[[str], float]:  # fmt: skip
+    """argparse type: a finite float in the interval given (``None``: unbounded on that side)."""
+    left = "(" if low_open or low is None else "["
+    right = ")" if high_open or high is None else "]"
+    interval = f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}{right}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        ok = math.isfinite(value)
+        if low is not None:
+            ok = ok and (value > low if low_open else value >= low)
+        if high is not None:
+            ok = ok and (value < high if high_open else value <= high)
+        if not ok:
+            raise argparse.ArgumentTypeError(f"must be a number in {interval}, got {text}")
+        return value
+
+    parse.__name__ = "float"
+    return parse
+
+
+#: Unit suffixes a wall time may carry (``--time-limit``), and their length in seconds.
+DURATION_UNITS = {"s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def duration(unit: str, bare: bool = True) -> Callable[[str], float]:
+    """argparse type: a finite wall time > 0 written with a unit (``90s``, ``15m`` / ``15min``,
+    ``1.5h``), returned in ``unit`` (``"min"`` or ``"s"``). A bare number is in ``unit`` when
+    ``bare``; otherwise it is refused (a command whose bare number once meant another unit)."""
+
+    def parse(text: str) -> float:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", text)
+        if m is None or (m.group(2) and m.group(2) not in DURATION_UNITS):
+            raise argparse.ArgumentTypeError(f"expected a wall time such as 90s, 15m or 1.5h, got {text!r}")
+        if not m.group(2) and not bare:
+            raise argparse.ArgumentTypeError(f"give a unit: {text}s, {text}m or {text}h (a bare number is ambiguous here)")
+        value = float(m.group(1)) * DURATION_UNITS[m.group(2) or unit] / DURATION_UNITS[unit]
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be a finite wall time > 0, got {text}")
+        return value
+
+    parse.__name__ = "duration"
+    return parse
+
+
+POSITIVE = int_at_least(1)
+NON_NEGATIVE = int_at_least(0)
+#: --seed: numpy and torch take seeds below 2**32 (a larger one was a traceback).
+SEED = int_at_least(0, 2**32 - 1, " (2**32 - 1)")
+#: Processes and threads: more than 4 per CPU only wait for each other (a huge count crashed).
+PER_CPU = int_at_least(1, 4 * (os.cpu_count() or 1), " (4 x the CPUs)")
+#: Largest rollout, --n-steps x envs samples (more filled the memory before training started).
+MAX_ROLLOUT = 2**20
