@@ -88,10 +88,10 @@ def as_config(config: Any = None) -> MexicanTrainConfig | LineConfig:
     if isinstance(config, dict):
         kwargs = {k: v for k, v in config.items() if k not in _ENV_ONLY_KWARGS}
         preset = kwargs.pop("preset", "domino_cubano")
+        if not isinstance(preset, str) or preset not in {**PRESETS, **LINE_PRESETS}:  # (from_preset:
+            raise ConfigError("preset", preset, f"one of {(*PRESETS, *LINE_PRESETS)}")  # its own only)
         if preset in LINE_PRESETS:
             return line_from_preset(preset, **kwargs)
-        if preset not in PRESETS:  # (from_preset would list its Mexican Train presets only)
-            raise ConfigError("preset", preset, f"one of {(*PRESETS, *LINE_PRESETS)}")
         return from_preset(preset, **kwargs)
     for holder in (config, getattr(config, "unwrapped", None)):
         cfg = getattr(holder, "config", None)

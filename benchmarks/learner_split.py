@@ -11,7 +11,6 @@ sample for each phase and the ratios; nothing is written.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -46,11 +45,11 @@ def timed_rollout_and_update(model) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    own = argparse.ArgumentParser(add_help=False)
-    own.add_argument("--repeat", type=int_at_least(1), default=2)
-    ours, rest = own.parse_known_args(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args([*DEFAULTS, *rest])
+    parser = build_parser()  # domino-train's options, and this script's own
+    parser.prog, parser.description = "learner_split.py", __doc__.split("\n\n")[0]
+    parser.add_argument("--repeat", type=int_at_least(1), default=2,
+                        help="rollouts and updates timed per actor (the best of them is kept)")
+    args = parser.parse_args([*DEFAULTS, *(sys.argv[1:] if argv is None else argv)])
     checked = check_args(parser, args)
     if args.policy != "action-scores":
         parser.error("--policy action-scores: the split compares the action-scoring actor's two forms")
@@ -61,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         model = new_model(args, venv)
         start = {k: v.clone() for k, v in model.policy.state_dict().items()}
-        for _ in range(ours.repeat):  # alternate, so that a change in the machine's load hits both
+        for _ in range(args.repeat):  # alternate, so that a change in the machine's load hits both
             for name, actor in (("legal rows", legal_rows), ("every row", all_rows_actor)):
                 ActionScoringNet.forward_actor = actor
                 model.policy.load_state_dict(start)
@@ -72,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     samples = model.n_steps * model.n_envs
     print(f"{samples} samples a rollout ({model.n_envs} envs x {model.n_steps}), minibatch {model.batch_size}, "
           f"{model.n_epochs} epochs, opponents {' '.join(args.opponents)}, torch threads {args.torch_threads}, "
-          f"best of {ours.repeat}")  # fmt: skip
+          f"best of {args.repeat}")  # fmt: skip
     print(f"{'actor':<12} {'rollout ms/sample':>18} {'update ms/sample':>17} {'total ms/sample':>16}")
     best = {}
     for name, runs in times.items():

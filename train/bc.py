@@ -299,6 +299,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     fitting = "stopping after this minibatch, then saving the model so far"
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
         out = claim_run_folder(str(out))
+    relabelling = ("stopping at the end of the episodes being played, then saving the model so far and this "
+                   f"run's DAgger samples ({out / DAGGER_SAMPLES_FILE})")  # fmt: skip
     # a stop while collecting writes no model: a claimed default folder is not left behind empty
     with removed_if_left_empty(out, claimed=args.out is None), StopSignals(collecting) as stop:
         if data is None and args.samples > 0:
@@ -332,7 +334,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             if stop.received:
                 break
             t = time.perf_counter()
-            stop.saving = collecting
+            stop.saving = relabelling
             clone = PPOAgent.from_policy(model.policy, p, n, game, config=config)
             more = collect_parallel(checked.env_cfg, expert, args.dagger_samples, args.seed + 1 + k, args.gamma,
                                     args.workers, policy=clone, beta=args.dagger_beta,

@@ -40,7 +40,7 @@ number of episodes actually played (rounds with ``--episode round``, whole games
   one agent in one episode are too), so it averages the agent's credit per deal and takes
   ``mean +- t(0.975, D-1) * sd / sqrt(D)`` over the D deal averages; with fewer than 2 deals there
   is no such interval: the tables print ``n/a`` (the JSON keeps ``[0, 1]`` and ``deals``); deal
-  averages all equal (few deals, all won) would give no width: it is ``[0, 1]``.
+  averages all equal (every deal won) would give no width: it is then Wilson's over D trials.
 * *verdict*: ``above`` / ``below`` when both intervals lie above / below the parity share,
   else ``parity``.
 * *mean pips per round*: pips left in the agent's hand at each round's end (lower is better);
@@ -490,7 +490,7 @@ def print_result(console: Any, result: EvaluationResult) -> None:
         f"{result.rounds_played} rounds{games} "
         f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
         f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
-        f"the {result.deals} per-deal averages (n/a with fewer than 2 deals; [0, 1] if all equal).", soft_wrap=True,
+        f"the {result.deals} per-deal averages (n/a with fewer than 2; Wilson over the deals if all equal).", soft_wrap=True,
     )  # soft_wrap: one line in a log (a terminal wraps it itself)
 
 

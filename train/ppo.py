@@ -98,7 +98,7 @@ from domino_env.train.run_folder import (
     remove_if_empty,
     resume_command,
 )
-from domino_env.train.start_model import continued_seed
+from domino_env.train.start_model import continued_seed, setup_changes
 from domino_env.train.vec_envs import close_vec_env, make_vec_env, usable_cores  # noqa: F401  (re-exported)
 
 __all__ = [
@@ -162,27 +162,6 @@ _RESUMED_SETTINGS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
 _RESUMED_SCHEDULES = ("learning_rate", "lr_schedule", "clip_range", "target_kl")
 
 
-#: Training-setup options a ``--resume`` takes from this command, not from the model's run.
-_SETUP_OPTIONS = ("partner", "opponents", "opponent_mode", "reward", "pips_coef", "self_play",
-                  "reward_baseline")  # fmt: skip
-
-
-def _setup_changes(args, run_args: dict) -> list[str]:
-    """``--flag value (the model's run: value)`` for each of :data:`_SETUP_OPTIONS` that this
-    command sets otherwise than the run that made the model (as its metadata records it): a
-    resume without ``--partner learner`` would otherwise switch to scripted partners silently."""
-    def text(value):
-        return " ".join(map(str, value)) if isinstance(value, list) else str(value)
-
-    out = []
-    for name in _SETUP_OPTIONS:
-        if name in run_args and run_args[name] != getattr(args, name, run_args[name]):
-            flag = "--" + name.replace("_", "-")
-            now, was = (f"{flag} {'none' if v is None else text(v)}" for v in (getattr(args, name), run_args[name]))
-            out.append(f"{now} (the model's run: {was})")
-    return out
-
-
 def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
     """The model to train and where it came from: ``--resume`` (loaded whole), ``--init-from``
     (weights copied into a fresh model) or a fresh model. A model file that does not load is a
@@ -222,7 +201,7 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
                 setattr(args, name, value)
         if kept and not args.quiet:
             print("--resume keeps the model's " + ", ".join(kept), file=sys.stderr, flush=True)
-        changed = _setup_changes(args, (checked.start_metadata or {}).get("args") or {})
+        changed = setup_changes(args, (checked.start_metadata or {}).get("args") or {})
         if changed and not args.quiet:
             print("--resume trains with this command's " + ", ".join(changed), file=sys.stderr, flush=True)
     started = None
@@ -267,7 +246,8 @@ def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_l
         "train_seed": train_seed,
         "n_envs": n_envs,
         "vec_env": type(vec_env).__name__,
-        "cpu_count": cores, "device": str(model.device),  # the learner's (--device auto: what it found)
+        "cpu_count": cores,
+        "device": str(model.device),  # the learner's (--device auto: what it found)
         "resumed_from": resumed,
         "initialized_from": started if args.init_from else None,
         "status": "training",

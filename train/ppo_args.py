@@ -137,7 +137,7 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
         t.add_argument("--device", default="cpu", choices=DEVICES,
                        help="torch device of the learner: cpu (fastest for these small nets on a CPU-only "
                        "machine), cuda (a GPU: the env workers still run on the CPUs) or auto (cuda where torch "
-                       "sees one). The saved model loads on the CPU and plays without torch either way")
+                       "sees one). The saved model loads on the CPU and plays in numpy either way")
 
 
 def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -> None:

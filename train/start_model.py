@@ -1,8 +1,9 @@
 """What a ``domino-train`` / ``domino-bc`` run takes from the model it starts from (``--resume``,
 ``--init-from``): the options the model was trained with (:func:`trained_options`, also for
 models older than an option), the defaults they fill (:func:`resolve_policy`) and the network
-input an options set reads (:func:`policy_input_of`). The checks that refuse a mismatch are in
-:mod:`domino_env.train.ppo_args`.
+input an options set reads (:func:`policy_input_of`), and the setup options a ``--resume`` takes
+from its own command (:func:`setup_changes` names those that differ). The checks that refuse a
+mismatch are in :mod:`domino_env.train.ppo_args`.
 """
 
 from __future__ import annotations
@@ -105,3 +106,24 @@ def continued_seed(seed: int, timesteps: int) -> int:
     import numpy as np
 
     return int(np.random.SeedSequence([seed, timesteps]).generate_state(1)[0]) % 2**31
+
+
+#: Training-setup options a ``--resume`` takes from this command, not from the model's run.
+SETUP_OPTIONS = ("partner", "opponents", "opponent_mode", "reward", "pips_coef", "self_play",
+                 "reward_baseline")  # fmt: skip
+
+
+def setup_changes(args, run_args: dict) -> list[str]:
+    """``--flag value (the model's run: value)`` for each of :data:`SETUP_OPTIONS` that this
+    command sets otherwise than the run that made the model (as its metadata records it): a
+    resume without ``--partner learner`` would otherwise switch to scripted partners silently."""
+    def text(value):
+        return " ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+    out = []
+    for name in SETUP_OPTIONS:
+        if name in run_args and run_args[name] != getattr(args, name, run_args[name]):
+            flag = "--" + name.replace("_", "-")
+            now, was = (f"{flag} {'none' if v is None else text(v)}" for v in (getattr(args, name), run_args[name]))
+            out.append(f"{now} (the model's run: {was})")
+    return out

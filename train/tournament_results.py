@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
 from domino_env.core.config import LINE_PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError
 from domino_env.train.intervals import mean_interval, wilson_interval
@@ -76,21 +78,34 @@ class AgentStats:
 
 
 def rule_changes(env_kwargs: dict[str, Any]) -> str:
-    """``" + rule=value"`` for each rule of ``env_kwargs`` that differs from its preset's (at its
-    players and set): what a table's title adds to the preset's name."""
+    """``" + rule=value"`` for each rule of ``env_kwargs`` that differs from its preset's: what a
+    table's title adds to the preset's name. The preset is taken at the env's players and set;
+    where it cannot be (Cuban's teams need 4 players; a set too small for its hands), with the
+    env's hand size too, else at its own players and set (which the title shows anyway)."""
     preset, hand = env_kwargs.get("preset"), env_kwargs.get("hand_size")
     make = line_from_preset if preset in LINE_PRESETS else from_preset
     seats = {"num_players": env_kwargs.get("num_players"), "max_pip": env_kwargs.get("max_pip")}
-    for own_hand in (False, True):  # a set too small for the preset's hands needs the hand size given
+    for given in (seats, {**seats, "hand_size": hand}, {}):
         try:
-            base = make(preset, **seats, **({"hand_size": hand} if own_hand else {}))
+            base = make(preset, **given)
         except (ConfigError, TypeError, ValueError):
             continue
-        changed = [f"hand_size={hand}"] if own_hand else []
-        changed += [f"{f.name}={env_kwargs[f.name]}" for f in fields(base)
-                    if f.name in env_kwargs and env_kwargs[f.name] != getattr(base, f.name)]  # fmt: skip
+        shown = set(given) - {"hand_size"} if given else {"num_players", "max_pip"}
+        changed = [f"hand_size={hand}"] if "hand_size" in given else []
+        changed += [f"{f.name}={env_kwargs[f.name]}" for f in fields(base) if f.name not in shown
+                    and f.name in env_kwargs and env_kwargs[f.name] != getattr(base, f.name)]  # fmt: skip
         return "".join(f" + {c}" for c in changed)
     return ""
+
+
+def deal_interval(deal_means: Sequence[float]) -> tuple[float, float]:
+    """The per-deal 95% interval of an agent's win credit: the t interval over its D deal averages;
+    when they do not vary (every deal won, say: a t interval of no width), the Wilson interval of
+    their mean over D trials, one per deal (wider than the seat-episode one); ``(-inf, inf)`` for
+    fewer than 2 deals."""
+    if len(deal_means) >= 2 and float(np.std(deal_means)) < 1e-9:  # (1e-9: credits summed in another order)
+        return wilson_interval(float(np.mean(deal_means)) * len(deal_means), len(deal_means))
+    return mean_interval(deal_means)
 
 
 def deal_interval_text(ci: Sequence[float], deals: int) -> str:
@@ -270,9 +285,7 @@ def summarize(
         rate = wins / seat_eps if seat_eps else 0.0
         wilson = wilson_interval(wins, seat_eps)
         deal_means = [sum(v) / len(v) for v in per_deal.values()]
-        # a t interval needs the deal averages' spread: with none (few deals, all won, say) it
-        # would be [m, m]; it is the uninformative [0, 1] instead, as for fewer than 2 deals
-        lo, hi = mean_interval(deal_means) if len(set(deal_means)) > 1 else (0.0, 1.0)
+        lo, hi = deal_interval(deal_means)
         ci_deal = (max(0.0, lo), min(1.0, hi))
         if min(wilson[0], ci_deal[0]) > parity:
             verdict = "above"

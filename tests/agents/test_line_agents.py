@@ -134,6 +134,8 @@ def test_registry_and_config_helpers():
     with pytest.raises(ConfigError, match=r"'preset': got 'nope'; allowed: one of \('domino_cubano', "
                        r"'tren_mexicano', 'novelty', 'block', 'draw', 'cuban'\)$"):  # fmt: skip
         make_agent("greedy", {"preset": "nope"})  # the line presets are accepted too: listed
+    with pytest.raises(ConfigError, match=r"'preset': got \['x'\]; allowed: one of"):
+        as_config({"preset": ["x"]})  # was TypeError: unhashable type
 
 
 def test_random_agent_uses_only_the_rng():

@@ -245,6 +245,9 @@ def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "Traceback" not in err, err
+    # the first line says what is saved (it said "no model is written (nothing is fitted yet)")
+    assert ("SIGINT received: stopping at the end of the episodes being played, then saving the model so far "
+            f"and this run's DAgger samples ({out / 'dagger_samples.npz'})") in err  # fmt: skip
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["status"] == "interrupted" and [p["phase"] for p in meta["dataset"]["phases"]] == ["expert", "dagger 1"]
     with np.load(out / "dagger_samples.npz") as f:

@@ -190,7 +190,7 @@ def test_tiny_tournament_from_the_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "planner" in proc.stdout and "95% CI" in proc.stdout
     footer = [ln for ln in proc.stdout.splitlines() if ln.startswith("6 rounds (")]
-    assert len(footer) == 1 and footer[0].endswith("(n/a with fewer than 2 deals; [0, 1] if all equal).")  # one line
+    assert len(footer) == 1 and footer[0].endswith("(n/a with fewer than 2; Wilson over the deals if all equal).")
     data = json.loads(out.read_text())
     assert data["agents"] == ["planner", "greedy", "random"]
     assert data["env_kwargs"]["preset"] == "tren_mexicano"
@@ -279,19 +279,27 @@ def test_the_per_deal_interval_is_n_a_below_two_deals(tmp_path):
     assert proc.returncode == 0 and len(rows) == 1 and " n/a " in rows[0] and "[0.000, 1.000]" not in proc.stdout
 
 
-def test_deal_averages_without_spread_give_the_uninformative_interval_not_a_point():
+def test_deal_averages_without_spread_give_wilsons_interval_over_the_deals_not_a_point():
     """Two whole games, both won by the planner: every deal average is 1 (or 0), and the t
-    interval was [1.000, 1.000] (a claim of certainty from 2 deals); it is [0, 1], and the
-    verdict, which needs both intervals, stays parity. Deal averages that vary keep their t
-    interval (greedy against random, 20 deals)."""
+    interval was [1.000, 1.000], a claim of certainty from 2 deals. With no spread the per-deal
+    interval is Wilson's with one trial per deal (wider than the seat-episode one), so a clean
+    sweep over many deals is still "above" (a [0, 1] fallback made it "parity" at any count).
+    Deal averages equal but for the last bit (credits summed in another order) count as equal;
+    averages that vary keep their t interval."""
+    from domino_env.train.tournament_results import deal_interval
+
     res = evaluate(["planner", "greedy", "greedy", "greedy"], rounds=8, episode="game", seed=0)
     planner, greedy = res.stats
     assert (planner.win_rate, greedy.win_rate, planner.deals) == (1.0, 0.0, 2)
-    assert planner.ci95_deal == greedy.ci95_deal == (0.0, 1.0)
-    assert planner.ci95_wilson[0] > 0.6 and planner.verdict == greedy.verdict == "parity"
-    assert "| [0.000, 1.000] |" in res.markdown() and "[1.000, 1.000]" not in res.markdown()
+    assert planner.ci95_deal == pytest.approx(wilson_interval(2, 2)) and round(planner.ci95_deal[0], 4) == 0.3424
+    assert greedy.ci95_deal == pytest.approx(wilson_interval(0, 2))
+    assert (planner.verdict, greedy.verdict) == ("above", "parity")  # greedy's deal interval reaches 0.658
+    assert "| [0.342, 1.000] |" in res.markdown() and "[1.000, 1.000]" not in res.markdown()
+    assert deal_interval([1.0] * 30) == pytest.approx(wilson_interval(30, 30))  # [0.886, 1]: above 1/2
+    assert deal_interval([0.4642857142857143, 0.46428571428571436]) == pytest.approx(wilson_interval(0.9285714, 2))
+    assert deal_interval([1.0]) == (-math.inf, math.inf)  # fewer than 2 deals: none (the tables: n/a)
     lo, hi = evaluate(["greedy", "random"], rounds=40, seed=0, game="block").stats_for("greedy").ci95_deal
-    assert 0 < lo < hi < 1
+    assert 0 < lo < hi < 1 and hi - lo < 0.35  # the t interval (20 deals)
 
 
 @pytest.mark.parametrize(
@@ -299,7 +307,12 @@ def test_deal_averages_without_spread_give_the_uninformative_interval_not_a_poin
     [({"doubles": "chain"}, "4 players, double-12, domino_cubano + doubles=chain |"),
      ({"num_players": 3}, "3 players, double-12, domino_cubano |"),  # the preset's rules at 3 seats
      ({"game": "cuban", "teams": False}, "cuban game, 4 players, double-9, cuban + teams=False |"),
-     ({"game": "cuban", "max_pip": 6, "hand_size": 5}, "double-6, cuban + hand_size=5 |")],
+     ({"game": "cuban", "max_pip": 6, "hand_size": 5}, "double-6, cuban + hand_size=5 |"),
+     # the preset cannot be made at these seats (teams need 4): compared at its own
+     ({"game": "cuban", "num_players": 3, "teams": False, "annul_doubles": 4},
+      "3 players, double-9, cuban + teams=False + annul_doubles=4 |"),
+     ({"game": "cuban", "num_players": 2, "max_pip": 6, "hand_size": 7, "teams": False},
+      "2 players, double-6, cuban + hand_size=7 + teams=False |")],
 )  # fmt: skip
 def test_the_table_title_names_the_rules_that_differ_from_the_preset(kwargs, shown):
     """With --doubles chain the title still read "domino_cubano": the table of other rules looked

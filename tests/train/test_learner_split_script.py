@@ -37,8 +37,16 @@ def test_the_script_times_both_actors_and_prints_their_ratios():
         assert float(text) == pytest.approx(rows["every row"][i] / rows["legal rows"][i], abs=0.06)
 
 
-def test_an_mlp_policy_is_refused_in_one_line():
+def test_bad_options_are_refused_in_one_line_naming_the_script():
     proc = subprocess.run([sys.executable, "benchmarks/learner_split.py", *TINY, "--policy", "mlp"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.strip().splitlines()[-1].startswith("domino-train: error: --policy action-scores: the split")
+    assert proc.stderr.strip().splitlines() == [
+        "learner_split.py: error: --policy action-scores: the split compares the action-scoring actor's two forms "
+        "(learner_split.py --help lists every option)"]  # fmt: skip
+    for bad, line in ((["--repeat", "0"], "argument --repeat: must be a positive integer, got 0"),
+                      (["--device", "cuda"], "--device cuda: ")):  # fmt: skip
+        proc = subprocess.run([sys.executable, "benchmarks/learner_split.py", *TINY, *bad], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, env={**__import__("os").environ,
+                              "CUDA_VISIBLE_DEVICES": ""})  # fmt: skip
+        assert proc.returncode == 2 and proc.stderr.startswith(f"learner_split.py: error: {line}"), proc.stderr
