@@ -235,7 +235,7 @@ PEERS: dict[str, dict] = {
 
 def _number(low: float, low_open: bool) -> Callable[[str], float]:
     """argparse type: a finite float above ``low`` (or at least ``low``). The project's own
-    validators (``domino_env.train.ppo_args``) are not importable here: this runs in the peers'
+    validators (``domino_env.train.arg_types``) are not importable here: this runs in the peers'
     venv."""
     interval = f"{'(' if low_open else '['}{low}, inf)"
 
