@@ -54,19 +54,12 @@ import argparse
 import json
 import os
 import re
-import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from domino_env.agents.base import agent_names, make_agent
-from domino_env.core.config import (
-    FIELD_DOCS,
-    LINE_FIELD_DOCS,
-    LINE_RULE_CHOICES,
-    PRESETS,
-    RULE_CHOICES,
-)
+from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
@@ -78,13 +71,22 @@ from domino_env.train.cli import (
 )
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
-# tables) and train.intervals (95% intervals); this module keeps the command line and re-exports
-# their names, the public import path (``from domino_env.train.evaluate import evaluate, ...``).
+# tables) and train.intervals (95% intervals), the rule options of every command in
+# train.rule_options; this module keeps the command line and re-exports their names, the public
+# import path (``from domino_env.train.evaluate import evaluate, ...``).
 from domino_env.train.intervals import (  # noqa: F401
     Z95,
     mean_interval,
     t_quantile_975,
     wilson_interval,
+)
+from domino_env.train.rule_options import (  # noqa: F401
+    MEXICAN_TRAIN_RULE_ARGS,
+    add_line_rule_options,
+    add_mexican_train_rule_options,
+    evaluate_command,
+    rule_flags,
+    rule_kwargs,
 )
 from domino_env.train.tournament import (  # noqa: F401
     _credit,
@@ -176,72 +178,6 @@ def preset_hand_line(exc: ConfigError, game: str, max_pip: int | None, hand_size
 
 
 # ---------------------------------------------------------------------------------- CLI
-_RULE_OPTIONS = (
-    "first_turn",
-    "doubles",
-    "drawn_tile",
-    "marker_removal",
-    "station_source",
-    "blocked_round",
-    "game_end",
-)
-# every option add_mexican_train_rule_options adds, as argparse dests (and config fields)
-MEXICAN_TRAIN_RULE_ARGS = (
-    "hand_size", *_RULE_OPTIONS, "use_boneyard", "use_mexican_train", "double_blank_points", "elimination_limit",
-)
-
-
-def evaluate_command(args: argparse.Namespace, agent: str) -> str:
-    """The start of the ``domino-evaluate`` command that plays ``agent`` under the rules a training
-    command was given (``args`` of domino-train, domino-bc or domino-rllib; :func:`rule_flags`), so
-    that the model's spec matches. The agent list ends in ``...`` (the user's opponents)."""
-    return " ".join(["domino-evaluate", *rule_flags(args), "--agents", shlex.quote(agent), "..."])  # a path with spaces
-
-
-def rule_flags(args: argparse.Namespace) -> list[str]:
-    """``--game``, and each of ``--players``, ``--max-pip``, ``--preset``, ``--episode`` and the
-    Mexican Train rule options that differs from its default in ``args`` (of domino-train,
-    domino-bc or domino-rllib): the flags that give another command the same rules."""
-    flags = ["--game", args.game]
-    for name in ("players", "max_pip"):
-        if (value := getattr(args, name, None)) is not None:
-            flags += [f"--{name.replace('_', '-')}", str(value)]
-    if args.game == "mexican_train" and args.preset not in (None, "domino_cubano"):
-        flags += ["--preset", args.preset]
-    if getattr(args, "episode", "round") != "round":
-        flags += ["--episode", args.episode]
-    for name in MEXICAN_TRAIN_RULE_ARGS:
-        value, flag = getattr(args, name, None), "--" + name.replace("_", "-")
-        if isinstance(value, bool):
-            flags.append(flag if value else "--no-" + flag[2:])
-        elif value is not None:
-            flags += [flag, str(value)]
-    return flags
-
-
-def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:
-    """The Mexican Train rule options (``--hand-size``, ``--doubles``, ...; default: the
-    preset's value), shared by the evaluation and training commands."""
-    rules = parser.add_argument_group("rules (default: the preset's value)")
-    rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
-    for name in _RULE_OPTIONS:
-        rules.add_argument(
-            "--" + name.replace("_", "-"),
-            default=None,
-            choices=RULE_CHOICES[name],
-            help=FIELD_DOCS[name],
-        )
-    for name in ("use_boneyard", "use_mexican_train"):
-        rules.add_argument(
-            "--" + name.replace("_", "-"),
-            action=argparse.BooleanOptionalAction,
-            default=None,
-            help=FIELD_DOCS[name],
-        )
-    for name in ("double_blank_points", "elimination_limit"):
-        rules.add_argument("--" + name.replace("_", "-"), type=int, default=None, help=FIELD_DOCS[name])
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="domino-evaluate",
@@ -320,55 +256,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_mexican_train_rule_options(parser)
     add_line_rule_options(parser, teams_note=" Win rates are then team win rates (parity 1/2).")
     return parser
-
-
-def add_line_rule_options(parser: argparse.ArgumentParser, teams_note: str = "") -> None:
-    """The line-game rule options (``--teams``, ``--next-lead``, ``--annul-doubles``,
-    ``--target-score``; default: the preset's value), shared by domino-evaluate and domino-play."""
-    line = parser.add_argument_group(
-        "line-game rules (--game block|draw|cuban; default: the preset's value; --hand-size and "
-        "--use-boneyard apply too)"
-    )
-    line.add_argument(
-        "--teams", action=argparse.BooleanOptionalAction, default=None, help=LINE_FIELD_DOCS["teams"] + teams_note
-    )
-    for name, choices in LINE_RULE_CHOICES.items():
-        line.add_argument(
-            "--" + name.replace("_", "-"), default=None, choices=choices, help=LINE_FIELD_DOCS[name]
-        )
-    line.add_argument(
-        "--annul-doubles", type=int, default=None,
-        help=LINE_FIELD_DOCS["annul_doubles"] + " Give 0 for no annulment.",
-    )  # fmt: skip
-    line.add_argument("--target-score", type=int, default=None, help=LINE_FIELD_DOCS["target_score"])
-
-
-def rule_kwargs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
-    """The env keywords of the rule options given (``--preset`` for Mexican Train, ``--max-pip``,
-    the game's own rule options); a rule option of the other kind of game is a parser error."""
-    shared = ("hand_size", "use_boneyard")  # rules of every game
-    mexican = tuple(n for n in MEXICAN_TRAIN_RULE_ARGS if n not in shared)
-    line = ("teams", *LINE_RULE_CHOICES, "annul_doubles", "target_score")
-    if args.game == "mexican_train":
-        kwargs: dict[str, Any] = {"preset": args.preset or "domino_cubano"}
-        own, foreign = mexican, line
-    else:
-        if args.preset is not None:
-            parser.error(f"--preset is for --game mexican_train; --game {args.game} is its own preset")
-        kwargs = {}
-        own, foreign = line, mexican
-    for name in foreign:
-        if getattr(args, name) is not None:
-            parser.error(f"--{name.replace('_', '-')} is not a rule of --game {args.game}")
-    if args.max_pip is not None:
-        kwargs["max_pip"] = args.max_pip
-    for name in (*shared, *own):
-        value = getattr(args, name)
-        if value is not None:
-            kwargs[name] = value
-    if kwargs.get("annul_doubles") == 0:
-        kwargs["annul_doubles"] = None
-    return kwargs
 
 
 def main(argv: Sequence[str] | None = None) -> None:
