@@ -332,6 +332,14 @@ def _resolve(target: str) -> Callable[[], object]:
     return getattr(importlib.import_module(module), function)
 
 
+def in_import_machinery(frame: Any) -> bool:
+    """Whether a signal arrived in Python's import machinery (``<frozen importlib._bootstrap>``,
+    e.g. a module lock's weakref callback), where an exception a handler raises is printed as
+    "Exception ignored in ..." with its traceback and then dropped: a handler should only note the
+    signal there, for a later check to act on."""
+    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
+
+
 def terminate_as_interrupt(signum: int, frame: Any) -> None:
     """A SIGTERM handler that stops work as Ctrl-C does: :func:`launch` then prints
     ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15)."""

@@ -52,7 +52,7 @@ from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
-from domino_env.train.cli import first_line, stop_signals_held
+from domino_env.train.cli import first_line, in_import_machinery, stop_signals_held
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
@@ -271,7 +271,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     def stop_on_sigterm(signum: int, frame: Any) -> None:  # a scheduler's stop: like Ctrl-C
         nonlocal stopped_by
         stopped_by = signal.SIGTERM
-        raise KeyboardInterrupt
+        if not in_import_machinery(frame):  # (there the checks after the start and each iteration act)
+            raise KeyboardInterrupt
 
     # SIGTERM ignored (nohup or a parent that ignores it): it stays ignored
     if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:

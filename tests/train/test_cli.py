@@ -372,3 +372,22 @@ def test_domino_bc_a_sigterm_before_the_collection_starts_is_one_line_and_143(mo
     before = signal.getsignal(signal.SIGTERM)
     assert _exit_of(capsys, bc.main, "domino-bc") == (143, ["domino-bc: interrupted"])
     assert signal.getsignal(signal.SIGTERM) is before  # restored
+
+
+def test_in_import_machinery_knows_the_frames_of_pythons_import_system(tmp_path, monkeypatch):
+    """domino-rllib's SIGTERM handler raised KeyboardInterrupt in a module lock's weakref callback
+    (importlib), where Python prints "Exception ignored in ..." with a traceback and drops it (a
+    rare CI failure): there it now only notes the signal. A module's body runs below importlib's
+    frames, so its caller's frame is one of them."""
+    import importlib
+    import sys
+
+    from domino_env.train.cli import in_import_machinery
+
+    (tmp_path / "probe_import_frames.py").write_text("import sys\nCALLER = sys._getframe(1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    probe = importlib.import_module("probe_import_frames")
+    assert probe.CALLER.f_code.co_filename.startswith("<frozen importlib")
+    assert in_import_machinery(probe.CALLER)
+    assert not in_import_machinery(sys._getframe()) and not in_import_machinery(None)
+    sys.modules.pop("probe_import_frames")
