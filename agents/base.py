@@ -88,8 +88,9 @@ def as_config(config: Any = None) -> MexicanTrainConfig | LineConfig:
     if isinstance(config, dict):
         kwargs = {k: v for k, v in config.items() if k not in _ENV_ONLY_KWARGS}
         preset = kwargs.pop("preset", "domino_cubano")
-        if not isinstance(preset, str) or preset not in {**PRESETS, **LINE_PRESETS}:  # (from_preset:
-            raise ConfigError("preset", preset, f"one of {(*PRESETS, *LINE_PRESETS)}")  # its own only)
+        # checked here: from_preset and line_from_preset each list only their own presets
+        if not isinstance(preset, str) or (preset not in PRESETS and preset not in LINE_PRESETS):
+            raise ConfigError("preset", preset, f"one of {(*PRESETS, *LINE_PRESETS)}")
         if preset in LINE_PRESETS:
             return line_from_preset(preset, **kwargs)
         return from_preset(preset, **kwargs)

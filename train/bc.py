@@ -293,14 +293,13 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     start = time.perf_counter()
     log: list[dict[str, Any]] = []
     phases: list[dict[str, Any]] = []
-    collecting = ("stopping at the end of the episodes being played, then saving the samples so far to "
-                  f"{dataset} (no model: nothing is fitted yet)" if dataset else "stopping at the end of the "
-                  "episodes being played; no model is written (nothing is fitted yet)")  # fmt: skip
+    ending = "stopping at the end of the episodes being played"
+    collecting = (f"{ending}, then saving the samples so far to {dataset} (no model: nothing is fitted yet)"
+                  if dataset else f"{ending}; no model is written (nothing is fitted yet)")  # fmt: skip
     fitting = "stopping after this minibatch, then saving the model so far"
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
         out = claim_run_folder(str(out))
-    relabelling = ("stopping at the end of the episodes being played, then saving the model so far and this "
-                   f"run's DAgger samples ({out / DAGGER_SAMPLES_FILE})")  # fmt: skip
+    relabelling = f"{ending}, then saving the model so far and this run's DAgger samples ({out / DAGGER_SAMPLES_FILE})"
     # a stop while collecting writes no model: a claimed default folder is not left behind empty
     with removed_if_left_empty(out, claimed=args.out is None), StopSignals(collecting) as stop:
         if data is None and args.samples > 0:
