@@ -17,6 +17,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from domino_env.agents.ppo import PPOAgent
+from domino_env.train.cli import in_import_machinery, redeliver_later
 from domino_env.train.ladder import evaluate_vs_ladder
 from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder, config_of
 
@@ -75,6 +76,9 @@ class StopSignals:
         if self.received is not None:
             if time.monotonic() - self._first < self.SAME_REQUEST:
                 return  # the same request again (process and group), already being handled
+            if in_import_machinery(frame):  # the abort raised there would be dropped: send it again
+                redeliver_later(signum)
+                return
             # (name, what happened): train.cli.launch exits with 128 + that signal and says it
             raise KeyboardInterrupt(name, "a second signal: aborted without saving")
         self.received = name

@@ -340,9 +340,31 @@ def in_import_machinery(frame: Any) -> bool:
     return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
 
 
+#: seconds after which :func:`redeliver_later` sends a signal again
+REDELIVERY_DELAY = 0.05
+
+
+def redeliver_later(signum: int, delay: float = REDELIVERY_DELAY) -> None:
+    """Send ``signum`` to the main thread again after ``delay`` seconds (a daemon timer thread),
+    for a handler that found itself in Python's import machinery (:func:`in_import_machinery`),
+    where the exception it would raise is dropped: by then the import's callback has returned,
+    and whichever handler is installed then acts on the signal."""
+    import threading
+
+    main = threading.main_thread().ident
+    timer = threading.Timer(delay, signal.pthread_kill, (main, signum))
+    timer.daemon = True
+    timer.start()
+
+
 def terminate_as_interrupt(signum: int, frame: Any) -> None:
     """A SIGTERM handler that stops work as Ctrl-C does: :func:`launch` then prints
-    ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15)."""
+    ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15).
+    In Python's import machinery, where the exception would be dropped and the signal lost, it
+    has the signal sent again shortly (:func:`redeliver_later`) instead of raising."""
+    if in_import_machinery(frame):
+        redeliver_later(signum)
+        return
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 

@@ -374,20 +374,81 @@ def test_domino_bc_a_sigterm_before_the_collection_starts_is_one_line_and_143(mo
     assert signal.getsignal(signal.SIGTERM) is before  # restored
 
 
-def test_in_import_machinery_knows_the_frames_of_pythons_import_system(tmp_path, monkeypatch):
+@pytest.fixture
+def import_frame(tmp_path, monkeypatch):
+    """A real frame of Python's import machinery: a module's body runs below importlib's frames,
+    so its caller's frame is one of them."""
+    import importlib
+    import sys
+
+    (tmp_path / "probe_import_frames.py").write_text("import sys\nCALLER = sys._getframe(1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield importlib.import_module("probe_import_frames").CALLER
+    sys.modules.pop("probe_import_frames")
+
+
+def test_in_import_machinery_knows_the_frames_of_pythons_import_system(import_frame):
     """domino-rllib's SIGTERM handler raised KeyboardInterrupt in a module lock's weakref callback
     (importlib), where Python prints "Exception ignored in ..." with a traceback and drops it (a
-    rare CI failure): there it now only notes the signal. A module's body runs below importlib's
-    frames, so its caller's frame is one of them."""
-    import importlib
+    rare CI failure): there it now only notes the signal."""
     import sys
 
     from domino_env.train.cli import in_import_machinery
 
-    (tmp_path / "probe_import_frames.py").write_text("import sys\nCALLER = sys._getframe(1)\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    probe = importlib.import_module("probe_import_frames")
-    assert probe.CALLER.f_code.co_filename.startswith("<frozen importlib")
-    assert in_import_machinery(probe.CALLER)
+    assert import_frame.f_code.co_filename.startswith("<frozen importlib")
+    assert in_import_machinery(import_frame)
     assert not in_import_machinery(sys._getframe()) and not in_import_machinery(None)
-    sys.modules.pop("probe_import_frames")
+
+
+def _returns_in_import_machinery(handler, signum, frame) -> None:
+    try:
+        assert handler(signum, frame) is None
+    except KeyboardInterrupt:
+        pytest.fail("raised in the import machinery, where Python drops the exception")
+
+
+def _interrupt_within(seconds: float) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt a signal handler raises in the next ``seconds``, or None."""
+    import time
+
+    try:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            time.sleep(0.01)
+    except KeyboardInterrupt as exc:
+        return exc
+    return None
+
+
+def test_a_sigterm_in_the_import_machinery_is_sent_again_not_lost(import_frame):
+    """domino-train's (and domino-bc's) start-up SIGTERM handler raised its KeyboardInterrupt
+    wherever the signal arrived; in the import machinery Python drops it, and the run went on as if
+    no SIGTERM had come. There the handler now has the signal sent again, which then stops."""
+    import signal
+
+    from domino_env.train.cli import terminate_as_interrupt
+
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)
+    try:
+        _returns_in_import_machinery(terminate_as_interrupt, signal.SIGTERM, import_frame)
+        stop = _interrupt_within(2.0)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert stop is not None and stop.args == ("SIGTERM",)
+
+
+def test_a_second_signal_in_the_import_machinery_still_aborts(import_frame, capsys):
+    """A second signal during training aborts without saving; arriving in the import machinery,
+    its KeyboardInterrupt was dropped and training went on. It is now sent again, and aborts."""
+    import signal
+    import time
+
+    from domino_env.train.callbacks import StopSignals
+
+    with StopSignals() as stop:
+        stop._handle(signal.SIGTERM, None)  # the first: a stop request
+        time.sleep(StopSignals.SAME_REQUEST + 0.1)  # a second one, not the same request again
+        _returns_in_import_machinery(stop._handle, signal.SIGTERM, import_frame)
+        abort = _interrupt_within(2.0)
+    assert abort is not None and abort.args == ("SIGTERM", "a second signal: aborted without saving")
+    assert "SIGTERM received" in capsys.readouterr().err
