@@ -25,7 +25,7 @@ def test_there_are_releases_to_check():
 
 def documented_command(out: str) -> list[str]:
     """The ``domino-train`` command docs/training.md gives for the run with ``--out out``."""
-    text = (ROOT / "docs" / "training.md").read_text().replace("\\\n", " ")
+    text = (ROOT / "docs/training.md").read_text().replace("\\\n", " ")
     found = [shlex.split(line, comments=True)[1:] for line in text.splitlines()
              if line.startswith("domino-train ") and f"--out {out}" in line]  # fmt: skip
     assert len(found) == 1, f"docs/training.md: {len(found)} domino-train commands with --out {out}"
