@@ -4,7 +4,7 @@ Command line (also the ``domino-evaluate`` console script)::
 
     domino-evaluate --agents planner greedy greedy greedy --rounds 2000 --players 4 \\
         --max-pip 12 [--preset domino_cubano] [--episode round|game] [--seed 0] [--json out.json] \\
-        [--workers 2] [rule options: --doubles chain --drawn-tile may_play ...]
+        [--workers 2] [--resume] [rule options: --doubles chain --drawn-tile may_play ...]
     domino-evaluate --game cuban --agents planner greedy planner greedy --rounds 2000 \\
         [--teams/--no-teams --next-lead winner --annul-doubles 5 --target-score 100 ...]
 
@@ -56,6 +56,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import agent_names, make_agent
@@ -94,6 +95,13 @@ from domino_env.train.tournament import (  # noqa: F401
     evaluate,
     play_episode,
     rotation_seats,
+)
+from domino_env.train.tournament_journal import (
+    JOURNAL_SUFFIX,
+    JournalError,
+    journal_header,
+    journal_path,
+    read_journal,
 )
 from domino_env.train.tournament_results import (  # noqa: F401
     AgentStats,
@@ -247,6 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the results (config, seeds, agents, stats) as JSON; '-': to stdout (the table then goes to stderr)",
     )
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the tournament that an interrupted run of this command left in PATH"
+        f"{JOURNAL_SUFFIX} (--json PATH keeps every finished deal there until PATH is written); "
+        "the result is the one of a run straight through",
+    )
+    parser.add_argument(
         "--records", action="store_true", help="add one result row per episode (deal, rotation, seed, seats, rounds, credits, pips, scores) to the JSON"
     )
     parser.add_argument(
@@ -289,6 +304,47 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
             parser.error(f"--agents {spec}: {exc}")
 
 
+def finished_deals(journal: Path) -> int:
+    """Deals a journal holds (its whole lines after the header)."""
+    return max(0, journal.read_bytes().count(b"\n") - 1)
+
+
+def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int,
+                  kwargs: dict[str, Any]) -> Path | None:  # fmt: skip
+    """The journal this run keeps (``--json PATH``: PATH + :data:`JOURNAL_SUFFIX`; None without
+    one), checked before any play: one left by an interrupted run is continued with ``--resume``
+    and only then (it would be lost), and must be this tournament's. Prints how many deals it
+    holds when continued."""
+    journal = journal_path(args.json) if args.json not in (None, "-") else None
+    if args.resume and journal is None:
+        parser.error(f"--resume continues the tournament that an interrupted run left in PATH{JOURNAL_SUFFIX} "
+                     "of its --json PATH: give that --json PATH")  # fmt: skip
+    if journal is None:
+        return None
+    if journal.exists() and not journal.is_file():
+        parser.error(f"--json {args.json}: {journal}, where this command keeps the finished deals, is not a file")
+    if not args.resume:
+        if journal.exists():
+            parser.error(f"--json {args.json}: {journal} holds the finished deals of an interrupted tournament; "
+                         "give --resume to continue it, or delete it")  # fmt: skip
+        return journal
+    if not journal.is_file():
+        parser.error(f"--resume: {journal} not found: no interrupted tournament of --json {args.json} to continue")
+    env = make_raw_env(args.game, num_players=players, episode=args.episode, **kwargs)
+    header = journal_header(args.game, env.env_kwargs, list(args.agents), args.seed, args.episode)
+    try:
+        kept, _ = read_journal(journal, header)
+    except JournalError as exc:
+        parser.error(f"--resume: {exc}; give the flags of that tournament, or delete the file")
+    except OSError as exc:
+        parser.error(f"--resume: {journal} could not be read ({exc.strerror or exc})")
+    deals = -(-args.rounds // players)
+    played = sum(d < deals for d in kept)
+    print(f"continuing the tournament of {journal}: {played} of {deals} deals played before", file=sys.stderr,
+          flush=True)  # fmt: skip
+    return journal
+
+
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     parser = build_parser()
@@ -313,6 +369,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         parser.error(f"--game cuban plays in teams of two: give 4 agents, or --no-teams ({players} given)")
     kwargs = rule_kwargs(parser, args)
     check_agents(parser, args, players, kwargs)
+    journal = check_journal(parser, args, players, kwargs)
     # SIGTERM (kill, a scheduler, timeout) stops the tournament as Ctrl-C does: it used to end the
     # process at once, silently, leaving the --workers processes behind
     try:
@@ -327,6 +384,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
                 progress=not args.no_progress,
                 keep_records=args.records,
                 game=args.game,
+                journal=journal,
                 **kwargs,
             )
     except DominoError as exc:  # check_agents found the flags good: not expected
@@ -336,7 +394,14 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         kept = ""
         if args.json not in (None, "-"):
             kept = f"; {args.json} keeps its earlier result" if os.path.exists(args.json) else f"; {args.json} not written"
-        raise KeyboardInterrupt(name, f"the tournament did not finish: no results{kept}") from None
+        done = "no results"
+        played = finished_deals(journal) if journal is not None and journal.exists() else 0
+        if played:
+            deals = -(-args.rounds // players)
+            done = f"{played} of {deals} deals played, kept in {journal}: the same command with --resume continues it"
+        elif journal is not None:  # nothing to continue: no file left to refuse the next run
+            journal.unlink(missing_ok=True)
+        raise KeyboardInterrupt(name, f"the tournament did not finish: {done}{kept}") from None
     to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
     console = rich_console(stderr=to_stderr)
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
@@ -356,6 +421,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
                 replace_text(args.json, text)
             except OSError as exc:  # checked before the games; a full disk, a folder removed since
                 raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc})") from None
+    if journal is not None:  # the result is written: its deals are in it
+        journal.unlink(missing_ok=True)
     if closed is not None:
         raise closed  # launch: exit 141, nothing more printed
     if args.json and args.json != "-":

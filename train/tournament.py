@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from domino_env.agents.base import Agent, agent_label, make_agent
 from domino_env.core.errors import ConfigError, IllegalActionError, check_action
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
+from domino_env.train.tournament_journal import JournalWriter, journal_header, read_journal
 from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
 from domino_env.wrappers import info_state_kwargs
 
@@ -248,6 +250,7 @@ def evaluate(
     progress: bool = False,
     keep_records: bool = False,
     game: str = "mexican_train",
+    journal: str | os.PathLike[str] | None = None,
     **env_kwargs: Any,
 ) -> EvaluationResult:
     """Play a duplicate-deal tournament and return its statistics.
@@ -271,6 +274,12 @@ def evaluate(
             of :mod:`domino_env.agents.line`).
             With teams the win rates are team win rates (parity 1/2; the docstring of
             ``domino_env.train.evaluate``).
+        journal: a file that keeps every finished deal as it finishes
+            (:mod:`domino_env.train.tournament_journal`). If it exists, its deals are not played
+            again: a tournament interrupted with Ctrl-C continues where it stopped, with the same
+            result as one played straight through. It must be the journal of this tournament (the
+            same game, rules, agents, seed and episode kind; ``rounds`` may differ). The file is
+            left in place (``domino-evaluate`` removes it once its ``--json`` is written).
         **env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``max_pip``,
             ``preset``, ``doubles``, ...) or, for a line game, ``line_v0.raw_env`` (``max_pip``,
             ``hand_size``, ``teams``, ``next_lead``, ...).
@@ -281,6 +290,8 @@ def evaluate(
             ``workers > 1``) an agent defined interactively, which the workers cannot import, or
             one that cannot be pickled (a lambda).
         BrokenProcessPool: a worker process died (killed; or without the ``__main__`` guard, on start-up).
+        JournalError: ``journal`` is not a journal, or another tournament's.
+        OSError: the journal cannot be read or written.
     """
     if isinstance(agents, (str, bytes)):  # list("planner") would be seven agents named by letters
         raise ConfigError("agents", agents, "a sequence of agents, one per seat (e.g. ['planner', 'greedy'])")
@@ -322,31 +333,43 @@ def evaluate(
         _check_picklable(labels, built)
     start = time.perf_counter()
     records: list[GameRecord] = []
+    writer = None
+    if journal is not None:
+        path = Path(journal)
+        header = journal_header(game, env.env_kwargs, labels, seed, episode)
+        kept = read_journal(path, header) if path.exists() else None
+        if kept is not None:
+            records = [r for d, recs in kept[0].items() if d < deals for r in recs]
+        writer = JournalWriter(path, header, None if kept is None else kept[1])
+    todo = sorted(set(range(deals)) - {r.deal for r in records})
     bar = None
     if progress:
         from domino_env.train.progress import progress_bar
 
         unit = "game" if episode == "game" else "round"
-        bar = progress_bar(total=deals * p, unit=unit, desc=" ".join(labels), dynamic_ncols=True)
-    workers = min(workers, deals)  # more processes than deals would only idle
+        bar = progress_bar(total=deals * p, initial=len(records), unit=unit, desc=" ".join(labels),
+                           dynamic_ncols=True)  # fmt: skip
+    workers = max(1, min(workers, len(todo)))  # more processes than deals would only idle
     try:
         if workers == 1:
             _init_worker(env_kwargs, built, seed, game)
-            for d in range(deals):
-                recs = _play_deals([d])
-                records.extend(recs)
-                if bar is not None:
-                    bar.update(len(recs))
+            batches: Iterator[list[GameRecord]] = (_play_deals([d]) for d in todo)
         else:
-            chunk = max(1, min(25, deals // (workers * 4) or 1))
-            chunks = [list(range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
-            for recs in _play_in_workers(workers, chunks, (env_kwargs, built, seed, game)):
-                records.extend(recs)
-                if bar is not None:
-                    bar.update(len(recs))
+            chunk = max(1, min(25, len(todo) // (workers * 4) or 1))
+            chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
+            batches = _play_in_workers(workers, chunks, (env_kwargs, built, seed, game))
+        for recs in batches:
+            records.extend(recs)
+            if writer is not None:
+                writer.add(recs)
+            if bar is not None:
+                bar.update(len(recs))
     finally:  # also on Ctrl-C: the bar ends its line before any message is printed
         if bar is not None:
             bar.close()
+        if writer is not None:
+            writer.close()
+    records.sort(key=lambda r: (r.deal, r.rotation))  # a continued tournament's: as if straight through
     stats = summarize(records, labels, p, episode)
     return EvaluationResult(
         agents=labels,

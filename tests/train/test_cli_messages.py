@@ -219,7 +219,10 @@ def test_evaluate_json_interrupted_while_written_keeps_the_earlier_result(tmp_pa
                         lambda self, records=False: {"rounds_played": 2, "stats": InterruptedWhileWritten(a=1)})  # fmt: skip
     with pytest.raises(KeyboardInterrupt):
         evaluate.run(args)
-    assert result.read_text() == earlier and [p.name for p in tmp_path.iterdir()] == ["result.json"]
+    assert result.read_text() == earlier
+    # the finished tournament's deal stays in the journal until the result is written (for --resume)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json", "result.json.partial.jsonl"]
+    assert (tmp_path / "result.json.partial.jsonl").read_text().count("\n") == 2  # the header, the deal
 
 
 def test_evaluate_json_that_is_a_fifo_is_refused_without_waiting(tmp_path):
@@ -307,9 +310,12 @@ def test_ctrl_c_with_worker_processes_is_one_line(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group
     _, err = proc.communicate(timeout=120)
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/40000" not in line]
-    assert proc.returncode == 130 and lines == [
-        f"domino-evaluate: interrupted (the tournament did not finish: no results; {out} not written)"], err[-2000:]
-    assert not out.exists()
+    journal = f"{out}.partial.jsonl"
+    kept = rf"(\d+) of 10000 deals played, kept in {re.escape(journal)}: the same command with --resume continues it"
+    match = re.fullmatch(rf"domino-evaluate: interrupted \(the tournament did not finish: {kept}; "
+                         rf"{re.escape(str(out))} not written\)", lines[0]) if len(lines) == 1 else None  # fmt: skip
+    assert proc.returncode == 130 and match, err[-2000:]
+    assert not out.exists() and Path(journal).read_text().count("\n") == int(match[1]) + 1  # its header, the deals
 
 
 def test_a_second_ctrl_c_while_the_command_exits_adds_no_traceback():
@@ -377,9 +383,10 @@ def test_sigterm_stops_the_workers_and_says_what_is_kept(tmp_path):
         proc.send_signal(signal.SIGTERM)  # to the command alone, as `kill PID` does
         _, err = proc.communicate(timeout=120)
         lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/40000" not in line]
-        assert proc.returncode == 143 and lines == [
-            f"domino-evaluate: interrupted (the tournament did not finish: no results; {out} keeps its earlier "
-            "result)"], err[-2000:]  # fmt: skip
+        kept = rf"\d+ of 10000 deals played, kept in {re.escape(str(out))}.partial.jsonl: the same command with --resume"
+        assert proc.returncode == 143 and len(lines) == 1 and re.fullmatch(
+            rf"domino-evaluate: interrupted \(the tournament did not finish: {kept} continues it; "
+            rf"{re.escape(str(out))} keeps its earlier result\)", lines[0]), err[-2000:]  # fmt: skip
         assert out.read_text() == earlier
         while any(_alive(w) for w in workers):
             assert time.monotonic() < deadline, "the worker processes outlived the command"
