@@ -440,10 +440,12 @@ def print_result(console: Any, result: EvaluationResult) -> None:
         else "Parity share = 1/P x fraction of non-void episodes"
     )
     games = f" in {result.episodes} games" if result.episode == "game" else ""
+    resumed = (f" ({result.deals - result.resumed_deals} deals in this run, {result.resumed_deals} from the "
+               "interrupted run's journal)") if result.resumed_deals else ""  # fmt: skip
     console.print(
         f"{result.rounds_played} rounds{games} "
         f"({result.blocked_rounds} blocked, {result.void_rounds} void, {result.truncated_episodes} truncated{annulled}) "
-        f"in {result.seconds:.1f}s with {result.workers} worker(s). {parity}; CI per deal = t interval over "
+        f"in {result.seconds:.1f}s with {result.workers} worker(s){resumed}. {parity}; CI per deal = t interval over "
         f"the {result.deals} per-deal averages (n/a with fewer than 2; Wilson over the deals if all equal).", soft_wrap=True,
     )  # soft_wrap: one line in a log (a terminal wraps it itself)
 

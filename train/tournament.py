@@ -342,6 +342,7 @@ def evaluate(
             records = [r for d, recs in kept[0].items() if d < deals for r in recs]
         writer = JournalWriter(path, header, None if kept is None else kept[1])
     todo = sorted(set(range(deals)) - {r.deal for r in records})
+    resumed = deals - len(todo)
     bar = None
     if progress:
         from domino_env.train.progress import progress_bar
@@ -391,5 +392,6 @@ def evaluate(
         game=game,
         teams=bool(getattr(env.config, "teams", False)),
         annulled_rounds=sum(r.annulled for r in records),
+        resumed_deals=resumed,
     )
 

@@ -133,6 +133,8 @@ class EvaluationResult:
         game: ``"mexican_train"``, ``"block"``, ``"draw"`` or ``"cuban"``.
         teams: partnerships (line games): win rates are team win rates, parity 1/2.
         annulled_rounds: rounds annulled and re-dealt (Cuban).
+        resumed_deals: deals taken from the journal of an interrupted run, not played in this
+            one (``seconds`` and ``workers`` are this run's).
     """
 
     agents: list[str]
@@ -154,6 +156,7 @@ class EvaluationResult:
     game: str = "mexican_train"
     teams: bool = False
     annulled_rounds: int = 0
+    resumed_deals: int = 0
 
     def stats_for(self, name: str) -> AgentStats:
         """The :class:`AgentStats` of agent ``name`` (its label: the spec string, else ``agent.name``).

@@ -20,9 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ["planner", "greedy", "greedy", "greedy"]
 
 
+RUN_KEYS = ("seconds", "workers", "resumed_deals")  # the run's, not the tournament's
+
+
 def _same(result) -> dict:
     """A result without what depends on the run rather than the tournament."""
-    return {k: v for k, v in result.to_dict(records=True).items() if k not in ("seconds", "workers")}
+    return {k: v for k, v in result.to_dict(records=True).items() if k not in RUN_KEYS}
 
 
 def test_a_journal_changes_nothing_and_keeps_every_deal(tmp_path):
@@ -45,6 +48,7 @@ def test_a_cut_journal_continues_to_the_straight_result(tmp_path, workers):
     journal.write_text("".join(lines[:4]) + lines[4][:40])
     continued = evaluate(AGENTS, rounds=40, seed=3, keep_records=True, journal=journal, workers=workers)
     assert _same(continued) == _same(straight)
+    assert (straight.resumed_deals, continued.resumed_deals) == (0, 3)
     assert journal.read_text().splitlines(keepends=True)[:4] == lines[:4]
     assert sorted(json.loads(line)["deal"] for line in journal.read_text().splitlines()[1:]) == list(range(10))
 
@@ -135,11 +139,14 @@ def test_an_interrupted_command_continues_with_resume_to_the_straight_result(tmp
     resumed = _cli(*args, "--resume", "--workers", "2", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert f"continuing the tournament of {journal}: {played} of 200 deals played before" in resumed.stderr
+    assert f"with 2 worker(s) ({200 - played} deals in this run, {played} from the interrupted run's journal)" \
+        in resumed.stdout  # fmt: skip
     assert not journal.exists()
     written = json.loads(out.read_text())
+    assert written["resumed_deals"] == played
     straight = evaluate(AGENTS, rounds=800, seed=9).to_dict()
-    assert {k: v for k, v in written.items() if k not in ("seconds", "workers")} == json.loads(
-        json.dumps({k: v for k, v in straight.items() if k not in ("seconds", "workers")}))
+    assert {k: v for k, v in written.items() if k not in RUN_KEYS} == json.loads(
+        json.dumps({k: v for k, v in straight.items() if k not in RUN_KEYS}))
 
 
 def test_resume_refusals_are_one_line_before_any_play(tmp_path):
