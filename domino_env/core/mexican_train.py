@@ -187,6 +187,13 @@ class MexicanTrainState(MexicanTrainRounds):
             return [open_doubles[-1]]
         return open_doubles
 
+    def _must_cover(self) -> bool:
+        """Whether the current player is obliged to cover a double now: its own (``satisfy``,
+        ``double_double``) or an open double that freezes the table (docs/rules.md §1.4). A drawn
+        tile that covers is then placed under either ``drawn_tile`` rule."""
+        phase = self.phase
+        return phase in (COVER_OWN, SECOND_DOUBLE) or (phase == FREE and bool(self._coverable()))
+
     def _targets(self) -> tuple[list[int], list[int]]:
         """(trains any matching tile may go on, trains only a matching double may go on)."""
         seat = self.current_player
@@ -238,7 +245,10 @@ class MexicanTrainState(MexicanTrainRounds):
                 m ^= low
         if actions:
             actions.sort()
-            if self.drawn_tile >= 0 and self.config.drawn_tile == "may_play":
+            # may_play: the drawn tile may be kept, unless it covers a double the player must cover
+            if self.drawn_tile >= 0 and self.config.drawn_tile == "may_play" and not (
+                self._must_cover() and any(t.pip_masks[self.ends[x]] >> self.drawn_tile & 1 for x in any_trains)
+            ):
                 actions.append(self.pass_action)
         elif self.drawn_tile < 0 and self.config.use_boneyard and self.boneyard:
             actions.append(self.draw_action)
@@ -366,8 +376,10 @@ class MexicanTrainState(MexicanTrainRounds):
         seat = self.current_player
         lacking = self._blocking_pips()
         if self.drawn_tile >= 0:
-            # must_play: the drawn tile fits nothing either; may_play: it might have fitted.
-            self.missing[seat] = lacking if self.config.drawn_tile == "must_play" else 0
+            # must_play, or a draw to cover a double: the drawn tile does not fit those ends either;
+            # may_play elsewhere: it might have fitted.
+            kept_a_fit = self.config.drawn_tile == "may_play" and not self._must_cover()
+            self.missing[seat] = 0 if kept_a_fit else lacking
         else:
             self.missing[seat] |= lacking
         self.markers[seat] = True

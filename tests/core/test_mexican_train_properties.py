@@ -39,6 +39,7 @@ def brute_force_legal(s: MexicanTrainState) -> list[int]:
     free = [me] + ([p] if cfg.use_mexican_train else [])
     free += [x for x in range(p) if x != me and s.has_marker(x) and s.active[x]]
     allowed: dict[int, str] = {}
+    covering = True  # a double must be covered now (§1.4): a drawn tile that covers is placed
     if s.phase == COVER_OWN:
         allowed = {x: "any" for x in s.turn_doubles}
     elif s.phase == SECOND_DOUBLE:
@@ -48,9 +49,9 @@ def brute_force_legal(s: MexicanTrainState) -> list[int]:
         newest_only = cfg.doubles == "chain"
         allowed = {x: "any" for x in (s.open_doubles[-1:] if newest_only else s.open_doubles)}
     elif s.in_first_turn and cfg.first_turn == "own_train":
-        allowed = {me: "any"}
+        allowed, covering = {me: "any"}, False
     else:
-        allowed = {x: "any" for x in free}
+        allowed, covering = {x: "any" for x in free}, False
     legal = []
     for action in range(s.num_tiles * (p + 1)):
         index, slot = divmod(action, p + 1)
@@ -64,7 +65,9 @@ def brute_force_legal(s: MexicanTrainState) -> list[int]:
         legal.append(action)
     drew = s.drawn_tile >= 0
     if legal:
-        if drew and cfg.drawn_tile == "may_play":
+        drawn = tile_from_index(s.drawn_tile, cfg.max_pip) if drew else None
+        covers = covering and drew and any(k == "any" and s.open_end(x) in drawn for x, k in allowed.items())
+        if drew and cfg.drawn_tile == "may_play" and not covers:
             legal.append(s.pass_action)
     elif not drew and cfg.use_boneyard and s.boneyard_size:
         legal.append(s.draw_action)

@@ -56,10 +56,11 @@ def test_satisfy_drawn_double_is_placed_then_one_new_draw_for_its_cover():
     expect(env, 1, [DRAW])  # (2,4) fits its own train at 4: frozen
 
 
-def test_satisfy_may_play_draw_while_covering_allows_pass():
-    """docs/rules.md §1.3.3 drawn_tile="may_play" + 1.4 (contract 2: "drawn_tile governs every draw,
-    including draws while covering open doubles"): a drawn tile that covers someone's open double
-    may be kept (PASS legal); the pass marks the passer and the double stays open."""
+def test_may_play_a_drawn_tile_that_covers_an_open_double_is_placed():
+    """docs/rules.md §1.4 (RULES.md §1.4: "if that tile covers, it must be placed there"; seed 002:
+    "el jugador que pueda debe terminarlo obligatoriamente"): under drawn_tile="may_play" too, a
+    drawn tile that covers someone's open double is placed, no PASS. Until 2026-12-04 it could be
+    kept. A drawn tile that covers nothing still means a pass and a marker."""
     env = make(first_turn="any", drawn_tile="may_play")
     deal(
         env,
@@ -76,16 +77,9 @@ def test_satisfy_may_play_draw_while_covering_allows_pass():
     assert open_doubles(env) == [0]
     expect(env, 1, [DRAW])  # (4,0) fits its own train but the table is frozen
     draw(env)  # (5,6) covers 5-5 on train 0
-    expect(env, 1, [((5, 6), 0), PASS])
-    pass_(env)
-    assert st(env).has_marker(1)
-    assert open_doubles(env) == [0]
-    assert (5, 6) in hand(env, 1)
-    expect(env, 0, [DRAW])
-    draw(env)  # (1,1)
-    expect(env, 0, [PASS])
-    pass_(env)
-    expect(env, 1, [((5, 6), 0)])
+    expect(env, 1, [((5, 6), 0)])  # placed: no PASS
+    act(env, (5, 6), 0)
+    assert open_doubles(env) == [] and not st(env).has_marker(1)
 
 
 def test_satisfy_without_boneyard_passes_at_once():

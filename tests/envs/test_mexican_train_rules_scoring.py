@@ -150,10 +150,11 @@ def test_drawn_double_left_open_after_second_draw_fails():
     assert legal_moves(e) == moves(e, ((3, 4), 1))
 
 
-def test_may_play_governs_draws_while_covering():
-    """Contract point 2 ("drawn_tile governs every draw, including draws while covering open
-    doubles") + docs/rules.md §1.3.3 may_play: a drawn cover may be kept; the pass marks the train
-    and the double stays open, freezing the table for the next player (1.4)."""
+def test_a_drawn_tile_that_covers_ones_own_double_is_placed_under_may_play_too():
+    """docs/rules.md §1.4 satisfy ("if it covers, it is placed"): a draw made to cover one's own
+    double leaves no choice under drawn_tile="may_play" either; until 2026-12-04 the engine let
+    the covering tile be kept (PASS legal), against RULES.md §1.4 and seed 002 ("el jugador que
+    pueda debe terminarlo obligatoriamente")."""
     e = start(
         [[(4, 9), (4, 4), (1, 2)], [(1, 9), (3, 9), (2, 3)]],
         [(4, 6), (0, 0)],
@@ -164,10 +165,32 @@ def test_may_play_governs_draws_while_covering():
     act(e, (4, 4), 0)
     assert legal_moves(e) == ["DRAW"]
     draw(e)
-    assert legal_moves(e) == moves(e, ((4, 6), 0), "PASS")
+    assert legal_moves(e) == moves(e, ((4, 6), 0))  # no PASS: the drawn tile covers
+    act(e, (4, 6), 0)
+    assert list(state(e).open_doubles) == [] and not state(e).has_marker(0)
+    # the table is free again: seat 1 may place (3,9) on the Mexican train
+    assert e.agent_selection == "player_1"
+    assert moves(e, ((3, 9), 2))[0] in legal_moves(e)
+
+
+def test_a_drawn_tile_that_does_not_cover_leaves_the_double_open_under_may_play():
+    """A draw made to cover one's own double that brings no cover: PASS, the train is marked and
+    the double stays open, freezing the table for the next player (docs/rules.md §1.4)."""
+    e = start(
+        [[(4, 9), (4, 4), (1, 2)], [(1, 9), (3, 9), (2, 3)]],
+        [(0, 0), (2, 9)],
+        drawn_tile="may_play",
+    )
+    act(e, (4, 9), 0)
+    act(e, (1, 9), 0)
+    act(e, (4, 4), 0)
+    draw(e)  # (0,0) covers nothing: PASS only
+    assert legal_moves(e) == ["PASS"]
     pass_(e)
-    assert state(e).has_marker(0)
-    assert list(state(e).open_doubles) == [0]
+    assert state(e).has_marker(0) and list(state(e).open_doubles) == [0]
+    # public knowledge: seat 0 holds no 4 (the drawn tile did not cover either; under may_play
+    # it had been forgotten, as if a covering tile might have been kept)
+    assert state(e).missing[0] == 1 << 4
     # seat 1 holds (3,9) for the Mexican train, but the table is frozen: DRAW only
     assert e.agent_selection == "player_1"
     assert legal_moves(e) == ["DRAW"]
