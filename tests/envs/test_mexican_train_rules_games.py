@@ -249,3 +249,31 @@ def test_elimination_stations_wrap_around():
             stations.append(state(e).station)
     assert len(stations) > 10, "limit too low for this check"
     assert stations == [9 - (r % 10) for r in range(len(stations))]
+
+
+def test_a_knocked_out_fewest_pips_seat_does_not_start_the_next_round():
+    """docs/rules.md §1.1 (later rounds) with §1.6 elimination: after a blocked round the seat with
+    the fewest pips starts, counting only the seats still in. Here seat 0 has the fewest pips of
+    the blocked round (4) and its total reaches the limit: it is out, and seat 1 (5 pips, fewer
+    than seat 2's 6) starts the third round."""
+    e = raw_env(num_players=3, max_pip=9, episode="game", game_end="elimination", elimination_limit=10)
+    rounds = [
+        {"hands": [[[0, 9], [2, 4]], [[1, 9]], [[0, 1]]], "boneyard": [], "station": [9, 9], "first_player": 0},
+        {"hands": [[[0, 4]], [[2, 3]], [[1, 5]]], "boneyard": [], "station": [8, 8], "first_player": 1},
+        None,  # the third round: dealt by the env
+    ]
+    e.reset(seed=0, options={"deals": rounds})
+    act(e, (0, 9), 0)
+    act(e, (1, 9), 0)  # seat 1 goes out: totals 6, 0, 1
+    assert list(state(e).scores) == [6, 0, 1] and state(e).station == 8
+    steps = 0
+    while state(e).round_index == 1:  # nobody holds an 8 and the boneyard is empty: blocked
+        assert legal_moves(e) == ["PASS"] or e.terminations.get(e.agent_selection)
+        pass_(e)
+        steps += 1
+        assert steps < 10
+    assert list(state(e).scores) == [10, 5, 7]
+    assert not state(e).active[0] and state(e).active[1] and state(e).active[2]
+    while e.terminations.get(e.agent_selection):  # the knocked-out seat's dead step
+        e.step(None)
+    assert state(e).round_index == 2 and state(e).current_player == 1 and e.agent_selection == "player_1"
