@@ -56,6 +56,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -304,44 +305,69 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
             parser.error(f"--agents {spec}: {exc}")
 
 
-def finished_deals(journal: Path) -> int:
-    """Deals a journal holds (its whole lines after the header)."""
-    return max(0, journal.read_bytes().count(b"\n") - 1)
+@dataclass
+class Journal:
+    """The journal a ``domino-evaluate --json PATH`` run keeps: its file, the header of this
+    tournament and the number of deals the tournament has."""
+
+    path: Path
+    header: dict[str, Any]
+    deals: int
+
+    def kept(self) -> int:
+        """Deals of this tournament the file holds (0 if it is missing, empty or unreadable)."""
+        try:
+            deals, _ = read_journal(self.path, self.header)
+        except (OSError, DominoError):
+            return 0
+        return sum(d < self.deals for d in deals)
+
+    def kept_line(self) -> str:
+        """What is kept and how to go on (for the messages of an interrupted or failed run)."""
+        return (f"{self.kept()} of {self.deals} deals played, kept in {self.path}: the same command with --resume "
+                "continues it")  # fmt: skip
 
 
 def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int,
-                  kwargs: dict[str, Any]) -> Path | None:  # fmt: skip
+                  kwargs: dict[str, Any]) -> Journal | None:  # fmt: skip
     """The journal this run keeps (``--json PATH``: PATH + :data:`JOURNAL_SUFFIX`; None without
     one), checked before any play: one left by an interrupted run is continued with ``--resume``
-    and only then (it would be lost), and must be this tournament's. Prints how many deals it
-    holds when continued."""
-    journal = journal_path(args.json) if args.json not in (None, "-") else None
-    if args.resume and journal is None:
+    and only then (it would be lost), must be this tournament's, and its folder (and, continued,
+    the file) writable. Prints how many deals it holds when continued."""
+    path = journal_path(args.json) if args.json not in (None, "-") else None
+    if args.resume and path is None:
         parser.error(f"--resume continues the tournament that an interrupted run left in PATH{JOURNAL_SUFFIX} "
                      "of its --json PATH: give that --json PATH")  # fmt: skip
-    if journal is None:
+    if path is None:
         return None
-    if journal.exists() and not journal.is_file():
-        parser.error(f"--json {args.json}: {journal}, where this command keeps the finished deals, is not a file")
-    if not args.resume:
-        if journal.exists():
-            parser.error(f"--json {args.json}: {journal} holds the finished deals of an interrupted tournament; "
-                         "give --resume to continue it, or delete it")  # fmt: skip
-        return journal
-    if not journal.is_file():
-        parser.error(f"--resume: {journal} not found: no interrupted tournament of --json {args.json} to continue")
+    if path.exists() and not path.is_file():
+        parser.error(f"--json {args.json}: {path}, where this command keeps the finished deals, is not a file")
+    folder = path.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        parser.error(f"--json {args.json}: the folder {folder} is not writable (the result and {path}, where "
+                     "the finished deals are kept, are written there)")  # fmt: skip
     env = make_raw_env(args.game, num_players=players, episode=args.episode, **kwargs)
     header = journal_header(args.game, env.env_kwargs, list(args.agents), args.seed, args.episode)
+    journal = Journal(path, header, -(-args.rounds // players))
+    started = path.is_file() and path.stat().st_size > 0  # (an empty file is a new journal)
+    if not args.resume:
+        if started:
+            parser.error(f"--json {args.json}: {path} holds the finished deals of an interrupted tournament; "
+                         "give --resume to continue it, or delete it")  # fmt: skip
+        return journal
+    if not started:
+        parser.error(f"--resume: {path} not found (or empty): no interrupted tournament of --json {args.json} "
+                     "to continue")  # fmt: skip
     try:
-        kept, _ = read_journal(journal, header)
+        read_journal(path, header)
     except JournalError as exc:
         parser.error(f"--resume: {exc}; give the flags of that tournament, or delete the file")
     except OSError as exc:
-        parser.error(f"--resume: {journal} could not be read ({exc.strerror or exc})")
-    deals = -(-args.rounds // players)
-    played = sum(d < deals for d in kept)
-    print(f"continuing the tournament of {journal}: {played} of {deals} deals played before", file=sys.stderr,
-          flush=True)  # fmt: skip
+        parser.error(f"--resume: {path} could not be read ({exc.strerror or exc})")
+    if not os.access(path, os.W_OK):
+        parser.error(f"--resume: {path} is not writable (this run adds its deals to it)")
+    print(f"continuing the tournament of {path}: {journal.kept()} of {journal.deals} deals played before",
+          file=sys.stderr, flush=True)  # fmt: skip
     return journal
 
 
@@ -384,9 +410,11 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
                 progress=not args.no_progress,
                 keep_records=args.records,
                 game=args.game,
-                journal=journal,
+                journal=journal and journal.path,
                 **kwargs,
             )
+    except JournalError as exc:  # could not be written (checked before the games: a full disk)
+        raise DominoError(f"--json {args.json}: {exc}; {journal.kept_line()} once it can be written") from None
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers are stopped; say what is kept
@@ -395,12 +423,10 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         if args.json not in (None, "-"):
             kept = f"; {args.json} keeps its earlier result" if os.path.exists(args.json) else f"; {args.json} not written"
         done = "no results"
-        played = finished_deals(journal) if journal is not None and journal.exists() else 0
-        if played:
-            deals = -(-args.rounds // players)
-            done = f"{played} of {deals} deals played, kept in {journal}: the same command with --resume continues it"
+        if journal is not None and journal.kept():
+            done = journal.kept_line()
         elif journal is not None:  # nothing to continue: no file left to refuse the next run
-            journal.unlink(missing_ok=True)
+            journal.path.unlink(missing_ok=True)
         raise KeyboardInterrupt(name, f"the tournament did not finish: {done}{kept}") from None
     to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
     console = rich_console(stderr=to_stderr)
@@ -420,9 +446,10 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
             try:
                 replace_text(args.json, text)
             except OSError as exc:  # checked before the games; a full disk, a folder removed since
-                raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc})") from None
+                kept = f"; {journal.kept_line()}, writing the result without playing again" if journal else ""
+                raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc}){kept}") from None
     if journal is not None:  # the result is written: its deals are in it
-        journal.unlink(missing_ok=True)
+        journal.path.unlink(missing_ok=True)
     if closed is not None:
         raise closed  # launch: exit 141, nothing more printed
     if args.json and args.json != "-":

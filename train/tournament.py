@@ -17,7 +17,7 @@ import time
 import types
 import warnings
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,10 @@ def play_episode(
     return rec
 
 
+#: Most deals a worker process plays per task (``evaluate(workers > 1)``): its results come back,
+#: and go to the journal, when the whole chunk is done.
+CHUNK = 10
+
 # Worker-process state (set once per process by _init_worker).
 _WORKER: dict[str, Any] = {}
 
@@ -195,7 +199,8 @@ def _check_picklable(labels: list[str], built: list[Any]) -> None:
 
 
 def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> Iterator[list[GameRecord]]:
-    """Yield :func:`_play_deals` of each chunk, in order, from ``workers`` spawned processes.
+    """Yield :func:`_play_deals` of each chunk as it finishes (in any order), from ``workers``
+    spawned processes.
 
     A process pool that notices a dead worker (``ProcessPoolExecutor``; ``multiprocessing.Pool``
     silently starts another): a script that calls :func:`evaluate` with ``workers > 1`` outside
@@ -220,7 +225,7 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
             signal.signal(signal.SIGINT, handler)
     done = False
     try:
-        for future in futures:
+        for future in as_completed(futures):  # a finished chunk is kept at once (the journal)
             yield future.result()
         done = True
     except BrokenProcessPool:
@@ -274,12 +279,15 @@ def evaluate(
             of :mod:`domino_env.agents.line`).
             With teams the win rates are team win rates (parity 1/2; the docstring of
             ``domino_env.train.evaluate``).
-        journal: a file that keeps every finished deal as it finishes
-            (:mod:`domino_env.train.tournament_journal`). If it exists, its deals are not played
+        journal: a file that keeps every finished deal as it finishes (with ``workers > 1``, as
+            its chunk of at most :data:`CHUNK` deals finishes;
+            :mod:`domino_env.train.tournament_journal`). If it holds deals, they are not played
             again: a tournament interrupted with Ctrl-C continues where it stopped, with the same
             result as one played straight through. It must be the journal of this tournament (the
-            same game, rules, agents, seed and episode kind; ``rounds`` may differ). The file is
-            left in place (``domino-evaluate`` removes it once its ``--json`` is written).
+            same game, rules, agent labels, seed and episode kind; ``rounds`` may differ): agents
+            are known by their labels only, so keep what a label names unchanged. An empty file
+            is a new journal. The file is left in place (``domino-evaluate`` removes it once its
+            ``--json`` is written).
         **env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``max_pip``,
             ``preset``, ``doubles``, ...) or, for a line game, ``line_v0.raw_env`` (``max_pip``,
             ``hand_size``, ``teams``, ``next_lead``, ...).
@@ -290,8 +298,9 @@ def evaluate(
             ``workers > 1``) an agent defined interactively, which the workers cannot import, or
             one that cannot be pickled (a lambda).
         BrokenProcessPool: a worker process died (killed; or without the ``__main__`` guard, on start-up).
-        JournalError: ``journal`` is not a journal, or another tournament's.
-        OSError: the journal cannot be read or written.
+        JournalError: ``journal`` is not a journal, or another tournament's, or could not be
+            written (the deals written before are kept).
+        OSError: the journal cannot be read.
     """
     if isinstance(agents, (str, bytes)):  # list("planner") would be seven agents named by letters
         raise ConfigError("agents", agents, "a sequence of agents, one per seat (e.g. ['planner', 'greedy'])")
@@ -337,7 +346,7 @@ def evaluate(
     if journal is not None:
         path = Path(journal)
         header = journal_header(game, env.env_kwargs, labels, seed, episode)
-        kept = read_journal(path, header) if path.exists() else None
+        kept = read_journal(path, header) if path.exists() and path.stat().st_size else None  # (empty: new)
         if kept is not None:
             records = [r for d, recs in kept[0].items() if d < deals for r in recs]
         writer = JournalWriter(path, header, None if kept is None else kept[1])
@@ -356,7 +365,8 @@ def evaluate(
             _init_worker(env_kwargs, built, seed, game)
             batches: Iterator[list[GameRecord]] = (_play_deals([d]) for d in todo)
         else:
-            chunk = max(1, min(25, len(todo) // (workers * 4) or 1))
+            # chunks of at most CHUNK deals: an interruption loses the chunks being played
+            chunk = max(1, min(CHUNK, len(todo) // (workers * 4) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
             batches = _play_in_workers(workers, chunks, (env_kwargs, built, seed, game))
         for recs in batches:

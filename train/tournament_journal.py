@@ -14,8 +14,9 @@ tournament gives exactly the records, and so the statistics, of one played strai
 from __future__ import annotations
 
 import json
+import math
 import os
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,8 +30,8 @@ JOURNAL_SUFFIX = ".partial.jsonl"
 
 
 class JournalError(DominoError):
-    """A journal file that is not one, or is the journal of another tournament (the message names
-    the file and what differs)."""
+    """A journal file that is not one, is the journal of another tournament (the message names
+    the file and what differs), or could not be written (a full disk)."""
 
 
 def journal_path(json_path: str | os.PathLike[str]) -> Path:
@@ -91,14 +92,71 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
             differ.append(f"{key} {had!r} there, {value!r} here")
     if differ:
         raise JournalError(f"{path} is the journal of another tournament: {'; '.join(differ)}")
+    p, seed = int(want["env_kwargs"]["num_players"]), int(want["seed"])
     deals: dict[int, list[GameRecord]] = {}
     for number, line in enumerate(whole[1:], start=2):
         try:
-            entry = json.loads(line)
-            deals[int(entry["deal"])] = [GameRecord(**r) for r in entry["records"]]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise JournalError(f"{path}: line {number} is not a finished deal ({exc})") from None
+            deal, records = _finished_deal(json.loads(line), p, seed)
+        except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+            raise JournalError(f"{path}: line {number} is not a finished deal of this tournament ({exc})") from None
+        if deals.setdefault(deal, records) != records:
+            raise JournalError(f"{path}: line {number} repeats deal {deal} with other records")
     return deals, len(data) - len(lines[-1])
+
+
+_INT_FIELDS = ("rounds", "blocked", "void", "steps", "annulled")
+
+
+def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]]:
+    """A journal line's deal number and its P records, checked against what the tournament
+    itself fixes (the deal's env seed, the seat rotations, one record per rotation, the types).
+
+    Raises:
+        ValueError / TypeError / KeyError: what is wrong."""
+    from domino_env.train.tournament import deal_seed, rotation_seats  # (it imports this module)
+
+    if not isinstance(entry, dict) or set(entry) != {"deal", "records"}:
+        raise ValueError('expected {"deal": number, "records": [...]}')
+    deal = entry["deal"]
+    if not _count(deal):
+        raise ValueError(f"deal {deal!r} is not a deal number")
+    raw = entry["records"]
+    if not isinstance(raw, list) or len(raw) != p:
+        raise ValueError(f"deal {deal}: {p} records expected, one per seat rotation")
+    records = []
+    for rotation, r in enumerate(sorted(raw, key=lambda r: r.get("rotation", -1) if isinstance(r, dict) else -1)):
+        if not isinstance(r, dict) or set(r) != _FIELDS:
+            raise ValueError(f"deal {deal}: a record needs exactly the fields {sorted(_FIELDS)}")
+        record = GameRecord(**r)
+        if (record.deal, record.rotation, record.seed) != (deal, rotation, deal_seed(seed, deal)):
+            raise ValueError(f"deal {deal}: a record of deal {record.deal!r}, rotation {record.rotation!r}, seed "
+                             f"{record.seed!r} (expected rotation {rotation}, seed {deal_seed(seed, deal)})")  # fmt: skip
+        if record.seats != rotation_seats(p, rotation):
+            raise ValueError(f"deal {deal}, rotation {rotation}: seats {record.seats!r}")
+        if not all(_count(getattr(record, f)) for f in _INT_FIELDS) or not isinstance(record.truncated, bool):
+            raise ValueError(f"deal {deal}, rotation {rotation}: counts must be integers >= 0")
+        if not (_seat_values(record.round_credit, p, float) and _seat_values(record.pips, p, int)
+                and (record.game_credit is None or _seat_values(record.game_credit, p, float))
+                and (record.scores is None or _seat_values(record.scores, p, int))):  # fmt: skip
+            raise ValueError(f"deal {deal}, rotation {rotation}: per-seat values must be {p} numbers")
+        records.append(record)
+    return deal, records
+
+
+_FIELDS = {f.name for f in fields(GameRecord)}
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seat_values(values: Any, p: int, kind: type) -> bool:
+    """``values`` is a list of ``p`` finite numbers (``int``: integers) >= 0 (scores: any integer)."""
+    if not isinstance(values, list) or len(values) != p:
+        return False
+    if kind is int:
+        return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in values)
 
 
 class JournalWriter:
@@ -109,17 +167,26 @@ class JournalWriter:
         (a cut-short last line); None: start a new journal (an existing file is replaced)."""
         self.path = path
         self._file: IO[str]
-        if keep_bytes is None:
-            self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed in close())
-            self._write(header)
-        else:
-            with open(path, "r+b") as f:
-                f.truncate(keep_bytes)
-            self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        try:
+            if keep_bytes is None:
+                self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 (closed in close())
+                self._write(header)
+            else:
+                with open(path, "r+b") as f:
+                    f.truncate(keep_bytes)
+                self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise self._error(exc) from exc
+
+    def _error(self, exc: OSError) -> JournalError:
+        return JournalError(f"{self.path} could not be written ({exc.strerror or exc})")
 
     def _write(self, entry: dict[str, Any]) -> None:
-        self._file.write(json.dumps(entry, separators=(",", ":")) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            self._file.flush()
+        except OSError as exc:
+            raise self._error(exc) from exc
 
     def add(self, records: list[GameRecord]) -> None:
         """Record finished deals (``records``: whole deals, all rotations of each)."""
@@ -130,4 +197,9 @@ class JournalWriter:
             self._write({"deal": deal, "records": recs})
 
     def close(self) -> None:
-        self._file.close()
+        """Close the file. Every line was flushed when written, so a failure here (a full disk)
+        loses nothing that was kept, and must not hide the error or interrupt that ended the play."""
+        try:
+            self._file.close()
+        except OSError:
+            pass

@@ -57,7 +57,7 @@ def test_satisfy_drawn_double_is_placed_then_one_new_draw_for_its_cover():
 
 
 def test_may_play_a_drawn_tile_that_covers_an_open_double_is_placed():
-    """docs/rules.md §1.4 (RULES.md §1.4: "if that tile covers, it must be placed there"; seed 002:
+    """docs/rules.md §1.4 ("if that tile covers, it is placed there, under either drawn_tile rule"; seed 002:
     "el jugador que pueda debe terminarlo obligatoriamente"): under drawn_tile="may_play" too, a
     drawn tile that covers someone's open double is placed, no PASS. Until 2026-12-04 it could be
     kept. A drawn tile that covers nothing still means a pass and a marker."""

@@ -153,7 +153,7 @@ def test_drawn_double_left_open_after_second_draw_fails():
 def test_a_drawn_tile_that_covers_ones_own_double_is_placed_under_may_play_too():
     """docs/rules.md §1.4 satisfy ("if it covers, it is placed"): a draw made to cover one's own
     double leaves no choice under drawn_tile="may_play" either; until 2026-12-04 the engine let
-    the covering tile be kept (PASS legal), against RULES.md §1.4 and seed 002 ("el jugador que
+    the covering tile be kept (PASS legal), against seed 002 ("el jugador que
     pueda debe terminarlo obligatoriamente")."""
     e = start(
         [[(4, 9), (4, 4), (1, 2)], [(1, 9), (3, 9), (2, 3)]],

@@ -158,7 +158,7 @@ def test_resume_refusals_are_one_line_before_any_play(tmp_path):
     res = _cli(*base, "--resume", "--json", "-", cwd=tmp_path)
     assert res.returncode == 2 and "give that --json PATH" in res.stderr and res.stdout == ""
     res = _cli(*base, "--resume", "--json", str(out), cwd=tmp_path)
-    assert res.returncode == 2 and f"--resume: {out}.partial.jsonl not found: no interrupted tournament of " \
+    assert res.returncode == 2 and f"--resume: {out}.partial.jsonl not found (or empty): no interrupted tournament of " \
         f"--json {out} to continue" in res.stderr  # fmt: skip
     evaluate(AGENTS, rounds=8, seed=0, journal=journal_path(out))
     res = _cli(*base, "--resume", "--json", str(out), "--seed", "1", cwd=tmp_path)
@@ -170,3 +170,167 @@ def test_resume_refusals_are_one_line_before_any_play(tmp_path):
     assert res.returncode == 2 and f"{out}.partial.jsonl, where this command keeps the finished deals, is not a " \
         "file" in res.stderr  # fmt: skip
     assert not out.exists()
+
+
+def _journal_lines(tmp_path, rounds=16, seed=3) -> tuple[Path, list[dict]]:
+    journal = tmp_path / "t.jsonl"
+    evaluate(AGENTS, rounds=rounds, seed=seed, journal=journal)
+    return journal, [json.loads(line) for line in journal.read_text().splitlines()]
+
+
+def _rewrite(journal: Path, entries: list[dict]) -> None:
+    journal.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def _edit(entry: dict, how: str) -> dict | list:
+    """One deal line of a journal, damaged in one way."""
+    e = json.loads(json.dumps(entry))
+    r0 = e["records"][0]
+    if how == "negative deal":
+        e["deal"] = -1
+    elif how == "deal as text":
+        e["deal"] = str(e["deal"])
+    elif how == "record of another deal":
+        r0["deal"] += 1
+    elif how == "a rotation missing":
+        e["records"] = e["records"][1:]
+    elif how == "a rotation twice":
+        e["records"][1] = e["records"][0]
+    elif how == "another seed":
+        r0["seed"] += 1
+    elif how == "seats of another rotation":
+        r0["seats"] = e["records"][1]["seats"]
+    elif how == "credit as text":
+        r0["round_credit"][0] = "abc"
+    elif how == "a field missing":
+        del r0["pips"]
+    elif how == "negative count":
+        r0["steps"] = -3
+    elif how == "a list":
+        return [e]
+    return e
+
+
+@pytest.mark.parametrize("how", ["negative deal", "deal as text", "record of another deal", "a rotation missing",
+                                 "a rotation twice", "another seed", "seats of another rotation", "credit as text",
+                                 "a field missing", "negative count", "a list"])  # fmt: skip
+def test_a_deal_line_that_this_tournament_could_not_have_written_is_refused(tmp_path, how):
+    """Each line is checked against what the tournament fixes (its P records, their rotations and
+    seats, the deal's env seed, the types): a damaged line was mixed into the result silently."""
+    journal, entries = _journal_lines(tmp_path)
+    entries[2] = _edit(entries[2], how)
+    _rewrite(journal, entries)
+    with pytest.raises(JournalError, match=f"{journal}: line 3 is not a finished deal of this tournament"):
+        evaluate(AGENTS, rounds=16, seed=3, journal=journal)
+
+
+def test_a_deal_repeated_with_other_records_is_refused_and_an_identical_repeat_counts_once(tmp_path):
+    journal, entries = _journal_lines(tmp_path)
+    straight = evaluate(AGENTS, rounds=16, seed=3, keep_records=True)
+    _rewrite(journal, [*entries, entries[1]])  # the same deal written twice: harmless
+    assert _same(evaluate(AGENTS, rounds=16, seed=3, keep_records=True, journal=journal)) == _same(straight)
+    other = _edit(entries[1], "")
+    other["records"][0]["steps"] += 1
+    _rewrite(journal, [*entries, other])
+    with pytest.raises(JournalError, match=f"{journal}: line 6 repeats deal 0 with other records"):
+        evaluate(AGENTS, rounds=16, seed=3, journal=journal)
+
+
+def test_an_empty_file_is_a_new_journal(tmp_path):
+    journal = tmp_path / "t.jsonl"
+    journal.write_text("")
+    kept = evaluate(AGENTS, rounds=8, seed=3, keep_records=True, journal=journal)
+    assert _same(kept) == _same(evaluate(AGENTS, rounds=8, seed=3, keep_records=True))
+    assert journal.read_text().count("\n") == 3  # the header, two deals
+
+
+def _run(argv, capsys) -> tuple[int, str]:
+    """``domino-evaluate argv`` in this process, as the console script runs it: (exit, stderr)."""
+    from domino_env.train.cli import launch
+    from domino_env.train.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_:
+        launch("domino-evaluate", lambda: main(argv))
+    return exit_.value.code, capsys.readouterr().err
+
+
+def test_a_journal_that_cannot_be_written_keeps_its_deals_and_says_so(tmp_path, monkeypatch, capsys):
+    """A full disk after three deals: one line naming the journal and what it keeps (it was a
+    traceback), and --resume then finishes to the straight result."""
+    import errno
+
+    from domino_env.train.tournament_journal import JournalWriter
+
+    out = tmp_path / "out.json"
+    argv = ["--agents", *AGENTS, "--rounds", "40", "--seed", "2", "--json", str(out), "--no-progress"]
+    real = JournalWriter._write
+    written = []
+
+    class FullDisk:
+        def write(self, *text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        flush = close = write
+
+    def full_disk(self, entry):
+        if len(written) == 4:  # the header and three deals fit
+            self._file = FullDisk()
+        written.append(entry)
+        real(self, entry)
+
+    monkeypatch.setattr(JournalWriter, "_write", full_disk)
+    code, err = _run(argv, capsys)
+    journal = journal_path(out)
+    assert code == 2 and err.strip() == (
+        f"domino-evaluate: error: --json {out}: {journal} could not be written (No space left on device); 3 of 10 "
+        f"deals played, kept in {journal}: the same command with --resume continues it once it can be written")  # fmt: skip
+    monkeypatch.setattr(JournalWriter, "_write", real)
+    assert _run([*argv, "--resume"], capsys)[0] == 0
+    written_json = json.loads(out.read_text())
+    assert written_json["resumed_deals"] == 3 and not journal.exists()
+    straight = json.loads(json.dumps(evaluate(AGENTS, rounds=40, seed=2).to_dict()))
+    assert {k: v for k, v in written_json.items() if k not in RUN_KEYS} == {
+        k: v for k, v in straight.items() if k not in RUN_KEYS}  # fmt: skip
+
+
+def test_a_result_that_cannot_be_written_keeps_every_deal_for_resume(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import domino_env.train.evaluate as evaluate_module
+
+    out = tmp_path / "out.json"
+    argv = ["--agents", *AGENTS, "--rounds", "16", "--json", str(out), "--no-progress"]
+
+    def is_a_folder(path, text):
+        raise OSError(errno.EISDIR, "Is a directory")
+
+    monkeypatch.setattr(evaluate_module, "replace_text", is_a_folder)
+    code, err = _run(argv, capsys)
+    journal = journal_path(out)
+    assert code == 2 and err.strip() == (
+        f"domino-evaluate: error: --json {out}: could not be written (Is a directory); 4 of 4 deals played, kept "
+        f"in {journal}: the same command with --resume continues it, writing the result without playing again")  # fmt: skip
+    monkeypatch.undo()
+    code, err = _run([*argv, "--resume"], capsys)
+    assert code == 0 and "4 of 4 deals played before" in err and out.exists() and not journal.exists()
+
+
+def test_a_folder_or_journal_this_user_cannot_write_is_refused_before_any_play(tmp_path, monkeypatch, capsys):
+    """The journal is written beside --json: a folder that cannot take it (or, for --resume, a
+    journal that cannot be added to) was a PermissionError traceback. The test runs as any user:
+    os.access, which the command asks, says no for the path under test."""
+    import os
+
+    out = tmp_path / "out.json"
+    out.write_text(json.dumps({"agents": [], "stats": [], "rounds_played": 0}))  # an earlier result
+    journal = journal_path(out)
+    argv = ["--agents", *AGENTS, "--rounds", "8", "--json", str(out), "--no-progress"]
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: Path(path) != tmp_path and real(path, mode, **kw))
+    code, err = _run(argv, capsys)
+    assert code == 2 and f"--json {out}: the folder {tmp_path} is not writable (the result and {journal}, where " \
+        "the finished deals are kept, are written there)" in err  # fmt: skip
+    evaluate(AGENTS, rounds=8, seed=0, journal=journal)
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: Path(path) != journal and real(path, mode, **kw))
+    code, err = _run([*argv, "--resume"], capsys)
+    assert code == 2 and f"--resume: {journal} is not writable (this run adds its deals to it)" in err
