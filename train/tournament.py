@@ -129,6 +129,20 @@ def _init_worker(
     _WORKER["seed"] = seed
 
 
+def _init_pool_worker(parent: int, *args: Any) -> None:
+    """:func:`_init_worker` in a worker process, which also ends itself once ``parent`` (the
+    tournament's process) is gone: killed with SIGKILL (the out-of-memory killer), it can stop
+    nothing, and its workers lived on, idle, holding its output pipes open."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    _init_worker(*args)
+
+
 def _play_deals(deals: Sequence[int]) -> list[GameRecord]:
     env, agents, seed = _WORKER["env"], _WORKER["agents"], _WORKER["seed"]
     p = env.config.num_players
@@ -216,8 +230,9 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     try:  # the workers start on the first submissions, inside this window
         before = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=initargs
-        )
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,
+            initargs=(os.getpid(), *initargs),
+        )  # fmt: skip
         futures = [pool.submit(_play_deals, chunk) for chunk in chunks]
         ours = set(multiprocessing.active_children()) - before
     finally:

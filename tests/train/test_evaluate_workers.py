@@ -175,3 +175,45 @@ def test_an_agent_defined_inside_the_main_guard_is_named_when_the_workers_die(tm
     lines = [line for line in proc.stderr.splitlines() if line.startswith("concurrent.futures.process.BrokenProcessPool")]
     assert proc.returncode == 1 and len(lines) == 1, proc.stderr[-3000:]
     assert "defines an agent inside that block, where the workers cannot find it: define it at the script's top level" in lines[0]
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (an orphan's exit status may never be collected)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def test_workers_end_themselves_when_the_tournament_process_is_killed(tmp_path):
+    """SIGKILL (the out-of-memory killer) gives the tournament's process no chance to stop its
+    workers: they lived on, idle, for minutes, holding its output pipes open (a caller waiting for
+    EOF hung). Each worker now watches its parent and ends within a second of it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "domino_env.train.evaluate", "--agents", "search", "planner", "planner", "planner",
+         "--rounds", "4000", "--workers", "2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT,
+    )  # fmt: skip
+    workers: list[int] = []
+    try:
+        seen = ""
+        while "0/4000" not in seen:  # the bar is up: the workers are being started
+            seen += proc.stderr.read(1)
+            assert proc.poll() is None, seen
+        deadline = time.monotonic() + 60
+        while len(workers) < 2:
+            assert time.monotonic() < deadline, "the workers did not start"
+            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            workers = [int(c) for c in children if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
+            time.sleep(0.1)
+        time.sleep(3)  # they have run their initializer
+        proc.kill()
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_running(w) for w in workers):
+            assert time.monotonic() < deadline, "the workers outlived the killed tournament process"
+            time.sleep(0.1)
+    finally:
+        for pid in [proc.pid, *workers]:
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
