@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from process_helpers import running
 
 ROOT = Path(__file__).resolve().parents[2]
 CUBAN_MODEL = "checkpoints/cuban_4p_teams_action_scores"
@@ -350,14 +351,6 @@ def test_evaluate_output_closed_early_is_141_and_the_json_is_still_written(tmp_p
     assert data["rounds_played"] == 20 and [s["name"] for s in data["stats"]] == ["greedy", "random"]
 
 
-def _alive(pid: int) -> bool:
-    """The process exists and is not a zombie (a container's init may never reap one)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def test_sigterm_stops_the_workers_and_says_what_is_kept(tmp_path):
     """`kill PID` (SIGTERM to domino-evaluate alone) ended it silently (exit -15, the progress bar's
     line unended) and left its --workers processes running for ever, holding its output pipes."""
@@ -388,10 +381,10 @@ def test_sigterm_stops_the_workers_and_says_what_is_kept(tmp_path):
             rf"domino-evaluate: interrupted \(the tournament did not finish: {kept} continues it; "
             rf"{re.escape(str(out))} keeps its earlier result\)", lines[0]), err[-2000:]  # fmt: skip
         assert out.read_text() == earlier
-        while any(_alive(w) for w in workers):
+        while any(running(w) for w in workers):
             assert time.monotonic() < deadline, "the worker processes outlived the command"
             time.sleep(0.1)
     finally:
         for pid in [proc.pid, *workers]:  # only what this test started, should a check fail
-            if _alive(pid):
+            if running(pid):
                 os.kill(pid, signal.SIGKILL)

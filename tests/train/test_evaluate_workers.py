@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from process_helpers import running
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -177,14 +179,6 @@ def test_an_agent_defined_inside_the_main_guard_is_named_when_the_workers_die(tm
     assert "defines an agent inside that block, where the workers cannot find it: define it at the script's top level" in lines[0]
 
 
-def _running(pid: int) -> bool:
-    """The process exists and is not a zombie (an orphan's exit status may never be collected)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def test_workers_end_themselves_when_the_tournament_process_is_killed(tmp_path):
     """SIGKILL (the out-of-memory killer) gives the tournament's process no chance to stop its
     workers: they lived on, idle, for minutes, holding its output pipes open (a caller waiting for
@@ -210,10 +204,10 @@ def test_workers_end_themselves_when_the_tournament_process_is_killed(tmp_path):
         proc.kill()
         proc.wait(timeout=30)
         deadline = time.monotonic() + 10
-        while any(_running(w) for w in workers):
+        while any(running(w) for w in workers):
             assert time.monotonic() < deadline, "the workers outlived the killed tournament process"
             time.sleep(0.1)
     finally:
         for pid in [proc.pid, *workers]:
-            if _running(pid):
+            if running(pid):
                 os.kill(pid, signal.SIGKILL)
