@@ -219,14 +219,19 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     A process pool that notices a dead worker (``ProcessPoolExecutor``; ``multiprocessing.Pool``
     silently starts another): a script that calls :func:`evaluate` with ``workers > 1`` outside
     ``if __name__ == "__main__":`` makes every spawned worker re-run it on import and die, which
-    used to hang the caller. Ctrl-C reaches the whole process group: the workers are born ignoring
-    it (each printed "Process SpawnProcess-N:" and a traceback), the caller stops them at once.
+    used to hang the caller. Ctrl-C reaches the whole process group: the workers are born with
+    SIGINT blocked (each printed "Process SpawnProcess-N:" and a traceback), the caller stops them
+    at once. A Ctrl-C while they start is held and acts right after (it was lost when the window
+    ignored SIGINT, so that the workers would inherit the ignoring).
 
     Raises:
         BrokenProcessPool: a worker process died (the message names the ``__main__`` guard).
     """
     main_thread = threading.current_thread() is threading.main_thread()  # signal.signal's rule
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    noted: list[int] = []
+    if main_thread:  # the workers inherit the blocked mask (exec keeps it); a Ctrl-C now is noted
+        handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:  # the workers start on the first submissions, inside this window
         before = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(
@@ -237,9 +242,12 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         ours = set(multiprocessing.active_children()) - before
     finally:
         if main_thread:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (a held one is noted here)
             signal.signal(signal.SIGINT, handler)
     done = False
     try:
+        if noted:
+            raise KeyboardInterrupt
         for future in as_completed(futures):  # a finished chunk is kept at once (the journal)
             yield future.result()
         done = True
@@ -251,7 +259,7 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
             "cannot find it: define it at the script's top level; or pass workers=1)"
         ) from None
     finally:
-        if not done:  # Ctrl-C or an error: the workers may be mid-chunk, and ignore SIGINT
+        if not done:  # Ctrl-C or an error: the workers may be mid-chunk, and SIGINT never reaches them
             for process in ours:
                 process.terminate()
         # No future is cancelled (Executor.map cancels them when stopped early): Python 3.11's pool

@@ -104,7 +104,7 @@ def _group_alive(pgid: int) -> bool:
 
 
 def test_ctrl_c_stops_workers_in_the_middle_of_a_chunk(tmp_path):
-    """A chunk of search rounds takes minutes; the workers ignore SIGINT (so that they print no
+    """A chunk of search rounds takes minutes; SIGINT never reaches the workers (so that they print no
     tracebacks), so the caller must end them itself: the command exits at once and leaves no
     process of its group behind."""
     out = tmp_path / "never.json"
@@ -211,3 +211,32 @@ def test_workers_end_themselves_when_the_tournament_process_is_killed(tmp_path):
         for pid in [proc.pid, *workers]:
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_ctrl_c_while_the_workers_start_is_not_lost(monkeypatch):
+    """SIGINT was ignored while the worker processes were spawned (so that they inherit the
+    ignoring): a Ctrl-C in that window was lost and the tournament played on to its end. It is now
+    held, and stops the tournament as soon as the workers are up; they are stopped too."""
+    import multiprocessing
+
+    import pytest
+
+    import domino_env.train.tournament as tournament
+
+    class CtrlCOnStart(tournament.ProcessPoolExecutor):
+        def submit(self, *args, **kwargs):
+            if not getattr(self, "pressed", False):
+                self.pressed = True
+                os.kill(os.getpid(), signal.SIGINT)  # inside the spawning window
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "ProcessPoolExecutor", CtrlCOnStart)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(KeyboardInterrupt):  # (lost, the tournament played on for about a minute)
+        tournament.evaluate(["search", "greedy"], rounds=400, workers=2, game="block")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    deadline = time.monotonic() + 30
+    while set(multiprocessing.active_children()) - before:
+        assert time.monotonic() < deadline, "the workers outlived the interrupted tournament"
+        time.sleep(0.1)
