@@ -228,10 +228,12 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         BrokenProcessPool: a worker process died (the message names the ``__main__`` guard).
     """
     main_thread = threading.current_thread() is threading.main_thread()  # signal.signal's rule
+    masks = hasattr(signal, "pthread_sigmask")  # POSIX; elsewhere the workers inherit SIG_IGN
     noted: list[int] = []
     if main_thread:  # the workers inherit the blocked mask (exec keeps it); a Ctrl-C now is noted
-        handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        handler = signal.signal(signal.SIGINT, (lambda signum, frame: noted.append(signum)) if masks else signal.SIG_IGN)
+        if masks:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:  # the workers start on the first submissions, inside this window
         before = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(
@@ -242,7 +244,8 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         ours = set(multiprocessing.active_children()) - before
     finally:
         if main_thread:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (a held one is noted here)
+            if masks:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (a held one is noted here)
             signal.signal(signal.SIGINT, handler)
     done = False
     try:
