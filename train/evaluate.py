@@ -371,9 +371,20 @@ def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, pla
     return journal
 
 
+def with_provenance(result: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
+    """``--json``'s content: the result, the command that plays the tournament again (as it was
+    started, without ``--resume``, which only says how this run began) and the package version."""
+    from domino_env import __version__
+    from domino_env.train.run_folder import command_line
+
+    command = command_line("train.evaluate", [a for a in argv if a != "--resume"])
+    return {**result, "command": command, "package_version": __version__}
+
+
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
@@ -438,7 +449,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     except BrokenPipeError as exc:  # `| head` stopped reading the table: the JSON is written all the same
         closed = exc
     if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
-        text = json.dumps(result.to_dict(records=args.records), indent=1)
+        text = json.dumps(with_provenance(result.to_dict(records=args.records), argv), indent=1)
         if args.json == "-":
             sys.stdout.write(text + "\n")
             sys.stdout.flush()

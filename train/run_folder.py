@@ -141,7 +141,8 @@ def versions() -> dict[str, str]:
 
 
 #: The console script of each training module (``[project.scripts]`` of ``pyproject.toml``).
-SCRIPTS = {"train.ppo": "domino-train", "train.bc": "domino-bc", "train.rllib": "domino-rllib"}
+SCRIPTS = {"train.ppo": "domino-train", "train.bc": "domino-bc", "train.rllib": "domino-rllib",
+           "train.evaluate": "domino-evaluate"}  # fmt: skip
 
 
 def launcher(module: str, argv0: str | None = None) -> str:

@@ -225,9 +225,11 @@ def test_json_dash_writes_the_result_to_stdout_and_the_table_to_stderr(tmp_path)
     filed = subprocess.run([*base, "--json", "r.json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert filed.returncode == 0, filed.stderr
     from_stdout, from_file = json.loads(piped.stdout), json.loads((tmp_path / "r.json").read_text())
-    for data in (from_stdout, from_file):
+    for data, where in ((from_stdout, "-"), (from_file, "r.json")):
         data.pop("seconds")
         data.pop("workers", None)
+        # the command that made it, as it was started
+        assert data.pop("command") == " ".join(["python -m domino_env.train.evaluate", *base[3:], "--json", where])
     assert from_stdout == from_file and len(from_stdout["records"]) == 4
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
 

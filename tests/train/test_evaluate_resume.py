@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ["planner", "greedy", "greedy", "greedy"]
 
 
-RUN_KEYS = ("seconds", "workers", "resumed_deals")  # the run's, not the tournament's
+RUN_KEYS = ("seconds", "workers", "resumed_deals", "command", "package_version")  # the run's, not the tournament's
 
 
 def _same(result) -> dict:
@@ -144,6 +144,13 @@ def test_an_interrupted_command_continues_with_resume_to_the_straight_result(tmp
     assert not journal.exists()
     written = json.loads(out.read_text())
     assert written["resumed_deals"] == played
+    import shlex
+
+    from domino_env import __version__
+
+    # the command plays the tournament again (this run's --workers kept, --resume dropped)
+    assert written["command"] == "python -m domino_env.train.evaluate " + shlex.join([*args, "--workers", "2"])
+    assert written["package_version"] == __version__
     straight = evaluate(AGENTS, rounds=800, seed=9).to_dict()
     assert {k: v for k, v in written.items() if k not in RUN_KEYS} == json.loads(
         json.dumps({k: v for k, v in straight.items() if k not in RUN_KEYS}))

@@ -559,6 +559,7 @@ def test_the_resume_hint_and_the_recorded_command_name_how_the_run_was_started()
     assert launcher("train.ppo", "/venv/bin/domino-train") == "domino-train"
     assert launcher("train.bc", "/venv/bin/domino-bc") == "domino-bc"
     assert launcher("train.rllib", "/venv/bin/domino-rllib") == "domino-rllib"
+    assert launcher("train.evaluate", "/venv/bin/domino-evaluate") == "domino-evaluate"
     assert command_line("train.rllib", ["--iterations", "1"], "/repo/train/rllib.py") == (
         "python -m domino_env.train.rllib --iterations 1"
     )
