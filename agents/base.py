@@ -164,7 +164,8 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     game = game_of(cfg)
     registry = _REGISTRIES[game]
     if name not in registry:
-        raise AgentSpecError(spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules")
+        raise AgentSpecError(spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules, or "
+                             "one of your own given a name with domino_env.agents.register_agent")  # fmt: skip
     if colon and not arg:  # "search:" -- an empty argument is a typo, not the default
         factory = registry[name]
         if not getattr(factory, "takes_argument", True):

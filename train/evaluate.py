@@ -373,11 +373,19 @@ def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, pla
 
 def with_provenance(result: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
     """``--json``'s content: the result, the command that plays the tournament again (as it was
-    started, without ``--resume``, which only says how this run began) and the package version."""
+    started: the console script, ``python -m``, or a script of the user's that registers its own
+    agents; without ``--resume``, which only says how this run began) and the package version."""
+    import shlex
+
     from domino_env import __version__
     from domino_env.train.run_folder import command_line
 
-    command = command_line("train.evaluate", [a for a in argv if a != "--resume"])
+    args = [a for a in argv if a != "--resume"]
+    script = Path(sys.argv[0])
+    if script.suffix == ".py" and script.resolve() != Path(__file__).resolve():  # the user's script
+        command = shlex.join(["python", sys.argv[0], *args])
+    else:
+        command = command_line("train.evaluate", args)
     return {**result, "command": command, "package_version": __version__}
 
 

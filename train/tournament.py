@@ -83,7 +83,13 @@ def play_episode(
         obs = env.observe(agent)
         actor = agents[seats[s]]
         extra = info_state_kwargs(actor, env.game_state, s)  # the public history, for search agents
-        action = actor(obs["observation"], obs["action_mask"], rngs[s], **extra)
+        try:
+            action = actor(obs["observation"], obs["action_mask"], rngs[s], **extra)
+        except Exception as exc:  # the agent's own error (a wrong signature, a bug): say whose it is
+            if hasattr(exc, "add_note"):  # Python 3.11+
+                exc.add_note(f"raised by agent {agent_label(actor)} (seat {s}, deal {deal}, rotation {rotation}), "
+                             "called as agent(observation, action_mask, rng)")  # fmt: skip
+            raise
         try:  # a float or string was rounded or parsed; the seat alone does not say who (rotations)
             env.step(check_action(action))
         except IllegalActionError as err:
@@ -332,6 +338,8 @@ def evaluate(
         raise ConfigError("agents", agents, "a sequence of agents, one per seat (e.g. ['planner', 'greedy'])")
     agents = list(agents)
     if num_players is None:
+        if len(agents) < 2:
+            raise ConfigError("agents", [agent_label(a) for a in agents], "one agent per seat, 2 to 8 seats")
         num_players = len(agents)
     if num_players != len(agents):
         raise ConfigError(

@@ -42,3 +42,29 @@ def test_a_factory_must_be_callable_and_return_an_agent(registry_snapshot):
 def test_a_model_agent_without_its_path_is_an_agent_spec_error(spec):
     with pytest.raises(AgentSpecError, match=rf"invalid agent '{spec}'; allowed: {spec}:PATH \(the {spec} agent needs a"):
         make_agent(spec)
+
+
+def test_the_documented_script_for_ones_own_agent_runs_with_workers(tmp_path):
+    """docs/agents.md "Your own agent": its agent class in a module of the user's and its
+    my_eval.py script, run as a real process with --workers 2 and --json (the recipe docs/play.md
+    used to give had no __main__ guard: with workers, each worker re-ran the script and died)."""
+    import json
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    blocks = re.findall(r"```python\n(.*?)^```", (root / "docs/agents.md").read_text(), flags=re.S | re.M)
+    agent = next(b for b in blocks if "class OwnTrainFirst" in b)
+    script = next(b for b in blocks if b.startswith("# my_eval.py"))
+    (tmp_path / "my_agents.py").write_text(agent.split('register_agent("own-first"')[0])
+    (tmp_path / "my_eval.py").write_text(script)
+    args = ["--agents", "own-first", "planner", "planner", "planner", "--rounds", "16", "--workers", "2",
+            "--json", "out.json", "--no-progress"]  # fmt: skip
+    proc = subprocess.run([sys.executable, "my_eval.py", *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((tmp_path / "out.json").read_text())
+    assert [s["name"] for s in data["stats"]] == ["own-first", "planner"] and data["episodes"] == 16
+    assert data["workers"] == 2 and data["command"] == " ".join(["python", "my_eval.py", *args])

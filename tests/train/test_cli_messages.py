@@ -56,7 +56,8 @@ def _one_line_error(command: str, *args: str) -> str:
          "domino-train or its .zip"),
         ("domino-evaluate", ["--agents", "champion", "greedy"],
          "--agents champion: invalid agent 'champion'; allowed: one of ['greedy', "
-         "'planner', 'ppo', 'random', 'rllib', 'search'] (optionally 'name:arg') for mexican_train rules"),
+         "'planner', 'ppo', 'random', 'rllib', 'search'] (optionally 'name:arg') for mexican_train rules, or "
+         "one of your own given a name with domino_env.agents.register_agent"),
         ("domino-evaluate", ["--agents", "random", "random", "--rounds", "0"], "--rounds must be >= 1, got 0"),
         ("domino-evaluate", ["--agents", "random", "random", "--workers", "0"],
          f"--workers must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs), got 0"),

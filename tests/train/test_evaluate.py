@@ -356,3 +356,21 @@ def test_the_evaluate_hint_of_a_training_command_plays_its_rules(argv):
     result = run([*hint[1:-1], *agents, "--rounds", str(rules["num_players"]), "--no-progress"])
     assert {k: result.env_kwargs[k] for k in rules if k != "preset"} == {k: v for k, v in rules.items() if k != "preset"}
     assert result.episode == args.episode
+
+
+def two_args(observation, action_mask):  # a wrong agent signature (no rng)
+    return int(np.flatnonzero(action_mask)[0])
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python 3.11+")
+def test_an_agents_own_error_names_the_agent_and_the_seat():
+    """A wrong signature was a bare TypeError from deep in the tournament, naming nothing."""
+    with pytest.raises(TypeError) as err:
+        evaluate(["greedy", two_args], rounds=2, game="block")
+    assert "raised by agent two_args (seat 1, deal 0, rotation 0), called as agent(observation, action_mask, " \
+        "rng)" in err.value.__notes__  # fmt: skip
+
+
+def test_one_agent_is_refused_as_too_few_seats():
+    with pytest.raises(ConfigError, match=r"'agents': got \['greedy'\]; allowed: one agent per seat, 2 to 8 seats"):
+        evaluate(["greedy"], rounds=2)
