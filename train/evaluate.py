@@ -56,8 +56,6 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import agent_names, make_agent
@@ -71,6 +69,7 @@ from domino_env.train.cli import (
     rich_console,
     sigterm_as_interrupt,
 )
+from domino_env.train.evaluate_files import Journal, check_journal, with_provenance  # noqa: F401
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals), the rule options of every command in
@@ -97,13 +96,7 @@ from domino_env.train.tournament import (  # noqa: F401
     play_episode,
     rotation_seats,
 )
-from domino_env.train.tournament_journal import (
-    JOURNAL_SUFFIX,
-    JournalError,
-    journal_header,
-    journal_path,
-    read_journal,
-)
+from domino_env.train.tournament_journal import JOURNAL_SUFFIX, JournalError
 from domino_env.train.tournament_results import (  # noqa: F401
     AgentStats,
     EvaluationResult,
@@ -303,90 +296,6 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
             make_agent(spec, config)
         except (DominoError, OSError) as exc:
             parser.error(f"--agents {spec}: {exc}")
-
-
-@dataclass
-class Journal:
-    """The journal a ``domino-evaluate --json PATH`` run keeps: its file, the header of this
-    tournament and the number of deals the tournament has."""
-
-    path: Path
-    header: dict[str, Any]
-    deals: int
-
-    def kept(self) -> int:
-        """Deals of this tournament the file holds (0 if it is missing, empty or unreadable)."""
-        try:
-            deals, _ = read_journal(self.path, self.header)
-        except (OSError, DominoError):
-            return 0
-        return sum(d < self.deals for d in deals)
-
-    def kept_line(self) -> str:
-        """What is kept and how to go on (for the messages of an interrupted or failed run)."""
-        return (f"{self.kept()} of {self.deals} deals played, kept in {self.path}: the same command with --resume "
-                "continues it")  # fmt: skip
-
-
-def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int,
-                  kwargs: dict[str, Any]) -> Journal | None:  # fmt: skip
-    """The journal this run keeps (``--json PATH``: PATH + :data:`JOURNAL_SUFFIX`; None without
-    one), checked before any play: one left by an interrupted run is continued with ``--resume``
-    and only then (it would be lost), must be this tournament's, and its folder (and, continued,
-    the file) writable. Prints how many deals it holds when continued."""
-    path = journal_path(args.json) if args.json not in (None, "-") else None
-    if args.resume and path is None:
-        parser.error(f"--resume continues the tournament that an interrupted run left in PATH{JOURNAL_SUFFIX} "
-                     "of its --json PATH: give that --json PATH")  # fmt: skip
-    if path is None:
-        return None
-    if path.exists() and not path.is_file():
-        parser.error(f"--json {args.json}: {path}, where this command keeps the finished deals, is not a file")
-    folder = path.parent
-    if not os.access(folder, os.W_OK | os.X_OK):
-        parser.error(f"--json {args.json}: the folder {folder} is not writable (the result and {path}, where "
-                     "the finished deals are kept, are written there)")  # fmt: skip
-    env = make_raw_env(args.game, num_players=players, episode=args.episode, **kwargs)
-    header = journal_header(args.game, env.env_kwargs, list(args.agents), args.seed, args.episode)
-    journal = Journal(path, header, -(-args.rounds // players))
-    started = path.is_file() and path.stat().st_size > 0  # (an empty file is a new journal)
-    if not args.resume:
-        if started:
-            parser.error(f"--json {args.json}: {path} holds the finished deals of an interrupted tournament; "
-                         "give --resume to continue it, or delete it")  # fmt: skip
-        return journal
-    if not started:
-        parser.error(f"--resume: {path} not found (or empty): no interrupted tournament of --json {args.json} "
-                     "to continue")  # fmt: skip
-    try:
-        read_journal(path, header)
-    except JournalError as exc:
-        parser.error(f"--resume: {exc}; give the flags of that tournament, or delete the file")
-    except OSError as exc:
-        parser.error(f"--resume: {path} could not be read ({exc.strerror or exc})")
-    if not os.access(path, os.W_OK):
-        parser.error(f"--resume: {path} is not writable (this run adds its deals to it)")
-    print(f"continuing the tournament of {path}: {journal.kept()} of {journal.deals} deals played before",
-          file=sys.stderr, flush=True)  # fmt: skip
-    return journal
-
-
-def with_provenance(result: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
-    """``--json``'s content: the result, the command that plays the tournament again (as it was
-    started: the console script, ``python -m``, or a script of the user's that registers its own
-    agents; without ``--resume``, which only says how this run began) and the package version."""
-    import shlex
-
-    from domino_env import __version__
-    from domino_env.train.run_folder import command_line
-
-    args = [a for a in argv if a != "--resume"]
-    script = Path(sys.argv[0])
-    if script.suffix == ".py" and script.resolve() != Path(__file__).resolve():  # the user's script
-        command = shlex.join(["python", sys.argv[0], *args])
-    else:
-        command = command_line("train.evaluate", args)
-    return {**result, "command": command, "package_version": __version__}
 
 
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
