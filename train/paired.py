@@ -95,7 +95,8 @@ def _as_dict(result: Any) -> Mapping[str, Any]:
             if problem or list(part.get("agents") or []) != list(parts[0].get("agents") or []):
                 raise DominoError(f"tournament {i} of the list differs from the first in "
                                   f"{problem or 'its agents'}: pool only tournaments of one line-up and rules")  # fmt: skip
-        return {**parts[0], "records": [rec for part in parts for rec in part.get("records") or []]}
+        return {**parts[0], "seed": [part.get("seed") for part in parts],
+                "records": [rec for part in parts for rec in part.get("records") or []]}  # fmt: skip
     return result.to_dict(records=True) if hasattr(result, "to_dict") else result
 
 
@@ -215,7 +216,8 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
             raise DominoError(f"tournament {side}: {exc}") from None
     va, vb = values
     if set(va) != set(vb):
-        raise DominoError(f"the two tournaments played different deals ({len(set(va) ^ set(vb))} of "
+        played = "; ".join(f"{side}: seed {r.get('seed')}, {len(v)} deals" for side, r, v in (("A", a, va), ("B", b, vb)))
+        raise DominoError(f"the two tournaments played different deals ({played}; {len(set(va) ^ set(vb))} of "
                           f"{len(set(va) | set(vb))} not in both): use the same --seed and --rounds")  # fmt: skip
     keys = [k for k in sorted(va) if not (math.isnan(va[k]) or math.isnan(vb[k]))]
     if not keys:

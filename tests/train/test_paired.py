@@ -156,7 +156,8 @@ def test_deal_values_match_the_tournament_win_rate():
         (A, {**B, "env_kwargs": {"max_pip": 9, "void": 1}}, {},
          "differ in rules: max_pip (6 in A, 9 in B), void (None in A, 1 in B)"),
         (A, {**B, "episode": "game"}, {}, "differ in episode ('round' in A, 'game' in B)"),
-        (A, {**B, "records": B["records"][:4]}, {}, "played different deals (1 of 3 not in both): use the same --seed"),
+        ({**A, "seed": 1}, {**B, "records": B["records"][:4], "seed": 1}, {},
+         "played different deals (A: seed 1, 3 deals; B: seed 1, 2 deals; 1 of 3 not in both): use the same --seed"),
     ],
 )
 def test_refusals_name_the_problem(a, b, kwargs, message):
