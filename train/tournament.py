@@ -226,17 +226,20 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     silently starts another): a script that calls :func:`evaluate` with ``workers > 1`` outside
     ``if __name__ == "__main__":`` makes every spawned worker re-run it on import and die, which
     used to hang the caller. Ctrl-C reaches the whole process group: the workers are born with
-    SIGINT blocked (each printed "Process SpawnProcess-N:" and a traceback), the caller stops them
-    at once. A Ctrl-C while they start is held and acts right after (it was lost when the window
-    ignored SIGINT, so that the workers would inherit the ignoring).
+    SIGINT blocked (else each printed "Process SpawnProcess-N:" and a traceback) and the caller
+    stops them at once. A Ctrl-C while they start is held and acts right after (it was lost when
+    SIGINT was ignored during their start, so that the workers would inherit the ignoring).
 
     Raises:
         BrokenProcessPool: a worker process died (the message names the ``__main__`` guard).
     """
-    main_thread = threading.current_thread() is threading.main_thread()  # signal.signal's rule
+    # signal.signal works in the main thread only; a SIGINT this process ignores (a background
+    # job's) stays ignored, and the workers inherit that
+    main_thread = threading.current_thread() is threading.main_thread()
+    window = main_thread and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
     masks = hasattr(signal, "pthread_sigmask")  # POSIX; elsewhere the workers inherit SIG_IGN
     noted: list[int] = []
-    if main_thread:  # the workers inherit the blocked mask (exec keeps it); a Ctrl-C now is noted
+    if window:  # the workers inherit the blocked mask (exec keeps it); a Ctrl-C now is noted
         handler = signal.signal(signal.SIGINT, (lambda signum, frame: noted.append(signum)) if masks else signal.SIG_IGN)
         if masks:
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -249,7 +252,7 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         futures = [pool.submit(_play_deals, chunk) for chunk in chunks]
         ours = set(multiprocessing.active_children()) - before
     finally:
-        if main_thread:
+        if window:
             if masks:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (a held one is noted here)
             signal.signal(signal.SIGINT, handler)

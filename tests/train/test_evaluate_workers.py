@@ -240,3 +240,25 @@ def test_a_ctrl_c_while_the_workers_start_is_not_lost(monkeypatch):
     while set(multiprocessing.active_children()) - before:
         assert time.monotonic() < deadline, "the workers outlived the interrupted tournament"
         time.sleep(0.1)
+
+
+def test_a_sigint_this_process_ignores_stays_ignored_while_the_workers_start(monkeypatch):
+    """A background job ignores SIGINT (the terminal's Ctrl-C is not for it): holding the Ctrl-C
+    of the workers' start must not turn one into a KeyboardInterrupt."""
+    import domino_env.train.tournament as tournament
+
+    class SigintOnStart(tournament.ProcessPoolExecutor):
+        def submit(self, *args, **kwargs):
+            if not getattr(self, "sent", False):
+                self.sent = True
+                assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # the workers inherit it
+                os.kill(os.getpid(), signal.SIGINT)
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "ProcessPoolExecutor", SigintOnStart)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        result = tournament.evaluate(["planner", "greedy"], rounds=8, workers=2, game="block")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert result.episodes == 8
