@@ -70,7 +70,9 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
 
     Raises:
         JournalError: ``path`` is not a journal, or one of another tournament (the message names
-            the fields that differ).
+            the fields that differ), or a line holds what this tournament could not have written
+            (not P records of the deal's seed and seat rotations, wrong types) or repeats a deal
+            with other records (the message names the line).
     """
     data = path.read_bytes()
     lines = data.split(b"\n")
