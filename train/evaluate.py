@@ -301,6 +301,7 @@ def check_agents(parser: argparse.ArgumentParser, args: argparse.Namespace, play
 def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     """Parse ``argv``, play the tournament, print the table, write the JSON; return the result."""
     parser = build_parser()
+    script = sys.argv[0] if argv is None else None  # what the user started (None: a call from Python)
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if args.rounds < 1:
@@ -366,7 +367,7 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     except BrokenPipeError as exc:  # `| head` stopped reading the table: the JSON is written all the same
         closed = exc
     if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
-        text = json.dumps(with_provenance(result.to_dict(records=args.records), argv), indent=1)
+        text = json.dumps(with_provenance(result.to_dict(records=args.records), argv, script), indent=1)
         if args.json == "-":
             sys.stdout.write(text + "\n")
             sys.stdout.flush()

@@ -90,20 +90,21 @@ def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, pla
     return journal
 
 
-def with_provenance(result: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
+def with_provenance(result: dict[str, Any], argv: Sequence[str], script: str | None = None) -> dict[str, Any]:
     """``--json``'s content: the result, the command that plays the tournament again (as it was
-    started: the console script, ``python -m``, or a script of the user's that registers its own
-    agents; without ``--resume``, which only says how this run began) and the package version."""
+    started, ``script`` being ``sys.argv[0]`` of a command-line start: the console script,
+    ``python -m``, or a script of the user's that registers its own agents; for a call from Python,
+    ``python -m domino_env.train.evaluate`` unless this process is a console script; without
+    ``--resume``, which only says how this run began) and the package version."""
     import shlex
 
     from domino_env import __version__
     from domino_env.train.run_folder import command_line
 
     args = [a for a in argv if a != "--resume"]
-    script = Path(sys.argv[0])
     own = Path(__file__).with_name("evaluate.py").resolve()  # python -m domino_env.train.evaluate
-    if script.suffix == ".py" and script.resolve() != own:  # a script of the user's
-        command = shlex.join(["python", sys.argv[0], *args])
+    if script is not None and script.endswith(".py") and Path(script).resolve() != own:  # the user's script
+        command = shlex.join(["python", script, *args])
     else:
-        command = command_line("train.evaluate", args)
+        command = command_line("train.evaluate", args, script)
     return {**result, "command": command, "package_version": __version__}

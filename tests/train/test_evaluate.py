@@ -374,3 +374,14 @@ def test_an_agents_own_error_names_the_agent_and_the_seat():
 def test_one_agent_is_refused_as_too_few_seats():
     with pytest.raises(ConfigError, match=r"'agents': got \['greedy'\]; allowed: one agent per seat, 2 to 8 seats"):
         evaluate(["greedy"], rounds=2)
+
+
+def test_json_of_a_call_from_python_names_the_module_command(tmp_path):
+    """run(argv) from Python (a notebook, a test): the command is the python -m one, not whatever
+    script the interpreter runs (sys.argv[0]: the notebook kernel, pytest)."""
+    from domino_env.train.evaluate import run
+
+    out = tmp_path / "r.json"
+    argv = ["--agents", "greedy", "random", "--rounds", "2", "--game", "block", "--no-progress", "--json", str(out)]
+    run(argv)
+    assert json.loads(out.read_text())["command"] == "python -m domino_env.train.evaluate " + " ".join(argv)
