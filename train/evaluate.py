@@ -69,7 +69,7 @@ from domino_env.train.cli import (
     rich_console,
     sigterm_as_interrupt,
 )
-from domino_env.train.evaluate_files import Journal, check_journal, with_provenance  # noqa: F401
+from domino_env.train.evaluate_files import check_journal, with_provenance
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals), the rule options of every command in
@@ -352,8 +352,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         if args.json not in (None, "-"):
             kept = f"; {args.json} keeps its earlier result" if os.path.exists(args.json) else f"; {args.json} not written"
         done = "no results"
-        if journal is not None and journal.kept():
-            done = journal.kept_line()
+        played = journal.kept() if journal is not None else 0
+        if played:
+            done = journal.kept_line(played)
         elif journal is not None:  # nothing to continue: no file left to refuse the next run
             journal.path.unlink(missing_ok=True)
         raise KeyboardInterrupt(name, f"the tournament did not finish: {done}{kept}") from None

@@ -41,9 +41,11 @@ class Journal:
             return 0
         return sum(d < self.deals for d in deals)
 
-    def kept_line(self) -> str:
-        """What is kept and how to go on (for the messages of an interrupted or failed run)."""
-        return (f"{self.kept()} of {self.deals} deals played, kept in {self.path}: the same command with --resume "
+    def kept_line(self, kept: int | None = None) -> str:
+        """What is kept (``kept`` deals: default :meth:`kept`) and how to go on (for the messages of
+        an interrupted or failed run)."""
+        kept = self.kept() if kept is None else kept
+        return (f"{kept} of {self.deals} deals played, kept in {self.path}: the same command with --resume "
                 "continues it")  # fmt: skip
 
 
@@ -78,14 +80,15 @@ def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, pla
         parser.error(f"--resume: {path} not found (or empty): no interrupted tournament of --json {args.json} "
                      "to continue")  # fmt: skip
     try:
-        read_journal(path, header)
+        deals, _ = read_journal(path, header)
     except JournalError as exc:
         parser.error(f"--resume: {exc}; give the flags of that tournament, or delete the file")
     except OSError as exc:
         parser.error(f"--resume: {path} could not be read ({exc.strerror or exc})")
     if not os.access(path, os.W_OK):
         parser.error(f"--resume: {path} is not writable (this run adds its deals to it)")
-    print(f"continuing the tournament of {path}: {journal.kept()} of {journal.deals} deals played before",
+    played = sum(d < journal.deals for d in deals)
+    print(f"continuing the tournament of {path}: {played} of {journal.deals} deals played before",
           file=sys.stderr, flush=True)  # fmt: skip
     return journal
 
