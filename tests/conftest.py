@@ -1,7 +1,10 @@
 """Test-session set-up shared by every test module."""
 
+import atexit
 import os
+import shutil
 import signal
+import tempfile
 
 import pytest
 
@@ -16,6 +19,13 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # off a terminal the bars redraw only every 30 s (train/progress.py) unless tqdm's own override
 # says otherwise. tests/train/test_progress.py removes it to test that default.
 os.environ.setdefault("TQDM_MININTERVAL", "0.1")
+
+# Stable-Baselines3's default logger makes an empty SB3-<time> folder in the temp dir at every
+# learn() on a model without a logger of its own (the README's quick start is one); SB3_LOGDIR
+# sends them all into one folder of this session's, removed at its end.
+if "SB3_LOGDIR" not in os.environ:
+    os.environ["SB3_LOGDIR"] = tempfile.mkdtemp(prefix="domino-tests-sb3-")
+    atexit.register(shutil.rmtree, os.environ["SB3_LOGDIR"], ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
