@@ -228,8 +228,9 @@ class EvaluationResult:
 
     def markdown(self) -> str:
         """The main columns as a Markdown table (as in docs/evaluation.md)."""
+        unit = "games" if self.episode == "game" else "rounds"  # as the terminal table says
         rows = [
-            "| agent | seats | seat-episodes | win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | mean pips/round |",
+            f"| agent | seats | seat-{unit} | win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | mean pips/round |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for s in self.stats:

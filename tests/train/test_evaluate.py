@@ -271,7 +271,7 @@ def test_the_per_deal_interval_is_n_a_below_two_deals(tmp_path):
 
     one = evaluate(["greedy", "random"], rounds=2, seed=0, game="block")  # 1 deal x 2 rotations
     assert one.deals == 1 and all(s.deals == 1 for s in one.stats)
-    assert "| n/a |" in one.markdown()
+    assert "| n/a |" in one.markdown() and one.markdown().startswith("| agent | seats | seat-rounds |")
     two = evaluate(["greedy", "random"], rounds=4, seed=0, game="block")
     assert all(s.deals == 2 for s in two.stats) and "| n/a |" not in two.markdown()
     assert deal_interval_text((0.25, 0.75), 2) == "[0.250, 0.750]" and deal_interval_text((0.0, 1.0), 1) == "n/a"
@@ -297,6 +297,7 @@ def test_deal_averages_without_spread_give_wilsons_interval_over_the_deals_not_a
     assert greedy.ci95_deal == pytest.approx(wilson_interval(0, 2))
     assert (planner.verdict, greedy.verdict) == ("above", "parity")  # greedy's deal interval reaches 0.658
     assert "| [0.342, 1.000] |" in res.markdown() and "[1.000, 1.000]" not in res.markdown()
+    assert res.markdown().startswith("| agent | seats | seat-games |")  # the terminal table's name for the column
     assert deal_interval([1.0] * 30) == pytest.approx(wilson_interval(30, 30))  # [0.886, 1]: above 1/2
     assert deal_interval([0.4642857142857143, 0.46428571428571436]) == pytest.approx(wilson_interval(0.9285714, 2))
     assert deal_interval([1.0]) == (-math.inf, math.inf)  # fewer than 2 deals: none (the tables: n/a)
