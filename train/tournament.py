@@ -5,16 +5,12 @@ its statistics: the docstring of ``domino_env.train.evaluate``, which re-exports
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import numbers
 import os
-import pickle
 import signal
-import sys
 import threading
 import time
-import types
 import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -28,6 +24,7 @@ from domino_env.agents.base import Agent, agent_label, make_agent
 from domino_env.core.errors import ConfigError, IllegalActionError, check_action
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
+from domino_env.train.tournament_checks import check_importable, check_labels, check_picklable
 from domino_env.train.tournament_journal import JournalWriter, journal_header, read_journal
 from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
 from domino_env.wrappers import info_state_kwargs
@@ -167,57 +164,6 @@ def _positive(field: str, value: Any) -> int:
     return int(value)
 
 
-def _check_labels(agents: Sequence[Any]) -> None:
-    """Results are aggregated by label: two different agent objects under one label (two
-    SearchAgents, two PPO models, both named "ppo") would be one row of win rate 1/2 by
-    construction."""
-    seen: dict[str, Any] = {}
-    for agent in agents:
-        if isinstance(agent, str):  # a spec names its agent (an object beside it may be built from it)
-            continue
-        label = agent_label(agent)
-        if label in seen and not (seen[label] is agent or seen[label] == agent):  # a bound method: ==, not is
-            raise ConfigError(
-                "agents", label, "one label per agent: these are different agents with the same name "
-                "(results are counted per name); give each a name (agent.name = ...) or use one object"
-            )  # fmt: skip
-        seen.setdefault(label, agent)
-
-
-def _check_importable(agents: Sequence[Any]) -> None:
-    """Worker processes unpickle each agent by importing its module: one defined in an interactive
-    session or a notebook (a ``__main__`` without a file) killed every worker on start-up."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if path and not os.path.exists(path):  # python - (a program on stdin): spawn cannot re-import it
-        raise ConfigError("workers", "> 1", f"1 here: worker processes import the main program, and {path} is no file")
-    if path:
-        return
-    for agent in agents:
-        if isinstance(agent, str):
-            continue
-        inner = agent.func if isinstance(agent, functools.partial) else agent
-        inner = inner.__func__ if isinstance(inner, types.MethodType) else inner  # its class is in the same module
-        owner = inner if isinstance(inner, types.FunctionType) else type(inner)
-        if owner.__module__ == "__main__":
-            raise ConfigError(
-                "agents", agent_label(agent), "an agent the worker processes can import (define it in a "
-                "module or a script file; this one is defined interactively), or workers=1"
-            )  # fmt: skip
-
-
-def _check_picklable(labels: list[str], built: list[Any]) -> None:
-    """The agents go to the worker processes by pickle: a lambda or a local function failed there
-    with a PicklingError (only once there was more than one deal to share out)."""
-    for label, agent in zip(labels, built, strict=True):
-        try:
-            pickle.dumps(agent)
-        except Exception as exc:  # PicklingError, AttributeError, TypeError: whatever pickle raises
-            raise ConfigError("agents", label, "a picklable agent when workers > 1 (a lambda, a local "
-                              "function or an object holding one cannot go to worker processes: define "
-                              f"it at module level), or workers=1 ({type(exc).__name__}: {exc})") from None  # fmt: skip
-
-
 def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> Iterator[list[GameRecord]]:
     """Yield :func:`_play_deals` of each chunk as it finishes (in any order), from ``workers``
     spawned processes.
@@ -352,9 +298,7 @@ def evaluate(
     workers = _positive("workers", workers)
     if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
         raise ConfigError("seed", seed, "an integer >= 0")
-    _check_labels(agents)
-    if workers > 1:
-        _check_importable(agents)
+    check_labels(agents)
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
     env = make_raw_env(game, **env_kwargs)
     if game != "mexican_train":
@@ -375,8 +319,9 @@ def evaluate(
             )
     p = num_players
     deals = -(-rounds // p)
-    if min(workers, deals) > 1:
-        _check_picklable(labels, built)
+    if min(workers, deals) > 1:  # the workers start (one deal is played here)
+        check_picklable(labels, built)
+        check_importable(agents)
     start = time.perf_counter()
     records: list[GameRecord] = []
     writer = None

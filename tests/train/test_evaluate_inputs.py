@@ -84,6 +84,19 @@ def test_an_agent_defined_interactively_is_refused_with_workers():
     assert played == "4"  # in this process it plays
 
 
+def test_a_program_on_stdin_is_refused_with_workers_and_plays_one_deal_without_them():
+    """Spawned workers import the main program, and ``python -`` has no file to import."""
+    code = ("from domino_env.train.evaluate import evaluate\n"
+            "print(evaluate(['greedy', 'random'], rounds=2, game='block', workers=2).rounds_played)\n"
+            "evaluate(['greedy', 'random'], rounds=4, game='block', workers=2)\n")  # fmt: skip
+    out = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 1 and out.stdout == "2\n"  # one deal: played here, no worker starts
+    assert out.stderr.splitlines()[-1] == (
+        "domino_env.core.errors.ConfigError: invalid config field 'workers': got '> 1'; allowed: 1 here: worker "
+        "processes import the main program, and <stdin> is no file"
+    )
+
+
 def test_make_agent_takes_a_gymnasium_env():
     env = gymnasium.make("dominoes/Cuban-v0")
     assert make_agent("planner", env).config == env.unwrapped.aec.config

@@ -162,21 +162,66 @@ def test_a_killed_worker_is_one_line_not_advice_about_the_main_guard():
     assert err.startswith("domino-evaluate: error: an evaluation worker process died (killed, e.g. out of memory;")
 
 
-def test_an_agent_defined_inside_the_main_guard_is_named_when_the_workers_die(tmp_path):
+def test_an_agent_defined_inside_the_main_guard_is_refused_before_the_workers_start(tmp_path):
     """The function pickles in the caller, but the spawned workers do not run the guarded block and
-    cannot find it: the message blamed memory or a missing guard that the script has."""
+    cannot find it: each printed a traceback of its own before the pool broke. Now one
+    ConfigError names the agent and the block, before any worker starts; a class beside it at the
+    script's top level (in a try) is accepted and plays."""
     script = tmp_path / "inner.py"
     script.write_text(
         "from domino_env.train.evaluate import evaluate\n"
+        "try:\n"
+        "    class Last:\n"
+        "        name = 'last'\n"
+        "        def __call__(self, o, m, r):\n"
+        "            return int(m.nonzero()[0][-1])\n"
+        "except ImportError:\n"
+        "    pass\n"
         "if __name__ == '__main__':\n"
         "    def inner(o, m, r):\n"
         "        return int(m.nonzero()[0][-1])\n"
+        "    print(evaluate([Last(), 'greedy'], rounds=4, seed=0, workers=2, game='block').rounds_played)\n"
         "    evaluate([inner, 'greedy'], rounds=40, seed=0, workers=2, game='block', progress=False)\n"
     )
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    lines = [line for line in proc.stderr.splitlines() if line.startswith("concurrent.futures.process.BrokenProcessPool")]
-    assert proc.returncode == 1 and len(lines) == 1, proc.stderr[-3000:]
-    assert "defines an agent inside that block, where the workers cannot find it: define it at the script's top level" in lines[0]
+    assert proc.returncode == 1 and proc.stdout == "4\n", proc.stderr[-3000:]
+    assert proc.stderr.count("Traceback") == 1 and "AttributeError" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.stderr.splitlines()[-1] == (
+        "domino_env.core.errors.ConfigError: invalid config field 'agents': got 'inner'; allowed: an agent the "
+        f"worker processes can import (inner is defined inside `if __name__ == \"__main__\":` of {script}, a block "
+        "the workers' import of the script skips: define it at the script's top level), or workers=1"
+    )
+
+
+def test_the_names_a_script_binds_when_imported(tmp_path):
+    """What the workers' import of a script defines: the guarded block's body is skipped (either
+    spelling of the guard), its else branch and every other statement's bindings are kept."""
+    from domino_env.train.tournament_checks import _names_an_import_binds
+
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import numpy as np, os.path\n"
+        "from x import y as z\n"
+        "A = B = 1\n"
+        "def f(): pass\n"
+        "if '__main__' == __name__:\n"
+        "    class Hidden: pass\n"
+        "    hidden = 2\n"
+        "else:\n"
+        "    shown = 3\n"
+        "if __name__ == '__main__':\n"
+        "    def hidden_too(): pass\n"
+        "if __name__ != '__main__':\n"
+        "    class Other: pass\n"
+        "for i in range(2):\n"
+        "    class InLoop: pass\n"
+        "with open(__file__) as fh:\n"
+        "    C: int = 4\n"
+    )
+    assert _names_an_import_binds(str(script)) == {"np", "os", "z", "A", "B", "f", "shown", "Other", "i", "InLoop", "fh", "C"}
+    (tmp_path / "bad.py").write_text("def (:\n")
+    assert _names_an_import_binds(str(tmp_path / "bad.py")) is None  # unread: the workers' own error says
+    assert _names_an_import_binds(str(tmp_path / "missing.py")) is None
 
 
 def test_workers_end_themselves_when_the_tournament_process_is_killed(tmp_path):
