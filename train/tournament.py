@@ -24,7 +24,7 @@ from domino_env.agents.base import Agent, agent_label, make_agent
 from domino_env.core.errors import ConfigError, IllegalActionError, check_action
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
-from domino_env.train.tournament_checks import check_importable, check_labels, check_picklable
+from domino_env.train.tournament_checks import check_for_workers, check_labels
 from domino_env.train.tournament_journal import JournalWriter, journal_header, read_journal
 from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
 from domino_env.wrappers import info_state_kwargs
@@ -320,8 +320,7 @@ def evaluate(
     p = num_players
     deals = -(-rounds // p)
     if min(workers, deals) > 1:  # the workers start (one deal is played here)
-        check_picklable(labels, built)
-        check_importable(agents)
+        check_for_workers(labels, built)
     start = time.perf_counter()
     records: list[GameRecord] = []
     writer = None

@@ -6,7 +6,7 @@ Each failure is a :class:`~domino_env.core.errors.ConfigError` naming the agent.
 from __future__ import annotations
 
 import ast
-import functools
+import io
 import os
 import pickle
 import sys
@@ -35,34 +35,61 @@ def check_labels(agents: Sequence[Any]) -> None:
         seen.setdefault(label, agent)
 
 
-def check_importable(agents: Sequence[Any]) -> None:
-    """Worker processes unpickle each agent by importing its module, and they import a script
-    without running its ``if __name__ == "__main__":`` block. An agent defined in an interactive
-    session or a notebook (a ``__main__`` without a file), or inside that block of a script,
-    killed every worker on start-up, each with a traceback of its own."""
+def check_for_workers(labels: list[str], built: list[Any]) -> None:
+    """The agents go to the worker processes by pickle: a lambda or a local function failed there
+    with a PicklingError (only once there was more than one deal to share out). The workers
+    unpickle each agent by importing what it refers to, and they import a script without running
+    its ``if __name__ == "__main__":`` block: an agent (or anything it holds, e.g. a search
+    agent's prior) defined in an interactive session or a notebook (a ``__main__`` without a
+    file), or inside that block of a script, killed every worker on start-up, each with a
+    traceback of its own."""
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
     if path and not os.path.exists(path):  # python - (a program on stdin): spawn cannot re-import it
         raise ConfigError("workers", "> 1", f"1 here: worker processes import the main program, and {path} is no file")
-    importable = _names_an_import_binds(path) if path else set()
-    if importable is None:  # a script this check cannot read: the workers' own error will say
-        return
-    for agent in agents:
-        if isinstance(agent, str):
-            continue
-        inner = agent.func if isinstance(agent, functools.partial) else agent
-        inner = inner.__func__ if isinstance(inner, types.MethodType) else inner  # its class is in the same module
-        owner = inner if isinstance(inner, types.FunctionType) else type(inner)
-        top = owner.__qualname__.split(".")[0]  # a lambda or a local function: check_picklable refuses it
-        if owner.__module__ != "__main__" or top in importable or (path and top.startswith("<")):
-            continue
-        where = (
-            f"{owner.__qualname__} is defined inside `if __name__ == \"__main__\":` of {path}, a block the "
-            "workers' import of the script skips: define it at the script's top level"
-            if path
-            else "define it in a module or a script file; this one is defined interactively"
-        )
-        raise ConfigError("agents", agent_label(agent), f"an agent the worker processes can import ({where}), or workers=1")
+    importable = _names_an_import_binds(path) if path else set()  # None: unread, the workers' error will say
+    for label, agent in zip(labels, built, strict=True):
+        for name in _main_names(label, agent):
+            if importable is None or name.split(".")[0] in importable:
+                continue
+            where = (
+                f"{name} is defined inside `if __name__ == \"__main__\":` of {path}, a block the workers' "
+                "import of the script skips: define it at the script's top level"
+                if path
+                else f"define it in a module or a script file; {name} is defined interactively"
+            )
+            raise ConfigError("agents", label, f"an agent the worker processes can import ({where}), or workers=1")
+
+
+class _MainReferences(pickle.Pickler):
+    """Pickles into nothing, noting the qualified names of the ``__main__`` classes and functions
+    that the pickle refers to (what a worker must find by importing the main program)."""
+
+    def __init__(self) -> None:
+        super().__init__(io.BytesIO())
+        self.names: list[str] = []
+
+    def persistent_id(self, obj: Any) -> None:
+        if isinstance(obj, (type, types.FunctionType)) and obj.__module__ == "__main__":
+            if obj.__qualname__ not in self.names:
+                self.names.append(obj.__qualname__)
+        return None  # pickled as usual
+
+
+def _main_names(label: str, agent: Any) -> list[str]:
+    """The qualified names of the ``__main__`` classes and functions in ``agent``'s pickle.
+
+    Raises:
+        ConfigError: ``agent`` cannot be pickled.
+    """
+    refs = _MainReferences()
+    try:
+        refs.dump(agent)
+    except Exception as exc:  # PicklingError, AttributeError, TypeError: whatever pickle raises
+        raise ConfigError("agents", label, "a picklable agent when workers > 1 (a lambda, a local "
+                          "function or an object holding one cannot go to worker processes: define "
+                          f"it at module level), or workers=1 ({type(exc).__name__}: {exc})") from None  # fmt: skip
+    return refs.names
 
 
 def _names_an_import_binds(path: str) -> set[str] | None:
@@ -105,15 +132,3 @@ def _is_main_guard(test: ast.expr) -> bool:
         return False
     sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
     return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
-
-
-def check_picklable(labels: list[str], built: list[Any]) -> None:
-    """The agents go to the worker processes by pickle: a lambda or a local function failed there
-    with a PicklingError (only once there was more than one deal to share out)."""
-    for label, agent in zip(labels, built, strict=True):
-        try:
-            pickle.dumps(agent)
-        except Exception as exc:  # PicklingError, AttributeError, TypeError: whatever pickle raises
-            raise ConfigError("agents", label, "a picklable agent when workers > 1 (a lambda, a local "
-                              "function or an object holding one cannot go to worker processes: define "
-                              f"it at module level), or workers=1 ({type(exc).__name__}: {exc})") from None  # fmt: skip

@@ -165,14 +165,18 @@ def test_a_killed_worker_is_one_line_not_advice_about_the_main_guard():
 def test_an_agent_defined_inside_the_main_guard_is_refused_before_the_workers_start(tmp_path):
     """The function pickles in the caller, but the spawned workers do not run the guarded block and
     cannot find it: each printed a traceback of its own before the pool broke. Now one
-    ConfigError names the agent and the block, before any worker starts; a class beside it at the
-    script's top level (in a try) is accepted and plays."""
+    ConfigError names the agent and the block, before any worker starts, also where the agent only
+    holds it (a top-level class holding it, as a search agent holds its prior); a class beside it at
+    the script's top level (in a try) is accepted and plays."""
     script = tmp_path / "inner.py"
     script.write_text(
+        "from domino_env.core.errors import ConfigError\n"
         "from domino_env.train.evaluate import evaluate\n"
         "try:\n"
         "    class Last:\n"
         "        name = 'last'\n"
+        "        def __init__(self, prior=None):\n"
+        "            self.prior = prior\n"
         "        def __call__(self, o, m, r):\n"
         "            return int(m.nonzero()[0][-1])\n"
         "except ImportError:\n"
@@ -181,10 +185,17 @@ def test_an_agent_defined_inside_the_main_guard_is_refused_before_the_workers_st
         "    def inner(o, m, r):\n"
         "        return int(m.nonzero()[0][-1])\n"
         "    print(evaluate([Last(), 'greedy'], rounds=4, seed=0, workers=2, game='block').rounds_played)\n"
+        "    try:\n"
+        "        evaluate([Last(prior=inner), 'greedy'], rounds=4, seed=0, workers=2, game='block')\n"
+        "    except ConfigError as err:\n"
+        "        print(err)\n"
         "    evaluate([inner, 'greedy'], rounds=40, seed=0, workers=2, game='block', progress=False)\n"
     )
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert proc.returncode == 1 and proc.stdout == "4\n", proc.stderr[-3000:]
+    played, held = proc.stdout.splitlines()
+    assert proc.returncode == 1 and played == "4", proc.stderr[-3000:]
+    assert held.startswith("invalid config field 'agents': got 'last'; allowed: an agent the worker processes can "
+                           "import (inner is defined inside")  # fmt: skip
     assert proc.stderr.count("Traceback") == 1 and "AttributeError" not in proc.stderr, proc.stderr[-3000:]
     assert proc.stderr.splitlines()[-1] == (
         "domino_env.core.errors.ConfigError: invalid config field 'agents': got 'inner'; allowed: an agent the "
