@@ -10,6 +10,7 @@ protocol of :class:`domino_env.wrappers.SingleAgentEnv`). Mexican Train ladder: 
     action = agent(obs["observation"], obs["action_mask"], rng)
 """
 
+from . import base
 from .base import Agent, agent_label, agent_names, as_config, make_agent, register_agent
 from .line import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, LineSeatView
 from .mexican_train import GreedyAgent, PlannerAgent, RandomAgent, SeatView
@@ -20,6 +21,8 @@ from .ppo import (  # registers "ppo:PATH" (trained policies)
 )
 from .rllib import load_rllib_agent  # registers "rllib:PATH" (RLlib checkpoints; no ray needed)
 from .search import SearchAgent  # registers "search" / "search:N" (both game families)
+
+base._mark_built_in()  # the names above are the package's; register_agent refuses to replace them silently
 
 __all__ = [
     "Agent",

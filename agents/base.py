@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -112,21 +113,25 @@ def game_of(config: MexicanTrainConfig | LineConfig) -> str:
 
 AgentFactory = Callable[[Any, "str | None"], Agent]
 _REGISTRIES: dict[str, dict[str, AgentFactory]] = {game: {} for game in GAMES}
+_BUILT_IN: dict[str, set[str]] = {game: set() for game in GAMES}
 #: The Mexican Train registry (kept under its old name).
 _REGISTRY = _REGISTRIES["mexican_train"]
 
 
-def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train") -> None:
+def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train", *, replace: bool = False) -> None:
     """Make ``make_agent(name)`` / ``make_agent(f"{name}:{arg}")`` call ``factory(config, arg)``
     (``arg`` is ``None`` without a colon), e.g. ``register_agent("ppo", load_ppo_agent)``.
 
     ``game`` is the family the factory builds agents for: ``"mexican_train"`` (default; it gets a
     :class:`MexicanTrainConfig`) or ``"line"`` (block / draw / Cuban; it gets a
-    :class:`LineConfig`).
+    :class:`LineConfig`). Results are counted by name, so a built-in name (``"greedy"``, ...) is
+    refused unless ``replace=True``, and replacing one of your own names warns (as re-running a
+    notebook cell does) unless ``replace=True``.
 
     Raises:
         ConfigError: unknown ``game``; a ``name`` that is not a non-empty string without ``:`` and
-            spaces (``make_agent`` could never build it); a ``factory`` that is not callable.
+            spaces (``make_agent`` could never build it); a ``factory`` that is not callable; a
+            built-in ``name`` with another factory, without ``replace=True``.
     """
     if game not in _REGISTRIES:
         raise ConfigError("game", game, f"one of {GAMES}")
@@ -135,7 +140,22 @@ def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train"
                           "'name:arg')")  # fmt: skip
     if not callable(factory):
         raise ConfigError("factory", type(factory).__name__, "a callable factory(config, arg) -> agent")
+    known = _REGISTRIES[game].get(name)
+    if known is not None and known is not factory and not replace:
+        if name in _BUILT_IN[game]:
+            raise ConfigError("name", name, f"a name other than the built-in agents' ({name!r} is one for "
+                              f"{game} rules, and results are counted by name), or replace=True")  # fmt: skip
+        # as Gymnasium's registry does: re-running a notebook cell registers a new class
+        warnings.warn(f"register_agent: {name!r} ({game}) now builds another agent (replace=True says so "
+                      "without this warning)", stacklevel=2)  # fmt: skip
     _REGISTRIES[game][name] = factory
+
+
+def _mark_built_in() -> None:
+    """Note every name registered so far as the package's own (``domino_env.agents`` calls this
+    once its modules have registered theirs; for :func:`register_agent`'s message)."""
+    for game, names in _REGISTRIES.items():
+        _BUILT_IN[game].update(names)
 
 
 def agent_names(game: str = "mexican_train") -> list[str]:

@@ -38,6 +38,38 @@ def test_a_factory_must_be_callable_and_return_an_agent(registry_snapshot):
         make_agent("nothing")
 
 
+@pytest.mark.parametrize("game", ["mexican_train", "line"])
+def test_a_built_in_name_is_not_replaced_silently(game, registry_snapshot):
+    """register_agent("greedy", ...) replaced the built-in greedy player: tournaments then reported
+    another agent's play as greedy's (a user trial: 0.2075 where greedy wins 0.284)."""
+    from domino_env.core.config import LineConfig, MexicanTrainConfig
+
+    config = LineConfig() if game == "line" else MexicanTrainConfig()
+    builtin = type(make_agent("greedy", config))
+    with pytest.raises(ConfigError, match=rf"'name': got 'greedy'; allowed: a name other than the built-in agents' "
+                                          rf"\('greedy' is one for {game} rules, and results are counted by name\), or replace=True"):  # fmt: skip
+        register_agent("greedy", lambda config, arg: None, game=game)
+    assert type(make_agent("greedy", config)) is builtin
+    first = make_agent("random", config)
+    register_agent("greedy", lambda config, arg: first, game=game, replace=True)  # said: replaced
+    assert make_agent("greedy", config) is first
+
+
+def test_replacing_ones_own_name_warns_unless_said(registry_snapshot):
+    one, two, three = (lambda config, arg: make_agent("random")), (lambda config, arg: None), (lambda config, arg: None)
+    register_agent("mine", one)
+    register_agent("mine", one)  # the same factory again (a module imported twice): nothing to say
+    with pytest.warns(UserWarning, match=r"register_agent: 'mine' \(mexican_train\) now builds another agent"):
+        register_agent("mine", two)
+    assert _REGISTRIES["mexican_train"]["mine"] is two
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        register_agent("mine", three, replace=True)
+    assert _REGISTRIES["mexican_train"]["mine"] is three
+
+
 @pytest.mark.parametrize("spec", ["ppo", "rllib"])
 def test_a_model_agent_without_its_path_is_an_agent_spec_error(spec):
     with pytest.raises(AgentSpecError, match=rf"invalid agent '{spec}'; allowed: {spec}:PATH \(the {spec} agent needs a"):
