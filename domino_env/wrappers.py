@@ -23,6 +23,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from .core.config import installed_render_modes
 from .core.errors import (
     ConfigError,
     DominoError,
@@ -84,7 +85,7 @@ class SingleAgentEnv(gymnasium.Env):
             not a bool or true without teams.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": installed_render_modes(("ansi", "rgb_array")), "render_fps": 2}
 
     def __init__(
         self,

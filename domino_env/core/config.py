@@ -8,6 +8,7 @@ document's rule set is a preset. Validation happens in ``__post_init__`` and rai
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import numbers
 from dataclasses import dataclass, fields
 from typing import Any
@@ -350,6 +351,21 @@ def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
 EPISODES = ("round", "game")
 REWARDS = ("outcome", "points")
 RENDER_MODES = ("human", "ansi", "rgb_array")
+
+
+def installed_render_modes(modes: tuple[str, ...] = RENDER_MODES) -> list[str]:
+    """``modes`` less ``"rgb_array"`` where Pillow (the ``[render]`` extra) is not installed: the
+    envs' ``metadata["render_modes"]``, which Gymnasium's ``check_env`` and PettingZoo's
+    ``render_test`` make an env in, one by one. The mode is still accepted, and making an env in
+    it without Pillow raises the ImportError that names the extra."""
+    return [m for m in modes if m != "rgb_array" or _pillow_installed()]
+
+
+def _pillow_installed() -> bool:
+    try:
+        return importlib.util.find_spec("PIL") is not None
+    except (ImportError, ValueError):  # sys.modules["PIL"] = None: an import made to fail
+        return False
 
 
 def check_env_options(

@@ -21,7 +21,7 @@ from typing import Any
 
 from pettingzoo import AECEnv, ParallelEnv
 
-from ..core.config import RENDER_MODES, LineConfig, line_from_preset
+from ..core.config import LineConfig, installed_render_modes, line_from_preset
 from ..core.line import LineState
 from ..encoding.line import LineEncoder
 from ..encoding.state import LineStateEncoder
@@ -56,7 +56,7 @@ class raw_env(DominoAECEnv):
 
     metadata = {
         "name": "line_v0",
-        "render_modes": list(RENDER_MODES),
+        "render_modes": installed_render_modes(),
         "is_parallelizable": False,
         "render_fps": 2,
     }

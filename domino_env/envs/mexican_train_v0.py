@@ -23,7 +23,7 @@ from typing import Any
 
 from pettingzoo import AECEnv, ParallelEnv
 
-from ..core.config import RENDER_MODES, MexicanTrainConfig, from_preset
+from ..core.config import MexicanTrainConfig, from_preset, installed_render_modes
 from ..core.mexican_train import MexicanTrainState
 from ..encoding.mexican_train import MexicanTrainEncoder
 from ..encoding.state import MexicanTrainStateEncoder
@@ -57,7 +57,7 @@ class raw_env(DominoAECEnv):
 
     metadata = {
         "name": "mexican_train_v0",
-        "render_modes": list(RENDER_MODES),
+        "render_modes": installed_render_modes(),
         "is_parallelizable": False,
         "render_fps": 2,
     }

@@ -209,3 +209,41 @@ def test_rgb_array_without_pillow_is_refused_when_the_env_is_made(make, monkeypa
         make(render_mode="rgb_array")
     for mode in (None, "ansi"):
         make(render_mode=mode).reset(seed=0)
+
+
+def test_without_pillow_the_metadata_lists_only_the_modes_it_can_draw_and_the_checkers_pass():
+    """A library-only install (no ``[render]`` extra): Gymnasium's check_env and PettingZoo's
+    render_test make an env in every mode of ``metadata["render_modes"]``, and ``rgb_array``
+    ended in the ImportError that names the extra. Run in a fresh interpreter whose ``import PIL``
+    fails, as without Pillow."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.modules['PIL'] = None\n"
+        "import warnings, gymnasium, pettingzoo\n"
+        "from gymnasium.utils.env_checker import check_env\n"
+        "from pettingzoo.test import render_test\n"
+        "import domino_env\n"
+        "from domino_env.envs import block_v0, mexican_train_v0\n"
+        "from domino_env.wrappers import mexican_train_single_agent\n"
+        "warnings.simplefilter('ignore')\n"
+        "for gid in ('dominoes/Block-v0', 'dominoes/MexicanTrain-v0'):\n"
+        "    env = gymnasium.make(gid)\n"
+        "    check_env(env.unwrapped)\n"
+        "    print('modes', gid, env.unwrapped.metadata['render_modes'])\n"
+        "for env_fn in (block_v0.env, mexican_train_v0.env):\n"
+        "    render_test(env_fn)\n"
+        "    print('modes', env_fn().metadata['render_modes'])\n"
+        "print('modes', mexican_train_single_agent().metadata['render_modes'])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert [line for line in proc.stdout.splitlines() if line.startswith("modes ")] == [  # (human mode prints)
+        "modes dominoes/Block-v0 ['ansi']",
+        "modes dominoes/MexicanTrain-v0 ['ansi']",
+        "modes ['human', 'ansi']",
+        "modes ['human', 'ansi']",
+        "modes ['ansi']",
+    ]
