@@ -137,6 +137,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = self._first_seat = 0 if learner_seat == "random" else learner_seat
         self._mask = np.zeros(self.action_space.n, dtype=np.int8)
         self._done = True
+        self._started = False  # a reset has dealt an episode (before it, step and action_masks ask for one)
         self._results_passed = 0  # round results of the episode already given in an info
         self._reset_reward = 0.0  # the learner's reward from rounds that ended inside reset()
 
@@ -247,7 +248,9 @@ class SingleAgentEnv(gymnasium.Env):
         seats = (self.learner_seat, self._first_seat)
         super().reset(seed=seed)
         try:
-            return self._deal(options)
+            out = self._deal(options)
+            self._started = True
+            return out
         except DominoError:
             self._np_random, self._np_random_seed = rng, rng_seed
             if rng is not None:
@@ -302,13 +305,16 @@ class SingleAgentEnv(gymnasium.Env):
             the opponents' moves).
 
         Raises:
-            DominoError: ``step`` after the episode ended (call ``reset``).
+            DominoError: ``step`` before the first ``reset``, or after the episode ended (call
+                ``reset``).
             DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
                 starts (the AEC env's episode ends there; so does this one: call ``reset``).
 
         Any error an opponent callable raises propagates, and the episode is over (``step``
         then asks for ``reset``).
         """
+        if not self._started:
+            raise DominoError(f"{type(self).__name__}: call reset() first")
         if self._done:
             raise DominoError("the episode is over: call reset() before step()")
         action = check_action(action)
@@ -334,7 +340,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO); all
-        False before ``reset`` and once the episode is over (terminated or truncated)."""
+        False once the episode is over (terminated or truncated).
+
+        Raises:
+            DominoError: before the first ``reset`` (there is no learner's turn yet).
+        """
+        if not self._started:
+            raise DominoError(f"{type(self).__name__}: call reset() first")
         return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:

@@ -185,6 +185,18 @@ def test_calls_before_reset_give_the_same_clear_error(make, call):
         calls[call]()
 
 
+@pytest.mark.parametrize("make", [mexican_train_single_agent, line_single_agent])
+def test_the_adapter_before_reset_asks_for_it(make):
+    """step() before any reset said "the episode is over", and action_masks() gave an all-False
+    mask (MaskablePPO turns that into NaN probabilities) instead of saying what was missing."""
+    env = make()
+    for call in (lambda: env.step(0), env.action_masks):
+        with pytest.raises(DominoError, match=r"^SingleAgentEnv: call reset\(\) first$"):
+            call()
+    env.reset(seed=0)
+    assert env.action_masks().any()
+
+
 def test_numpy_integers_in_env_kwargs_and_deals():
     env = mexican_train_v0.raw_env(
         num_players=np.int64(3), max_pip=np.int32(9), max_cycles=np.int64(50), first_player=np.int64(1)
