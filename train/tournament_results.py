@@ -206,12 +206,14 @@ class EvaluationResult:
         t.add_column("mean pips/round", justify="right")
         if self.episode == "game":
             t.add_column("mean game score", justify="right")
+        # shared wins (a tie, a team) give fractions: then every row has two decimals, never 1345.33 beside 654.667
+        whole = all(float(s.wins).is_integer() for s in self.stats)
         for s in self.stats:
             row = [
                 s.name,
                 str(s.seats_per_table),
                 str(s.seat_episodes),
-                f"{s.wins:g}",
+                f"{s.wins:.0f}" if whole else f"{s.wins:.2f}",
                 f"{s.win_rate:.3f}",
                 f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}]",
                 deal_interval_text(s.ci95_deal, s.deals),

@@ -4,6 +4,7 @@ tournament from the command line with its JSON."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import subprocess
@@ -386,3 +387,20 @@ def test_json_of_a_call_from_python_names_the_module_command(tmp_path):
     argv = ["--agents", "greedy", "random", "--rounds", "2", "--game", "block", "--no-progress", "--json", str(out)]
     run(argv)
     assert json.loads(out.read_text())["command"] == "python -m domino_env.train.evaluate " + " ".join(argv)
+
+
+def test_the_wins_column_has_one_format_per_table():
+    """Shared wins (a tie in a blocked round) make fractions: the column printed 1345.33 beside
+    654.667 (``:g``); now every row has two decimals then, and whole counts stay whole."""
+    from rich.console import Console
+
+    def wins_column(res):
+        console = Console(width=250, record=True, file=io.StringIO())
+        console.print(res.table())
+        rows = [line.split("│") for line in console.export_text().splitlines() if line.startswith("│ ")]
+        return [r[4].strip() for r in rows if r[1].strip() in {s.name for s in res.stats}]
+
+    shared = evaluate(["greedy", "random", "random", "random"], rounds=40, seed=0)
+    assert [s.wins for s in shared.stats] == [8.5, 31.5] and wins_column(shared) == ["8.50", "31.50"]
+    whole = evaluate(["greedy", "random"], rounds=20, seed=0, game="block")
+    assert [s.wins for s in whole.stats] == [11.0, 9.0] and wins_column(whole) == ["11", "9"]
