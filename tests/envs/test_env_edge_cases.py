@@ -197,6 +197,25 @@ def test_the_adapter_before_reset_asks_for_it(make):
     assert env.action_masks().any()
 
 
+def test_the_adapters_episode_ends_when_the_learner_is_knocked_out():
+    """docs/envs.md: in an elimination game the learner's episode ends when it is out, before the
+    game does (game_over False), with the outcome return -1/(P-1)."""
+    env = mexican_train_single_agent(preset="tren_mexicano", episode="game", num_players=4)
+    rng = np.random.default_rng(0)
+    knocked_out = 0
+    for seed in range(12):
+        env.reset(seed=seed)
+        ret, done = 0.0, False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            ret, done = ret + reward, terminated or truncated
+        if not info["game_over"]:
+            knocked_out += 1
+            assert terminated and not truncated and ret == pytest.approx(-1 / 3)
+            assert info["scores"][env.learner_seat] >= 100 and (np.asarray(info["scores"]) < 100).sum() >= 2
+    assert knocked_out >= 1
+
+
 def test_numpy_integers_in_env_kwargs_and_deals():
     env = mexican_train_v0.raw_env(
         num_players=np.int64(3), max_pip=np.int32(9), max_cycles=np.int64(50), first_player=np.int64(1)
