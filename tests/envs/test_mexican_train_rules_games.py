@@ -109,6 +109,25 @@ def test_game_episode_after_blocked_round_fewest_pips_starts():
     assert e.agent_selection == "player_2"
 
 
+def test_after_a_blocked_round_a_tied_previous_first_player_comes_last():
+    """docs/rules.md §1.1: the tie search starts from the seat after the previous round's first
+    player, so seat 1 (first, tied with seat 2 at 3 pips) does not start: seat 2 does."""
+    e = start(
+        [[(1, 2), (0, 4)], [(5, 9), (0, 3)], [(0, 1), (0, 2)]],
+        [],
+        first=1,
+        episode="game",
+        max_cycles=100000,
+    )
+    act(e, (5, 9), 0)
+    while state(e).round_index == 0:
+        assert legal_moves(e) == ["PASS"]
+        pass_(e)
+    assert e.infos["player_0"]["termination_code"] == Termination.BLOCKED
+    assert seats_of(e.infos["player_0"]["winners"]) == [1, 2] and list(state(e).scores) == [7, 3, 3]
+    assert state(e).current_player == 2 and e.agent_selection == "player_2"
+
+
 def test_game_episode_full_random_game():
     """docs/rules.md §1.6 (default game): stations 9, 8, ..., 0 (N+1 rounds), scores add up round
     by round, the episode ends after the 0-0 round; the points rewards summed over the
