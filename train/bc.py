@@ -36,8 +36,10 @@ when it exists and matches the rules), the DAgger rounds' decisions to ``OUT/dag
 keep both out of the repository (``runs/`` is ignored).
 
 SIGINT / SIGTERM: during cloning, the model so far is saved (status ``"interrupted"``); during
-collection, the samples so far are saved to ``--dataset`` (when given and not empty), marked so
-that a later run refuses them unless ``--samples`` is at most their number, and no model is written.
+collection, the samples so far are saved to ``--dataset`` (when given and not empty), marked as an
+interrupted collection, and no model is written. The same command continues it: it collects the
+missing decisions (from deals of their own, :func:`continuation_seed`) into the same file; with
+``--samples`` at most their number it clones them as they are.
 """
 
 from __future__ import annotations
@@ -183,6 +185,14 @@ def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
     return ppo
 
 
+def continuation_seed(seed: int, have: int) -> int:
+    """The env seed that continues an interrupted collection of ``have`` decisions made with
+    ``--seed seed``: deals of their own (a SeedSequence of three words, where the workers' are of
+    two), so the continued dataset repeats none of the first part's episodes. It is not the
+    dataset an uninterrupted collection makes, but the same file and command give the same one."""
+    return int(np.random.SeedSequence([seed, 17, have]).generate_state(1)[0] >> 1)
+
+
 def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     """Parse ``argv``, collect, clone, evaluate, save: ``(output folder or None, name of the
     signal that interrupted it or None)``.
@@ -243,16 +253,15 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         folder = next(f for f in dataset.absolute().parents if f.exists())
         if not folder.is_dir():
             parser.error(f"--dataset {dataset}: {folder} is a file, not a folder")
-    data = None
+    data, missing = None, 0
     if dataset is not None and dataset.exists():
         try:
             data = load_dataset(dataset, fingerprint)
         except ValueError as exc:
             parser.error(f"--dataset {dataset}: {exc}")
-        asked, have = interrupted_of(dataset), len(data["actions"])
-        if asked is not None and args.samples > have:  # not silently a smaller dataset than asked for
-            parser.error(f"--dataset {dataset}: holds {have} decisions of an interrupted collection of {asked}; "
-                         f"give --samples {have} (or fewer) to clone them, or delete the file to collect again")  # fmt: skip
+        have = len(data["actions"])
+        # an interrupted collection is continued up to --samples, never cloned as if it were complete
+        missing = args.samples - have if interrupted_of(dataset) is not None and args.samples > have else 0
 
     import torch
     from stable_baselines3.common.utils import set_random_seed
@@ -309,6 +318,18 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                 save_dataset(dataset, data, fingerprint, args.samples if stop.received else None)
             phases.append({"phase": "expert", "samples": int(len(data["actions"])),
                            "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
+        elif missing:
+            have = len(data["actions"])
+            if verbose:
+                print(f"--dataset {dataset}: continuing its interrupted collection, {have} of {args.samples} "
+                      f"decisions; collecting {missing} more", file=sys.stderr)  # fmt: skip
+            more = collect_parallel(checked.env_cfg, expert, missing, continuation_seed(args.seed, have), args.gamma,
+                                    args.workers, first_episode=int(data["episodes"].max()) + 1, progress=progress,
+                                    stop=stop)  # fmt: skip
+            data = concat(data, more)
+            save_dataset(dataset, data, fingerprint, args.samples if stop.received else None)
+            phases.append({"phase": "expert (continued)", "samples": int(len(data["actions"])), "loaded": have,
+                           "file": str(dataset), "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
         elif data is not None:
             phases.append({"phase": "expert (loaded)", "samples": int(len(data["actions"])), "file": str(dataset)})
             if verbose and len(data["actions"]) != args.samples:  # the file decides, not --samples
@@ -317,8 +338,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         if stop.received and data is not None:
             kept = len(data["actions"]) if dataset else 0
             print(f"{stop.received}: interrupted while collecting; no model written"
-                  + (f" (the {kept} samples so far are in {dataset}: the same command with --samples {kept} "
-                     "clones them)" if kept else ""),
+                  + (f" (the {kept} samples so far are in {dataset}: the same command continues the collection, "
+                     f"with --samples {kept} it clones them)" if kept else ""),
                   file=sys.stderr)  # fmt: skip
             venv.close()
             return None, stop.received

@@ -243,32 +243,49 @@ def test_overwrite_of_the_init_from_folder_is_refused_and_deletes_nothing(bc_run
     assert load_ppo_agent(start, {"num_players": 2, "max_pip": 9}).name
 
 
-def test_a_dataset_of_an_interrupted_collection_is_not_reused_as_complete(bc_run, tmp_path):
-    """The samples an interrupted collection saved are marked: a later run that asks for more
-    decisions than they hold is refused (one line), not trained silently on fewer; asking for at
-    most that many clones them."""
+def test_an_interrupted_collection_is_continued_not_cloned_as_complete(bc_run, tmp_path):
+    """The samples an interrupted collection saved are marked. The same command continues it: the
+    missing decisions come from deals of their own (none of the first part's is played again),
+    join the file, which is then complete, and the clone is fitted on them all; the same file and
+    command give the same dataset. (A later run that asked for more was refused: the decisions
+    were kept, but the collection could only start over.)"""
+    import shutil
+
     from domino_env.train.bc_data import interrupted_of, save_dataset
 
     _, data, _ = bc_run
     with np.load(data) as f:
-        arrays = {k: f[k] for k in f.files if k != "fingerprint"}
+        arrays = {k: f[k] for k in f.files if k not in ("fingerprint", "interrupted_of")}
         fingerprint = json.loads(str(f["fingerprint"]))
-    have = len(arrays["actions"])
+    cut = int(np.searchsorted(arrays["episodes"], arrays["episodes"][800]))  # whole episodes only
+    first = {k: v[:cut] for k, v in arrays.items()}
     part = tmp_path / "part.npz"
-    save_dataset(part, arrays, fingerprint, interrupted_of=100_000)
-    assert interrupted_of(part) == 100_000 and interrupted_of(data) is None
-    common = [*SMALL, "--epochs", "1", "--final-eval-rounds", "0", "--dataset", str(part)]
-    res = _run("domino_env.train.bc", [*common, "--out", str(tmp_path / "refused")])
-    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
-        f"domino-bc: error: --dataset {part}: holds {have} decisions of an interrupted collection of 100000; "
-        f"give --samples {have} (or fewer) to clone them, or delete the file to collect again "
-        "(domino-bc --help lists every option)"
-    ]
-    assert not (tmp_path / "refused").exists()
-    res = _run("domino_env.train.bc", [*common, "--samples", str(have), "--out", str(tmp_path / "ok")])
+    save_dataset(part, first, fingerprint, interrupted_of=2000)
+    assert interrupted_of(part) == 2000 and interrupted_of(data) is None
+    twin = tmp_path / "twin.npz"
+    shutil.copy(part, twin)
+    common = [*SMALL, "--samples", "2000", "--epochs", "1", "--final-eval-rounds", "0"]
+    res = _run("domino_env.train.bc", [*common, "--dataset", str(part), "--out", str(tmp_path / "ok")])
     assert res.returncode == 0, res.stderr
+    assert (f"--dataset {part}: continuing its interrupted collection, {cut} of 2000 decisions; collecting "
+            f"{2000 - cut} more") in res.stderr  # fmt: skip
+    assert interrupted_of(part) is None  # complete now
+    with np.load(part) as f:
+        grown = {k: f[k] for k in arrays}
+    n = len(grown["actions"])
+    assert n >= 2000 and all(np.array_equal(grown[k][:cut], first[k]) for k in arrays)
+    episodes = grown["episodes"]
+    assert np.array_equal(np.unique(episodes), np.arange(episodes[-1] + 1))  # ids go on, none repeated
+    starts = np.flatnonzero(np.diff(episodes, prepend=-1))
+    old = {grown["observations"][i].tobytes() for i in starts if i < cut}
+    assert not any(grown["observations"][i].tobytes() in old for i in starts if i >= cut)  # other deals
     meta = json.loads((tmp_path / "ok" / "metadata.json").read_text())
-    assert meta["dataset"]["phases"][0]["phase"] == "expert (loaded)" and meta["dataset"]["samples"] == have
+    phase = meta["dataset"]["phases"][0]
+    assert (phase["phase"], phase["loaded"], phase["samples"], meta["dataset"]["samples"]) == ("expert (continued)", cut, n, n)
+    again = _run("domino_env.train.bc", [*common, "--dataset", str(twin), "--out", str(tmp_path / "again")])
+    assert again.returncode == 0, again.stderr
+    with np.load(twin) as f:
+        assert all(np.array_equal(f[k], grown[k]) for k in arrays)  # the same file and command: the same dataset
 
 
 def test_a_dataset_that_the_run_would_replace_is_refused(tmp_path):

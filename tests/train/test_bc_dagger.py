@@ -149,7 +149,8 @@ def test_ctrl_c_during_parallel_collection_saves_the_samples(tmp_path):
     with np.load(data) as f:
         assert 0 < len(f["actions"]) < 1000000 and len(np.unique(f["episodes"])) == f["episodes"][-1] + 1
         kept = len(f["actions"])
-    assert f"the {kept} samples so far are in {data}: the same command with --samples {kept} clones them" in err
+    assert (f"the {kept} samples so far are in {data}: the same command continues the collection, with --samples "
+            f"{kept} it clones them") in err  # fmt: skip
     assert not (tmp_path / "run").exists()
     for _ in range(20):  # every process of the group is gone (init reaps the resource tracker)
         try:
