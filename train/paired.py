@@ -119,7 +119,9 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
 
     Raises:
         ConfigError: ``metric`` unknown or ``agent`` not in the tournament (field ``agent``).
-        DominoError: the result has no records, or a record is damaged (named by its index).
+        DominoError: the result has no records, or a record is damaged (the message names the
+            record by its index, the field and what it must be), or a deal lacks some of its seat
+            rotations or repeats one (the message names the deal and the rotations).
     """
     result = _as_dict(result)
     if metric not in METRICS:
@@ -130,28 +132,89 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
     records = result.get("records")
     if not records:
         raise DominoError(f"the tournament has no episode records: {_RECORDS_HINT}")
+    p = len(names)  # one agent per seat
     idx = {i for i, n in enumerate(names) if n == agent}
     game_mode = result.get("episode") == "game"
     sums: dict[tuple[int, int], list[float]] = {}
+    seen: dict[tuple[int, int], dict[int, int]] = {}  # deal -> {rotation: index of its record}
     for i, rec in enumerate(records):
-        try:
-            seats = [int(w) for w in rec["seats"]]
-            if any(not 0 <= w < len(names) for w in seats):
-                raise ValueError(f"seats {seats} name agents beyond the {len(names)} listed")
-            acc = sums.setdefault((int(rec["deal"]), int(rec["seed"])), [0.0, 0.0])
-            for s, who in enumerate(seats):
-                if who not in idx:
-                    continue
-                if metric == "pips":
-                    acc[0] += float(rec["pips"][s])
-                    acc[1] += int(rec["rounds"])
-                else:
-                    credit = rec["game_credit"] if game_mode else rec["round_credit"]
-                    acc[0] += float(win_credit(credit, bool(rec.get("truncated")), s))
-                    acc[1] += 1
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise DominoError(f"records[{i}] is damaged ({type(exc).__name__}: {exc})") from None
+        deal, rotation, seed, seats = _checked_record(rec, i, p, game_mode)
+        key = (deal, seed)
+        rotations = seen.setdefault(key, {})
+        if rotation in rotations:
+            raise DominoError(f"records[{i}] repeats deal {deal} (seed {seed}) rotation {rotation} "
+                              f"of records[{rotations[rotation]}]: the records are damaged")  # fmt: skip
+        rotations[rotation] = i
+        acc = sums.setdefault(key, [0.0, 0.0])
+        for s, who in enumerate(seats):
+            if who not in idx:
+                continue
+            if metric == "pips":
+                acc[0] += rec["pips"][s]
+                acc[1] += rec["rounds"]
+            else:
+                credit = rec["game_credit"] if game_mode else rec["round_credit"]
+                acc[0] += float(win_credit(credit, bool(rec.get("truncated")), s))
+                acc[1] += 1
+    short = {key: sorted(set(range(p)) - set(rots)) for key, rots in seen.items() if len(rots) < p}
+    if short:
+        (deal, seed), missing = next(iter(short.items()))
+        others = f"; {len(short) - 1} other deals lack rotations too" if len(short) > 1 else ""
+        which = f"rotation{'s' * (len(missing) > 1)} {', '.join(map(str, missing))}"
+        raise DominoError(f"deal {deal} (seed {seed}) lacks seat {which} "
+                          f"(a deal has one record per rotation 0..{p - 1}){others}: the records are damaged")  # fmt: skip
     return {key: (total / n if n else math.nan) for key, (total, n) in sums.items()}
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seat_numbers(value: Any, p: int, integers: bool = False) -> bool:
+    """``value`` is a list of ``p`` finite numbers >= 0 (``integers``: integers)."""
+    kinds = int if integers else (int, float)
+    return (isinstance(value, list) and len(value) == p
+            and all(isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in value))  # fmt: skip
+
+
+def _checked_record(rec: Any, i: int, p: int, game_mode: bool) -> tuple[int, int, int, list[int]]:
+    """A tournament record's deal, rotation, seed and seats, after checking every field that
+    :func:`deal_values` reads. Raises DominoError naming the record, the field and what it must be."""
+    from domino_env.train.tournament import rotation_seats  # (the envs: only when records are read)
+
+    if not isinstance(rec, dict):
+        raise DominoError(f"records[{i}] is damaged: it is {_shown(rec)}, expected a record (a JSON object "
+                          "with deal, rotation, seed, seats, rounds, round_credit, pips...)")  # fmt: skip
+    seats = rotation_seats(p, rec["rotation"]) if _count(rec.get("rotation")) else None  # (checked first)
+    expected = {
+        "deal": (_count, "an integer >= 0 (the deal number)"),
+        "rotation": (lambda v: _count(v) and v < p, f"an integer 0..{p - 1} (the seat rotation)"),
+        "seed": (_count, "an integer >= 0 (the deal's env seed)"),
+        "seats": (lambda v: v == seats, f"the agent index at each seat in rotation {rec.get('rotation')!r}: {seats}"),
+        "rounds": (_count, "an integer >= 0"),
+        "game_credit" if game_mode else "round_credit": (
+            lambda v: _seat_numbers(v, p) or (game_mode and v is None),
+            f"a list of {p} numbers >= 0, one per seat" + " (or null)" * game_mode),
+        "pips": (lambda v: _seat_numbers(v, p, integers=True), f"a list of {p} integers >= 0, one per seat"),
+    }  # fmt: skip
+    where = ""
+    for name, (ok, what) in expected.items():
+        if name not in rec:
+            raise DominoError(f"records[{i}]{where} is damaged: it has no field {name!r} ({what})")
+        if not ok(rec[name]):
+            raise DominoError(f"records[{i}]{where} is damaged: field {name!r} is {_shown(rec[name])}, expected {what}")
+        if name == "rotation":
+            where = f" (deal {rec['deal']}, rotation {rec['rotation']})"
+    if not isinstance(rec.get("truncated", False), bool):
+        raise DominoError(f"records[{i}]{where} is damaged: field 'truncated' is {_shown(rec['truncated'])}, "
+                          "expected true or false")  # fmt: skip
+    return rec["deal"], rec["rotation"], rec["seed"], rec["seats"]
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a message: its repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _differences(a: Mapping[str, Any], b: Mapping[str, Any], names: tuple[str, str] = ("A", "B")) -> str | None:

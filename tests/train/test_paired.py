@@ -17,7 +17,8 @@ from domino_env.train.paired import deal_values, load_result, paired_difference
 
 
 def _rec(seed, seats, credit, pips, rounds=1, truncated=False, game_credit=None):
-    return {"deal": seed, "rotation": 0, "seed": seed, "seats": seats, "rounds": rounds,
+    # rotation r seats agent i at seat (i + r) % P: agent 0's seat
+    return {"deal": seed, "rotation": seats.index(0), "seed": seed, "seats": seats, "rounds": rounds,
             "round_credit": credit, "pips": pips, "game_credit": game_credit, "truncated": truncated}  # fmt: skip
 
 
@@ -72,7 +73,8 @@ def test_pips_within_one_tournament_and_agent_b_defaults():
 def test_truncated_and_game_episodes_count_as_the_win_rate_does():
     t = _result(["x", "y"], [_rec(1, [0, 1], [1.0, 0.0], [0, 3], truncated=True), _rec(1, [1, 0], [0.0, 1.0], [2, 0])])
     assert deal_values(t, "x") == {(1, 1): 0.5}  # a truncated episode gives no credit
-    g = _result(["x", "y"], [_rec(1, [0, 1], [2.0, 1.0], [5, 9], rounds=3, game_credit=[1.0, 0.0])], episode="game")
+    g = _result(["x", "y"], [_rec(1, [0, 1], [2.0, 1.0], [5, 9], rounds=3, game_credit=[1.0, 0.0]),
+                             _rec(1, [1, 0], [1.0, 2.0], [9, 5], rounds=3, game_credit=[0.0, 1.0])], episode="game")
     assert deal_values(g, "x") == {(1, 1): 1.0} and deal_values(g, "x", "pips") == {(1, 1): 5 / 3}
 
 
@@ -97,8 +99,9 @@ def test_pips_skip_deals_without_a_finished_round():
 
 
 def test_win_difference_interval_is_clipped_to_the_credit_range():
-    one = _result(["x", "y"], [_rec(k, [0, 1], [1.0, 0.0], [0, 1]) for k in range(9)]
-                  + [_rec(9, [0, 1], [0.0, 1.0], [1, 0])])  # fmt: skip
+    one = _result(["x", "y"], [r for k in range(9) for r in (_rec(k, [0, 1], [1.0, 0.0], [0, 1]),
+                                                                _rec(k, [1, 0], [0.0, 1.0], [1, 0]))]
+                  + [_rec(9, [0, 1], [0.0, 1.0], [1, 0]), _rec(9, [1, 0], [1.0, 0.0], [0, 1])])  # fmt: skip
     d = paired_difference(one, one, "x", "y")  # per deal nine +1 and one -1: t reaches 1.25
     half = t_quantile_975(9) * math.sqrt(3.6 / 9) / math.sqrt(10)
     assert d.mean == pytest.approx(0.8) and d.ci95 == (pytest.approx(0.8 - half), 1.0)
@@ -123,14 +126,53 @@ def test_lists_of_tournaments_pool_their_deals():
         paired_difference([A, _reseeded(A, 100)], B)
 
 
-def test_damaged_records_are_one_line_errors():
-    for records, what in [([1, 2], "records[0] is damaged (TypeError"),
-                          ([{"deal": 1, "seats": [0, 1]}], "records[0] is damaged (KeyError: 'seed')"),
-                          ([_rec("abc", [0, 1], [1.0, 0.0], [0, 1])], "records[0] is damaged (ValueError"),
-                          ([_rec(1, [0, 5], [1.0, 0.0], [0, 1])], "seats [0, 5] name agents beyond the 2 listed")]:  # fmt: skip
+def test_damaged_records_name_the_record_the_field_and_what_it_must_be():
+    def damaged(i, **fields):
+        return [{**r, **fields} if k == i else r for k, r in enumerate(A["records"])]
+
+    no_seed = [{k: v for k, v in r.items() if k != "seed"} for r in A["records"]]
+    for records, what in [
+        ([1, 2], "records[0] is damaged: it is 1, expected a record (a JSON object"),
+        (no_seed, "records[0] (deal 10, rotation 0) is damaged: it has no field 'seed' (an integer >= 0"),
+        (damaged(0, deal="abc"), "records[0] is damaged: field 'deal' is 'abc', expected an integer >= 0"),
+        (damaged(1, rotation=2), "records[1] is damaged: field 'rotation' is 2, expected an integer 0..1"),
+        (damaged(1, seats=[0, 5]), "records[1] (deal 10, rotation 1) is damaged: field 'seats' is [0, 5], "
+                                   "expected the agent index at each seat in rotation 1: [1, 0]"),
+        (damaged(5, round_credit="abc"), "records[5] (deal 12, rotation 1) is damaged: field 'round_credit' "
+                                         "is 'abc', expected a list of 2 numbers >= 0, one per seat"),
+        (damaged(2, pips=[0, 1.5]), "records[2] (deal 11, rotation 0) is damaged: field 'pips' is [0, 1.5], "
+                                    "expected a list of 2 integers >= 0, one per seat"),
+        (damaged(3, truncated="no"), "field 'truncated' is 'no', expected true or false"),
+        (A["records"][:5], "deal 12 (seed 12) lacks seat rotation 1 (a deal has one record per rotation 0..1): "
+                           "the records are damaged"),
+        (A["records"] + A["records"][1:2], "records[6] repeats deal 10 (seed 10) rotation 1 of records[1]"),
+    ]:  # fmt: skip
         with pytest.raises(DominoError) as info:
             paired_difference(A, _result(["x", "y"], records))
         assert str(info.value).startswith("tournament B: ") and what in str(info.value), str(info.value)
+    with pytest.raises(DominoError, match=r"field 'game_credit' is \[1\], expected a list of 2 numbers >= 0, one per seat \(or null\)"):
+        deal_values({**A, "episode": "game", "records": damaged(0, game_credit=[1])}, "x")
+
+
+def test_a_file_missing_rotations_is_refused_naming_the_deal(tmp_path):
+    res = evaluate(["greedy", "random", "greedy", "random"], rounds=12, seed=3, game="block", keep_records=True)
+    full = res.to_dict(records=True)
+    (tmp_path / "full.json").write_text(json.dumps(full))
+    deal = full["records"][4]["deal"]  # keep one of deal 1's four rotations
+    short = {**full, "records": [r for r in full["records"] if r["deal"] != deal or r["rotation"] == 2]}
+    (tmp_path / "short.json").write_text(json.dumps(short))
+    damaged = json.loads(json.dumps(full))
+    damaged["records"][5]["round_credit"] = "abc"
+    (tmp_path / "damaged.json").write_text(json.dumps(damaged))
+    assert _cli("full.json", "full.json", "--agent-b", "random", cwd=tmp_path).returncode == 0
+    for file, message in [
+        ("short.json", f"tournament B: deal {deal} (seed {full['records'][4]['seed']}) lacks seat rotations 0, 1, 3 "
+                       "(a deal has one record per rotation 0..3): the records are damaged"),
+        ("damaged.json", "tournament B: records[5] (deal 1, rotation 1) is damaged: field 'round_credit' is 'abc', "
+                         "expected a list of 4 numbers >= 0, one per seat"),
+    ]:  # fmt: skip
+        r = _cli("full.json", file, cwd=tmp_path)
+        assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_deal_values_match_the_tournament_win_rate():
