@@ -207,7 +207,7 @@ def check_output_file(
     whose writing would lose something: an empty name, a folder, a missing parent folder (or a
     file in its place), something that is not a regular file (a FIFO), an existing file that is not
     an earlier output of this command (a JSON object with all of ``keys``; ``what`` names it in the
-    message), a file or a folder this user may not write."""
+    message) nor empty (only whitespace: no output yet), a file or a folder this user may not write."""
     text = os.fspath(path)
     if not text.strip():
         parser.error(f"{flag}: give a file name (got an empty one)")
@@ -222,7 +222,7 @@ def check_output_file(
                      "name such as results.json")  # fmt: skip
     if os.path.exists(text) and not os.path.isfile(text):  # reading a FIFO or a pipe would block
         parser.error(f"{flag} {text}: exists and is not a regular file; give a file name")
-    if os.path.lexists(text) and not _is_json_with(text, keys):
+    if os.path.lexists(text) and not _replaceable(text, keys):
         parser.error(f"{flag} {text}: the file exists and is not {what} (it would be overwritten); give another name")
     problem = unwritable(text)
     if problem:
@@ -287,13 +287,16 @@ def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def _is_json_with(path: str, keys: set[str]) -> bool:
+def _replaceable(path: str, keys: set[str]) -> bool:
+    """``path`` holds a JSON object with all of ``keys``, or nothing yet (0 bytes or only
+    whitespace: a name made beforehand with ``mktemp`` or ``touch``)."""
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            text = f.read()
+        data = json.loads(text) if text.strip() else None
     except (OSError, ValueError):
         return False
-    return isinstance(data, dict) and keys <= data.keys()
+    return data is None or (isinstance(data, dict) and keys <= data.keys())
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:

@@ -203,6 +203,18 @@ def test_evaluate_json_keeps_a_file_that_is_not_its_result(tmp_path):
         "--records adds every episode's result row to the --json file: give --json PATH too")
 
 
+def test_evaluate_json_overwrites_an_empty_file(tmp_path):
+    """A path made beforehand (mktemp, touch) was refused as "not a domino-evaluate result": an
+    empty file, or one of whitespace only, holds no result yet and is overwritten."""
+    for name, content in (("touched.json", ""), ("blank.json", " \n\t\n")):
+        path = tmp_path / name
+        path.write_text(content)
+        proc = _run("domino-evaluate", "--agents", "random", "random", "--rounds", "2", "--json", str(path), "--no-progress")
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(path.read_text())["agents"] == ["random", "random"]
+        assert not Path(f"{path}.partial.jsonl").exists()
+
+
 def test_evaluate_json_interrupted_while_written_keeps_the_earlier_result(tmp_path, monkeypatch):
     """--json opened the file (emptying it) and then wrote the result: a Ctrl-C in between left a
     truncated JSON in place of the earlier result. Now it is written beside, then renamed."""
