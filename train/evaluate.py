@@ -69,7 +69,7 @@ from domino_env.train.cli import (
     rich_console,
     sigterm_as_interrupt,
 )
-from domino_env.train.evaluate_files import check_journal, with_provenance
+from domino_env.train.evaluate_files import Journal, check_journal, with_provenance
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals), the rule options of every command in
@@ -325,6 +325,16 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     kwargs = rule_kwargs(parser, args)
     check_agents(parser, args, players, kwargs)
     journal = check_journal(parser, args, players, kwargs)
+    try:  # the journal's lock is held until the result is written (or the run stops)
+        return _play(parser, args, argv, script, players, kwargs, journal)
+    finally:
+        if journal is not None:
+            journal.release()
+
+
+def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str], script: str | None,
+          players: int, kwargs: dict[str, Any], journal: Journal | None) -> EvaluationResult:  # fmt: skip
+    """:func:`run` once the flags are checked: play, print the table, write the JSON."""
     # SIGTERM (kill, a scheduler, timeout) stops the tournament as Ctrl-C does: it used to end the
     # process at once, silently, leaving the --workers processes behind
     try:

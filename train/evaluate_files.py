@@ -17,7 +17,9 @@ from domino_env.core.errors import DominoError
 from domino_env.envs.games import make_raw_env
 from domino_env.train.tournament_journal import (
     JOURNAL_SUFFIX,
+    JournalBusyError,
     JournalError,
+    JournalLock,
     journal_header,
     journal_path,
     read_journal,
@@ -32,6 +34,12 @@ class Journal:
     path: Path
     header: dict[str, Any]
     deals: int
+    lock: JournalLock | None = None
+
+    def release(self) -> None:
+        """Let go of the journal's lock (:class:`JournalLock`: held from the checks to the end)."""
+        if self.lock is not None:
+            self.lock.release()
 
     def kept(self) -> int:
         """Deals of this tournament the file holds (0 if it is missing, empty or unreadable)."""
@@ -54,7 +62,8 @@ def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, pla
     """The journal this run keeps (``--json PATH``: PATH + :data:`JOURNAL_SUFFIX`; None without
     one), checked before any play: one left by an interrupted run is continued with ``--resume``
     and only then (it would be lost), must be this tournament's, and its folder (and, continued,
-    the file) writable. Prints how many deals it holds when continued."""
+    the file) writable, and no other process may be writing it (this run holds its lock from
+    now on: :meth:`Journal.release`). Prints how many deals it holds when continued."""
     path = journal_path(args.json) if args.json not in (None, "-") else None
     if args.resume and path is None:
         parser.error(f"--resume continues the tournament that an interrupted run left in PATH{JOURNAL_SUFFIX} "
@@ -69,13 +78,31 @@ def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, pla
                      "the finished deals are kept, are written there)")  # fmt: skip
     env = make_raw_env(args.game, num_players=players, episode=args.episode, **kwargs)
     header = journal_header(args.game, env.env_kwargs, list(args.agents), args.seed, args.episode)
-    journal = Journal(path, header, -(-args.rounds // players))
+    try:  # first: a run still playing would otherwise look like an interrupted one
+        lock = JournalLock(path, create=not args.resume)
+    except JournalBusyError:
+        parser.error(f"--json {args.json}: another domino-evaluate is writing {path}, this tournament's journal "
+                     f"(two runs would mix their deals in it); once that one stops, {args.json} holds its result, "
+                     "or, if it was interrupted, the same command with --resume continues it")  # fmt: skip
+    journal = Journal(path, header, -(-args.rounds // players), lock)
+    try:
+        _check_started(parser, args, journal)
+    except BaseException:
+        journal.release()
+        raise
+    return journal
+
+
+def _check_started(parser: argparse.ArgumentParser, args: argparse.Namespace, journal: Journal) -> None:
+    """A journal with deals is continued with ``--resume`` and only then; one to continue must be
+    this tournament's and writable."""
+    path, header = journal.path, journal.header
     started = path.is_file() and path.stat().st_size > 0  # (an empty file is a new journal)
     if not args.resume:
         if started:
             parser.error(f"--json {args.json}: {path} holds the finished deals of an interrupted tournament; "
                          "give --resume to continue it, or delete it")  # fmt: skip
-        return journal
+        return
     if not started:
         parser.error(f"--resume: {path} not found (or empty): no interrupted tournament of --json {args.json} "
                      "to continue")  # fmt: skip
@@ -90,7 +117,6 @@ def check_journal(parser: argparse.ArgumentParser, args: argparse.Namespace, pla
     played = sum(d < journal.deals for d in deals)
     print(f"continuing the tournament of {path}: {played} of {journal.deals} deals played before",
           file=sys.stderr, flush=True)  # fmt: skip
-    return journal
 
 
 def with_provenance(result: dict[str, Any], argv: Sequence[str], script: str | None = None) -> dict[str, Any]:

@@ -25,7 +25,12 @@ from domino_env.core.errors import ConfigError, IllegalActionError, check_action
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
 from domino_env.train.tournament_checks import check_for_workers, check_labels
-from domino_env.train.tournament_journal import JournalWriter, journal_header, read_journal
+from domino_env.train.tournament_journal import (
+    JournalLock,
+    JournalWriter,
+    journal_header,
+    read_journal,
+)
 from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
 from domino_env.wrappers import info_state_kwargs
 
@@ -268,7 +273,9 @@ def evaluate(
             same game, rules, agent labels, seed and episode kind; ``rounds`` may differ): agents
             are known by their labels only, so keep what a label names unchanged. An empty file
             is a new journal. The file is left in place (``domino-evaluate`` removes it once its
-            ``--json`` is written).
+            ``--json`` is written). While playing, this process holds an exclusive lock on it
+            (:class:`~domino_env.train.tournament_journal.JournalLock`): a second run of the
+            same journal is refused (``JournalBusyError``) before it plays.
         **env_kwargs: rules and env options for ``mexican_train_v0.raw_env`` (``max_pip``,
             ``preset``, ``doubles``, ...) or, for a line game, ``line_v0.raw_env`` (``max_pip``,
             ``hand_size``, ``teams``, ``next_lead``, ...).
@@ -280,7 +287,8 @@ def evaluate(
             one that cannot be pickled (a lambda).
         BrokenProcessPool: a worker process died (killed; or without the ``__main__`` guard, on start-up).
         JournalError: ``journal`` is not a journal, or another tournament's, or could not be
-            written (the deals written before are kept).
+            written (the deals written before are kept), or another process is writing it
+            (``JournalBusyError``).
         OSError: the journal cannot be read.
     """
     if isinstance(agents, (str, bytes)):  # list("planner") would be seven agents named by letters
@@ -323,14 +331,19 @@ def evaluate(
         check_for_workers(labels, built)
     start = time.perf_counter()
     records: list[GameRecord] = []
-    writer = None
+    writer = lock = None
     if journal is not None:
         path = Path(journal)
-        header = journal_header(game, env.env_kwargs, labels, seed, episode)
-        kept = read_journal(path, header) if path.exists() and path.stat().st_size else None  # (empty: new)
-        if kept is not None:
-            records = [r for d, recs in kept[0].items() if d < deals for r in recs]
-        writer = JournalWriter(path, header, None if kept is None else kept[1])
+        lock = JournalLock(path)  # before reading: another run may be adding to it
+        try:
+            header = journal_header(game, env.env_kwargs, labels, seed, episode)
+            kept = read_journal(path, header) if path.exists() and path.stat().st_size else None  # (empty: new)
+            if kept is not None:
+                records = [r for d, recs in kept[0].items() if d < deals for r in recs]
+            writer = JournalWriter(path, header, None if kept is None else kept[1])
+        except BaseException:
+            lock.release()
+            raise
     todo = sorted(set(range(deals)) - {r.deal for r in records})
     resumed = deals - len(todo)
     bar = None
@@ -361,6 +374,8 @@ def evaluate(
             bar.close()
         if writer is not None:
             writer.close()
+        if lock is not None:
+            lock.release()
     records.sort(key=lambda r: (r.deal, r.rotation))  # a continued tournament's: as if straight through
     stats = summarize(records, labels, p, episode)
     return EvaluationResult(

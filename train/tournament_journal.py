@@ -23,6 +23,11 @@ from typing import IO, Any
 from domino_env.core.errors import DominoError
 from domino_env.train.tournament_results import GameRecord
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks (JournalLock locks nothing)
+    fcntl = None  # type: ignore[assignment]
+
 #: The ``format`` of a journal's header line.
 JOURNAL_FORMAT = "domino-evaluate journal"
 #: What ``domino-evaluate --json PATH`` adds to ``PATH`` for its journal.
@@ -32,6 +37,10 @@ JOURNAL_SUFFIX = ".partial.jsonl"
 class JournalError(DominoError):
     """A journal file that is not one, is the journal of another tournament (the message names
     the file and what differs), or could not be written (a full disk)."""
+
+
+class JournalBusyError(JournalError):
+    """Another process holds the journal's lock: it is playing a tournament into that file."""
 
 
 def journal_path(json_path: str | os.PathLike[str]) -> Path:
@@ -205,3 +214,77 @@ class JournalWriter:
             self._file.close()
         except OSError:
             pass
+
+
+#: (device, inode) of each journal this process holds the lock of, and how many holders it has.
+_HELD: dict[tuple[int, int], list[int]] = {}
+
+
+class JournalLock:
+    """An exclusive advisory lock (``fcntl.flock``, taken without waiting) on a journal, held until
+    :meth:`release`: two runs appending to one journal would mix their deals. Holders in one
+    process share it (``domino-evaluate`` takes it before its checks, then ``evaluate`` inside it).
+    Where ``fcntl`` is missing (Windows), or the file system cannot lock, nothing is locked.
+
+    Args:
+        path: the journal; created, empty (a new journal), when missing and ``create``.
+
+    Raises:
+        JournalBusyError: another process holds the lock (the message names the file).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], create: bool = True):
+        self.path = Path(path)
+        self.created = False
+        self.held = False
+        self._key: tuple[int, int] | None = None
+        if fcntl is None:
+            return
+        for _ in range(5):  # the holder may remove the file as we open it: open the new one
+            existed = self.path.exists()
+            try:  # (read-only is enough to lock; a journal this user may not write is refused later)
+                fd = os.open(self.path, os.O_RDONLY | (os.O_CREAT if create else 0), 0o666)
+            except OSError:
+                return  # missing (not create), unreadable: the callers' checks say so
+            stat = os.fstat(fd)
+            key = (stat.st_dev, stat.st_ino)
+            if key in _HELD:  # this process holds it already
+                os.close(fd)
+                _HELD[key][1] += 1
+                self._key, self.held, self.created = key, True, False
+                return
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise JournalBusyError(f"{self.path} is being written by another process (it holds the file's "
+                                       "lock): two runs of one tournament would mix their deals in it") from None  # fmt: skip
+            except OSError:  # a file system without locks: go on unlocked
+                os.close(fd)
+                return
+            try:
+                same = os.stat(self.path).st_ino == stat.st_ino
+            except OSError:
+                same = False
+            if same:
+                _HELD[key] = [fd, 1]
+                self._key, self.held, self.created = key, True, not existed
+                return
+            os.close(fd)  # removed or replaced meanwhile: lock the file now at the path
+
+    def release(self) -> None:
+        """Let go of the lock (the last holder of this process unlocks the file), removing the file
+        if this lock created it and it is still empty (nothing was played); idempotent."""
+        if not self.held or self._key is None:
+            return
+        self.held = False
+        entry = _HELD[self._key]
+        entry[1] -= 1
+        if entry[1] == 0:
+            try:
+                if self.created and os.fstat(entry[0]).st_size == 0 and os.stat(self.path).st_ino == self._key[1]:
+                    self.path.unlink()
+            except OSError:
+                pass
+            del _HELD[self._key]
+            os.close(entry[0])  # (closing the only descriptor of the lock releases it)
