@@ -93,11 +93,15 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
     ``metadata.json``'s ``evaluations``) and the plot's title.
 
     Raises:
-        ValueError: not such a folder, unreadable JSON, or no evaluation to draw (the message
+        ValueError: no such folder (or a file instead of one), unreadable JSON, or no evaluation to draw (the message
             names the file).
     """
+    want = "give a domino-train run folder (it holds evaluations.json or metadata.json)"
+    if run.exists() and not run.is_dir():
+        inside = run.name in ("evaluations.json", "metadata.json")  # a run's own file: its folder is the run
+        raise ValueError(f"{run}: is a file, not a run folder; " + (f"give its folder, {run.parent}" if inside else want))
     if not run.is_dir():
-        raise ValueError(f"{run}: no such folder")
+        raise ValueError(f"{run}: no such folder; {want}")
     meta: dict[str, Any] = {}
     for name in ("metadata.json", "evaluations.json"):
         path = run / name

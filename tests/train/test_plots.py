@@ -54,6 +54,21 @@ def test_bad_run_folders_are_one_line(tmp_path, files, message):
     assert not (run / "learning_curve.png").exists()
 
 
+def test_a_file_instead_of_a_run_folder_says_what_is_wanted(tmp_path):
+    """A file was refused as "no such folder", though it exists."""
+    want = "give a domino-train run folder (it holds evaluations.json or metadata.json)"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("x")
+    run = _folder(tmp_path, {"evaluations.json": "[]"})
+    for path, message in [(notes, f"{notes}: is a file, not a run folder; {want}"),
+                          (run / "evaluations.json", f"{run / 'evaluations.json'}: is a file, not a run folder; "
+                                                     f"give its folder, {run}"),
+                          (tmp_path / "missing", f"{tmp_path / 'missing'}: no such folder; {want}")]:  # fmt: skip
+        proc = plots(path)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert proc.stderr.startswith(f"python -m domino_env.train.plots: error: {message} ("), proc.stderr
+
+
 def test_out_in_a_missing_folder_is_refused(tmp_path):
     run = tmp_path / "copy"
     shutil.copytree(RELEASE, run, ignore=shutil.ignore_patterns("*.zip"))
