@@ -59,7 +59,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
 
     Raises:
         RecordError: not a record of a known format (also a file that is not UTF-8 JSON, e.g.
-            truncated; the message names the file).
+            truncated), or a field of the wrong type (a ``seed`` not null nor an integer >= 0...;
+            the message names the file and the field).
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
     try:
@@ -100,6 +101,10 @@ def _check(record: Any) -> None:
         if not isinstance(record[key], kind):
             raise RecordError(f"record field {key!r} must be a JSON {'object' if kind is dict else 'list'}, "
                               f"got {type(record[key]).__name__}")  # fmt: skip
+    seed = record.get("seed")  # (absent: null) what env.reset(seed=...) took; a bool is not a seed
+    if seed is not None and (type(seed) is not int or seed < 0):
+        raise RecordError(f"record field 'seed' must be null or an integer >= 0 (the seed env.reset took), "
+                          f"got {seed!r} ({type(seed).__name__})")  # fmt: skip
     _classes_of(record)
     try:  # as raw_env(**env_kwargs) checks them, so that the record rebuilds its env
         check_env_options(**{k: v for k, v in record["env_kwargs"].items() if k in ENV_ONLY_KWARGS})

@@ -93,11 +93,15 @@ def test_edited_records_are_refused_by_replay_and_the_page(cuban_game, tmp_path)
         # a user trial: "comes after the end of the record's episode" for a game whose round 2 deal was cut
         "missing deal": (dict(cuban_game, deals=cuban_game["deals"][:1]),
                          "needs a deal for the round after round 1, and the record has only 1 deal(s): one is missing"),
+        # a user trial: a seed of "abc" made a page; what env.reset(seed=...) takes: null or an int >= 0
+        **{f"seed {value!r}": (dict(round_record, seed=value), "record field 'seed' must be null or an integer "
+                               f">= 0 (the seed env.reset took), got {value!r} ({type(value).__name__})")
+           for value in ("abc", True, -1, 5.0, [5])},
         "newer format": (dict(round_record, format="domino_env.record/2"),
                          "not a game record of format 'domino_env.record/1' (its format is 'domino_env.record/2')"),
     }  # fmt: skip
     for name, (record, message) in cases.items():
-        path = tmp_path / f"{name.replace(' ', '_')}.json"
+        path = tmp_path / f"{re.sub(r'[^a-z0-9]+', '_', name.lower())}.json"
         if record is None:
             path.write_text(json.dumps(round_record).replace('"seed": 5', '"seed": NaN'))
         else:
@@ -108,6 +112,9 @@ def test_edited_records_are_refused_by_replay_and_the_page(cuban_game, tmp_path)
         out = _cli(str(path))
         assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, (name, out.stderr)
     assert not list(tmp_path.glob("*.html"))
+    for seed in (None, 0, 2**40):  # what the env writes: the page is made
+        save_record(dict(round_record, seed=seed), path)
+        assert _cli(str(path), "-o", str(tmp_path / "ok.html")).returncode == 0
     assert len(list(replay(round_record))) == len(round_record["actions"]) + 1  # the unedited one replays
 
 
@@ -149,7 +156,7 @@ def test_truncated_and_odd_records_are_checked_too(tmp_path):
     for name, (bad, message) in cases.items():
         with pytest.raises(RecordError, match=re.escape(message)):
             list(replay(bad))
-        path = tmp_path / f"{name.replace(' ', '_')}.json"
+        path = tmp_path / f"{re.sub(r'[^a-z0-9]+', '_', name.lower())}.json"
         save_record(bad, path)
         out = _cli(str(path))
         assert out.returncode == 2 and message in out.stderr, (name, out.stderr)
