@@ -266,6 +266,21 @@ def test_docs_index_links_every_page():
         assert f"]({name})" in index, f"docs/README.md does not link {name}"
 
 
+#: A documented command's output file (``--out`` is a run folder, which is refused when not empty).
+OUTPUT_FILE = re.compile(r"(?<![\w-])(?:--json|--record|--dataset|--output|-o)[ =]`?(\S+)")
+
+
+def test_no_documented_command_writes_over_the_released_files():
+    """docs/training.md gave --json checkpoints/.../release_eval_vs_*.json: reproducing a release's
+    evaluation replaced the shipped result. Documented commands write their files under runs/."""
+    pages = [*sorted((ROOT / "docs").glob(f"*.{EXT}")), ROOT / "README.md"]
+    found = [f"{page.name}: {m.group(0)}" for page in pages for m in OUTPUT_FILE.finditer(page.read_text())
+             if m.group(1).startswith("checkpoints/")]  # fmt: skip
+    assert found == []
+    assert "--json runs/mexican_train_4p_d12_action_scores/release_eval_vs_planner.json" in (
+        ROOT / "docs/training.md").read_text()  # the test reads the pages' commands  # fmt: skip
+
+
 # ---------------------------------------------------------------------------- the repository
 
 FILES = repository_files()
