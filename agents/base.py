@@ -120,13 +120,15 @@ _REGISTRY = _REGISTRIES["mexican_train"]
 
 def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train", *, replace: bool = False) -> None:
     """Make ``make_agent(name)`` / ``make_agent(f"{name}:{arg}")`` call ``factory(config, arg)``
-    (``arg`` is ``None`` without a colon), e.g. ``register_agent("ppo", load_ppo_agent)``.
+    (``arg`` is ``None`` without a colon), e.g. ``register_agent("mine", lambda config, arg:
+    MyAgent(config))``.
 
     ``game`` is the family the factory builds agents for: ``"mexican_train"`` (default; it gets a
     :class:`MexicanTrainConfig`) or ``"line"`` (block / draw / Cuban; it gets a
     :class:`LineConfig`). Results are counted by name, so a built-in name (``"greedy"``, ...) is
     refused unless ``replace=True``, and replacing one of your own names warns (as re-running a
-    notebook cell does) unless ``replace=True``.
+    notebook cell does) unless ``replace=True``. (The package's own modules register with
+    ``replace=True``: reloading one, as IPython's autoreload does, registers its agents anew.)
 
     Raises:
         ConfigError: unknown ``game``; a ``name`` that is not a non-empty string without ``:`` and

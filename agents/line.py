@@ -76,6 +76,6 @@ class LineGreedyAgent(_LineAgent):
         return 2 * tile + end
 
 
-register_agent("random", no_argument(LineRandomAgent), game="line")
-register_agent("greedy", no_argument(LineGreedyAgent), game="line")
-register_agent("planner", _planner, game="line")
+register_agent("random", no_argument(LineRandomAgent), game="line", replace=True)
+register_agent("greedy", no_argument(LineGreedyAgent), game="line", replace=True)
+register_agent("planner", _planner, game="line", replace=True)

@@ -448,8 +448,8 @@ class PlannerAgent(_MexicanTrainAgent):
         return (lift, value - pen, *bound[2:])
 
 
-register_agent("random", no_argument(RandomAgent))
-register_agent("greedy", no_argument(GreedyAgent))
+register_agent("random", no_argument(RandomAgent), replace=True)
+register_agent("greedy", no_argument(GreedyAgent), replace=True)
 def _planner(config: Any, arg: str | None) -> PlannerAgent:
     """``planner`` or ``planner:BUDGET`` (chain-search nodes)."""
     if not arg:
@@ -460,4 +460,4 @@ def _planner(config: Any, arg: str | None) -> PlannerAgent:
     return PlannerAgent(config, budget=int(arg))
 
 
-register_agent("planner", _planner)
+register_agent("planner", _planner, replace=True)

@@ -473,5 +473,5 @@ def _factory(config: MexicanTrainConfig, arg: str | None) -> PPOAgent:
     return load_ppo_agent(arg, config, name=f"ppo:{arg}")
 
 
-register_agent("ppo", _factory)
-register_agent("ppo", _factory, game="line")
+register_agent("ppo", _factory, replace=True)
+register_agent("ppo", _factory, game="line", replace=True)

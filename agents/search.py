@@ -456,5 +456,5 @@ def _factory(config: Any, arg: str | None) -> SearchAgent:
         raise AgentSpecError(f"search:{arg}", f"{err.field}: {err.allowed}") from err
 
 
-register_agent("search", _factory)
-register_agent("search", _factory, game="line")
+register_agent("search", _factory, replace=True)
+register_agent("search", _factory, game="line", replace=True)

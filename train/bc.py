@@ -253,15 +253,15 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         folder = next(f for f in dataset.absolute().parents if f.exists())
         if not folder.is_dir():
             parser.error(f"--dataset {dataset}: {folder} is a file, not a folder")
-    data, missing = None, 0
+    data, missing, asked = None, 0, None
     if dataset is not None and dataset.exists():
         try:
             data = load_dataset(dataset, fingerprint)
         except ValueError as exc:
             parser.error(f"--dataset {dataset}: {exc}")
-        have = len(data["actions"])
+        have, asked = len(data["actions"]), interrupted_of(dataset)
         # an interrupted collection is continued up to --samples, never cloned as if it were complete
-        missing = args.samples - have if interrupted_of(dataset) is not None and args.samples > have else 0
+        missing = args.samples - have if asked is not None and args.samples > have else 0
 
     import torch
     from stable_baselines3.common.utils import set_random_seed
@@ -331,8 +331,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             phases.append({"phase": "expert (continued)", "samples": int(len(data["actions"])), "loaded": have,
                            "file": str(dataset), "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
         elif data is not None:
-            phases.append({"phase": "expert (loaded)", "samples": int(len(data["actions"])), "file": str(dataset)})
-            if verbose and len(data["actions"]) != args.samples:  # the file decides, not --samples
+            phases.append({"phase": "expert (loaded)", "samples": int(len(data["actions"])), "file": str(dataset),
+                           **({"interrupted_of": asked} if asked is not None else {})})  # fmt: skip
+            if verbose and asked is not None:  # --samples at most what it holds: cloned as it is, and said so
+                print(f"--dataset {dataset}: loaded its {len(data['actions'])} decisions, part of an interrupted "
+                      f"collection of {asked} (a --samples above {len(data['actions'])} continues it)", file=sys.stderr)  # fmt: skip
+            elif verbose and len(data["actions"]) != args.samples:  # the file decides, not --samples
                 print(f"--dataset {dataset}: loaded its {len(data['actions'])} decisions (--samples {args.samples} "
                       "is what a new collection records)", file=sys.stderr)  # fmt: skip
         if stop.received and data is not None:

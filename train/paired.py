@@ -170,11 +170,12 @@ def _count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _seat_numbers(value: Any, p: int, integers: bool = False) -> bool:
-    """``value`` is a list of ``p`` finite numbers >= 0 (``integers``: integers)."""
+def _seat_numbers(value: Any, p: int, integers: bool = False, most: float = math.inf) -> bool:
+    """``value`` is a list of ``p`` finite numbers in [0, ``most``] (``integers``: integers)."""
     kinds = int if integers else (int, float)
     return (isinstance(value, list) and len(value) == p
-            and all(isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in value))  # fmt: skip
+            and all(isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= most
+                    for v in value))  # fmt: skip
 
 
 def _checked_record(rec: Any, i: int, p: int, game_mode: bool) -> tuple[int, int, int, list[int]]:
@@ -193,8 +194,8 @@ def _checked_record(rec: Any, i: int, p: int, game_mode: bool) -> tuple[int, int
         "seats": (lambda v: v == seats, f"the agent index at each seat in rotation {rec.get('rotation')!r}: {seats}"),
         "rounds": (_count, "an integer >= 0"),
         "game_credit" if game_mode else "round_credit": (
-            lambda v: _seat_numbers(v, p) or (game_mode and v is None),
-            f"a list of {p} numbers >= 0, one per seat" + " (or null)" * game_mode),
+            lambda v: _seat_numbers(v, p, most=1.0) or (game_mode and v is None),
+            f"a list of {p} win credits in [0, 1], one per seat" + " (or null)" * game_mode),
         "pips": (lambda v: _seat_numbers(v, p, integers=True), f"a list of {p} integers >= 0, one per seat"),
     }  # fmt: skip
     where = ""

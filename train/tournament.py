@@ -24,7 +24,7 @@ from domino_env.agents.base import Agent, agent_label, make_agent
 from domino_env.core.errors import ConfigError, IllegalActionError, check_action
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
-from domino_env.train.tournament_checks import check_for_workers, check_labels
+from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
 from domino_env.train.tournament_journal import (
     JournalLock,
     JournalWriter,
@@ -313,6 +313,7 @@ def evaluate(
         env_kwargs.pop("preset", None)
     labels = [agent_label(a) for a in agents]
     built = [make_agent(a, env.config) for a in agents]
+    check_built_labels(labels, built)
     for label, agent in zip(labels, built, strict=True):
         cfg = getattr(agent, "config", None)
         if cfg is not None and type(cfg) is not type(env.config):

@@ -35,29 +35,54 @@ def check_labels(agents: Sequence[Any]) -> None:
         seen.setdefault(label, agent)
 
 
+def check_built_labels(labels: list[str], built: list[Any]) -> None:
+    """After building: a spec string and an agent object of one label must be one kind of agent
+    (``evaluate([Mine(), "greedy"])`` with ``Mine.name == "greedy"`` made one row of both)."""
+    kinds: dict[str, type] = {}
+    for label, agent in zip(labels, built, strict=True):
+        kind = kinds.setdefault(label, type(agent))
+        if kind is not type(agent):
+            raise ConfigError(
+                "agents", label, f"one label per agent: {label!r} names a {kind.__name__} and a {type(agent).__name__} "
+                "(results are counted per name); give your agent another name (agent.name = ...)"
+            )  # fmt: skip
+
+
 def check_for_workers(labels: list[str], built: list[Any]) -> None:
     """The agents go to the worker processes by pickle: a lambda or a local function failed there
     with a PicklingError (only once there was more than one deal to share out). The workers
     unpickle each agent by importing what it refers to, and they import a script without running
-    its ``if __name__ == "__main__":`` block: an agent (or anything it holds, e.g. a search
-    agent's prior) defined in an interactive session or a notebook (a ``__main__`` without a
-    file), or inside that block of a script, killed every worker on start-up, each with a
-    traceback of its own."""
+    its ``if __name__ == "__main__":`` block (a package's ``__main__`` module not at all): an
+    agent (or anything it holds, e.g. a search agent's prior) defined in an interactive session
+    or a notebook (a ``__main__`` without a file), inside that block of a script, or in a
+    package's ``__main__.py`` killed every worker on start-up, each with a traceback of its own;
+    one defined both at a script's top level and inside that block was silently played in its
+    top-level form by the workers."""
     main = sys.modules.get("__main__")
     path = getattr(main, "__file__", None)
-    if path and not os.path.exists(path):  # python - (a program on stdin): spawn cannot re-import it
+    run_as = getattr(getattr(main, "__spec__", None), "name", None) or ""
+    package_main = run_as == "__main__" or run_as.endswith(".__main__")  # python -m pkg, python dir_or.pyz
+    if path and not package_main and not os.path.exists(path):  # python - (a program on stdin)
         raise ConfigError("workers", "> 1", f"1 here: worker processes import the main program, and {path} is no file")
-    importable = _names_an_import_binds(path) if path else set()  # None: unread, the workers' error will say
+    # (names the workers' import binds, names bound only in blocks it skips); None: cannot tell
+    names = _script_names(path) if path and not package_main else (set(), set())
     for label, agent in zip(labels, built, strict=True):
         for name in _main_names(label, agent):
-            if importable is None or name.split(".")[0] in importable:
+            top = name.split(".")[0]
+            if names is None or (top in names[0] and top not in names[1]):
                 continue
-            where = (
-                f"{name} is defined inside `if __name__ == \"__main__\":` of {path}, a block the workers' "
-                "import of the script skips: define it at the script's top level"
-                if path
-                else f"define it in a module or a script file; {name} is defined interactively"
-            )
+            if package_main:
+                where = (f"{name} is defined in {path}, a package's __main__ module, which the workers do not "
+                         "import: define it in another module of the package")  # fmt: skip
+            elif not path:
+                where = f"define it in a module or a script file; {name} is defined interactively"
+            elif top in names[0]:
+                where = (f"{name} is defined both at the top level of {path} and inside `if __name__ == "
+                         "\"__main__\":`, which the workers' import of the script skips: they would play the "
+                         "top-level one; give the two different names")  # fmt: skip
+            else:
+                where = (f"{name} is defined inside `if __name__ == \"__main__\":` of {path}, a block the "
+                         "workers' import of the script skips: define it at the script's top level")  # fmt: skip
             raise ConfigError("agents", label, f"an agent the worker processes can import ({where}), or workers=1")
 
 
@@ -92,43 +117,86 @@ def _main_names(label: str, agent: Any) -> list[str]:
     return refs.names
 
 
-def _names_an_import_binds(path: str) -> set[str] | None:
-    """The names bound at the top level of the script at ``path`` when it is imported, not run:
-    every statement but the body of an ``if __name__ == "__main__":`` (both branches of any other
-    ``if``, every ``try``, ``with`` and loop body, as they might bind). None when it cannot be read."""
+def _script_names(path: str) -> tuple[set[str], set[str]] | None:
+    """The top-level names of the script at ``path`` as the workers import it (``__name__`` is
+    then ``"__mp_main__"``): ``(names bound, names bound only in blocks skipped)``. An ``if``
+    whose test depends on ``__name__`` alone (``__name__ == "__main__"``, ``!=``, ``in``, ``not``,
+    and ``and`` / ``or`` with other tests) is followed into the branch the import takes; every
+    other block counts as run. None when it cannot be told: a file that cannot be read or parsed,
+    or names made at run time (``global``, ``exec``, ``globals()``, ``vars()``, ``setattr``)."""
     try:
         with open(path, "rb") as f:
             tree = ast.parse(f.read(), path)
     except (OSError, SyntaxError, ValueError):
         return None
-    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                            and node.func.id in ("exec", "globals", "vars", "setattr")):  # fmt: skip
+            return None
+    bound: set[str] = set()
+    skipped: set[str] = set()
 
-    def visit(body: list[ast.stmt]) -> None:
+    def stored(node: ast.AST | None, into: set[str]) -> None:
+        for child in ast.walk(node) if node is not None else ():
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                into.add(child.id)
+            elif isinstance(child, (ast.MatchAs, ast.MatchStar)) and child.name:
+                into.add(child.name)
+
+    def visit(body: list[ast.stmt], into: set[str]) -> None:
         for node in body:
             if isinstance(node, ast.If):
-                if not _is_main_guard(node.test):
-                    visit(node.body)
-                visit(node.orelse)
+                taken = _value_on_import(node.test)
+                visit(node.body, skipped if taken is False else into)
+                visit(node.orelse, skipped if taken is True else into)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
+                into.add(node.name)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update((a.asname or a.name).split(".")[0] for a in node.names)
-            else:
-                for child in ast.walk(node):  # assignments, and the bodies of try, with and loops
-                    if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-                        names.add(child.id)
-                    elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                        names.add(child.name)
-                    elif isinstance(child, (ast.Import, ast.ImportFrom)):
-                        names.update((a.asname or a.name).split(".")[0] for a in child.names)
+                into.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+                for block in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+                    visit(block, into)
+                into.update(h.name for h in node.handlers if h.name)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                stored(getattr(node, "target", None), into)
+                visit(node.body, into)
+                visit(node.orelse, into)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    stored(item.optional_vars, into)
+                visit(node.body, into)
+            elif isinstance(node, ast.Match):
+                for case in node.cases:
+                    stored(case.pattern, into)
+                    visit(case.body, into)
+            else:  # assignments (also := inside an expression)
+                stored(node, into)
 
-    visit(tree.body)
-    return names
+    visit(tree.body, bound)
+    return bound, skipped
 
 
-def _is_main_guard(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either way round)."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return False
-    sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
-    return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+_GUARD_NODES = (ast.Compare, ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Load, ast.cmpop)
+
+
+def _value_on_import(test: ast.expr) -> bool | None:
+    """The truth of an ``if`` test as the workers import the script (``__name__ ==
+    "__mp_main__"``), when it follows from ``__name__`` alone; None when it cannot be told."""
+    if isinstance(test, ast.BoolOp):
+        values = [_value_on_import(v) for v in test.values]
+        decisive, other = (False, True) if isinstance(test.op, ast.And) else (True, False)
+        if decisive in values:
+            return decisive
+        return other if all(v is other for v in values) else None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        value = _value_on_import(test.operand)
+        return None if value is None else not value
+    nodes = list(ast.walk(test))
+    names = {n.id for n in nodes if isinstance(n, ast.Name)}
+    if not isinstance(test, ast.Compare) or names != {"__name__"} or not all(isinstance(n, _GUARD_NODES) for n in nodes):
+        return None
+    try:  # constants and __name__ only: nothing else runs
+        return bool(eval(compile(ast.Expression(test), "<if test>", "eval"), {"__builtins__": {}},
+                         {"__name__": "__mp_main__"}))  # fmt: skip
+    except Exception:  # e.g. a comparison of str with int
+        return None

@@ -260,5 +260,5 @@ def _factory(config: Any, arg: str | None) -> PPOAgent:
     return load_rllib_agent(arg, config, name=f"rllib:{arg}")
 
 
-register_agent("rllib", _factory)
-register_agent("rllib", _factory, game="line")
+register_agent("rllib", _factory, replace=True)
+register_agent("rllib", _factory, game="line", replace=True)

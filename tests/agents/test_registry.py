@@ -51,8 +51,25 @@ def test_a_built_in_name_is_not_replaced_silently(game, registry_snapshot):
         register_agent("greedy", lambda config, arg: None, game=game)
     assert type(make_agent("greedy", config)) is builtin
     first = make_agent("random", config)
-    register_agent("greedy", lambda config, arg: first, game=game, replace=True)  # said: replaced
+    register_agent("greedy", lambda config, arg: first, game=game, replace=True)  # the caller says so: silent
     assert make_agent("greedy", config) is first
+
+
+def test_reloading_a_module_of_the_package_registers_its_agents_anew():
+    """IPython's autoreload (importlib.reload) runs a module's register_agent calls again, with new
+    factories: refused once built-in names were protected. In a fresh interpreter (a reload
+    leaves the module's classes apart from those the rest of the package imported)."""
+    import subprocess
+    import sys
+
+    code = ("import importlib, warnings\n"
+            "warnings.simplefilter('error')\n"
+            "from domino_env.agents import make_agent\n"
+            "import domino_env.agents.mexican_train as m, domino_env.agents.search as s\n"
+            "importlib.reload(m); importlib.reload(s)\n"
+            "print(type(make_agent('greedy')) is m.GreedyAgent, type(make_agent('search:5')) is s.SearchAgent)\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "True True\n", proc.stderr[-2000:]
 
 
 def test_replacing_ones_own_name_warns_unless_said(registry_snapshot):

@@ -262,8 +262,18 @@ def test_an_interrupted_collection_is_continued_not_cloned_as_complete(bc_run, t
     part = tmp_path / "part.npz"
     save_dataset(part, first, fingerprint, interrupted_of=2000)
     assert interrupted_of(part) == 2000 and interrupted_of(data) is None
-    twin = tmp_path / "twin.npz"
+    twin, as_is = tmp_path / "twin.npz", tmp_path / "as_is.npz"
     shutil.copy(part, twin)
+    shutil.copy(part, as_is)
+    res = _run("domino_env.train.bc", [*SMALL, "--samples", "500", "--epochs", "1", "--final-eval-rounds", "0",
+                                       "--dataset", str(as_is), "--out", str(tmp_path / "as_is")])  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert (f"--dataset {as_is}: loaded its {cut} decisions, part of an interrupted collection of 2000 (a --samples "
+            f"above {cut} continues it)") in res.stderr  # fmt: skip
+    phase = json.loads((tmp_path / "as_is" / "metadata.json").read_text())["dataset"]["phases"][0]
+    assert {k: v for k, v in phase.items() if k != "fit_seconds"} == {
+        "phase": "expert (loaded)", "samples": cut, "file": str(as_is), "interrupted_of": 2000}
+    assert interrupted_of(as_is) == 2000  # cloned as it is, still marked
     common = [*SMALL, "--samples", "2000", "--epochs", "1", "--final-eval-rounds", "0"]
     res = _run("domino_env.train.bc", [*common, "--dataset", str(part), "--out", str(tmp_path / "ok")])
     assert res.returncode == 0, res.stderr

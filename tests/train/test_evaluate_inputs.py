@@ -97,6 +97,25 @@ def test_a_program_on_stdin_is_refused_with_workers_and_plays_one_deal_without_t
     )
 
 
+def test_an_object_named_as_a_spec_beside_it_must_be_that_agent():
+    """``evaluate([Mine(), "greedy"])`` with ``Mine.name == "greedy"`` counted both seats as one
+    agent (one row, win rate 1/2 by construction); an object of the spec's own kind still may."""
+    from domino_env.agents import make_agent
+    from domino_env.core.config import LineConfig
+
+    class Mine:
+        name = "greedy"
+
+        def __call__(self, observation, mask, rng):
+            return int(np.flatnonzero(mask)[-1])
+
+    with pytest.raises(ConfigError, match=r"'agents': got 'greedy'; allowed: one label per agent: 'greedy' names a "
+                                          r"Mine and a LineGreedyAgent \(results are counted per name\)"):  # fmt: skip
+        evaluate([Mine(), "greedy"], rounds=4, game="block")
+    res = evaluate([make_agent("greedy", LineConfig()), "greedy"], rounds=4, game="block")
+    assert [s.name for s in res.stats] == ["greedy"] and res.stats[0].win_rate == 0.5
+
+
 def test_make_agent_takes_a_gymnasium_env():
     env = gymnasium.make("dominoes/Cuban-v0")
     assert make_agent("planner", env).config == env.unwrapped.aec.config

@@ -205,9 +205,10 @@ def test_an_agent_defined_inside_the_main_guard_is_refused_before_the_workers_st
 
 
 def test_the_names_a_script_binds_when_imported(tmp_path):
-    """What the workers' import of a script defines: the guarded block's body is skipped (either
-    spelling of the guard), its else branch and every other statement's bindings are kept."""
-    from domino_env.train.tournament_checks import _names_an_import_binds
+    """What the workers' import of a script (``__name__ == "__mp_main__"``) binds, and what it
+    skips: the guard in its spellings (``==`` either way round, ``!=`` with its else, ``in``,
+    ``not``, ``and`` / ``or`` with other tests), inside a try too; other blocks count as run."""
+    from domino_env.train.tournament_checks import _script_names
 
     script = tmp_path / "s.py"
     script.write_text(
@@ -220,19 +221,71 @@ def test_the_names_a_script_binds_when_imported(tmp_path):
         "    hidden = 2\n"
         "else:\n"
         "    shown = 3\n"
-        "if __name__ == '__main__':\n"
-        "    def hidden_too(): pass\n"
+        "if __name__ == '__main__' and len(sys.argv) > 1:\n"
+        "    class H2: pass\n"
+        "if __name__ in ('__main__',):\n"
+        "    class H3: pass\n"
         "if __name__ != '__main__':\n"
         "    class Other: pass\n"
+        "else:\n"
+        "    class H4: pass\n"
+        "if not __name__ == '__main__' or flag:\n"
+        "    class Shown2: pass\n"
+        "if flag:\n"
+        "    class Maybe: pass\n"
+        "try:\n"
+        "    if __name__ == '__main__':\n"
+        "        class H5: pass\n"
+        "except ImportError as err:\n"
+        "    pass\n"
         "for i in range(2):\n"
         "    class InLoop: pass\n"
         "with open(__file__) as fh:\n"
         "    C: int = 4\n"
+        "class A: pass\n"
+        "if __name__ == '__main__':\n"
+        "    class A: pass\n"
     )
-    assert _names_an_import_binds(str(script)) == {"np", "os", "z", "A", "B", "f", "shown", "Other", "i", "InLoop", "fh", "C"}
+    bound, skipped = _script_names(str(script))
+    assert bound == {"np", "os", "z", "A", "B", "f", "shown", "Other", "Shown2", "Maybe", "err", "i", "InLoop", "fh", "C"}
+    assert skipped == {"Hidden", "hidden", "H2", "H3", "H4", "H5", "A"}
     (tmp_path / "bad.py").write_text("def (:\n")
-    assert _names_an_import_binds(str(tmp_path / "bad.py")) is None  # unread: the workers' own error says
-    assert _names_an_import_binds(str(tmp_path / "missing.py")) is None
+    assert _script_names(str(tmp_path / "bad.py")) is None  # unread: the workers' own error says
+    assert _script_names(str(tmp_path / "missing.py")) is None
+    for run_time in ("def g():\n    global K\n", "exec('class K: pass')\n", "globals()['K'] = 1\n"):
+        (tmp_path / "rt.py").write_text(run_time)
+        assert _script_names(str(tmp_path / "rt.py")) is None  # names made at run time: not refused
+
+
+def test_an_agent_of_a_package_main_or_defined_twice_is_refused(tmp_path):
+    """``python -m pkg`` (its __main__.py): the workers do not import it at all, so even a
+    top-level agent there killed them; a class defined at the top level and again inside the
+    guard was played in its top-level form by the workers (another agent than the caller's)."""
+    agent = ("class First:\n    name = 'first'\n    def __call__(self, o, m, r):\n"
+             "        return int(m.nonzero()[0][0])\n")  # fmt: skip
+    call = "evaluate([First(), 'greedy'], rounds=8, seed=0, workers=2, game='block')\n"
+    pkg = tmp_path / "mpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "__main__.py").write_text("from domino_env.train.evaluate import evaluate\n" + agent
+                                     + "if __name__ == '__main__':\n    " + call)  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "mpkg"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 1 and "AttributeError" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.stderr.splitlines()[-1].endswith(
+        f"(First is defined in {pkg / '__main__.py'}, a package's __main__ module, which the workers do not import: "
+        "define it in another module of the package), or workers=1"
+    )
+    script = tmp_path / "twice.py"
+    script.write_text("from domino_env.train.evaluate import evaluate\n" + agent + "if __name__ == '__main__':\n"
+                      + "".join("    " + line + "\n" for line in agent.replace("[0][0]", "[0][-1]").splitlines())
+                      + "    " + call)  # fmt: skip
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 1 and "AttributeError" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.stderr.splitlines()[-1].endswith(
+        f"(First is defined both at the top level of {script} and inside `if __name__ == \"__main__\":`, which the "
+        "workers' import of the script skips: they would play the top-level one; give the two different names), "
+        "or workers=1"
+    )
 
 
 def test_workers_end_themselves_when_the_tournament_process_is_killed(tmp_path):

@@ -139,7 +139,9 @@ def test_damaged_records_name_the_record_the_field_and_what_it_must_be():
         (damaged(1, seats=[0, 5]), "records[1] (deal 10, rotation 1) is damaged: field 'seats' is [0, 5], "
                                    "expected the agent index at each seat in rotation 1: [1, 0]"),
         (damaged(5, round_credit="abc"), "records[5] (deal 12, rotation 1) is damaged: field 'round_credit' "
-                                         "is 'abc', expected a list of 2 numbers >= 0, one per seat"),
+                                         "is 'abc', expected a list of 2 win credits in [0, 1], one per seat"),
+        (damaged(4, round_credit=[1e308, 0]), "records[4] (deal 12, rotation 0) is damaged: field 'round_credit' "
+                                              "is [1e+308, 0], expected a list of 2 win credits in [0, 1]"),
         (damaged(2, pips=[0, 1.5]), "records[2] (deal 11, rotation 0) is damaged: field 'pips' is [0, 1.5], "
                                     "expected a list of 2 integers >= 0, one per seat"),
         (damaged(3, truncated="no"), "field 'truncated' is 'no', expected true or false"),
@@ -150,7 +152,7 @@ def test_damaged_records_name_the_record_the_field_and_what_it_must_be():
         with pytest.raises(DominoError) as info:
             paired_difference(A, _result(["x", "y"], records))
         assert str(info.value).startswith("tournament B: ") and what in str(info.value), str(info.value)
-    with pytest.raises(DominoError, match=r"field 'game_credit' is \[1\], expected a list of 2 numbers >= 0, one per seat \(or null\)"):
+    with pytest.raises(DominoError, match=r"field 'game_credit' is \[1\], expected a list of 2 win credits in \[0, 1\], one per seat \(or null\)"):
         deal_values({**A, "episode": "game", "records": damaged(0, game_credit=[1])}, "x")
 
 
@@ -169,7 +171,7 @@ def test_a_file_missing_rotations_is_refused_naming_the_deal(tmp_path):
         ("short.json", f"tournament B: deal {deal} (seed {full['records'][4]['seed']}) lacks seat rotations 0, 1, 3 "
                        "(a deal has one record per rotation 0..3): the records are damaged"),
         ("damaged.json", "tournament B: records[5] (deal 1, rotation 1) is damaged: field 'round_credit' is 'abc', "
-                         "expected a list of 4 numbers >= 0, one per seat"),
+                         "expected a list of 4 win credits in [0, 1], one per seat"),
     ]:  # fmt: skip
         r = _cli("full.json", file, cwd=tmp_path)
         assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
