@@ -8,11 +8,10 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from process_helpers import running
+from process_helpers import running, wait_for_deals
 
 import domino_env.train.tournament_journal as tournament_journal
 from domino_env.train.evaluate import evaluate
@@ -36,10 +35,7 @@ def test_a_second_run_of_one_journal_is_refused_while_the_first_plays(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.evaluate", *_args(out, 8000)], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + 120
-        while not (journal.exists() and journal.read_text().count("\n") >= 3):  # 2 deals finished
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else ""
-            time.sleep(0.02)
+        wait_for_deals(proc, journal, 2)
         busy = (f"domino-evaluate: error: --json {out}: another domino-evaluate is writing {journal}, this "
                 f"tournament's journal (two runs would mix their deals in it); once that one stops, {out} holds "
                 "its result, or, if it was interrupted, the same command with --resume continues it "

@@ -8,10 +8,10 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from process_helpers import wait_for_deals
 
 from domino_env.train.evaluate import evaluate
 from domino_env.train.tournament_journal import JournalError, journal_path
@@ -119,10 +119,7 @@ def test_an_interrupted_command_continues_with_resume_to_the_straight_result(tmp
     proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.evaluate", *args], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + 120
-        while not (journal.exists() and journal.read_text().count("\n") >= 4):  # 3 deals finished
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else ""
-            time.sleep(0.02)
+        wait_for_deals(proc, journal, 3)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
