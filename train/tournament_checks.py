@@ -119,7 +119,8 @@ def _main_names(label: str, agent: Any) -> list[str]:
 
 def _script_names(path: str) -> tuple[set[str], set[str]] | None:
     """The top-level names of the script at ``path`` as the workers import it (``__name__`` is
-    then ``"__mp_main__"``): ``(names bound, names bound only in blocks skipped)``. An ``if``
+    then ``"__mp_main__"``): ``(names it binds, names bound in blocks it skips)`` (a name in both
+    is bound by the import to another object than the caller's, maybe). An ``if``
     whose test depends on ``__name__`` alone (``__name__ == "__main__"``, ``!=``, ``in``, ``not``,
     and ``and`` / ``or`` with other tests) is followed into the branch the import takes; every
     other block counts as run. None when it cannot be told: a file that cannot be read or parsed,
