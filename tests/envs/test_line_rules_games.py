@@ -51,6 +51,18 @@ def test_next_lead_next_seat_leads_any_tile():
     assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[3]])
 
 
+def test_a_later_deal_with_first_player_overrides_next_lead():
+    """docs/envs.md "Starting from a given position (line games)": a later entry of
+    options["deals"] that names first_player is led by that seat, whatever next_lead says (here
+    seat 1, where next_seat gives seat 3), with any tile."""
+    rest = [[(1, 1)], [(3, 4)], [(4, 5)], [(1, 4)]]
+    env = make("block", deals=[_blocked_deal(rest, 2), deal(ROUND2, first=1)], episode="game")
+    step(env, ((0, 0), 0))
+    st = env.unwrapped.game_state
+    assert st.round_index == 1 and st.leader == 1 and env.agent_selection == "player_1"
+    assert legal(env) == expect(env, *[(t, 0) for t in ROUND2[1]])
+
+
 def test_next_lead_winner_leads_any_tile():
     """docs/rules.md §2.1 next_lead="winner" (seed 001): the previous round's winner leads, any tile."""
     env = make(

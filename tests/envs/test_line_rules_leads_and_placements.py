@@ -58,6 +58,15 @@ def test_first_round_lead_is_the_highest_double_and_it_must_be_led():
     assert env.agent_selection == "player_3"
 
 
+def test_cuban_leads_the_highest_double_dealt_when_9_9_is_out_of_play():
+    """docs/rules.md §2.1, an engine choice for Cuban (seed 001 names only who starts): the holder
+    of the highest double dealt (8-8 here: 9-9 is among the tiles out of play) leads, with it."""
+    hands = [[(7, 9), (0, 1)], [(8, 8), (1, 2)], [(5, 5), (0, 2)], [(6, 9), (0, 3)]]
+    env = make("cuban", deal(hands))
+    assert env.agent_selection == "player_1" and env.unwrapped.game_state.leader == 1
+    assert legal(env) == expect(env, ((8, 8), 0))
+
+
 def test_highest_double_beats_a_heavier_non_double():
     """docs/rules.md §2.1: the highest *double* leads even when another tile is heavier (6-5 > 4-4)."""
     hands = [[(5, 6), (1, 2)], [(4, 4), (0, 1)], [(3, 3), (2, 6)]]
