@@ -6,6 +6,8 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import numpy as np
+
 from .errors import DealError
 from .tiles import tile_index, tile_table
 
@@ -31,6 +33,7 @@ class TileReader:
     def tile(self, raw: Any, where: str) -> int:
         """Index of one tile. Raises DealError naming ``where``."""
         n = self.max_pip
+        raw = plain(raw)
         if (
             not isinstance(raw, (list, tuple))
             or len(raw) != 2
@@ -48,6 +51,7 @@ class TileReader:
 
     def hand(self, raw: Any, where: str) -> int:
         """A list of tiles as a bitmask."""
+        raw = plain(raw)
         if not isinstance(raw, (list, tuple)):
             raise DealError(f"{where} must be a list of [a, b] tiles, got {raw!r}")
         mask = 0
@@ -57,21 +61,26 @@ class TileReader:
 
     def hands(self, deal: dict[str, Any], seats: int) -> list[int]:
         """``deal["hands"]``: one list per seat."""
-        raw = deal.get("hands")
-        if not isinstance(raw, (list, tuple)):  # a numpy array too: the record keeps JSON lists
-            hint = " (array.tolist())" if hasattr(raw, "tolist") else ""
+        raw = plain(deal.get("hands"))
+        if not isinstance(raw, (list, tuple)):
             raise DealError(f"deal['hands'] must be a list with one list of [a, b] tiles per seat ({seats} seats), "
-                            f"got {type(raw).__name__}{hint}")  # fmt: skip
+                            f"got {type(raw).__name__}")  # fmt: skip
         if len(raw) != seats:
             raise DealError(f"deal['hands'] must list one hand per seat ({seats} seats), got {len(raw)}")
         return [self.hand(h, f"hand of seat {s}") for s, h in enumerate(raw)]
 
     def boneyard(self, deal: dict[str, Any]) -> list[int]:
         """``deal["boneyard"]`` in drawing order (first element drawn first)."""
-        raw = deal.get("boneyard", [])
+        raw = plain(deal.get("boneyard", []))
         if not isinstance(raw, (list, tuple)):
             raise DealError(f"deal['boneyard'] must be a list of [a, b] tiles, got {raw!r}")
         return [self.tile(item, "boneyard") for item in raw]
+
+
+def plain(raw: Any) -> Any:
+    """A numpy array as nested lists of Python numbers (``tolist``): a deal may give its hands,
+    tiles and boneyard as arrays (the record keeps JSON lists, made from the tile indices)."""
+    return raw.tolist() if isinstance(raw, np.ndarray) else raw
 
 
 def check_keys(deal: Any, allowed: tuple[str, ...]) -> None:

@@ -67,6 +67,18 @@ def test_bad_deals_raise_deal_error(bad):
         env.reset(options={"deal": bad})
 
 
+def test_a_line_deal_may_give_numpy_arrays():
+    """Hands and boneyard as numpy integer arrays, as in Mexican Train; the record keeps lists."""
+    import numpy as np
+
+    env = draw_v0.raw_env()
+    env.reset(seed=0, options={"deal": {"hands": np.array([[[6, 6], [1, 2]], [[1, 1], [3, 4]]]),
+                                        "boneyard": np.array([[0, 5]])}})  # fmt: skip
+    deal = env.to_record()["deals"][0]
+    assert deal["hands"] == [[[1, 2], [6, 6]], [[1, 1], [3, 4]]] and deal["boneyard"] == [[0, 5]]
+    assert env.agent_selection == "player_0"  # the 6-6 leads
+
+
 def test_bad_draw_deal_duplicate_between_hand_and_boneyard():
     env = draw_v0.raw_env()
     with pytest.raises(DealError):

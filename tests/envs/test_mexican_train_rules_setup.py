@@ -6,6 +6,8 @@ Source of truth, contract and notation: the docstring of ``mexican_train_slot_he
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from mexican_train_rules_helpers import draw_action, hand, legal, pass_action, tile_count
@@ -189,17 +191,29 @@ def test_invalid_deal_raises_deal_error(hands, boneyard, first):
         e.reset(seed=0, options=deal(hands, boneyard, first=first))
 
 
-def test_deal_hands_messages_say_whether_the_type_or_the_count_is_wrong():
-    """A numpy array of the right hands was told "must list one hand per seat" (it does)."""
+def test_a_deal_may_give_numpy_arrays_and_its_messages_say_what_is_wrong():
+    """Hands, tiles, the boneyard and the station may be numpy arrays (they were refused, with a
+    hint to call tolist()); the record keeps plain lists. A wrong count or type is named, and a
+    station of non-integers is refused (9.5 was read as 9, "9" as 9)."""
     e = raw_env(num_players=2, max_pip=9)
     hands = [[[1, 2], [3, 9]], [[4, 5], [6, 7]]]
-    options = {"deal": {"hands": np.array(hands), "boneyard": [], "station": [9, 9], "first_player": 0}}
-    with pytest.raises(DealError, match=r"must be a list .* per seat \(2 seats\), got ndarray \(array.tolist\(\)\)"):
-        e.reset(seed=0, options=options)
+    options = {"deal": {"hands": np.array(hands), "boneyard": np.array([[0, 8]]), "station": np.array([9, 9]),
+                        "first_player": np.int64(0)}}  # fmt: skip
+    e.reset(seed=0, options=options)
+    assert hand(e, 0) == [(1, 2), (3, 9)] and hand(e, 1) == [(4, 5), (6, 7)]
+    assert json.dumps(e.to_record()["deals"]) == json.dumps([{"hands": hands, "boneyard": [[0, 8]], "station": [9, 9],
+                                                             "first_player": 0}])  # fmt: skip
+    e.reset(seed=0, options={"deal": {**options["deal"], "hands": [np.array(h) for h in hands]}})  # one array a hand
+    assert hand(e, 1) == [(4, 5), (6, 7)]
     with pytest.raises(DealError, match=r"must list one hand per seat \(2 seats\), got 1$"):
         e.reset(seed=0, options={"deal": {**options["deal"], "hands": hands[:1]}})
-    e.reset(seed=0, options={"deal": {**options["deal"], "hands": np.array(hands).tolist()}})  # the hint works
-    assert hand(e, 0) == [(1, 2), (3, 9)] and hand(e, 1) == [(4, 5), (6, 7)]
+    with pytest.raises(DealError, match=r"must be a list with one list of \[a, b\] tiles per seat \(2 seats\), got str"):
+        e.reset(seed=0, options={"deal": {**options["deal"], "hands": "12"}})
+    with pytest.raises(DealError, match=r"a tile must be a pair of integers \[a, b\], got \[1.0, 2.0\]"):
+        e.reset(seed=0, options={"deal": {**options["deal"], "hands": np.array(hands, dtype=float)}})
+    for station in ([9.5, 9.5], ["9", "9"], [9, 9, 9], 9, np.array([9.0, 9.0])):
+        with pytest.raises(DealError, match=r"station must be a double \[s, s\] of integers, got"):
+            e.reset(seed=0, options={"deal": {**options["deal"], "station": station}})
 
 
 # ---------------------------------------------------------------------------
