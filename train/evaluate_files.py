@@ -98,6 +98,9 @@ def _check_started(parser: argparse.ArgumentParser, args: argparse.Namespace, jo
     this tournament's and writable."""
     path, header = journal.path, journal.header
     started = path.is_file() and path.stat().st_size > 0  # (an empty file is a new journal)
+    if not args.resume and started and _lines(path) <= 1:  # a header and no deal: nothing to keep
+        path.write_text("")  # emptied, not removed: this run holds the lock on this file
+        started = False
     if not args.resume:
         if started:
             parser.error(f"--json {args.json}: {path} holds the finished deals of an interrupted tournament; "
@@ -117,6 +120,21 @@ def _check_started(parser: argparse.ArgumentParser, args: argparse.Namespace, jo
     played = sum(d < journal.deals for d in deals)
     print(f"continuing the tournament of {path}: {played} of {journal.deals} deals played before",
           file=sys.stderr, flush=True)  # fmt: skip
+
+
+def _lines(path: Path) -> int:
+    """Non-blank lines of the journal at ``path`` (its header and one a deal); 2 once a deal is in
+    (an unreadable file counts as started: the refusal names it)."""
+    try:
+        with path.open("rb") as f:
+            count = 0
+            for line in f:
+                count += bool(line.strip())
+                if count > 1:
+                    break
+            return count
+    except OSError:
+        return 2
 
 
 def with_provenance(result: dict[str, Any], argv: Sequence[str], script: str | None = None) -> dict[str, Any]:

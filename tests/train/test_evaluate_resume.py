@@ -338,3 +338,24 @@ def test_a_folder_or_journal_this_user_cannot_write_is_refused_before_any_play(t
     monkeypatch.setattr(os, "access", lambda path, mode, **kw: Path(path) != journal and real(path, mode, **kw))
     code, err = _run([*argv, "--resume"], capsys)
     assert code == 2 and f"--resume: {journal} is not writable (this run adds its deals to it)" in err
+
+
+def test_a_journal_without_a_deal_is_started_over_without_resume(tmp_path, capsys):
+    """A run stopped before its first deal finished leaves the header alone: nothing to keep, so
+    the same command without --resume starts over (it was refused as "holds the finished deals of
+    an interrupted tournament"), even where the header was another tournament's. A journal with a
+    deal is still refused."""
+    out = tmp_path / "out.json"
+    journal = journal_path(out)
+    args = ["--agents", *AGENTS, "--rounds", "8", "--seed", "3", "--json", str(out), "--no-progress"]
+    evaluate(AGENTS, rounds=4, seed=3, journal=journal)  # the header and one deal
+    header, deal = journal.read_text().splitlines()
+    journal.write_text(json.dumps({**json.loads(header), "seed": 99}) + "\n")  # another tournament's, no deal
+    code, err = _run(args, capsys)
+    assert code == 0 and not journal.exists() and json.loads(out.read_text())["rounds_played"] == 8, err
+    straight = evaluate(AGENTS, rounds=8, seed=3)
+    assert json.loads(out.read_text())["agents"] == json.loads(json.dumps(straight.to_dict()))["agents"]
+    out.unlink()
+    journal.write_text(header + "\n" + deal + "\n")
+    code, err = _run(args, capsys)
+    assert code == 2 and "holds the finished deals of an interrupted tournament; give --resume" in err
