@@ -36,7 +36,7 @@ from typing import Any
 
 from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 from domino_env.train.intervals import mean_interval
-from domino_env.train.tournament_results import win_credit
+from domino_env.train.tournament_results import is_count, seat_values, win_credit
 
 METRICS = ("win", "pips")
 
@@ -166,18 +166,6 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
     return {key: (total / n if n else math.nan) for key, (total, n) in sums.items()}
 
 
-def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _seat_numbers(value: Any, p: int, integers: bool = False, most: float = math.inf) -> bool:
-    """``value`` is a list of ``p`` finite numbers in [0, ``most``] (``integers``: integers)."""
-    kinds = int if integers else (int, float)
-    return (isinstance(value, list) and len(value) == p
-            and all(isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) and 0 <= v <= most
-                    for v in value))  # fmt: skip
-
-
 def _checked_record(rec: Any, i: int, p: int, game_mode: bool) -> tuple[int, int, int, list[int]]:
     """A tournament record's deal, rotation, seed and seats, after checking every field that
     :func:`deal_values` reads. Raises DominoError naming the record, the field and what it must be."""
@@ -186,17 +174,17 @@ def _checked_record(rec: Any, i: int, p: int, game_mode: bool) -> tuple[int, int
     if not isinstance(rec, dict):
         raise DominoError(f"records[{i}] is damaged: it is {_shown(rec)}, expected a record (a JSON object "
                           "with deal, rotation, seed, seats, rounds, round_credit, pips...)")  # fmt: skip
-    seats = rotation_seats(p, rec["rotation"]) if _count(rec.get("rotation")) else None  # (checked first)
+    seats = rotation_seats(p, rec["rotation"]) if is_count(rec.get("rotation")) else None  # (checked first)
     expected = {
-        "deal": (_count, "an integer >= 0 (the deal number)"),
-        "rotation": (lambda v: _count(v) and v < p, f"an integer 0..{p - 1} (the seat rotation)"),
-        "seed": (_count, "an integer >= 0 (the deal's env seed)"),
+        "deal": (is_count, "an integer >= 0 (the deal number)"),
+        "rotation": (lambda v: is_count(v) and v < p, f"an integer 0..{p - 1} (the seat rotation)"),
+        "seed": (is_count, "an integer >= 0 (the deal's env seed)"),
         "seats": (lambda v: v == seats, f"the agent index at each seat in rotation {rec.get('rotation')!r}: {seats}"),
-        "rounds": (_count, "an integer >= 0"),
+        "rounds": (is_count, "an integer >= 0"),
         "game_credit" if game_mode else "round_credit": (
-            lambda v: _seat_numbers(v, p, most=1.0) or (game_mode and v is None),
+            lambda v: seat_values(v, p, high=1.0) or (game_mode and v is None),
             f"a list of {p} win credits in [0, 1], one per seat" + " (or null)" * game_mode),
-        "pips": (lambda v: _seat_numbers(v, p, integers=True), f"a list of {p} integers >= 0, one per seat"),
+        "pips": (lambda v: seat_values(v, p, integers=True), f"a list of {p} integers >= 0, one per seat"),
     }  # fmt: skip
     where = ""
     for name, (ok, what) in expected.items():

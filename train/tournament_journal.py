@@ -14,14 +14,13 @@ tournament gives exactly the records, and so the statistics, of one played strai
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import fields
 from pathlib import Path
 from typing import IO, Any
 
 from domino_env.core.errors import DominoError
-from domino_env.train.tournament_results import GameRecord
+from domino_env.train.tournament_results import GameRecord, is_count, seat_values
 
 try:
     import fcntl
@@ -129,7 +128,7 @@ def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]
     if not isinstance(entry, dict) or set(entry) != {"deal", "records"}:
         raise ValueError('expected {"deal": number, "records": [...]}')
     deal = entry["deal"]
-    if not _count(deal):
+    if not is_count(deal):
         raise ValueError(f"deal {deal!r} is not a deal number")
     raw = entry["records"]
     if not isinstance(raw, list) or len(raw) != p:
@@ -144,30 +143,17 @@ def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]
                              f"{record.seed!r} (expected rotation {rotation}, seed {deal_seed(seed, deal)})")  # fmt: skip
         if record.seats != rotation_seats(p, rotation):
             raise ValueError(f"deal {deal}, rotation {rotation}: seats {record.seats!r}")
-        if not all(_count(getattr(record, f)) for f in _INT_FIELDS) or not isinstance(record.truncated, bool):
+        if not all(is_count(getattr(record, f)) for f in _INT_FIELDS) or not isinstance(record.truncated, bool):
             raise ValueError(f"deal {deal}, rotation {rotation}: counts must be integers >= 0")
-        if not (_seat_values(record.round_credit, p, float) and _seat_values(record.pips, p, int)
-                and (record.game_credit is None or _seat_values(record.game_credit, p, float))
-                and (record.scores is None or _seat_values(record.scores, p, int))):  # fmt: skip
+        if not (seat_values(record.round_credit, p) and seat_values(record.pips, p, integers=True, low=None)
+                and (record.game_credit is None or seat_values(record.game_credit, p))
+                and (record.scores is None or seat_values(record.scores, p, integers=True, low=None))):  # fmt: skip
             raise ValueError(f"deal {deal}, rotation {rotation}: per-seat values must be {p} numbers")
         records.append(record)
     return deal, records
 
 
 _FIELDS = {f.name for f in fields(GameRecord)}
-
-
-def _count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _seat_values(values: Any, p: int, kind: type) -> bool:
-    """``values`` is a list of ``p`` finite numbers (``int``: integers) >= 0 (scores: any integer)."""
-    if not isinstance(values, list) or len(values) != p:
-        return False
-    if kind is int:
-        return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
-    return all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in values)
 
 
 class JournalWriter:

@@ -5,6 +5,7 @@ tables (the statistics are defined in the docstring of ``domino_env.train.evalua
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -242,6 +243,20 @@ class EvaluationResult:
                 f"{s.parity:.3f} | {s.mean_pips_per_round:.1f} |"
             )
         return "\n".join(rows)
+
+
+def is_count(value: Any) -> bool:
+    """``value`` is an integer >= 0 (not a bool): a record's deal, rotation, seed or count."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def seat_values(values: Any, p: int, *, integers: bool = False, low: float | None = 0, high: float = math.inf) -> bool:
+    """``values`` is a list of ``p`` finite numbers (``integers``: integers) in [``low``, ``high``]
+    (``low=None``: no lower bound): a record's per-seat credits, pips or scores."""
+    kinds = int if integers else (int, float)
+    return (isinstance(values, list) and len(values) == p
+            and all(isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v)
+                    and (low is None or v >= low) and v <= high for v in values))  # fmt: skip
 
 
 def win_credit(credit: Sequence[float] | None, truncated: bool, seat: int) -> float:
