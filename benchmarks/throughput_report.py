@@ -99,7 +99,12 @@ RATIOS = (
 def _ratio(x: float, target: float | None) -> str:
     if target is None:
         return f"{x:.2f}x"
-    return f"{x:.2f}x ({'meets' if x >= target else 'below'} {target:g}x)"
+    # Enough digits that a ratio next to its target never prints as the target itself: 0.4997
+    # against 0.5 printed "0.50x (below 0.5x)".
+    digits = 2
+    while digits < 6 and x != target and f"{x:.{digits}f}" == f"{target:.{digits}f}":
+        digits += 1
+    return f"{x:.{digits}f}x ({'meets' if x >= target else 'below'} {target:g}x)"
 
 
 def compute_ratios(ours: list[dict], peers: list[dict]) -> tuple[dict, list[str]]:

@@ -179,3 +179,15 @@ def test_ladder_scripts_answer_help_and_refuse_arguments_without_playing(ladder,
     bad = subprocess.run(["bash", script, "--rounds", "10"], capture_output=True, text=True, timeout=30, env=env)
     assert bad.returncode == 2 and bad.stderr == f"{ladder}: takes no arguments, got: --rounds 10; set OUT=DIR for the results folder (--help)\n"
     assert not out.exists()  # nothing played
+
+
+def test_a_ratio_next_to_its_target_is_not_printed_as_the_target(monkeypatch):
+    """A wrapper ratio of 35,279 / 70,605 = 0.4997 printed "0.50x (below 0.5x)"."""
+    _throughput(monkeypatch)  # puts benchmarks/ on sys.path
+    from throughput_report import _ratio
+
+    assert _ratio(35_279 / 70_605, 0.5) == "0.4997x (below 0.5x)"
+    assert _ratio(0.5003, 0.5) == "0.5003x (meets 0.5x)"
+    assert _ratio(0.5, 0.5) == "0.50x (meets 0.5x)"
+    assert _ratio(6.4546, 4.0) == "6.45x (meets 4x)"
+    assert _ratio(0.4997, None) == "0.50x"
