@@ -191,3 +191,18 @@ def test_a_ratio_next_to_its_target_is_not_printed_as_the_target(monkeypatch):
     assert _ratio(0.5, 0.5) == "0.50x (meets 0.5x)"
     assert _ratio(6.4546, 4.0) == "6.45x (meets 4x)"
     assert _ratio(0.4997, None) == "0.50x"
+
+
+def test_wrapper_ratios_are_printed_per_cpu_second_too(monkeypatch):
+    """The env() / raw_env lines gave the wall-clock ratio only: under load one slow raw_env window
+    printed Cuban at 0.45x where the CPU-second rates gave 0.60x."""
+    _throughput(monkeypatch)  # puts benchmarks/ on sys.path
+    from throughput_report import wrapper_ratios
+
+    def rec(layer, wall, cpu):
+        return {"game": "cuban", "players": 4, "max_pip": 9, "layer": layer,
+                "steps_per_s": wall, "steps_per_cpu_s": cpu}  # fmt: skip
+
+    summary, lines = wrapper_ratios([rec("raw_env", 62_983, 79_006), rec("env", 28_554, 47_234)])
+    assert lines == ["env() / raw_env, steps per second:\n    cuban 4p d9 wall 0.45x, CPU 0.60x"]
+    assert round(summary["env_over_raw_env_cuban_4p_d9_cpu"], 2) == 0.60
