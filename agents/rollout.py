@@ -23,7 +23,7 @@ in which every tile is placed).
 * ``"planner"`` (Mexican Train only): every seat plays the ladder's planner
   (:class:`~domino_env.agents.mexican_train.PlannerAgent`) move, read from the engine state
   (:meth:`~domino_env.agents.mexican_train.PlannerAgent.state_move`: the same move as the
-  planner given that seat's observation; tested move for move). About 15x dearer than ``"plan"``
+  planner given that seat's observation; tested move for move). About 12x dearer than ``"plan"``
   (its chain search runs at every decision with a choice), and an exact model of planner seats:
   stronger search at budget 100 (278 ms a decision), no stronger than ``"plan"`` at the same
   time per decision (docs/search_experiments.md#planner-rollouts-with-sampled-deals-mexican-train).

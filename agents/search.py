@@ -18,7 +18,7 @@ At each decision with more than one legal action the agent
 
    * Mexican Train: one playout to the end of the round (:func:`domino_env.agents.rollout.playout`
      on engine state, every seat alike, rollout ``"plan"``; or ``"planner"``, the ladder's planner
-     itself at every seat: an exact model of planner opponents at 15x the cost, no stronger at
+     itself at every seat: an exact model of planner opponents at 12x the cost, no stronger at
      the same time per decision, docs/search_experiments.md#planner-rollouts-with-sampled-deals-mexican-train);
    * line games (rollout ``"solve"``, the default): the ``"block"`` rollout plays every seat until
      at most ``solve_tiles`` (20; 14 in the draw game) tiles are left in the hands and the
@@ -90,7 +90,7 @@ class SearchAgent:
         min_worlds: at least this many determinizations per decision.
         pip_weight: weight of the pip margin (per 100 pips) next to the win credit.
         rollout: rollout policy of :func:`domino_env.agents.rollout.playout` (default
-            ``"plan"`` for Mexican Train; ``"planner"``: the planner itself at every seat, about 15x
+            ``"plan"`` for Mexican Train; ``"planner"``: the planner itself at every seat, about 12x
             dearer; ``"greedy"``, ``"random"``), or for line games ``"solve"`` (the default:
             rollout ``"block"`` then the exact endgame solver).
         prior: agent name whose move is kept unless clearly beaten (None: pure search).
