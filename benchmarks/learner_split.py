@@ -15,6 +15,7 @@ import sys
 import time
 
 import torch
+from stable_baselines3.common.logger import Logger
 
 from domino_env.train.action_policy import ActionScoringNet
 from domino_env.train.arg_types import int_at_least
@@ -23,6 +24,10 @@ from domino_env.train.ppo_args import build_parser, check_args
 from domino_env.train.vec_envs import close_vec_env, make_vec_env
 
 DEFAULTS = ["--policy", "action-scores", "--opponents", "planner", "planner", "greedy", "--n-envs", "2"]
+#: domino-train options that change nothing here (nothing is trained to a budget, evaluated or written).
+NO_EFFECT = ("timesteps", "time_limit", "resume", "init_from", "out", "overwrite", "eval_freq", "eval_rounds",
+             "eval_opponents", "final_eval_rounds", "eval_workers", "eval_seed", "progress", "tensorboard", "plot",
+             "quiet", "snapshot_freq", "max_snapshots")  # fmt: skip
 
 
 def all_rows_actor(self: ActionScoringNet, x: torch.Tensor) -> torch.Tensor:
@@ -50,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int_at_least(1), default=2,
                         help="rollouts and updates timed per actor (the best of them is kept)")
     args = parser.parse_args([*DEFAULTS, *(sys.argv[1:] if argv is None else argv)])
+    flags = {a.dest: a.option_strings for a in parser._actions}
+    for dest in NO_EFFECT:  # accepted silently before: --out /nonexistent/x exited 0
+        if getattr(args, dest) != parser.get_default(dest):
+            parser.error(f"{'/'.join(flags[dest])}: has no effect here (this script times one rollout and one "
+                         "update per actor; it trains to no budget, evaluates nothing and writes nothing)")  # fmt: skip
     checked = check_args(parser, args)
     if args.policy != "action-scores":
         parser.error("--policy action-scores: the split compares the action-scoring actor's two forms")
@@ -59,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[tuple[float, float]]] = {"legal rows": [], "every row": []}
     try:
         model = new_model(args, venv)
+        # SB3's default logger would make an empty SB3-<time> folder in the temp dir
+        model.set_logger(Logger(folder=None, output_formats=[]))
+        print(f"timing {args.repeat} rollout(s) and update(s) per actor ...", file=sys.stderr, flush=True)
         start = {k: v.clone() for k, v in model.policy.state_dict().items()}
         for _ in range(args.repeat):  # alternate, so that a change in the machine's load hits both
             for name, actor in (("legal rows", legal_rows), ("every row", all_rows_actor)):

@@ -107,6 +107,9 @@ def sb3_rates(env_kwargs: dict[str, Any], steps: int, hidden: list[int], seed: i
     vec = DummyVecEnv([lambda: env])
     model = MaskablePPO("MlpPolicy", vec, n_steps=steps, batch_size=min(256, steps), seed=seed,
                         policy_kwargs={"net_arch": list(hidden)}, device="cpu", verbose=0)  # fmt: skip
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))  # not an empty SB3-<time> folder in the temp dir
     _, callback = model._setup_learn(steps, None)
     callback.on_training_start(locals(), globals())
     model.collect_rollouts(vec, callback, model.rollout_buffer, n_rollout_steps=min(500, steps))

@@ -3,6 +3,7 @@ goes: a real process on a tiny run prints both actors' phases and ratios that ma
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -17,10 +18,13 @@ TINY = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--n-envs",
         "--n-steps", "64", "--batch-size", "32", "--n-epochs", "2", "--net-arch", "16", "--repeat", "1"]  # fmt: skip
 
 
-def test_the_script_times_both_actors_and_prints_their_ratios():
+def test_the_script_times_both_actors_and_prints_their_ratios(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "SB3_LOGDIR"} | {"TMPDIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "benchmarks/learner_split.py", *TINY], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
+                          text=True, timeout=300, env=env)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    assert not list(tmp_path.glob("SB3-*"))  # SB3's default logger made an empty SB3-<time> folder there
+    assert proc.stderr == "timing 1 rollout(s) and update(s) per actor ...\n"  # a sign of life, on stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == ("64 samples a rollout (1 envs x 64), minibatch 32, 2 epochs, opponents greedy, torch "
                         "threads 1, best of 1")  # fmt: skip
@@ -50,3 +54,14 @@ def test_bad_options_are_refused_in_one_line_naming_the_script():
                               capture_output=True, text=True, timeout=120, env={**__import__("os").environ,
                               "CUDA_VISIBLE_DEVICES": ""})  # fmt: skip
         assert proc.returncode == 2 and proc.stderr.startswith(f"learner_split.py: error: {line}"), proc.stderr
+
+
+@pytest.mark.parametrize("bad, flag", [(["--out", "/nonexistent/x"], "--out"), (["--timesteps", "5"], "--timesteps"),
+                                       (["--no-plot"], "--plot/--no-plot"), (["--eval-rounds", "8"], "--eval-rounds")])  # fmt: skip
+def test_options_that_change_nothing_here_are_refused(bad, flag):
+    """domino-train's options that this script ignores were accepted silently (`--out /nonexistent/x`
+    exited 0 and wrote nothing)."""
+    proc = subprocess.run([sys.executable, "benchmarks/learner_split.py", *TINY, *bad], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"learner_split.py: error: {flag}: has no effect here"), proc.stderr
