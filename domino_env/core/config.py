@@ -196,7 +196,8 @@ def from_preset(name: str = "domino_cubano", **overrides: Any) -> MexicanTrainCo
     """Config of preset ``name`` with ``overrides`` applied (explicit values win).
 
     Raises:
-        ConfigError: unknown preset, unknown field or invalid value.
+        ConfigError: unknown preset, unknown field or invalid value, or a ``preset=`` override
+            other than ``name`` (the preset is the first argument).
     """
     if not _known(name, PRESETS):
         raise ConfigError("preset", name, f"one of {tuple(PRESETS)}")
@@ -206,7 +207,11 @@ def from_preset(name: str = "domino_cubano", **overrides: Any) -> MexicanTrainCo
 def _from_preset_values(cls: type, name: str, preset: dict[str, Any], overrides: dict[str, Any]) -> Any:
     """``cls`` built from a preset's values with ``overrides`` applied. A preset value that the
     overrides make invalid (the Cuban preset's 10-tile hands with ``max_pip=6``) is named as the
-    preset's, with the field to give."""
+    preset's, with the field to give. A ``preset`` among the overrides must be ``name`` itself
+    (``from_preset(preset="novelty")`` built the default preset, the keyword ignored)."""
+    if "preset" in overrides and overrides["preset"] != name:
+        raise ConfigError("preset", overrides["preset"], f"{name!r}, the preset named first (or left to its "
+                          f"default): give the preset first, e.g. {overrides['preset']!r} as the first argument")  # fmt: skip
     values = {**preset, **_checked_kwargs(cls, overrides), "preset": name}
     try:
         return cls(**values)
@@ -340,7 +345,8 @@ def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
     """Line-game config of preset ``name`` with ``overrides`` applied (explicit values win).
 
     Raises:
-        ConfigError: unknown preset, unknown field or invalid value.
+        ConfigError: unknown preset, unknown field or invalid value, or a ``preset=`` override
+            other than ``name`` (the preset is the first argument).
     """
     if not _known(name, LINE_PRESETS):
         raise ConfigError("preset", name, f"one of {tuple(LINE_PRESETS)}")

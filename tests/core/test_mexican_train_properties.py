@@ -94,7 +94,7 @@ def check_invariants(s: MexicanTrainState) -> None:
 
 
 def play_round(config_kwargs: dict, seed: int, check_every_step: bool = True):
-    cfg = from_preset(**config_kwargs)
+    cfg = from_preset(config_kwargs["preset"], **{k: v for k, v in config_kwargs.items() if k != "preset"})
     rng = np.random.default_rng(seed)
     s = MexicanTrainState.new_game(cfg, rng)
     enc = MexicanTrainEncoder(cfg)
@@ -163,7 +163,7 @@ def test_replay_reproduces_every_observation(config_kwargs, seed):
 def test_no_hidden_information_in_observations(config_kwargs, seed, steps):
     """Two states differing only in hidden tiles (other hands, boneyard, tiles set aside) give the
     observer identical observations."""
-    cfg = from_preset(**config_kwargs)
+    cfg = from_preset(config_kwargs["preset"], **{k: v for k, v in config_kwargs.items() if k != "preset"})
     rng = np.random.default_rng(seed)
     s = MexicanTrainState.new_game(cfg, rng)
     for _ in range(steps):

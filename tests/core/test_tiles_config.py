@@ -148,3 +148,16 @@ def test_a_preset_value_the_overrides_make_invalid_is_named_as_the_presets():
         line_from_preset("cuban", max_pip=6, hand_size=8)
     with pytest.raises(ConfigError, match=r"'hand_size': got 0; allowed: an integer from 1 to 91$"):
         from_preset("tren_mexicano", hand_size=0)
+
+
+def test_a_preset_keyword_other_than_the_preset_named_is_refused():
+    """from_preset(preset="novelty") built the default preset, silently ignoring the keyword (the
+    property tests' from_preset(**kwargs) never played the presets they drew)."""
+    from domino_env.core.config import line_from_preset
+
+    for build, wrong in ((from_preset, "novelty"), (line_from_preset, "cuban")):
+        with pytest.raises(ConfigError, match="give the preset first") as info:
+            build(preset=wrong)
+        assert info.value.field == "preset" and info.value.value == wrong
+    assert from_preset("novelty", preset="novelty").station_source == "highest_held"  # the same name: fine
+    assert line_from_preset("draw", preset="draw").use_boneyard

@@ -99,7 +99,7 @@ def test_no_forced_pass_ever_ends_a_round(kwargs, seed):
     PASS, that PASS never ends the round as blocked (it would have been declared one step
     earlier). Checked on a copy, so the game goes on with random actions."""
     try:
-        config = from_preset(**kwargs)
+        config = from_preset(kwargs["preset"], **{k: v for k, v in kwargs.items() if k != "preset"})
     except Exception:
         return
     rng = np.random.default_rng(seed)
