@@ -94,6 +94,17 @@ def check_seed(seed: object) -> int | None:
     return int(seed)
 
 
+def check_optional_rng(rng: object) -> np.random.Generator | None:
+    """``rng`` itself when it is None (the engines then deal only from an explicit deal: a replay)
+    or a ``numpy.random.Generator``.
+
+    Raises:
+        ConfigError: anything else (a seed, a ``RandomState``), which failed deep inside the
+            engine with an AttributeError.
+    """
+    return None if rng is None else check_rng(rng)
+
+
 def check_rng(rng: object) -> np.random.Generator:
     """``rng`` itself when it is a ``numpy.random.Generator`` (the agent protocol's random source).
 

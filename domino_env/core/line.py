@@ -18,7 +18,7 @@ import numpy as np
 
 from .config import LineConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
-from .errors import DealError, IllegalActionError, check_action
+from .errors import ConfigError, DealError, IllegalActionError, check_action, check_optional_rng
 from .tiles import Tile, set_tables
 
 
@@ -71,9 +71,17 @@ class LineState:
         double was dealt, the holder of the heaviest tile leads it (docs/rules.md §2.1). A deal with a
         ``first_player`` makes that seat lead with any tile.
 
+        ``rng``: a ``numpy.random.Generator``, the only source of randomness (the shuffles); None
+        only with a ``deal`` (records replay that way).
+
         Raises:
-            DealError: invalid ``deal``.
+            ConfigError: ``config`` is not a LineConfig, or ``rng`` neither None nor a
+                ``numpy.random.Generator``.
+            DealError: invalid ``deal``, or no ``deal`` and no ``rng``.
         """
+        if not isinstance(config, LineConfig):
+            raise ConfigError("config", config, "a LineConfig (domino_env.core.config.line_from_preset(...))")
+        check_optional_rng(rng)
         self = cls.__new__(cls)
         self.config = config
         self._t = set_tables(config.max_pip)
@@ -358,9 +366,11 @@ class LineState:
         tile.
 
         Raises:
+            ConfigError: ``rng`` is neither None nor a ``numpy.random.Generator``.
             DealError: the game is over, the round is still running, or ``deal`` is invalid (the
-                state is then unchanged).
+                state is then unchanged), or no ``deal`` and no ``rng``.
         """
+        check_optional_rng(rng)
         if not self.round_over:
             raise DealError("the current round is still being played")
         if self.game_over:

@@ -25,7 +25,7 @@ import numpy as np
 
 from .config import MexicanTrainConfig
 from .deal import bits, check_keys
-from .errors import IllegalActionError, check_action
+from .errors import ConfigError, IllegalActionError, check_action, check_optional_rng
 from .mexican_train_rounds import MexicanTrainRounds, RoundResult  # noqa: F401 (RoundResult: public here)
 from .tiles import Tile, set_tables
 
@@ -67,8 +67,10 @@ class MexicanTrainState(MexicanTrainRounds):
         """Start a game and deal its first round.
 
         Args:
-            config: the rules.
-            rng: the only source of randomness (first seat when not configured, the shuffles).
+            config: the rules (a :class:`MexicanTrainConfig`).
+            rng: the only source of randomness (first seat when not configured, the shuffles), a
+                ``numpy.random.Generator``; None only with a ``deal`` that names its first player
+                (or ``config.first_player`` set): records replay that way.
             deal: optional exact first deal, ``{"hands": [[[a, b], ...] per seat], "boneyard":
                 [[a, b], ...] (first drawn first), "station": [s, s], "first_player": seat}``;
                 tiles of the set that appear nowhere are out of play for the round. Without
@@ -77,8 +79,13 @@ class MexicanTrainState(MexicanTrainRounds):
                 its holder places it and moves first).
 
         Raises:
-            DealError: invalid ``deal``.
+            ConfigError: ``config`` is not a MexicanTrainConfig, or ``rng`` neither None nor a
+                ``numpy.random.Generator``.
+            DealError: invalid ``deal``, or no ``deal`` and no ``rng``.
         """
+        if not isinstance(config, MexicanTrainConfig):
+            raise ConfigError("config", config, "a MexicanTrainConfig (domino_env.core.config.from_preset(...))")
+        check_optional_rng(rng)
         self = cls.__new__(cls)
         self.config = config
         self._t = set_tables(config.max_pip, config.double_blank_points)

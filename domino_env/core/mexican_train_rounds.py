@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .deal import TileReader, bits, check_keys, check_seat, plain, tiles_as_pairs
-from .errors import DealError
+from .errors import DealError, check_optional_rng
 from .tiles import double_index
 
 
@@ -306,9 +306,11 @@ class MexicanTrainRounds:
         """Deal the next round of the game (scores and eliminations carried over).
 
         Raises:
+            ConfigError: ``rng`` is neither None nor a ``numpy.random.Generator``.
             DealError: the game is over, the current round is not, or ``deal`` is invalid (the
-                state is then unchanged).
+                state is then unchanged), or no ``deal`` and no ``rng``.
         """
+        check_optional_rng(rng)
         if not self.round_over:
             raise DealError("the current round is still being played")
         if self.game_over:

@@ -1,0 +1,49 @@
+"""The engines' entry points refuse a wrong config or random generator with a ConfigError naming
+it (they failed deep inside with an AttributeError or TypeError: ``'int' object has no attribute
+'integers'``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from domino_env.core.config import LineConfig, MexicanTrainConfig, line_from_preset
+from domino_env.core.errors import ConfigError, DealError
+from domino_env.core.line import LineState
+from domino_env.core.mexican_train import MexicanTrainState
+
+ENGINES = [(MexicanTrainState, MexicanTrainConfig(), LineConfig()), (LineState, LineConfig(), MexicanTrainConfig())]
+
+
+@pytest.mark.parametrize("engine,config,other", ENGINES, ids=["mexican_train", "line"])
+def test_new_game_names_a_wrong_config(engine, config, other):
+    for bad in (None, {"num_players": 4}, other):
+        with pytest.raises(ConfigError) as info:
+            engine.new_game(bad, np.random.default_rng(0))
+        assert info.value.field == "config"
+
+
+@pytest.mark.parametrize("engine,config,other", ENGINES, ids=["mexican_train", "line"])
+def test_new_game_and_the_next_round_name_a_wrong_generator(engine, config, other):
+    for bad in (0, np.random.RandomState(0), "seed"):
+        with pytest.raises(ConfigError) as info:
+            engine.new_game(config, bad)
+        assert info.value.field == "rng"
+    with pytest.raises(DealError, match="random generator or an explicit deal"):  # None: a replay's
+        engine.new_game(config, None)
+    rng = np.random.default_rng(1)
+    state = engine.new_game(config, rng)
+    while not state.round_over:
+        state.apply(state.legal_actions()[0])
+    with pytest.raises(ConfigError) as info:
+        state.start_next_round(7)
+    assert info.value.field == "rng"
+    if not state.game_over:
+        state.start_next_round(rng)  # the refusal changed nothing
+        assert not state.round_over
+
+
+def test_a_replay_without_a_generator_still_deals_from_the_record():
+    config = line_from_preset("block", num_players=2)
+    deal = {"hands": [[[0, 0], [0, 1]], [[1, 1], [1, 2]]], "first_player": 0}
+    assert LineState.new_game(config, None, deal).current_player == 0
