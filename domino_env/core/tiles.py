@@ -6,6 +6,7 @@ in that order; it is the index used in every observation and action of the packa
 
 from __future__ import annotations
 
+import numbers
 from functools import cache, lru_cache
 
 from .errors import DominoError
@@ -28,8 +29,11 @@ def tile_index(a: int, b: int, max_pip: int) -> int:
     """Canonical index of tile (a, b) (either orientation) in the double-``max_pip`` set.
 
     Raises:
-        DominoError: if a pip is outside 0..max_pip.
+        DominoError: if a pip is not an integer (Python or numpy; a bool, float or None is
+            refused, not rounded) or is outside 0..max_pip.
     """
+    if not (_is_int(a) and _is_int(b)):
+        raise DominoError(f"a tile's pips must be integers, got ({a!r}, {b!r})")
     if a > b:
         a, b = b, a
     if a < 0 or b > max_pip:
@@ -42,12 +46,28 @@ def tile_from_index(index: int, max_pip: int) -> Tile:
     """The tile ``(a, b)`` (a <= b) at canonical ``index``.
 
     Raises:
-        DominoError: if the index is outside 0..tile_count(max_pip)-1.
+        DominoError: if the index is not an integer or is outside 0..tile_count(max_pip)-1.
     """
     table = tile_table(max_pip)
-    if not 0 <= index < len(table):
-        raise DominoError(f"tile index {index} outside 0..{len(table) - 1} for double-{max_pip}")
+    if not _is_int(index) or not 0 <= index < len(table):
+        raise DominoError(f"tile index {index!r} is not an integer 0..{len(table) - 1} (double-{max_pip})")
     return table[index]
+
+
+def tile_pair(tile: object) -> Tile:
+    """``tile`` as an ``(a, b)`` pair of plain ints (a list, tuple or numpy array of two integers).
+
+    Raises:
+        DominoError: ``tile`` is not two integers (None, a single number, three pips...).
+    """
+    pips = tile.tolist() if hasattr(tile, "tolist") and hasattr(tile, "shape") else tile
+    if not isinstance(pips, (list, tuple)) or len(pips) != 2 or not all(_is_int(x) for x in pips):
+        raise DominoError(f"a tile must be a pair of integers (a, b), got {tile!r}")
+    return int(pips[0]), int(pips[1])
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def double_index(pip: int, max_pip: int) -> int:

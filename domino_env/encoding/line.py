@@ -12,9 +12,9 @@ from functools import cache
 import numpy as np
 
 from ..core.config import LineConfig
-from ..core.errors import DominoError
+from ..core.errors import DominoError, check_action
 from ..core.line import LineState
-from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index
+from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index, tile_pair
 from .spec import EncoderBase, Field, ObservationSpec
 
 ENDS = ("left", "right")
@@ -30,7 +30,8 @@ def encode_line_action(tile: tuple[int, int] | None, end: int | str, max_pip: in
     ``"pass"`` / ``"annul"`` (``tile`` ignored).
 
     Raises:
-        DominoError: end or tile out of range.
+        DominoError: ``end`` not one of those (a bool or float is refused), or ``tile`` not a
+            pair of integers of the set.
     """
     t = tile_count(max_pip)
     special = {"draw": 2 * t, "pass": 2 * t + 1, "annul": 2 * t + 2}
@@ -38,9 +39,10 @@ def encode_line_action(tile: tuple[int, int] | None, end: int | str, max_pip: in
         if end not in special:
             raise DominoError(f"end must be 0, 1, 'draw', 'pass' or 'annul', got {end!r}")
         return special[end]
-    if end not in (0, 1) or tile is None:
+    if isinstance(end, bool) or not isinstance(end, (int, np.integer)) or end not in (0, 1) or tile is None:
         raise DominoError(f"a placement needs a tile and end 0 or 1, got {tile!r}, {end!r}")
-    return 2 * tile_index(tile[0], tile[1], max_pip) + end
+    a, b = tile_pair(tile)
+    return 2 * tile_index(a, b, max_pip) + int(end)
 
 
 def decode_line_action(action: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:
@@ -48,10 +50,11 @@ def decode_line_action(action: int, max_pip: int) -> tuple[str, tuple[int, int] 
     "annul", None, None)``.
 
     Raises:
-        DominoError: action outside the action space.
+        DominoError: ``action`` not an integer (Python or numpy; a float or string is refused,
+            not rounded), or outside the action space.
     """
     t = tile_count(max_pip)
-    action = int(action)
+    action = check_action(action)
     for name, value in (("draw", 2 * t), ("pass", 2 * t + 1), ("annul", 2 * t + 2)):
         if action == value:
             return (name, None, None)

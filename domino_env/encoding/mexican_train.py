@@ -12,9 +12,9 @@ from functools import cache
 import numpy as np
 
 from ..core.config import MexicanTrainConfig
-from ..core.errors import DominoError
+from ..core.errors import DominoError, check_action
 from ..core.mexican_train import COVER_OWN, PHASE_NAMES, SECOND_DOUBLE, MexicanTrainState
-from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index
+from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index, tile_pair
 from .spec import EncoderBase, Field, ObservationSpec, top_pips
 
 
@@ -28,18 +28,19 @@ def encode_action(tile: tuple[int, int] | None, slot: int | str, num_players: in
     P = Mexican), or for ``slot="draw"`` / ``slot="pass"`` (``tile`` ignored).
 
     Raises:
-        DominoError: slot or tile out of range.
+        DominoError: slot out of range (or a bool), or ``tile`` not a pair of integers of the set.
     """
     t = tile_count(max_pip)
     if slot == "draw":
         return t * (num_players + 1)
     if slot == "pass":
         return t * (num_players + 1) + 1
-    if not isinstance(slot, (int, np.integer)) or not 0 <= slot <= num_players:
+    if isinstance(slot, bool) or not isinstance(slot, (int, np.integer)) or not 0 <= slot <= num_players:
         raise DominoError(f"slot must be 0..{num_players}, 'draw' or 'pass', got {slot!r}")
     if tile is None:
         raise DominoError("a placement needs a tile")
-    return tile_index(tile[0], tile[1], max_pip) * (num_players + 1) + int(slot)
+    a, b = tile_pair(tile)
+    return tile_index(a, b, max_pip) * (num_players + 1) + int(slot)
 
 
 def decode_action(action: int, num_players: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:
@@ -47,10 +48,11 @@ def decode_action(action: int, num_players: int, max_pip: int) -> tuple[str, tup
     ``("pass", None, None)``.
 
     Raises:
-        DominoError: action outside the action space.
+        DominoError: ``action`` not an integer (Python or numpy; a float or string is refused,
+            not rounded), or outside the action space.
     """
     t = tile_count(max_pip)
-    action = int(action)
+    action = check_action(action)
     if action == t * (num_players + 1):
         return ("draw", None, None)
     if action == t * (num_players + 1) + 1:

@@ -28,6 +28,35 @@ def test_tile_errors():
         tile_from_index(91, 12)
 
 
+def test_tiles_and_the_action_codecs_refuse_what_is_not_an_integer():
+    """tile_index(1.5, 2, 6) returned 11.0, decode_action(1.7, ...) read action 1,
+    encode_line_action((0, 1), 1.0, 6) returned 3.0 and a three-pip tile was read by its first two;
+    None or a bare number were a TypeError or an IndexError deep inside."""
+    import numpy as np
+
+    from domino_env.encoding.line import decode_line_action, encode_line_action
+    from domino_env.encoding.mexican_train import decode_action, encode_action
+
+    refused = [
+        lambda: tile_index(1.5, 2, 6), lambda: tile_index(None, 2, 6), lambda: tile_index(True, 2, 6),
+        lambda: tile_from_index(1.5, 6), lambda: tile_from_index(None, 6),
+        lambda: encode_action((0,), 0, 4, 12), lambda: encode_action(5, 0, 4, 12),
+        lambda: encode_action((0, 1, 5), 0, 4, 12), lambda: encode_action((0, 1), True, 4, 12),
+        lambda: encode_line_action((0, 1), 1.0, 6), lambda: encode_line_action((0, 1), True, 6),
+        lambda: encode_line_action((0, 1, 5), 0, 6),
+        lambda: decode_action(1.7, 4, 12), lambda: decode_action("3", 4, 12), lambda: decode_action(None, 4, 12),
+        lambda: decode_line_action(3.0, 6),
+    ]  # fmt: skip
+    for call in refused:
+        with pytest.raises(DominoError, match="integer|slot must be 0..4|end 0 or 1"):
+            call()
+    # numpy integers and arrays of two pips are integers
+    assert tile_index(np.int64(1), np.int32(2), 6) == 8 and tile_from_index(np.int64(8), 6) == (1, 2)
+    assert encode_action(np.array([1, 2]), np.int64(0), 4, 12) == encode_action((1, 2), 0, 4, 12)
+    assert type(encode_line_action((0, 1), np.int64(1), 6)) is int
+    assert decode_line_action(np.array(3), 6) == decode_line_action(3, 6) == ("place", (0, 1), 1)
+
+
 def test_pip_value_double_blank():
     assert pip_value((3, 4)) == 7
     assert pip_value((0, 0)) == 0
