@@ -27,11 +27,13 @@ class LineRoundResult:
     """How a line-game round ended (docs/rules.md §2.1).
 
     Attributes:
-        termination: ``"went_out"`` (domino) or ``"blocked"`` (cierre / tranque).
-        winners: the winning seat, or both seats of the winning team.
+        termination: ``"went_out"`` (domino), ``"blocked"`` (cierre / tranque) or ``"annulled"``
+            (a seat annulled the round on its first turn, ``annul_doubles``: the round is dealt
+            again, docs/rules.md §2.2).
+        winners: the winning seat, or both seats of the winning team; ``()`` for an annulled round.
         pips: pips left in each seat's hand, seat order.
         points: points each seat's side scored this round (the winners' score, repeated for both
-            partners with teams; 0 for the losers).
+            partners with teams; 0 for the losers; 0 for every seat of an annulled round).
         leader: the seat that led the round.
         round_index: 0 for the first round of the game.
     """

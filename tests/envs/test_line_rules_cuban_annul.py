@@ -139,3 +139,19 @@ def test_annul_still_legal_after_drawing_on_first_turn():
     step(env, ((4, 6), 0))
     step(env, ((0, 6), 1))
     assert ANNUL(env) not in legal(env)
+
+
+def test_the_engines_round_result_of_an_annulled_round():
+    """LineRoundResult's docstring: termination "annulled", no winners, no points (it listed only
+    "went_out" and "blocked", with a winning seat)."""
+    from domino_env.core.line import LineState
+
+    hands = cuban_hands()
+    hands[2] = [(5, 6), (4, 6), (3, 6)]
+    env = make("cuban", deal(hands))
+    step(env, ((9, 9), 0))
+    state = env.unwrapped.game_state.copy()
+    state.apply(state.annul_action)
+    result = state.round_result
+    assert isinstance(state, LineState) and state.round_over
+    assert (result.termination, result.winners, result.points) == ("annulled", (), (0, 0, 0, 0))
