@@ -12,7 +12,7 @@ import signal
 import threading
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.agents.base import Agent, agent_label, make_agent
-from domino_env.core.errors import ConfigError, IllegalActionError, check_action
+from domino_env.core.errors import AgentSpecError, ConfigError, IllegalActionError, check_action
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
 from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
@@ -281,7 +281,8 @@ def evaluate(
             ``hand_size``, ``teams``, ``next_lead``, ...).
 
     Raises:
-        ConfigError: bad rules, unknown agent name, ``num_players != len(agents)``, a bad
+        ConfigError: bad rules, unknown agent name or an entry that is neither a name nor a
+            callable (an ``AgentSpecError``), ``agents`` not a sequence, ``num_players != len(agents)``, a bad
             ``rounds`` / ``workers`` / ``seed``, two different agents with one label, or (with
             ``workers > 1``) an agent defined interactively, which the workers cannot import, or
             one that cannot be pickled (a lambda).
@@ -291,9 +292,12 @@ def evaluate(
             (``JournalBusyError``).
         OSError: the journal cannot be read.
     """
-    if isinstance(agents, (str, bytes)):  # list("planner") would be seven agents named by letters
+    if isinstance(agents, (str, bytes)) or not isinstance(agents, Iterable):  # list("planner"): seven agents
         raise ConfigError("agents", agents, "a sequence of agents, one per seat (e.g. ['planner', 'greedy'])")
     agents = list(agents)
+    for agent in agents:  # before the labels: [5, 6] was "different agents with the same name"
+        if not isinstance(agent, str) and not callable(agent):
+            raise AgentSpecError(agent, "an agent name (for make_agent) or an agent callable, one per seat")
     if num_players is None:
         if len(agents) < 2:
             raise ConfigError("agents", [agent_label(a) for a in agents], "one agent per seat, 2 to 8 seats")

@@ -378,6 +378,18 @@ def test_one_agent_is_refused_as_too_few_seats():
         evaluate(["greedy"], rounds=2)
 
 
+def test_agents_that_are_neither_names_nor_callables_are_named_as_such():
+    """evaluate(None) was a bare TypeError; evaluate([5, 6]) blamed "different agents with the same
+    name" (5 and 6 are no agents at all)."""
+    from domino_env.core.errors import AgentSpecError
+
+    with pytest.raises(ConfigError, match="a sequence of agents"):
+        evaluate(None, rounds=2)
+    with pytest.raises(AgentSpecError, match="neither|an agent name") as info:
+        evaluate([5, 6], rounds=2)
+    assert info.value.field == "agent" and info.value.value == 5
+
+
 def test_json_of_a_call_from_python_names_the_module_command(tmp_path):
     """run(argv) from Python (a notebook, a test): the command is the python -m one, not whatever
     script the interpreter runs (sys.argv[0]: the notebook kernel, pytest)."""
