@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -56,7 +57,13 @@ class _ConfigMixin:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
-        """Inverse of :meth:`to_dict`. Raises ConfigError on unknown or invalid fields."""
+        """Inverse of :meth:`to_dict`.
+
+        Raises:
+            ConfigError: ``data`` is not a dict (``None`` or a list was a TypeError, or the
+                default rules), or has an unknown or invalid field."""
+        if not isinstance(data, Mapping):
+            raise ConfigError("data", data, f"a dict of {cls.__name__} fields, as to_dict() gives")
         return cls(**_checked_kwargs(cls, data))
 
 

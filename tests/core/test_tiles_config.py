@@ -190,3 +190,15 @@ def test_a_preset_keyword_other_than_the_preset_named_is_refused():
         assert info.value.field == "preset" and info.value.value == wrong
     assert from_preset("novelty", preset="novelty").station_source == "highest_held"  # the same name: fine
     assert line_from_preset("draw", preset="draw").use_boneyard
+
+
+def test_from_dict_refuses_what_is_not_a_dict():
+    """from_dict(None) was a TypeError, from_dict("abc") another, and from_dict([]) the default rules."""
+    from domino_env.core.config import LineConfig
+
+    for cls in (MexicanTrainConfig, LineConfig):
+        for bad in (None, [], "abc", [("max_pip", 9)]):
+            with pytest.raises(ConfigError) as info:
+                cls.from_dict(bad)
+            assert info.value.field == "data"
+        assert cls.from_dict(cls().to_dict()) == cls()
