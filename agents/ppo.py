@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from domino_env.core.config import LineConfig, MexicanTrainConfig
+from domino_env.core.config import LINE_PRESETS, LineConfig, MexicanTrainConfig
 from domino_env.core.errors import (
     AgentSpecError,
     CheckpointError,
@@ -82,8 +82,12 @@ def spec_for(
     rules (``scores_bound`` / ``line_scores_bound``: larger than the default for big sets,
     elimination limits or targets), which changes the spec's hash but not its layout. Without it,
     the default bound (what models trained before that change recorded).
+
+    Raises:
+        ConfigError: ``game`` is none of ``"mexican_train"``, ``"line"``, ``"block"``,
+            ``"draw"``, ``"cuban"`` (any other name was read as a line game).
     """
-    if game == "mexican_train":
+    if _family(game) == "mexican_train":
         if config is None:
             return observation_spec(num_players, max_pip)
         return observation_spec(num_players, max_pip, scores_bound(config))
@@ -93,8 +97,22 @@ def spec_for(
 
 
 def scaling_name(game: str = "mexican_train") -> str:
-    """The observation scaling name of ``game`` (saved as ``metadata["observation_scaling"]``)."""
-    return OBSERVATION_SCALING if game == "mexican_train" else LINE_OBSERVATION_SCALING
+    """The observation scaling name of ``game`` (saved as ``metadata["observation_scaling"]``).
+
+    Raises:
+        ConfigError: unknown ``game`` (as :func:`spec_for`)."""
+    return OBSERVATION_SCALING if _family(game) == "mexican_train" else LINE_OBSERVATION_SCALING
+
+
+#: What ``game`` may be in the functions above: Mexican Train, the line family, or a line game.
+GAME_NAMES = ("mexican_train", "line", *LINE_PRESETS)
+
+
+def _family(game: Any) -> str:
+    """``"mexican_train"`` or ``"line"`` for a name of :data:`GAME_NAMES`; a ConfigError otherwise."""
+    if not isinstance(game, str) or game not in GAME_NAMES:
+        raise ConfigError("game", game, f"one of {GAME_NAMES}")
+    return "mexican_train" if game == "mexican_train" else "line"
 
 
 class RulesMismatchWarning(UserWarning):
@@ -113,9 +131,12 @@ def observation_scale(num_players: int, max_pip: int, game: str = "mexican_train
         float32 array, shape ``(spec.size,)``: ``1 / 20`` for tile counts (line games:
         ``1 / 10``), ``1 / 13`` for rounds, ``1 / 100`` for points, ``1 / high`` for the other
         fields (flags and one-hots: 1).
+
+    Raises:
+        ConfigError: unknown ``game`` (as :func:`spec_for`).
     """
     spec = spec_for(num_players, max_pip, game)
-    units = _UNIT_DIVISORS if game == "mexican_train" else _LINE_UNIT_DIVISORS
+    units = _UNIT_DIVISORS if _family(game) == "mexican_train" else _LINE_UNIT_DIVISORS
     parts = []
     for f in spec.fields:
         divisor = units.get(f.unit, float(f.high) or 1.0)

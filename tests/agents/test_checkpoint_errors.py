@@ -372,3 +372,17 @@ def test_a_released_model_path_outside_the_clone_says_where_the_releases_are(tmp
     with pytest.raises(CheckpointNotFoundError) as info:  # any other path: no word about releases
         read_metadata(tmp_path / "checkpoints" / "mine")
     assert str(info.value).endswith("give a folder written by domino-train or its .zip")
+
+
+def test_an_unknown_game_name_is_refused_not_read_as_a_line_game():
+    """spec_for / observation_scale / scaling_name read any name but "mexican_train" as a line
+    game: observation_scale(4, 12, "mexican-train") was the line-game scaling, 271 floats."""
+    from domino_env.agents.ppo import observation_scale, scaling_name, spec_for
+
+    for call in (lambda g: spec_for(4, 12, g), lambda g: observation_scale(4, 12, g), scaling_name):
+        for bad in ("mexican-train", "Block", None):
+            with pytest.raises(ConfigError) as info:
+                call(bad)
+            assert info.value.field == "game"
+    assert observation_scale(4, 12, "cuban").shape == observation_scale(4, 12, "line").shape == (271,)
+    assert observation_scale(4, 12).shape == (449,) and scaling_name("draw") == scaling_name("line")
