@@ -3,13 +3,12 @@ against the set and for duplicates. Shared by every engine."""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
-from .errors import DealError
-from .tiles import tile_index, tile_table
+from .errors import DealError, DominoError
+from .tiles import tile_index, tile_pair, tile_table
 
 
 def bits(mask: int) -> list[int]:
@@ -33,14 +32,10 @@ class TileReader:
     def tile(self, raw: Any, where: str) -> int:
         """Index of one tile. Raises DealError naming ``where``."""
         n = self.max_pip
-        raw = plain(raw)
-        if (
-            not isinstance(raw, (list, tuple))
-            or len(raw) != 2
-            or not all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in raw)
-        ):
-            raise DealError(f"{where}: a tile must be a pair of integers [a, b], got {raw!r}")
-        a, b = int(raw[0]), int(raw[1])
+        try:
+            a, b = tile_pair(raw)
+        except DominoError:
+            raise DealError(f"{where}: a tile must be a pair of integers [a, b], got {plain(raw)!r}") from None
         if not (0 <= a <= n and 0 <= b <= n):
             raise DealError(f"{where}: tile {[a, b]} is not in the double-{n} set")
         index = tile_index(a, b, n)

@@ -10,15 +10,14 @@ and the game's end); the turn logic that search and training spend their time in
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .deal import TileReader, bits, check_keys, check_seat, plain, tiles_as_pairs
-from .errors import DealError, check_optional_rng
-from .tiles import double_index
+from .errors import DealError, DominoError, check_optional_rng
+from .tiles import double_index, tile_pair
 
 
 @dataclass(frozen=True)
@@ -200,10 +199,10 @@ class MexicanTrainRounds:
         reader = TileReader(n)
         if "station" in deal:
             st = plain(deal["station"])
-            if not (isinstance(st, (list, tuple)) and len(st) == 2
-                    and all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in st)):  # fmt: skip
-                raise DealError(f"station must be a double [s, s] of integers, got {st!r}")  # (9.5 was read as 9)
-            a, b = int(st[0]), int(st[1])
+            try:
+                a, b = tile_pair(st)
+            except DominoError:  # (9.5 was read as 9)
+                raise DealError(f"station must be a double [s, s] of integers, got {st!r}") from None
             if a != b or not 0 <= a <= n:
                 raise DealError(f"station must be a double [s, s] with 0 <= s <= {n}, got {st!r}")
             station = a
