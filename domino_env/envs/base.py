@@ -173,8 +173,7 @@ class DominoAECEnv(AECEnv, EzPickle):
 
         Raises:
             DominoError: ``agent`` is not one of :attr:`possible_agents`."""
-        if agent not in self._seat:
-            raise DominoError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
+        self._check_agent(agent)
         return self._observation_space
 
     def action_space(self, agent: str) -> spaces.Discrete:
@@ -182,9 +181,12 @@ class DominoAECEnv(AECEnv, EzPickle):
 
         Raises:
             DominoError: ``agent`` is not one of :attr:`possible_agents`."""
-        if agent not in self._seat:
-            raise DominoError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
+        self._check_agent(agent)
         return self._action_space
+
+    def _check_agent(self, agent: Any) -> None:
+        if not isinstance(agent, str) or agent not in self._seat:  # (a list was a TypeError: unhashable)
+            raise DominoError(f"unknown agent {agent!r}: the agents are {self.possible_agents}")
 
     # ------------------------------------------------------------------ global state
     @property

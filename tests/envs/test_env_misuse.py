@@ -53,6 +53,8 @@ def test_unknown_agents_are_refused_by_the_space_methods():
     for method in (env.observation_space, env.action_space):
         with pytest.raises(DominoError, match=r"unknown agent 'player_9'.*player_0"):
             method("player_9")
+        with pytest.raises(DominoError, match=r"unknown agent \[\]"):  # unhashable: was a TypeError
+            method([])
 
 
 @pytest.mark.parametrize("make", [mexican_train_v0.raw_env, mexican_train_v0.env, block_v0.env])
