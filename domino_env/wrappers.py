@@ -15,7 +15,6 @@ opponent whose ``wants_info_state`` attribute is true also gets ``info_state=`` 
 from __future__ import annotations
 
 import copy
-import math
 import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,6 +30,7 @@ from .core.errors import (
     check_action,
     check_rng,
     check_seed,
+    is_finite_number,
 )
 
 Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
@@ -112,7 +112,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
         opponents = list(opponents)
         check_adapter_render_mode(getattr(aec_env, "render_mode", None))
-        if not _is_finite_number(illegal_reward):
+        if not is_finite_number(illegal_reward):
             raise ConfigError("illegal_reward", illegal_reward, "a finite number (reward units)")
         if isinstance(learner_seat, numbers.Integral) and not isinstance(learner_seat, bool):
             learner_seat = int(learner_seat)  # numpy integers too
@@ -360,16 +360,6 @@ class SingleAgentEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.aec.close()
-
-
-def _is_finite_number(value: Any) -> bool:
-    """A real number (Python, numpy, fractions) that is finite as a float; not a bool."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except (OverflowError, TypeError, ValueError):  # 10**400 has no float
-        return False
 
 
 def check_adapter_render_mode(render_mode: Any) -> None:

@@ -32,7 +32,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from domino_env.core.errors import ConfigError, IllegalActionError, check_action
+from domino_env.core.errors import ConfigError, IllegalActionError, check_action, is_finite_number
 from domino_env.envs.games import make_raw_env
 
 #: Keys of an ``env_config`` that are options of this wrapper, not of the PettingZoo env.
@@ -72,10 +72,13 @@ class DominoMultiAgentEnv(MultiAgentEnv):
         self.env_config = dict(config)
         self.game = config.pop("game", "mexican_train")
         illegal_reward = config.pop("illegal_reward", -1.0)
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
-            raise ConfigError("illegal_reward", illegal_reward, "a number (reward units)")
+        if not is_finite_number(illegal_reward):  # (nan and inf were taken, a numpy float refused)
+            raise ConfigError("illegal_reward", illegal_reward, "a finite number (reward units)")
         self.illegal_reward = float(illegal_reward)
-        self.keep_records = bool(config.pop("keep_records", False))
+        keep_records = config.pop("keep_records", False)
+        if not isinstance(keep_records, (bool, np.bool_)):  # bool("no") was True
+            raise ConfigError("keep_records", keep_records, "True or False")
+        self.keep_records = bool(keep_records)
         #: records of every finished episode, oldest first (only with ``keep_records``).
         self.records: list[dict[str, Any]] = []
         self.aec = make_aec(self.game, **config)

@@ -6,6 +6,7 @@ catch it; the message always says what was wrong and what is allowed.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -103,6 +104,17 @@ def check_optional_rng(rng: object) -> np.random.Generator | None:
             engine with an AttributeError.
     """
     return None if rng is None else check_rng(rng)
+
+
+def is_finite_number(value: object) -> bool:
+    """A real number (Python, numpy, fractions) that is finite as a float; not a bool (reward
+    options: ``illegal_reward``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (OverflowError, TypeError, ValueError):  # 10**400 has no float
+        return False
 
 
 def check_rng(rng: object) -> np.random.Generator:

@@ -83,11 +83,19 @@ def test_env_plays_a_legal_episode_to_the_end_and_reports_every_agent():
 @pytest.mark.parametrize(
     "config, field",
     [({"game": "chess"}, "game"), ({**MT, "illegal_reward": "x"}, "illegal_reward"),
-     ({**MT, "colour": 1}, "colour"), ({"game": "block", "preset": "cuban"}, "preset")],
+     ({**MT, "colour": 1}, "colour"), ({"game": "block", "preset": "cuban"}, "preset"),
+     ({**MT, "illegal_reward": float("nan")}, "illegal_reward"),  # nan and inf were taken
+     ({**MT, "illegal_reward": float("inf")}, "illegal_reward"),
+     ({**MT, "keep_records": "no"}, "keep_records")],  # bool("no") was True
 )  # fmt: skip
 def test_env_refuses_bad_config(config, field):
     with pytest.raises(ConfigError, match=field):
         DominoMultiAgentEnv(config)
+
+
+def test_env_takes_a_numpy_float_illegal_reward():
+    """As the single-agent adapter does (np.float32(-1) was refused as not a number)."""
+    assert DominoMultiAgentEnv({**MT, "illegal_reward": np.float32(-2.5)}).illegal_reward == -2.5
 
 
 def test_env_refuses_an_action_dict_without_the_actor():
