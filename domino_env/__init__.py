@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from .core.errors import (
     AgentSpecError,
+    CheckpointError,
+    CheckpointNotFoundError,
     ConfigError,
     DealError,
     DominoError,
@@ -28,6 +30,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AgentSpecError",
+    "CheckpointError",
+    "CheckpointNotFoundError",
     "ConfigError",
     "DealError",
     "DominoError",

@@ -11,7 +11,7 @@ import numpy as np
 import pettingzoo
 import pytest
 
-import domino_env  # noqa: F401  (registers the ids)
+import domino_env  # (registers the ids)
 from domino_env.core.errors import DealError, DominoError, IllegalActionError
 from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
 
@@ -379,3 +379,15 @@ def test_a_deal_given_as_none_is_dealt_by_the_generator(module):
     for options in ({"deal": None}, {"deals": [None]}, {"deals": [None, None]}):
         env.reset(seed=5, options=options)
         assert env.game_state.deals[0] == dealt
+
+
+def test_the_package_exports_every_error_class_of_core_errors():
+    """CheckpointError and CheckpointNotFoundError (what make_agent("ppo:PATH") raises) were the
+    two error classes of domino_env.core.errors that ``domino_env`` did not export."""
+    import inspect
+
+    from domino_env.core import errors
+
+    classes = {n for n, o in vars(errors).items() if inspect.isclass(o) and issubclass(o, Exception)}
+    assert classes <= set(domino_env.__all__)
+    assert all(getattr(domino_env, n) is getattr(errors, n) for n in classes)
