@@ -17,16 +17,35 @@ class DominoError(ValueError):
 
 
 class ConfigError(DominoError):
-    """An invalid rules configuration: names the field, the value given and what is allowed."""
+    """An invalid rules configuration or argument: names the field, the value given and what is
+    allowed. The message says "config field" for a field of the rules configurations
+    (``MexicanTrainConfig``, ``LineConfig``) and "argument" for anything else (an env keyword
+    such as ``episode``, an agent's ``rng``, ``evaluate``'s ``workers``)."""
 
     def __init__(self, field: str, value: object, allowed: str):
         self.field = field
         self.value = value
         self.allowed = allowed
-        super().__init__(f"invalid config field {field!r}: got {value!r}; allowed: {allowed}")
+        kind = "config field" if field in _config_fields() else "argument"
+        super().__init__(f"invalid {kind} {field!r}: got {value!r}; allowed: {allowed}")
 
     def __reduce__(self):  # pickled back from worker processes with its own arguments
         return type(self), (self.field, self.value, self.allowed)
+
+
+_CONFIG_FIELDS: frozenset[str] = frozenset()
+
+
+def _config_fields() -> frozenset[str]:
+    """The field names of both rules configurations (read once; config imports this module)."""
+    global _CONFIG_FIELDS
+    if not _CONFIG_FIELDS:
+        from dataclasses import fields
+
+        from .config import LineConfig, MexicanTrainConfig
+
+        _CONFIG_FIELDS = frozenset(f.name for cls in (MexicanTrainConfig, LineConfig) for f in fields(cls))
+    return _CONFIG_FIELDS
 
 
 class AgentSpecError(ConfigError):

@@ -179,7 +179,7 @@ def test_search_options_are_checked():
         ("rollout", 0),
     ]
     for field, value in bad:
-        with pytest.raises(ConfigError, match=f"invalid config field '{field}'"):
+        with pytest.raises(ConfigError, match=f"invalid argument '{field}'"):
             SearchAgent(block, **{field: value})
     with pytest.raises(ConfigError, match="'infer'.*0 in Mexican Train"):
         SearchAgent(MexicanTrainConfig(), infer=0.5)

@@ -92,7 +92,7 @@ def test_a_program_on_stdin_is_refused_with_workers_and_plays_one_deal_without_t
     out = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 1 and out.stdout == "2\n"  # one deal: played here, no worker starts
     assert out.stderr.splitlines()[-1] == (
-        "domino_env.core.errors.ConfigError: invalid config field 'workers': got '> 1'; allowed: 1 here: worker "
+        "domino_env.core.errors.ConfigError: invalid argument 'workers': got '> 1'; allowed: 1 here: worker "
         "processes import the main program, and <stdin> is no file"
     )
 

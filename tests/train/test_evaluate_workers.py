@@ -54,7 +54,7 @@ def test_an_agent_that_cannot_be_pickled_is_refused_before_the_workers_start(tmp
     proc = _run_script(script)
     one, refused = proc.stdout.strip().splitlines()
     assert one == "2"
-    assert refused.startswith("invalid config field 'agents': got 'first'; allowed: a picklable agent when workers > 1")
+    assert refused.startswith("invalid argument 'agents': got 'first'; allowed: a picklable agent when workers > 1")
     assert "PicklingError" in refused and "or workers=1" in refused
 
 
@@ -85,7 +85,7 @@ def test_a_config_error_inside_a_worker_reaches_the_caller_as_itself(tmp_path):
         "        print(type(err).__name__, err)\n"
     )
     proc = _run_script(script)
-    assert proc.stdout.startswith("ConfigError invalid config field 'rng': got 0; allowed: a numpy.random.Generator")
+    assert proc.stdout.startswith("ConfigError invalid argument 'rng': got 0; allowed: a numpy.random.Generator")
 
 
 def _run_script(script: Path) -> subprocess.CompletedProcess:
@@ -194,11 +194,11 @@ def test_an_agent_defined_inside_the_main_guard_is_refused_before_the_workers_st
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     played, held = proc.stdout.splitlines()
     assert proc.returncode == 1 and played == "4", proc.stderr[-3000:]
-    assert held.startswith("invalid config field 'agents': got 'last'; allowed: an agent the worker processes can "
+    assert held.startswith("invalid argument 'agents': got 'last'; allowed: an agent the worker processes can "
                            "import (inner is defined inside")  # fmt: skip
     assert proc.stderr.count("Traceback") == 1 and "AttributeError" not in proc.stderr, proc.stderr[-3000:]
     assert proc.stderr.splitlines()[-1] == (
-        "domino_env.core.errors.ConfigError: invalid config field 'agents': got 'inner'; allowed: an agent the "
+        "domino_env.core.errors.ConfigError: invalid argument 'agents': got 'inner'; allowed: an agent the "
         f"worker processes can import (inner is defined inside `if __name__ == \"__main__\":` of {script}, a block "
         "the workers' import of the script skips: define it at the script's top level), or workers=1"
     )

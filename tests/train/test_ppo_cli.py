@@ -66,7 +66,7 @@ from ppo_helpers import run_ppo as _run  # noqa: E402
         (["--game", "cuban", "--doubles", "chain"], "--doubles"),
         (["--policy", "flat"], "--policy"),
         (["--critic-input", "hands"], "--critic-input"),
-        (["--policy", "mlp", "--critic-input", "full-state"], "--critic-input: invalid config field 'critic_input'"),
+        (["--policy", "mlp", "--critic-input", "full-state"], "--critic-input: invalid argument 'critic_input'"),
         (["--resume", "no/such/run"], "--resume no/such/run"),
         (["--init-from", "no/such/run"], "--init-from no/such/run"),
         (["--resume", "a", "--init-from", "b"], "--init-from"),
