@@ -1,6 +1,7 @@
 """Belief sampler (domino_env.core.belief): consistency, exact uniformity, plays on, hides nothing."""
 
 import itertools
+import math
 from collections import Counter
 
 import numpy as np
@@ -372,3 +373,85 @@ def test_eight_players_double_15_samples_where_plain_rejection_failed():
     sample_rng = np.random.default_rng(0)
     for _ in range(20):
         check_sample(real, info.sample(sample_rng), seat, encoder)
+
+
+def _draw_game_position(num_players):
+    """First position (deterministic) of a first round of the draw game (forced lead) where a seat
+    other than the observer has drawn, an unseen tile ranks above the lead and (with more than two
+    seats) another one has not drawn; with few enough completions to enumerate. Returns the state,
+    the seats that drew (tracked here, not by the sampler) and per placement the mask of tiles
+    fitting the ends it left and the tiles placed by then."""
+    config = line_from_preset("draw", num_players=num_players)
+    for seed in range(400):
+        rng = np.random.default_rng(seed)
+        state = LineState.new_game(config, rng)
+        drew, placements = set(), []
+        while not state.round_over:
+            seat, t = state.current_player, state._t
+            if state.line and state.deals[-1]["first_player"] is None:
+                lead = state.actions[state.round_start] // 2
+                above = sum(1 << i for i, tl in enumerate(t.tiles) if lead_key(tl) > lead_key(t.tiles[lead]))
+                unseen = ((1 << t.num_tiles) - 1) & ~(state.hands[seat] | state.placed)
+                others = {s for s in range(num_players) if s != seat}
+                sizes = [state.hands[s].bit_count() for s in sorted(others)]
+                bound, left = 1, unseen.bit_count()
+                for n in sizes:
+                    bound *= math.comb(left, n)
+                    left -= n
+                bound *= math.perm(left, len(state.boneyard))
+                if (above & unseen and drew & others and (num_players == 2 or others - drew)
+                        and bound <= 3000):  # fmt: skip
+                    return state.copy(), set(drew), list(placements), above
+            legal = state.legal_actions()
+            action = legal[int(rng.integers(len(legal)))]
+            if action == state.draw_action:
+                drew.add(seat)
+            state.apply(action)
+            if state.line and not state.round_over and action < state.draw_action:
+                placements.append((t.pip_masks[state.left] | t.pip_masks[state.right], state.placed))
+    raise AssertionError("no position found")
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_a_seat_that_drew_may_hold_a_tile_above_the_lead_and_the_others_may_not(num_players):
+    """Constraint 3 binds only the seats that have not drawn this round: the frequencies match a
+    brute-force enumeration whose constraints (missing pips, above-the-lead tiles for the seats
+    that did not draw, the round not blocked after any placement) come from the public history,
+    never from the sampler's own ``forbidden`` / ``needs``."""
+    state, drew, placements, above = _draw_game_position(num_players)
+    seat, p, t = state.current_player, state.num_players, state._t
+    others = [s for s in range(p) if s != seat]
+    unseen = bits(((1 << t.num_tiles) - 1) & ~(state.hands[seat] | state.placed))
+    banned = {s: 0 if s in drew else above for s in others}
+    for s in others:
+        for v in state.missing_pips(s):
+            banned[s] |= t.pip_masks[v]
+    completions = []
+
+    def rec(k, left, hands):
+        if k == len(others):
+            for order in itertools.permutations(left, len(state.boneyard)):
+                out = sum(1 << x for x in left if x not in order)
+                if all(fits & ~(out | placed) for fits, placed in placements):
+                    completions.append((tuple(hands), order))
+            return
+        s = others[k]
+        for combo in itertools.combinations(left, state.hands[s].bit_count()):
+            h = sum(1 << x for x in combo)
+            if not h & banned[s]:
+                rec(k + 1, [x for x in left if x not in combo], [*hands, h])
+
+    rec(0, unseen, [])
+    assert 2 <= len(completions) <= 3000
+    # not vacuous: a seat that drew holds a tile above the lead in some completion
+    assert any(h & above for hands, _ in completions for s, h in zip(others, hands, strict=True) if s in drew)
+    info = InformationState.from_state(state, seat)
+    rng = np.random.default_rng(11)
+    index = set(completions)
+    counts = Counter()
+    for _ in range(30 * len(completions)):
+        x = info.sample(rng)
+        key = (tuple(x.hands[s] for s in others), tuple(x.boneyard[: len(state.boneyard)]))
+        assert key in index, "a sample outside the consistent completions"
+        counts[key] += 1
+    assert chisquare([counts[c] for c in completions]).pvalue > 1e-3
