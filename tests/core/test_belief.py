@@ -455,3 +455,29 @@ def test_a_seat_that_drew_may_hold_a_tile_above_the_lead_and_the_others_may_not(
         assert key in index, "a sample outside the consistent completions"
         counts[key] += 1
     assert chisquare([counts[c] for c in completions]).pvalue > 1e-3
+
+
+def test_cuban_samples_count_the_doubles_dealt_to_seats_yet_to_play():
+    """Cuban's annulment reads ``doubles_dealt`` (5 doubles dealt): a sampled hand not yet played
+    this round is the dealt hand, so the sample counts its doubles (the public copy holds 0 for
+    the other seats)."""
+    cls, config = GAMES["cuban"]
+    checked = annul = 0
+    for seed in range(20):
+        state = cls.new_game(config, np.random.default_rng(seed))
+        state.apply(state.legal_actions()[0])  # the forced lead: the next seat decides
+        if state.round_over:
+            continue
+        seat, dbl = state.current_player, state._t.double_mask
+        info = InformationState.from_state(state, seat)
+        rng = np.random.default_rng(seed)
+        for _ in range(50):
+            sample = info.sample(rng)
+            for s in range(state.num_players):
+                if s == seat:
+                    assert sample.doubles_dealt[s] == state.doubles_dealt[s]
+                elif state.first_turn_pending[s]:
+                    assert sample.doubles_dealt[s] == (sample.hands[s] & dbl).bit_count()
+                    annul += sample.doubles_dealt[s] >= config.annul_doubles
+            checked += 1
+    assert checked >= 500 and annul > 0  # some sampled seat may annul on its first turn
