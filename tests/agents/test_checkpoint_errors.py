@@ -386,3 +386,14 @@ def test_an_unknown_game_name_is_refused_not_read_as_a_line_game():
             assert info.value.field == "game"
     assert observation_scale(4, 12, "cuban").shape == observation_scale(4, 12, "line").shape == (271,)
     assert observation_scale(4, 12).shape == (449,) and scaling_name("draw") == scaling_name("line")
+
+
+def test_another_observation_scaling_is_refused_naming_both(released_copy, tmp_path):
+    """metadata.json naming a scaling this loader does not apply: the network would be fed inputs
+    scaled otherwise than in training. Refused before the model loads, naming both scalings."""
+    folder = tmp_path / "scaled"
+    shutil.copytree(released_copy, folder)
+    meta = json.loads((folder / "metadata.json").read_text())
+    (folder / "metadata.json").write_text(json.dumps({**meta, "observation_scaling": "line-unit-v0"}))
+    with pytest.raises(SpecMismatchError, match=r"uses observation scaling 'line-unit-v0'; this loader applies 'line-unit-v1'$"):
+        load_ppo_agent(folder, CUBAN)
