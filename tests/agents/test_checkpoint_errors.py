@@ -397,3 +397,16 @@ def test_another_observation_scaling_is_refused_naming_both(released_copy, tmp_p
     (folder / "metadata.json").write_text(json.dumps({**meta, "observation_scaling": "line-unit-v0"}))
     with pytest.raises(SpecMismatchError, match=r"uses observation scaling 'line-unit-v0'; this loader applies 'line-unit-v1'$"):
         load_ppo_agent(folder, CUBAN)
+
+
+def test_metadata_naming_another_policy_input_than_the_model_takes_is_refused(released_copy, tmp_path):
+    """The released flat model (184 inputs) with metadata.json claiming the action-features input:
+    the two files do not belong together, and the loader says so instead of building an agent."""
+    folder = tmp_path / "mixed"
+    shutil.copytree(released_copy, folder)
+    meta = json.loads((folder / "metadata.json").read_text())
+    assert "policy_input" not in meta  # the flat observation input
+    (folder / "metadata.json").write_text(json.dumps({**meta, "policy_input": "action-features-v1"}))
+    with pytest.raises(SpecMismatchError, match=r"takes network inputs of shape \(184,\), but its metadata's "
+                       r"policy_input 'action-features-v1' gives \(\d+,\) here .*do not belong together"):  # fmt: skip
+        load_ppo_agent(folder, CUBAN)
