@@ -416,3 +416,36 @@ def test_the_wins_column_has_one_format_per_table():
     assert [s.wins for s in shared.stats] == [8.5, 31.5] and wins_column(shared) == ["8.50", "31.50"]
     whole = evaluate(["greedy", "random"], rounds=20, seed=0, game="block")
     assert [s.wins for s in whole.stats] == [11.0, 9.0] and wins_column(whole) == ["11", "9"]
+
+
+@pytest.mark.parametrize(
+    "argv,expected",
+    [
+        (["--first-turn", "any", "--drawn-tile", "may_play", "--marker-removal", "next_turn",
+          "--station-source", "highest_held", "--blocked-round", "void", "--game-end", "elimination",
+          "--episode", "game", "--elimination-limit", "40", "--no-use-boneyard", "--no-use-mexican-train",
+          "--double-blank-points", "50", "--doubles", "no_cover", "--hand-size", "8"],
+         {"first_turn": "any", "drawn_tile": "may_play", "marker_removal": "next_turn",
+          "station_source": "highest_held", "blocked_round": "void", "game_end": "elimination",
+          "elimination_limit": 40, "use_boneyard": False, "use_mexican_train": False,
+          "double_blank_points": 50, "doubles": "no_cover", "hand_size": 8}),
+        (["--game", "draw", "--players", "4", "--teams", "--next-lead", "winner", "--annul-doubles", "5",
+          "--target-score", "77"],
+         {"teams": True, "next_lead": "winner", "annul_doubles": 5, "target_score": 77}),
+    ],
+)  # fmt: skip
+def test_every_rule_flag_of_domino_evaluate_reaches_the_env(tmp_path, argv, expected):
+    """A real ``domino-evaluate`` process: each rule flag, given a value other than the preset's,
+    is the value the tournament's env was made with (its JSON's env_kwargs). The flags come from
+    one generic table (train/rule_options.py); dropping one in rule_kwargs failed no test."""
+    out = tmp_path / "t.json"
+    players = 4
+    agents = [("greedy", "random")[i % 2] for i in range(players)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "domino_env.train.evaluate", *argv, "--agents", *agents, "--rounds", str(players),
+         "--no-progress", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    env_kwargs = json.loads(out.read_text())["env_kwargs"]
+    assert {k: env_kwargs[k] for k in expected} == expected
