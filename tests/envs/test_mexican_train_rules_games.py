@@ -16,6 +16,7 @@ from mexican_train_slot_helpers import (
     cumulative_of,
     legal_moves,
     pass_,
+    pass_until_over,
     random_step,
     rewards_of,
     start,
@@ -296,3 +297,14 @@ def test_a_knocked_out_fewest_pips_seat_does_not_start_the_next_round():
     while e.terminations.get(e.agent_selection):  # the knocked-out seat's dead step
         e.step(None)
     assert state(e).round_index == 2 and state(e).current_player == 1 and e.agent_selection == "player_1"
+
+
+def test_elimination_game_won_by_a_tie_shares_the_losers_reward():
+    """docs/rules.md §1.6 elimination: a blocked round puts every seat over the limit at once, so
+    the lowest totals win together (seats 0 and 1, 6 pips each). Outcome rewards stay zero-sum:
+    the loser gets -1/(P-1) = -0.5 and the two winners share +0.5, 0.25 each (not +1/2 each)."""
+    e = start([[(1, 5)], [(2, 4)], [(3, 4)]], [], episode="game", game_end="elimination", elimination_limit=5)
+    pass_until_over(e, limit=3)
+    assert_round(e, "blocked", [0, 1], [6, 6, 7], [6, 6, 7])
+    assert state(e).game_over and state(e).game_winners == (0, 1)
+    assert cumulative_of(e) == pytest.approx([0.25, 0.25, -0.5])
