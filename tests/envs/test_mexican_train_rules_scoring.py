@@ -228,6 +228,16 @@ def test_blocked_round_void():
     assert cumulative_of(e) == pytest.approx([0.0, 0.0, 0.0])
 
 
+def test_blocked_round_void_points_reward_is_zero():
+    """reward="points" pays -(points scored)/100, and a void blocked round scores nothing: 0 for
+    all, not -(pips left)/100."""
+    e = start(BLOCK_HANDS, [], blocked_round="void", reward="points")
+    act(e, (5, 9), 0)
+    pass_until_over(e, limit=3)
+    assert_round(e, "blocked", [], [3, 7, 3], [0, 0, 0])
+    assert cumulative_of(e) == [0.0, 0.0, 0.0]
+
+
 def test_blocked_round_double_blank_points():
     """docs/rules.md §1.5 double_blank_points=10 (seed 002): the 0-0 counts 10 pips; that changes
     the blocked-round winner."""
