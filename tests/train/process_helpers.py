@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -22,3 +23,28 @@ def wait_for_deals(proc: subprocess.Popen, journal: Path, deals: int, timeout: f
     while not (journal.exists() and journal.read_text().count("\n") >= deals + 1):
         assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else ""
         time.sleep(0.02)
+
+
+def group_cpu_seconds(pgid: int, but: int) -> float:
+    """CPU seconds (user + system) used so far by the processes of group ``pgid`` other than ``but``
+    (a command's worker processes, when ``but`` is the command itself), read from /proc."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended meanwhile
+        if int(fields[2]) == pgid and int(stat.parent.name) != but:  # fields[2]: pgrp
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+def wait_for_worker_cpu(proc: subprocess.Popen, seconds: float, timeout: float = 300) -> None:
+    """Until the worker processes of ``proc`` (started with ``start_new_session=True``) have used
+    ``seconds`` of CPU between them: work done, however loaded or fast the machine (a fixed sleep
+    was either too short on a loaded machine or too long on a fast one). Fails if ``proc`` exits
+    or ``timeout`` wall seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while group_cpu_seconds(proc.pid, but=proc.pid) < seconds:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.poll()
+        time.sleep(0.2)

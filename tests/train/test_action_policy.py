@@ -12,23 +12,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
-pytest.importorskip("sb3_contrib")
-
-import torch  # noqa: E402
-
-from domino_env.agents import make_agent  # noqa: E402
-from domino_env.agents.action_features import (  # noqa: E402
+from domino_env.agents import make_agent
+from domino_env.agents.action_features import (
     ACTION_FEATURES_V1,
     ACTION_FEATURES_VERSION,
     END_FEATURES,
     FEATURES,
 )
-from domino_env.agents.ppo import SpecMismatchError, load_ppo_agent  # noqa: E402
-from domino_env.envs.mexican_train_v0 import raw_env  # noqa: E402
-from domino_env.train.evaluate import evaluate  # noqa: E402
-from domino_env.train.learner_env import LearnerEnv  # noqa: E402
-from domino_env.train.ppo import train  # noqa: E402
+from domino_env.agents.ppo import SpecMismatchError, load_ppo_agent
+from domino_env.envs.mexican_train_v0 import raw_env
+from domino_env.train.evaluate import evaluate
+from domino_env.train.learner_env import LearnerEnv
+from domino_env.train.ppo import train
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = [

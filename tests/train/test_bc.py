@@ -11,17 +11,14 @@ import sys
 
 import numpy as np
 import pytest
+from bc_helpers import SMALL
+from bc_helpers import run_module as _run
 
-pytest.importorskip("sb3_contrib")
-
-from bc_helpers import SMALL  # noqa: E402
-from bc_helpers import run_module as _run  # noqa: E402
-
-from domino_env.agents import make_agent  # noqa: E402
-from domino_env.agents.ppo import load_ppo_agent  # noqa: E402
-from domino_env.train.bc import collect, load_dataset  # noqa: E402
-from domino_env.train.evaluate import evaluate  # noqa: E402
-from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+from domino_env.agents import make_agent
+from domino_env.agents.ppo import load_ppo_agent
+from domino_env.train.bc import collect, load_dataset
+from domino_env.train.evaluate import evaluate
+from domino_env.train.learner_env import LearnerEnv
 
 
 @pytest.fixture(scope="module")

@@ -11,16 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bc_helpers import ROOT, SMALL, SMALL_ENV
+from bc_helpers import run_module as _run
+from process_helpers import wait_for_worker_cpu
 
-pytest.importorskip("sb3_contrib")
-
-from bc_helpers import ROOT, SMALL, SMALL_ENV  # noqa: E402
-from bc_helpers import run_module as _run  # noqa: E402
-
-from domino_env.agents import make_agent  # noqa: E402
-from domino_env.agents.ppo import load_ppo_agent  # noqa: E402
-from domino_env.train.bc import collect  # noqa: E402
-from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+from domino_env.agents import make_agent
+from domino_env.agents.ppo import load_ppo_agent
+from domino_env.train.bc import collect
+from domino_env.train.learner_env import LearnerEnv
 
 
 def test_parallel_collection_is_reproducible_and_labels_with_the_expert():
@@ -137,7 +135,7 @@ def test_ctrl_c_during_parallel_collection_saves_the_samples(tmp_path):
                              "--workers", "2", "--dataset", str(data), "--out", str(tmp_path / "run")],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # fmt: skip
-    time.sleep(12)  # the workers start (spawn) and record some episodes
+    wait_for_worker_cpu(proc, 8)  # the workers start (spawn) and record some episodes; no fixed sleep
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err

@@ -6,20 +6,17 @@ import json
 
 import numpy as np
 import pytest
+import torch
+from bc_helpers import run_module
+from ppo_helpers import SMALL, run_ppo
 
-pytest.importorskip("sb3_contrib")
-
-import torch  # noqa: E402
-from bc_helpers import run_module  # noqa: E402
-from ppo_helpers import SMALL, run_ppo  # noqa: E402
-
-from domino_env.agents import make_agent  # noqa: E402
-from domino_env.agents.action_scorer import NumpyActionScorer  # noqa: E402
-from domino_env.core.errors import ConfigError  # noqa: E402
-from domino_env.core.tiles import tile_count  # noqa: E402
-from domino_env.train.action_policy import ActionScoringNet  # noqa: E402
-from domino_env.train.learner_env import LearnerEnv, full_state_input, full_state_size  # noqa: E402
-from domino_env.train.tournament import evaluate  # noqa: E402
+from domino_env.agents import make_agent
+from domino_env.agents.action_scorer import NumpyActionScorer
+from domino_env.core.errors import ConfigError
+from domino_env.core.tiles import tile_count
+from domino_env.train.action_policy import ActionScoringNet
+from domino_env.train.learner_env import LearnerEnv, full_state_input, full_state_size
+from domino_env.train.tournament import evaluate
 
 MT = {"num_players": 4, "max_pip": 12}
 FEATURES = "action-features-v1"

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from process_helpers import running
+from process_helpers import running, wait_for_worker_cpu
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,12 +104,12 @@ def _group_alive(pgid: int) -> bool:
 
 
 def test_ctrl_c_stops_workers_in_the_middle_of_a_chunk(tmp_path):
-    """A chunk of search rounds takes minutes; SIGINT never reaches the workers (so that they print no
-    tracebacks), so the caller must end them itself: the command exits at once and leaves no
-    process of its group behind."""
+    """A chunk of search rounds takes minutes (search:1000: several CPU minutes a chunk here);
+    SIGINT never reaches the workers (so that they print no tracebacks), so the caller must end
+    them itself: the command exits at once and leaves no process of its group behind."""
     out = tmp_path / "never.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "domino_env.train.evaluate", "--agents", "search", "planner", "planner", "planner",
+        [sys.executable, "-m", "domino_env.train.evaluate", "--agents", "search:1000", "planner", "planner", "planner",
          "--rounds", "4000", "--workers", "2", "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=ROOT,
     )  # fmt: skip
@@ -118,7 +118,7 @@ def test_ctrl_c_stops_workers_in_the_middle_of_a_chunk(tmp_path):
         while "0/4000" not in seen:  # the bar is up: the workers are being started
             seen += proc.stderr.read(1)
             assert proc.poll() is None, seen
-        time.sleep(8)  # they import and start their first chunk (25 deals of search: minutes)
+        wait_for_worker_cpu(proc, 4)  # they import and start their first chunk (no fixed sleep: load-proof)
         assert proc.poll() is None
         os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C: the whole process group
         _, err = proc.communicate(timeout=60)

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["--players", "2", "--max-pip", "9", "--opponents", "greedy", "--n-envs", "1", "--vec-env", "dummy",
         "--n-steps", "64", "--batch-size", "32", "--n-epochs", "2", "--net-arch", "16", "--repeat", "1"]  # fmt: skip

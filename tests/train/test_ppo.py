@@ -11,15 +11,13 @@ import warnings
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
-import domino_env  # noqa: E402
-from domino_env.agents import make_agent  # noqa: E402
-from domino_env.agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale  # noqa: E402
-from domino_env.encoding.mexican_train import observation_spec  # noqa: E402
-from domino_env.envs.infos import seats_of  # noqa: E402
-from domino_env.train.evaluate import evaluate  # noqa: E402
-from domino_env.train.ppo import LearnerEnv, train  # noqa: E402
+import domino_env
+from domino_env.agents import make_agent
+from domino_env.agents.ppo import PPOAgent, SpecMismatchError, load_ppo_agent, observation_scale
+from domino_env.encoding.mexican_train import observation_spec
+from domino_env.envs.infos import seats_of
+from domino_env.train.evaluate import evaluate
+from domino_env.train.ppo import LearnerEnv, train
 
 SMOKE_ARGS = [  # the flat MLP policy (the default --policy action-scores: test_action_policy.py)
     "--policy", "mlp", "--timesteps", "2048", "--n-envs", "2", "--vec-env", "subproc", "--n-steps", "256",

@@ -6,12 +6,8 @@ import json
 import os
 import re
 
-import pytest
-
-pytest.importorskip("sb3_contrib")
-
-from ppo_helpers import SMALL  # noqa: E402
-from ppo_helpers import run_ppo as _run  # noqa: E402
+from ppo_helpers import SMALL
+from ppo_helpers import run_ppo as _run
 
 TINY = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--quiet"]
 

@@ -9,12 +9,9 @@ import json
 import shlex
 
 import pytest
+from ppo_helpers import ROOT
 
-pytest.importorskip("sb3_contrib")
-
-from ppo_helpers import ROOT  # noqa: E402
-
-from domino_env.train.ppo_args import build_parser, check_args  # noqa: E402
+from domino_env.train.ppo_args import build_parser, check_args
 
 RELEASES = sorted(p.parent.name for p in (ROOT / "checkpoints").glob("*/metadata.json"))
 

@@ -7,13 +7,10 @@ import os
 
 import numpy as np
 import pytest
+from ppo_helpers import SMALL, run_ppo
 
-pytest.importorskip("sb3_contrib")
-
-from ppo_helpers import SMALL, run_ppo  # noqa: E402
-
-from domino_env.agents import make_agent  # noqa: E402
-from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+from domino_env.agents import make_agent
+from domino_env.train.learner_env import LearnerEnv
 
 MT = {"num_players": 4, "max_pip": 12}
 

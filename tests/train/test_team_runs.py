@@ -12,10 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
-from domino_env.core.config import line_from_preset  # noqa: E402
-from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+from domino_env.core.config import line_from_preset
+from domino_env.train.learner_env import LearnerEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--game", "cuban", "--timesteps", "256", "--n-envs", "1", "--n-steps", "256", "--batch-size", "128",

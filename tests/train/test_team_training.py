@@ -10,20 +10,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
-from domino_env.agents import make_agent  # noqa: E402
-from domino_env.core.config import line_from_preset  # noqa: E402
-from domino_env.core.errors import ConfigError  # noqa: E402
-from domino_env.envs.infos import Termination  # noqa: E402
-from domino_env.train.evaluate import evaluate  # noqa: E402
-from domino_env.train.ladder import (  # noqa: E402
+from domino_env.agents import make_agent
+from domino_env.core.config import line_from_preset
+from domino_env.core.errors import ConfigError
+from domino_env.envs.infos import Termination
+from domino_env.train.evaluate import evaluate
+from domino_env.train.ladder import (
     evaluate_vs_ladder,
     print_summary,
     summary_markdown,
     summary_title,
 )
-from domino_env.train.learner_env import LearnerEnv  # noqa: E402
+from domino_env.train.learner_env import LearnerEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 CUBAN = line_from_preset("cuban").to_dict()

@@ -13,13 +13,10 @@ import subprocess
 import sys
 
 import pytest
+from ppo_helpers import ROOT, SMALL
+from ppo_helpers import run_ppo as _run
 
-pytest.importorskip("sb3_contrib")
-
-from ppo_helpers import ROOT, SMALL  # noqa: E402
-from ppo_helpers import run_ppo as _run  # noqa: E402
-
-from domino_env.train.run_folder import claim_run_folder  # noqa: E402
+from domino_env.train.run_folder import claim_run_folder
 
 
 @pytest.fixture(scope="module")
