@@ -42,9 +42,16 @@ def test_bad_configs_raise_config_error(kwargs):
 
 
 def test_largest_hands_are_accepted():
-    line_v0.raw_env(hand_size=7, num_players=4)
-    line_v0.raw_env(preset="draw", num_players=4, hand_size=7)
-    line_v0.raw_env(preset="cuban", max_pip=12)
+    """The largest hands each set allows are dealt in full: 4 x 7 = all 28 tiles of double-6 (no
+    boneyard left in the draw game), and Cuban's 10-tile hands from the 91 tiles of double-12."""
+    for kwargs, size, boneyard in (({"hand_size": 7, "num_players": 4}, 7, 0),
+                                   ({"preset": "draw", "num_players": 4, "hand_size": 7}, 7, 0),
+                                   ({"preset": "cuban", "max_pip": 12}, 10, 0)):  # fmt: skip
+        env = line_v0.raw_env(**kwargs)
+        env.reset(seed=0)
+        state = env.game_state
+        assert [len(state.hand_tiles(s)) for s in range(4)] == [size] * 4, kwargs
+        assert len(state.boneyard) == boneyard, kwargs
 
 
 @pytest.mark.parametrize(

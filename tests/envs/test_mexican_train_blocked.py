@@ -5,10 +5,11 @@ PASS that could not change anything."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from domino_env.core.config import from_preset
+from domino_env.core.errors import ConfigError
 from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.tiles import tile_index
 from domino_env.envs.infos import Termination, seats_of
@@ -100,8 +101,8 @@ def test_no_forced_pass_ever_ends_a_round(kwargs, seed):
     earlier). Checked on a copy, so the game goes on with random actions."""
     try:
         config = from_preset(kwargs["preset"], **{k: v for k, v in kwargs.items() if k != "preset"})
-    except Exception:
-        return
+    except ConfigError:
+        assume(False)  # a combination the library refuses (e.g. hands too big for the set)
     rng = np.random.default_rng(seed)
     state = MexicanTrainState.new_game(config, rng)
     blocked = 0
