@@ -237,7 +237,10 @@ def rules_from_args(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, "hand_size", None) is not None:  # a line-game rule too (the preset's: 7, Cuban 10)
             kwargs["hand_size"] = args.hand_size
         return line_from_preset(game, **kwargs).to_dict()
-    kwargs = {"num_players": args.players or 4, "max_pip": args.max_pip or 12}
+    # "is None", not "or": --players 0 read as "not given" trained 4 seats (domino-rllib's --players
+    # is a plain int; the message of the rules check names the flag and the allowed seats)
+    kwargs = {"num_players": 4 if args.players is None else args.players,
+              "max_pip": 12 if args.max_pip is None else args.max_pip}  # fmt: skip
     if kwargs["max_pip"] not in (9, 12, 15, 18):
         raise ConfigError("max_pip", kwargs["max_pip"], "9, 12, 15 or 18 for Mexican Train")
     for name in MEXICAN_TRAIN_RULE_ARGS:

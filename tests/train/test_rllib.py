@@ -259,6 +259,8 @@ def test_seat_mapping_modes():
         (["--eval-opponents", "bogus"], "--eval-opponents bogus: "),
         (["--mode", "opponents", "--opponents", "bogus"], "--opponents bogus: "),
         (["--game", "cuban", "--players", "3"], "--players: "),
+        # 0 read as "not given" (the preset's 4 seats): it trained 4 players, its hint said --players 0
+        (["--players", "0"], "--players 0: Mexican Train takes 2 to 8 players"),
         (["--address", "127.0.0.1:1"], "--address 127.0.0.1:1: nothing answers at 127.0.0.1:1"),
     ],
 )
