@@ -455,8 +455,13 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
         s = res.stats_for(model)
         results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "parity": s.parity,
                              "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
+        # with --episode game the win rate is per game: say how many (as domino-evaluate does)
+        games = getattr(res, "episode", "round") == "game"
+        if games:
+            results[opponent]["games"] = res.episodes
         print(f"rllib vs {opponent}: win rate {s.win_rate:.3f} [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}] "
-              f"(parity {s.parity:.3f}, {s.verdict}) over {res.rounds_played} rounds")  # fmt: skip
+              f"(parity {s.parity:.3f}, {s.verdict}) over {res.rounds_played} rounds"
+              f"{f' in {res.episodes} games' if games else ''}")  # fmt: skip
     return results
 
 

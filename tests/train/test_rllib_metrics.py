@@ -174,3 +174,25 @@ def test_the_final_evaluation_seats_the_model_on_one_team(monkeypatch, tmp_path,
     args = argparse.Namespace(eval_opponents=["greedy"], eval_rounds=8, seed=0, game=env_config["game"], progress=False)
     evaluate_checkpoint(tmp_path, args, env_config)
     assert seen == [[f"rllib:{tmp_path}" if a == "M" else a for a in lineup]]
+
+
+def test_the_final_evaluation_of_game_episodes_counts_games(monkeypatch, tmp_path, capsys):
+    """With --episode game the win rate is per game, but the line said only "over 100 rounds"
+    (10 games of 10 rounds) and the metadata recorded no game count."""
+    import argparse
+    import types
+
+    import domino_env.train.evaluate as evaluate_module
+    from domino_env.train.rllib import evaluate_checkpoint
+
+    def fake_evaluate(agents, **kwargs):
+        stats = types.SimpleNamespace(win_rate=0.6, ci95_deal=(0.1, 1.0), parity=0.5, verdict="parity")
+        return types.SimpleNamespace(stats_for=lambda label: stats, rounds_played=100, episodes=10,
+                                     episode=kwargs["episode"])  # fmt: skip
+
+    monkeypatch.setattr(evaluate_module, "evaluate", fake_evaluate)
+    env_config = {"game": "mexican_train", "num_players": 2, "max_pip": 9, "episode": "game", "reward": "outcome"}
+    args = argparse.Namespace(eval_opponents=["greedy"], eval_rounds=10, seed=0, game="mexican_train", progress=False)
+    results = evaluate_checkpoint(tmp_path, args, env_config)
+    assert "over 100 rounds in 10 games" in capsys.readouterr().out
+    assert results["greedy"]["rounds"] == 100 and results["greedy"]["games"] == 10
