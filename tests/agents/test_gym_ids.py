@@ -73,8 +73,8 @@ def test_callables_still_work_and_defaults_are_random():
 @pytest.mark.parametrize(
     "opponents, match",
     [
-        ("nobody", r"field 'opponents': got 'nobody'.*one of \['greedy', 'planner', 'ppo', 'random'"),
-        (["greedy", "gredy", "planner"], r"field 'opponents': got 'gredy'.*one of \['greedy'"),
+        ("nobody", r"argument 'opponents': got 'nobody'.*one of \['greedy', 'planner', 'ppo', 'random'"),
+        (["greedy", "gredy", "planner"], r"argument 'opponents': got 'gredy'.*one of \['greedy'"),
         (["greedy"], r"'opponents'.*an agent name \(greedy, planner, ppo, random.*\) or callable, or a sequence of 3"),
         (5, r"'opponents'"),
     ],

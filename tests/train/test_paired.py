@@ -193,9 +193,9 @@ def test_deal_values_match_the_tournament_win_rate():
 @pytest.mark.parametrize(
     ("a", "b", "kwargs", "message"),
     [
-        (A, B, {"agent_a": "w"}, "field 'agent_a': got 'w'; allowed: an agent of tournament A: x, y"),
-        (A, B, {"agent_b": "w"}, "field 'agent_b': got 'w'; allowed: an agent of tournament B: z, y"),
-        (A, B, {"metric": "score"}, "field 'metric': got 'score'; allowed: win, pips"),
+        (A, B, {"agent_a": "w"}, "argument 'agent_a': got 'w'; allowed: an agent of tournament A: x, y"),
+        (A, B, {"agent_b": "w"}, "argument 'agent_b': got 'w'; allowed: an agent of tournament B: z, y"),
+        (A, B, {"metric": "score"}, "argument 'metric': got 'score'; allowed: win, pips"),
         (A, {**B, "records": []}, {}, "tournament B: the tournament has no episode records: run domino-evaluate"),
         (A, {**B, "env_kwargs": {"max_pip": 9, "void": 1}}, {},
          "differ in rules: max_pip (6 in A, 9 in B), void (None in A, 1 in B)"),
