@@ -100,6 +100,22 @@ def check_action(action: object) -> int:
     return int(action)
 
 
+def check_index(value: object, count: int, name: str, note: str = "") -> int:
+    """``value`` as a plain int when it is an integer from 0 to ``count - 1`` (Python or numpy;
+    not a bool): the seat and train arguments of the engines' read-only views. ``note`` (a
+    constant) says what the numbers mean. One range comparison on the usual path.
+
+    Raises:
+        DominoError: anything else, naming ``name`` and the valid range (``-1`` read the last
+            seat's hand, and a seat past the end was an IndexError).
+    """
+    if type(value) is int and 0 <= value < count:
+        return value
+    if not isinstance(value, bool) and isinstance(value, numbers.Integral) and 0 <= value < count:
+        return int(value)
+    raise DominoError(f"{name} must be an integer 0..{count - 1}{note}, got {value!r}")
+
+
 def check_seed(seed: object) -> int | None:
     """``seed`` as ``None`` or a plain int: Python and numpy integers from 0 up (what
     ``numpy.random.SeedSequence`` takes); anything else is refused before it reaches gymnasium.

@@ -18,7 +18,14 @@ import numpy as np
 
 from .config import LineConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
-from .errors import ConfigError, DealError, IllegalActionError, check_action, check_optional_rng
+from .errors import (
+    ConfigError,
+    DealError,
+    IllegalActionError,
+    check_action,
+    check_index,
+    check_optional_rng,
+)
 from .tiles import Tile, set_tables
 
 
@@ -51,7 +58,8 @@ class LineState:
 
     Read-only views: :attr:`line` (oriented tiles, left to right), :attr:`ends` (``(left,
     right)`` pips, or ``None`` before the lead), :meth:`hand_tiles`, :attr:`boneyard_size`,
-    :attr:`current_player`, :attr:`leader`, :attr:`round_over`, :attr:`scores`.
+    :attr:`current_player`, :attr:`leader`, :attr:`round_over`, :attr:`scores`. A seat argument
+    outside 0..P-1 raises :class:`~domino_env.core.errors.DominoError`.
     """
 
     __slots__ = (
@@ -412,10 +420,10 @@ class LineState:
 
     def hand_tiles(self, seat: int) -> list[Tile]:
         """Tiles in ``seat``'s hand, canonical order."""
-        return [self._t.tiles[i] for i in bits(self.hands[seat])]
+        return [self._t.tiles[i] for i in bits(self.hands[check_index(seat, self.num_players, "seat")])]
 
     def hand_size(self, seat: int) -> int:
-        return self.hands[seat].bit_count()
+        return self.hands[check_index(seat, self.num_players, "seat")].bit_count()
 
     @property
     def ends(self) -> tuple[int, int] | None:
@@ -432,4 +440,5 @@ class LineState:
 
     def missing_pips(self, seat: int) -> list[int]:
         """Pip values ``seat`` is publicly known to lack (from its passes and draws)."""
-        return [v for v in range(self.config.max_pip + 1) if self.missing[seat] >> v & 1]
+        missing = self.missing[check_index(seat, self.num_players, "seat")]
+        return [v for v in range(self.config.max_pip + 1) if missing >> v & 1]

@@ -25,7 +25,7 @@ import numpy as np
 
 from .config import MexicanTrainConfig
 from .deal import bits, check_keys
-from .errors import ConfigError, IllegalActionError, check_action, check_optional_rng
+from .errors import ConfigError, IllegalActionError, check_action, check_index, check_optional_rng
 from .mexican_train_rounds import MexicanTrainRounds, RoundResult  # noqa: F401 (RoundResult: public here)
 from .tiles import Tile, set_tables
 
@@ -35,6 +35,7 @@ COVER_OWN = 1  #: after the player's own double(s): must cover one of them (sati
 SECOND_DOUBLE = 2  #: double_double after a first double: cover it or place a second double
 EXTRA = 3  #: chain / no_cover: one more placement anywhere legal after a double
 PHASE_NAMES = ("free", "cover_own_double", "second_double_or_cover", "extra_play_after_double")
+_TRAINS = " (the seats' trains, then the Mexican train)"  # what a train number means
 
 
 class MexicanTrainState(MexicanTrainRounds):
@@ -42,7 +43,8 @@ class MexicanTrainState(MexicanTrainRounds):
 
     Read-only views for agents, tests and renderers: :meth:`hand_tiles`, :meth:`train_tiles`,
     :meth:`open_end`, :meth:`has_marker`, :attr:`open_doubles`, :attr:`boneyard_size`,
-    :attr:`station`, :attr:`current_player`, :attr:`round_over`, :attr:`scores`.
+    :attr:`station`, :attr:`current_player`, :attr:`round_over`, :attr:`scores`. A seat outside
+    0..P-1 (a train outside 0..P) raises :class:`~domino_env.core.errors.DominoError`.
     Mutate only through :meth:`apply` and :meth:`start_next_round`.
     """
 
@@ -437,20 +439,20 @@ class MexicanTrainState(MexicanTrainRounds):
     # ------------------------------------------------------------------ read-only views
     def hand_tiles(self, seat: int) -> list[Tile]:
         """Tiles in ``seat``'s hand, canonical order (hidden information: agents see their own)."""
-        return [self._t.tiles[i] for i in bits(self.hands[seat])]
+        return [self._t.tiles[i] for i in bits(self.hands[check_index(seat, self.num_players, "seat")])]
 
     def train_tiles(self, train: int) -> list[Tile]:
         """Tiles of ``train`` (seat number, or P for the Mexican train), oriented (matching pip
         first), in placement order."""
-        return list(self.trains[train])
+        return list(self.trains[check_index(train, self.num_trains, "train", _TRAINS)])
 
     def open_end(self, train: int) -> int:
         """Pip a tile must match to go on ``train`` (the station pip while it is empty)."""
-        return self.ends[train]
+        return self.ends[check_index(train, self.num_trains, "train", _TRAINS)]
 
     def has_marker(self, seat: int) -> bool:
         """Whether ``seat``'s train carries its marker (public)."""
-        return self.markers[seat]
+        return self.markers[check_index(seat, self.num_players, "seat")]
 
     @property
     def boneyard_size(self) -> int:
@@ -464,7 +466,7 @@ class MexicanTrainState(MexicanTrainRounds):
 
     def hand_size(self, seat: int) -> int:
         """Number of tiles in ``seat``'s hand (public)."""
-        return self.hands[seat].bit_count()
+        return self.hands[check_index(seat, self.num_players, "seat")].bit_count()
 
     def pips_in_hand(self, seat: int) -> int:
         """Pip total of ``seat``'s hand (hidden information)."""
@@ -472,4 +474,5 @@ class MexicanTrainState(MexicanTrainRounds):
 
     def missing_pips(self, seat: int) -> list[int]:
         """Pip values ``seat`` is publicly known to lack (from its draws and passes)."""
-        return [v for v in range(self.config.max_pip + 1) if self.missing[seat] >> v & 1]
+        missing = self.missing[check_index(seat, self.num_players, "seat")]
+        return [v for v in range(self.config.max_pip + 1) if missing >> v & 1]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from domino_env.core.config import LineConfig, MexicanTrainConfig, line_from_preset
-from domino_env.core.errors import ConfigError, DealError
+from domino_env.core.errors import ConfigError, DealError, DominoError
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import MexicanTrainState
 
@@ -47,3 +47,24 @@ def test_a_replay_without_a_generator_still_deals_from_the_record():
     config = line_from_preset("block", num_players=2)
     deal = {"hands": [[[0, 0], [0, 1]], [[1, 1], [1, 2]]], "first_player": 0}
     assert LineState.new_game(config, None, deal).current_player == 0
+
+
+def test_the_seat_views_refuse_a_seat_outside_the_table():
+    """``hand_tiles(-1)`` read seat 3's hand and ``open_end(-1)`` the Mexican train's end;
+    ``hand_tiles(9)`` and the line engine's ``hand_tiles(4)`` / ``missing_pips(7)`` were
+    IndexErrors: a DominoError naming the argument and the valid numbers."""
+    mexican = MexicanTrainState.new_game(MexicanTrainConfig(), np.random.default_rng(0))
+    line = LineState.new_game(LineConfig(), np.random.default_rng(0))
+    views = [
+        (mexican, ("hand_tiles", "hand_size", "has_marker", "missing_pips"), "seat", 4),
+        (mexican, ("open_end", "train_tiles"), "train", 5),
+        (line, ("hand_tiles", "hand_size", "missing_pips"), "seat", 4),
+    ]
+    for state, names, arg, count in views:
+        for name in names:
+            view = getattr(state, name)
+            for bad in (-1, count, 9, True, 1.0, "0", None):
+                with pytest.raises(DominoError, match=rf"{arg} must be an integer 0\.\.{count - 1}.*got {bad!r}"):
+                    view(bad)
+            assert view(np.int64(count - 1)) == view(count - 1)  # numpy seats are taken
+    assert mexican.open_end(4) == mexican.ends[4] and len(line.hand_tiles(3)) == 7
