@@ -142,7 +142,15 @@ class MexicanTrainConfig(_ConfigMixin):
 
         ``hand_size`` overrides everything; ``use_boneyard=False`` deals as many tiles as allows an
         equal deal; otherwise ``hand_size_rule`` picks seed 000's formula or the seed 002/003 table.
+
+        Raises:
+            ConfigError: ``players`` is not a number of seats a round can deal to, 2 to
+                ``num_players`` (0 was a ZeroDivisionError, 1 a hand of 88 or a KeyError).
         """
+        p = self.num_players
+        if isinstance(players, bool) or not isinstance(players, numbers.Integral) or not 2 <= players <= p:
+            raise ConfigError("players", players, f"the seats dealt to: an integer from 2 to num_players ({p})")
+        players = int(players)
         if self.hand_size is not None:
             return self.hand_size
         available = self.tile_count - (1 if self.station_source == "set_aside" else 0)

@@ -2,6 +2,7 @@
 
 import itertools
 
+import numpy as np
 import pytest
 
 from domino_env.core.config import PRESETS, MexicanTrainConfig, from_preset
@@ -202,3 +203,15 @@ def test_from_dict_refuses_what_is_not_a_dict():
                 cls.from_dict(bad)
             assert info.value.field == "data"
         assert cls.from_dict(cls().to_dict()) == cls()
+
+
+def test_dealt_hand_size_refuses_a_player_count_no_round_deals_to():
+    """(0) was a ZeroDivisionError, (1) a hand of 88, and with the table rule a KeyError: a round
+    deals to 2 .. num_players seats (fewer after eliminations)."""
+    for cfg in (MexicanTrainConfig(), MexicanTrainConfig(hand_size_rule="table"), MexicanTrainConfig(use_boneyard=False)):
+        for bad in (0, 1, -2, 5, 9, 2.0, True, None, "3"):
+            with pytest.raises(ConfigError, match=r"'players'.*an integer from 2 to num_players \(4\)") as info:
+                cfg.dealt_hand_size(bad)
+            assert info.value.field == "players" and info.value.value == bad
+        assert [cfg.dealt_hand_size(p) for p in (2, 3, 4)] == [cfg.dealt_hand_size(np.int64(p)) for p in (2, 3, 4)]
+    assert MexicanTrainConfig(hand_size_rule="table", num_players=8).dealt_hand_size(8) == 11
