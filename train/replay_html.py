@@ -153,7 +153,7 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
                 raise RecordError(f"the deal after {where} is invalid: {err}") from err
             again = " again" if frames[-1]["result"]["termination"] == "annulled" else ""
             frames.append(dict(_frame(state), kind="deal", move=k, actor=None, text=f"round {state.round_index + 1} dealt{again}"))
-    check_no_deals_left(deals, state)
+    check_no_deals_left(deals)
     return frames
 
 

@@ -468,10 +468,6 @@ class MexicanTrainState(MexicanTrainRounds):
         """Number of tiles in ``seat``'s hand (public)."""
         return self.hands[check_index(seat, self.num_players, "seat")].bit_count()
 
-    def pips_in_hand(self, seat: int) -> int:
-        """Pip total of ``seat``'s hand (hidden information)."""
-        return sum(self._t.values[i] for i in bits(self.hands[seat]))
-
     def missing_pips(self, seat: int) -> list[int]:
         """Pip values ``seat`` is publicly known to lack (from its draws and passes)."""
         missing = self.missing[check_index(seat, self.num_players, "seat")]

@@ -260,9 +260,9 @@ class MexicanTrainRounds:
         )
         for s in range(self.num_players):
             self.scores[s] += points[s]
-        self._update_game(pips)
+        self._update_game()
 
-    def _update_game(self, pips: tuple[int, ...]) -> None:
+    def _update_game(self) -> None:
         cfg = self.config
         p = self.num_players
         live = [s for s in range(p) if self.active[s]]

@@ -186,7 +186,7 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
         elif state.round_over and k + 1 < len(actions):
             raise RecordError(f"action {k + 1} {past_the_end(record, state)} (at action {k})")
         yield state.copy()
-    check_no_deals_left(deals, state)
+    check_no_deals_left(deals)
 
 
 def episode_goes_on(record: dict[str, Any], state: Any) -> bool:
@@ -207,7 +207,7 @@ def past_the_end(record: dict[str, Any], state: Any) -> str:
     return "comes after the end of the record's episode"
 
 
-def check_no_deals_left(deals: list[Any], state: Any) -> None:
+def check_no_deals_left(deals: list[Any]) -> None:
     """A RecordError when deals are left once every action is replayed: a record holds only the
     deals its episode dealt (ended, truncated or stopped part-way), so an extra one was added."""
     if deals:

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from ..core.config import LineConfig
-from ..core.errors import DominoError, check_action
+from ..core.errors import ConfigError, DominoError, check_action
 from ..core.line import LineState
 from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index, tile_pair
 from .spec import EncoderBase, Field, ObservationSpec
@@ -64,11 +64,22 @@ def decode_line_action(action: int, max_pip: int) -> tuple[str, tuple[int, int] 
     return ("place", tile_from_index(tile, max_pip), end)
 
 
-def describe_line_action(action: int, max_pip: int) -> str:
-    """Readable action, e.g. ``"place 6-6 on the left end"``."""
+def describe_line_action(action: int, max_pip: int, *, lead: bool = False) -> str:
+    """Readable action in the engine's words (``LineState.describe_action``): ``"place 6-6 on
+    the left end"``, ``"lead 6-6"`` with ``lead=True`` (no tile on the table yet: the action
+    alone cannot tell), ``"draw"``, ``"pass"``, ``"annul the round"``.
+
+    Raises:
+        DominoError: ``action`` is not an integer or outside the action space
+            (:func:`decode_line_action`); ``lead`` is not True or False.
+    """
+    if not isinstance(lead, (bool, np.bool_)):
+        raise ConfigError("lead", lead, "True (no tile on the table yet) or False")
     kind, tile, end = decode_line_action(action, max_pip)
     if kind != "place":
-        return kind
+        return "annul the round" if kind == "annul" else kind
+    if lead:
+        return f"lead {tile[0]}-{tile[1]}"
     return f"place {tile[0]}-{tile[1]} on the {ENDS[end]} end"
 
 

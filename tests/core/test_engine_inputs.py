@@ -68,3 +68,15 @@ def test_the_seat_views_refuse_a_seat_outside_the_table():
                     view(bad)
             assert view(np.int64(count - 1)) == view(count - 1)  # numpy seats are taken
     assert mexican.open_end(4) == mexican.ends[4] and len(line.hand_tiles(3)) == 7
+
+
+def test_the_unread_view_and_parameters_are_gone():
+    """``pips_in_hand`` had no caller; ``_update_game``'s ``pips`` and ``check_no_deals_left``'s
+    ``state`` were never read (both callers of the latter are updated)."""
+    import inspect
+
+    from domino_env.core.records import check_no_deals_left
+
+    assert not hasattr(MexicanTrainState, "pips_in_hand")
+    assert list(inspect.signature(MexicanTrainState._update_game).parameters) == ["self"]
+    assert list(inspect.signature(check_no_deals_left).parameters) == ["deals"]

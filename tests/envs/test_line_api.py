@@ -124,3 +124,31 @@ def test_soak_random_rounds(preset):
     assert terminations["went_out"] + terminations["blocked"] == 2000
     if preset != "cuban":
         assert terminations["annulled"] == 0
+
+
+@pytest.mark.parametrize("preset", ["block", "draw", "cuban"])
+def test_describe_line_action_says_what_the_engine_says(preset):
+    """The codec described a lead as "place 6-6 on the left end" where the engine says "lead 6-6"
+    (and ANNUL as "annul", not "annul the round"): ``lead=True`` says the table is empty."""
+    from domino_env.core.config import line_from_preset
+    from domino_env.core.errors import ConfigError
+    from domino_env.core.line import LineState
+    from domino_env.encoding.line import describe_line_action, encode_line_action
+
+    rng = np.random.default_rng(3)
+    seen = set()
+    for _ in range(20):
+        state = LineState.new_game(line_from_preset(preset), rng)
+        while not state.round_over:
+            for action in state.legal_actions():
+                text = state.describe_action(action)
+                assert describe_line_action(action, state.config.max_pip, lead=not state.line) == text
+                seen.add(text.split()[0])
+            state.apply(state.legal_actions()[int(rng.integers(len(state.legal_actions())))])
+    assert {"lead", "place"} <= seen
+    six = encode_line_action((6, 6), 0, 6)
+    assert describe_line_action(six, 6, lead=True) == "lead 6-6"
+    assert describe_line_action(six, 6) == "place 6-6 on the left end"
+    assert describe_line_action(encode_line_action(None, "annul", 6), 6) == "annul the round"
+    with pytest.raises(ConfigError, match="'lead'"):
+        describe_line_action(six, 6, lead="yes")
