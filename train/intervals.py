@@ -5,9 +5,12 @@ intervals of per-deal means (how they are used: the docstring of ``domino_env.tr
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
+
+from domino_env.core.errors import ConfigError
 
 Z95 = 1.959963984540054
 #: t(0.975, df) for df = 1..30, to 6 decimals (beyond: :func:`t_quantile_975`'s expansion).
@@ -24,8 +27,18 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     """Wilson score interval of a proportion (``successes`` may be fractional).
 
     Returns ``(0.0, 1.0)`` for zero trials.
+
+    Raises:
+        ConfigError: ``trials`` is not an integer >= 0, or ``successes`` not a number from 0 to
+            ``trials`` (``wilson_interval(5, 3)`` was a "math domain error"); sums of shared-win
+            credits a rounding error past ``trials`` are taken.
     """
-    if trials <= 0:
+    if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 0:
+        raise ConfigError("trials", trials, "an integer >= 0")
+    slack = 1e-9 * max(1, trials)  # credits of 1/k summed in float
+    if not _is_real(successes) or not -slack <= successes <= trials + slack:
+        raise ConfigError("successes", successes, f"a number from 0 to trials ({trials})")
+    if trials == 0:
         return (0.0, 1.0)
     p = successes / trials
     z2 = z * z
@@ -43,7 +56,12 @@ def t_quantile_975(df: int) -> float:
     from df 31 on (tests/train/test_evaluate.py checks both against scipy). ``inf`` for
     ``df < 1``. Computed here so that the core needs no scipy. (Before 2026-12-03 the table had 3
     decimals and df above 30 used the normal quantile 1.96: intervals up to 3.9% too narrow.)
+
+    Raises:
+        ConfigError: ``df`` is not an integer (2.5 was a TypeError).
     """
+    if isinstance(df, bool) or not isinstance(df, numbers.Integral):
+        raise ConfigError("df", df, "an integer (degrees of freedom; below 1 gives inf)")
     if df < 1:
         return math.inf
     if df <= len(_T975):
@@ -57,7 +75,18 @@ def t_quantile_975(df: int) -> float:
 
 
 def mean_interval(values: Sequence[float]) -> tuple[float, float]:
-    """95% interval of the mean of ``values`` (t interval; ``(-inf, inf)`` for fewer than 2)."""
+    """95% interval of the mean of ``values`` (t interval; ``(-inf, inf)`` for fewer than 2).
+
+    Raises:
+        ConfigError: ``values`` is not a sequence (a list, tuple or 1-d array) of real numbers
+            (None was a TypeError).
+    """
+    listed = isinstance(values, Sequence) and not isinstance(values, (str, bytes))
+    if not (listed or isinstance(values, np.ndarray) and values.ndim == 1):
+        raise ConfigError("values", values, "a sequence of numbers (a list, tuple or 1-d array)")
+    for value in values:
+        if not _is_real(value):  # named alone: the whole list can be long
+            raise ConfigError("values", value, "real numbers in every entry (not bools, strings or None)")
     n = len(values)
     if n < 2:
         return (-math.inf, math.inf)
@@ -65,3 +94,8 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float]:
     half = t_quantile_975(n - 1) * float(arr.std(ddof=1)) / math.sqrt(n)
     m = float(arr.mean())
     return (m - half, m + half)
+
+
+def _is_real(value: object) -> bool:
+    """A real number (Python or numpy), not a bool."""
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (numbers.Real, np.number))

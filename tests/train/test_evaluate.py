@@ -58,6 +58,29 @@ def test_t_interval_known_values():
     assert mean_interval([1.0]) == (-math.inf, math.inf)
 
 
+def test_the_intervals_name_an_argument_out_of_range():
+    """wilson_interval(5, 3) was "math domain error", mean_interval(None) and t_quantile_975(2.5)
+    TypeErrors: a ConfigError naming the argument and what it may be."""
+    refused = [
+        ("successes", lambda: wilson_interval(5, 3)), ("successes", lambda: wilson_interval(-1, 10)),
+        ("successes", lambda: wilson_interval(math.nan, 10)), ("successes", lambda: wilson_interval(None, 10)),
+        ("successes", lambda: wilson_interval(True, 10)), ("trials", lambda: wilson_interval(1, 2.5)),
+        ("trials", lambda: wilson_interval(0, -1)), ("trials", lambda: wilson_interval(0, None)),
+        ("values", lambda: mean_interval(None)), ("values", lambda: mean_interval("0.5")),
+        ("values", lambda: mean_interval([1.0, None])), ("values", lambda: mean_interval(np.zeros((2, 2)))),
+        ("df", lambda: t_quantile_975(2.5)), ("df", lambda: t_quantile_975(None)), ("df", lambda: t_quantile_975(True)),
+    ]  # fmt: skip
+    for name, call in refused:
+        with pytest.raises(ConfigError, match=f"(?s)'{name}'.*allowed: ") as info:
+            call()
+        assert info.value.field == name
+    # what the tournament passes: credits of 1/3 summed in float, numpy numbers and arrays
+    assert wilson_interval(sum([1 / 3] * 30), 10) == pytest.approx(wilson_interval(10, 10))
+    assert wilson_interval(np.float64(2.5), np.int64(10)) == wilson_interval(2.5, 10)
+    assert mean_interval(np.array([0.0, 1.0, 0.0, 1.0])) == mean_interval((0, 1, 0, 1))
+    assert t_quantile_975(np.int64(10)) == t_quantile_975(10)
+
+
 def test_t_quantile_matches_scipy_at_every_df():
     from scipy import stats  # the dev extra the tests install
     for df in [*range(1, 400), 499, 999, 1999, 10**5]:
