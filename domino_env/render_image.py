@@ -16,12 +16,14 @@ Pillow is imported when the first picture is drawn (``pip install "domino-env[re
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from typing import Any
 
 import numpy as np
 
 from .core.config import LineConfig
+from .core.errors import ConfigError
 from .core.line import LineState
 from .core.mexican_train import MexicanTrainState
 from .render import check_viewer, phase_text
@@ -438,5 +440,19 @@ def blank_image(text: str, size: tuple[int, int] = (120, 480)) -> np.ndarray:
 
 
 def save_png(image: np.ndarray, path: Any) -> None:
-    """Write an ``(H, W, 3)`` uint8 array as a PNG file."""
-    _pil()[0].fromarray(image).save(path)
+    """Write an ``(H, W, 3)`` uint8 array (a rendered frame) as a PNG file at ``path`` (a PNG
+    whatever the file's extension).
+
+    Raises:
+        ConfigError: ``image`` is not an ``(H, W, 3)`` uint8 array (a float image was Pillow's
+            TypeError), or ``path`` is neither a file path (str or ``os.PathLike``) nor an open
+            binary file, or is a folder (Pillow's "unknown file extension").
+    """
+    array = isinstance(image, np.ndarray)
+    if not array or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3 or 0 in image.shape:
+        got = f"array of shape {image.shape}, dtype {image.dtype}" if array else type(image).__name__
+        raise ConfigError("image", got, "an (H, W, 3) uint8 array, as render() returns")
+    named = isinstance(path, (str, os.PathLike)) and bool(os.fspath(path)) and not os.path.isdir(path)
+    if not named and not hasattr(path, "write"):  # (an open binary file, as Pillow takes)
+        raise ConfigError("path", path, "the path of a file to write (str or os.PathLike), not a folder")
+    _pil()[0].fromarray(image).save(path, format="PNG")

@@ -12,6 +12,7 @@ from pettingzoo.test import render_test
 
 import domino_env  # noqa: F401  (registers the ids)
 from domino_env import DominoError
+from domino_env.core.errors import ConfigError
 from domino_env.envs import block_v0, cuban_v0, draw_v0, line_v0, mexican_train_v0
 from domino_env.render_image import image_size, pip_layout, save_png, table_image
 from domino_env.wrappers import SingleAgentEnv
@@ -247,3 +248,24 @@ def test_without_pillow_the_metadata_lists_only_the_modes_it_can_draw_and_the_ch
         "modes ['human', 'ansi']",
         "modes ['ansi']",
     ]
+
+
+def test_save_png_refuses_what_is_not_a_frame_or_a_file_path(tmp_path):
+    """A float image was Pillow's "Cannot handle this data type" TypeError, a folder its
+    "unknown file extension" ValueError: a ConfigError naming image or path."""
+    frame = np.zeros((4, 5, 3), dtype=np.uint8)
+    for bad in (frame.astype(float), frame[..., 0], np.zeros((4, 5, 4), np.uint8), np.zeros((0, 5, 3), np.uint8),
+                frame.tolist(), None):  # fmt: skip
+        with pytest.raises(ConfigError, match="'image'.*an \\(H, W, 3\\) uint8 array") as info:
+            save_png(bad, tmp_path / "x.png")
+        assert info.value.field == "image"
+    for bad in (tmp_path, str(tmp_path), "", None, 5):
+        with pytest.raises(ConfigError, match="'path'.*not a folder") as info:
+            save_png(frame, bad)
+        assert info.value.field == "path"
+    assert not list(tmp_path.iterdir())  # nothing written
+    save_png(frame, tmp_path / "frame")  # a PNG whatever the name
+    with open(tmp_path / "open.png", "wb") as f:  # an open file, as Pillow takes
+        save_png(frame, f)
+    for name in ("frame", "open.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
