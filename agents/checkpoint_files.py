@@ -9,12 +9,13 @@ that names the file and what is wrong; the command lines print it as one line.
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
 
-from domino_env.core.errors import CheckpointError, CheckpointNotFoundError
+from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, ConfigError
 
 #: File names inside a model folder written by ``domino-train``.
 MODEL_FILE = "model.zip"
@@ -150,7 +151,11 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
             ``FileNotFoundError``).
         CheckpointError: the model archive or the metadata is corrupt (the message names the
             file and what is wrong).
+        ConfigError: ``path`` is not a non-empty str or ``os.PathLike`` (None was pathlib's
+            TypeError; "" read the current folder).
     """
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise ConfigError("path", path, "a model folder written by domino-train or domino-bc, or its .zip (str or os.PathLike)")
     path = Path(path).expanduser()  # "ppo:~/..." reaches here unexpanded by the shell
     if path.suffix in (".zip", ".json"):  # a model.zip / metadata.json made a folder
         _refuse_a_folder(path)
@@ -183,3 +188,16 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         )
     check_model_file(model)
     return model, load_metadata(meta)
+
+
+def model_game(metadata: dict[str, Any]) -> str | None:
+    """The game a model was trained on (``"mexican_train"``, ``"block"``, ``"draw"``,
+    ``"cuban"``): ``metadata["game"]``, else read from ``metadata["env_id"]`` (older Mexican Train
+    runs record ``game: null``); None when neither says."""
+    game = metadata.get("game")
+    if isinstance(game, str):
+        return game
+    env_id = metadata.get("env_id")
+    if isinstance(env_id, str) and env_id.startswith("dominoes/"):
+        return env_id.removeprefix("dominoes/").rsplit("-v", 1)[0].lower()
+    return None

@@ -61,6 +61,7 @@ from .checkpoint_files import (  # noqa: F401  (re-exported: the loader's file c
     UNPICKLING_FAILED,
     check_model_file,
     load_metadata,
+    model_game,
     read_metadata,
 )
 
@@ -233,6 +234,8 @@ class PPOAgent:
     ):
         if not isinstance(deterministic, (bool, np.bool_)):  # "no" would have meant True
             raise ConfigError("deterministic", deterministic, "True (the most likely legal action) or False (sample)")
+        if not isinstance(name, str) or not name:  # 5 was taken as the label of the tables
+            raise ConfigError("name", name, "a non-empty string: the label in tournament tables")
         self.actor = actor
         self.scale = np.asarray(scale, dtype=np.float32)
         self.deterministic = bool(deterministic)
@@ -338,19 +341,6 @@ class PPOAgent:
         return [move, *rest]
 
 
-def model_game(metadata: dict[str, Any]) -> str | None:
-    """The game a model was trained on (``"mexican_train"``, ``"block"``, ``"draw"``,
-    ``"cuban"``): ``metadata["game"]``, else read from ``metadata["env_id"]`` (older Mexican Train
-    runs record ``game: null``); None when neither says."""
-    game = metadata.get("game")
-    if isinstance(game, str):
-        return game
-    env_id = metadata.get("env_id")
-    if isinstance(env_id, str) and env_id.startswith("dominoes/"):
-        return env_id.removeprefix("dominoes/").rsplit("-v", 1)[0].lower()
-    return None
-
-
 def _game_text(game: str) -> str:
     return game if game == "mexican_train" else f"{game} (line game)"
 
@@ -436,7 +426,11 @@ def load_ppo_agent(
         SpecMismatchError: the model's observation spec differs from the environment's.
         ModuleNotFoundError: the ``train`` extra (sb3-contrib, torch) is not installed; the message
             names it.
+        ConfigError: ``path`` is not a path (None was pathlib's TypeError), ``name`` neither None
+            nor a string (checked before loading), or ``deterministic`` not True or False.
     """
+    if name is not None and not isinstance(name, str):
+        raise ConfigError("name", name, "None (the label 'ppo') or a string: the label in tournament tables")
     cfg = as_config(config)
     model_path, metadata = read_metadata(path)
     check_compatible(metadata, cfg, where=f"model {model_path}")

@@ -238,6 +238,27 @@ def test_deterministic_must_be_a_bool(bad):
     assert load_ppo_agent(RELEASED, CUBAN, deterministic=np.False_).deterministic is False
 
 
+def test_a_path_or_name_of_the_wrong_kind_is_refused_before_loading():
+    """load_ppo_agent(None) was pathlib's TypeError ("" read the current folder) and name=5 was
+    taken as the agent's label: a ConfigError naming path or name."""
+    from domino_env.agents.ppo import PPOAgent
+
+    for bad in (None, "", 5):
+        for call, args in ((load_ppo_agent, (bad, CUBAN)), (read_metadata, (bad,))):
+            with pytest.raises(ConfigError, match="'path'.*a model folder") as info:
+                call(*args)
+            assert info.value.field == "path"
+    for bad in (5, ["ppo"], b"ppo"):
+        with pytest.raises(ConfigError, match="'name'.*a string") as info:
+            load_ppo_agent(RELEASED, CUBAN, name=bad)
+        assert info.value.field == "name"
+    for bad in (5, None, ""):
+        with pytest.raises(ConfigError, match="'name'.*a non-empty string"):
+            PPOAgent(None, np.ones(3), name=bad)
+    assert load_ppo_agent(RELEASED, CUBAN).name == "ppo"
+    assert load_ppo_agent(str(RELEASED), CUBAN, name="mine").name == "mine"
+
+
 def test_metadata_with_env_kwargs_not_an_object(tmp_path):
     meta = tmp_path / "metadata.json"
     meta.write_text(json.dumps({"observation_spec_hash": "x", "observation_scaling": "y", "env_kwargs": [1]}))
