@@ -302,11 +302,16 @@ class SingleAgentEnv(gymnasium.Env):
             ``termination_code``, ``winners``, ``pips``, ``points``, ``scores``,
             ``round_index``, ...) of every round that ended since the learner's previous
             decision, oldest first (usually empty; in a game episode several rounds can end on
-            the opponents' moves).
+            the opponents' moves). An integer that is not a legal action (masked, or outside the
+            action space) ends the episode: ``illegal_reward``, ``terminated=True`` and
+            ``info["illegal_action"]=True``.
 
         Raises:
             DominoError: ``step`` before the first ``reset``, or after the episode ended (call
                 ``reset``).
+            IllegalActionError: ``action`` is not an integer (a float, string, bool, or an array
+                other than a 0-d integer one; Python and numpy integers are taken). Nothing is
+                played and the episode goes on.
             DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
                 starts (the AEC env's episode ends there; so does this one: call ``reset``).
 

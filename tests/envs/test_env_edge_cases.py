@@ -406,3 +406,24 @@ def test_the_adapter_takes_any_finite_real_number_as_illegal_reward():
 
     for value, expected in ((10**20, 1e20), (Fraction(1, 4), 0.25), (np.int8(-3), -3.0)):
         assert gym.make("dominoes/Block-v0", illegal_reward=value).unwrapped.illegal_reward == expected
+
+
+@pytest.mark.parametrize("make", [mexican_train_single_agent, line_single_agent])
+def test_the_adapters_step_documents_the_error_of_a_non_integer_action(make):
+    """step's docstring listed DominoError and DealError but not the IllegalActionError a float
+    action raises (nothing played, the episode goes on); an unmasked integer ends the episode."""
+    from domino_env import IllegalActionError
+
+    doc = type(make()).step.__doc__
+    assert "IllegalActionError: ``action`` is not an integer" in doc and "goes on" in doc
+    assert 'info["illegal_action"]=True' in doc
+    env = make()
+    env.reset(seed=1)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    for bad in (float(legal), str(legal), True, np.array([legal])):
+        with pytest.raises(IllegalActionError, match="must be an integer"):
+            env.step(bad)
+    *_, over, cut, _ = env.step(np.array(legal))  # the episode went on: a 0-d integer array plays
+    if not (over or cut):
+        *_, terminated, _, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+        assert terminated and info["illegal_action"]
