@@ -58,3 +58,12 @@ def test_nothing_imports_the_uninstalled_top_level_names():
 def test_encoding_does_not_import_envs():
     for path, names in _imports(ROOT / "domino_env" / "encoding").items():
         assert not any(n.startswith(("..envs", "..wrappers")) for n in names), path
+
+
+def test_every_python_file_keeps_under_500_lines():
+    """The project's size guide (a file past it is split by what it holds, as
+    tests/train/test_ppo_cli.py was into test_ppo_cli_signals.py and test_ppo_cli_runs.py)."""
+    folders = ("domino_env", "agents", "train", "tests", "benchmarks", "docs")
+    long = {str(p.relative_to(ROOT)): n for folder in folders for p in (ROOT / folder).rglob("*.py")
+            if (n := len(p.read_text().splitlines())) >= 500}  # fmt: skip
+    assert long == {}
