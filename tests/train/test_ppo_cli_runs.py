@@ -13,11 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("sb3_contrib")
-
-from ppo_helpers import ROOT, SMALL  # noqa: E402
-from ppo_helpers import run_ppo as _run  # noqa: E402
+from ppo_helpers import ROOT, SMALL
+from ppo_helpers import run_ppo as _run
 
 
 @pytest.mark.parametrize(
@@ -39,6 +36,8 @@ from ppo_helpers import run_ppo as _run  # noqa: E402
         (["--batch-size", "1"], "--batch-size"),
         (["--learning-rate", "0"], "--learning-rate"),
         (["--learning-rate", "-1e-3"], "--learning-rate: must be"),  # argparse took it for an option
+        (["--learning-rate", "inf"], "--learning-rate: must be a number in (0.0, inf), got inf"),  # not finite
+        (["--vf-coef", "1e999"], "--vf-coef: must be a number in [0.0, inf), got 1e999"),
         (["--gae-lambda", "1.5"], "--gae-lambda"),
         (["--ent-coef", "-0.1"], "--ent-coef"),
         (["--self-play", "1.5"], "--self-play"),
@@ -366,3 +365,21 @@ def test_time_limit_refuses_what_is_not_a_positive_wall_time(text, capsys):
     with pytest.raises(SystemExit):
         build_parser().parse_args(["--time-limit", text])
     assert "argument --time-limit: " in capsys.readouterr().err
+
+
+def test_ppo_hyperparameter_flags_reach_the_saved_model(tmp_path):
+    """A real run with every PPO coefficient flag off its default: the saved model holds each
+    value, and --lr-schedule linear makes the learning rate fall with the progress left (no test
+    read --ent-coef, --vf-coef, --max-grad-norm, --target-kl or --lr-schedule back from a model)."""
+    from sb3_contrib import MaskablePPO
+
+    out = tmp_path / "run"
+    proc = _run([*SMALL, "--policy", "mlp", "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy",
+                 "--ent-coef", "0.05", "--vf-coef", "0.3", "--max-grad-norm", "0.7", "--target-kl", "0.02",
+                 "--clip-range", "0.3", "--gae-lambda", "0.9", "--gamma", "0.97", "--learning-rate", "0.001",
+                 "--lr-schedule", "linear", "--quiet", "--out", str(out)])  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    model = MaskablePPO.load(out / "model.zip", device="cpu")
+    assert (model.ent_coef, model.vf_coef, model.max_grad_norm, model.target_kl) == (0.05, 0.3, 0.7, 0.02)
+    assert (model.gae_lambda, model.gamma, model.clip_range(1.0)) == (0.9, 0.97, 0.3)
+    assert model.lr_schedule(1.0) == pytest.approx(0.001) and model.lr_schedule(0.25) == pytest.approx(0.00025)

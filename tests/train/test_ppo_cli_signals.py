@@ -14,11 +14,8 @@ import time
 
 import numpy as np
 import pytest
-
-pytest.importorskip("sb3_contrib")
-
-from ppo_helpers import ROOT, SMALL  # noqa: E402
-from ppo_helpers import run_ppo as _run  # noqa: E402
+from ppo_helpers import ROOT, SMALL
+from ppo_helpers import run_ppo as _run
 
 
 @pytest.mark.parametrize(
