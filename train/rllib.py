@@ -63,11 +63,13 @@ from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the comma
 from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the command's config)
     MAIN,
     MODES,
+    NO_MAIN_STEP,
     SeatMapping,
     copy_module,
     env_config_of,
     make_callbacks_class,
     model_config_of,
+    no_main_step,
     ppo_config,
     progress_row,
 )
@@ -353,6 +355,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         print(f"\ninterrupted: saving a checkpoint (continue with --resume {out} --iterations {left})",
               file=sys.stderr)  # fmt: skip
     except Exception as exc:  # a crash (RLlib's or ours): the iterations trained are kept, then it fails
+        if no_main_step(exc):  # RLlib's UnboundLocalError: the flag checks cover one action per turn only
+            exc = DominoError(f"iteration {done_before + new_iterations + 1}: {NO_MAIN_STEP} (it was {args.batch_size})")
         interrupted, failed = True, exc
         said = exc if first_line(exc) or exc.__cause__ is None else exc.__cause__  # RLlib re-raises env errors bare
         metadata["failed"] = f"{type(said).__name__}: {first_line(said)}"

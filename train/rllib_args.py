@@ -25,7 +25,7 @@ from domino_env.train.arg_types import duration
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem
 from domino_env.train.evaluate import add_mexican_train_rule_options
 from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, flag_of
-from domino_env.train.rllib_config import MANY_LEARNERS, MODES, env_config_of
+from domino_env.train.rllib_config import MANY_LEARNERS, MODES, env_config_of, min_batch_size
 
 GAMES = ("mexican_train", "block", "draw", "cuban")
 
@@ -192,6 +192,17 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         cfg = aec_from_env_config(env_config).config
     except DominoError as exc:
         parser.error(str(exc))
+    least = min_batch_size(cfg.num_players, args.mode, args.num_env_runners, args.num_envs_per_env_runner)
+    if args.batch_size < least:  # RLlib's learner fails on it after Ray starts (UnboundLocalError)
+        envs = max(args.num_env_runners, 1) * args.num_envs_per_env_runner
+        steps = least // envs
+        why = (f"every seat is main, {steps} env steps" if args.mode == "self-play" else
+               f"main holds one seat: it acts within a round of turns and sees its next observation within another, "
+               f"2 x {cfg.num_players} - 1 = {steps} env steps")  # fmt: skip
+        parser.error(f"--batch-size {args.batch_size} is too small for {cfg.num_players} seats in --mode {args.mode}: "
+                     f"each of the {envs} sampling env{'s' * (envs != 1)} (--num-env-runners x --num-envs-per-env-runner) "
+                     f"needs a finished step of the learner main ({why}), or RLlib's learner fails; "
+                     f"give --batch-size >= {least}")  # fmt: skip
     for flag, specs in (("--opponents", args.opponents), ("--eval-opponents", args.eval_opponents)):
         for spec in specs:
             try:

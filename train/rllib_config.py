@@ -187,6 +187,33 @@ MANY_LEARNERS = ("with more, RLlib splits each batch's episodes between the lear
                  "without an action)")  # fmt: skip
 
 
+def min_batch_size(num_players: int, mode: str, num_env_runners: int = 0, num_envs_per_env_runner: int = 1) -> int:
+    """The smallest ``train_batch_size`` whose every sampling env (``max(num_env_runners, 1) x
+    num_envs_per_env_runner`` of them share the batch) holds a finished step of ``main``: an action
+    and the observation after it, which in these turn-based envs comes only once the other seats have
+    had their turns. A batch without one fails in RLlib's learner (``UnboundLocalError:
+    loss_per_module``). In self-play every seat is ``main``: ``num_players`` env steps always hold one
+    (some seat acts twice in them, or acts again right after). In the other modes ``main`` holds
+    one seat: it acts within a round of turns and sees its next observation within another,
+    ``2 x num_players - 1`` env steps when each turn is one action; other seats' draws (and a
+    double's cover) lengthen a turn, so there a batch near this size can still miss ``main``
+    (:data:`NO_MAIN_STEP`)."""
+    per_env = num_players if mode == "self-play" else 2 * num_players - 1
+    return per_env * max(num_env_runners, 1) * num_envs_per_env_runner
+
+
+#: What an iteration whose batch held no step of ``main`` says (RLlib's own error is an
+#: ``UnboundLocalError`` about ``loss_per_module``).
+NO_MAIN_STEP = ("the iteration's batch held no finished step of the learner main (its seat's turns were "
+                "longer than the batch: draws, or an episode that ended before its seat acted); give a "
+                "larger --batch-size")  # fmt: skip
+
+
+def no_main_step(exc: BaseException) -> bool:
+    """Whether ``exc`` is RLlib's learner failing on a batch without a step of the trained module."""
+    return isinstance(exc, UnboundLocalError) and "loss_per_module" in str(exc)
+
+
 def ppo_config(
     env_config: dict[str, Any],
     *,

@@ -262,6 +262,17 @@ def test_seat_mapping_modes():
         # 0 read as "not given" (the preset's 4 seats): it trained 4 players, its hint said --players 0
         (["--players", "0"], "--players 0: Mexican Train takes 2 to 8 players"),
         (["--address", "127.0.0.1:1"], "--address 127.0.0.1:1: nothing answers at 127.0.0.1:1"),
+        # RLlib's learner failed on them after Ray started (UnboundLocalError: loss_per_module): a
+        # batch without a finished step of main (its next observation comes after the other seats' turns)
+        (["--game", "block", "--batch-size", "2", "--minibatch-size", "2"],
+         "--batch-size 2 is too small for 4 seats in --mode self-play: each of the 1 sampling env "
+         "(--num-env-runners x --num-envs-per-env-runner) needs a finished step of the learner main (every seat is "
+         "main, 4 env steps), or RLlib's learner fails; give --batch-size >= 4"),
+        (["--game", "block", "--players", "2", "--mode", "opponents", "--opponents", "random", "--batch-size", "5",
+          "--minibatch-size", "2", "--num-envs-per-env-runner", "2"],
+         "each of the 2 sampling envs (--num-env-runners x --num-envs-per-env-runner) needs a finished step of the "
+         "learner main (main holds one seat: it acts within a round of turns and sees its next observation within "
+         "another, 2 x 2 - 1 = 3 env steps), or RLlib's learner fails; give --batch-size >= 6"),
     ],
 )
 def test_cli_validates_flags_before_any_work(argv, message, capsys):
