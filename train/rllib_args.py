@@ -25,7 +25,13 @@ from domino_env.train.arg_types import duration
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem
 from domino_env.train.evaluate import add_mexican_train_rule_options
 from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, flag_of
-from domino_env.train.rllib_config import MANY_LEARNERS, MODES, env_config_of, min_batch_size
+from domino_env.train.rllib_config import (
+    MANY_LEARNERS,
+    MODES,
+    env_config_of,
+    min_batch_size,
+    network_parameters,
+)
 
 GAMES = ("mexican_train", "block", "draw", "cuban")
 
@@ -66,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="scripted opponents (random, greedy, planner, ppo:PATH, rllib:PATH); needed with "
         "--mode opponents, optional in a league",
     )  # fmt: skip
-    m.add_argument("--league-size", type=int, default=4, help="frozen snapshots in a league")
+    m.add_argument("--league-size", type=int, default=4, help=f"frozen snapshots in a league (at most {MAX_LEAGUE_SIZE})")
     m.add_argument(
         "--snapshot-every", type=int, default=5, help="iterations between snapshot refreshes"
     )
@@ -86,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--gamma", type=float, default=0.995, help="discount")
     t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda")
     t.add_argument("--entropy-coeff", type=float, default=0.01, help="entropy bonus")
-    t.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="MLP layer sizes")
+    t.add_argument("--hidden", type=int, nargs="+", default=[256, 256],
+                   help=f"MLP layer sizes (main and its league snapshots: at most {MAX_PARAMETERS // 10**6} M parameters together)")
 
     r = parser.add_argument_group("Ray")
     r.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (0: in the driver)")
@@ -124,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Largest --seed (RLlib adds each env's index to it; numpy seeds are below 2**32).
 MAX_SEED = 2**31 - 1
+#: Largest --league-size: each snapshot is a module built on the learner and every env runner and
+#: written into every checkpoint (about 0.05 s of start-up each: 100000 sat silent for minutes).
+MAX_LEAGUE_SIZE = 100
+#: Most parameters of main and its league snapshots together (400 MB of float32 weights): the learner,
+#: every env runner and each checkpoint hold them all (--hidden 100000000 was torch's allocation traceback).
+MAX_PARAMETERS = 100_000_000
 
 
 def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
@@ -134,6 +147,11 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     for name in positive:
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.league_size > MAX_LEAGUE_SIZE:
+        parser.error(f"--league-size must be at most {MAX_LEAGUE_SIZE}, got {args.league_size}: each snapshot is a copy "
+                     "of main built on the learner and every env runner and written into every checkpoint (start-up "
+                     f"alone grows by about 0.05 s a snapshot), and the league takes --league-size x --snapshot-every "
+                     "iterations to refresh them all once")  # fmt: skip
     for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
@@ -189,9 +207,20 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         env_config = env_config_of(args.game, rules, args.episode, args.reward)
         from domino_env.agents.rllib.env import aec_from_env_config
 
-        cfg = aec_from_env_config(env_config).config
+        aec = aec_from_env_config(env_config)
+        cfg = aec.config
     except DominoError as exc:
         parser.error(str(exc))
+    features = aec.observation_space(aec.possible_agents[0])["observation"].shape[0]
+    actions = int(aec.action_space(aec.possible_agents[0]).n)
+    copies = 1 + args.league_size if args.mode == "league" else 1
+    weights = copies * network_parameters(features, args.hidden, actions)
+    if weights > MAX_PARAMETERS:
+        flags = f"--hidden {_shown(args.hidden)}" + (f" with --league-size {args.league_size}" if copies > 1 else "")
+        whose = f"main and its {args.league_size} league snapshots" if copies > 1 else "main"
+        parser.error(f"{flags}: {whose} would have {weights:.3g} parameters (policy and value MLPs on {features} "
+                     f"observation features, {actions} actions); at most {MAX_PARAMETERS:,} ({MAX_PARAMETERS * 4 // 10**6} "
+                     "MB of float32 weights), as the learner, every env runner and each checkpoint hold them all")  # fmt: skip
     least = min_batch_size(cfg.num_players, args.mode, args.num_env_runners, args.num_envs_per_env_runner)
     if args.batch_size < least:  # RLlib's learner fails on it after Ray starts (UnboundLocalError)
         envs = max(args.num_env_runners, 1) * args.num_envs_per_env_runner

@@ -11,6 +11,7 @@ inside the functions that need it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -150,6 +151,15 @@ def model_config_of(env_config: dict[str, Any], hidden: Sequence[int]) -> dict[s
         "vf_share_layers": False,
         "observation_scale": [float(x) for x in scale],
     }
+
+
+def network_parameters(observation_size: int, hidden: Sequence[int], num_actions: int) -> int:
+    """Parameters of one :class:`~agents.rllib.modules.MaskedPPOTorchRLModule` of
+    :func:`model_config_of`: separate policy and value MLPs of ``hidden`` layers (weights and
+    biases), the policy head to ``num_actions`` logits, the value head to one value."""
+    sizes = [int(observation_size), *map(int, hidden)]
+    mlp = sum(a * b + b for a, b in pairwise(sizes))
+    return 2 * mlp + (sizes[-1] + 1) * (int(num_actions) + 1)
 
 
 def _count(value: Any) -> int:

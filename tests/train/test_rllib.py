@@ -273,6 +273,15 @@ def test_seat_mapping_modes():
          "each of the 2 sampling envs (--num-env-runners x --num-envs-per-env-runner) needs a finished step of the "
          "learner main (main holds one seat: it acts within a round of turns and sees its next observation within "
          "another, 2 x 2 - 1 = 3 env steps), or RLlib's learner fails; give --batch-size >= 6"),
+        # absurd sizes: torch's allocation traceback after Ray started; minutes of silence while starting
+        (["--hidden", "100000000", "100000000"],
+         "--hidden 100000000 100000000: main would have 2e+16 parameters (policy and value MLPs on 449 observation "
+         "features, 457 actions); at most 100,000,000 (400 MB of float32 weights), as the learner, every env runner "
+         "and each checkpoint hold them all"),
+        (["--mode", "league", "--league-size", "100", "--hidden", "2048", "2048"],
+         "--hidden 2048 2048 with --league-size 100: main and its 100 league snapshots would have 1.13e+09 parameters"),
+        (["--league-size", "100000"], "--league-size must be at most 100, got 100000: each snapshot is a copy of main "
+         "built on the learner and every env runner and written into every checkpoint"),
     ],
 )
 def test_cli_validates_flags_before_any_work(argv, message, capsys):
@@ -424,6 +433,19 @@ def test_the_play_it_hint_gives_the_rules_flags_the_checkpoint_needs():
         "domino-evaluate --game mexican_train --episode game --hand-size 11 --doubles chain "
         "--no-use-boneyard --elimination-limit 50 --agents rllib:r ..."
     )
+
+
+def test_the_parameter_count_of_the_size_check_is_the_modules():
+    """--hidden's bound counts what MaskedPPOTorchRLModule builds (policy and value MLPs, heads)."""
+    from domino_env.train.rllib_config import network_parameters
+
+    for env_config, hidden in ((MT, [8, 5]), ({"game": "block", "num_players": 3, "max_pip": 6}, [16])):
+        env = DominoMultiAgentEnv(env_config)
+        space, actions = env.observation_spaces["player_0"], env.action_spaces["player_0"]
+        module = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=space, action_space=actions,
+                              model_config=model_config_of({**env_config, "episode": "round"}, hidden)).build()  # fmt: skip
+        built = sum(p.numel() for p in module.parameters())
+        assert network_parameters(space["observations"].shape[0], hidden, actions.n) == built
 
 
 def test_ppo_config_refuses_more_than_one_learner():
