@@ -30,6 +30,7 @@ copied into ``checkpoint/``) and ``progress.jsonl``. The checkpoint plays as an 
 ``--eval-rounds`` duplicate-deal rounds against each of ``--eval-opponents`` are played through
 ``domino_env.train.evaluate`` with the checkpoint loaded that way. The ``PPOConfig`` itself (modules, seat
 mapping, callbacks) is built by :func:`domino_env.train.rllib_config.ppo_config`.
+The checkpoint's save, the metadata and the final evaluation are in :mod:`domino_env.train.rllib_output`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import signal
 import sys
 import time
@@ -52,7 +52,7 @@ from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
-from domino_env.train.cli import first_line, in_import_machinery, stop_signals_held
+from domino_env.train.cli import first_line, in_import_machinery
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
@@ -73,6 +73,7 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     ppo_config,
     progress_row,
 )
+from domino_env.train.rllib_output import evaluate_checkpoint, save_checkpoint, write_metadata  # noqa: F401
 from domino_env.train.run_folder import claim_run_folder, command_line
 from domino_env.train.start_model import continued_seed
 
@@ -404,69 +405,6 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
           f"{evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
     return out, 128 + stopped_by.value if interrupted else 0
-
-
-def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | None:
-    """Write the algorithm checkpoint and ``metadata`` into ``checkpoint.saving/``, then put it in
-    the place of ``checkpoint/`` (and the run folder's ``domino_rllib.json``), with SIGINT and SIGTERM
-    held for the swap: a signal (a second Ctrl-C) or an error while RLlib writes leaves the earlier
-    checkpoint whole, where writing in place left it unloadable (an empty ``module_state.pkl``).
-    Returns the signal that came during the swap (the caller raises it), or None."""
-    final = (out / CHECKPOINT_DIR).resolve()
-    partial, old = final.with_name(f"{CHECKPOINT_DIR}.saving"), final.with_name(f"{CHECKPOINT_DIR}.old")
-    shutil.rmtree(partial, ignore_errors=True)
-    text = json.dumps(metadata, indent=1, default=str)
-    try:
-        algo.save_to_path(str(partial))
-        replace_text(partial / METADATA_FILE, text)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    with stop_signals_held() as noted:
-        if final.exists():
-            final.rename(old)
-        partial.rename(final)
-        replace_text(out / METADATA_FILE, text)
-        shutil.rmtree(old, ignore_errors=True)
-    return noted[0] if noted else None
-
-
-def write_metadata(out: Path, metadata: dict[str, Any]) -> None:
-    """Write ``domino_rllib.json`` into the run folder and its checkpoint (the loader's copy)."""
-    text = json.dumps(metadata, indent=1, default=str)
-    for path in (out / METADATA_FILE, out / CHECKPOINT_DIR / METADATA_FILE):  # a signal keeps them whole
-        replace_text(path, text)
-
-
-def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[str, Any]) -> dict[str, Any]:
-    """``[rllib:OUT, X, ..., X]`` duplicate-deal tournaments through ``domino_env.train.evaluate``;
-    with teams the model plays both seats of its team against an ``X`` team (``[rllib:OUT, X,
-    rllib:OUT, X]``: with X on both teams its team win rate would be 1/2 by construction)."""
-    from domino_env.agents.rllib.env import aec_from_env_config
-    from domino_env.train.evaluate import evaluate  # looked up at call time (tests replace it)
-
-    kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
-    p = env_config["num_players"]
-    teams = bool(getattr(aec_from_env_config(env_config).config, "teams", False))
-    model = f"rllib:{out}"
-    results = {}
-    for opponent in args.eval_opponents:
-        lineup = [model, opponent] * (p // 2) if teams else [model] + [opponent] * (p - 1)
-        res = evaluate(
-            lineup, rounds=args.eval_rounds, num_players=p,
-            seed=args.seed, game=args.game, progress=args.progress, **kwargs,
-        )  # fmt: skip
-        s = res.stats_for(model)
-        results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "parity": s.parity,
-                             "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
-        # with --episode game the win rate is per game: say how many (as domino-evaluate does)
-        games = getattr(res, "episode", "round") == "game"
-        if games:
-            results[opponent]["games"] = res.episodes
-        print(f"rllib vs {opponent}: win rate {s.win_rate:.3f} [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}] "
-              f"(parity {s.parity:.3f}, {s.verdict}) over {res.rounds_played} rounds"
-              f"{f' in {res.episodes} games' if games else ''}")  # fmt: skip
-    return results
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,79 @@
+"""What ``domino-rllib`` (:mod:`domino_env.train.rllib`) leaves in its run folder at each save and
+at the end: the checkpoint, swapped in whole (:func:`save_checkpoint`), the metadata
+(:func:`write_metadata`) and the final evaluation of the checkpoint (:func:`evaluate_checkpoint`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
+from domino_env.core.files import replace_text
+from domino_env.train.cli import stop_signals_held
+
+
+def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | None:
+    """Write the algorithm checkpoint and ``metadata`` into ``checkpoint.saving/``, then put it in
+    the place of ``checkpoint/`` (and the run folder's ``domino_rllib.json``), with SIGINT and SIGTERM
+    held for the swap: a signal (a second Ctrl-C) or an error while RLlib writes leaves the earlier
+    checkpoint whole, where writing in place left it unloadable (an empty ``module_state.pkl``).
+    Returns the signal that came during the swap (the caller raises it), or None."""
+    final = (out / CHECKPOINT_DIR).resolve()
+    partial, old = final.with_name(f"{CHECKPOINT_DIR}.saving"), final.with_name(f"{CHECKPOINT_DIR}.old")
+    shutil.rmtree(partial, ignore_errors=True)
+    text = json.dumps(metadata, indent=1, default=str)
+    try:
+        algo.save_to_path(str(partial))
+        replace_text(partial / METADATA_FILE, text)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    with stop_signals_held() as noted:
+        if final.exists():
+            final.rename(old)
+        partial.rename(final)
+        replace_text(out / METADATA_FILE, text)
+        shutil.rmtree(old, ignore_errors=True)
+    return noted[0] if noted else None
+
+
+def write_metadata(out: Path, metadata: dict[str, Any]) -> None:
+    """Write ``domino_rllib.json`` into the run folder and its checkpoint (the loader's copy)."""
+    text = json.dumps(metadata, indent=1, default=str)
+    for path in (out / METADATA_FILE, out / CHECKPOINT_DIR / METADATA_FILE):  # a signal keeps them whole
+        replace_text(path, text)
+
+
+def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[str, Any]) -> dict[str, Any]:
+    """``[rllib:OUT, X, ..., X]`` duplicate-deal tournaments through ``domino_env.train.evaluate``;
+    with teams the model plays both seats of its team against an ``X`` team (``[rllib:OUT, X,
+    rllib:OUT, X]``: with X on both teams its team win rate would be 1/2 by construction)."""
+    from domino_env.agents.rllib.env import aec_from_env_config
+    from domino_env.train.evaluate import evaluate  # looked up at call time (tests replace it)
+
+    kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
+    p = env_config["num_players"]
+    teams = bool(getattr(aec_from_env_config(env_config).config, "teams", False))
+    model = f"rllib:{out}"
+    results = {}
+    for opponent in args.eval_opponents:
+        lineup = [model, opponent] * (p // 2) if teams else [model] + [opponent] * (p - 1)
+        res = evaluate(
+            lineup, rounds=args.eval_rounds, num_players=p,
+            seed=args.seed, game=args.game, progress=args.progress, **kwargs,
+        )  # fmt: skip
+        s = res.stats_for(model)
+        results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "parity": s.parity,
+                             "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
+        # with --episode game the win rate is per game: say how many (as domino-evaluate does)
+        games = getattr(res, "episode", "round") == "game"
+        if games:
+            results[opponent]["games"] = res.episodes
+        print(f"rllib vs {opponent}: win rate {s.win_rate:.3f} [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}] "
+              f"(parity {s.parity:.3f}, {s.verdict}) over {res.rounds_played} rounds"
+              f"{f' in {res.episodes} games' if games else ''}")  # fmt: skip
+    return results
