@@ -52,7 +52,7 @@ from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
-from domino_env.train.cli import first_line, in_import_machinery
+from domino_env.train.cli import first_line, in_import_machinery, stop_signals_held
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
@@ -73,7 +73,12 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     ppo_config,
     progress_row,
 )
-from domino_env.train.rllib_output import evaluate_checkpoint, save_checkpoint, write_metadata  # noqa: F401
+from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
+    evaluate_checkpoint,
+    evaluation_commands,
+    save_checkpoint,
+    write_metadata,
+)
 from domino_env.train.run_folder import claim_run_folder, command_line
 from domino_env.train.start_model import continued_seed
 
@@ -352,9 +357,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                 break
     except KeyboardInterrupt:
         interrupted = True
-        left = args.iterations - new_iterations
-        print(f"\ninterrupted: saving a checkpoint (continue with --resume {out} --iterations {left})",
-              file=sys.stderr)  # fmt: skip
+        left = args.iterations - new_iterations  # 0: the signal came while the last iteration was saved
+        hint = f"continue with --resume {out} --iterations {left}" if left else f"the run's {done_before + new_iterations} iterations"
+        print(f"\ninterrupted: saving a checkpoint ({hint})", file=sys.stderr)
     except Exception as exc:  # a crash (RLlib's or ours): the iterations trained are kept, then it fails
         if no_main_step(exc):  # RLlib's UnboundLocalError: the flag checks cover one action per turn only
             exc = DominoError(f"iteration {done_before + new_iterations + 1}: {NO_MAIN_STEP} (it was {args.batch_size})")
@@ -383,19 +388,24 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         kept = f"{out / CHECKPOINT_DIR} is the one of iteration {saved_at}" if saved_at is not None else "no checkpoint was written"
         raise KeyboardInterrupt(name, f"{'a second signal' if interrupted else 'a signal'} while the checkpoint "
                                       f"was written; {kept}") from None  # fmt: skip
-    algo.stop()
-    ray.shutdown()
+    trained_all = not interrupted or (failed is None and new_iterations == args.iterations)  # (or --time-limit)
+    with stop_signals_held() as noted:  # the checkpoint is whole: a signal while Ray stops skips only the evaluation
+        algo.stop()
+        ray.shutdown()
     if failed is not None:
         raise failed
-    if not interrupted and args.eval_rounds > 0:
+    if noted and not interrupted:
+        interrupted, stopped_by = True, signal.Signals(noted[0])
+    if interrupted and trained_all:  # a signal after the last iteration
+        _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "after the last iteration", saved_at)
+    elif not interrupted and args.eval_rounds > 0:
         signal.signal(signal.SIGTERM, stop_on_sigterm)
         try:
             metadata["evaluation"] = evaluate_checkpoint(out, args, env_config)
             write_metadata(out, metadata)
         except KeyboardInterrupt:  # the checkpoint is saved: only the evaluation is missing
             interrupted = True
-            print(f"\ninterrupted during the final evaluation (the checkpoint is saved; evaluate it: "
-                  f"{evaluate_command(args, f'rllib:{out}')})", file=sys.stderr)  # fmt: skip
+            _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "during the final evaluation", saved_at)
         finally:
             signal.signal(signal.SIGTERM, previous_handler)
     total_illegal = sum(r["illegal_actions"] for r in history)
@@ -405,6 +415,23 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
           f"{evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
     return out, 128 + stopped_by.value if interrupted else 0
+
+
+def _skip_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, Any], metadata: dict[str, Any],
+                     name: str, when: str, saved_at: int | None) -> None:  # fmt: skip
+    """A signal after the last iteration (while its checkpoint was written, while Ray stopped, during the
+    final evaluation): the whole checkpoint is kept and the metadata says it was interrupted and what
+    was skipped (``evaluation_skipped``); one line on stderr says so and how to run the evaluation."""
+    metadata["interrupted"] = True
+    if args.eval_rounds > 0:
+        metadata["evaluation_skipped"] = f"{name} {when}"
+    write_metadata(out, metadata)
+    commands = evaluation_commands(out, args, env_config)
+    rest = (f"the final evaluation ({args.eval_rounds} rounds against each of {' '.join(args.eval_opponents)}) is "
+            f"skipped; run it with: {'; '.join(commands)}" if args.eval_rounds > 0 else
+            f"nothing else was left to do (--eval-rounds 0); play it: {evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
+    print(f"\ninterrupted {when} ({name}): the checkpoint of iteration {saved_at} is saved whole in "
+          f"{out / CHECKPOINT_DIR}, all iterations trained; {rest}", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

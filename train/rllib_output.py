@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
     model = f"rllib:{out}"
     results = {}
     for opponent in args.eval_opponents:
-        lineup = [model, opponent] * (p // 2) if teams else [model] + [opponent] * (p - 1)
+        lineup = _lineup(model, opponent, p, teams)
         res = evaluate(
             lineup, rounds=args.eval_rounds, num_players=p,
             seed=args.seed, game=args.game, progress=args.progress, **kwargs,
@@ -77,3 +78,22 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
               f"(parity {s.parity:.3f}, {s.verdict}) over {res.rounds_played} rounds"
               f"{f' in {res.episodes} games' if games else ''}")  # fmt: skip
     return results
+
+
+def _lineup(model: str, opponent: str, num_players: int, teams: bool) -> list[str]:
+    return [model, opponent] * (num_players // 2) if teams else [model] + [opponent] * (num_players - 1)
+
+
+def evaluation_commands(out: Path, args: argparse.Namespace, env_config: dict[str, Any]) -> list[str]:
+    """The ``domino-evaluate`` commands that play what :func:`evaluate_checkpoint` plays (one per
+    ``--eval-opponents`` entry: the same lineup, rules, rounds and seed): how to run a final
+    evaluation that a signal skipped."""
+    from domino_env.agents.rllib.env import aec_from_env_config
+    from domino_env.train.rule_options import rule_flags
+
+    aec = aec_from_env_config(env_config)
+    p, teams = env_config["num_players"], bool(getattr(aec.config, "teams", False))
+    return [" ".join(["domino-evaluate", *rule_flags(args), "--agents",
+                      *map(shlex.quote, _lineup(f"rllib:{out}", opponent, p, teams)),
+                      "--rounds", str(args.eval_rounds), "--seed", str(args.seed)])
+            for opponent in args.eval_opponents]  # fmt: skip

@@ -72,3 +72,93 @@ def test_a_batch_without_a_step_of_main_is_one_line_naming_batch_size(fake_start
     meta = json.loads((out / "domino_rllib.json").read_text())
     assert (meta["iterations_done"], meta["failed"]) == (1, f"DominoError: {said}")
     assert f"training failed (DominoError: {said}): saving a checkpoint" in capsys.readouterr().err
+
+
+def _never_evaluated(monkeypatch):
+    import domino_env.train.evaluate as evaluate_module
+
+    def evaluate(*args, **kwargs):
+        raise AssertionError("the final evaluation ran")
+
+    monkeypatch.setattr(evaluate_module, "evaluate", evaluate)
+
+
+def _skipped_line(out, phase, signal_name="SIGINT", iteration=2):
+    return (f"interrupted {phase} ({signal_name}): the checkpoint of iteration {iteration} is saved whole in "
+            f"{out}/checkpoint, all iterations trained; the final evaluation (8 rounds against each of random greedy) "
+            f"is skipped; run it with: domino-evaluate --game block --players 2 --agents rllib:{out} random --rounds 8 "
+            f"--seed 0; domino-evaluate --game block --players 2 --agents rllib:{out} greedy --rounds 8 --seed 0")  # fmt: skip
+
+
+EVAL = ("--eval-rounds", "8", "--eval-opponents", "random", "greedy")
+
+
+def test_a_signal_while_ray_stops_after_the_last_iteration_says_what_was_saved_and_skipped(
+    fake_start, monkeypatch, tmp_path, capsys
+):
+    """A Ctrl-C 0.3-2 s after the last iteration's line (RLlib and Ray stopping) printed only
+    'domino-rllib: interrupted': the checkpoint was whole but not said to be, the final evaluation
+    skipped without a word, and the metadata said interrupted: false. The signal now waits for Ray
+    to stop; the line says what was saved, what was skipped and how to run it, and the metadata
+    records it."""
+    import os
+    import signal
+
+    algo = fake_start()
+    algo.stop = lambda: os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while RLlib stops
+    _never_evaluated(monkeypatch)
+    out = tmp_path / "run"
+    try:
+        _, status = rllib._run(_argv(out, "--iterations", "2", *EVAL))
+    except KeyboardInterrupt:
+        pytest.fail("the signal while Ray stopped ended the command with a bare 'interrupted'")
+    err = capsys.readouterr().err
+    assert status == 130 and _skipped_line(out, "after the last iteration") in err
+    for meta_file in (out / "domino_rllib.json", out / "checkpoint" / "domino_rllib.json"):
+        meta = json.loads(meta_file.read_text())
+        assert (meta["iterations_done"], meta["interrupted"]) == (2, True) and "evaluation" not in meta
+        assert meta["evaluation_skipped"] == "SIGINT after the last iteration"
+
+
+def test_a_signal_while_the_last_iteration_is_saved_does_not_ask_for_zero_more(fake_start, monkeypatch, tmp_path, capsys):
+    """A signal while the last iteration's periodic checkpoint was written said 'continue with --resume
+    RUN --iterations 0' (a command that is refused) and nothing of the skipped evaluation."""
+    algo = fake_start()
+    real_save, saves = algo.save_to_path, []
+
+    def save_to_path(path):
+        saves.append(path)
+        if len(saves) == 1:
+            raise KeyboardInterrupt
+        real_save(path)
+
+    algo.save_to_path = save_to_path
+    _never_evaluated(monkeypatch)
+    out = tmp_path / "run"
+    _, status = rllib._run(_argv(out, "--iterations", "2", "--checkpoint-every", "2", *EVAL))
+    err = capsys.readouterr().err
+    assert status == 130 and "--iterations 0" not in err
+    assert "interrupted: saving a checkpoint (the run's 2 iterations)" in err
+    assert _skipped_line(out, "after the last iteration") in err
+    meta = json.loads((out / "domino_rllib.json").read_text())
+    assert (meta["interrupted"], meta["evaluation_skipped"]) == (True, "SIGINT after the last iteration")
+
+
+def test_a_signal_during_the_final_evaluation_is_recorded_as_the_one_after_the_last_iteration(
+    fake_start, monkeypatch, tmp_path, capsys
+):
+    """The metadata of a run whose final evaluation a signal stopped said interrupted: false."""
+    import domino_env.train.evaluate as evaluate_module
+
+    fake_start()
+
+    def evaluate(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate_module, "evaluate", evaluate)
+    out = tmp_path / "run"
+    _, status = rllib._run(_argv(out, "--iterations", "2", *EVAL))
+    assert status == 130 and _skipped_line(out, "during the final evaluation") in capsys.readouterr().err
+    meta = json.loads((out / "checkpoint" / "domino_rllib.json").read_text())
+    assert (meta["interrupted"], meta["evaluation_skipped"]) == (True, "SIGINT during the final evaluation")
+    assert "evaluation" not in meta

@@ -261,7 +261,7 @@ def test_a_signal_inside_ray_init_waits_for_it_or_leaves_at_once(case, status, t
 
 def test_a_signal_during_the_final_evaluation_keeps_the_checkpoint(tmp_path):
     """SIGTERM during the final evaluation was a raw -15; now 143 and one line, the saved run
-    loads and its metadata has no evaluation."""
+    loads and its metadata has no evaluation: it says the run was interrupted and the evaluation skipped."""
     out = tmp_path / "evaluating"
     proc = subprocess.Popen([sys.executable, "-m", "train.rllib", "--players", "2", "--max-pip", "9", "--iterations",
                              "1", "--eval-rounds", "100000", "--out", str(out), *SMALL],
@@ -280,10 +280,12 @@ def test_a_signal_during_the_final_evaluation_keeps_the_checkpoint(tmp_path):
     time.sleep(3)  # Ray stopped, the evaluation running
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 143 and "interrupted during the final evaluation (the checkpoint is saved" in err
-    assert "Traceback" not in err
+    assert proc.returncode == 143 and (f"interrupted during the final evaluation (SIGTERM): the checkpoint of "
+                                       f"iteration 1 is saved whole in {out}/checkpoint") in err  # fmt: skip
+    assert "Traceback" not in err and "is skipped; run it with: domino-evaluate" in err
     _, meta = _history(out)
-    assert "evaluation" not in meta and meta["interrupted"] is False and meta["iterations_done"] == 1
+    assert "evaluation" not in meta and meta["iterations_done"] == 1
+    assert (meta["interrupted"], meta["evaluation_skipped"]) == (True, "SIGTERM during the final evaluation")
     assert isinstance(make_agent(f"rllib:{out}", {"num_players": 2, "max_pip": 9}), PPOAgent)
 
 
