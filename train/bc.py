@@ -103,6 +103,7 @@ from domino_env.train.run_folder import (
     config_of,
     env_metadata,
     launcher,
+    missing_folders,
     removed_if_left_empty,
 )
 from domino_env.train.start_model import resolve_policy
@@ -306,11 +307,12 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     collecting = (f"{ending}, then saving the samples so far to {dataset} (no model: nothing is fitted yet)"
                   if dataset else f"{ending}; no model is written (nothing is fitted yet)")  # fmt: skip
     fitting = "stopping after this minibatch, then saving the model so far"
+    made = missing_folders(out.parent) if args.out is None else []  # runs/, removed again if left empty
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
         out = claim_run_folder(str(out))
     relabelling = f"{ending}, then saving the model so far and this run's DAgger samples ({out / DAGGER_SAMPLES_FILE})"
     # a stop while collecting writes no model: a claimed default folder is not left behind empty
-    with removed_if_left_empty(out, claimed=args.out is None), StopSignals(collecting) as stop:
+    with removed_if_left_empty(out, claimed=args.out is None, made=made), StopSignals(collecting) as stop:
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
                                     progress=progress, stop=stop)  # fmt: skip

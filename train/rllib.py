@@ -79,7 +79,12 @@ from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
     save_checkpoint,
     write_metadata,
 )
-from domino_env.train.run_folder import claim_run_folder, command_line
+from domino_env.train.run_folder import (
+    claim_run_folder,
+    command_line,
+    missing_folders,
+    remove_if_empty,
+)
 from domino_env.train.start_model import continued_seed
 
 METADATA_FORMAT = "domino_env.rllib/1"
@@ -135,14 +140,14 @@ class _StoppedInRayInit(Exception):
     """SIGTERM reached Ray's own handler inside ray.init: Ray is half started."""
 
 
-def _abandon_start(out: Path, made_out: bool) -> None:
-    """After a signal or an error during start-up: stop Ray, and remove ``out`` if this command made it and
-    nothing is in it yet."""
+def _abandon_start(out: Path, made: list[Path]) -> None:
+    """After a signal or an error during start-up: stop Ray, and remove ``out`` and the folders above it
+    that this command made (``made``: ``runs/`` of a default ``--out``) if nothing is in them yet."""
     ray = sys.modules.get("ray")  # None, or half imported, when the signal came during its import
     if ray is not None and getattr(ray, "is_initialized", lambda: False)():
         ray.shutdown()
-    if made_out and out.is_dir() and not any(out.iterdir()):
-        out.rmdir()
+    if made:
+        remove_if_empty(out, made)
 
 
 def _start(
@@ -286,9 +291,12 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
         stop_on_sigterm = signal.SIG_IGN  # type: ignore[assignment]
     previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
-    made_out = out is None or not out.exists()
     if out is None:  # made now, so that a run started in the same second takes another folder
+        made = missing_folders("runs")  # before it is made: a failed start removes only its own folders
         out = claim_run_folder(f"runs/rllib_{args.game}_{stamp}")
+        made.insert(0, out)
+    else:
+        made = missing_folders(out)  # (made with its parents once Ray runs)
     try:
         algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
         if stopped_by is signal.SIGTERM:  # its KeyboardInterrupt was swallowed (raised in a finalizer?)
@@ -297,19 +305,22 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     except _StoppedInRayInit:
         # A half-started Ray crashes when shut down or at the interpreter's exit: leave at once,
         # as Ray's own handler meant to (its workers end with this process; its dashboard and
-        # runtime-env agents notice within a minute or two and exit); no folder was made.
+        # runtime-env agents notice within a minute or two and exit); the claimed default folder
+        # (and a runs/ made for it) is removed: a --out is made only once Ray runs.
+        if made:
+            remove_if_empty(out, made)
         print("\ninterrupted while Ray started (SIGTERM): nothing was trained", file=sys.stderr, flush=True)
         sys.stdout.flush()
         os._exit(128 + signal.SIGTERM)
     except KeyboardInterrupt:
         signal.signal(signal.SIGTERM, previous_handler)
-        _abandon_start(out, made_out)
-        print(f"\ninterrupted while starting: nothing was trained{'' if made_out else ' (the run is as it was)'}",
+        _abandon_start(out, made)
+        print(f"\ninterrupted while starting: nothing was trained{'' if made else ' (the run is as it was)'}",
               file=sys.stderr)  # fmt: skip
         return out, 128 + stopped_by.value
     except Exception:  # e.g. Ray refused an option: no empty run folder stays behind
         signal.signal(signal.SIGTERM, previous_handler)
-        _abandon_start(out, made_out)
+        _abandon_start(out, made)
         raise
     import ray
 

@@ -60,23 +60,46 @@ def claim_run_folder(name: str) -> Path:
             return path
         except FileExistsError:
             k += 1
+        except FileNotFoundError:  # a parent another run made was removed again by its failed start
+            base.parent.mkdir(parents=True, exist_ok=True)
 
 
-def remove_if_empty(path: Path) -> None:
-    """Remove a claimed run folder that a failed start left empty."""
-    if path.is_dir() and not any(path.iterdir()):
-        path.rmdir()
+def missing_folders(path: str | Path) -> list[Path]:
+    """``path`` and the folders above it that do not exist yet, innermost first: the folders that
+    making it (``mkdir(parents=True)``, :func:`claim_run_folder`) creates. Taken before they are
+    made, so that a failed start removes only folders of its own (:func:`remove_if_empty`)."""
+    missing, folder = [], Path(path)
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_if_empty(path: Path, made: Sequence[Path] = ()) -> None:
+    """Remove a claimed run folder that a failed start left empty, then each folder of ``made``
+    (innermost first: the folders above it that the command made, :func:`missing_folders`, such as
+    ``runs/``) that is left empty. A folder that is not empty (another run's in it) stays, and so
+    does every folder above it."""
+    try:
+        for folder in dict.fromkeys([Path(path), *map(Path, made)]):
+            if folder.is_dir():
+                if any(folder.iterdir()):
+                    return
+                folder.rmdir()
+    except OSError:  # another run wrote into it meanwhile
+        return
 
 
 @contextlib.contextmanager
-def removed_if_left_empty(path: Path, claimed: bool) -> Iterator[None]:
-    """Around the work of a run whose default folder ``path`` was ``claimed``: remove it if the
-    work ends (a stop, an error, an abort) without writing anything into it."""
+def removed_if_left_empty(path: Path, claimed: bool, made: Sequence[Path] = ()) -> Iterator[None]:
+    """Around the work of a run whose default folder ``path`` was ``claimed``: remove it, and the
+    folders of ``made`` above it (:func:`remove_if_empty`), if the work ends (a stop, an error, an
+    abort) without writing anything into it."""
     try:
         yield
     finally:
         if claimed:
-            remove_if_empty(path)
+            remove_if_empty(path, made)
 
 
 def check_overwrite_keeps(parser: argparse.ArgumentParser, args: argparse.Namespace, agents: dict[str, Any]) -> None:

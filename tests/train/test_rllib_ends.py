@@ -162,3 +162,46 @@ def test_a_signal_during_the_final_evaluation_is_recorded_as_the_one_after_the_l
     meta = json.loads((out / "checkpoint" / "domino_rllib.json").read_text())
     assert (meta["interrupted"], meta["evaluation_skipped"]) == (True, "SIGINT during the final evaluation")
     assert "evaluation" not in meta
+
+
+@pytest.mark.parametrize("how", ["error", "signal"])
+@pytest.mark.parametrize("runs_before", [False, True], ids=["runs-made", "runs-there"])
+def test_a_failed_start_removes_the_runs_folder_it_made(how, runs_before, monkeypatch, tmp_path, capsys):
+    """A failed or interrupted start with the default --out removed runs/rllib_<game>_<date>_<time>
+    but left the runs/ it had made for it, empty. A runs/ that was there before stays."""
+
+    def start(args, argv, env_config, out, on_sigterm):
+        assert out.parent.name == "runs" and out.is_dir()
+        raise RuntimeError("Ray refused an option") if how == "error" else KeyboardInterrupt
+
+    monkeypatch.setattr(rllib, "_start", start)
+    monkeypatch.chdir(tmp_path)
+    if runs_before:
+        (tmp_path / "runs").mkdir()
+    argv = ["--game", "block", "--players", "2", "--batch-size", "8", "--minibatch-size", "8", "--no-progress"]
+    if how == "error":
+        with pytest.raises(RuntimeError):
+            rllib._run(argv)
+    else:
+        assert rllib._run(argv)[1] == 130
+        assert "interrupted while starting: nothing was trained\n" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["runs"] if runs_before else [])
+    assert not runs_before or not any((tmp_path / "runs").iterdir())
+
+
+def test_sigterm_inside_ray_init_leaves_no_default_folder(tmp_path):
+    """Ray's own SIGTERM exit inside ray.init leaves at once (os._exit); with the default --out it
+    left runs/rllib_<game>_<date>_<time> (claimed before Ray starts) and runs/ behind."""
+    import subprocess
+    import sys
+
+    code = ("import signal, sys\n"
+            "import ray\n"
+            "from domino_env.train import rllib\n"
+            "def init(**kwargs):\n"
+            "    raise SystemExit(signal.SIGTERM)  # Ray's driver handler, installed inside ray.init\n"
+            "ray.init = init\n"
+            "rllib._run(['--game', 'block', '--players', '2', '--batch-size', '8', '--minibatch-size', '8'])\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 143 and "interrupted while Ray started (SIGTERM)" in proc.stderr, proc.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []

@@ -16,7 +16,7 @@ import pytest
 from ppo_helpers import ROOT, SMALL
 from ppo_helpers import run_ppo as _run
 
-from domino_env.train.run_folder import claim_run_folder
+from domino_env.train.run_folder import claim_run_folder, missing_folders, remove_if_empty
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,21 @@ def test_default_run_folders_are_claimed_by_one_run(tmp_path):
     assert [p.name for p in (first, second, third)] == ["ppo_20261203_124027", "ppo_20261203_124027_2",
                                                          "ppo_20261203_124027_3"]  # fmt: skip
     assert all(p.is_dir() and not any(p.iterdir()) for p in (first, second, third))
+
+
+def test_a_failed_start_removes_the_folders_it_made_and_no_other(tmp_path):
+    """A failed start removed its claimed run folder but not the runs/ it had made for it."""
+    made = missing_folders(tmp_path / "a" / "runs")
+    assert made == [tmp_path / "a" / "runs", tmp_path / "a"]
+    run = claim_run_folder(str(tmp_path / "a" / "runs" / "x"))
+    remove_if_empty(run, made)
+    assert list(tmp_path.iterdir()) == []  # tmp_path was there before: it stays
+    made = missing_folders(tmp_path / "runs")
+    run, other = (claim_run_folder(str(tmp_path / "runs" / "x")) for _ in range(2))  # a parallel run's: x_2
+    remove_if_empty(run, made)
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == ["x_2"]  # runs/ holds another run: it stays
+    remove_if_empty(other, missing_folders(tmp_path / "runs"))  # runs/ existed before this one: it stays
+    assert (tmp_path / "runs").is_dir() and not any((tmp_path / "runs").iterdir())
 
 
 def test_the_default_n_envs_is_in_the_recorded_command(tmp_path):
