@@ -11,6 +11,8 @@
   ("docs/rules.md §1.4", "docs/rules.md section 2", ranges and lists such as "§1.1-1.8",
   "§0 / 1.5") exists in that page.
 - No Markdown page names the team's issue tracker ("issue 5"), which a reader cannot open.
+- The extras that pages say `make test` installs are the Makefile's; docs/rllib.md's lists of what
+  ``--resume`` keeps of each flag are ``domino_env.train.rllib_args``'.
 """
 
 from __future__ import annotations
@@ -355,3 +357,26 @@ def test_pages_do_not_cite_the_teams_tracker():
     cited = [f"{p.relative_to(ROOT)}:{n}: {line.strip()[:80]}" for p in FILES if p.suffix == f".{EXT}"
              for n, line in enumerate(p.read_text().splitlines(), 1) if tracker.search(line)]  # fmt: skip
     assert not cited, cited
+
+
+def test_pages_name_the_extras_make_test_installs():
+    """docs/rllib.md said `make test` installs [train,rllib,dev]; the Makefile installs more."""
+    installed = re.search(r'install -e "\.\[([\w,]+)\]"', (ROOT / "Makefile").read_text()).group(1)
+    said = [(p.relative_to(ROOT), extras) for p in FILES if p.suffix == f".{EXT}"
+            for extras in re.findall(r"`make test`[^\n]*?installs the `\[([\w,]+)\]` extras", p.read_text())]  # fmt: skip
+    assert said and all(extras == installed for _, extras in said), (installed, said)
+
+
+def test_rllib_page_says_what_resume_keeps_of_every_flag():
+    """docs/rllib.md named the flags --resume keeps but not those it takes from the new command
+    line (--eval-rounds, --num-cpus, ...): a run started with --eval-rounds 0 --num-cpus 1 and
+    resumed without them played a 200-round evaluation on every CPU. Its three lists are the code's."""
+    from domino_env.train.rllib_args import CONTINUED_OPTIONS, RUN_OPTIONS, build_parser
+
+    text = (ROOT / "docs/rllib.md").read_text()
+    section = text[text.index("`--resume RUN` takes") : text.index("So `domino-rllib --resume RUN")]
+    bullets = section.split("\n* ")[1:]
+    dest = {o: a.dest for a in build_parser()._actions for o in a.option_strings}
+    named = [{dest[f] for f in re.findall(r"--[a-z][a-z-]*", b) if f in dest} for b in bullets]
+    others = set(dest.values()) - set(RUN_OPTIONS) - set(CONTINUED_OPTIONS) - {"help", "resume"}
+    assert named == [set(RUN_OPTIONS), set(CONTINUED_OPTIONS), others]
