@@ -9,6 +9,7 @@ import argparse
 import json
 import math
 import os
+import pickletools
 import re
 import shutil
 import socket
@@ -22,7 +23,12 @@ from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rl
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
 from domino_env.train.arg_types import duration
-from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem
+from domino_env.train.cli import (
+    ArgumentParser,
+    DefaultsHelpFormatter,
+    first_line,
+    output_folder_problem,
+)
 from domino_env.train.evaluate import add_mexican_train_rule_options
 from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, flag_of
 from domino_env.train.rllib_config import (
@@ -254,6 +260,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
             load_rllib_agent(run, cfg)
         except (DominoError, OSError) as exc:
             parser.error(f"--resume {run}: {exc}")
+        if damaged := damaged_pickle(run / CHECKPOINT_DIR):  # RLlib's restore named no file, after Ray started
+            parser.error(f"--resume {run}: the checkpoint cannot be restored: {damaged}")
     elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
         parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
     if args.address is not None:
@@ -313,6 +321,24 @@ def finish_checkpoint_swap(run: Path) -> str | None:
         return f"{old.name}/ put back as {final.name}/"
     shutil.rmtree(old)
     return f"{old.name}/ removed"
+
+
+def damaged_pickle(folder: Path) -> str | None:
+    """The first ``*.pkl`` file under ``folder`` (an RLlib checkpoint: the learner's and optimizer's
+    state, the env runner's, the connectors', ...) whose pickle stream is cut short or garbled, as
+    ``"PATH: why"``; None when every one is whole. Its opcodes are only parsed
+    (``pickletools.genops``: nothing is unpickled, no code runs), so a damage inside a whole stream
+    is left to RLlib's restore."""
+    for path in sorted(folder.rglob("*.pkl")):
+        try:
+            with open(path, "rb") as f:
+                for _ in pickletools.genops(f):
+                    pass
+        except OSError as exc:
+            return f"{path}: cannot be read ({exc.strerror or exc})"
+        except Exception as exc:  # ValueError: cut short (no STOP), an unknown opcode, ...
+            return f"{path}: cut short or damaged, not a whole pickle ({first_line(exc)[:80]})"
+    return None
 
 
 def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:

@@ -133,3 +133,19 @@ def test_a_home_relative_module_path_is_expanded(tmp_path, monkeypatch):
     (tmp_path / "run" / "main" / MODULE_STATE_FILE).write_bytes(b"")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert module_dir("~/run") == tmp_path / "run" / "main"
+
+
+def test_the_resume_check_finds_a_cut_or_garbled_pickle_without_unpickling_it(tmp_path):
+    """--resume checks every pickle of the checkpoint before Ray starts (RLlib's restore named no
+    file): parsed with pickletools, so a whole one passes and nothing in it runs."""
+    from domino_env.train.rllib_args import damaged_pickle
+
+    whole = pickle.dumps({"weights": np.arange(1000.0), "step": 3})
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "state.pkl").write_bytes(whole)
+    (tmp_path / "b.pkl").write_bytes(pickle.dumps(print))  # unpickled, it would look up print
+    assert damaged_pickle(tmp_path) is None
+    for damage in (whole[:-20], b"", b"garbage" + whole):
+        (tmp_path / "a" / "state.pkl").write_bytes(damage)
+        assert damaged_pickle(tmp_path).startswith(f"{tmp_path / 'a' / 'state.pkl'}: cut short or damaged, not a "
+                                                   "whole pickle (")  # fmt: skip

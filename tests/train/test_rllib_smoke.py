@@ -162,6 +162,27 @@ def test_resume_of_a_damaged_checkpoint_is_one_line(draw_run, tmp_path):
     assert proc.stderr.count("\n") == 1 and "module_state.pkl: not a readable module state" in proc.stderr
 
 
+def test_resume_of_a_cut_learner_state_names_the_file_before_ray_starts(draw_run, tmp_path, capsys):
+    """A truncated learner/state.pkl passed the flag checks (the module's weights load) and RLlib's
+    restore failed about 10 s after Ray started, naming no file: 'the checkpoint cannot be restored
+    (UnpicklingError: pickle data was truncated)'. The checkpoint's pickle streams are now checked
+    (parsed, not unpickled) with the flags."""
+    from domino_env.train.rllib import build_parser, resume_options, validate
+
+    out = tmp_path / "cut"
+    shutil.copytree(draw_run[0], out)
+    state = out / "checkpoint" / "learner_group" / "learner" / "state.pkl"
+    state.write_bytes(state.read_bytes()[:-100])
+    parser, argv = build_parser(), ["--resume", str(out), "--iterations", "1", "--num-cpus", "1"]
+    args = parser.parse_args(argv)
+    resume_options(parser, args, argv)
+    with pytest.raises(SystemExit) as exc:
+        validate(parser, args)
+    assert exc.value.code == 2
+    assert (f"--resume {out}: the checkpoint cannot be restored: {state}: cut short or damaged, not a whole "
+            "pickle (") in capsys.readouterr().err  # fmt: skip
+
+
 def test_interrupted_run_saves_a_resumable_checkpoint(tmp_path):
     out = tmp_path / "stopped"
     proc = subprocess.Popen(
