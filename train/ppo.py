@@ -95,6 +95,7 @@ from domino_env.train.run_folder import (
     earlier_evaluations,
     env_metadata,
     launcher,
+    missing_folders,
     remove_if_empty,
     resume_command,
 )
@@ -304,6 +305,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     if sigterm is not signal.SIG_IGN:
         signal.signal(signal.SIGTERM, terminate_as_interrupt)
     claimed = args.out is None  # the default folder is made now, so that a parallel run takes another
+    made = missing_folders("runs") if claimed else []  # runs/ too, removed again if a failed start leaves it empty
     out = claim_run_folder(time.strftime("runs/ppo_%Y%m%d_%H%M%S")) if claimed else Path(args.out)
     tb = str(out / "tb") if args.tensorboard else None
     vec_env = None
@@ -314,7 +316,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         if vec_env is not None:
             close_vec_env(vec_env, aborted=True)
         if claimed:
-            remove_if_empty(out)
+            remove_if_empty(out, made)
         raise
     resumed = started if args.resume else None
     start = time.perf_counter()
