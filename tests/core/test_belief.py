@@ -345,15 +345,7 @@ def test_seats_left_out_of_the_class_table_keep_it_exactly_uniform(monkeypatch):
     assert len(chosen) == 1 and len(checked) >= 1
     others, completions = _completions(state, info)
     assert 2 <= len(completions) <= 3000
-    rng = np.random.default_rng(5)
-    counts = Counter()
-    index = set(completions)
-    for _ in range(30 * len(completions)):
-        x = info.sample(rng)
-        key = (tuple(x.hands[s] for s in others), tuple(x.boneyard[: len(state.boneyard)]))
-        assert key in index, "a sample outside the consistent completions"
-        counts[key] += 1
-    assert chisquare([counts[c] for c in completions]).pvalue > 1e-3
+    _assert_uniform_over(info, state, others, completions, seed=5)
 
 
 def test_eight_players_double_15_samples_where_plain_rejection_failed():
@@ -445,16 +437,7 @@ def test_a_seat_that_drew_may_hold_a_tile_above_the_lead_and_the_others_may_not(
     assert 2 <= len(completions) <= 3000
     # not vacuous: a seat that drew holds a tile above the lead in some completion
     assert any(h & above for hands, _ in completions for s, h in zip(others, hands, strict=True) if s in drew)
-    info = InformationState.from_state(state, seat)
-    rng = np.random.default_rng(11)
-    index = set(completions)
-    counts = Counter()
-    for _ in range(30 * len(completions)):
-        x = info.sample(rng)
-        key = (tuple(x.hands[s] for s in others), tuple(x.boneyard[: len(state.boneyard)]))
-        assert key in index, "a sample outside the consistent completions"
-        counts[key] += 1
-    assert chisquare([counts[c] for c in completions]).pvalue > 1e-3
+    _assert_uniform_over(InformationState.from_state(state, seat), state, others, completions, seed=11)
 
 
 def test_cuban_samples_count_the_doubles_dealt_to_seats_yet_to_play():
@@ -481,3 +464,16 @@ def test_cuban_samples_count_the_doubles_dealt_to_seats_yet_to_play():
                     annul += sample.doubles_dealt[s] >= config.annul_doubles
             checked += 1
     assert checked >= 500 and annul > 0  # some sampled seat may annul on its first turn
+
+
+def _assert_uniform_over(info, state, others, completions, seed):
+    """``info.sample`` draws only from ``completions`` (the other seats' hands and the boneyard
+    order, each a key of the brute force) and each about equally often (chi-square)."""
+    rng = np.random.default_rng(seed)
+    index, counts = set(completions), Counter()
+    for _ in range(30 * len(completions)):
+        x = info.sample(rng)
+        key = (tuple(x.hands[s] for s in others), tuple(x.boneyard[: len(state.boneyard)]))
+        assert key in index, "a sample outside the consistent completions"
+        counts[key] += 1
+    assert chisquare([counts[c] for c in completions]).pvalue > 1e-3
