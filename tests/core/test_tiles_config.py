@@ -58,6 +58,25 @@ def test_tiles_and_the_action_codecs_refuse_what_is_not_an_integer():
     assert decode_line_action(np.array(3), 6) == decode_line_action(3, 6) == ("place", (0, 1), 1)
 
 
+def test_plain_int_tiles_skip_the_abstract_base_class_check(monkeypatch):
+    """tile_index, tile_from_index and tile_pair (every tile of a deal is read through the last
+    two) check Python ints without isinstance(x, numbers.Integral): that check made tile_index
+    7x slower and reading a deal 1.5x slower. Numpy integers still go through it."""
+    from domino_env.core import tiles
+    from domino_env.core.deal import TileReader
+
+    real = tiles._is_int
+    monkeypatch.setattr(tiles, "_is_int", lambda value: pytest.fail(f"ABC check of {value!r}"))
+    assert tiles.tile_index(7, 3, 12) == tiles.tile_index(3, 7, 12) == 40
+    assert tiles.tile_from_index(40, 12) == (3, 7)
+    assert tiles.tile_pair([3, 7]) == tiles.tile_pair((3, 7)) == (3, 7)
+    assert TileReader(12).tile([7, 3], "hand 0") == 40
+    monkeypatch.setattr(tiles, "_is_int", real)
+    assert tiles.tile_index(np.int64(3), 7, 12) == 40 and tiles.tile_pair([np.int8(3), 7]) == (3, 7)
+    with pytest.raises(DominoError, match="integers"):
+        tiles.tile_pair([True, 7])
+
+
 def test_pip_value_double_blank():
     assert pip_value((3, 4)) == 7
     assert pip_value((0, 0)) == 0
