@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, as_int
 from .tiles import tile_count
 
 SUPPORTED_MAX_PIPS = (9, 12, 15, 18)
@@ -147,10 +147,10 @@ class MexicanTrainConfig(_ConfigMixin):
             ConfigError: ``players`` is not a number of seats a round can deal to, 2 to
                 ``num_players`` (0 was a ZeroDivisionError, 1 a hand of 88 or a KeyError).
         """
-        p = self.num_players
-        if isinstance(players, bool) or not isinstance(players, numbers.Integral) or not 2 <= players <= p:
+        p, number = self.num_players, as_int(players)
+        if number is None or not 2 <= number <= p:
             raise ConfigError("players", players, f"the seats dealt to: an integer from 2 to num_players ({p})")
-        players = int(players)
+        players = number
         if self.hand_size is not None:
             return self.hand_size
         available = self.tile_count - (1 if self.station_source == "set_aside" else 0)

@@ -100,10 +100,26 @@ def check_action(action: object) -> int:
     return int(action)
 
 
+def as_int(value: object) -> int | None:
+    """``value`` as a plain int when it is an integer: a Python or numpy integer, or a 0-d integer
+    numpy array (as :func:`check_action` takes them: Stable-Baselines3's ``predict`` returns one);
+    None for anything else (a bool, float, string, None, an array of another shape)."""
+    if type(value) is int:  # the usual case: no abstract-base-class check
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if getattr(value, "shape", None) == () and getattr(getattr(value, "dtype", None), "kind", None) in ("i", "u"):
+        return int(value)
+    return None
+
+
 def check_index(value: object, count: int, name: str, note: str = "") -> int:
-    """``value`` as a plain int when it is an integer from 0 to ``count - 1`` (Python or numpy;
-    not a bool): the seat and train arguments of the engines' read-only views. ``note`` (a
-    constant) says what the numbers mean. One range comparison on the usual path.
+    """``value`` as a plain int when it is an integer from 0 to ``count - 1`` (:func:`as_int`:
+    Python or numpy, or a 0-d integer array; not a bool): the seat and train arguments of the
+    engines' read-only views. ``note`` (a constant) says what the numbers mean. One range
+    comparison on the usual path.
 
     Raises:
         DominoError: anything else, naming ``name`` and the valid range (``-1`` read the last
@@ -111,8 +127,9 @@ def check_index(value: object, count: int, name: str, note: str = "") -> int:
     """
     if type(value) is int and 0 <= value < count:
         return value
-    if not isinstance(value, bool) and isinstance(value, numbers.Integral) and 0 <= value < count:
-        return int(value)
+    number = as_int(value)
+    if number is not None and 0 <= number < count:
+        return number
     raise DominoError(f"{name} must be an integer 0..{count - 1}{note}, got {value!r}")
 
 

@@ -6,10 +6,9 @@ in that order; it is the index used in every observation and action of the packa
 
 from __future__ import annotations
 
-import numbers
 from functools import cache, lru_cache
 
-from .errors import DominoError
+from .errors import DominoError, as_int
 
 Tile = tuple[int, int]
 
@@ -29,12 +28,14 @@ def tile_index(a: int, b: int, max_pip: int) -> int:
     """Canonical index of tile (a, b) (either orientation) in the double-``max_pip`` set.
 
     Raises:
-        DominoError: if a pip is not an integer (Python or numpy; a bool, float or None is
-            refused, not rounded) or is outside 0..max_pip.
+        DominoError: if a pip is not an integer (Python or numpy, or a 0-d integer array; a
+            bool, float or None is refused, not rounded) or is outside 0..max_pip.
     """
-    # plain ints first: the abstract-base-class check of _is_int made tile_index 7x slower
-    if not ((type(a) is int and type(b) is int) or (_is_int(a) and _is_int(b))):
-        raise DominoError(f"a tile's pips must be integers, got ({a!r}, {b!r})")
+    if not (type(a) is int and type(b) is int):  # plain ints skip as_int's abstract-base-class check
+        pa, pb = as_int(a), as_int(b)
+        if pa is None or pb is None:
+            raise DominoError(f"a tile's pips must be integers, got ({a!r}, {b!r})")
+        a, b = pa, pb
     if a > b:
         a, b = b, a
     if a < 0 or b > max_pip:
@@ -50,13 +51,15 @@ def tile_from_index(index: int, max_pip: int) -> Tile:
         DominoError: if the index is not an integer or is outside 0..tile_count(max_pip)-1.
     """
     table = tile_table(max_pip)
-    if not (type(index) is int or _is_int(index)) or not 0 <= index < len(table):
+    i = index if type(index) is int else as_int(index)
+    if i is None or not 0 <= i < len(table):
         raise DominoError(f"tile index {index!r} is not an integer 0..{len(table) - 1} (double-{max_pip})")
-    return table[index]
+    return table[i]
 
 
 def tile_pair(tile: object) -> Tile:
-    """``tile`` as an ``(a, b)`` pair of plain ints (a list, tuple or numpy array of two integers).
+    """``tile`` as an ``(a, b)`` pair of plain ints (a list, tuple or numpy array of two integers,
+    :func:`~domino_env.core.errors.as_int`).
 
     Raises:
         DominoError: ``tile`` is not two integers (None, a single number, three pips...).
@@ -64,13 +67,10 @@ def tile_pair(tile: object) -> Tile:
     if type(tile) in (list, tuple) and len(tile) == 2 and type(tile[0]) is int and type(tile[1]) is int:
         return tile[0], tile[1]  # a deal's [a, b] entry: no attribute look-ups, no ABC checks
     pips = tile.tolist() if hasattr(tile, "tolist") and hasattr(tile, "shape") else tile
-    if not isinstance(pips, (list, tuple)) or len(pips) != 2 or not all(_is_int(x) for x in pips):
+    pair = [as_int(x) for x in pips] if isinstance(pips, (list, tuple)) and len(pips) == 2 else [None]
+    if None in pair:
         raise DominoError(f"a tile must be a pair of integers (a, b), got {tile!r}")
-    return int(pips[0]), int(pips[1])
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    return pair[0], pair[1]
 
 
 def double_index(pip: int, max_pip: int) -> int:

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from ..core.config import LineConfig
-from ..core.errors import ConfigError, DominoError, check_action
+from ..core.errors import ConfigError, DominoError, as_int, check_action
 from ..core.line import LineState
 from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index, tile_pair
 from .spec import EncoderBase, Field, ObservationSpec
@@ -39,10 +39,11 @@ def encode_line_action(tile: tuple[int, int] | None, end: int | str, max_pip: in
         if end not in special:
             raise DominoError(f"end must be 0, 1, 'draw', 'pass' or 'annul', got {end!r}")
         return special[end]
-    if isinstance(end, bool) or not isinstance(end, (int, np.integer)) or end not in (0, 1) or tile is None:
+    side = as_int(end)
+    if side not in (0, 1) or tile is None:
         raise DominoError(f"a placement needs a tile and end 0 or 1, got {tile!r}, {end!r}")
     a, b = tile_pair(tile)
-    return 2 * tile_index(a, b, max_pip) + int(end)
+    return 2 * tile_index(a, b, max_pip) + side
 
 
 def decode_line_action(action: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:

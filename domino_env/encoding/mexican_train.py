@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from ..core.config import MexicanTrainConfig
-from ..core.errors import DominoError, check_action
+from ..core.errors import DominoError, as_int, check_action
 from ..core.mexican_train import COVER_OWN, PHASE_NAMES, SECOND_DOUBLE, MexicanTrainState
 from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index, tile_pair
 from .spec import EncoderBase, Field, ObservationSpec, top_pips
@@ -35,12 +35,13 @@ def encode_action(tile: tuple[int, int] | None, slot: int | str, num_players: in
         return t * (num_players + 1)
     if slot == "pass":
         return t * (num_players + 1) + 1
-    if isinstance(slot, bool) or not isinstance(slot, (int, np.integer)) or not 0 <= slot <= num_players:
+    train = as_int(slot)
+    if train is None or not 0 <= train <= num_players:
         raise DominoError(f"slot must be 0..{num_players}, 'draw' or 'pass', got {slot!r}")
     if tile is None:
         raise DominoError("a placement needs a tile")
     a, b = tile_pair(tile)
-    return tile_index(a, b, max_pip) * (num_players + 1) + int(slot)
+    return tile_index(a, b, max_pip) * (num_players + 1) + train
 
 
 def decode_action(action: int, num_players: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:

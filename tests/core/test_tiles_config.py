@@ -60,21 +60,53 @@ def test_tiles_and_the_action_codecs_refuse_what_is_not_an_integer():
 
 def test_plain_int_tiles_skip_the_abstract_base_class_check(monkeypatch):
     """tile_index, tile_from_index and tile_pair (every tile of a deal is read through the last
-    two) check Python ints without isinstance(x, numbers.Integral): that check made tile_index
+    two) check Python ints without as_int's isinstance(x, numbers.Integral): that check made tile_index
     7x slower and reading a deal 1.5x slower. Numpy integers still go through it."""
     from domino_env.core import tiles
     from domino_env.core.deal import TileReader
 
-    real = tiles._is_int
-    monkeypatch.setattr(tiles, "_is_int", lambda value: pytest.fail(f"ABC check of {value!r}"))
+    real = tiles.as_int
+    monkeypatch.setattr(tiles, "as_int", lambda value: pytest.fail(f"ABC check of {value!r}"))
     assert tiles.tile_index(7, 3, 12) == tiles.tile_index(3, 7, 12) == 40
     assert tiles.tile_from_index(40, 12) == (3, 7)
     assert tiles.tile_pair([3, 7]) == tiles.tile_pair((3, 7)) == (3, 7)
     assert TileReader(12).tile([7, 3], "hand 0") == 40
-    monkeypatch.setattr(tiles, "_is_int", real)
+    monkeypatch.setattr(tiles, "as_int", real)
     assert tiles.tile_index(np.int64(3), 7, 12) == 40 and tiles.tile_pair([np.int8(3), 7]) == (3, 7)
     with pytest.raises(DominoError, match="integers"):
         tiles.tile_pair([True, 7])
+
+
+def test_0d_integer_arrays_are_integers_as_check_action_takes_them():
+    """0-d integer arrays (what SB3's predict returns; check_action takes them) worked as seats,
+    pips, indices, ends and player counts before the integer checks of 5777e3d / aa5d2a4 /
+    e95b988, which refused them; decode_action kept taking them. A 0-d bool or float array, a
+    numpy bool and a 1-d array stay refused."""
+    from domino_env.core.config import LineConfig
+    from domino_env.core.line import LineState
+    from domino_env.core.mexican_train import MexicanTrainState
+    from domino_env.core.tiles import tile_pair
+    from domino_env.encoding.line import encode_line_action
+    from domino_env.encoding.mexican_train import encode_action
+
+    i = np.array
+    assert tile_index(i(3), i(7, np.uint8), 12) == 40 and type(tile_index(i(3), 7, 12)) is int
+    assert tile_from_index(i(40), 12) == (3, 7) and tile_pair([i(3), np.int16(7)]) == (3, 7)
+    assert MexicanTrainConfig().dealt_hand_size(i(3)) == MexicanTrainConfig().dealt_hand_size(3)
+    assert encode_line_action((1, 2), i(1), 6) == encode_line_action((1, 2), 1, 6)
+    assert encode_action((1, 2), i(4), 4, 12) == encode_action((1, 2), 4, 4, 12)
+    mexican = MexicanTrainState.new_game(MexicanTrainConfig(), np.random.default_rng(0))
+    line = LineState.new_game(LineConfig(), np.random.default_rng(0))
+    assert mexican.hand_tiles(i(2)) == mexican.hand_tiles(2) and mexican.open_end(i(4)) == mexican.open_end(4)
+    assert line.hand_size(i(3)) == line.hand_size(3) == 7
+    for bad in (i(True), i(1.0), i([1]), np.True_):
+        for call, args in ((tile_index, (bad, 7, 12)), (tile_from_index, (bad, 12)), (mexican.hand_tiles, (bad,)),
+                           (encode_line_action, ((1, 2), bad, 6)), (encode_action, ((1, 2), bad, 4, 12)),
+                           (tile_pair, ([bad, 7],))):  # fmt: skip
+            with pytest.raises(DominoError):
+                call(*args)
+        with pytest.raises(ConfigError, match="'players'"):
+            MexicanTrainConfig().dealt_hand_size(bad)
 
 
 def test_pip_value_double_blank():
