@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -74,23 +74,34 @@ def t_quantile_975(df: int) -> float:
     return z + g1 / n + g2 / n**2 + g3 / n**3 + g4 / n**4
 
 
-def mean_interval(values: Sequence[float]) -> tuple[float, float]:
+def mean_interval(values: Iterable[float]) -> tuple[float, float]:
     """95% interval of the mean of ``values`` (t interval; ``(-inf, inf)`` for fewer than 2).
 
+    Args:
+        values: finite real numbers: a list, tuple, 1-d numpy array or any other iterable of them
+            (a pandas Series, ``dict.values()``).
+
     Raises:
-        ConfigError: ``values`` is not a sequence (a list, tuple or 1-d array) of real numbers
-            (None was a TypeError).
+        ConfigError: ``values`` is not an iterable of finite real numbers (None was a TypeError;
+            a bool, complex, NaN or infinite entry is named alone) or not one-dimensional.
     """
-    listed = isinstance(values, Sequence) and not isinstance(values, (str, bytes))
-    if not (listed or isinstance(values, np.ndarray) and values.ndim == 1):
-        raise ConfigError("values", values, "a sequence of numbers (a list, tuple or 1-d array)")
-    for value in values:
-        if not _is_real(value):  # named alone: the whole list can be long
-            raise ConfigError("values", value, "real numbers in every entry (not bools, strings or None)")
-    n = len(values)
+    if values is None or isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise ConfigError("values", values, "an iterable of numbers (a list, tuple or 1-d array)")
+    if isinstance(values, np.ndarray) or hasattr(values, "__array__"):  # numpy, pandas: the dtype says it
+        arr = np.asarray(values)
+    else:  # entry by entry: np.asarray would read [True, 1.0] as [1.0, 1.0]
+        entries = values if isinstance(values, Sequence) else list(values)
+        arr = np.asarray(entries if all(_is_real(v) for v in entries) else np.array(entries, dtype=object))
+    if arr.ndim != 1:
+        raise ConfigError("values", values, "a one-dimensional sequence of numbers")
+    if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float, copy=False)).all():
+        bad = next(v for v in arr.tolist() if not _is_real(v) or not math.isfinite(v))  # named alone: lists can be long
+        raise ConfigError("values", bad, "finite real numbers in every entry (not bools, complex numbers, strings, "
+                          "None, NaN or infinities)")  # fmt: skip
+    n = len(arr)
     if n < 2:
         return (-math.inf, math.inf)
-    arr = np.asarray(values, dtype=float)
+    arr = arr.astype(float, copy=False)
     half = t_quantile_975(n - 1) * float(arr.std(ddof=1)) / math.sqrt(n)
     m = float(arr.mean())
     return (m - half, m + half)

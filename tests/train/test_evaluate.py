@@ -68,6 +68,9 @@ def test_the_intervals_name_an_argument_out_of_range():
         ("trials", lambda: wilson_interval(0, -1)), ("trials", lambda: wilson_interval(0, None)),
         ("values", lambda: mean_interval(None)), ("values", lambda: mean_interval("0.5")),
         ("values", lambda: mean_interval([1.0, None])), ("values", lambda: mean_interval(np.zeros((2, 2)))),
+        ("values", lambda: mean_interval([np.complex128(1 + 1j), 1.0])), ("values", lambda: mean_interval([1.0, math.nan])),
+        ("values", lambda: mean_interval([1.0, math.inf])), ("values", lambda: mean_interval([True, 1.0])),
+        ("values", lambda: mean_interval({"a": 1.0})),
         ("df", lambda: t_quantile_975(2.5)), ("df", lambda: t_quantile_975(None)), ("df", lambda: t_quantile_975(True)),
     ]  # fmt: skip
     for name, call in refused:
@@ -78,6 +81,7 @@ def test_the_intervals_name_an_argument_out_of_range():
     assert wilson_interval(sum([1 / 3] * 30), 10) == pytest.approx(wilson_interval(10, 10))
     assert wilson_interval(np.float64(2.5), np.int64(10)) == wilson_interval(2.5, 10)
     assert mean_interval(np.array([0.0, 1.0, 0.0, 1.0])) == mean_interval((0, 1, 0, 1))
+    assert mean_interval({"a": 0.0, "b": 1.0}.values()) == mean_interval(x for x in (0.0, 1.0)) == mean_interval([0, 1])
     assert t_quantile_975(np.int64(10)) == t_quantile_975(10)
 
 
