@@ -201,3 +201,16 @@ def model_game(metadata: dict[str, Any]) -> str | None:
     if isinstance(env_id, str) and env_id.startswith("dominoes/"):
         return env_id.removeprefix("dominoes/").rsplit("-v", 1)[0].lower()
     return None
+
+
+def agent_label(name: Any, default: str) -> str:
+    """The label of a loaded model in tournament tables: ``name``, or ``default`` when None.
+
+    Raises:
+        ConfigError: ``name`` is neither None nor a non-empty string (checked before any loading).
+    """
+    if name is None:
+        return default
+    if not isinstance(name, str) or not name:
+        raise ConfigError("name", name, f"None (the label {default!r}) or a non-empty string: the label in tournament tables")
+    return name

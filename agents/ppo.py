@@ -59,6 +59,7 @@ from .checkpoint_files import (  # noqa: F401  (re-exported: the loader's file c
     MODEL_FILE,
     SB3_MEMBERS,
     UNPICKLING_FAILED,
+    agent_label,
     check_model_file,
     load_metadata,
     model_game,
@@ -427,10 +428,9 @@ def load_ppo_agent(
         ModuleNotFoundError: the ``train`` extra (sb3-contrib, torch) is not installed; the message
             names it.
         ConfigError: ``path`` is not a path (None was pathlib's TypeError), ``name`` neither None
-            nor a string (checked before loading), or ``deterministic`` not True or False.
+            nor a non-empty string (checked before loading), or ``deterministic`` not True or False.
     """
-    if name is not None and not isinstance(name, str):
-        raise ConfigError("name", name, "None (the label 'ppo') or a string: the label in tournament tables")
+    name = agent_label(name, "ppo")
     cfg = as_config(config)
     model_path, metadata = read_metadata(path)
     check_compatible(metadata, cfg, where=f"model {model_path}")
@@ -476,7 +476,7 @@ def load_ppo_agent(
         game,
         config=cfg,
         deterministic=deterministic,
-        name=name or "ppo",
+        name=name,
         metadata=metadata,
     )
 

@@ -35,7 +35,7 @@ from domino_env.encoding.line import LineEncoder
 from domino_env.encoding.mexican_train import MexicanTrainEncoder
 
 from ..base import as_config, register_agent
-from ..ppo import PPOAgent, SpecMismatchError, check_compatible, spec_for
+from ..ppo import PPOAgent, SpecMismatchError, agent_label, check_compatible, spec_for
 
 #: Metadata file ``domino_env.train.rllib`` writes in the run folder and in every checkpoint folder.
 METADATA_FILE = "domino_rllib.json"
@@ -216,7 +216,9 @@ def load_rllib_agent(
         FileNotFoundError: no module at ``path``.
         SpecMismatchError: the module was trained on another observation layout or action count.
         DominoError: an unreadable checkpoint or a module that is not a PPO MLP.
+        ConfigError: ``name`` neither None nor a non-empty string (checked before loading).
     """
+    name = agent_label(name, "rllib")
     cfg = as_config(config)
     game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
     folder = module_dir(path, module_id)
@@ -249,7 +251,7 @@ def load_rllib_agent(
     if scale.shape != (spec.size,):  # numpy would broadcast a short one: silently mis-scaled inputs
         raise DominoError(f"RLlib module {folder}: observation_scale has shape {scale.shape}, not ({spec.size},)")
     return PPOAgent(
-        actor, scale, deterministic=deterministic, name=name or "rllib", metadata=metadata or {}
+        actor, scale, deterministic=deterministic, name=name, metadata=metadata or {}
     )
 
 

@@ -248,8 +248,8 @@ def test_a_path_or_name_of_the_wrong_kind_is_refused_before_loading():
             with pytest.raises(ConfigError, match="'path'.*a model folder") as info:
                 call(*args)
             assert info.value.field == "path"
-    for bad in (5, ["ppo"], b"ppo"):
-        with pytest.raises(ConfigError, match="'name'.*a string") as info:
+    for bad in (5, ["ppo"], b"ppo", ""):  # "" became "ppo" here where PPOAgent(name="") is refused
+        with pytest.raises(ConfigError, match="'name'.*a non-empty string") as info:
             load_ppo_agent(RELEASED, CUBAN, name=bad)
         assert info.value.field == "name"
     for bad in (5, None, ""):

@@ -149,3 +149,14 @@ def test_the_resume_check_finds_a_cut_or_garbled_pickle_without_unpickling_it(tm
         (tmp_path / "a" / "state.pkl").write_bytes(damage)
         assert damaged_pickle(tmp_path).startswith(f"{tmp_path / 'a' / 'state.pkl'}: cut short or damaged, not a "
                                                    "whole pickle (")  # fmt: skip
+
+
+def test_a_label_of_the_wrong_kind_is_refused_before_loading(tmp_path):
+    """name=5 failed only after the checkpoint had loaded, and "" became "rllib": now the same
+    check as load_ppo_agent's, before anything is read (a folder with no module at all)."""
+    from domino_env.core.errors import ConfigError
+
+    for bad in (5, "", b"rllib"):
+        with pytest.raises(ConfigError, match="'name'.*a non-empty string") as info:
+            load_rllib_agent(tmp_path / "nothing here", RULES, name=bad)
+        assert info.value.field == "name"
