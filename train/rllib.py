@@ -408,7 +408,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     if noted and not interrupted:
         interrupted, stopped_by = True, signal.Signals(noted[0])
     if interrupted and trained_all:  # a signal after the last iteration
-        _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "after the last iteration", saved_at)
+        _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "after the last iteration", saved_at,
+                         new_iterations)  # fmt: skip
     elif not interrupted and args.eval_rounds > 0:
         signal.signal(signal.SIGTERM, stop_on_sigterm)
         try:
@@ -416,7 +417,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
             write_metadata(out, metadata)
         except KeyboardInterrupt:  # the checkpoint is saved: only the evaluation is missing
             interrupted = True
-            _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "during the final evaluation", saved_at)
+            _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "during the final evaluation", saved_at,
+                             new_iterations)  # fmt: skip
         finally:
             signal.signal(signal.SIGTERM, previous_handler)
     total_illegal = sum(r["illegal_actions"] for r in history)
@@ -429,20 +431,23 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
 
 
 def _skip_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, Any], metadata: dict[str, Any],
-                     name: str, when: str, saved_at: int | None) -> None:  # fmt: skip
+                     name: str, when: str, saved_at: int | None, trained: int) -> None:  # fmt: skip
     """A signal after the last iteration (while its checkpoint was written, while Ray stopped, during the
     final evaluation): the whole checkpoint is kept and the metadata says it was interrupted and what
-    was skipped (``evaluation_skipped``); one line on stderr says so and how to run the evaluation."""
+    was skipped (``evaluation_skipped``); one line on stderr says so and how to run the evaluation.
+    ``trained``: the iterations this command trained (fewer than ``--iterations`` after ``--time-limit``)."""
     metadata["interrupted"] = True
     if args.eval_rounds > 0:
         metadata["evaluation_skipped"] = f"{name} {when}"
     write_metadata(out, metadata)
     commands = evaluation_commands(out, args, env_config)
+    done = ("all iterations trained" if trained >= args.iterations else
+            f"{trained} of {args.iterations} iterations trained (--time-limit stopped the training)")  # fmt: skip
     rest = (f"the final evaluation ({args.eval_rounds} rounds against each of {' '.join(args.eval_opponents)}) is "
             f"skipped; run it with: {'; '.join(commands)}" if args.eval_rounds > 0 else
             f"nothing else was left to do (--eval-rounds 0); play it: {evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
     print(f"\ninterrupted {when} ({name}): the checkpoint of iteration {saved_at} is saved whole in "
-          f"{out / CHECKPOINT_DIR}, all iterations trained; {rest}", file=sys.stderr, flush=True)  # fmt: skip
+          f"{out / CHECKPOINT_DIR}, {done}; {rest}", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -205,3 +205,33 @@ def test_sigterm_inside_ray_init_leaves_no_default_folder(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 143 and "interrupted while Ray started (SIGTERM)" in proc.stderr, proc.stderr[-2000:]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_signal_while_ray_stops_after_a_time_limit_says_how_many_iterations_were_trained(
+    fake_start, monkeypatch, tmp_path, capsys
+):
+    """--time-limit ended the training before --iterations, then a signal came while Ray stopped:
+    the line said 'all iterations trained', which was false."""
+    import os
+    import signal
+    import time
+
+    algo = fake_start()
+    real_train = algo.train
+
+    def slow_train():
+        time.sleep(0.6)
+        return real_train()
+
+    algo.train = slow_train
+    algo.stop = lambda: os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while RLlib stops
+    _never_evaluated(monkeypatch)
+    out = tmp_path / "run"
+    _, status = rllib._run(_argv(out, "--iterations", "5", "--time-limit", "1s", *EVAL))
+    err = capsys.readouterr().err
+    assert status == 130 and "all iterations trained" not in err
+    import re  # how many iterations fit in the second depends on the machine: 1 to 4 of the 5
+
+    said = re.search(r"the checkpoint of iteration ([1-4]) is saved whole in (.*)/checkpoint, ([1-4]) of 5 "
+                     r"iterations trained \(--time-limit stopped the training\); the final evaluation", err)  # fmt: skip
+    assert said and said[1] == said[3] and said[2] == str(out), err
