@@ -45,6 +45,7 @@ from domino_env.core.errors import (
     CheckpointError,
     ConfigError,
     DominoError,
+    as_flag,
     check_rng,
 )
 from domino_env.encoding.line import line_observation_spec, line_scores_bound
@@ -233,13 +234,14 @@ class PPOAgent:
         policy_input: str = FLAT_INPUT,
         config: Any = None,
     ):
-        if not isinstance(deterministic, (bool, np.bool_)):  # "no" would have meant True
-            raise ConfigError("deterministic", deterministic, "True (the most likely legal action) or False (sample)")
+        if as_flag(deterministic) is None:  # "no" would have meant True
+            raise ConfigError("deterministic", deterministic,
+                              "True (the most likely legal action) or False (sample), or 1 / 0")  # fmt: skip
         if not isinstance(name, str) or not name:  # 5 was taken as the label of the tables
             raise ConfigError("name", name, "a non-empty string: the label in tournament tables")
         self.actor = actor
         self.scale = np.asarray(scale, dtype=np.float32)
-        self.deterministic = bool(deterministic)
+        self.deterministic = as_flag(deterministic)
         self.name = name
         self.metadata = dict(metadata or {})
         self.policy_input = PolicyInput(self.scale, policy_input, config)

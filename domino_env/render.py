@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numbers
-
-from .core.errors import DominoError
+from .core.errors import DominoError, as_int
 from .core.line import LineState
 from .core.mexican_train import PHASE_NAMES, MexicanTrainState
 
@@ -23,9 +21,10 @@ def check_viewer(state: MexicanTrainState | LineState, viewer: object) -> int:
     if viewer is None:
         return state.current_player
     p = state.num_players
-    if isinstance(viewer, bool) or not isinstance(viewer, numbers.Integral) or not 0 <= viewer < p:
+    seat = as_int(viewer)  # Python or numpy integers, 0-d integer arrays; not bools
+    if seat is None or not 0 <= seat < p:
         raise DominoError(f"viewer must be a seat 0..{p - 1} (an integer) or None (the seat to play), got {viewer!r}")
-    return int(viewer)
+    return seat
 
 
 def phase_text(state: MexicanTrainState) -> str:

@@ -440,19 +440,23 @@ def blank_image(text: str, size: tuple[int, int] = (120, 480)) -> np.ndarray:
 
 
 def save_png(image: np.ndarray, path: Any) -> None:
-    """Write an ``(H, W, 3)`` uint8 array (a rendered frame) as a PNG file at ``path`` (a PNG
-    whatever the file's extension).
+    """Write a uint8 image (a rendered frame: ``(H, W, 3)``; also ``(H, W, 4)`` RGBA or ``(H, W)``
+    grey, as Pillow takes them) as a PNG file at ``path`` (a PNG whatever the file's extension).
 
     Raises:
-        ConfigError: ``image`` is not an ``(H, W, 3)`` uint8 array (a float image was Pillow's
-            TypeError), or ``path`` is neither a file path (str or ``os.PathLike``) nor an open
-            binary file, or is a folder (Pillow's "unknown file extension").
+        ConfigError: ``image`` is not such a uint8 array (a float image was Pillow's TypeError),
+            or ``path`` is neither a file path (str, bytes or ``os.PathLike``) nor an open binary
+            file, or is a folder (Pillow's "unknown file extension").
     """
     array = isinstance(image, np.ndarray)
-    if not array or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3 or 0 in image.shape:
+    shape_ok = array and (image.ndim == 2 or image.ndim == 3 and image.shape[2] in (3, 4)) and 0 not in image.shape
+    if not shape_ok or image.dtype != np.uint8:
         got = f"array of shape {image.shape}, dtype {image.dtype}" if array else type(image).__name__
-        raise ConfigError("image", got, "an (H, W, 3) uint8 array, as render() returns")
-    named = isinstance(path, (str, os.PathLike)) and bool(os.fspath(path)) and not os.path.isdir(path)
-    if not named and not hasattr(path, "write"):  # (an open binary file, as Pillow takes)
-        raise ConfigError("path", path, "the path of a file to write (str or os.PathLike), not a folder")
+        raise ConfigError("image", got, "an (H, W, 3) uint8 array as render() returns, or (H, W, 4) / (H, W)")
+    if isinstance(path, (str, bytes, os.PathLike)):
+        if not os.fspath(path) or os.path.isdir(path):
+            raise ConfigError("path", path, "the path of a file to write, not a folder or an empty path")
+        path = os.fsdecode(path)  # Pillow takes str and PathLike, not bytes
+    elif not hasattr(path, "write"):  # (an open binary file, as Pillow takes)
+        raise ConfigError("path", path, "a file path (str, bytes or os.PathLike) or an open binary file")
     _pil()[0].fromarray(image).save(path, format="PNG")

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import ConfigError, as_int
 
 Z95 = 1.959963984540054
 #: t(0.975, df) for df = 1..30, to 6 decimals (beyond: :func:`t_quantile_975`'s expansion).
@@ -29,12 +29,16 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     Returns ``(0.0, 1.0)`` for zero trials.
 
     Raises:
-        ConfigError: ``trials`` is not an integer >= 0, or ``successes`` not a number from 0 to
+        ConfigError: ``trials`` is not a whole number >= 0 (an integer, a whole float such as
+            10.0, or a 0-d array of one), or ``successes`` not a number from 0 to
             ``trials`` (``wilson_interval(5, 3)`` was a "math domain error"); sums of shared-win
             credits a rounding error past ``trials`` are taken.
     """
-    if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 0:
-        raise ConfigError("trials", trials, "an integer >= 0")
+    count = _whole(trials)
+    if count is None or count < 0:
+        raise ConfigError("trials", trials, "a whole number >= 0")
+    trials = count
+    successes = successes.item() if getattr(successes, "shape", None) == () else successes  # a 0-d array
     slack = 1e-9 * max(1, trials)  # credits of 1/k summed in float
     if not _is_real(successes) or not -slack <= successes <= trials + slack:
         raise ConfigError("successes", successes, f"a number from 0 to trials ({trials})")
@@ -58,10 +62,11 @@ def t_quantile_975(df: int) -> float:
     decimals and df above 30 used the normal quantile 1.96: intervals up to 3.9% too narrow.)
 
     Raises:
-        ConfigError: ``df`` is not an integer (2.5 was a TypeError).
+        ConfigError: ``df`` is not a whole number (2.5 was a TypeError).
     """
-    if isinstance(df, bool) or not isinstance(df, numbers.Integral):
-        raise ConfigError("df", df, "an integer (degrees of freedom; below 1 gives inf)")
+    if _whole(df) is None:
+        raise ConfigError("df", df, "a whole number (degrees of freedom; below 1 gives inf)")
+    df = _whole(df)
     if df < 1:
         return math.inf
     if df <= len(_T975):
@@ -72,6 +77,9 @@ def t_quantile_975(df: int) -> float:
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
     g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
     return z + g1 / n + g2 / n**2 + g3 / n**3 + g4 / n**4
+
+
+_REAL = "finite real numbers in every entry (not bools, complex numbers, strings, None, NaN or infinities)"
 
 
 def mean_interval(values: Iterable[float]) -> tuple[float, float]:
@@ -87,21 +95,29 @@ def mean_interval(values: Iterable[float]) -> tuple[float, float]:
     """
     if values is None or isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise ConfigError("values", values, "an iterable of numbers (a list, tuple or 1-d array)")
-    if isinstance(values, np.ndarray) or hasattr(values, "__array__"):  # numpy, pandas: the dtype says it
-        arr = np.asarray(values)
-    else:  # entry by entry: np.asarray would read [True, 1.0] as [1.0, 1.0]
-        entries = values if isinstance(values, Sequence) else list(values)
-        arr = np.asarray(entries if all(_is_real(v) for v in entries) else np.array(entries, dtype=object))
+    arr = np.asarray(values if isinstance(values, (np.ndarray, Sequence)) or hasattr(values, "__array__")
+                     else list(values))  # fmt: skip
     if arr.ndim != 1:
-        raise ConfigError("values", values, "a one-dimensional sequence of numbers")
-    if arr.dtype.kind not in "iuf" or not np.isfinite(arr.astype(float, copy=False)).all():
-        bad = next(v for v in arr.tolist() if not _is_real(v) or not math.isfinite(v))  # named alone: lists can be long
-        raise ConfigError("values", bad, "finite real numbers in every entry (not bools, complex numbers, strings, "
-                          "None, NaN or infinities)")  # fmt: skip
+        raise ConfigError("values", f"<{arr.ndim}-d, shape {arr.shape}>", "a one-dimensional sequence of numbers")
+    if arr.dtype.kind not in "iuf":  # bools, complex numbers, strings; object: Fraction, Decimal, None, mixed
+        entries = arr.tolist()
+        for v in entries:  # named alone: lists can be long
+            real = v.item() if getattr(v, "shape", None) == () else v  # 0-d arrays in an object array
+            if isinstance(real, (bool, np.bool_, complex, np.complexfloating, str, bytes)) or real is None:
+                raise ConfigError("values", v, _REAL)
+            try:
+                float(real)
+            except (TypeError, ValueError):
+                raise ConfigError("values", v, _REAL) from None
+        arr = np.asarray([float(v) for v in entries])
+    elif isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in values):
+        raise ConfigError("values", next(v for v in values if isinstance(v, (bool, np.bool_))), _REAL)
+    arr = arr.astype(float, copy=False)
+    if not np.isfinite(arr).all():
+        raise ConfigError("values", float(arr[~np.isfinite(arr)][0]), _REAL)
     n = len(arr)
     if n < 2:
         return (-math.inf, math.inf)
-    arr = arr.astype(float, copy=False)
     half = t_quantile_975(n - 1) * float(arr.std(ddof=1)) / math.sqrt(n)
     m = float(arr.mean())
     return (m - half, m + half)
@@ -110,3 +126,16 @@ def mean_interval(values: Iterable[float]) -> tuple[float, float]:
 def _is_real(value: object) -> bool:
     """A real number (Python or numpy), not a bool."""
     return not isinstance(value, (bool, np.bool_)) and isinstance(value, (numbers.Real, np.number))
+
+
+def _whole(value: object) -> int | None:
+    """``value`` as an int when it is a whole number: an integer (Python or numpy, or a 0-d array
+    of one; :func:`~domino_env.core.errors.as_int`) or a finite float with no fraction (10.0, as
+    counts often arrive); None otherwise (bools, 2.5, NaN, strings, None)."""
+    number = as_int(value)
+    if number is None and _is_real(value) and math.isfinite(value) and float(value).is_integer():
+        number = int(value)
+    elif number is None and getattr(value, "shape", None) == () and getattr(value, "dtype", None) is not None:
+        item = value.item()
+        number = _whole(item) if not isinstance(item, bool) else None
+    return number

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,7 +98,12 @@ def _as_dict(result: Any) -> Mapping[str, Any]:
                                   f"{problem or 'its agents'}: pool only tournaments of one line-up and rules")  # fmt: skip
         return {**parts[0], "seed": [part.get("seed") for part in parts],
                 "records": [rec for part in parts for rec in part.get("records") or []]}  # fmt: skip
-    return result.to_dict(records=True) if hasattr(result, "to_dict") else result
+    if hasattr(result, "to_dict"):
+        return result.to_dict(records=True)
+    if not isinstance(result, Mapping):  # a path was "'PosixPath' object has no attribute 'get'"
+        hint = "; read a --json file with load_result(path) first" if isinstance(result, str | os.PathLike) else ""
+        raise ConfigError("result", result, f"a tournament result (a dict, an EvaluationResult or a list of them){hint}")
+    return result
 
 
 def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> dict[tuple[int, int], float]:

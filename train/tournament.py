@@ -310,6 +310,7 @@ def evaluate(
     workers = _positive("workers", workers)
     if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
         raise ConfigError("seed", seed, "an integer >= 0")
+    seed = int(seed)  # a numpy integer made to_dict() unwritable as JSON
     check_labels(agents)
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
     env = make_raw_env(game, **env_kwargs)

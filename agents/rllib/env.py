@@ -32,7 +32,13 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from domino_env.core.errors import ConfigError, IllegalActionError, check_action, is_finite_number
+from domino_env.core.errors import (
+    ConfigError,
+    IllegalActionError,
+    as_flag,
+    check_action,
+    is_finite_number,
+)
 from domino_env.envs.games import make_raw_env
 
 #: Keys of an ``env_config`` that are options of this wrapper, not of the PettingZoo env.
@@ -76,9 +82,9 @@ class DominoMultiAgentEnv(MultiAgentEnv):
             raise ConfigError("illegal_reward", illegal_reward, "a finite number (reward units)")
         self.illegal_reward = float(illegal_reward)
         keep_records = config.pop("keep_records", False)
-        if not isinstance(keep_records, (bool, np.bool_)):  # bool("no") was True
-            raise ConfigError("keep_records", keep_records, "True or False")
-        self.keep_records = bool(keep_records)
+        if as_flag(keep_records) is None:  # bool("no") was True
+            raise ConfigError("keep_records", keep_records, "True or False (or 1 / 0)")
+        self.keep_records = as_flag(keep_records)
         #: records of every finished episode, oldest first (only with ``keep_records``).
         self.records: list[dict[str, Any]] = []
         self.aec = make_aec(self.game, **config)

@@ -115,6 +115,16 @@ def as_int(value: object) -> int | None:
     return None
 
 
+def as_flag(value: object) -> bool | None:
+    """``value`` as a bool when it is a yes/no flag: True or False (Python or numpy), or the
+    integer 0 or 1 (:func:`as_int`); None for anything else ("no", 2, None: ``bool("no")`` is
+    True, which is why flags are not read with ``bool()``)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    number = as_int(value)
+    return bool(number) if number in (0, 1) else None
+
+
 def check_index(value: object, count: int, name: str, note: str = "") -> int:
     """``value`` as a plain int when it is an integer from 0 to ``count - 1`` (:func:`as_int`:
     Python or numpy, or a 0-d integer array; not a bool): the seat and train arguments of the

@@ -231,11 +231,13 @@ def test_a_home_relative_model_path_is_expanded(released_copy, monkeypatch):
     assert model == released_copy / "model.zip"
 
 
-@pytest.mark.parametrize("bad", ["no", 1, None])
+@pytest.mark.parametrize("bad", ["no", 2, None, 0.5])
 def test_deterministic_must_be_a_bool(bad):
     with pytest.raises(ConfigError, match="deterministic"):
         load_ppo_agent(RELEASED, CUBAN, deterministic=bad)  # "no" was accepted as True
     assert load_ppo_agent(RELEASED, CUBAN, deterministic=np.False_).deterministic is False
+    # the integers 0 and 1 are flags too (deterministic=0 worked until 2026-12-04)
+    assert [load_ppo_agent(RELEASED, CUBAN, deterministic=v).deterministic for v in (0, np.int64(1))] == [False, True]
 
 
 def test_a_path_or_name_of_the_wrong_kind_is_refused_before_loading():

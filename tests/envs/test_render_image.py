@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 import warnings
 
 import gymnasium
@@ -252,20 +253,23 @@ def test_without_pillow_the_metadata_lists_only_the_modes_it_can_draw_and_the_ch
 
 def test_save_png_refuses_what_is_not_a_frame_or_a_file_path(tmp_path):
     """A float image was Pillow's "Cannot handle this data type" TypeError, a folder its
-    "unknown file extension" ValueError: a ConfigError naming image or path."""
+    "unknown file extension" ValueError: a ConfigError naming image or path. What Pillow wrote
+    before (RGBA and grey uint8 images, a bytes path) is still written."""
     frame = np.zeros((4, 5, 3), dtype=np.uint8)
-    for bad in (frame.astype(float), frame[..., 0], np.zeros((4, 5, 4), np.uint8), np.zeros((0, 5, 3), np.uint8),
-                frame.tolist(), None):  # fmt: skip
+    for bad in (frame.astype(float), np.zeros((4, 5, 2), np.uint8), np.zeros((0, 5, 3), np.uint8),
+                np.zeros((4, 5, 3, 1), np.uint8), frame.tolist(), None):  # fmt: skip
         with pytest.raises(ConfigError, match="'image'.*an \\(H, W, 3\\) uint8 array") as info:
             save_png(bad, tmp_path / "x.png")
         assert info.value.field == "image"
-    for bad in (tmp_path, str(tmp_path), "", None, 5):
-        with pytest.raises(ConfigError, match="'path'.*not a folder") as info:
+    for bad in (tmp_path, str(tmp_path), "", b"", None, 5):
+        with pytest.raises(ConfigError, match="'path'.*(not a folder|an open binary file)") as info:
             save_png(frame, bad)
         assert info.value.field == "path"
     assert not list(tmp_path.iterdir())  # nothing written
     save_png(frame, tmp_path / "frame")  # a PNG whatever the name
     with open(tmp_path / "open.png", "wb") as f:  # an open file, as Pillow takes
         save_png(frame, f)
-    for name in ("frame", "open.png"):
+    save_png(np.zeros((4, 5, 4), np.uint8), tmp_path / "rgba.png")
+    save_png(frame[..., 0], os.fsencode(tmp_path / "grey.png"))  # grey, and a bytes path
+    for name in ("frame", "open.png", "rgba.png", "grey.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

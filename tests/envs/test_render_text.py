@@ -98,6 +98,8 @@ def test_a_viewer_that_is_not_a_seat_is_refused_by_both_pictures(game):
     env = raw_env(num_players=4) if game == "mexican_train" else line_v0.raw_env(preset=game)
     env.reset(seed=3)
     assert env.render_text(np.int64(2)) == env.render_text(2) and "hand of seat 2: [" in env.render_text(2)
+    assert env.render_text(np.array(2)) == env.render_text(2)  # a 0-d array (refused for a day)
+    assert (env.render_image(np.array(1)) == env.render_image(1)).all()
     for viewer in (-1, 4, 2.5, "1", True):
         with pytest.raises(DominoError, match=re.escape(f"viewer must be a seat 0..3 (an integer) or None (the seat to play), got {viewer!r}")):
             env.render_text(viewer)

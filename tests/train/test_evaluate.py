@@ -70,7 +70,8 @@ def test_the_intervals_name_an_argument_out_of_range():
         ("values", lambda: mean_interval([1.0, None])), ("values", lambda: mean_interval(np.zeros((2, 2)))),
         ("values", lambda: mean_interval([np.complex128(1 + 1j), 1.0])), ("values", lambda: mean_interval([1.0, math.nan])),
         ("values", lambda: mean_interval([1.0, math.inf])), ("values", lambda: mean_interval([True, 1.0])),
-        ("values", lambda: mean_interval({"a": 1.0})),
+        ("values", lambda: mean_interval({"a": 1.0})), ("values", lambda: mean_interval(["1", 2.0])),
+        ("trials", lambda: wilson_interval(3, 10.5)), ("df", lambda: t_quantile_975(np.array(2.5))),
         ("df", lambda: t_quantile_975(2.5)), ("df", lambda: t_quantile_975(None)), ("df", lambda: t_quantile_975(True)),
     ]  # fmt: skip
     for name, call in refused:
@@ -82,7 +83,19 @@ def test_the_intervals_name_an_argument_out_of_range():
     assert wilson_interval(np.float64(2.5), np.int64(10)) == wilson_interval(2.5, 10)
     assert mean_interval(np.array([0.0, 1.0, 0.0, 1.0])) == mean_interval((0, 1, 0, 1))
     assert mean_interval({"a": 0.0, "b": 1.0}.values()) == mean_interval(x for x in (0.0, 1.0)) == mean_interval([0, 1])
-    assert t_quantile_975(np.int64(10)) == t_quantile_975(10)
+    assert t_quantile_975(np.int64(10)) == t_quantile_975(10) == t_quantile_975(np.array(10)) == t_quantile_975(10.0)
+    # what worked before the checks (2026-12-05): whole-number floats and 0-d arrays as counts, and
+    # any iterable of finite reals (object arrays, Fractions, Decimals, 0-d arrays, big ints)
+    for trials in (10.0, np.float64(10), np.array(10)):
+        assert wilson_interval(3, trials) == wilson_interval(np.array(3), 10) == wilson_interval(3, 10)
+    from decimal import Decimal
+    from fractions import Fraction
+
+    same = mean_interval([0.5, 1.0, 0.0])
+    for values in (np.array([0.5, 1.0, 0.0], dtype=object), [Fraction(1, 2), 1, 0], [Decimal("0.5"), 1, 0],
+                   [np.array(0.5), np.array(1.0), np.array(0.0)], (v for v in (0.5, 1.0, 0.0))):  # fmt: skip
+        assert mean_interval(values) == pytest.approx(same)
+    assert mean_interval([10**20, 0])[0] < 0
 
 
 def test_t_quantile_matches_scipy_at_every_df():

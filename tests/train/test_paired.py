@@ -244,3 +244,27 @@ def test_load_result_refuses_other_json(tmp_path):
     (tmp_path / "x.json").write_text("[1, 2]")
     with pytest.raises(DominoError, match="not a tournament JSON file"):
         load_result(tmp_path / "x.json")
+
+
+def test_a_path_instead_of_a_result_says_to_load_it(tmp_path):
+    """paired_difference(Path("a.json"), ...) was "'PosixPath' object has no attribute 'get'"."""
+    from domino_env.core.errors import ConfigError
+    from domino_env.train.paired import paired_difference
+
+    for bad in (tmp_path / "a.json", "a.json"):
+        with pytest.raises(ConfigError, match=r"'result'.*read a --json file with load_result\(path\) first"):
+            paired_difference(bad, bad)
+    with pytest.raises(ConfigError, match=r"'result'.*a tournament result \(a dict"):
+        paired_difference(5, 5)
+
+
+def test_a_numpy_seed_leaves_the_result_writable_as_json():
+    """evaluate(seed=np.int64(0)) kept the numpy integer, so json.dumps(result.to_dict()) failed."""
+    import json
+
+    import numpy as np
+
+    from domino_env.train.evaluate import evaluate
+
+    res = evaluate(["random", "greedy"], num_players=2, rounds=2, seed=np.int64(3), keep_records=True)
+    assert json.loads(json.dumps(res.to_dict(records=True)))["seed"] == 3

@@ -93,6 +93,13 @@ def test_env_refuses_bad_config(config, field):
         DominoMultiAgentEnv(config)
 
 
+def test_env_takes_0_and_1_as_keep_records_flags():
+    """keep_records=1 worked until 2026-12-05's check took only True or False; "no" and 2 stay refused."""
+    assert [DominoMultiAgentEnv({**MT, "keep_records": v}).keep_records for v in (1, 0, np.True_)] == [True, False, True]
+    with pytest.raises(ConfigError, match="keep_records"):
+        DominoMultiAgentEnv({**MT, "keep_records": 2})
+
+
 def test_env_takes_a_numpy_float_illegal_reward():
     """As the single-agent adapter does (np.float32(-1) was refused as not a number)."""
     assert DominoMultiAgentEnv({**MT, "illegal_reward": np.float32(-2.5)}).illegal_reward == -2.5
