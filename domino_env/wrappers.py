@@ -15,7 +15,6 @@ opponent whose ``wants_info_state`` attribute is true also gets ``info_state=`` 
 from __future__ import annotations
 
 import copy
-import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from .core.errors import (
     ConfigError,
     DominoError,
     IllegalActionError,
+    as_int,
     check_action,
     check_rng,
     check_seed,
@@ -114,8 +114,8 @@ class SingleAgentEnv(gymnasium.Env):
         check_adapter_render_mode(getattr(aec_env, "render_mode", None))
         if not is_finite_number(illegal_reward):
             raise ConfigError("illegal_reward", illegal_reward, "a finite number (reward units)")
-        if isinstance(learner_seat, numbers.Integral) and not isinstance(learner_seat, bool):
-            learner_seat = int(learner_seat)  # numpy integers too
+        if as_int(learner_seat) is not None:
+            learner_seat = as_int(learner_seat)  # numpy integers and 0-d integer arrays too
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
         ):

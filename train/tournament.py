@@ -6,7 +6,6 @@ its statistics: the docstring of ``domino_env.train.evaluate``, which re-exports
 from __future__ import annotations
 
 import multiprocessing
-import numbers
 import os
 import signal
 import threading
@@ -21,7 +20,13 @@ from typing import Any
 import numpy as np
 
 from domino_env.agents.base import Agent, agent_label, make_agent
-from domino_env.core.errors import AgentSpecError, ConfigError, IllegalActionError, check_action
+from domino_env.core.errors import (
+    AgentSpecError,
+    ConfigError,
+    IllegalActionError,
+    as_int,
+    check_action,
+)
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
 from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
@@ -164,9 +169,9 @@ def _play_deals(deals: Sequence[int]) -> list[GameRecord]:
 
 def _positive(field: str, value: Any) -> int:
     """A positive integer (numpy integers too), or ConfigError naming ``field``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if as_int(value) is None or as_int(value) < 1:  # numpy integers and 0-d integer arrays too
         raise ConfigError(field, value, "a positive integer")
-    return int(value)
+    return as_int(value)
 
 
 def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> Iterator[list[GameRecord]]:
@@ -308,9 +313,9 @@ def evaluate(
         )
     rounds = _positive("rounds", rounds)
     workers = _positive("workers", workers)
-    if not (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
+    if as_int(seed) is None or as_int(seed) < 0:
         raise ConfigError("seed", seed, "an integer >= 0")
-    seed = int(seed)  # a numpy integer made to_dict() unwritable as JSON
+    seed = as_int(seed)  # a numpy integer made to_dict() unwritable as JSON
     check_labels(agents)
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
     env = make_raw_env(game, **env_kwargs)

@@ -66,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from .deal import bits
-from .errors import ConfigError, DominoError, check_rng
+from .errors import ConfigError, DominoError, as_int, check_rng
 from .line import LineState
 from .mexican_train import MexicanTrainState
 from .tiles import double_index
@@ -123,9 +123,9 @@ class InformationState:
             raise ConfigError("state", type(state).__name__, "an engine state (MexicanTrainState or LineState): "
                               "env.unwrapped.game_state, not the env")  # fmt: skip
         p = state.num_players
-        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < p:
+        if as_int(seat) is None or not 0 <= as_int(seat) < p:
             raise BeliefError(f"seat must be 0..{p - 1}, got {seat!r}")
-        seat = int(seat)  # a numpy integer too
+        seat = as_int(seat)  # a numpy integer or a 0-d integer array too
         if state.round_over:
             raise BeliefError("the round is over: nothing is hidden any more")
         self = cls()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -266,8 +265,8 @@ def _normalise_ints(config: Any) -> None:
     to JSON alike); anything else is left for validation."""
     for name in _INT_FIELDS:
         value = getattr(config, name, None)
-        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, int)):
-            object.__setattr__(config, name, int(value))
+        if type(value) is not int and as_int(value) is not None:  # numpy integers, 0-d integer arrays
+            object.__setattr__(config, name, as_int(value))
     for name in ("use_boneyard", "use_mexican_train", "teams"):
         value = getattr(config, name, None)
         if isinstance(value, np.bool_):  # numpy ints were taken, its booleans refused

@@ -152,9 +152,9 @@ def check_seed(seed: object) -> int | None:
     """
     if seed is None or type(seed) is int and seed >= 0:
         return seed
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+    if as_int(seed) is None or as_int(seed) < 0:
         raise ConfigError("seed", seed, "None or an integer >= 0 (Python or numpy)")
-    return int(seed)
+    return as_int(seed)
 
 
 def check_optional_rng(rng: object) -> np.random.Generator | None:

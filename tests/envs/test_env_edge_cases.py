@@ -427,3 +427,29 @@ def test_the_adapters_step_documents_the_error_of_a_non_integer_action(make):
     if not (over or cut):
         *_, terminated, _, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
         assert terminated and info["illegal_action"]
+
+
+def test_0d_integer_arrays_are_integers_for_seeds_seats_counts_and_int_config_fields():
+    """A 0-d integer array (what ``np.array(3)`` and some libraries give) was refused as a seed, a
+    seat, a count or an integer config field, with a message that read as if the value were wrong,
+    while numpy integer scalars were taken. Bools and non-integers stay refused."""
+    from domino_env.core.belief import InformationState
+    from domino_env.core.config import MexicanTrainConfig
+    from domino_env.core.errors import ConfigError
+    from domino_env.envs import mexican_train_v0
+    from domino_env.train.evaluate import evaluate
+    from domino_env.wrappers import mexican_train_single_agent
+
+    env = mexican_train_v0.raw_env(num_players=np.array(4))
+    env.reset(seed=np.array(3))
+    same = mexican_train_v0.raw_env(num_players=4)
+    same.reset(seed=3)
+    assert env.game_state.hands == same.game_state.hands and type(env.game_state.config.num_players) is int
+    assert MexicanTrainConfig(num_players=np.array(3)) == MexicanTrainConfig(num_players=3)
+    assert InformationState.from_state(env.game_state, np.array(1)).seat == 1
+    result = evaluate(["random", "greedy"], num_players=2, rounds=np.array(2), seed=np.array(1))
+    assert (result.to_dict()["seed"], result.to_dict()["episodes"]) == (1, 2)
+    assert mexican_train_single_agent(learner_seat=np.array(1)).learner_seat == 1
+    for bad in (True, np.array(1.5), np.array([1]), -1):
+        with pytest.raises(ConfigError, match="'seed'"):
+            env.reset(seed=bad)
