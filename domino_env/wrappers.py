@@ -114,8 +114,8 @@ class SingleAgentEnv(gymnasium.Env):
         check_adapter_render_mode(getattr(aec_env, "render_mode", None))
         if not is_finite_number(illegal_reward):
             raise ConfigError("illegal_reward", illegal_reward, "a finite number (reward units)")
-        if as_int(learner_seat) is not None:
-            learner_seat = as_int(learner_seat)  # numpy integers and 0-d integer arrays too
+        if (number := as_int(learner_seat)) is not None:  # numpy integers and 0-d integer arrays too
+            learner_seat = number
         if learner_seat != "random" and (
             isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < p
         ):

@@ -64,9 +64,9 @@ def t_quantile_975(df: int) -> float:
     Raises:
         ConfigError: ``df`` is not a whole number (2.5 was a TypeError).
     """
-    if _whole(df) is None:
+    if (whole := _whole(df)) is None:
         raise ConfigError("df", df, "a whole number (degrees of freedom; below 1 gives inf)")
-    df = _whole(df)
+    df = whole
     if df < 1:
         return math.inf
     if df <= len(_T975):
@@ -100,16 +100,16 @@ def mean_interval(values: Iterable[float]) -> tuple[float, float]:
     if arr.ndim != 1:
         raise ConfigError("values", f"<{arr.ndim}-d, shape {arr.shape}>", "a one-dimensional sequence of numbers")
     if arr.dtype.kind not in "iuf":  # bools, complex numbers, strings; object: Fraction, Decimal, None, mixed
-        entries = arr.tolist()
-        for v in entries:  # named alone: lists can be long
+        floats = []
+        for v in arr.tolist():  # named alone: lists can be long
             real = v.item() if getattr(v, "shape", None) == () else v  # 0-d arrays in an object array
             if isinstance(real, (bool, np.bool_, complex, np.complexfloating, str, bytes)) or real is None:
                 raise ConfigError("values", v, _REAL)
             try:
-                float(real)
+                floats.append(float(real))
             except (TypeError, ValueError):
                 raise ConfigError("values", v, _REAL) from None
-        arr = np.asarray([float(v) for v in entries])
+        arr = np.asarray(floats)
     elif isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in values):
         raise ConfigError("values", next(v for v in values if isinstance(v, (bool, np.bool_))), _REAL)
     arr = arr.astype(float, copy=False)

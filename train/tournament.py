@@ -169,9 +169,10 @@ def _play_deals(deals: Sequence[int]) -> list[GameRecord]:
 
 def _positive(field: str, value: Any) -> int:
     """A positive integer (numpy integers too), or ConfigError naming ``field``."""
-    if as_int(value) is None or as_int(value) < 1:  # numpy integers and 0-d integer arrays too
+    number = as_int(value)  # numpy integers and 0-d integer arrays too
+    if number is None or number < 1:
         raise ConfigError(field, value, "a positive integer")
-    return as_int(value)
+    return number
 
 
 def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> Iterator[list[GameRecord]]:
@@ -313,9 +314,9 @@ def evaluate(
         )
     rounds = _positive("rounds", rounds)
     workers = _positive("workers", workers)
-    if as_int(seed) is None or as_int(seed) < 0:
+    if (number := as_int(seed)) is None or number < 0:
         raise ConfigError("seed", seed, "an integer >= 0")
-    seed = as_int(seed)  # a numpy integer made to_dict() unwritable as JSON
+    seed = number  # a plain int: a numpy integer made to_dict() unwritable as JSON
     check_labels(agents)
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
     env = make_raw_env(game, **env_kwargs)

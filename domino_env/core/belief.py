@@ -123,9 +123,10 @@ class InformationState:
             raise ConfigError("state", type(state).__name__, "an engine state (MexicanTrainState or LineState): "
                               "env.unwrapped.game_state, not the env")  # fmt: skip
         p = state.num_players
-        if as_int(seat) is None or not 0 <= as_int(seat) < p:
+        number = as_int(seat)  # a numpy integer or a 0-d integer array too
+        if number is None or not 0 <= number < p:
             raise BeliefError(f"seat must be 0..{p - 1}, got {seat!r}")
-        seat = as_int(seat)  # a numpy integer or a 0-d integer array too
+        seat = number
         if state.round_over:
             raise BeliefError("the round is over: nothing is hidden any more")
         self = cls()

@@ -152,9 +152,10 @@ def check_seed(seed: object) -> int | None:
     """
     if seed is None or type(seed) is int and seed >= 0:
         return seed
-    if as_int(seed) is None or as_int(seed) < 0:
+    number = as_int(seed)
+    if number is None or number < 0:
         raise ConfigError("seed", seed, "None or an integer >= 0 (Python or numpy)")
-    return as_int(seed)
+    return number
 
 
 def check_optional_rng(rng: object) -> np.random.Generator | None:
