@@ -61,7 +61,7 @@ import numpy as np
 
 from domino_env.core.belief import InformationState
 from domino_env.core.config import LineConfig
-from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
+from domino_env.core.errors import AgentSpecError, ConfigError, DominoError, as_int
 from domino_env.core.tiles import tile_count
 
 from .base import as_config, check_mask_size, register_agent
@@ -143,6 +143,7 @@ class SearchAgent:
         self.teams = bool(getattr(cfg, "teams", False))
         if solve_tiles is None:  # draws branch the solver's tree: solve later with a boneyard
             solve_tiles = 14 if getattr(cfg, "use_boneyard", False) else 20
+        counts = {}
         for field, value in (
             ("budget", budget),
             ("min_worlds", min_worlds),
@@ -150,18 +151,20 @@ class SearchAgent:
             ("solve_tiles", solve_tiles),
             ("node_limit", node_limit),
         ):
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            number = as_int(value)  # numpy integers and 0-d integer arrays too
+            if number is None or number < 1:
                 raise ConfigError(field, value, "an integer >= 1")
-        if candidates is not None and (
-            isinstance(candidates, bool)
-            or not isinstance(candidates, int | np.integer)
-            or candidates < 0
-        ):
-            raise ConfigError(
-                "candidates", candidates, "an integer >= 0 (0: every legal move) or None"
-            )
-        self.budget = int(budget)
-        self.min_worlds = int(min_worlds)
+            counts[field] = number
+        if candidates is not None:
+            number = as_int(candidates)
+            if number is None or number < 0:
+                raise ConfigError(
+                    "candidates", candidates, "an integer >= 0 (0: every legal move) or None"
+                )
+            candidates = number
+        budget, min_worlds, oversample, solve_tiles, node_limit = counts.values()
+        self.budget = budget
+        self.min_worlds = min_worlds
         self.pip_weight = _finite("pip_weight", pip_weight)
         self.margin = _finite("margin", margin)
         self.rollout = ("solve" if self.line else "plan") if rollout is None else rollout

@@ -412,3 +412,20 @@ def test_every_stale_info_state_is_refused(game):
         previous[seat] = (InformationState.from_state(env.game_state, seat), env.game_state.legal_actions())
         env.step(int(legal[rng.integers(len(legal))]))
     assert refused >= 3
+
+
+def test_counts_take_numpy_integers_and_0d_arrays_and_refuse_the_rest():
+    """budget, min_worlds, oversample, solve_tiles, node_limit and candidates: numpy integer
+    scalars and 0-d integer arrays are integers (stored as plain ints); bools, floats, strings,
+    1-d arrays and values below the minimum are refused, naming the field."""
+    config = MexicanTrainConfig()
+    agent = SearchAgent(config, budget=np.array(50), min_worlds=np.int64(3), candidates=np.array(2))
+    assert (agent.budget, agent.min_worlds, agent.candidates) == (50, 3, 2)
+    assert type(agent.budget) is int and type(agent.candidates) is int
+    for field in ("budget", "min_worlds", "oversample", "solve_tiles", "node_limit"):
+        for bad in (0, 1.0, True, "5", np.array([5]), np.array(5.0)):
+            with pytest.raises(ConfigError, match=field):
+                SearchAgent(config, **{field: bad})
+    for bad in (np.array(-1), np.array([2]), np.float64(2.0)):
+        with pytest.raises(ConfigError, match="candidates"):
+            SearchAgent(config, candidates=bad)
