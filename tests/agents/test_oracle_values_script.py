@@ -1,0 +1,118 @@
+"""benchmarks/oracle_values.py, the command of the "oracle action values" rows of
+docs/training_experiments.md's lever table: each stored value is the round the engine plays from
+that move, ``collect`` is reproducible, ``fit`` writes a model that loads as ``ppo:`` and moves only
+when told to, and bad input is one line (real processes)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from domino_env.agents.mexican_train import PlannerAgent
+from domino_env.agents.ppo import load_ppo_agent
+from domino_env.envs.mexican_train_v0 import raw_env
+from domino_env.train.tournament import deal_seed
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "oracle_values.py"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("oracle_values", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *argv], capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+@pytest.mark.parametrize("continuation", ["planner", "model"])
+def test_each_value_is_the_round_played_from_that_move(continuation):
+    """Replay by hand: apply the move to a copy of the true state, let the planner play the other
+    seats and (continuation) the seat itself, and read the seat's credit and pips."""
+    ov = _script()
+    env = raw_env()
+    model = load_ppo_agent(ov.RELEASE, env.config)
+    planner = PlannerAgent(env.config)
+    rng = np.random.default_rng(0)
+    env.reset(seed=deal_seed(3, 0))
+    checked = differ = 0
+    while not env.game_state.round_over and checked < 6:
+        agent = env.agent_selection
+        seat = env.possible_agents.index(agent)
+        obs = env.observe(agent)
+        legal = np.flatnonzero(obs["action_mask"])
+        if seat == 0 and len(legal) >= 2:
+            credit, pips = ov.move_values(env, seat, model, planner, continuation, rng)
+            assert np.isnan(credit).sum() == len(credit) - len(legal)  # NaN exactly off the legal moves
+            for a in legal:
+                st = env.game_state.copy()
+                st.apply(int(a))
+                while not st.round_over:
+                    s = st.current_player
+                    if s == seat and continuation == "model":
+                        m = env.encoder.mask(st, s)
+                        st.apply(int(model(env.encoder.observe(st, s), m, rng)))
+                    else:
+                        st.apply(planner.state_move(st))
+                result = st.round_result
+                assert pips[a] == result.pips[seat]
+                assert credit[a] == (1.0 / len(result.winners) if seat in result.winners else 0.0)
+            differ += len(set(pips[legal].tolist())) > 1
+            checked += 1
+        env.step(int(planner(obs["observation"], obs["action_mask"], rng)))
+    assert checked >= 3 and differ >= 1  # real choices, some of which change the round
+
+
+def test_collect_is_reproducible_and_fit_writes_a_loadable_model(tmp_path):
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    for out in (a, b):
+        done = _run("collect", "--rounds", "4", "--seed", "7", "--continuation", "planner", "--out", str(out), "--no-progress")
+        assert done.returncode == 0, done.stderr
+    assert "decisions of 4 rounds written" in done.stdout
+    with np.load(a) as x, np.load(b) as y:
+        for key in ("observations", "masks", "actions", "credit", "pips", "rounds"):
+            np.testing.assert_array_equal(x[key], y[key])
+        assert sorted(set(x["rounds"].tolist())) == [0, 1, 2, 3]
+        assert "--continuation planner" in str(x["command"])
+        credit = x["credit"]
+    assert np.isin(credit[~np.isnan(credit)], [0.0, 0.5, 1 / 3, 0.25, 1.0]).all()
+    # lr 0: the written model plays as the start model; its metadata names this command
+    out = tmp_path / "model"
+    done = _run("fit", str(a), str(b), "--out", str(out), "--epochs", "1", "--lr", "0", "--val-fraction", "0.25", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "epoch 1: held-out gain" in done.stdout
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["command"].startswith("python benchmarks/oracle_values.py fit") and "--lr 0" in meta["command"]
+    assert meta["initialized_from"].endswith("mexican_train_4p_d12_action_scores")
+    env = raw_env()
+    start, fitted = load_ppo_agent(_script().RELEASE, env.config), load_ppo_agent(out, env.config)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        obs = env.observe(env.agent_selection)
+        move = start(obs["observation"], obs["action_mask"], rng)
+        assert fitted(obs["observation"], obs["action_mask"], rng) == move
+        env.step(move)
+        if env.game_state.round_over:
+            break
+
+
+def test_bad_input_is_one_line(tmp_path):
+    for argv, message in (
+        (["fit", str(tmp_path / "none.npz"), "--out", str(tmp_path / "m")], "none.npz: no such file"),
+        (["collect", "--rounds", "0", "--out", str(tmp_path / "v.npz")], "--rounds"),
+        (["collect", "--out", str(tmp_path / "v.npz"), "--model", str(tmp_path)], "--model"),
+        (["collect", "--out", str(tmp_path)], "a folder"),
+    ):
+        done = _run(*argv)
+        assert done.returncode == 2, (argv, done.stderr)
+        assert message in done.stderr and "Traceback" not in done.stderr
