@@ -18,7 +18,8 @@ planner (the evaluation's opponents, exactly: ``PlannerAgent.state_move``), the 
 the model (``--continuation model``, the default) or by the planner (``planner``). Every player is
 deterministic, so one playout per move is that move's exact value in that world. Stored per
 decision: the raw observation, the action mask, the move played, and per legal move the round's
-win credit (``1/k`` of a ``k``-way win) and the seat's pips (NaN for illegal moves).
+win credit (``1/k`` of a ``k``-way win) and the seat's pips (NaN for illegal moves); per file the
+``--seed``. The file is written whole or not at all.
 
 ``fit``: fine-tunes the model on those values. The loss over the legal moves is
 ``-sum_a pi(a) (q(a) - mean q) + kl x KL(start || pi)``, ``q = credit - pip_weight x pips / 100``
@@ -26,7 +27,9 @@ win credit (``1/k`` of a ``k``-way win) and the seat's pips (NaN for illegal mov
 kept near the model it starts from. Over the rounds (hands, histories) the data come from, the
 expected value of a move is the information-state value of that move; no hidden information
 reaches the policy's input. 15% of the rounds are held out (whole rounds: the moves of one round
-share a world, so a split by decision leaks it); each epoch prints, on them, the mean value of the
+share a world, so a split by decision leaks it; files of one ``--seed`` hold the same deals, so
+their round ``i`` is one round; at least one round when there are two, none with
+``--val-fraction 0``); each epoch prints, on them, the mean value of the
 policy's most likely move over the legal moves' mean (``held-out gain``), which a policy
 improvement step should raise. The model folder written (``model.zip``, ``metadata.json``) loads
 as ``ppo:FOLDER``; its metadata's ``command`` is this command and ``initialized_from`` the start.
@@ -41,8 +44,10 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import shlex
 import sys
+import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -50,6 +55,7 @@ import numpy as np
 
 from domino_env.core.errors import DominoError
 from domino_env.train.arg_types import int_at_least, real
+from domino_env.train.cli import output_folder_problem
 from domino_env.train.tournament import deal_seed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,14 +134,29 @@ def collect(args: argparse.Namespace) -> None:
     parts = []
     bar = progress_bar(total=args.rounds, desc="rounds", unit="round", disable=args.no_progress)
     # spawn: the parent has loaded the model (its libraries' threads do not survive a fork)
-    with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
         for part, job in zip(pool.map(collect_rounds, jobs), jobs, strict=True):
             parts.append(part)
             bar.update(job[-1])
-    bar.close()
+    except BaseException:  # Ctrl-C (or a worker's error): stop now, not after the chunks under way
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()  # (ProcessPoolExecutor has no public way before Python 3.14)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        bar.close()
+    if not any(len(p["actions"]) for p in parts):
+        sys.exit(f"oracle_values.py: no decision with two or more legal moves in {args.rounds} rounds; nothing written")
     data = {k: np.concatenate([p[k] for p in parts if len(p[k])]) for k in KEYS}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, **data, command=np.array(command_line()))
+    tmp = args.out.with_name(f".{args.out.name}.{os.getpid()}.tmp")
+    try:  # a whole file or none (Ctrl-C, a full disk)
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **data, seed=np.int64(args.seed), command=np.array(command_line()))
+        os.replace(tmp, args.out)
+    finally:
+        tmp.unlink(missing_ok=True)
     print(f"{len(data['actions'])} decisions of {args.rounds} rounds written to {args.out}")
 
 
@@ -144,16 +165,40 @@ def command_line() -> str:
 
 
 def load(paths: list[Path], num_actions: int) -> dict[str, np.ndarray]:
-    """The ``collect`` files, concatenated (round numbers offset per file: rounds stay distinct)."""
-    parts = []
+    """The ``collect`` files, concatenated. A round is its deal: files of the same ``--seed`` share
+    their round numbers (the same round in two files is one round, held out or not as a whole);
+    files of other seeds, or of no stored seed, are offset (their rounds stay distinct)."""
+    parts, worlds = [], {}
     for n, path in enumerate(paths):
         with np.load(path) as f:
             part = {k: f[k] for k in KEYS}
-        part["rounds"] = part["rounds"] + n * 10**9
+            world = ("seed", int(f["seed"])) if "seed" in f.files else ("file", n)
+        part["rounds"] = part["rounds"] + worlds.setdefault(world, len(worlds)) * 10**9
         parts.append(part)
     data = {k: np.concatenate([p[k] for p in parts]) for k in KEYS}
     data["masks"] = np.unpackbits(data["masks"], axis=1, count=num_actions).astype(bool)
     return data
+
+
+def check_data(path: Path, num_actions: int, observation_size: int) -> str | None:
+    """Why ``path`` is not a usable file of ``collect`` (None: it is)."""
+    if not zipfile.is_zipfile(path):  # np.load would read it as a pickle, or as one array
+        return "not a .npz archive (the files of oracle_values.py collect are)"
+    try:
+        with np.load(path) as f:
+            missing = [k for k in KEYS if k not in f.files]
+            if missing:
+                return f"no {', '.join(missing)} (not a file of oracle_values.py collect)"
+            shapes = {k: f[k].shape for k in KEYS}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        return f"not a readable .npz file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    rows = shapes["actions"][0] if shapes["actions"] else 0
+    expected = {"observations": (rows, observation_size), "masks": (rows, -(-num_actions // 8)),
+                "actions": (rows,), "credit": (rows, num_actions), "pips": (rows, num_actions), "rounds": (rows,)}  # fmt: skip
+    for key, shape in expected.items():
+        if shapes[key] != shape:
+            return f"{key} has shape {shapes[key]}, expected {shape} (another game, or a damaged file)"
+    return "holds no decisions" if rows == 0 else None
 
 
 def fit(args: argparse.Namespace) -> None:
@@ -163,6 +208,7 @@ def fit(args: argparse.Namespace) -> None:
     import torch
     from sb3_contrib import MaskablePPO
 
+    from domino_env.agents.checkpoint_files import read_metadata
     from domino_env.agents.ppo import load_ppo_agent
     from domino_env.envs.mexican_train_v0 import raw_env
     from domino_env.train.progress import progress_bar
@@ -170,18 +216,20 @@ def fit(args: argparse.Namespace) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     agent = load_ppo_agent(args.model, raw_env().config)
-    if agent.policy_input.features is None:
-        raise DominoError(f"{args.model}: not an action-scoring model (--policy action-scores)")
+    model_zip, _ = read_metadata(args.model)  # --model may name the folder or its .zip
     data = load(args.data, agent.num_actions)
     values = data["credit"] - args.pip_weight * data["pips"] / 100.0
     inputs = np.stack([agent.policy_input(o.astype(np.float32), m)
                        for o, m in zip(data["observations"], data["masks"], strict=True)]).astype(np.float16)  # fmt: skip
-    model = MaskablePPO.load(Path(args.model) / "model.zip", device="cpu")
+    model = MaskablePPO.load(model_zip, device="cpu")
     policy = model.policy
     start = copy.deepcopy(policy).eval()
     rng = np.random.default_rng(args.seed)
     rounds = np.unique(data["rounds"])
-    held = np.isin(data["rounds"], rng.choice(rounds, int(len(rounds) * args.val_fraction), replace=False))
+    n_held = int(len(rounds) * args.val_fraction)
+    if args.val_fraction > 0 and len(rounds) >= 2:
+        n_held = min(max(n_held, 1), len(rounds) - 1)  # a few rounds: one held out, one kept
+    held = np.isin(data["rounds"], rng.choice(rounds, n_held, replace=False))
     train_idx, val_idx = np.flatnonzero(~held), np.flatnonzero(held)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.lr)
 
@@ -200,6 +248,8 @@ def fit(args: argparse.Namespace) -> None:
         return -(logp.exp() * adv).sum(1).mean() + args.kl * kl, kl, gain
 
     def held_out() -> tuple[float, float]:
+        if not len(val_idx):
+            return float("nan"), float("nan")
         policy.eval()
         with torch.no_grad():
             parts = [(len(i), *(t.item() for t in losses(i)[1:])) for i in np.array_split(val_idx, max(1, len(val_idx) // 1024))]
@@ -207,8 +257,12 @@ def fit(args: argparse.Namespace) -> None:
         return tuple(sum(p[0] * p[k] for p in parts) / n for k in (1, 2))
 
     print(f"{len(train_idx)} training decisions, {len(val_idx)} held out ({int(held.any() and len(np.unique(data['rounds'][held])))} rounds)")
-    kl, gain = held_out()
-    print(f"epoch 0: held-out gain {gain:.4f}, KL from the start {kl:.4f}")
+    def report(epoch: int) -> tuple[float, float]:
+        kl, gain = held_out()
+        print(f"epoch {epoch}: " + (f"held-out gain {gain:.4f}, KL from the start {kl:.4f}" if len(val_idx) else "no rounds held out"))
+        return kl, gain
+
+    kl, gain = report(0)
     bar = progress_bar(total=args.epochs * -(-len(train_idx) // args.batch_size), desc="fit", unit="batch",
                        disable=args.no_progress)  # fmt: skip
     for epoch in range(1, args.epochs + 1):
@@ -221,18 +275,27 @@ def fit(args: argparse.Namespace) -> None:
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
             optimizer.step()
             bar.update(1)
-        kl, gain = held_out()
-        print(f"epoch {epoch}: held-out gain {gain:.4f}, KL from the start {kl:.4f}")
+        kl, gain = report(epoch)
     bar.close()
-    args.out.mkdir(parents=True, exist_ok=True)
-    model.save(args.out / "model.zip")
-    meta = json.loads((Path(args.model) / "metadata.json").read_text())
+    start_meta = model_zip.parent / "metadata.json"
+    meta = json.loads(start_meta.read_text())
     for key in ("evaluations", "best_model", "final_evaluation", "release"):
         meta.pop(key, None)
     meta.update(command=command_line(), initialized_from=str(args.model), status="finished",
-                oracle_values={"data": [str(p) for p in args.data], "held_out_gain": gain, "kl": kl})  # fmt: skip
-    (args.out / "metadata.json").write_text(json.dumps(meta, indent=2))
-    shutil.copy2(Path(args.model) / "metadata.json", args.out / "start_metadata.json")
+                oracle_values={"data": [str(p) for p in args.data], "held_out_gain": gain if len(val_idx) else None,
+                               "kl": kl if len(val_idx) else None})  # fmt: skip
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_name(f".{args.out.name}.{os.getpid()}.tmp")
+    try:  # a whole model folder or none (Ctrl-C, a full disk)
+        tmp.mkdir()
+        model.save(tmp / "model.zip")
+        (tmp / "metadata.json").write_text(json.dumps(meta, indent=2))
+        shutil.copy2(start_meta, tmp / "start_metadata.json")
+        if args.out.is_dir():
+            args.out.rmdir()  # empty (main checked)
+        os.replace(tmp, args.out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     print(f"model written to {args.out} (load it as ppo:{args.out})")
 
 
@@ -266,18 +329,43 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     for path in getattr(args, "data", []):
         if not path.is_file():
-            parser.error(f"{path}: no such file (a file of oracle_values.py collect)")
-    if args.mode == "fit" and args.out.exists() and any(args.out.iterdir()):
-        parser.error(f"--out {args.out}: exists and is not empty")
-    if args.mode == "collect" and args.out.is_dir():
-        parser.error(f"--out {args.out}: a folder; give the .npz file to write")
+            parser.error(f"{path}: {'a folder' if path.is_dir() else 'no such file'} (give a file of oracle_values.py collect)")
+    if args.mode == "fit":
+        problem = output_folder_problem(args.out)
+        if problem:
+            parser.error(f"--out {args.out}: {problem}")
+        if args.out.is_dir() and any(args.out.iterdir()):
+            parser.error(f"--out {args.out}: exists and is not empty")
+    else:
+        if args.out.is_dir():
+            parser.error(f"--out {args.out}: a folder; give the .npz file to write")
+        problem = output_folder_problem(args.out.parent)
+        if problem:
+            parser.error(f"--out {args.out}: folder {args.out.parent} {problem}")
+        if args.out.exists() and args.out.stat().st_size and check_data(args.out, *_sizes()) not in (None, "holds no decisions"):
+            parser.error(f"--out {args.out}: the file exists and is not a file of oracle_values.py collect (it would be overwritten)")
     try:  # a missing or corrupt model: one line
         from domino_env.agents.ppo import load_ppo_agent
 
-        load_ppo_agent(args.model)
+        agent = load_ppo_agent(args.model)
     except (DominoError, OSError) as exc:
         parser.error(f"--model {args.model}: {exc}")
+    if args.mode == "fit":
+        if agent.policy_input.features is None:
+            parser.error(f"--model {args.model}: not an action-scoring model (fit trains a --policy action-scores model)")
+        for path in args.data:
+            problem = check_data(path, *_sizes())
+            if problem:
+                parser.error(f"{path}: {problem}")
     (collect if args.mode == "collect" else fit)(args)
+
+
+def _sizes() -> tuple[int, int]:
+    """``(num_actions, observation size)`` of the game ``collect`` plays."""
+    from domino_env.envs.mexican_train_v0 import raw_env
+
+    env = raw_env()
+    return env.encoder.num_actions, env.observation_space(env.possible_agents[0])["observation"].shape[0]
 
 
 if __name__ == "__main__":

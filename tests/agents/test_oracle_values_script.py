@@ -82,8 +82,10 @@ def test_collect_is_reproducible_and_fit_writes_a_loadable_model(tmp_path):
         for key in ("observations", "masks", "actions", "credit", "pips", "rounds"):
             np.testing.assert_array_equal(x[key], y[key])
         assert sorted(set(x["rounds"].tolist())) == [0, 1, 2, 3]
-        assert "--continuation planner" in str(x["command"])
+        assert "--continuation planner" in str(x["command"]) and int(x["seed"]) == 7
         credit = x["credit"]
+    # two files of one seed hold the same deals: one round each, held out or kept as a whole
+    assert sorted(set(_script().load([a, b], 457)["rounds"].tolist())) == [0, 1, 2, 3]
     assert np.isin(credit[~np.isnan(credit)], [0.0, 0.5, 1 / 3, 0.25, 1.0]).all()
     # lr 0: the written model plays as the start model; its metadata names this command
     out = tmp_path / "model"
@@ -93,6 +95,9 @@ def test_collect_is_reproducible_and_fit_writes_a_loadable_model(tmp_path):
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["command"].startswith("python benchmarks/oracle_values.py fit") and "--lr 0" in meta["command"]
     assert meta["initialized_from"].endswith("mexican_train_4p_d12_action_scores")
+    # nothing held out (--val-fraction 0, or too few rounds for 15%) is a run, not a ZeroDivisionError
+    done = _run("fit", str(a), "--out", str(tmp_path / "all"), "--epochs", "1", "--val-fraction", "0", "--no-progress")
+    assert done.returncode == 0 and "no rounds held out" in done.stdout, done.stderr
     env = raw_env()
     start, fitted = load_ppo_agent(_script().RELEASE, env.config), load_ppo_agent(out, env.config)
     env.reset(seed=1)
@@ -107,7 +112,18 @@ def test_collect_is_reproducible_and_fit_writes_a_loadable_model(tmp_path):
 
 
 def test_bad_input_is_one_line(tmp_path):
+    (tmp_path / "corrupt.npz").write_bytes(b"not a zip")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    (tmp_path / "notes.npz").write_text("keep me")
+    (tmp_path / "file").write_text("")
     for argv, message in (
+        (["fit", str(tmp_path / "corrupt.npz"), "--out", str(tmp_path / "m")], "corrupt.npz: not a .npz archive"),
+        (["fit", str(tmp_path / "other.npz"), "--out", str(tmp_path / "m")], "not a file of oracle_values.py collect"),
+        (["fit", str(tmp_path / "other.npz"), "--out", str(tmp_path / "file")], "--out"),
+        (["fit", str(tmp_path / "other.npz"), "--out", str(tmp_path / "m"), "--model", str(ROOT / "checkpoints" / "mexican_train_4p_d12")],
+         "not an action-scoring model"),
+        (["collect", "--out", str(tmp_path / "notes.npz")], "it would be overwritten"),
+        (["collect", "--out", str(tmp_path / "file" / "v.npz")], "--out"),
         (["fit", str(tmp_path / "none.npz"), "--out", str(tmp_path / "m")], "none.npz: no such file"),
         (["collect", "--rounds", "0", "--out", str(tmp_path / "v.npz")], "--rounds"),
         (["collect", "--out", str(tmp_path / "v.npz"), "--model", str(tmp_path)], "--model"),
@@ -116,3 +132,4 @@ def test_bad_input_is_one_line(tmp_path):
         done = _run(*argv)
         assert done.returncode == 2, (argv, done.stderr)
         assert message in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "notes.npz").read_text() == "keep me" and not (tmp_path / "m").exists()
