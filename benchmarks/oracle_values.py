@@ -149,12 +149,14 @@ def collect(args: argparse.Namespace) -> None:
     if not any(len(p["actions"]) for p in parts):
         sys.exit(f"oracle_values.py: no decision with two or more legal moves in {args.rounds} rounds; nothing written")
     data = {k: np.concatenate([p[k] for p in parts if len(p[k])]) for k in KEYS}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(f".{args.out.name}.{os.getpid()}.tmp")
     try:  # a whole file or none (Ctrl-C, a full disk)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:
             np.savez_compressed(f, **data, seed=np.int64(args.seed), command=np.array(command_line()))
         os.replace(tmp, args.out)
+    except OSError as exc:  # what the checks before the run cannot see (root on /proc, a full disk)
+        sys.exit(f"oracle_values.py: --out {args.out}: not written ({exc.strerror or exc})")
     finally:
         tmp.unlink(missing_ok=True)
     print(f"{len(data['actions'])} decisions of {args.rounds} rounds written to {args.out}")
@@ -284,9 +286,9 @@ def fit(args: argparse.Namespace) -> None:
     meta.update(command=command_line(), initialized_from=str(args.model), status="finished",
                 oracle_values={"data": [str(p) for p in args.data], "held_out_gain": gain if len(val_idx) else None,
                                "kl": kl if len(val_idx) else None})  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(f".{args.out.name}.{os.getpid()}.tmp")
     try:  # a whole model folder or none (Ctrl-C, a full disk)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         tmp.mkdir()
         model.save(tmp / "model.zip")
         (tmp / "metadata.json").write_text(json.dumps(meta, indent=2))
@@ -294,6 +296,8 @@ def fit(args: argparse.Namespace) -> None:
         if args.out.is_dir():
             args.out.rmdir()  # empty (main checked)
         os.replace(tmp, args.out)
+    except OSError as exc:  # what the checks before the run cannot see (root on /proc, a full disk)
+        sys.exit(f"oracle_values.py: --out {args.out}: not written ({exc.strerror or exc})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"model written to {args.out} (load it as ppo:{args.out})")
