@@ -46,9 +46,9 @@ import json
 import multiprocessing
 import os
 import shlex
+import signal
 import sys
 import zipfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -134,17 +134,19 @@ def collect(args: argparse.Namespace) -> None:
     parts = []
     bar = progress_bar(total=args.rounds, desc="rounds", unit="round", disable=args.no_progress)
     # spawn: the parent has loaded the model (its libraries' threads do not survive a fork)
-    pool = ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn"))
+    # and the workers ignore Ctrl-C: the parent stops them (no traceback from each)
+    pool = multiprocessing.get_context("spawn").Pool(args.workers, initializer=signal.signal,
+                                                     initargs=(signal.SIGINT, signal.SIG_IGN))
     try:
-        for part, job in zip(pool.map(collect_rounds, jobs), jobs, strict=True):
+        for part, job in zip(pool.imap(collect_rounds, jobs), jobs, strict=True):
             parts.append(part)
             bar.update(job[-1])
+        pool.close()
     except BaseException:  # Ctrl-C (or a worker's error): stop now, not after the chunks under way
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.terminate()  # (ProcessPoolExecutor has no public way before Python 3.14)
+        pool.terminate()
         raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.join()
         bar.close()
     if not any(len(p["actions"]) for p in parts):
         sys.exit(f"oracle_values.py: no decision with two or more legal moves in {args.rounds} rounds; nothing written")

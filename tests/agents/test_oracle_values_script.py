@@ -133,3 +133,28 @@ def test_bad_input_is_one_line(tmp_path):
         assert done.returncode == 2, (argv, done.stderr)
         assert message in done.stderr and "Traceback" not in done.stderr
     assert (tmp_path / "notes.npz").read_text() == "keep me" and not (tmp_path / "m").exists()
+
+
+def test_ctrl_c_is_one_line_and_leaves_no_file_or_worker(tmp_path):
+    """A real SIGINT to the whole process group (a terminal's Ctrl-C) during collection."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "v.npz"
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "collect", "--rounds", "400", "--out", str(out), "--no-progress"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    time.sleep(6)  # the spawned workers are playing
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip() == "oracle_values.py: interrupted"  # no worker's traceback
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+    left = b""
+    for _ in range(50):  # no worker left (multiprocessing's resource tracker ends when it sees its pipe close)
+        left = subprocess.run(["pgrep", "-a", "-g", str(proc.pid)], capture_output=True).stdout
+        if not left:
+            break
+        time.sleep(0.2)
+    assert left == b""
