@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from domino_env.core.errors import DominoError
+from domino_env.core.files import replace_file
 from domino_env.train.arg_types import int_at_least, real
 from domino_env.train.cli import output_folder_problem
 from domino_env.train.tournament import deal_seed
@@ -151,16 +152,12 @@ def collect(args: argparse.Namespace) -> None:
     if not any(len(p["actions"]) for p in parts):
         sys.exit(f"oracle_values.py: no decision with two or more legal moves in {args.rounds} rounds; nothing written")
     data = {k: np.concatenate([p[k] for p in parts if len(p[k])]) for k in KEYS}
-    tmp = args.out.with_name(f".{args.out.name}.{os.getpid()}.tmp")
-    try:  # a whole file or none (Ctrl-C, a full disk)
+    try:  # a whole file or none (Ctrl-C, a full disk): replace_file
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, **data, seed=np.int64(args.seed), command=np.array(command_line()))
-        os.replace(tmp, args.out)
+        replace_file(args.out, lambda f: np.savez_compressed(f, **data, seed=np.int64(args.seed),
+                                                             command=np.array(command_line())))
     except OSError as exc:  # what the checks before the run cannot see (root on /proc, a full disk)
         sys.exit(f"oracle_values.py: --out {args.out}: not written ({exc.strerror or exc})")
-    finally:
-        tmp.unlink(missing_ok=True)
     print(f"{len(data['actions'])} decisions of {args.rounds} rounds written to {args.out}")
 
 
@@ -333,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
+    sizes = _sizes()  # (num_actions, observation size) of the game
     for path in getattr(args, "data", []):
         if not path.is_file():
             parser.error(f"{path}: {'a folder' if path.is_dir() else 'no such file'} (give a file of oracle_values.py collect)")
@@ -348,7 +346,7 @@ def main(argv: list[str] | None = None) -> None:
         problem = output_folder_problem(args.out.parent)
         if problem:
             parser.error(f"--out {args.out}: folder {args.out.parent} {problem}")
-        if args.out.exists() and args.out.stat().st_size and check_data(args.out, *_sizes()) not in (None, "holds no decisions"):
+        if args.out.exists() and args.out.stat().st_size and check_data(args.out, *sizes) not in (None, "holds no decisions"):
             parser.error(f"--out {args.out}: the file exists and is not a file of oracle_values.py collect (it would be overwritten)")
     try:  # a missing or corrupt model: one line
         from domino_env.agents.ppo import load_ppo_agent
@@ -360,7 +358,7 @@ def main(argv: list[str] | None = None) -> None:
         if agent.policy_input.features is None:
             parser.error(f"--model {args.model}: not an action-scoring model (fit trains a --policy action-scores model)")
         for path in args.data:
-            problem = check_data(path, *_sizes())
+            problem = check_data(path, *sizes)
             if problem:
                 parser.error(f"{path}: {problem}")
     (collect if args.mode == "collect" else fit)(args)
