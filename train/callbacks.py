@@ -19,7 +19,16 @@ from stable_baselines3.common.callbacks import BaseCallback
 from domino_env.agents.ppo import PPOAgent
 from domino_env.train.cli import in_import_machinery, redeliver_later
 from domino_env.train.ladder import evaluate_vs_ladder
+from domino_env.train.progress import advance, progress_bar
 from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder, config_of
+
+
+def say(text: str) -> None:
+    """One line on stderr, above the progress bar when one is drawn (tqdm clears and redraws it)."""
+    from tqdm import tqdm
+
+    tqdm.write(text, file=sys.stderr)
+    sys.stderr.flush()
 
 
 class TrainingInterrupted(Exception):
@@ -83,8 +92,7 @@ class StopSignals:
             raise KeyboardInterrupt(name, "a second signal: aborted without saving")
         self.received = name
         self._first = time.monotonic()
-        print(f"{name} received: {self.saving} (send it again to abort)",
-              file=sys.stderr, flush=True)  # fmt: skip
+        say(f"{name} received: {self.saving} (send it again to abort)")
         if self.interruptible:
             raise TrainingInterrupted(name)
 
@@ -108,6 +116,7 @@ class Schedule:
     time_limit: float | None  # minutes (for the message)
     verbose: bool = True
     partner: str = "opponents"  # "learner": evaluations seat the model in both seats of its team
+    progress: bool = False  # a bar of the steps on stderr (train/progress.py), as every long command
 
 
 class TrainingCallback(BaseCallback):
@@ -137,6 +146,8 @@ class TrainingCallback(BaseCallback):
         #: steps of the last whole rollout (the last PPO update the model has): a stop in the
         #: middle of a rollout drops its steps, which ``num_timesteps`` still counts
         self.trained_steps = 0
+        self.bar: Any = None  # the progress bar while model.learn runs (Schedule.progress)
+        self._shown = 0  # steps the bar has counted
 
     def carry_over(self, history: list[dict[str, Any]], same_ladder: bool) -> None:
         """Resuming into the run's own folder: its earlier evaluations (``metadata.json``'s) stay
@@ -160,6 +171,11 @@ class TrainingCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         self.trained_steps = self.num_timesteps
+        if self.s.progress:  # SB3's own bar (rich) draws on stdout, where the results table goes
+            total = int(self.locals["total_timesteps"])  # learn() made it absolute when resuming
+            self._shown = int(self.num_timesteps)
+            self.bar = progress_bar(total=total, initial=self._shown, unit="step", desc="training",
+                                    dynamic_ncols=True, smoothing=0.05)  # fmt: skip
         # the next multiple of the frequency (a resumed run keeps the run's schedule: resumed at
         # 5,122 steps with --eval-freq 2048 it evaluates past 6,144, not past 7,170)
         if self.s.eval_freq > 0:
@@ -168,6 +184,9 @@ class TrainingCallback(BaseCallback):
             self.next_snapshot = (self.num_timesteps // self.s.snapshot_freq + 1) * self.s.snapshot_freq
 
     def _on_step(self) -> bool:
+        if self.bar is not None:
+            advance(self.bar, int(self.num_timesteps) - self._shown)
+            self._shown = int(self.num_timesteps)
         if self.stopped:  # a signal during the evaluation at this rollout's start
             return False
         if self.stop.received:
@@ -203,6 +222,14 @@ class TrainingCallback(BaseCallback):
     def _on_training_end(self) -> None:
         if self.stopped is None:  # the last update's model (after a stop, the final save follows)
             self._evaluate_if_due()
+        self.close_bar()
+
+    def close_bar(self) -> None:
+        """Close the progress bar (also when ``model.learn`` raised: ``_on_training_end`` is not called then)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
 
     def _evaluate_if_due(self) -> None:
         if self.next_eval is None or self.num_timesteps < self.next_eval:
@@ -260,6 +287,5 @@ class TrainingCallback(BaseCallback):
                 f"{o} {r['win_rate']:.3f} ({r['mean_pips']:.1f} vs {r['opponent_mean_pips']:.1f} pips)"
                 for o, r in results.items()
             )
-            print(f"[eval @ {self.num_timesteps} steps, {clock(entry['wall_s'])} into the run, took "
-                  f"{time.perf_counter() - t:.1f}s] win rate vs {summary}",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            say(f"[eval @ {self.num_timesteps} steps, {clock(entry['wall_s'])} into the run, took "
+                f"{time.perf_counter() - t:.1f}s] win rate vs {summary}")

@@ -325,7 +325,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         eval_rounds=args.eval_rounds, eval_opponents=list(args.eval_opponents), eval_seed=eval_seed,
         self_play=args.self_play, snapshot_freq=args.snapshot_freq, max_snapshots=args.max_snapshots,
         start=start, deadline=start + 60 * args.time_limit if args.time_limit else None,
-        time_limit=args.time_limit, verbose=not args.quiet, partner=args.partner,
+        time_limit=args.time_limit, verbose=not args.quiet, partner=args.partner, progress=args.progress,
     )  # fmt: skip
     aborted = False
     rollout = model.n_steps * n_envs  # SB3 trains whole rollouts: ask for (and show) what it does
@@ -353,13 +353,15 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                 callback.carry_over(earlier_evaluations(out, old), ladder == (
                     was.get("eval_opponents"), was.get("eval_rounds"), old.get("eval_seed"),
                     was.get("partner", "opponents")))  # fmt: skip
-            model.learn(
-                total_timesteps=whole,  # the same steps as args.timesteps; the bar's total is right
-                callback=callback,
-                progress_bar=args.progress,
-                reset_num_timesteps=resumed is None,
-                tb_log_name="ppo",
-            )
+            try:
+                model.learn(
+                    total_timesteps=whole,  # the same steps as args.timesteps; the bar's total is right
+                    callback=callback,  # it draws the bar (on stderr; SB3's own draws on stdout)
+                    reset_num_timesteps=resumed is None,
+                    tb_log_name="ppo",
+                )
+            finally:
+                callback.close_bar()
             # a signal from here on is still a clean stop: the model is saved first
             train_seconds = time.perf_counter() - start
             played = int(model.num_timesteps)

@@ -383,3 +383,23 @@ def test_ppo_hyperparameter_flags_reach_the_saved_model(tmp_path):
     assert (model.ent_coef, model.vf_coef, model.max_grad_norm, model.target_kl) == (0.05, 0.3, 0.7, 0.02)
     assert (model.gae_lambda, model.gamma, model.clip_range(1.0)) == (0.9, 0.97, 0.3)
     assert model.lr_schedule(1.0) == pytest.approx(0.001) and model.lr_schedule(0.25) == pytest.approx(0.00025)
+
+
+def test_the_progress_bar_goes_to_stderr_and_the_evaluation_lines_above_it(tmp_path):
+    """The step bar (``--progress``, the default) is drawn on stderr, as every long command's, with the
+    periodic evaluation lines whole above it; stdout keeps only the results (SB3's own bar drew
+    there). ``--no-progress`` draws none."""
+    args = [*SMALL, "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "64",
+            "--eval-rounds", "2", "--eval-opponents", "greedy", "--final-eval-rounds", "2"]  # fmt: skip
+    env = {**__import__("os").environ, "TQDM_MININTERVAL": "0"}  # draw at every step, not every 30 s
+    res = _run([*args, "--progress", "--out", str(tmp_path / "bar")], env=env)
+    assert res.returncode == 0, res.stderr
+    assert not [b for b in ("step/s", "it/s", "%|", "100% ") if b in res.stdout], res.stdout  # SB3's: "100% ━━ 128/128 [..., 436 it/s]"
+    assert "│ 1 x greedy │" in res.stdout
+    frames = re.split(r"[\r\n]", res.stderr)
+    assert any(re.match(r"training: 100%\|.*\| 128/128 \[", f) for f in frames), res.stderr
+    evals = [f for f in frames if "[eval @" in f]
+    assert len(evals) == 2 and all(f.startswith("[eval @") for f in evals), res.stderr
+    quiet = _run([*args, "--no-progress", "--out", str(tmp_path / "none")], env=env)
+    assert quiet.returncode == 0, quiet.stderr
+    assert "training:" not in quiet.stderr and "step/s" not in quiet.stderr + quiet.stdout
