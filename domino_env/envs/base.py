@@ -247,8 +247,9 @@ class DominoAECEnv(AECEnv, EzPickle):
             raise DealError("give either options['deal'] or options['deals'], not both")
         if "deals" in options:
             deals = options["deals"]
-            if not isinstance(deals, (list, tuple)) or not deals:
-                raise DealError("options['deals'] must be a non-empty list of deals")
+            if not isinstance(deals, (list, tuple)) or not deals:  # an iterator could be endless: not read
+                got = "an empty one" if isinstance(deals, (list, tuple)) else type(deals).__name__
+                raise DealError(f"options['deals'] must be a non-empty list or tuple of deals, got {got}")
             deals = list(deals)
         else:
             deals = [options["deal"]] if "deal" in options else []
