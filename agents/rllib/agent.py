@@ -42,12 +42,14 @@ METADATA_FILE = "domino_rllib.json"
 CHECKPOINT_DIR = "checkpoint"
 MODULE_STATE_FILE = "module_state.pkl"
 #: Model-config defaults of RLlib's ``DefaultModelConfig`` (ray 2.60) the loader relies on.
+#: ``vf_share_layers`` is not among them: RLlib's default is True for a module built from a bare
+#: ``RLModuleSpec`` but False under ``PPOConfig`` (which writes it into the module's config), so a
+#: config without it is read from the weights (a shared ``encoder.encoder`` or an ``actor_encoder``).
 MODEL_DEFAULTS = {
     "fcnet_hiddens": [256, 256],
     "fcnet_activation": "tanh",
     "head_fcnet_hiddens": [],
     "head_fcnet_activation": "relu",
-    "vf_share_layers": False,
 }
 _ACTIVATIONS = {
     "tanh": np.tanh,
@@ -79,7 +81,12 @@ class RLlibActor:
         for key in ("fcnet_activation", "head_fcnet_activation"):
             if cfg[key] not in _ACTIVATIONS:
                 raise DominoError(f"cannot copy an RLlib module with {key}={cfg[key]!r}")
-        prefix = "encoder.encoder" if cfg["vf_share_layers"] else "encoder.actor_encoder"
+        shared = cfg.get("vf_share_layers")
+        if shared is None:  # not in the config: the weights say which encoder the module has
+            shared = not any(k.startswith("encoder.actor_encoder.") for k in state) and any(
+                k.startswith("encoder.encoder.") for k in state
+            )
+        prefix = "encoder.encoder" if shared else "encoder.actor_encoder"
         encoder = self._linears(state, f"{prefix}.net.mlp.")
         head = self._linears(state, "pi.net.mlp.")
         if not encoder or not head:

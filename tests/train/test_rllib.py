@@ -160,6 +160,29 @@ def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits():
     np.testing.assert_allclose(np_logits[masks == 1], torch_logits[masks == 1], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("shared", [None, True, False])
+def test_rllib_agent_loads_a_module_whose_config_omits_vf_share_layers(tmp_path, shared):
+    """A module built from a bare RLModuleSpec takes RLlib's DefaultModelConfig, whose
+    ``vf_share_layers`` is True (one shared ``encoder.encoder``); its saved config may not name it.
+    ``rllib:PATH`` refused such a module ("not a PPO MLP module"): it assumed False."""
+    env = DominoMultiAgentEnv(MT)
+    cfg = {"fcnet_hiddens": [16], "observation_scale": model_config_of(MT, (16,))["observation_scale"]}
+    if shared is not None:
+        cfg["vf_share_layers"] = shared
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule, observation_space=env.observation_spaces["player_0"],
+        action_space=env.action_spaces["player_0"], model_config=cfg,
+    ).build()  # fmt: skip
+    module.save_to_path(tmp_path / "main")
+    agent = load_rllib_agent(tmp_path / "main", env.config)
+    obs, masks = _batch(env, n=24, seed=4)
+    batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
+    with torch.no_grad():
+        torch_actions = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].argmax(-1).numpy()
+    rng = np.random.default_rng(0)
+    assert [agent(o, m, rng) for o, m in zip(obs, masks, strict=True)] == list(torch_actions)
+
+
 def test_masked_module_refuses_an_observation_without_the_mask_key():
     env = DominoMultiAgentEnv(MT)
     with pytest.raises(ConfigError, match="observation_space"):
