@@ -49,7 +49,9 @@ def _register() -> None:
     # oldest tested one, docs/integrations.md) import the env modules directly.
     # The parallel ids are the turn-based parallel view (turn_based_aec_to_parallel: one agent
     # acts per step), the modules' parallel_env().
-    if hasattr(pettingzoo, "register"):
+    # Registered once, as the Gymnasium ids below: a reload (IPython's autoreload) re-registered
+    # them with PettingZoo's "Overriding environment" UserWarning for every id.
+    if hasattr(pettingzoo, "register") and "dominoes/mexican_train-v0" not in getattr(pettingzoo, "aec_registry", {}):
         for game in ("mexican_train", "block", "draw", "cuban"):
             module = f"domino_env.envs.{game}_v0"
             pettingzoo.register("aec", f"dominoes/{game}-v0", entry_point=f"{module}:env")

@@ -316,3 +316,19 @@ def test_an_env_pickled_before_the_wrappers_read_the_raw_env_still_loads():
     assert again.agent_selection == env.unwrapped.agent_selection
     again.step(int(np.flatnonzero(again.observe(again.agent_selection)["action_mask"])[0]))
     assert again.agent_selection == again.unwrapped.agent_selection != env.unwrapped.agent_selection
+
+
+def test_reloading_the_package_registers_nothing_twice():
+    """``importlib.reload(domino_env)`` (IPython's autoreload) re-registered every PettingZoo id,
+    with an "Overriding environment" UserWarning each; the Gymnasium ids were already guarded."""
+    import importlib
+
+    import gymnasium
+
+    import domino_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        importlib.reload(domino_env)
+    assert "dominoes/block-v0" in pettingzoo.aec_registry and "dominoes/Block-v0" in gymnasium.registry
+    assert isinstance(pettingzoo.make("parallel", "dominoes/cuban-v0"), TurnBasedParallelEnv)
