@@ -89,3 +89,7 @@ SEED = int_at_least(0, 2**32 - 1, " (2**32 - 1)")
 PER_CPU = int_at_least(1, 4 * (os.cpu_count() or 1), " (4 x the CPUs)")
 #: Largest rollout, --n-steps x envs samples (more filled the memory before training started).
 MAX_ROLLOUT = 2**20
+#: Rounds of one tournament (--rounds, --eval-rounds, --final-eval-rounds): every deal's record is
+#: kept in memory (a huge count filled the memory before the first deal was played).
+MAX_ROUNDS = 10_000_000
+ROUNDS = int_at_least(1, MAX_ROUNDS)

@@ -17,9 +17,11 @@ from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.arg_types import (
+    MAX_ROUNDS,
     NON_NEGATIVE,
     PER_CPU,
     POSITIVE,
+    ROUNDS,
     SEED,
     duration,
     int_at_least,
@@ -145,7 +147,7 @@ def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -
     e = group or parser.add_argument_group("evaluation")
     e.add_argument("--eval-opponents", nargs="+", default=list(LADDER), metavar="AGENT",
                    help="evaluation ladder")
-    e.add_argument("--final-eval-rounds", type=NON_NEGATIVE, default=800,
+    e.add_argument("--final-eval-rounds", type=int_at_least(0, MAX_ROUNDS), default=800,
                    help="rounds per ladder opponent in the final evaluation (0: skip)")
     e.add_argument("--eval-workers", type=PER_CPU, default=None,
                    help="processes for the final evaluation (default: CPU cores, at most 4)")
@@ -209,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "curve, tb/) when the run starts")
     e.add_argument("--eval-freq", type=NON_NEGATIVE, default=40_000,
                    help="steps between evaluations (0: only the final one)")
-    e.add_argument("--eval-rounds", type=POSITIVE, default=200,
+    e.add_argument("--eval-rounds", type=ROUNDS, default=200,
                    help="duplicate-deal rounds per ladder opponent per periodic evaluation")
     add_evaluation_options(parser, e)
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar")

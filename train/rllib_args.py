@@ -22,7 +22,7 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.train.arg_types import duration
+from domino_env.train.arg_types import MAX_ROUNDS, duration
 from domino_env.train.cli import (
     ArgumentParser,
     DefaultsHelpFormatter,
@@ -161,6 +161,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if args.eval_rounds > MAX_ROUNDS:  # every record is kept in memory: a huge count filled it
+        parser.error(f"--eval-rounds must be at most {MAX_ROUNDS:,}, got {args.eval_rounds}")
     if args.minibatch_size > args.batch_size:
         parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
     if any(h < 1 for h in args.hidden):

@@ -29,6 +29,7 @@ from domino_env.core.errors import (
 )
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
+from domino_env.train.arg_types import MAX_ROUNDS
 from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
 from domino_env.train.tournament_journal import (
     JournalLock,
@@ -313,6 +314,8 @@ def evaluate(
             "agents", [agent_label(a) for a in agents], f"one agent per seat ({num_players} seats)"
         )
     rounds = _positive("rounds", rounds)
+    if rounds > MAX_ROUNDS:  # every record is kept: a huge count filled the memory before any deal
+        raise ConfigError("rounds", rounds, f"a positive integer up to {MAX_ROUNDS:,}")
     workers = _positive("workers", workers)
     if (number := as_int(seed)) is None or number < 0:
         raise ConfigError("seed", seed, "an integer >= 0")
@@ -356,7 +359,8 @@ def evaluate(
         except BaseException:
             lock.release()
             raise
-    todo = sorted(set(range(deals)) - {r.deal for r in records})
+    done = {r.deal for r in records}
+    todo = [d for d in range(deals) if d not in done]
     resumed = deals - len(todo)
     bar = None
     if progress:

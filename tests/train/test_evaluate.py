@@ -216,6 +216,8 @@ def test_evaluate_rejects_bad_arguments():
         evaluate(["greedy", "nonsense"], rounds=2)
     with pytest.raises(ConfigError):
         evaluate(["greedy", "random"], rounds=0)
+    with pytest.raises(ConfigError, match="up to 10,000,000"):  # it filled the memory before any deal
+        evaluate(["greedy", "random"], rounds=10**13)
     with pytest.raises(ConfigError):
         evaluate(["greedy", "random"], rounds=2, doubles="sometimes")
 
