@@ -100,8 +100,8 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
                        if had.get(k) != value.get(k)]  # fmt: skip
         elif had != value:
             differ.append(f"{key} {had!r} there, {value!r} here")
-    if differ:
-        raise JournalError(f"{path} is the journal of another tournament: {'; '.join(differ)}")
+    if differ:  # (the episode kind is in the header and in env_kwargs: named once)
+        raise JournalError(f"{path} is the journal of another tournament: {'; '.join(dict.fromkeys(differ))}")
     p, seed = int(want["env_kwargs"]["num_players"]), int(want["seed"])
     deals: dict[int, list[GameRecord]] = {}
     for number, line in enumerate(whole[1:], start=2):

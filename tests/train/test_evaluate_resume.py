@@ -91,6 +91,7 @@ def test_the_journal_of_another_tournament_is_refused_naming_what_differs(tmp_pa
     with pytest.raises(JournalError, match="is the journal of another tournament") as err:
         evaluate(kwargs.pop("agents"), journal=journal, **kwargs)
     assert words in str(err.value) and str(journal) in str(err.value)
+    assert str(err.value).count(words) == 1  # the episode kind was named twice (header and env_kwargs)
     assert journal.read_text() == before  # untouched
 
 
