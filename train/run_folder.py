@@ -29,6 +29,7 @@ import domino_env
 from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
 from domino_env.core.config import from_preset, line_from_preset
+from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_file, replace_text
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID
@@ -281,8 +282,17 @@ class RunFolder:
         self.metadata = metadata
 
     def create(self) -> RunFolder:
-        self.path.mkdir(parents=True, exist_ok=True)
-        self.write_metadata()
+        """Make the folder and write ``metadata.json``.
+
+        Raises:
+            DominoError: the folder cannot be made or written, where the checks before the run
+                could not see it (root on /proc, a full disk): a traceback before.
+        """
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self.write_metadata()
+        except OSError as exc:
+            raise DominoError(f"--out {self.path}: the run folder could not be written ({exc.strerror or exc})") from exc
         return self
 
     def _replace(self, name: str, write) -> Path:

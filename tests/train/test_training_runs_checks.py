@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import shutil
 import subprocess
 import sys
@@ -142,6 +143,36 @@ def test_an_out_below_a_file_is_refused_before_any_work(module):
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and len(lines) == 1, res.stderr
     assert f"--out README.md/run: {ROOT / 'README.md'} is a file, not a folder" in lines[0]
+
+
+def test_a_run_folder_that_cannot_be_written_is_a_typed_error(tmp_path, monkeypatch):
+    """What the checks before the run cannot see (a full disk) was an OSError traceback."""
+    from pathlib import Path
+
+    from domino_env.core.errors import DominoError
+    from domino_env.train.run_folder import RunFolder
+
+    def full(self, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "mkdir", full)
+    with pytest.raises(DominoError, match=r"--out .*run: the run folder could not be written \(No space left on device\)"):
+        RunFolder(tmp_path / "run", {}).create()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0,
+                    reason="/proc passes the checks for root on Linux only")  # fmt: skip
+@pytest.mark.parametrize("module", ["domino_env.train.ppo", "domino_env.train.bc"])
+def test_an_out_the_checks_cannot_see_as_unwritable_is_one_line(module):
+    """Root may write every folder, so /proc passes the checks before the run; making the folder
+    fails (domino-train and domino-bc ended in a traceback, exit 1)."""
+    res = subprocess.run([sys.executable, "-m", module, *SMALL[:4], "--final-eval-rounds", "0", "--out", "/proc/x",
+                          *(["--timesteps", "64", "--n-steps", "64", "--batch-size", "64"] if module.endswith("ppo")
+                            else ["--samples", "40", "--epochs", "1", "--no-progress"])],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert lines[-1].endswith("error: --out /proc/x: the run folder could not be written (No such file or directory)")
 
 
 def test_a_refused_init_from_leaves_no_default_folder(tmp_path):
