@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from domino_env.core.errors import DominoError
 from domino_env.train.bc_data import held_out
 
 
@@ -53,6 +54,11 @@ def fit(
     rng = np.random.default_rng([seed, 13])
     is_val = held_out(data["episodes"], val_fraction)
     train_idx, val_idx = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    if len(val_idx) and not len(train_idx):  # it trained on nothing and wrote the untrained network
+        episodes = len(np.unique(data["episodes"]))
+        raise DominoError(f"nothing to clone: the {episodes} episode(s) of the {len(val_idx)} decisions are all held "
+                          f"out to measure the agreement (--val-fraction {val_fraction:g}); collect more "
+                          "(--samples, --dagger-samples) or give --val-fraction 0")  # fmt: skip
     scale_t = torch.as_tensor(scale, dtype=torch.float32)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
 

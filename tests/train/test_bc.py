@@ -361,6 +361,19 @@ def test_without_a_held_out_split_the_summary_says_so(tmp_path):
     assert "nan" not in res.stderr  # nor in the progress bar's agree= (it showed agree=nan)
 
 
+def test_a_dataset_whose_episodes_are_all_held_out_is_refused(tmp_path):
+    """Episode 0 is always held out: ``--samples 10`` (one episode) trained on no sample, said
+    "cloned planner: 19 samples, held-out agreement ..." and wrote the untrained network."""
+    out = tmp_path / "bc"
+    res = _run("domino_env.train.bc", [*SMALL, "--samples", "10", "--epochs", "1", "--final-eval-rounds", "0",
+                                       "--out", str(out)])  # fmt: skip
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert lines[0].startswith("domino-bc: error: nothing to clone: the 1 episode(s) of the ")
+    assert "are all held out to measure the agreement (--val-fraction 0.05)" in lines[0]
+    assert not (out / "model.zip").exists()
+
+
 @pytest.mark.parametrize("module", ["domino_env.train.ppo", "domino_env.train.bc"])
 def test_an_empty_out_is_refused_and_the_current_folders_files_stay(tmp_path, module):
     """``--out ''`` (``--out "$OUT"`` with OUT unset) was the current folder: refused as "folder
