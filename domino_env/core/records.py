@@ -169,13 +169,20 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
     """
     state, deals = first_state(record)  # checks the record first
     actions = record["actions"]
+    # max_cycles as the env counts it (envs/base.py): a seat may start at most max_cycles turns;
+    # the action that would start one more truncates the episode (max_steps: checked by _check)
+    max_cycles = record["env_kwargs"].get("max_cycles", 100_000)
+    turns = [0] * state.config.num_players
+    turns[state.current_player] = 1
     yield state.copy()
     for k, action in enumerate(actions):
+        actor = state.current_player
         try:
             state.apply(action)
         except ValueError as err:
             later = " (or a deal before it is missing or altered)" if len(deals) < len(record["deals"]) - 1 else ""
             raise RecordError(f"action {k} does not replay: {err}{later}") from err
+        finished = state.round_over
         if state.round_over and deals and episode_goes_on(record, state):
             n = len(record["deals"]) - len(deals)  # the 0-based index of this deal in the record
             try:
@@ -185,6 +192,11 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
                                   f"so far: {err} (a deal missing or altered?)") from err  # fmt: skip
         elif state.round_over and k + 1 < len(actions):
             raise RecordError(f"action {k + 1} {past_the_end(record, state)} (at action {k})")
+        if not state.round_over and (finished or state.current_player != actor):  # a new turn starts
+            if turns[state.current_player] >= max_cycles and k + 1 < len(actions):
+                raise RecordError(f"record has {len(actions)} actions; its env_kwargs' max_cycles={max_cycles} "
+                                  f"ends the episode after action {k}")  # fmt: skip
+            turns[state.current_player] += 1
         yield state.copy()
     check_no_deals_left(deals)
 

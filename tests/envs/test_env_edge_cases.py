@@ -328,6 +328,36 @@ def test_wrapped_env_before_reset_and_after_the_episode_as_docs_envs_md_says(mod
     assert "step() called after all agents are terminated or truncated" in caplog.text
 
 
+@pytest.mark.parametrize(("make", "kwargs"), [
+    (mexican_train_v0.raw_env, {"num_players": 3, "max_pip": 9, "episode": "game", "max_cycles": 3}),
+    (line_v0.raw_env, {"preset": "draw", "episode": "game", "max_cycles": 4}),
+])  # fmt: skip
+def test_replay_ends_a_record_where_its_max_cycles_truncates_the_env(make, kwargs):
+    """``max_steps`` was checked and ``max_cycles`` was not: a record whose ``max_cycles`` was
+    lowered replayed to its end, where ``raw_env(**env_kwargs)`` stops at the truncation."""
+    from domino_env.core.records import RecordError, replay
+
+    env = make(**{**kwargs, "max_cycles": 100_000})
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    while env.agents:
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    record = env.to_record()
+    short = make(**kwargs)  # the same deals and actions, under the lower limit
+    short.reset(options={"deals": record["deals"]})
+    for action in record["actions"]:
+        if not short.agents or any(short.truncations.values()):
+            break
+        short.step(action)
+    allowed = len(short.to_record()["actions"])
+    assert 0 < allowed < len(record["actions"])
+    edited = {**record, "env_kwargs": {**record["env_kwargs"], "max_cycles": kwargs["max_cycles"]}}
+    with pytest.raises(RecordError, match=f"max_cycles={kwargs['max_cycles']} ends the episode after action {allowed - 1}"):
+        list(replay(edited))
+    assert len(list(replay(short.to_record()))) == allowed + 1  # the env's own truncated record replays
+
+
 def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
     from domino_env.core.errors import RecordError
     from domino_env.core.records import load_record, replay, save_record
