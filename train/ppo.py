@@ -200,7 +200,7 @@ def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
             if value != getattr(args, name):
                 kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
                 setattr(args, name, value)
-        if kept and not args.quiet:
+        if kept:  # flags the user gave are overridden: said even with --quiet
             print("--resume keeps the model's " + ", ".join(kept), file=sys.stderr, flush=True)
         changed = setup_changes(args, (checked.start_metadata or {}).get("args") or {})
         if changed and not args.quiet:

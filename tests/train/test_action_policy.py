@@ -282,10 +282,11 @@ def test_resume_refuses_another_policy_and_keeps_the_models_settings(run_dir, tm
     res = subprocess.run(
         [sys.executable, "-m", "train.ppo", "--resume", str(run_dir), "--n-steps", "128", "--timesteps", "256",
          "--n-envs", "2", "--vec-env", "dummy", "--eval-freq", "0", "--final-eval-rounds", "0",
-         "--no-progress", "--no-tensorboard", "--no-plot", "--out", str(more)],
+         "--no-progress", "--no-tensorboard", "--no-plot", "--quiet", "--out", str(more)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
+    # said even with --quiet: a flag the user gave is overridden
     assert "--resume keeps the model's --n-steps 256 (instead of this command's 128, given or default)" in res.stderr
     meta = json.loads((more / "metadata.json").read_text())
     assert meta["args"]["n_steps"] == 256 and meta["args"]["policy"] == "action-scores"
