@@ -10,6 +10,7 @@ import math
 import os
 import re
 from collections.abc import Callable
+from itertools import pairwise
 
 
 def int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
@@ -89,6 +90,16 @@ SEED = int_at_least(0, 2**32 - 1, " (2**32 - 1)")
 PER_CPU = int_at_least(1, 4 * (os.cpu_count() or 1), " (4 x the CPUs)")
 #: Largest rollout, --n-steps x envs samples (more filled the memory before training started).
 MAX_ROLLOUT = 2**20
+#: Most parameters of a command's networks (400 MB of float32 weights; training holds several copies:
+#: gradients, Adam's moments, RLlib's env runners). --net-arch 60000 60000 was torch's allocation traceback.
+MAX_PARAMETERS = 100_000_000
+
+
+def mlp_parameters(sizes: list[int]) -> int:
+    """Weights and biases of a chain of linear layers of these sizes (input first)."""
+    return sum(a * b + b for a, b in pairwise(sizes))
+
+
 #: Rounds of one tournament (--rounds, --eval-rounds, --final-eval-rounds): every deal's record is
 #: kept in memory (a huge count filled the memory before the first deal was played).
 MAX_ROUNDS = 10_000_000

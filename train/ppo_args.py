@@ -17,6 +17,7 @@ from domino_env.agents.ppo import check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.arg_types import (
+    MAX_PARAMETERS,
     MAX_ROUNDS,
     NON_NEGATIVE,
     PER_CPU,
@@ -25,6 +26,7 @@ from domino_env.train.arg_types import (
     SEED,
     duration,
     int_at_least,
+    mlp_parameters,
     real,
 )
 from domino_env.train.cli import ArgumentParser, DefaultsHelpFormatter, output_folder_problem  # noqa: F401  (re-exported)
@@ -113,7 +115,7 @@ def add_policy_options(parser: argparse.ArgumentParser, group: Any = None, polic
     # None in the namespace: resolve_policy fills them (the start model's, or 256 256 / tanh)
     t.add_argument("--net-arch", type=POSITIVE, nargs="+", default=None,
                    help="hidden layer sizes (mlp: the policy and value nets; action-scores: the value net; "
-                   f"default 256 256, with {start} the model's)")
+                   f"default 256 256, with {start} the model's; at most {MAX_PARAMETERS // 10**6} M parameters)")
     t.add_argument("--activation", default=None, choices=("tanh", "relu"),
                    help=f"hidden activation of an mlp policy (default tanh, with {start} the model's; the "
                    "action-scores networks are ReLU and do not use it)")
@@ -345,6 +347,26 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
                      "--overwrite to replace its run files")  # fmt: skip
 
 
+def check_network_size(parser: argparse.ArgumentParser, args: argparse.Namespace, inputs: int, actions: int,
+                       extra: int) -> None:  # fmt: skip
+    """Refuse a ``--net-arch`` whose networks would pass :data:`MAX_PARAMETERS` (``inputs``: the
+    training env's observation size; ``extra``: the critic's hidden-tile values in it)."""
+    arch = [int(h) for h in args.net_arch]
+    if args.policy == "action-scores":  # only the critic has these layers: observation + one feature row + extra
+        from domino_env.agents.action_features import feature_columns
+
+        n_feat = len(feature_columns(args.game, policy_input_of(args.policy, getattr(args, "action_features", "v1"))))
+        count = mlp_parameters([inputs - actions * n_feat + n_feat, *arch, 1])
+        what = "the value network"
+    else:  # separate policy and value MLPs
+        count = mlp_parameters([inputs, *arch, actions]) + mlp_parameters([inputs, *arch, 1])
+        what = "the policy and value networks"
+    if count > MAX_PARAMETERS:
+        parser.error(f"--net-arch {' '.join(map(str, arch))}: {what} would have {count:.3g} parameters; at most "
+                     f"{MAX_PARAMETERS:,} ({MAX_PARAMETERS * 4 // 10**6} MB of float32 weights, held several times "
+                     "over in training)")  # fmt: skip
+
+
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_resume: bool = True) -> CheckedRun:
     """Every check of ``domino_env.train.ppo``'s options that argparse's types cannot do, before any work
     (nothing is written): rules, reward, agents of ``--opponents`` / ``--eval-opponents``, the
@@ -420,7 +442,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     except ConfigError as exc:
         parser.error(f"{flag_of(exc.field)}: {exc}")
     checked.env_kwargs = probe.env.unwrapped.aec.env_kwargs
+    inputs, actions = int(probe.observation_space.shape[0]), int(probe.action_space.n)
     probe.close()
+    check_network_size(parser, args, inputs, actions, probe.critic_extra)
     resumed = checked.start_model.parent if getattr(args, "resume", None) and checked.start_model else None
     start = getattr(args, "init_from", None)
     if start and args.out and getattr(args, "overwrite", False) and checked.start_model.parent.resolve() == Path(args.out).resolve():

@@ -22,7 +22,7 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.train.arg_types import MAX_ROUNDS, duration
+from domino_env.train.arg_types import MAX_PARAMETERS, MAX_ROUNDS, duration
 from domino_env.train.cli import (
     ArgumentParser,
     DefaultsHelpFormatter,
@@ -140,9 +140,8 @@ MAX_SEED = 2**31 - 1
 #: Largest --league-size: each snapshot is a module built on the learner and every env runner and
 #: written into every checkpoint (about 0.05 s of start-up each: 100000 sat silent for minutes).
 MAX_LEAGUE_SIZE = 100
-#: Most parameters of main and its league snapshots together (400 MB of float32 weights): the learner,
+#: Most parameters of main and its league snapshots together (arg_types.MAX_PARAMETERS): the learner,
 #: every env runner and each checkpoint hold them all (--hidden 100000000 was torch's allocation traceback).
-MAX_PARAMETERS = 100_000_000
 
 
 def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:

@@ -11,13 +11,13 @@ inside the functions that need it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from domino_env.agents.ppo import observation_scale
 from domino_env.core.errors import DominoError
+from domino_env.train.arg_types import mlp_parameters
 
 MODES = ("self-play", "opponents", "league")
 MAIN = "main"
@@ -158,8 +158,7 @@ def network_parameters(observation_size: int, hidden: Sequence[int], num_actions
     :func:`model_config_of`: separate policy and value MLPs of ``hidden`` layers (weights and
     biases), the policy head to ``num_actions`` logits, the value head to one value."""
     sizes = [int(observation_size), *map(int, hidden)]
-    mlp = sum(a * b + b for a, b in pairwise(sizes))
-    return 2 * mlp + (sizes[-1] + 1) * (int(num_actions) + 1)
+    return mlp_parameters([*sizes, int(num_actions)]) + mlp_parameters([*sizes, 1])
 
 
 def _count(value: Any) -> int:

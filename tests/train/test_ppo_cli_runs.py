@@ -32,6 +32,10 @@ from ppo_helpers import run_ppo as _run
         (["--clip-range", "-1"], "--clip-range"),
         (["--net-arch", "0"], "--net-arch"),
         (["--net-arch", "64", "-3"], "--net-arch"),
+        (["--net-arch", "60000", "60000"],  # torch's allocation traceback (14 GB a layer)
+         "--net-arch 60000 60000: the value network would have 3.63e+09 parameters; at most 100,000,000"),
+        (["--net-arch", "8000", "8000", "--policy", "mlp"],
+         "--net-arch 8000 8000: the policy and value networks would have 1.39e+08 parameters"),
         (["--timesteps", "0"], "--timesteps"),
         (["--batch-size", "1"], "--batch-size"),
         (["--learning-rate", "0"], "--learning-rate"),
