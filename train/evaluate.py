@@ -356,7 +356,9 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
                 **kwargs,
             )
     except JournalError as exc:  # could not be written (checked before the games: a full disk)
-        raise DominoError(f"--json {args.json}: {exc}; {journal.kept_line()} once it can be written") from None
+        kept = journal.kept()  # none: the journal was never written (its folder is not writable after all)
+        left = f"{journal.kept_line(kept)} once it can be written" if kept else f"0 of {journal.deals} deals kept"
+        raise DominoError(f"--json {args.json}: {exc}; {left}") from None
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers are stopped; say what is kept

@@ -360,3 +360,20 @@ def test_a_journal_without_a_deal_is_started_over_without_resume(tmp_path, capsy
     journal.write_text(header + "\n" + deal + "\n")
     code, err = _run(args, capsys)
     assert code == 2 and "holds the finished deals of an interrupted tournament; give --resume" in err
+
+
+def test_a_journal_that_could_not_be_written_at_all_is_not_offered_to_resume(tmp_path, capsys, monkeypatch):
+    """The disk is full from the journal's header on: nothing is kept, so the message does not point
+    at a journal to continue (it said "0 of 10 deals played, kept in PATH: ... --resume")."""
+    import errno
+
+    from domino_env.train.tournament_journal import JournalWriter
+
+    def full_disk(self, entry):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(JournalWriter, "_write", full_disk)
+    out = tmp_path / "out.json"
+    code, err = _run(["--agents", *AGENTS, "--rounds", "40", "--seed", "2", "--json", str(out), "--no-progress"], capsys)
+    assert code == 2 and err.strip().endswith("(No space left on device); 0 of 10 deals kept"), err
+    assert "--resume" not in err
