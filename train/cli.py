@@ -250,8 +250,14 @@ def no_cuda() -> str | None:
 
 
 def first_line(exc: BaseException) -> str:
-    """The first line of an exception's message (torch's state-dict errors run to many lines)."""
-    return (str(exc).strip().splitlines() or [""])[0]
+    """The first line of an exception's message (torch's state-dict errors run to many lines); a
+    first line that only announces the lines below (ends with ``:``) gets the first of them, and
+    how many more there are."""
+    lines = [x.strip() for x in str(exc).strip().splitlines() if x.strip()] or [""]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        more = f" (and {len(lines) - 2} more)" if len(lines) > 2 else ""
+        return f"{lines[0]} {lines[1]}{more}"
+    return lines[0]
 
 
 def load_failure(exc: BaseException) -> str:

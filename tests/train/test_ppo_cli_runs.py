@@ -101,6 +101,29 @@ def test_a_corrupt_resume_model_or_metadata_is_one_line(tmp_path):
     assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "run").exists()
 
 
+def test_weights_that_do_not_fit_the_metadatas_network_name_the_first_mismatch(tmp_path):
+    """--init-from a release whose metadata.json was edited to another --net-arch: torch's many-line
+    state-dict error is one line that names the first layer that does not fit (it ended at
+    "Error(s) in loading state_dict for ActionScoringPolicy:")."""
+    import shutil
+
+    from domino_env.train.cli import first_line
+
+    start = tmp_path / "edited"
+    shutil.copytree(ROOT / "checkpoints" / "mexican_train_4p_d12_action_scores", start)
+    meta = json.loads((start / "metadata.json").read_text())
+    meta["args"]["net_arch"] = [128, 128]
+    (start / "metadata.json").write_text(json.dumps(meta))
+    res = _run(["--init-from", str(start), "--timesteps", "64", "--n-steps", "64", "--batch-size", "64",
+                "--final-eval-rounds", "0", "--eval-freq", "0", "--no-progress", "--out", str(tmp_path / "run")])  # fmt: skip
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert ("RuntimeError: Error(s) in loading state_dict for ActionScoringPolicy: size mismatch for "
+            "mlp_extractor.value_net.0.weight: copying a param with shape torch.Size([256, 466]) from checkpoint, "
+            "the shape in current model is torch.Size([128, 466]). (and 4 more)") in res.stderr
+    assert first_line(ValueError("one\ntwo")) == "one" and first_line(ValueError("a:\n\tb\n")) == "a: b"
+    assert first_line(ValueError("")) == ""
+
+
 def _model_whose_tensor_file_does_not_unpickle(folder: Path) -> Path:
     """A copy of the Mexican Train release whose policy.pth is a torch file that torch's safe
     loader refuses (a Fraction inside)."""
