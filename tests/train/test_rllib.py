@@ -18,6 +18,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 from ray.rllib.examples.rl_modules.classes.random_rlm import RandomRLModule
+from rllib_helpers import observation_batch
 
 from domino_env.agents import make_agent
 from domino_env.agents.rllib.agent import RLlibActor, load_rllib_agent
@@ -130,25 +131,10 @@ def _masked_module(env, hidden=(32, 16)):
     return module, cfg
 
 
-def _batch(env, n=16, seed=0):
-    rng = np.random.default_rng(seed)
-    obs, masks = [], []
-    env.reset(seed=seed)
-    for _ in range(n):  # observations of real positions along a random game
-        a = env.aec.agent_selection
-        o = env.aec.observe(a)
-        obs.append(o["observation"])
-        masks.append(o["action_mask"])
-        env.aec.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-        if not env.aec.agents or any(env.aec.terminations.values()):
-            env.reset(seed=int(rng.integers(1000)))
-    return np.array(obs), np.array(masks)
-
-
 def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits():
     env = DominoMultiAgentEnv(MT)
     module, cfg = _masked_module(env)
-    obs, masks = _batch(env)
+    obs, masks = observation_batch(env)
     batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
     with torch.no_grad():
         torch_logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].numpy()
@@ -175,7 +161,7 @@ def test_rllib_agent_loads_a_module_whose_config_omits_vf_share_layers(tmp_path,
     ).build()  # fmt: skip
     module.save_to_path(tmp_path / "main")
     agent = load_rllib_agent(tmp_path / "main", env.config)
-    obs, masks = _batch(env, n=24, seed=4)
+    obs, masks = observation_batch(env, n=24, seed=4)
     batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
     with torch.no_grad():
         torch_actions = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].argmax(-1).numpy()
@@ -202,7 +188,7 @@ def test_scripted_module_plays_the_agents_legal_action(spec):
         action_space=env.action_spaces["player_0"],
         model_config={"agent": spec, "env_config": MT, "seed": 7},
     ).build()  # fmt: skip
-    obs, masks = _batch(env, n=24, seed=2)
+    obs, masks = observation_batch(env, n=24, seed=2)
     batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
     actions = module.forward_exploration(batch)[Columns.ACTIONS]
     agent, rng = make_agent(spec, env.config), np.random.default_rng(7)
