@@ -51,12 +51,26 @@ MODEL_DEFAULTS = {
     "head_fcnet_hiddens": [],
     "head_fcnet_activation": "relu",
 }
+def _elu(x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, np.expm1(np.minimum(x, 0.0)))
+
+
+def _silu(x: np.ndarray) -> np.ndarray:
+    return x / (1.0 + np.exp(-x))
+
+
+#: The activations RLlib's ``get_activation_fn`` builds for torch: its lower-case names and the
+#: ``torch.nn`` class names it looks up first.
 _ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
+    "elu": _elu,
+    "swish": _silu,
+    "silu": _silu,
     "linear": lambda x: x,
     None: lambda x: x,
 }
+_ACTIVATIONS.update(Tanh=_ACTIVATIONS["tanh"], ReLU=_ACTIVATIONS["relu"], ELU=_elu, SiLU=_silu)
 
 
 class RLlibActor:
@@ -80,7 +94,8 @@ class RLlibActor:
         cfg = {**MODEL_DEFAULTS, **(model_config or {})}
         for key in ("fcnet_activation", "head_fcnet_activation"):
             if cfg[key] not in _ACTIVATIONS:
-                raise DominoError(f"cannot copy an RLlib module with {key}={cfg[key]!r}")
+                known = ", ".join(sorted(repr(k) for k in _ACTIVATIONS if k is not None)) + " or None"
+                raise DominoError(f"cannot copy an RLlib module with {key}={cfg[key]!r} (known: {known})")
         shared = cfg.get("vf_share_layers")
         if shared is None:  # not in the config: the weights say which encoder the module has
             shared = not any(k.startswith("encoder.actor_encoder.") for k in state) and any(

@@ -121,8 +121,8 @@ def test_importing_agents_does_not_import_ray_or_torch():
 
 
 # ---------------------------------------------------------------------------------- modules
-def _masked_module(env, hidden=(32, 16)):
-    cfg = model_config_of({**MT, "num_players": 2, "max_pip": 9}, hidden)
+def _masked_module(env, hidden=(32, 16), **config):
+    cfg = {**model_config_of({**MT, "num_players": 2, "max_pip": 9}, hidden), **config}
     space = env.observation_spaces["player_0"]
     module = RLModuleSpec(
         module_class=MaskedPPOTorchRLModule, observation_space=space,
@@ -131,9 +131,12 @@ def _masked_module(env, hidden=(32, 16)):
     return module, cfg
 
 
-def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits():
+@pytest.mark.parametrize("activation", ["tanh", "relu", "elu", "silu", "swish", "Tanh", "ELU", "linear"])
+def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits(activation):
+    """Every activation RLlib builds by name (tanh only before: elu, silu were refused)."""
     env = DominoMultiAgentEnv(MT)
-    module, cfg = _masked_module(env)
+    module, cfg = _masked_module(env, fcnet_activation=activation, head_fcnet_hiddens=[8],
+                                 head_fcnet_activation=activation)  # fmt: skip
     obs, masks = observation_batch(env)
     batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
     with torch.no_grad():
@@ -144,6 +147,13 @@ def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits():
     scale = np.asarray(cfg["observation_scale"], np.float32)
     np_logits = actor.logits(obs * scale)
     np.testing.assert_allclose(np_logits[masks == 1], torch_logits[masks == 1], rtol=1e-4, atol=1e-5)
+
+
+def test_numpy_actor_refuses_an_activation_it_cannot_copy_and_names_those_it_can():
+    module, cfg = _masked_module(DominoMultiAgentEnv(MT))
+    state = {k: v.detach().numpy() for k, v in module.state_dict().items()}
+    with pytest.raises(DominoError, match=r"fcnet_activation='gelu' \(known: 'ELU', .*'tanh' or None\)$"):
+        RLlibActor(state, {**cfg, "fcnet_activation": "gelu"})
 
 
 @pytest.mark.parametrize("shared", [None, True, False])
