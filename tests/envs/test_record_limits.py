@@ -1,0 +1,61 @@
+"""``replay`` ends a record exactly where its ``max_cycles`` truncates the env (property test):
+for random games and limits, a record replays iff ``raw_env(**env_kwargs)`` plays all its actions
+(``replay`` counts turns as ``envs/base.py`` does: a seat starts a turn when play passes to it,
+and a seat playing again after its own double does not)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domino_env.core.errors import RecordError
+from domino_env.core.records import replay
+from domino_env.envs import cuban_v0, draw_v0, mexican_train_v0
+
+FACTORIES = {
+    "mexican_train_3p_game": lambda **k: mexican_train_v0.raw_env(num_players=3, max_pip=9, episode="game", **k),
+    "mexican_train_2p": lambda **k: mexican_train_v0.raw_env(num_players=2, max_pip=9, **k),
+    "draw_game": lambda **k: draw_v0.raw_env(episode="game", **k),
+    "cuban_game": lambda **k: cuban_v0.raw_env(episode="game", **k),
+}  # fmt: skip
+
+
+def _play(env, seed: int) -> None:
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while env.agents:
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def _actions_played(env, record: dict) -> int:
+    """How many of ``record``'s actions ``env`` plays from its deals before the episode ends."""
+    env.reset(options={"deals": record["deals"]})
+    done = 0
+    for action in record["actions"]:
+        if not env.agents or any(env.truncations.values()) or all(env.terminations.values()):
+            break
+        env.step(action)
+        done += 1
+    return done
+
+
+@pytest.mark.parametrize("game", sorted(FACTORIES))
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), limit=st.integers(1, 60))
+def test_a_record_replays_exactly_as_far_as_its_max_cycles_lets_the_env(game, seed, limit):
+    env = FACTORIES[game](max_cycles=limit)
+    _play(env, seed)
+    record = env.to_record()
+    assert len(list(replay(record))) == len(record["actions"]) + 1  # the env's own record replays whole
+    lower = {**record, "env_kwargs": {**record["env_kwargs"], "max_cycles": limit - 1}} if limit > 1 else None
+    if lower is None:
+        return
+    played = _actions_played(FACTORIES[game](max_cycles=limit - 1), record)
+    if played == len(record["actions"]):
+        assert len(list(replay(lower))) == played + 1
+    else:
+        with pytest.raises(RecordError, match=f"max_cycles={limit - 1} ends the episode after action {played - 1}$"):
+            list(replay(lower))
