@@ -22,7 +22,7 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.train.arg_types import MAX_PARAMETERS, MAX_ROUNDS, duration
+from domino_env.train.arg_types import MAX_PARAMETERS, MAX_ROLLOUT, MAX_ROUNDS, duration
 from domino_env.train.cli import (
     ArgumentParser,
     DefaultsHelpFormatter,
@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop after the iteration that passes this wall time, with its unit: 90s, 15m, 1.5h",
     )  # fmt: skip
     t.add_argument("--seed", type=int, default=0, help="seeds the envs, the modules, the seating")
-    t.add_argument("--batch-size", type=int, default=4000, help="env steps per iteration (all seats)")
+    t.add_argument("--batch-size", type=int, default=4000, help=f"env steps per iteration (all seats; at most {MAX_ROLLOUT})")
     t.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch")
     t.add_argument("--epochs", type=int, default=5, help="passes over each batch")
     t.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = parser.add_argument_group("Ray")
     r.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (0: in the driver)")
-    r.add_argument("--num-envs-per-env-runner", type=int, default=1, help="envs per env runner")
+    r.add_argument("--num-envs-per-env-runner", type=int, default=1, help=f"envs per env runner (at most {MAX_ENVS_PER_RUNNER})")
     r.add_argument(
         "--num-learners", type=int, default=0,
         help="learner actors: 0 learns in the driver, 1 in a learner actor of its own (e.g. on a "
@@ -140,6 +140,9 @@ MAX_SEED = 2**31 - 1
 #: Largest --league-size: each snapshot is a module built on the learner and every env runner and
 #: written into every checkpoint (about 0.05 s of start-up each: 100000 sat silent for minutes).
 MAX_LEAGUE_SIZE = 100
+#: Most envs one env runner steps (--num-envs-per-env-runner): about 40 KB each, but one process
+#: steps them one after another (more runners, --num-env-runners, sample in parallel).
+MAX_ENVS_PER_RUNNER = 4096
 #: Most parameters of main and its league snapshots together (arg_types.MAX_PARAMETERS): the learner,
 #: every env runner and each checkpoint hold them all (--hidden 100000000 was torch's allocation traceback).
 
@@ -160,6 +163,12 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
+    if args.num_envs_per_env_runner > MAX_ENVS_PER_RUNNER:
+        parser.error(f"--num-envs-per-env-runner must be at most {MAX_ENVS_PER_RUNNER}, got "
+                     f"{args.num_envs_per_env_runner}: one process steps them all in turn")  # fmt: skip
+    if args.batch_size > MAX_ROLLOUT:  # held whole in memory (observations, masks, logits) before each update
+        parser.error(f"--batch-size must be at most {MAX_ROLLOUT}, got {args.batch_size}: the learner holds the "
+                     "whole batch in memory")  # fmt: skip
     if args.eval_rounds > MAX_ROUNDS:  # every record is kept in memory: a huge count filled it
         parser.error(f"--eval-rounds must be at most {MAX_ROUNDS:,}, got {args.eval_rounds}")
     if args.minibatch_size > args.batch_size:

@@ -8,7 +8,6 @@ test_rllib_smoke.py; the turn-based reward bookkeeping in test_rllib_rewards.py.
 import json
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -31,7 +30,6 @@ from domino_env.train.rllib import (
     build_parser,
     model_config_of,
     ppo_config,
-    validate,
 )
 
 MT = {"game": "mexican_train", "num_players": 2, "max_pip": 9}
@@ -244,168 +242,6 @@ def test_seat_mapping_modes():
     assert [[again(a, _Episode(k)) for a in agents] for k in range(200)] == seatings  # seeded
     # the same episode asked twice keeps its seating
     assert [mapping(a, _Episode(5)) for a in agents] == [mapping(a, _Episode(5)) for a in agents]
-
-
-# ---------------------------------------------------------------------------------- CLI checks
-@pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--iterations", "0"], "--iterations must be >= 1"),
-        (["--num-env-runners", "-1"], "--num-env-runners must be >= 0"),
-        (["--num-learners", "-1"], "--num-learners must be >= 0"),
-        (["--address", "not an address"], "give HOST:PORT"),
-        (["--address", "127.0.0.1:99999"], "port 99999 is not a port (1 to 65535)"),
-        (["--time-limit", "0s"], "argument --time-limit: must be a finite wall time > 0, got 0s"),
-        (["--time-limit", "3600"], "argument --time-limit: give a unit: 3600s, 3600m or 3600h"),
-        (["--time-limit", "5 days"], "argument --time-limit: expected a wall time such as 90s, 15m or 1.5h"),
-        (["--minibatch-size", "512", "--batch-size", "256"], "exceeds --batch-size"),
-        (["--mode", "opponents"], "--mode opponents needs --opponents"),
-        (["--opponents", "greedy"], "--opponents is for --mode opponents or league"),
-        (["--mode", "opponents", "--opponents", "wizard"], "wizard"),
-        (["--eval-opponents", "rllib:/nonexistent/run"], "no RLlib module"),
-        (["--address", "h:1", "--num-cpus", "2"], "--num-cpus sizes a local Ray instance"),
-        (["--game", "cuban", "--doubles", "chain"], "--doubles is a Mexican Train rule"),
-        (["--max-pip", "6"], "max_pip"),
-        (["--resume", "/nonexistent"], "not a run folder"),
-        (["--hidden", "0"], "--hidden sizes must be >= 1"),
-        (["--seed", "-1"], "--seed must be >= 0"),
-        (["--lr", "0"], "--lr must be in (0, 1], got 0.0"),
-        (["--lr", "inf"], "--lr must be in (0, 1], got inf"),
-        (["--lr", "1e39"], "--lr must be in (0, 1], got 1e+39"),  # passed, then overflowed Adam
-        (["--seed", str(2**31)], "--seed must be from 0 to 2147483647 (2**31 - 1), got 2147483648"),
-        (["--num-env-runners", "3", "--num-cpus", "2"],
-         "--num-env-runners 3 + --num-learners 0 need 3 CPUs (one actor each) and this local Ray has 2 (--num-cpus)"),
-        (["--num-learners", "1", "--num-env-runners", "2", "--num-cpus", "2"], "need 3 CPUs"),
-        (["--num-learners", "2"], "--num-learners must be 0 or 1, got 2: with more, RLlib splits each batch's"),
-        (["--num-env-runners", "100000"], "(the CPUs of this machine); give fewer, or --address for a cluster"),
-        (["--entropy-coeff", "nan"], "--entropy-coeff must be a finite number >= 0, got nan"),
-        (["--entropy-coeff", "-0.1"], "--entropy-coeff must be a finite number >= 0, got -0.1"),  # was RLlib's traceback
-        (["--gamma", "1.5"], "--gamma must be in (0, 1], got 1.5"),
-        (["--gae-lambda", "2"], "--gae-lambda must be in [0, 1], got 2.0"),
-        (["--eval-opponents", "bogus"], "--eval-opponents bogus: "),
-        (["--mode", "opponents", "--opponents", "bogus"], "--opponents bogus: "),
-        (["--game", "cuban", "--players", "3"], "--players: "),
-        # 0 read as "not given" (the preset's 4 seats): it trained 4 players, its hint said --players 0
-        (["--players", "0"], "--players 0: Mexican Train takes 2 to 8 players"),
-        (["--address", "127.0.0.1:1"], "--address 127.0.0.1:1: nothing answers at 127.0.0.1:1"),
-        # RLlib's learner failed on them after Ray started (UnboundLocalError: loss_per_module): a
-        # batch without a finished step of main (its next observation comes after the other seats' turns)
-        (["--game", "block", "--batch-size", "2", "--minibatch-size", "2"],
-         "--batch-size 2 is too small for 4 seats in --mode self-play: each of the 1 sampling env "
-         "(--num-env-runners x --num-envs-per-env-runner) needs a finished step of the learner main (every seat is "
-         "main, 4 env steps), or RLlib's learner fails; give --batch-size >= 4"),
-        (["--game", "block", "--players", "2", "--mode", "opponents", "--opponents", "random", "--batch-size", "5",
-          "--minibatch-size", "2", "--num-envs-per-env-runner", "2"],
-         "each of the 2 sampling envs (--num-env-runners x --num-envs-per-env-runner) needs a finished step of the "
-         "learner main (main holds one seat: it acts within a round of turns and sees its next observation within "
-         "another, 2 x 2 - 1 = 3 env steps), or RLlib's learner fails; give --batch-size >= 6"),
-        # absurd sizes: torch's allocation traceback after Ray started; minutes of silence while starting
-        (["--hidden", "100000000", "100000000"],
-         "--hidden 100000000 100000000: main would have 2e+16 parameters (policy and value MLPs on 449 observation "
-         "features, 457 actions); at most 100,000,000 (400 MB of float32 weights), as the learner, every env runner "
-         "and each checkpoint hold them all"),
-        (["--mode", "league", "--league-size", "100", "--hidden", "2048", "2048"],
-         "--hidden 2048 2048 with --league-size 100: main and its 100 league snapshots would have 1.13e+09 parameters"),
-        (["--league-size", "100000"], "--league-size must be at most 100, got 100000: each snapshot is a copy of main "
-         "built on the learner and every env runner and written into every checkpoint"),
-    ],
-)
-def test_cli_validates_flags_before_any_work(argv, message, capsys):
-    parser = build_parser()
-    with pytest.raises(SystemExit) as exc:
-        validate(parser, parser.parse_args(argv))
-    assert exc.value.code == 2 and message in capsys.readouterr().err
-
-
-def _listener(reply: bytes | None):
-    """A local TCP server on a free port that answers each connection with ``reply`` (an HTTP
-    server's, a gRPC server's SETTINGS frame) or, with None, reads and never answers."""
-    import socket
-    import threading
-
-    server = socket.create_server(("127.0.0.1", 0))
-
-    def serve():
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            conn.recv(64)
-            if reply is not None:
-                conn.sendall(reply)
-            threading.Timer(3, conn.close).start()
-
-    threading.Thread(target=serve, daemon=True).start()
-    return server
-
-
-@pytest.mark.parametrize(
-    ("reply", "message"),
-    [
-        (b"HTTP/1.0 400 Bad Request\r\n\r\n", "it replied b'HTTP/1.0 400 Bad Request"),
-        (None, "no reply (closed, reset or silent for 1 s)"),
-        (b"\x00\x00\x00\x04\x00\x00\x00\x00\x00", None),  # an empty SETTINGS frame: a gRPC server
-    ],
-)
-def test_address_probe_refuses_a_service_that_is_not_a_ray_head(reply, message, capsys):
-    """An HTTP server at --address passed the TCP probe and Ray then retried it for minutes."""
-    from domino_env.train.rllib_args import check_reachable
-
-    server = _listener(reply)
-    address = f"127.0.0.1:{server.getsockname()[1]}"
-    try:
-        if message is None:
-            check_reachable(build_parser(), address, timeout=1.0)  # passes: Ray takes it from here
-            check_reachable(build_parser(), f"ray://{address}", timeout=1.0)
-        else:
-            with pytest.raises(SystemExit) as exc:
-                check_reachable(build_parser(), address, timeout=1.0)
-            err = capsys.readouterr().err
-            assert exc.value.code == 2 and f"--address {address}: something listens at {address} but it is not a " \
-                "Ray head" in err and message in err  # fmt: skip
-    finally:
-        server.close()
-
-
-def test_cli_refuses_an_out_that_cannot_be_a_folder(tmp_path, capsys):
-    """A file at --out, or in place of a folder above it, was a traceback once Ray had started."""
-    notes = tmp_path / "notes.txt"
-    notes.write_text("keep")
-    parser = build_parser()
-    for out, message in ((notes, "exists and is not a folder"), (notes / "run", f"{notes} is a file, not a folder")):
-        with pytest.raises(SystemExit) as exc:
-            validate(parser, parser.parse_args(["--out", str(out)]))
-        assert exc.value.code == 2 and f"--out {out}: {message}" in capsys.readouterr().err
-    assert notes.read_text() == "keep"
-
-
-def test_cli_refuses_a_non_empty_out_folder(tmp_path, capsys):
-    (tmp_path / "x").write_text("keep me")
-    parser = build_parser()
-    with pytest.raises(SystemExit):
-        validate(parser, parser.parse_args(["--out", str(tmp_path)]))
-    assert "exists and is not empty" in capsys.readouterr().err
-    assert (tmp_path / "x").read_text() == "keep me"
-
-
-def test_an_unreachable_head_is_one_line_in_seconds_and_leaves_no_folder(tmp_path):
-    """Ray itself retried an unreachable --address for minutes (and the run folder was made)."""
-    out = tmp_path / "never"
-    start = time.time()
-    proc = subprocess.run([sys.executable, "-m", "train.rllib", "--address", "127.0.0.1:1", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert proc.returncode == 2 and "nothing answers at 127.0.0.1:1" in proc.stderr
-    assert proc.stderr.count("\n") == 1 and time.time() - start < 60 and not out.exists()
-
-
-def test_cli_error_is_one_line_from_a_real_process_and_starts_no_ray():
-    out = subprocess.run(
-        [sys.executable, "-m", "train.rllib", "--iterations", "0"], capture_output=True, text=True
-    )
-    assert out.returncode == 2 and "--iterations must be >= 1" in out.stderr
-    assert "Traceback" not in out.stderr and "Ray instance" not in out.stderr
-    assert out.stderr.count("\n") == 1 and "usage:" not in out.stderr  # one line, no usage block
 
 
 # ---------------------------------------------------------------------------------- loader
