@@ -1,4 +1,4 @@
-"""What runs inside ``model.learn`` of ``domino_env.train.ppo``: the time limit, SIGINT / SIGTERM handling,
+"""What runs inside ``model.learn`` of ``domino_env.train.ppo``: the progress bar, the time limit, SIGINT / SIGTERM handling,
 the rolling training win rate, self-play snapshots and the periodic evaluation against the ladder
 (with the best model and a resumable ``model.zip`` saved at each one).
 
@@ -229,7 +229,6 @@ class TrainingCallback(BaseCallback):
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-
 
     def _evaluate_if_due(self) -> None:
         if self.next_eval is None or self.num_timesteps < self.next_eval:
