@@ -403,3 +403,15 @@ def test_help_shows_the_table_and_lists_the_commands(typed, capsys):
     assert ("commands: a number from 1 to 3 plays that move, t (table) shows the table again, q (quit, exit) "
             "stops the game and writes its record") in capsys.readouterr().out
 
+
+
+@pytest.mark.parametrize("typed", ["9" * 5000, "-" + "1" * 5000, "0" * 5000 + "2"])
+def test_a_pasted_number_of_thousands_of_digits_is_no_move(typed, capsys):
+    """int() refuses more than 4,300 digits: a pasted run of digits ended the game with a
+    ValueError traceback (exit status 1) instead of a message and a new prompt."""
+    from domino_env.train.play import read_move
+
+    answers = iter([typed, "2"])
+    assert read_move([10, 20, 30], show=lambda: None, read=lambda prompt: next(answers)) == 20
+    out = capsys.readouterr().out
+    assert out.count("there is no move") == (0 if typed.lstrip("0") == "2" else 1)
