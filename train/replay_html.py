@@ -185,10 +185,13 @@ def page_data(record: dict[str, Any]) -> dict[str, Any]:
 
 def title_of(record: dict[str, Any]) -> str:
     """The page title, e.g. ``"Mexican Train (domino_cubano, double-12) replay"``."""
-    kwargs = record["env_kwargs"]
-    n = kwargs.get("max_pip", "?")
+    # the rules the record plays, defaults filled in: a record without max_pip or preset in its
+    # env_kwargs was titled "Mexican Train (, double-?) replay"
+    config_class, _ = GAMES[record["env_id"]]
+    config = config_class.from_dict({k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS})
+    n = config.max_pip
     if record["env_id"] == "dominoes/mexican_train-v0":
-        return f"Mexican Train ({kwargs.get('preset', '')}, double-{n}) replay"
+        return f"Mexican Train ({config.preset}, double-{n}) replay"
     game = record["env_id"].split("/")[-1].removesuffix("-v0")
     return f"{game.capitalize()} dominoes (double-{n}) replay"
 

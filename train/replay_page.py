@@ -40,6 +40,7 @@ PAGE = r"""<!doctype html>
   table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
   td, th { padding: 3px 12px 3px 0; text-align: left; }
   tr.acting td { color: #ffd75e; }
+  td.player { max-width: 360px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
   footer { padding: 12px 16px; font-size: 12px; color: #bed2c3; }
 </style>
 </head>
@@ -255,7 +256,12 @@ function drawScores(f) {
     const row = table.insertRow();
     if (s === f.to_play) row.className = "acting";
     const team = D.teams ? (s % 2 ? "1+3" : "0+2") : "";
-    for (const v of [s, D.seats[s] || "", team, f.hand_sizes[s] + (f.hand_sizes[s] === 1 ? " tile" : " tiles"), f.scores[s], ""]) row.insertCell().textContent = String(v);
+    // the name without bidi controls, as seatName() gives it (an override reversed it), and cut to its
+    // column with an ellipsis, whole in its tooltip (a long name without spaces widened the page)
+    const player = (D.seats[s] || "").replace(BIDI_CONTROLS, "");
+    for (const v of [s, player, team, f.hand_sizes[s] + (f.hand_sizes[s] === 1 ? " tile" : " tiles"), f.scores[s], ""]) row.insertCell().textContent = String(v);
+    row.cells[1].className = "player";
+    if (player) row.cells[1].title = player;
   }
 }
 

@@ -453,3 +453,15 @@ def test_a_narrow_window_shows_tiles_beside_the_labels(browser, tmp_path):
         _resize(page, 1400, 1000)  # wide again: the whole column
         assert page.evaluate("LABEL") == 360 and all(w == 360 and n > 0 for _, w, n in page.evaluate(_WHOLE_TILES))
     assert errors == []
+
+
+def test_the_scores_table_shows_a_seat_name_as_the_labels_do(browser, cuban_game, tmp_path):
+    """The scores table's player cell took the name raw: a right-to-left override showed "evil"
+    as "live", and a 300-character name without spaces widened the page to 3,000 px."""
+    names = ["\u202eevil", "x" * 300, "", "greedy"]
+    page, errors, _ = _open(browser, dict(cuban_game, seats=names), tmp_path)
+    cells = page.evaluate("() => [...document.querySelectorAll('#scores td.player')].map(c => [c.textContent, c.title])")
+    assert cells == [["evil", "evil"], ["x" * 300, "x" * 300], ["", ""], ["greedy", "greedy"]]
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    assert page.evaluate("document.querySelector('#scores td.player[title^=x]').getBoundingClientRect().width") <= 360 + 12  # its padding
+    assert errors == []

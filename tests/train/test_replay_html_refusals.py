@@ -240,3 +240,14 @@ def test_the_page_functions_refuse_a_malformed_record_as_replay_does(cuban_game)
         for call in (replay, frames_from_record, page_data, render_html):
             with pytest.raises(RecordError, match=re.escape(message)):
                 list(call(record)) if call is replay else call(record)
+
+
+def test_the_title_names_the_rules_a_record_leaves_to_their_defaults():
+    """A record whose env_kwargs left out max_pip (or the preset) replayed with the defaults but
+    was titled "Block dominoes (double-?) replay" / "Mexican Train (, double-?) replay"."""
+    from domino_env.train.replay_html import title_of
+
+    block = {"env_id": "dominoes/block-v0", "env_kwargs": {"episode": "round"}}
+    assert title_of(block) == "Block dominoes (double-6) replay"
+    mexican = {"env_id": "dominoes/mexican_train-v0", "env_kwargs": {"episode": "round"}}
+    assert title_of(mexican) == "Mexican Train (domino_cubano, double-12) replay"
