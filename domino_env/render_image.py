@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .core.config import LineConfig
-from .core.errors import ConfigError
+from .core.errors import ConfigError, as_flag
 from .core.line import LineState
 from .core.mexican_train import MexicanTrainState
 from .render import check_viewer, phase_text
@@ -192,7 +192,16 @@ def _width() -> int:
 
 def _hand_view(state: Any, viewer: int | None, all_hands: bool) -> tuple[int | None, set[int]]:
     """(viewer, seats whose hand is drawn face up). Every hand face up and no viewer given (a
-    replay, say): no seat is "(you)", so the viewer is None."""
+    replay, say): no seat is "(you)", so the viewer is None.
+
+    Raises:
+        ConfigError: ``all_hands`` is not a yes/no flag (:func:`as_flag`: the string "False" is
+            truthy, and drew every hidden hand face up).
+    """
+    flag = as_flag(all_hands)
+    if flag is None:
+        raise ConfigError("all_hands", all_hands, "True (every hand face up) or False (the viewer's only), or 1 / 0")
+    all_hands = flag
     if all_hands and viewer is None:
         return None, set(range(state.num_players))
     viewer = check_viewer(state, viewer)

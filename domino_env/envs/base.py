@@ -429,7 +429,12 @@ class DominoAECEnv(AECEnv, EzPickle):
         """Picture of the table, ``(H, W, 3)`` uint8 (see :mod:`domino_env.render_image`):
         ``viewer``'s hand face up (default: the seat to play), the others face down;
         ``all_hands=True`` shows every hand (replays, debugging; no seat is labelled "(you)"
-        unless ``viewer`` is given). Works in any render mode."""
+        unless ``viewer`` is given). Works in any render mode.
+
+        Raises:
+            DominoError: ``viewer`` is not a seat; ``ConfigError``: ``all_hands`` is not True /
+                False (or 1 / 0).
+        """
         from ..render_image import blank_image, image_size, table_image
 
         if self.game_state is None:

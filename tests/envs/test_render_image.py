@@ -123,6 +123,19 @@ def test_all_hands_and_viewer_change_what_is_face_up():
 
 
 @pytest.mark.parametrize("module", [mexican_train_v0, cuban_v0], ids=["mexican_train", "cuban"])
+def test_all_hands_must_be_a_flag_and_a_false_string_shows_no_hidden_hand(module):
+    """``all_hands="False"`` (truthy) drew every hidden hand face up; it is refused, naming the field.
+    0 / 1 and numpy bools are flags."""
+    env = module.raw_env()
+    env.reset(seed=2)
+    for bad in ("False", "no", 2, None, 0.5):
+        with pytest.raises(ConfigError, match=r"all_hands.*True \(every hand face up\) or False"):
+            env.render_image(all_hands=bad)
+    assert np.array_equal(env.render_image(all_hands=0), env.render_image())
+    assert np.array_equal(env.render_image(all_hands=np.bool_(True)), env.render_image(all_hands=True))
+
+
+@pytest.mark.parametrize("module", [mexican_train_v0, cuban_v0], ids=["mexican_train", "cuban"])
 def test_an_all_hands_picture_without_a_viewer_labels_no_seat_you(module):
     """A replay's all-hands picture labelled the seat to play "(you)": it now matches no seat's
     own all-hands picture (each of those labels its viewer)."""
