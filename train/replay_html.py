@@ -29,13 +29,12 @@ from domino_env.core.files import replace_text
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.records import (
-    ENV_ONLY_KWARGS,
-    GAMES,
     check_no_deals_left,
     episode_goes_on,
     first_state,
     load_record,
     past_the_end,
+    record_config,
 )
 from domino_env.render import phase_text
 from domino_env.render_image import PIP_COLOURS, pip_layout
@@ -160,9 +159,7 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
 def page_data(record: dict[str, Any]) -> dict[str, Any]:
     """Everything the page needs: the rules, seat names, pip drawings and every frame."""
     frames = frames_from_record(record)
-    config_class, _ = GAMES[record["env_id"]]
-    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
-    config = config_class.from_dict(rules)
+    config = record_config(record)  # (frames_from_record checked the record)
     p = config.num_players
     mexican = record["env_id"] == "dominoes/mexican_train-v0"
     seed = record.get("seed")
@@ -187,8 +184,7 @@ def title_of(record: dict[str, Any]) -> str:
     """The page title, e.g. ``"Mexican Train (domino_cubano, double-12) replay"``."""
     # the rules the record plays, defaults filled in: a record without max_pip or preset in its
     # env_kwargs was titled "Mexican Train (, double-?) replay"
-    config_class, _ = GAMES[record["env_id"]]
-    config = config_class.from_dict({k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS})
+    config = record_config(record)
     n = config.max_pip
     if record["env_id"] == "dominoes/mexican_train-v0":
         return f"Mexican Train ({config.preset}, double-{n}) replay"

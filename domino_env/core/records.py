@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .config import LineConfig, MexicanTrainConfig, check_env_options
+from .config import LineConfig, MexicanTrainConfig, check_env_options, from_preset, line_from_preset
 from .errors import ConfigError, RecordError
 from .files import replace_text
 from .line import LineState
@@ -131,6 +131,24 @@ def _classes_of(record: dict[str, Any]) -> tuple[Any, Any]:
     return GAMES[env_id]
 
 
+def record_config(record: dict[str, Any]) -> Any:
+    """The rules ``raw_env(**record["env_kwargs"])`` plays: the record's preset (the env id's for a
+    line game, ``domino_cubano`` for Mexican Train when the record names none) with the recorded
+    fields over it. Records the envs write list every field, so only a trimmed record relies on
+    the preset (``from_dict`` gave the default rules to ``{"preset": "tren_mexicano"}``).
+
+    Raises:
+        RecordError: unknown env id, an env id and preset that disagree.
+        ConfigError: an unknown or invalid rule field.
+    """
+    _classes_of(record)
+    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
+    preset = rules.pop("preset", None)
+    if record["env_id"] in LINE_PRESET_OF:
+        return line_from_preset(preset or LINE_PRESET_OF[record["env_id"]], **rules)
+    return from_preset(preset or "domino_cubano", **rules)
+
+
 def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
     """The engine state of the record's first deal, and the recorded deals still to come.
 
@@ -140,13 +158,12 @@ def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
             ``DealError`` message inside).
     """
     _check(record)  # the replay page calls this directly: a KeyError or TypeError otherwise
-    config_class, state_class = _classes_of(record)
-    rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
+    _, state_class = _classes_of(record)
     deals = list(record["deals"])
     if not deals:
         raise RecordError("record has no deal")
     try:
-        config = config_class.from_dict(rules)
+        config = record_config(record)
         return state_class.new_game(config, None, deals.pop(0)), deals
     except RecordError:
         raise

@@ -1,7 +1,7 @@
-"""``replay`` ends a record exactly where its ``max_cycles`` truncates the env (property test):
-for random games and limits, a record replays iff ``raw_env(**env_kwargs)`` plays all its actions
-(``replay`` counts turns as ``envs/base.py`` does: a seat starts a turn when play passes to it,
-and a seat playing again after its own double does not)."""
+"""A record replays as ``raw_env(**record["env_kwargs"])`` plays it: it ends exactly where its
+``max_cycles`` truncates the env (property test: for random games and limits, a record replays iff
+the env plays all its actions; ``replay`` counts turns as ``envs/base.py`` does), and a record
+that names only a preset plays that preset's rules."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domino_env.core.errors import RecordError
-from domino_env.core.records import replay
+from domino_env.core.records import record_config, replay
 from domino_env.envs import cuban_v0, draw_v0, mexican_train_v0
 
 FACTORIES = {
@@ -59,3 +59,28 @@ def test_a_record_replays_exactly_as_far_as_its_max_cycles_lets_the_env(game, se
     else:
         with pytest.raises(RecordError, match=f"max_cycles={limit - 1} ends the episode after action {played - 1}$"):
             list(replay(lower))
+
+
+@pytest.mark.parametrize(
+    "game, env_kwargs, preset",
+    [
+        ("mexican_train_3p_game", {"preset": "tren_mexicano", "episode": "game"}, "tren_mexicano"),
+        ("mexican_train_3p_game", {"episode": "game"}, "domino_cubano"),
+        ("cuban_game", {"episode": "game"}, "cuban"),  # the env id's preset
+        ("draw_game", {"max_pip": 9}, "draw"),
+    ],
+)
+def test_a_trimmed_record_plays_its_presets_rules_as_the_env_does(game, env_kwargs, preset):
+    """A record naming only ``preset`` replayed with the default rules (``from_dict``), where
+    ``raw_env(preset=...)`` applies the preset: a real tren_mexicano game was then refused as
+    "illegal action"."""
+    module = {"mexican_train_3p_game": mexican_train_v0, "cuban_game": cuban_v0, "draw_game": draw_v0}[game]
+    env = module.raw_env(**{k: v for k, v in env_kwargs.items() if k != "preset"},
+                         **({"preset": env_kwargs["preset"]} if "preset" in env_kwargs else {}))  # fmt: skip
+    _play(env, 11)
+    record = {**env.to_record(), "env_kwargs": dict(env_kwargs)}  # every other field left to the preset
+    assert record_config(record) == env.config and env.config.preset == preset
+    states = list(replay(record))
+    assert len(states) == len(record["actions"]) + 1
+    last, played = states[-1], env.game_state
+    assert (last.hands, list(last.scores), last.round_index) == (played.hands, list(played.scores), played.round_index)
