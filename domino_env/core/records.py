@@ -7,6 +7,7 @@ A record holds every deal of the game as it was dealt, so replaying needs no ran
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark (Windows Notepad) is dropped
     except UnicodeDecodeError as err:
         raise RecordError(f"record {path} is not a text (JSON) file") from err
     if not text.strip():
@@ -74,6 +75,9 @@ def load_record(path: str | Path) -> dict[str, Any]:
     except json.JSONDecodeError as err:
         raise RecordError(f"record {path} is not valid JSON: {err.msg} (line {err.lineno})") from err
     except ValueError as err:  # NaN / Infinity: Python's extension of JSON, which no record holds
+        if "integer string conversion" in str(err):  # Python's advice to raise its limit: not for a record
+            raise RecordError(f"record {path} holds a number of more than {sys.get_int_max_str_digits():,} digits, "
+                              "which no record field takes") from err  # fmt: skip
         raise RecordError(f"record {path} is not valid JSON: {err}") from err
     except RecursionError as err:  # JSON nested deeper than the parser goes: not a record
         raise RecordError(f"record {path} is not a game record (JSON nested too deep)") from err

@@ -84,3 +84,19 @@ def test_a_trimmed_record_plays_its_presets_rules_as_the_env_does(game, env_kwar
     assert len(states) == len(record["actions"]) + 1
     last, played = states[-1], env.game_state
     assert (last.hands, list(last.scores), last.round_index) == (played.hands, list(played.scores), played.round_index)
+
+
+def test_a_record_saved_with_a_byte_order_mark_loads_and_a_huge_number_is_named_plainly(tmp_path):
+    """Windows Notepad saves UTF-8 with a byte-order mark: json said "Unexpected UTF-8 BOM (decode
+    using utf-8-sig)"; a number past Python's digit limit gave its advice to raise the limit."""
+    from domino_env.core.records import load_record, save_record
+
+    env = draw_v0.raw_env()
+    _play(env, 3)
+    path = tmp_path / "r.json"
+    save_record(env.to_record(), path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load_record(path) == env.to_record()
+    path.write_text('{"format": ' + "9" * 5000 + "}")
+    with pytest.raises(RecordError, match=r"r.json holds a number of more than 4,300 digits, which no record field takes$"):
+        load_record(path)
