@@ -20,6 +20,7 @@ import html
 import json
 import os
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -210,8 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write a game record (the JSON of env.to_record() or train.play) as one "
         "self-contained HTML page that replays the game move by move in any browser.",
     )
-    parser.add_argument("record", help="the game record (JSON)")
-    parser.add_argument("-o", "--output", default=None, help="the HTML file to write (default: RECORD with .html)")
+    parser.add_argument("record", help="the game record (JSON; - reads it from stdin, with --output)")
+    parser.add_argument("-o", "--output", default=None,
+                        help="the HTML file to write (default: RECORD with .html; - writes the page to stdout)")
     return parser
 
 
@@ -235,27 +237,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.output is not None and not args.output.strip():  # it fell back to RECORD.html
         parser.error("--output: give the HTML file to write (got an empty name)")
-    src = Path(args.record)
-    out = Path(args.output) if args.output else src.with_suffix(".html")
+    to_stdout = args.output == "-"
+    if args.record == "-" and not args.output:
+        parser.error("record -: a record read from stdin names no page; give the page to write with --output "
+                     "(- for stdout)")  # fmt: skip
+    src = Path("/dev/stdin") if args.record == "-" else Path(args.record)
+    out = Path(args.output) if args.output and not to_stdout else src.with_suffix(".html")
     if src.is_dir():
         parser.error(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
     if not src.exists():
         parser.error(f"record {src}: no such file")
     if not src.is_file() and not args.output:  # a pipe (<(zcat rec.json.gz)) reads, but names no page
         parser.error(f"record {src} is not a regular file (a pipe?); give the page to write with --output")
-    if not os.path.isdir(out.parent.resolve()):
+    if to_stdout:
+        pass  # the page goes to stdout: no file to check
+    elif not os.path.isdir(out.parent.resolve()):
         parser.error(f"--output {out}: folder {out.parent} does not exist")
-    if out.is_dir():
+    elif out.is_dir():
         parser.error(f"--output {out} is a folder; give the HTML file to write (e.g. {out}/replay.html)")
-    if out.resolve() == src.resolve():
+    elif out.resolve() == src.resolve():
         parser.error(f"--output {out} would overwrite the record")
-    if out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
+    elif out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
         parser.error(f"--output {out}: exists and is not a regular file; give a file name")
-    if out.exists() and not _is_replay_page(out):
+    elif out.exists() and not _is_replay_page(out):
         parser.error(f"--output {out}: the file exists and is not a replay page (it would be overwritten); "
                      "give another name")  # fmt: skip
-    problem = unwritable(out)
-    if problem:
+    elif problem := unwritable(out):
         parser.error(f"--output {out}: {problem}")
 
     def refuse(message: str) -> NoReturn:  # the record's content: no option to fix, no --help hint
@@ -277,13 +284,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         refuse(f"record {src} does not replay: {err}")
     try:
-        replace_text(out, page)
+        if to_stdout:
+            sys.stdout.write(page)
+            sys.stdout.flush()
+        else:
+            replace_text(out, page)
     except OSError as err:  # checked before; a full disk, a folder removed since
-        parser.error(f"--output {out}: could not be written ({err.strerror or err})")
+        parser.error(f"--output {args.output}: could not be written ({err.strerror or err})")
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     moves, frames = data["num_moves"], len(data["frames"])
-    print(f"wrote {out}: {moves} move{'s' * (moves != 1)}, {deals} deal{'s' * (deals != 1)}, "
-          f"{frames} frame{'s' * (frames != 1)}")  # fmt: skip
+    print(f"wrote {'the page to stdout' if to_stdout else out}: {moves} move{'s' * (moves != 1)}, "
+          f"{deals} deal{'s' * (deals != 1)}, {frames} frame{'s' * (frames != 1)}",
+          file=sys.stderr if to_stdout else sys.stdout)  # fmt: skip
     return 0
 
 

@@ -137,6 +137,24 @@ def test_cli_reads_a_record_through_a_pipe_and_asks_for_the_page_name(cuban_game
     assert page.read_text() == _cli_page(src, tmp_path)
 
 
+def test_cli_reads_stdin_and_writes_stdout_for_a_dash(cuban_game, tmp_path):
+    """``-`` is stdin as the record and stdout as the page (it was a file named "-"); the "wrote"
+    line then goes to stderr. A record from stdin without ``--output`` names no page: one line."""
+    src = tmp_path / "game.json"
+    save_record(cuban_game, src)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "domino_env.train.replay_html", *a], input=src.read_text(),  # noqa: E731
+                                    capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    both = run("-", "-o", "-")
+    assert both.returncode == 0, both.stderr
+    assert both.stdout == _cli_page(src, tmp_path) and not (tmp_path / "-").exists()
+    assert both.stderr.startswith(f"wrote the page to stdout: {len(cuban_game['actions'])} moves")
+    page = tmp_path / "from_stdin.html"
+    assert run("-", "-o", str(page)).returncode == 0 and page.read_text() == both.stdout
+    refused = run("-")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "record -: a record read from stdin names no page; give the page to write with --output" in refused.stderr
+
+
 def _cli_page(src: Path, tmp_path: Path) -> str:
     """The page the command writes for the record file ``src`` (read from the file itself)."""
     out = tmp_path / "from_file.html"
