@@ -64,12 +64,13 @@ def load_record(path: str | Path) -> dict[str, Any]:
             the message names the file and the field).
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
+    data = Path(path).read_bytes()
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark (Windows Notepad) is dropped
+        text = data.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is dropped
     except UnicodeDecodeError as err:
         raise RecordError(f"record {path} is not a text (JSON) file") from err
-    if not text.strip():
-        raise RecordError(f"record {path} is an empty file ({len(text.encode())} bytes)")
+    if not text.strip():  # (the file's own size: a byte-order mark or "\r\n" counts whole)
+        raise RecordError(f"record {path} is an empty file ({len(data)} bytes)")
     try:
         record = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:
@@ -147,10 +148,10 @@ def record_config(record: dict[str, Any]) -> Any:
     """
     _classes_of(record)
     rules = {k: v for k, v in record["env_kwargs"].items() if k not in ENV_ONLY_KWARGS}
-    preset = rules.pop("preset", None)
+    preset = rules.pop("preset", None)  # None only: raw_env(preset="") is refused, so is the record
     if record["env_id"] in LINE_PRESET_OF:
-        return line_from_preset(preset or LINE_PRESET_OF[record["env_id"]], **rules)
-    return from_preset(preset or "domino_cubano", **rules)
+        return line_from_preset(LINE_PRESET_OF[record["env_id"]] if preset is None else preset, **rules)
+    return from_preset("domino_cubano" if preset is None else preset, **rules)
 
 
 def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:

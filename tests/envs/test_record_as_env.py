@@ -100,3 +100,28 @@ def test_a_record_saved_with_a_byte_order_mark_loads_and_a_huge_number_is_named_
     path.write_text('{"format": ' + "9" * 5000 + "}")
     with pytest.raises(RecordError, match=r"r.json holds a number of more than 4,300 digits, which no record field takes$"):
         load_record(path)
+
+
+@pytest.mark.parametrize("preset", ["", 0, False])
+def test_a_mexican_train_record_whose_preset_is_falsy_is_refused_as_raw_env_refuses_it(preset):
+    """``preset or "domino_cubano"`` replayed a record with ``"preset": ""`` (or 0, False) under
+    domino_cubano, where ``raw_env(preset="")`` raises ConfigError (and ``from_dict`` refused it
+    before record_config)."""
+    env = mexican_train_v0.raw_env(num_players=2, max_pip=9)
+    _play(env, 5)
+    record = env.to_record()
+    record["env_kwargs"]["preset"] = preset
+    with pytest.raises(Exception, match="invalid config field 'preset'"):
+        mexican_train_v0.raw_env(**record["env_kwargs"])
+    with pytest.raises(RecordError, match="invalid config field 'preset'"):
+        list(replay(record))
+
+
+def test_an_empty_record_names_its_size_in_bytes_with_a_byte_order_mark(tmp_path):
+    """The size was counted after the byte-order mark was dropped: 6 bytes said "3 bytes"."""
+    from domino_env.core.records import load_record
+
+    path = tmp_path / "r.json"
+    path.write_bytes(b"\xef\xbb\xbf  \n")
+    with pytest.raises(RecordError, match=r"r.json is an empty file \(6 bytes\)$"):
+        load_record(path)
