@@ -56,7 +56,8 @@ def _elu(x: np.ndarray) -> np.ndarray:
 
 
 def _silu(x: np.ndarray) -> np.ndarray:
-    return x / (1.0 + np.exp(-x))
+    e = np.exp(-np.abs(x))  # x * sigmoid(x) without exp(-x), which overflows below -88 in float32
+    return x * np.where(x >= 0, 1.0, e) / (1.0 + e)
 
 
 #: The activations RLlib's ``get_activation_fn`` builds for torch: its lower-case names and the
@@ -71,6 +72,15 @@ _ACTIVATIONS = {
     None: lambda x: x,
 }
 _ACTIVATIONS.update(Tanh=_ACTIVATIONS["tanh"], ReLU=_ACTIVATIONS["relu"], ELU=_elu, SiLU=_silu)
+
+
+def _activation_name(name: Any) -> Any:
+    """``name`` as a key of :data:`_ACTIVATIONS`, as RLlib reads it: a ``torch.nn`` class name as
+    given, else its lower-case name ("Relu", "SWISH", "Linear" build the same modules); the name
+    itself when unknown."""
+    if not isinstance(name, str) or name in _ACTIVATIONS:
+        return name
+    return name.lower() if name.lower() in _ACTIVATIONS else name
 
 
 class RLlibActor:
@@ -93,7 +103,8 @@ class RLlibActor:
             raise DominoError(f"the model config is not a dict (got {type(model_config).__name__})")
         cfg = {**MODEL_DEFAULTS, **(model_config or {})}
         for key in ("fcnet_activation", "head_fcnet_activation"):
-            if cfg[key] not in _ACTIVATIONS:
+            cfg[key] = _activation_name(cfg[key])
+            if not isinstance(cfg[key], (str, type(None))) or cfg[key] not in _ACTIVATIONS:
                 known = ", ".join(sorted(repr(k) for k in _ACTIVATIONS if k is not None)) + " or None"
                 raise DominoError(f"cannot copy an RLlib module with {key}={cfg[key]!r} (known: {known})")
         shared = cfg.get("vf_share_layers")

@@ -129,9 +129,11 @@ def _masked_module(env, hidden=(32, 16), **config):
     return module, cfg
 
 
-@pytest.mark.parametrize("activation", ["tanh", "relu", "elu", "silu", "swish", "Tanh", "ELU", "linear"])
+@pytest.mark.parametrize("activation", ["tanh", "relu", "elu", "silu", "swish", "Tanh", "ELU", "linear",
+                                        "Relu", "SWISH", "Linear"])  # fmt: skip
 def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits(activation):
-    """Every activation RLlib builds by name (tanh only before: elu, silu were refused)."""
+    """Every activation RLlib builds by name (tanh only before: elu, silu were refused), in any
+    case (RLlib lower-cases a name that is not a torch.nn class: "Relu", "Linear" were refused)."""
     env = DominoMultiAgentEnv(MT)
     module, cfg = _masked_module(env, fcnet_activation=activation, head_fcnet_hiddens=[8],
                                  head_fcnet_activation=activation)  # fmt: skip
@@ -145,6 +147,21 @@ def test_numpy_actor_matches_the_torch_module_and_masks_illegal_logits(activatio
     scale = np.asarray(cfg["observation_scale"], np.float32)
     np_logits = actor.logits(obs * scale)
     np.testing.assert_allclose(np_logits[masks == 1], torch_logits[masks == 1], rtol=1e-4, atol=1e-5)
+
+
+def test_numpy_silu_matches_torch_without_overflow_far_below_zero():
+    """x / (1 + exp(-x)) overflowed in float32 below about -88: a RuntimeWarning at every such
+    pre-activation (the value was still right)."""
+    import warnings
+
+    from domino_env.agents.rllib.agent import _ACTIVATIONS
+
+    x = np.array([-1e30, -200, -90, -20, -1, 0, 1, 20, 200, 1e30], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _ACTIVATIONS["silu"](x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, torch.nn.SiLU()(torch.from_numpy(x)).numpy(), rtol=1e-6, atol=1e-30)
 
 
 def test_numpy_actor_refuses_an_activation_it_cannot_copy_and_names_those_it_can():
