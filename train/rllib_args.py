@@ -238,6 +238,12 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
                      f"observation features, {actions} actions); at most {MAX_PARAMETERS:,} ({MAX_PARAMETERS * 4 // 10**6} "
                      "MB of float32 weights), as the learner, every env runner and each checkpoint hold them all")  # fmt: skip
     least = min_batch_size(cfg.num_players, args.mode, args.num_env_runners, args.num_envs_per_env_runner)
+    if least > MAX_ROLLOUT:  # no --batch-size fits both bounds: "give --batch-size >= 1228800" was refused in turn
+        envs = max(args.num_env_runners, 1) * args.num_envs_per_env_runner
+        parser.error(f"--num-env-runners {args.num_env_runners} x --num-envs-per-env-runner "
+                     f"{args.num_envs_per_env_runner} = {envs} sampling envs need a batch of at least {least} env "
+                     f"steps ({least // envs} each for a finished step of main with {cfg.num_players} seats in --mode "
+                     f"{args.mode}), more than --batch-size may be ({MAX_ROLLOUT}); give fewer envs")  # fmt: skip
     if args.batch_size < least:  # RLlib's learner fails on it after Ray starts (UnboundLocalError)
         envs = max(args.num_env_runners, 1) * args.num_envs_per_env_runner
         steps = least // envs

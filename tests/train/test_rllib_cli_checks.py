@@ -54,6 +54,12 @@ from domino_env.train.rllib import build_parser, validate
         (["--address", "127.0.0.1:1"], "--address 127.0.0.1:1: nothing answers at 127.0.0.1:1"),
         # RLlib's learner failed on them after Ray started (UnboundLocalError: loss_per_module): a
         # batch without a finished step of main (its next observation comes after the other seats' turns)
+        # a floor above the --batch-size cap: its advice "give --batch-size >= 1228800" was refused in turn
+        (["--address", "127.0.0.1:1", "--mode", "opponents", "--opponents", "random", "--players", "8",
+          "--num-env-runners", "20", "--num-envs-per-env-runner", "4096"],
+         "--num-env-runners 20 x --num-envs-per-env-runner 4096 = 81920 sampling envs need a batch of at least "
+         "1228800 env steps (15 each for a finished step of main with 8 seats in --mode opponents), more than "
+         "--batch-size may be (1048576); give fewer envs"),
         (["--game", "block", "--batch-size", "2", "--minibatch-size", "2"],
          "--batch-size 2 is too small for 4 seats in --mode self-play: each of the 1 sampling env "
          "(--num-env-runners x --num-envs-per-env-runner) needs a finished step of the learner main (every seat is "
