@@ -357,7 +357,7 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
             )
     except JournalError as exc:  # could not be written (checked before the games: a full disk)
         kept = journal.kept()  # none: the journal was never written (its folder is not writable after all)
-        left = f"{journal.kept_line(kept)} once it can be written" if kept else f"0 of {journal.deals} deals kept"
+        left = f"{journal.kept_line(kept)} once it can be written" if kept else f"0 of {journal.deals} deal{'s' * (journal.deals != 1)} kept"
         raise DominoError(f"--json {args.json}: {exc}; {left}") from None
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))

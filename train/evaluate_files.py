@@ -53,7 +53,8 @@ class Journal:
         """What is kept (``kept`` deals: default :meth:`kept`) and how to go on (for the messages of
         an interrupted or failed run)."""
         kept = self.kept() if kept is None else kept
-        return (f"{kept} of {self.deals} deals played, kept in {self.path}: the same command with --resume "
+        return (f"{kept} of {self.deals} deal{'s' * (self.deals != 1)} played, kept in {self.path}: the same "
+                "command with --resume "
                 "continues it")  # fmt: skip
 
 

@@ -347,10 +347,9 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
                      "--overwrite to replace its run files")  # fmt: skip
 
 
-def check_network_size(parser: argparse.ArgumentParser, args: argparse.Namespace, inputs: int, actions: int,
-                       extra: int) -> None:  # fmt: skip
+def check_network_size(parser: argparse.ArgumentParser, args: argparse.Namespace, inputs: int, actions: int) -> None:
     """Refuse a ``--net-arch`` whose networks would pass :data:`MAX_PARAMETERS` (``inputs``: the
-    training env's observation size; ``extra``: the critic's hidden-tile values in it)."""
+    training env's observation size, the critic's hidden-tile values included)."""
     arch = [int(h) for h in args.net_arch]
     if args.policy == "action-scores":  # only the critic has these layers: observation + one feature row + extra
         from domino_env.agents.action_features import feature_columns
@@ -444,7 +443,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     checked.env_kwargs = probe.env.unwrapped.aec.env_kwargs
     inputs, actions = int(probe.observation_space.shape[0]), int(probe.action_space.n)
     probe.close()
-    check_network_size(parser, args, inputs, actions, probe.critic_extra)
+    check_network_size(parser, args, inputs, actions)
     resumed = checked.start_model.parent if getattr(args, "resume", None) and checked.start_model else None
     start = getattr(args, "init_from", None)
     if start and args.out and getattr(args, "overwrite", False) and checked.start_model.parent.resolve() == Path(args.out).resolve():

@@ -248,7 +248,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         if "deals" in options:
             deals = options["deals"]
             if not isinstance(deals, (list, tuple)) or not deals:  # an iterator could be endless: not read
-                got = "an empty one" if isinstance(deals, (list, tuple)) else type(deals).__name__
+                got = "an empty one" if isinstance(deals, (list, tuple)) else "None" if deals is None else type(deals).__name__
                 raise DealError(f"options['deals'] must be a non-empty list or tuple of deals, got {got}")
             deals = list(deals)
         else:

@@ -445,7 +445,7 @@ def test_options_deals_must_be_a_list_or_tuple_and_the_message_names_what_came()
     """A generator (it could be endless) or a dict is refused with its type named; an empty list is
     named as such; a tuple is as good as a list."""
     e = raw_env(num_players=2, max_pip=9)
-    for deals, got in (((d for d in [None]), "generator"), ({"hands": []}, "dict"), ([], "an empty one"),
+    for deals, got in (((d for d in [None]), "generator"), ({"hands": []}, "dict"), ([], "an empty one"), (None, "None"),
                        ((), "an empty one")):  # fmt: skip
         with pytest.raises(DealError, match=rf"options\['deals'\] must be a non-empty list or tuple of deals, got {got}$"):
             e.reset(seed=1, options={"deals": deals})

@@ -377,3 +377,5 @@ def test_a_journal_that_could_not_be_written_at_all_is_not_offered_to_resume(tmp
     code, err = _run(["--agents", *AGENTS, "--rounds", "40", "--seed", "2", "--json", str(out), "--no-progress"], capsys)
     assert code == 2 and err.strip().endswith("(No space left on device); 0 of 10 deals kept"), err
     assert "--resume" not in err
+    code, err = _run(["--agents", *AGENTS, "--rounds", "4", "--seed", "2", "--json", str(out), "--no-progress"], capsys)
+    assert code == 2 and err.strip().endswith("; 0 of 1 deal kept"), err  # one deal: "deal", not "deals"

@@ -404,8 +404,7 @@ def test_help_shows_the_table_and_lists_the_commands(typed, capsys):
             "stops the game and writes its record") in capsys.readouterr().out
 
 
-
-@pytest.mark.parametrize("typed", ["9" * 5000, "-" + "1" * 5000, "0" * 5000 + "2"])
+@pytest.mark.parametrize("typed", ["9" * 5000, "-" + "1" * 5000, "0" * 5000 + "2", "1234567890"])
 def test_a_pasted_number_of_thousands_of_digits_is_no_move(typed, capsys):
     """int() refuses more than 4,300 digits: a pasted run of digits ended the game with a
     ValueError traceback (exit status 1) instead of a message and a new prompt."""
@@ -415,3 +414,7 @@ def test_a_pasted_number_of_thousands_of_digits_is_no_move(typed, capsys):
     assert read_move([10, 20, 30], show=lambda: None, read=lambda prompt: next(answers)) == 20
     out = capsys.readouterr().out
     assert out.count("there is no move") == (0 if typed.lstrip("0") == "2" else 1)
+    if len(typed) <= 12:  # shown whole; a longer one cut with an ellipsis
+        assert f"there is no move {typed}:" in out
+    elif typed.lstrip("0") != "2":
+        assert f"there is no move {typed[:12]}\u2026:" in out
