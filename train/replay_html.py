@@ -268,21 +268,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     def refuse(message: str) -> NoReturn:  # the record's content: no option to fix, no --help hint
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
+    name = "-" if args.record == "-" else str(src)  # as typed: "-", not the /dev/stdin read for it
     try:
         record = load_record(src)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
-        refuse(str(err))
+        refuse(str(err).replace(f"record {src}", f"record {name}", 1))
     except OSError as err:
-        parser.error(f"record {src}: {err.strerror}")
+        parser.error(f"record {name}: {err.strerror}")
     try:
         data = page_data(record)
         page = render_html(record, data)
     except OSError as err:
-        parser.error(f"record {src}: {err.strerror}")
+        parser.error(f"record {name}: {err.strerror}")
     except RecordError as err:  # its message says what does not replay, and where
-        refuse(f"record {src}: {err}")
+        refuse(f"record {name}: {err}")
     except (ValueError, KeyError, TypeError, AttributeError) as err:
-        refuse(f"record {src} does not replay: {err}")
+        refuse(f"record {name} does not replay: {err}")
     try:
         if to_stdout:
             sys.stdout.write(page)
