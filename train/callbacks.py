@@ -147,7 +147,6 @@ class TrainingCallback(BaseCallback):
         #: middle of a rollout drops its steps, which ``num_timesteps`` still counts
         self.trained_steps = 0
         self.bar: Any = None  # the progress bar while model.learn runs (Schedule.progress)
-        self._shown = 0  # steps the bar has counted
 
     def carry_over(self, history: list[dict[str, Any]], same_ladder: bool) -> None:
         """Resuming into the run's own folder: its earlier evaluations (``metadata.json``'s) stay
@@ -173,8 +172,7 @@ class TrainingCallback(BaseCallback):
         self.trained_steps = self.num_timesteps
         if self.s.progress:  # SB3's own bar (rich) draws on stdout, where the results table goes
             total = int(self.locals["total_timesteps"])  # learn() made it absolute when resuming
-            self._shown = int(self.num_timesteps)
-            self.bar = progress_bar(total=total, initial=self._shown, unit="step", desc="training",
+            self.bar = progress_bar(total=total, initial=int(self.num_timesteps), unit="step", desc="training",
                                     dynamic_ncols=True, smoothing=0.05)  # fmt: skip
         # the next multiple of the frequency (a resumed run keeps the run's schedule: resumed at
         # 5,122 steps with --eval-freq 2048 it evaluates past 6,144, not past 7,170)
@@ -184,9 +182,8 @@ class TrainingCallback(BaseCallback):
             self.next_snapshot = (self.num_timesteps // self.s.snapshot_freq + 1) * self.s.snapshot_freq
 
     def _on_step(self) -> bool:
-        if self.bar is not None:
-            advance(self.bar, int(self.num_timesteps) - self._shown)
-            self._shown = int(self.num_timesteps)
+        if self.bar is not None:  # (the bar's count, n, is the steps shown so far)
+            advance(self.bar, int(self.num_timesteps) - self.bar.n)
         if self.stopped:  # a signal during the evaluation at this rollout's start
             return False
         if self.stop.received:

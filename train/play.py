@@ -204,10 +204,10 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
                   "exit) stops the game and writes its record; Ctrl-D stops too", flush=True)
         elif not re.fullmatch(r"-?[0-9]+", word):  # not str.isdigit: int("²") fails
             print(f"  {text!r} is not a move number: {hint}", flush=True)
-        elif len(word.lstrip("-").lstrip("0")) > 9:  # int() refuses past 4,300 digits; no move is this high
+        elif len(digits := word.lstrip("-").lstrip("0")) > 9:  # int() refuses past 4,300 digits; no move is this high
             print(f"  there is no move {text if len(text) <= 12 else text[:12] + chr(0x2026)}: {hint}", flush=True)
         else:
-            number = int(word.lstrip("-").lstrip("0") or "0") * (-1 if word.startswith("-") else 1)
+            number = -int(digits or 0) if word.startswith("-") else int(digits or 0)
             if 1 <= number <= n:
                 return legal[number - 1]
             print(f"  there is no move {number}: {hint}", flush=True)

@@ -143,8 +143,6 @@ MAX_LEAGUE_SIZE = 100
 #: Most envs one env runner steps (--num-envs-per-env-runner): about 40 KB each, but one process
 #: steps them one after another (more runners, --num-env-runners, sample in parallel).
 MAX_ENVS_PER_RUNNER = 4096
-#: Most parameters of main and its league snapshots together (arg_types.MAX_PARAMETERS): the learner,
-#: every env runner and each checkpoint hold them all (--hidden 100000000 was torch's allocation traceback).
 
 
 def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
@@ -230,6 +228,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     features = aec.observation_space(aec.possible_agents[0])["observation"].shape[0]
     actions = int(aec.action_space(aec.possible_agents[0]).n)
     copies = 1 + args.league_size if args.mode == "league" else 1
+    # main and its league snapshots together: the learner, every env runner and each checkpoint hold
+    # them all (--hidden 100000000 was torch's allocation traceback)
     weights = copies * network_parameters(features, args.hidden, actions)
     if weights > MAX_PARAMETERS:
         flags = f"--hidden {_shown(args.hidden)}" + (f" with --league-size {args.league_size}" if copies > 1 else "")
