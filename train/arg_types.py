@@ -23,7 +23,7 @@ def int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if high is not None and not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}{why}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}{why}, got {value}")
         if value < low:
             what = "a positive integer" if low == 1 else f"an integer >= {low}"
             raise argparse.ArgumentTypeError(f"must be {what}, got {value}")

@@ -63,7 +63,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
-from domino_env.train.arg_types import MAX_ROUNDS
+from domino_env.train.arg_types import ROUNDS
 from domino_env.train.cli import (
     ArgumentParser,
     check_output_file,
@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--rounds",
-        type=int,
+        type=ROUNDS,
         default=2000,
         help="episodes to play (rounds, or whole games with --episode game), rounded up to a "
         "multiple of the player count; each deal is played once per seat rotation (default 2000)",
@@ -305,10 +305,6 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     script = sys.argv[0] if argv is None else None  # what the user started (None: a call from Python)
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error(f"--rounds must be >= 1, got {args.rounds}")
-    if args.rounds > MAX_ROUNDS:  # every record is kept in memory: a huge count filled it before any deal
-        parser.error(f"--rounds must be at most {MAX_ROUNDS:,}, got {args.rounds}")
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
     most = 4 * (os.cpu_count() or 1)  # more processes than that only wait for each other

@@ -22,7 +22,13 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.train.arg_types import MAX_PARAMETERS, MAX_ROLLOUT, MAX_ROUNDS, duration
+from domino_env.train.arg_types import (
+    MAX_PARAMETERS,
+    MAX_ROLLOUT,
+    MAX_ROUNDS,
+    duration,
+    int_at_least,
+)
 from domino_env.train.cli import (
     ArgumentParser,
     DefaultsHelpFormatter,
@@ -122,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--resume", default=None, metavar="RUN", help="continue the run in this folder")
     o.add_argument("--checkpoint-every", type=int, default=5, help="iterations between checkpoints")
     o.add_argument(
-        "--eval-rounds", type=int, default=200,
+        "--eval-rounds", type=int_at_least(0, MAX_ROUNDS), default=200,
         help="duplicate-deal rounds per evaluation opponent at the end (0: none)",
     )  # fmt: skip
     o.add_argument(
@@ -158,7 +164,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
                      "of main built on the learner and every env runner and written into every checkpoint (start-up "
                      f"alone grows by about 0.05 s a snapshot), and the league takes --league-size x --snapshot-every "
                      "iterations to refresh them all once")  # fmt: skip
-    for name in ("num_env_runners", "num_learners", "eval_rounds", "seed"):
+    for name in ("num_env_runners", "num_learners", "seed"):
         if getattr(args, name) < 0:
             parser.error(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if args.num_envs_per_env_runner > MAX_ENVS_PER_RUNNER:
@@ -167,8 +173,6 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
     if args.batch_size > MAX_ROLLOUT:  # held whole in memory (observations, masks, logits) before each update
         parser.error(f"--batch-size must be at most {MAX_ROLLOUT}, got {args.batch_size}: the learner holds the "
                      "whole batch in memory")  # fmt: skip
-    if args.eval_rounds > MAX_ROUNDS:  # every record is kept in memory: a huge count filled it
-        parser.error(f"--eval-rounds must be at most {MAX_ROUNDS:,}, got {args.eval_rounds}")
     if args.minibatch_size > args.batch_size:
         parser.error(f"--minibatch-size {args.minibatch_size} exceeds --batch-size {args.batch_size}")
     if any(h < 1 for h in args.hidden):

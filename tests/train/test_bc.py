@@ -143,7 +143,7 @@ def test_the_dataset_is_reused_and_a_mismatched_one_refused(bc_run, tmp_path):
      (["--dataset", "README.md/x.npz"], "README.md is a file, not a folder"),  # (run in the repository)
      (["--init-from", "checkpoints/mexican_train_4p_d12_action_scores", "--samples", "0"], "--samples 0: needs --dagger-iters"),
      (["--init-from", "checkpoints/mexican_train_4p_d12_action_scores", "--policy", "mlp"], "the model has --policy action-scores"),
-     (["--seed", str(2**32)], "--seed: must be from 0 to 4294967295"), (["--workers", "100000"], "(4 x the CPUs)")],
+     (["--seed", str(2**32)], "--seed: must be from 0 to 4,294,967,295"), (["--workers", "100000"], "(4 x the CPUs)")],
 )  # fmt: skip
 def test_bad_flags_are_refused_before_any_work(tmp_path, args, flag):
     res = _run("domino_env.train.bc", [*args, "--out", str(tmp_path / "run")])

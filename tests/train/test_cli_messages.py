@@ -58,16 +58,16 @@ def _one_line_error(command: str, *args: str) -> str:
          "--agents champion: invalid agent 'champion'; allowed: one of ['greedy', "
          "'planner', 'ppo', 'random', 'rllib', 'search'] (optionally 'name:arg') for mexican_train rules, or "
          "one of your own given a name with domino_env.agents.register_agent"),
-        ("domino-evaluate", ["--agents", "random", "random", "--rounds", "0"], "--rounds must be >= 1, got 0"),
+        ("domino-evaluate", ["--agents", "random", "random", "--rounds", "0"], "argument --rounds: must be from 1 to 10,000,000, got 0"),
         # every deal's record is kept in memory: a huge count filled it (24 GB, killed) before any deal
         ("domino-evaluate", ["--agents", "random", "random", "--rounds", "10000000000000"],
-         "--rounds must be at most 10,000,000, got 10000000000000"),
+         "argument --rounds: must be from 1 to 10,000,000, got 10000000000000"),
         ("domino-train", ["--final-eval-rounds", "10000000000000"],
-         "argument --final-eval-rounds: must be from 0 to 10000000, got 10000000000000"),
+         "argument --final-eval-rounds: must be from 0 to 10,000,000, got 10000000000000"),
         ("domino-train", ["--eval-rounds", "10000000000000"],
-         "argument --eval-rounds: must be from 1 to 10000000, got 10000000000000"),
+         "argument --eval-rounds: must be from 1 to 10,000,000, got 10000000000000"),
         ("domino-bc", ["--final-eval-rounds", "10000000000000"],
-         "argument --final-eval-rounds: must be from 0 to 10000000, got 10000000000000"),
+         "argument --final-eval-rounds: must be from 0 to 10,000,000, got 10000000000000"),
         ("domino-evaluate", ["--agents", "random", "random", "--workers", "0"],
          f"--workers must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs), got 0"),
         ("domino-evaluate", ["--agents", "random", "random", "--workers", "1000"],

@@ -49,7 +49,7 @@ from ppo_helpers import run_ppo as _run
         (["--eval-workers", "0"], "--eval-workers"),
         (["--time-limit", "0"], "--time-limit"),
         (["--seed", "-1"], "--seed"),
-        (["--seed", str(2**32)], "--seed: must be from 0 to 4294967295 (2**32 - 1), got 4294967296"),
+        (["--seed", str(2**32)], "--seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),
         (["--torch-threads", "0"], "--torch-threads"),
         (["--torch-threads", "100000"], "--torch-threads: must be from 1 to"),  # segfaulted
         (["--eval-workers", "100000"], "(4 x the CPUs), got 100000"),

@@ -77,6 +77,8 @@ from domino_env.train.rllib import build_parser, validate
         (["--mode", "league", "--league-size", "100", "--hidden", "2048", "2048"],
          "--hidden 2048 2048 with --league-size 100: main and its 100 league snapshots would have 1.13e+09 parameters"),
         (["--num-envs-per-env-runner", "100000"], "--num-envs-per-env-runner must be at most 4096, got 100000"),
+        (["--eval-rounds", "10000001"], "--eval-rounds: must be from 0 to 10,000,000, got 10000001"),  # as domino-train's
+        (["--eval-rounds", "-1"], "--eval-rounds: must be from 0 to 10,000,000, got -1"),
         (["--batch-size", "1000000000", "--minibatch-size", "256"], "--batch-size must be at most 1048576, got 1000000000"),
         (["--league-size", "100000"], "--league-size must be at most 100, got 100000: each snapshot is a copy of main "
          "built on the learner and every env runner and written into every checkpoint"),
