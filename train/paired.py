@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
-from domino_env.train.intervals import mean_interval
+from domino_env.train.intervals import mean_interval, wilson_interval
 from domino_env.train.tournament_results import is_count, seat_values, win_credit
 
 METRICS = ("win", "pips")
@@ -49,7 +49,8 @@ class PairedDifference:
     Attributes:
         mean: mean over deals of A's per-deal value minus B's (win credit in [-1, 1], or pips).
         ci95: 95% t interval of ``mean`` over the per-deal differences (win credit: clipped to
-            [-1, 1]; ``(-inf, inf)`` with one deal).
+            [-1, 1]; where every deal has the same nonzero difference, Wilson's interval of
+            ``(mean + 1) / 2`` with one trial per deal, mapped back; ``(-inf, inf)`` with one deal).
         deals: deals compared.
         mean_a, mean_b: A's and B's means over those deals (their win rates with ``metric="win"``;
             with ``"pips"`` a mean of per-deal ratios, which can differ from the tournament
@@ -283,9 +284,14 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
                           "nothing to compare")  # fmt: skip
     diffs = [va[k] - vb[k] for k in keys]
     lo, hi = mean_interval(diffs)
-    if metric == "win":
-        lo, hi = max(-1.0, lo), min(1.0, hi)
     n = len(keys)
+    if metric == "win":
+        if n >= 2 and max(diffs) - min(diffs) < 1e-9 and abs(diffs[0]) >= 1e-9:
+            # every deal the same nonzero difference (A won each deal, B lost it): a t interval of no
+            # width; as the tables' per-deal interval, Wilson's with one trial per deal, of (A - B + 1) / 2
+            w_lo, w_hi = wilson_interval((sum(diffs) / n + 1) / 2 * n, n)
+            lo, hi = 2 * w_lo - 1, 2 * w_hi - 1
+        lo, hi = max(-1.0, lo), min(1.0, hi)
     return PairedDifference(mean=sum(diffs) / n, ci95=(lo, hi), deals=n, mean_a=sum(va[k] for k in keys) / n,
                             mean_b=sum(vb[k] for k in keys) / n, metric=metric, agent_a=agent_a,
                             agent_b=agent_b, skipped=len(va) - n)  # fmt: skip

@@ -12,7 +12,7 @@ import pytest
 
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.evaluate import evaluate
-from domino_env.train.intervals import t_quantile_975
+from domino_env.train.intervals import t_quantile_975, wilson_interval
 from domino_env.train.paired import deal_values, load_result, paired_difference
 
 
@@ -105,6 +105,20 @@ def test_win_difference_interval_is_clipped_to_the_credit_range():
     d = paired_difference(one, one, "x", "y")  # per deal nine +1 and one -1: t reaches 1.25
     half = t_quantile_975(9) * math.sqrt(3.6 / 9) / math.sqrt(10)
     assert d.mean == pytest.approx(0.8) and d.ci95 == (pytest.approx(0.8 - half), 1.0)
+
+
+def test_a_difference_the_same_on_every_deal_has_an_interval_of_some_width():
+    """x won every deal and y lost it: the t interval had no width ('+1.000 [+1.000, +1.000] over 4
+    deals'); it is Wilson's of (A - B + 1) / 2 with one trial per deal, as the tables' per-deal one."""
+    won = _result(["x", "y"], [r for k in range(4) for r in (_rec(k, [0, 1], [1.0, 0.0], [0, 1]),
+                                                              _rec(k, [1, 0], [0.0, 1.0], [1, 0]))])  # fmt: skip
+    d = paired_difference(won, won, "x", "y")
+    lo = 2 * wilson_interval(4, 4)[0] - 1  # 0.020
+    assert d.mean == 1.0 and d.ci95 == (pytest.approx(lo), 1.0)
+    assert d.text() == "A - B: +1.000 [+0.020, +1.000] over 4 deals (win credit)"
+    assert paired_difference(won, won, "y", "x").ci95 == (-1.0, pytest.approx(-lo))
+    twin = json.loads(json.dumps(won))  # the same results: still a zero of no width
+    assert paired_difference(won, twin, "x").ci95 == (0.0, 0.0)
 
 
 def _reseeded(result, offset):
