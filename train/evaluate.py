@@ -35,7 +35,8 @@ number of episodes actually played (rounds with ``--episode round``, whole games
 * *annulled rounds* (Cuban: a player with 5+ doubles asks for a new deal) are not rounds: the
   round is re-dealt and only the round that is played out counts (``annulled_rounds`` counts them).
 * *95% CI (Wilson)*: the Wilson score interval on (credit, seat-episodes), treating seat-episodes
-  as independent trials (fractional credit counts as fractional successes).
+  as independent trials (fractional credit counts as fractional successes); with teams one trial
+  per (episode, team) the agent sits in, as partners share one result.
 * *95% CI (per deal)*: the honest one: episodes of the same deal are correlated (and the k seats of
   one agent in one episode are too), so it averages the agent's credit per deal and takes
   ``mean +- t(0.975, D-1) * sd / sqrt(D)`` over the D deal averages; with fewer than 2 deals there

@@ -393,7 +393,7 @@ def evaluate(
         if lock is not None:
             lock.release()
     records.sort(key=lambda r: (r.deal, r.rotation))  # a continued tournament's: as if straight through
-    stats = summarize(records, labels, p, episode)
+    stats = summarize(records, labels, p, episode, teams=bool(getattr(env.config, "teams", False)))
     return EvaluationResult(
         agents=labels,
         env_kwargs=env.env_kwargs,

@@ -266,9 +266,12 @@ def win_credit(credit: Sequence[float] | None, truncated: bool, seat: int) -> fl
 
 
 def summarize(
-    records: Sequence[GameRecord], names: Sequence[str], num_players: int, episode: str = "round"
+    records: Sequence[GameRecord], names: Sequence[str], num_players: int, episode: str = "round",
+    teams: bool = False,
 ) -> list[AgentStats]:
-    """Per-distinct-name statistics of ``records`` (``names[i]`` = label of agent index i)."""
+    """Per-distinct-name statistics of ``records`` (``names[i]`` = label of agent index i). With
+    ``teams`` (seats 0+2 vs 1+3) the Wilson interval counts one trial per (episode, team) the agent
+    sits in: partners share one result, which counted once per seat made the interval too narrow."""
     p = num_players
     game_mode = episode == "game"
     order = list(dict.fromkeys(names))
@@ -284,12 +287,14 @@ def summarize(
         idx = {i for i, n in enumerate(names) if n == name}
         seat_eps = 0
         wins = 0.0
+        trials, trial_wins = 0, 0.0  # Wilson's: seat-episodes, or (episode, team) pairs with teams
         seat_rounds = 0
         round_wins = 0.0
         pips = 0
         score_sum, scored = 0.0, 0  # final totals of the games that finished (a truncated one has none)
         per_deal: dict[int, list[float]] = {}
         for rec in records:
+            counted: set[int] = set()  # the teams of this episode already counted as a trial
             for s in range(p):
                 if rec.seats[s] not in idx:
                     continue
@@ -299,12 +304,16 @@ def summarize(
                     scored += 1
                 c = win_credit(rec.game_credit if game_mode else rec.round_credit, rec.truncated, s)
                 wins += c
+                if not teams or s % 2 not in counted:
+                    counted.add(s % 2)
+                    trials += 1
+                    trial_wins += c
                 seat_rounds += rec.rounds
                 round_wins += rec.round_credit[s]
                 pips += rec.pips[s]
                 per_deal.setdefault(rec.deal, []).append(c)
         rate = wins / seat_eps if seat_eps else 0.0
-        wilson = wilson_interval(wins, seat_eps)
+        wilson = wilson_interval(trial_wins, trials)
         deal_means = [sum(v) / len(v) for v in per_deal.values()]
         lo, hi = deal_interval(deal_means)
         ci_deal = (max(0.0, lo), min(1.0, hi))

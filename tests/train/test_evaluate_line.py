@@ -86,6 +86,23 @@ def test_evaluate_teams_give_team_win_rates():
     assert again.to_dict()["stats"] == result.to_dict()["stats"]
 
 
+def test_team_wilson_interval_counts_each_team_result_once():
+    """Partners share one result: counted once per seat, the Wilson interval was too narrow (the
+    per-deal one of the Cuban greedy-and-random ladder table was 1.37 times as wide)."""
+    from domino_env.train.intervals import wilson_interval
+
+    result = evaluate(["planner", "greedy", "planner", "greedy"], rounds=40, seed=3, game="cuban")
+    for s in result.stats:  # each agent is one team: 40 (round, team) trials, not 80 seat-rounds
+        assert s.seat_episodes == 80 and s.ci95_wilson == pytest.approx(wilson_interval(s.wins / 2, 40))
+    with pytest.warns(UserWarning, match="both teams"):
+        mixed = evaluate(["planner", "greedy", "greedy", "greedy"], rounds=40, seed=3, game="cuban")
+    p, g = mixed.stats  # greedy sits in both teams: a trial for each, and one of the two wins a round
+    assert p.ci95_wilson == pytest.approx(wilson_interval(p.wins, 40))
+    assert g.seat_episodes == 120 and g.ci95_wilson == pytest.approx(wilson_interval(40, 80))
+    solo = evaluate(["planner", "greedy", "planner", "greedy"], rounds=40, seed=3, game="cuban", teams=False)
+    assert solo.stats[0].ci95_wilson == pytest.approx(wilson_interval(solo.stats[0].wins, 80))  # seats: trials
+
+
 def test_annulled_rounds_are_redealt_not_counted():
     # annul_doubles=2: random seats annul often; every episode still counts exactly one round.
     with pytest.warns(UserWarning, match="both teams"):  # random on both teams: told so
