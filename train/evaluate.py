@@ -26,7 +26,7 @@ number of episodes actually played (rounds with ``--episode round``, whole games
   (blocked round with tied fewest pips, equal game totals) gives ``1/k`` to each of the k winners;
   a void round (``blocked_round="void"``) gives nobody anything. The credits of one episode sum to
   1 (0 if void), so an agent exactly as strong as the others has the **parity share** ``1/P``
-  (times the fraction of non-void episodes).
+  (times the fraction of episodes someone won: not void, not truncated at ``max_cycles``).
 * *teams* (line games with ``teams=True``: seats 0+2 against 1+3): the win rate is the **team win
   rate**: when a team wins, *each* of its two seats gets credit 1 (the seat's side won), so the
   credits of one episode sum to 2 and the parity share is **1/2** (two teams). If both teams tie
@@ -406,7 +406,7 @@ def print_result(console: Any, result: EvaluationResult) -> None:
     parity = (
         "Teams: win rate = team win rate, parity share = 1/2"
         if result.teams
-        else "Parity share = 1/P x fraction of non-void episodes"
+        else "Parity share = 1/P x fraction of episodes someone won (not void, not truncated)"
     )
     games = f" in {result.episodes} games" if result.episode == "game" else ""
     resumed = (f" ({result.deals - result.resumed_deals} deals in this run, {result.resumed_deals} from the "

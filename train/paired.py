@@ -37,6 +37,7 @@ from typing import Any
 
 from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 from domino_env.train.intervals import mean_interval, wilson_interval
+from domino_env.train.tournament_journal import JOURNAL_SUFFIX
 from domino_env.train.tournament_results import is_count, seat_values, win_credit
 
 METRICS = ("win", "pips")
@@ -299,6 +300,10 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
 
 def load_result(path: str | Path) -> dict[str, Any]:
     """A ``--json`` tournament file. Raises DominoError (one line) for a missing or damaged file."""
+    if str(path).endswith(JOURNAL_SUFFIX):  # an interrupted tournament's: its JSON is not written yet
+        json_path = str(path)[: -len(JOURNAL_SUFFIX)]
+        raise DominoError(f"{path}: the journal of an interrupted tournament, not its result: finish it "
+                          f"with its domino-evaluate command and --json {json_path} --resume, then give {json_path}")  # fmt: skip
     try:
         data = json.loads(Path(path).read_text())
     except OSError as exc:
@@ -343,6 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"A: {result.agent_a} in {args.a}: {result.mean_a:.{dec}f}")
     print(f"B: {result.agent_b} in {args.b}: {result.mean_b:.{dec}f}")
     print(result.text())
+    if b is not a:  # two tournaments: say when the seats around A and B were not the same agents
+        others_a = [x if x != result.agent_a else "*" for x in a["agents"]]
+        others_b = [x if x != result.agent_b else "*" for x in b["agents"]]
+        if others_a != others_b:
+            print(f"note: A and B played at different tables (A's seats: {', '.join(a['agents'])}; "
+                  f"B's: {', '.join(b['agents'])}): the difference is also that of their opponents")  # fmt: skip
     return 0
 
 

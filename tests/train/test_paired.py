@@ -236,13 +236,19 @@ def test_command_line(tmp_path):
     r = _cli("a.json", "b.json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[:2] == ["A: x in a.json: 0.7500", "B: z in b.json: 0.6667"]
-    assert r.stdout.splitlines()[2].startswith("A - B: +0.083 [")
+    assert r.stdout.splitlines()[2].startswith("A - B: +0.083 [") and len(r.stdout.splitlines()) == 3
+    (tmp_path / "c.json").write_text(json.dumps({**B, "agents": ["z", "w"]}))  # z met w, not y: said so
+    r = _cli("a.json", "c.json", cwd=tmp_path)
+    assert r.stdout.splitlines()[3] == ("note: A and B played at different tables (A's seats: x, y; B's: z, w): "
+                                        "the difference is also that of their opponents")  # fmt: skip
     r = _cli("a.json", "a.json", "--agent", "x", "--agent-b", "y", "--metric", "pips", cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.splitlines()[2].startswith("A - B: -3.50 [")
     (tmp_path / "bad.json").write_text('{"agents": ["x"], "rec')
     (tmp_path / "deep.json").write_text("[" * 200_000)
     for args, message in [
         (("a.json", "bad.json"), "bad.json: not a tournament JSON file"),
+        (("a.json", "b.json.partial.jsonl"), "b.json.partial.jsonl: the journal of an interrupted tournament, not "
+         "its result: finish it with its domino-evaluate command and --json b.json --resume, then give b.json"),
         (("a.json", "missing.json"), "missing.json: No such file or directory"),
         (("a.json", "b.json", "--agent", "q"), "error: --agent 'q': not an agent of a.json (its agents: x, y)"),
         (("a.json", "b.json", "--agent-b", "q"), "error: --agent-b 'q': not an agent of b.json (its agents: z, y)"),
