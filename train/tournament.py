@@ -305,6 +305,9 @@ def evaluate(
     for agent in agents:  # before the labels: [5, 6] was "different agents with the same name"
         if not isinstance(agent, str) and not callable(agent):
             raise AgentSpecError(agent, "an agent name (for make_agent) or an agent callable, one per seat")
+    if num_players is not None and as_int(num_players) is None:
+        # a string or a bool was "one agent per seat ('2' seats)": it named the agents, not this argument
+        raise ConfigError("num_players", num_players, "an integer, one seat per agent (None: len(agents))")
     if num_players is None:
         if len(agents) < 2:
             raise ConfigError("agents", [agent_label(a) for a in agents], "one agent per seat, 2 to 8 seats")

@@ -47,7 +47,8 @@ def test_two_different_agents_with_one_label_are_refused():
 @pytest.mark.parametrize(
     "kwargs, field",
     [({"rounds": 0}, "rounds"), ({"rounds": 2.5}, "rounds"), ({"seed": -1}, "seed"), ({"seed": None}, "seed"),
-     ({"workers": 0}, "workers"), ({"workers": -3}, "workers")],
+     ({"workers": 0}, "workers"), ({"workers": -3}, "workers"),
+     ({"num_players": "2"}, "num_players"), ({"num_players": 2.0}, "num_players"), ({"num_players": True}, "num_players")],
 )  # fmt: skip
 def test_bad_counts_and_seeds_are_config_errors(kwargs, field):
     with pytest.raises(ConfigError, match=f"'{field}'"):
