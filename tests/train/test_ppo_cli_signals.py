@@ -103,6 +103,32 @@ def test_a_signal_while_the_env_workers_start_is_one_line_and_leaves_no_empty_ru
     assert not runs.exists()  # runs/ too, which the command made for it (it was left behind empty)
 
 
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task"), reason="reads a process's children in /proc")
+def test_ctrl_c_to_the_process_group_while_the_env_workers_start_is_one_line(tmp_path):
+    """Ctrl-C in a terminal reaches the whole process group, the env workers being started too:
+    a worker still starting (before it ignores SIGINT) died of a KeyboardInterrupt, and the
+    command ended in a ConnectionResetError / EOFError traceback with exit status 1."""
+    args = [*SMALL, "--timesteps", "256", "--n-envs", "2", "--vec-env", "subproc", "--out", str(tmp_path / "run")]
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.ppo", *args], cwd=tmp_path,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            start_new_session=True)  # fmt: skip
+    children = f"/proc/{proc.pid}/task/{proc.pid}/children"
+    try:
+        for _ in range(6000):  # until its first child process (the workers' start) exists
+            if proc.poll() is not None or (os.path.exists(children) and open(children).read().split()):
+                break
+            time.sleep(0.005)
+        assert proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)
+        err = proc.stderr.read()
+        rc = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (rc, err) == (130, "domino-train: interrupted\n")
+
+
 def test_a_signal_while_an_evaluation_saves_its_files_lets_the_save_finish(tmp_path, monkeypatch):
     """A stop signal while a periodic evaluation writes ``model.zip`` waits for the write to end
     (raised inside ``model.save`` it left a torch zip error in place of the clean stop): the run
