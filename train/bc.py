@@ -422,7 +422,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         return out, interrupted
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))
-    from domino_env.train.cli import terminate_as_interrupt
+    from domino_env.train.interrupts import terminate_as_interrupt
 
     # SIGTERM (e.g. from timeout) during the final evaluation ends it as Ctrl-C does, as in domino-train
     previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)
@@ -448,7 +448,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-bc``: returns the exit status, 0 when done, 128 + the
     signal number when interrupted."""
-    from domino_env.train.cli import sigterm_as_interrupt
+    from domino_env.train.interrupts import sigterm_as_interrupt
 
     with sigterm_as_interrupt():  # until StopSignals takes over (imports, env and model set-up)
         _, interrupted = run(argv)

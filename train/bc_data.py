@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from domino_env.train.interrupts import children_born_blocked
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.wrappers import info_state_kwargs
 
@@ -163,16 +164,9 @@ def _start_blocked(procs: list) -> None:
     spawned worker inherits the mask, so a Ctrl-C while it imports (before :func:`_collect_part`
     ignores SIGINT) cannot kill it with a KeyboardInterrupt; this process gets the signal once
     they are started (its StopSignals handler then stops them)."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+    with children_born_blocked(frozenset(_STOP_SIGNALS)):
         for proc in procs:
             proc.start()
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-    try:
-        for proc in procs:
-            proc.start()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def collect_parallel(

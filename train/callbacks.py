@@ -17,7 +17,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from domino_env.agents.ppo import PPOAgent
-from domino_env.train.cli import in_import_machinery, redeliver_later
+from domino_env.train.interrupts import in_import_machinery, redeliver_later
 from domino_env.train.ladder import evaluate_vs_ladder
 from domino_env.train.progress import advance, progress_bar
 from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder, config_of

@@ -11,8 +11,8 @@ code 2, before any work starts::
 
 It also prints our typed errors that reach it (:class:`~domino_env.core.errors.DominoError`, e.g.
 :class:`~domino_env.core.errors.CheckpointError` for a missing or corrupt model given to
-``--resume``) as one line with exit code 2, and Ctrl-C as one line with exit code 130, instead of a
-traceback; ``DOMINO_TRACEBACK=1`` shows the traceback.
+``--resume``) as one line with exit code 2, and Ctrl-C as one line (then the process dies of
+SIGINT, which a shell reports as 130), instead of a traceback; ``DOMINO_TRACEBACK=1`` shows the traceback.
 
 Adding a command: one :class:`Command` in :data:`COMMANDS` (its ``module:function``, and for each
 extra it needs the modules it imports from it), one function ``name = entry("domino-name")`` below,
@@ -24,7 +24,6 @@ that the three agree with the extras of ``pyproject.toml``).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import importlib
 import importlib.util
@@ -33,11 +32,13 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
+
+from domino_env.train.interrupts import exit_interrupted
 
 #: Exit code of a command refused before it starts (argparse uses 2 for bad flags too).
 EXIT_USAGE = 2
@@ -161,11 +162,14 @@ def check_extras(command: str) -> str | None:
 
 def run_script(name: str, main: Callable[[], object]) -> NoReturn:
     """Run a benchmark script's ``main`` and exit with its status: Ctrl-C is one line
-    (``NAME: interrupted``, 130) and a closed output pipe a quiet 141, not tracebacks."""
+    (``NAME: interrupted``, then killed by SIGINT as :func:`launch`) and a closed output pipe a
+    quiet 141, not tracebacks."""
     try:
         result = main()
     except KeyboardInterrupt:
-        _fail(f"{name}: interrupted", EXIT_INTERRUPTED)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # exiting: a second Ctrl-C must not reach atexit hooks
+        print(f"{name}: interrupted", file=sys.stderr, flush=True)
+        result = EXIT_INTERRUPTED
     except BrokenPipeError:
         _exit_on_closed_pipe()
     _exit_with(result)
@@ -196,7 +200,10 @@ def rich_console(**kwargs: Any) -> Any:
 
 
 def _exit_with(result: object) -> NoReturn:
-    """Exit with ``main``'s return value when it is an int, else 0."""
+    """Exit with ``main``'s return value when it is an int, else 0 (130, Ctrl-C's status: as
+    :func:`~domino_env.train.interrupts.exit_interrupted`)."""
+    if result == EXIT_INTERRUPTED and not isinstance(result, bool):
+        exit_interrupted()
     raise SystemExit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
 
 
@@ -341,81 +348,6 @@ def _resolve(target: str) -> Callable[[], object]:
     return getattr(importlib.import_module(module), function)
 
 
-def in_import_machinery(frame: Any) -> bool:
-    """Whether a signal arrived in Python's import machinery (``<frozen importlib._bootstrap>``,
-    e.g. a module lock's weakref callback), where an exception a handler raises is printed as
-    "Exception ignored in ..." with its traceback and then dropped: a handler should only note the
-    signal there, for a later check to act on."""
-    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
-
-
-#: seconds after which :func:`redeliver_later` sends a signal again
-REDELIVERY_DELAY = 0.05
-
-
-def redeliver_later(signum: int, delay: float = REDELIVERY_DELAY) -> None:
-    """Send ``signum`` to the main thread again after ``delay`` seconds (a daemon timer thread),
-    for a handler that found itself in Python's import machinery (:func:`in_import_machinery`),
-    where the exception it would raise is dropped: by then the import's callback has returned,
-    and whichever handler is installed then acts on the signal."""
-    import threading
-
-    main = threading.main_thread().ident
-    timer = threading.Timer(delay, signal.pthread_kill, (main, signum))
-    timer.daemon = True
-    timer.start()
-
-
-def terminate_as_interrupt(signum: int, frame: Any) -> None:
-    """A SIGTERM handler that stops work as Ctrl-C does: :func:`launch` then prints
-    ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15).
-    In Python's import machinery, where the exception would be dropped and the signal lost, it
-    has the signal sent again shortly (:func:`redeliver_later`) instead of raising."""
-    if in_import_machinery(frame):
-        redeliver_later(signum)
-        return
-    raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """While it lasts, SIGTERM raises ``KeyboardInterrupt("SIGTERM")`` (:func:`terminate_as_interrupt`),
-    unless SIGTERM is ignored (``nohup``-like parents) or this is not the main thread (where
-    ``signal.signal`` cannot be called); the previous handler comes back afterwards."""
-    import threading
-
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous is signal.SIG_IGN or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    signal.signal(signal.SIGTERM, terminate_as_interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def stop_signals_held() -> Iterator[list[int]]:
-    """While it lasts, SIGINT and SIGTERM are only noted (the list it yields, in arrival order),
-    so that a step that must not be cut in two finishes; the previous handlers come back
-    afterwards and the caller acts on what was noted. An ignored signal stays ignored; outside the
-    main thread (no ``signal.signal`` there) nothing is held."""
-    import threading
-
-    noted: list[int] = []
-    held: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            if signal.getsignal(signum) is not signal.SIG_IGN:
-                held[signum] = signal.signal(signum, lambda n, frame: noted.append(n))
-    try:
-        yield noted
-    finally:
-        for signum, handler in held.items():
-            signal.signal(signum, handler)
-
-
 def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     """Run the console script ``command`` (a key of :data:`COMMANDS`) and exit.
 
@@ -427,8 +359,9 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     Exits with 2 and one line on stderr when a module of the command's extra is missing (before
     ``main`` runs), when a module of any extra (:data:`EXTRA_OF_MODULE`) is found missing while
     it runs (the line names that extra), or on a
-    :class:`~domino_env.core.errors.DominoError` (``command: error: message``); with 130 on
-    Ctrl-C (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")`` or
+    :class:`~domino_env.core.errors.DominoError` (``command: error: message``); killed by SIGINT
+    after one line on Ctrl-C, or when ``main`` returns 130
+    (:func:`~domino_env.train.interrupts.exit_interrupted`: a shell reports 130) (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")`` or
     ``KeyboardInterrupt("SIGTERM", detail)``, whose detail the line adds; from then on
     SIGINT is ignored, as the process is exiting); silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
     return value (an int) or 0.
@@ -469,7 +402,11 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         # KeyboardInterrupt(name, detail) also says what happened (StopSignals' abort)
         name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
         detail = f" ({exc.args[1]})" if len(exc.args) == 2 and isinstance(exc.args[1], str) else ""
-        _fail(f"{command}: interrupted{detail}", 128 + signal.Signals[name].value)
+        if name != "SIGINT":
+            _fail(f"{command}: interrupted{detail}", 128 + signal.Signals[name].value)
+        print(f"{command}: interrupted{detail}", file=sys.stderr, flush=True)
+        result = EXIT_INTERRUPTED  # (exit_interrupted here would chain this exception, and the
+        # interpreter would keep its frames, a process pool's among them, alive while it exits)
     except BrokenPipeError:
         _exit_on_closed_pipe()
     _exit_with(result)

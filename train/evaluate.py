@@ -65,13 +65,9 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
 from domino_env.train.arg_types import ROUNDS
-from domino_env.train.cli import (
-    ArgumentParser,
-    check_output_file,
-    rich_console,
-    sigterm_as_interrupt,
-)
+from domino_env.train.cli import ArgumentParser, check_output_file, rich_console
 from domino_env.train.evaluate_files import Journal, check_journal, with_provenance
+from domino_env.train.interrupts import sigterm_as_interrupt
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals), the rule options of every command in

@@ -63,8 +63,9 @@ from typing import Any
 
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
 from domino_env.train.arg_types import MAX_ROLLOUT
-from domino_env.train.cli import load_failure, sigterm_as_interrupt, terminate_as_interrupt
+from domino_env.train.cli import load_failure
 from domino_env.train.evaluate import evaluate_command
+from domino_env.train.interrupts import sigterm_as_interrupt, terminate_as_interrupt
 from domino_env.train.ladder import (
     LADDER,
     evaluate_vs_ladder,

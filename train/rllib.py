@@ -52,8 +52,9 @@ from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
-from domino_env.train.cli import first_line, in_import_machinery, stop_signals_held
+from domino_env.train.cli import first_line
 from domino_env.train.evaluate import evaluate_command
+from domino_env.train.interrupts import in_import_machinery, stop_signals_held
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
     build_parser,
@@ -455,7 +456,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     when done, 128 + the signal number (130 Ctrl-C, 143 SIGTERM) when a signal stopped training
     (after the checkpoint is saved), as ``domino-train``."""
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    from domino_env.train.cli import sigterm_as_interrupt
+    from domino_env.train.interrupts import sigterm_as_interrupt
 
     # from the start: the flag checks load the opponents and find ray (about 1.5 s before _run
     # takes SIGTERM over)

@@ -14,7 +14,7 @@ from typing import Any
 
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.files import replace_text
-from domino_env.train.cli import stop_signals_held
+from domino_env.train.interrupts import stop_signals_held
 
 
 def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | None:

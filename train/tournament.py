@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +200,8 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     noted: list[int] = []
     if window:  # the workers inherit the blocked mask (exec keeps it); a Ctrl-C now is noted
         handler = signal.signal(signal.SIGINT, (lambda signum, frame: noted.append(signum)) if masks else signal.SIG_IGN)
-        if masks:
+        if masks:  # the resource tracker first: its start unblocked SIGINT, the workers were born unblocked
+            resource_tracker.ensure_running()
             signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:  # the workers start on the first submissions, inside this window
         before = set(multiprocessing.active_children())

@@ -6,13 +6,11 @@ envs (:func:`make_vec_env`) and closing it, also after an abort in the middle of
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-from collections.abc import Iterator
 from typing import Any
 
-from domino_env.train.cli import stop_signals_held
+from domino_env.train.interrupts import children_born_blocked, stop_signals_held
 from domino_env.train.learner_env import make_env_fn
 
 
@@ -43,7 +41,9 @@ def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", se
         before = set(multiprocessing.active_children())
         # a Ctrl-C while a worker was being started cut the pipe it reads its start-up data
         # from, and that worker printed an EOFError traceback under the one-line "interrupted"
-        with stop_signals_held() as noted, _workers_born_deaf():
+        # born with SIGINT / SIGTERM blocked until make_env_fn ignores them: a worker still starting
+        # died of a terminal's Ctrl-C (a ConnectionResetError / EOFError traceback here, exit 1)
+        with stop_signals_held() as noted, children_born_blocked():
             try:
                 venv = SubprocVecEnv(fns)
             except BaseException:  # the workers ignore SIGINT / SIGTERM: kill those that started
@@ -55,29 +55,6 @@ def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", se
             signal.raise_signal(noted[0])
     venv.seed(seed)
     return venv
-
-
-@contextlib.contextmanager
-def _workers_born_deaf() -> Iterator[None]:
-    """SIGINT and SIGTERM blocked in this process while the ``SubprocVecEnv`` workers start, so
-    that they (and the forkserver they are forked from) are born with both blocked until
-    :func:`~train.learner_env.make_env_fn` ignores them: a terminal's Ctrl-C reaches the whole
-    process group, and a worker still starting died of it (a ConnectionResetError / EOFError
-    traceback in this process, exit status 1). A signal sent meanwhile stays pending here and
-    reaches the caller's handler when the block ends. Multiprocessing's resource tracker unblocks
-    both signals in this process when it starts, so it is started first. Nothing on platforms
-    without signal masks."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    from multiprocessing import resource_tracker
-
-    resource_tracker.ensure_running()
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def close_vec_env(vec_env, aborted: bool) -> None:

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
+
+
+def stopped_status(signum: int) -> int:
+    """The return code of a command stopped by ``signum`` after its one line: Ctrl-C's SIGINT kills
+    it, as Python's own uncaught KeyboardInterrupt does (-2 here, 130 in a shell, which then stops
+    a loop of commands); SIGTERM / SIGHUP exit with 128 + the signal."""
+    return -signal.SIGINT if signum == signal.SIGINT else 128 + signum
 
 
 def running(pid: int) -> bool:

@@ -337,7 +337,7 @@ def test_ctrl_c_with_worker_processes_is_one_line(tmp_path):
     kept = rf"(\d+) of 10000 deals played, kept in {re.escape(journal)}: the same command with --resume continues it"
     match = re.fullmatch(rf"domino-evaluate: interrupted \(the tournament did not finish: {kept}; "
                          rf"{re.escape(str(out))} not written\)", lines[0]) if len(lines) == 1 else None  # fmt: skip
-    assert proc.returncode == 130 and match, err[-2000:]
+    assert proc.returncode == -signal.SIGINT and match, err[-2000:]  # died of it: a shell's 130
     assert not out.exists() and Path(journal).read_text().count("\n") == int(match[1]) + 1  # its header, the deals
 
 
@@ -356,7 +356,30 @@ def test_a_second_ctrl_c_while_the_command_exits_adds_no_traceback():
     assert first == "domino-evaluate: interrupted\n" and proc.stderr.readline() == "exiting\n"
     proc.send_signal(signal.SIGINT)  # inside the atexit hook
     rest = proc.stderr.read()
-    assert proc.wait(timeout=30) == 130 and rest == "", rest
+    assert proc.wait(timeout=30) == -signal.SIGINT and rest == "", rest  # died of SIGINT: a shell's 130
+
+
+def test_ctrl_c_stops_a_shell_loop_of_commands():
+    """The commands exited 130 after Ctrl-C, and bash, which stops a loop only when its command died
+    of SIGINT, went on to the next one (the README's `for n in ...; do ...; done`): now they end as
+    Python does on an uncaught KeyboardInterrupt, killed by SIGINT after their one line."""
+    import signal
+    import time
+
+    evaluate = f"{sys.executable} -m domino_env.train.evaluate --agents planner greedy --players 2 --rounds 200000"
+    loop = f"for seed in 1 2 3; do {evaluate} --seed $seed; echo next; done; echo END"
+    proc = subprocess.Popen(["bash", "-c", loop], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, cwd=ROOT)  # fmt: skip
+    deadline = time.monotonic() + 120
+    seen = ""
+    while not re.search(r"\b[1-9]\d*/200000", seen):  # the first command's rounds are coming in
+        seen += proc.stderr.read(1)
+        assert proc.poll() is None and time.monotonic() < deadline, seen
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the shell and its command
+    out, err = proc.communicate(timeout=120)
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "/200000" not in line]
+    assert (proc.returncode, out) == (-signal.SIGINT, ""), (out, err)  # bash died of it too: no "next", no "END"
+    assert lines == ["domino-evaluate: interrupted (the tournament did not finish: no results)"], err
 
 
 def test_evaluate_output_closed_early_is_141_and_the_json_is_still_written(tmp_path):

@@ -170,8 +170,8 @@ def test_typed_in_tmux_with_a_typo_a_move_and_ctrl_c(tmp_path):
         pytest.fail("tmux is missing: apt-get install -y tmux (make test installs it)")
     session = f"domino-play-{uuid.uuid4().hex[:8]}"
     rec, status = tmp_path / "t.json", tmp_path / "status"
-    command = (
-        f"cd {ROOT} && {sys.executable} -m train.play --game block --seed 7 --record {rec}; "
+    command = (  # the trap: the shell goes on to write the status after its command died of Ctrl-C's SIGINT
+        f"trap true INT; cd {ROOT} && {sys.executable} -m train.play --game block --seed 7 --record {rec}; "
         f"echo $? > {status}; sleep 120"  # the pane stays readable after the exit (killed below)
     )
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", command], check=True)

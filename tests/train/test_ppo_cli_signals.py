@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from ppo_helpers import ROOT, SMALL
 from ppo_helpers import run_ppo as _run
+from process_helpers import stopped_status
 
 
 @pytest.mark.parametrize(
@@ -51,7 +52,7 @@ def test_a_signal_leaves_a_resumable_run(tmp_path, signum, send, vec):
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert rc == 128 + signum, rest
+    assert rc == stopped_status(signum), rest
     assert "Traceback" not in rest and f"{signal.Signals(signum).name} received" in rest
     meta = json.loads(meta_file.read_text())
     assert meta["status"] == "interrupted" and meta["stopped_early"].startswith(signal.Signals(signum).name)
@@ -99,7 +100,7 @@ def test_a_signal_while_the_env_workers_start_is_one_line_and_leaves_no_empty_ru
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)  # fmt: skip
     runs = tmp_path / "runs"  # the default run folder is claimed just before the workers start
     rc, err = _signal_when(proc, lambda: runs.is_dir() and any(runs.iterdir()), signum, 0.01, 3000, 0.1)
-    assert (rc, err) == (128 + signum, "domino-train: interrupted\n")
+    assert (rc, err) == (stopped_status(signum), "domino-train: interrupted\n")
     assert not runs.exists()  # runs/ too, which the command made for it (it was left behind empty)
 
 
@@ -126,7 +127,7 @@ def test_ctrl_c_to_the_process_group_while_the_env_workers_start_is_one_line(tmp
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert (rc, err) == (130, "domino-train: interrupted\n")
+    assert (rc, err) == (-signal.SIGINT, "domino-train: interrupted\n")  # killed by it after its line: a shell's 130
 
 
 def test_a_signal_while_an_evaluation_saves_its_files_lets_the_save_finish(tmp_path, monkeypatch):
@@ -172,7 +173,7 @@ def test_ctrl_c_during_the_final_evaluation_keeps_the_trained_model_and_says_how
     meta_file = out / "metadata.json"  # training is over once it says "trained"; 1 s later, into the evaluation
     trained = lambda: meta_file.exists() and '"status": "trained"' in meta_file.read_text()  # noqa: E731
     rc, rest = _signal_when(proc, trained, signum, 0.1, 1200, 1.0)
-    assert rc == 128 + signum and "Traceback" not in rest, rest
+    assert rc == stopped_status(signum) and "Traceback" not in rest, rest
     assert f"final evaluation interrupted; the trained model is saved: {out / 'model.zip'}" in rest
     # the rules flags too: without --players / --max-pip the hint met a spec mismatch
     assert f"evaluate it with domino-evaluate --game mexican_train --players 2 --max-pip 9 --agents ppo:{out} ..." in rest

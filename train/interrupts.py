@@ -1,0 +1,129 @@
+"""Stop signals (Ctrl-C's SIGINT, SIGTERM) in the commands: handlers that stop work as Ctrl-C
+does, holding them over a step that must not be cut in two, and ending a command that Ctrl-C
+stopped as a shell expects (:func:`exit_interrupted`). :func:`~domino_env.train.cli.launch` prints
+the one-line message; the commands install these around their work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+
+def in_import_machinery(frame: Any) -> bool:
+    """Whether a signal arrived in Python's import machinery (``<frozen importlib._bootstrap>``,
+    e.g. a module lock's weakref callback), where an exception a handler raises is printed as
+    "Exception ignored in ..." with its traceback and then dropped: a handler should only note the
+    signal there, for a later check to act on."""
+    return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
+
+
+#: seconds after which :func:`redeliver_later` sends a signal again
+REDELIVERY_DELAY = 0.05
+
+
+def redeliver_later(signum: int, delay: float = REDELIVERY_DELAY) -> None:
+    """Send ``signum`` to the main thread again after ``delay`` seconds (a daemon timer thread),
+    for a handler that found itself in Python's import machinery (:func:`in_import_machinery`),
+    where the exception it would raise is dropped: by then the import's callback has returned,
+    and whichever handler is installed then acts on the signal."""
+    import threading
+
+    main = threading.main_thread().ident
+    timer = threading.Timer(delay, signal.pthread_kill, (main, signum))
+    timer.daemon = True
+    timer.start()
+
+
+def terminate_as_interrupt(signum: int, frame: Any) -> None:
+    """A SIGTERM handler that stops work as Ctrl-C does: :func:`~domino_env.train.cli.launch` then prints
+    ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15).
+    In Python's import machinery, where the exception would be dropped and the signal lost, it
+    has the signal sent again shortly (:func:`redeliver_later`) instead of raising."""
+    if in_import_machinery(frame):
+        redeliver_later(signum)
+        return
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While it lasts, SIGTERM raises ``KeyboardInterrupt("SIGTERM")`` (:func:`terminate_as_interrupt`),
+    unless SIGTERM is ignored (``nohup``-like parents) or this is not the main thread (where
+    ``signal.signal`` cannot be called); the previous handler comes back afterwards."""
+    import threading
+
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous is signal.SIG_IGN or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.signal(signal.SIGTERM, terminate_as_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[list[int]]:
+    """While it lasts, SIGINT and SIGTERM are only noted (the list it yields, in arrival order),
+    so that a step that must not be cut in two finishes; the previous handlers come back
+    afterwards and the caller acts on what was noted. An ignored signal stays ignored; outside the
+    main thread (no ``signal.signal`` there) nothing is held."""
+    import threading
+
+    noted: list[int] = []
+    held: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                held[signum] = signal.signal(signum, lambda n, frame: noted.append(n))
+    try:
+        yield noted
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+
+
+def exit_interrupted() -> NoReturn:
+    """End a command that Ctrl-C stopped (its message printed) as Python ends on an uncaught
+    ``KeyboardInterrupt``, silently: the interpreter finishes (atexit hooks, flushes), then kills
+    itself with SIGINT. A shell reports 130 either way, but it stops a ``for ...; do cmd; done``
+    loop only when its command died of the signal; one that exited 130 let the loop go on (Python's
+    ``subprocess`` sees -2). SIGINT is ignored until that kill: a second Ctrl-C while exiting
+    raised inside an atexit hook (torch's), a traceback after the message."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = sys.excepthook
+
+    def quiet(kind, value, tb):  # the message is printed: no traceback for this one
+        if not issubclass(kind, KeyboardInterrupt):
+            previous(kind, value, tb)
+
+    sys.excepthook = quiet
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def children_born_blocked(signals: frozenset[int] = frozenset({signal.SIGINT, signal.SIGTERM})) -> Iterator[None]:
+    """While it lasts, ``signals`` are blocked in this thread, so that the processes started meanwhile
+    are born with them blocked (a spawned or forked child inherits the mask, exec keeps it) until
+    they set their own handling: a terminal's Ctrl-C reaches the whole process group, and a child
+    still importing died of it, or printed a traceback. A signal sent here meanwhile stays pending
+    and reaches this process's handler when the mask is set back. Multiprocessing's resource
+    tracker is started first: its start unblocks SIGINT and SIGTERM in the starting thread
+    (``resource_tracker.ensure_running``), and the children started after it were born with
+    neither blocked. Nothing on platforms without signal masks (Windows)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
