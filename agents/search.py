@@ -72,6 +72,9 @@ from .rollout import playout
 #: Default playouts per decision (Mexican Train 4p double-12 with ``"plan"`` rollouts: about
 #: 60-95 ms of CPU on one core of the shared 2-core machine).
 DEFAULT_BUDGET = 200
+#: Largest budget and min_worlds: about 40 s of CPU a decision in Mexican Train 4p double-12 (200 take
+#: about 80 ms). Uncapped, search:10**20 was accepted and its first decision never returned.
+MAX_BUDGET = 100_000
 #: Line games: the opponent model's weight per pip (line_inference).
 DEFAULT_INFER = 0.5
 #: Mexican Train: moves searched, the prior's best-ranked (docs/search_experiments.md: at the same
@@ -144,16 +147,16 @@ class SearchAgent:
         if solve_tiles is None:  # draws branch the solver's tree: solve later with a boneyard
             solve_tiles = 14 if getattr(cfg, "use_boneyard", False) else 20
         counts = {}
-        for field, value in (
-            ("budget", budget),
-            ("min_worlds", min_worlds),
-            ("oversample", oversample),
-            ("solve_tiles", solve_tiles),
-            ("node_limit", node_limit),
+        for field, value, high in (
+            ("budget", budget, MAX_BUDGET),
+            ("min_worlds", min_worlds, MAX_BUDGET),
+            ("oversample", oversample, None),
+            ("solve_tiles", solve_tiles, None),
+            ("node_limit", node_limit, None),
         ):
             number = as_int(value)  # numpy integers and 0-d integer arrays too
-            if number is None or number < 1:
-                raise ConfigError(field, value, "an integer >= 1")
+            if number is None or number < 1 or (high is not None and number > high):
+                raise ConfigError(field, value, "an integer >= 1" if high is None else f"an integer from 1 to {high:,}")
             counts[field] = number
         if candidates is not None:
             number = as_int(candidates)

@@ -429,3 +429,20 @@ def test_counts_take_numpy_integers_and_0d_arrays_and_refuse_the_rest():
     for bad in (np.array(-1), np.array([2]), np.float64(2.0)):
         with pytest.raises(ConfigError, match="candidates"):
             SearchAgent(config, candidates=bad)
+
+
+@pytest.mark.parametrize("preset", [None, "block"])
+def test_a_budget_too_large_to_ever_finish_is_refused_naming_the_field(preset):
+    """search:N with N up to MAX_BUDGET plays; a larger N (or min_worlds) is refused when the agent is
+    built (search:10**20 was accepted and its first decision never returned)."""
+    from domino_env.agents.search import MAX_BUDGET
+
+    config = MexicanTrainConfig() if preset is None else line_from_preset(preset)
+    assert make_agent(f"search:{MAX_BUDGET}", config).budget == MAX_BUDGET
+    for spec in (f"search:{MAX_BUDGET + 1}", "search:99999999999999999999", "search:budget=10000000,prior=none"):
+        with pytest.raises(ConfigError, match=r"budget: an integer from 1 to 100,000") as err:
+            make_agent(spec, config)
+        assert spec in str(err.value) and "\n" not in str(err.value)
+    for field in ("budget", "min_worlds"):
+        with pytest.raises(ConfigError, match=f"'{field}': got {10**20}; allowed: an integer from 1 to 100,000"):
+            SearchAgent(config, **{field: 10**20})
