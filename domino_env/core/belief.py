@@ -46,8 +46,9 @@ what its older tiles lacked until the drawn tile is placed (``drawn_tile="may_pl
 for a draw made to cover a double, and with ``"must_play"`` only the pips of earlier turns); a
 seat that could not place a second double (``doubles="double_double"``) lacks those doubles;
 constraint 3 for a seat that drew, the ``station_source="highest_held"`` station order (Mexican
-Train), and the "somebody can still place" condition of a Mexican Train round continuing past a
-pass with the boneyard empty and tiles out of play (``use_boneyard=False``).
+Train), and the "somebody can still place" condition that a Mexican Train round with tiles out of
+play (``use_boneyard=False``) met after every placement and pass (a sample may be a deal under
+which the round would have ended blocked earlier).
 
 **Cost.** Building: one state copy and a pass over the round's actions. The first sample builds
 the class table (about ``(classes) x (size+1)^k`` float operations for k constrained seats); a
