@@ -54,6 +54,7 @@ Without ``info_state`` (a caller that does not know the extension) it raises
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -296,8 +297,12 @@ class SearchAgent:
 
     def _check_rules(self, rules: Any) -> None:
         """Refuse a state of other rules than the agent's (its solver threshold, prior and
-        values depend on them): the fields that change the game, named."""
-        for field in ("num_players", "max_pip", "use_boneyard", "teams"):
+        values depend on them), naming the first field that differs (the seats and the set
+        first). A ``doubles="chain"`` game once passed a ``"satisfy"`` agent, whose prior then
+        planned with the wrong rule."""
+        first = ("num_players", "max_pip", "use_boneyard", "teams")
+        fields = [*first, *(f.name for f in dataclasses.fields(self.config) if f.name not in first)]
+        for field in fields:
             got, want = getattr(rules, field, None), getattr(self.config, field, None)
             if got != want:
                 raise ConfigError(

@@ -446,3 +446,15 @@ def test_a_budget_too_large_to_ever_finish_is_refused_naming_the_field(preset):
     for field in ("budget", "min_worlds"):
         with pytest.raises(ConfigError, match=f"'{field}': got {10**20}; allowed: an integer from 1 to 100,000"):
             SearchAgent(config, **{field: 10**20})
+
+
+def test_a_game_of_other_rules_is_refused_naming_the_field():
+    """Only the seats, the set, the boneyard and teams were compared: a doubles="chain" game was
+    played by an agent built for "satisfy", whose prior planned with the wrong rule."""
+    env = mexican_train_v0.raw_env(num_players=3, doubles="chain")
+    obs, info = decision(env, 0)
+    agent = make_agent("search:8", MexicanTrainConfig(num_players=3, doubles="satisfy"))
+    with pytest.raises(ConfigError, match="'doubles': got 'chain'; allowed: satisfy: this search agent was built for"):
+        agent(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=info)
+    same = make_agent("search:8", MexicanTrainConfig(num_players=3, doubles="chain"))
+    assert obs["action_mask"][same(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=info)]
