@@ -109,7 +109,10 @@ class SingleAgentEnv(gymnasium.Env):
             or len(opponents) != p - 1
             or not all(callable(o) for o in opponents)
         ):
-            raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables")
+            names = isinstance(opponents, str) or (isinstance(opponents, Sequence) and any(isinstance(o, str) for o in opponents))
+            hint = ("; an agent name is an agent once built: domino_env.agents.make_agent(name, env.config), or "
+                    "gymnasium.make(id, opponents=name)") if names else ""  # fmt: skip
+            raise ConfigError("opponents", opponents, f"one callable or a sequence of {p - 1} callables{hint}")
         opponents = list(opponents)
         check_adapter_render_mode(getattr(aec_env, "render_mode", None))
         if not is_finite_number(illegal_reward):

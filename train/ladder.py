@@ -25,11 +25,13 @@ def evaluate_vs_ladder(
     episode: str = "round",
     game: str = "mexican_train",
     partner: str = "opponents",
+    progress: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Duplicate-deal tournaments ``[agent, X, X, ..., X]`` for each X in ``opponents``
     (``domino_env.train.evaluate.evaluate``; the agent applies its mask at every decision).
     With teams and ``partner="learner"`` (a model trained as both seats of its team) the agent
-    sits in both seats of its team: ``[agent, X, agent, X]``, the team's win rate.
+    sits in both seats of its team: ``[agent, X, agent, X]``, the team's win rate. ``progress``:
+    a progress bar for each tournament (tqdm, on stderr).
 
     Returns:
         ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",
@@ -56,6 +58,7 @@ def evaluate_vs_ladder(
                 episode=episode,
                 workers=workers,
                 game=game,
+                progress=progress,
                 **kwargs,
             )
         me = res.stats_for(label)
@@ -212,8 +215,9 @@ def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: 
         stale.unlink()
     if args.final_eval_rounds > 0:
         final = evaluate_vs_ladder(agent, rules, args.eval_opponents, args.final_eval_rounds,
-                                   eval_seed, workers, args.episode, game,
-                                   getattr(args, "partner", "opponents"))  # fmt: skip
+                                   eval_seed, workers, args.episode, game, getattr(args, "partner", "opponents"),
+                                   # a bar: it was a minute of silence after training's
+                                   progress=getattr(args, "progress", False) and not getattr(args, "quiet", False))  # fmt: skip
         folder.write_text(FINAL_EVALUATION_FILE, final_evaluation_markdown(
             final, str(folder.path / MODEL_FILE), eval_seed, rules.get("num_players")))
     folder.write_metadata(

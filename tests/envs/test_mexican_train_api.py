@@ -411,8 +411,13 @@ def test_malformed_reset_options_raise_deal_error():
 def test_adapter_rejects_human_render_and_bad_arguments():
     with pytest.raises(ConfigError, match="render_mode"):
         mexican_train_single_agent(render_mode="human")
-    with pytest.raises(ConfigError, match="opponents"):
+    with pytest.raises(ConfigError, match="opponents") as err:
         SingleAgentEnv(raw_env(), opponents=None)
+    assert "make_agent" not in str(err.value)
+    for names in ("planner", ["greedy", "planner", "random"]):  # agent names: told how to build them
+        with pytest.raises(ConfigError, match=r"callables; an agent name is an agent once built: "
+                                              r"domino_env\.agents\.make_agent\(name, env\.config\)"):
+            mexican_train_single_agent(opponents=names)
     with pytest.raises(ConfigError, match="illegal_reward"):
         SingleAgentEnv(raw_env(), illegal_reward="x")
     e = mexican_train_single_agent(render_mode="ansi", learner_seat=2, num_players=3, max_pip=9)

@@ -41,6 +41,22 @@ def test_a_signal_during_the_update_skips_the_evaluation_due_next(tmp_path, monk
     assert (meta["timesteps"], meta["timesteps_trained"], meta["timesteps_played"]) == (128, 128, 129)
 
 
+def test_a_stop_inside_the_first_rollout_says_the_model_is_untrained(tmp_path, monkeypatch, capsys):
+    """It said "(the model has the 0 of its last whole rollout)"."""
+    real_on_step = TrainingCallback._on_step
+
+    def on_step_with_a_signal(cb):
+        if cb.num_timesteps == 10:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_on_step(cb)
+
+    monkeypatch.setattr(TrainingCallback, "_on_step", on_step_with_a_signal)
+    out = tmp_path / "run"
+    assert ppo.run([*SMALL, "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "256", "--out", str(out)]) == (out, "SIGINT")
+    err = capsys.readouterr().err
+    assert "training interrupted by SIGINT at 10 steps (before its first whole rollout: the model is untrained); saved" in err
+
+
 def test_a_stop_inside_a_rollout_saves_the_trained_step_count_and_a_resume_counts_from_it(tmp_path, monkeypatch, capsys):
     """The saved model counted the dropped rollout's steps (3,780 played, 2,048 trained in the
     report), so a resumed run labelled its evaluations 1,732 steps too high."""
