@@ -32,10 +32,12 @@ def progress_bar(**kwargs: Any) -> Any:
     elif not _is_terminal(sys.stderr):
         kwargs.setdefault("mininterval", LOG_INTERVAL_S)
     # tqdm's monitor thread forces a redraw once a bar has not drawn for `maxinterval` (10 s):
-    # below the interval asked for, a log got a bar every 10-20 s instead of every 30 s. tqdm's
+    # below the interval asked for, a log got a bar every 10-20 s instead of every 30 s; equal to
+    # it, the forced redraw and the update's own came together, two lines at each mark (the first
+    # with a stale rate). Twice the interval: the monitor only draws a bar that stalled. tqdm's
     # own TQDM_MAXINTERVAL, like TQDM_MININTERVAL, still wins (an explicit keyword hid it)
     if "TQDM_MAXINTERVAL" not in os.environ:
-        kwargs.setdefault("maxinterval", max(10.0, float(kwargs.get("mininterval", 0.1))))
+        kwargs.setdefault("maxinterval", max(10.0, 2 * float(kwargs.get("mininterval", 0.1))))
     from tqdm import tqdm
 
     return tqdm(**kwargs)
