@@ -168,7 +168,9 @@ def agent_names(game: str = "mexican_train") -> list[str]:
 def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     """Build the agent named by ``spec`` (``"random"``, ``"greedy"``, ``"planner"``, or
     ``"name:arg"`` for registered factories that take an argument) for the rules ``config``
-    (anything :func:`as_config` accepts). An agent object (any callable) is returned unchanged.
+    (anything :func:`as_config` accepts; ``None``: the default Mexican Train rules, 4 players,
+    double-12; for any other game or table give the env itself, or its config). An
+    agent object (any callable) is returned unchanged.
     The registry is chosen by the rules: a :class:`LineConfig` (or a line-game env / line preset
     dict) builds a line-game agent, anything else a Mexican Train agent. An agent built from
     ``"name:arg"`` is named by the whole spec (``make_agent("planner:1").name == "planner:1"``).
