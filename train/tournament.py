@@ -5,14 +5,16 @@ its statistics: the docstring of ``domino_env.train.evaluate``, which re-exports
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
 from pathlib import Path
@@ -31,6 +33,7 @@ from domino_env.core.errors import (
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
 from domino_env.train.arg_types import MAX_ROUNDS
+from domino_env.train.interrupts import stop_signals_held
 from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
 from domino_env.train.tournament_journal import (
     JournalLock,
@@ -192,36 +195,45 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     Raises:
         BrokenProcessPool: a worker process died (the message names the ``__main__`` guard).
     """
-    # signal.signal works in the main thread only; a SIGINT this process ignores (a background
-    # job's) stays ignored, and the workers inherit that
+    # signal.signal works in the main thread only; a stop signal this process ignores (a background
+    # job's SIGINT) stays ignored, and the workers inherit that
     main_thread = threading.current_thread() is threading.main_thread()
-    window = main_thread and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
     masks = hasattr(signal, "pthread_sigmask")  # POSIX; elsewhere the workers inherit SIG_IGN
+    stops = [s for s in (signal.SIGINT, signal.SIGTERM) if main_thread and signal.getsignal(s) is not signal.SIG_IGN]
+    window = signal.SIGINT in stops
     noted: list[int] = []
-    if window:  # the workers inherit the blocked mask (exec keeps it); a Ctrl-C now is noted
-        handler = signal.signal(signal.SIGINT, (lambda signum, frame: noted.append(signum)) if masks else signal.SIG_IGN)
-        if masks:  # the resource tracker first: its start unblocked SIGINT, the workers were born unblocked
-            resource_tracker.ensure_running()
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # SIGTERM is noted too (not blocked: the workers must die of terminate()): raised among the
+    # submissions it left the workers playing the whole tournament while the exit waited for them
+    handlers = {s: signal.signal(s, (lambda signum, frame: noted.append(signum))
+                                 if masks or s != signal.SIGINT else signal.SIG_IGN) for s in stops}  # fmt: skip
+    if window and masks:  # the resource tracker first: its start unblocked SIGINT, the workers were born unblocked
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:  # the workers start on the first submissions, inside this window
         before = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,
             initargs=(os.getpid(), *initargs),
         )  # fmt: skip
+        # finished futures reach a queue from the pool's thread: as_completed held every future's lock
+        # in turn, and a second signal raised there (timeout's group SIGTERM, a second Ctrl-C) left
+        # some held, so the pool's thread blocked on them and the exit waited for it forever
+        finished: queue.SimpleQueue = queue.SimpleQueue()
         futures = [pool.submit(_play_deals, chunk) for chunk in chunks]
+        for future in futures:
+            future.add_done_callback(finished.put)
         ours = set(multiprocessing.active_children()) - before
     finally:
-        if window:
-            if masks:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (a held one is noted here)
-            signal.signal(signal.SIGINT, handler)
+        if window and masks:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (a held one is noted here)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     done = False
     try:
-        if noted:
-            raise KeyboardInterrupt
-        for future in as_completed(futures):  # a finished chunk is kept at once (the journal)
-            yield future.result()
+        for signum in noted:  # held while the workers started: the handlers restored act on it now
+            signal.raise_signal(signum)
+        for _ in futures:  # a finished chunk is kept at once (the journal)
+            yield finished.get().result()
         done = True
     except BrokenProcessPool:
         raise BrokenProcessPool(
@@ -231,12 +243,14 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
             "cannot find it: define it at the script's top level; or pass workers=1)"
         ) from None
     finally:
-        if not done:  # Ctrl-C or an error: the workers may be mid-chunk, and SIGINT never reaches them
-            for process in ours:
-                process.terminate()
+        # Ctrl-C or an error: the workers may be mid-chunk, and SIGINT never reaches them. A further
+        # signal must not cut this short: a worker left running made the exit wait for its chunks.
         # No future is cancelled (Executor.map cancels them when stopped early): Python 3.11's pool
         # then marks them broken from its own thread, which raised InvalidStateError there.
-        pool.shutdown(wait=done)
+        with contextlib.nullcontext() if done else stop_signals_held():
+            for process in () if done else ours:
+                process.terminate()
+            pool.shutdown(wait=done)
 
 
 def evaluate(
@@ -375,10 +389,11 @@ def evaluate(
         bar = progress_bar(total=deals * p, initial=len(records), unit=unit, desc=" ".join(labels),
                            dynamic_ncols=True)  # fmt: skip
     workers = max(1, min(workers, len(todo)))  # more processes than deals would only idle
+    batches: Iterator[list[GameRecord]] | None = None
     try:
         if workers == 1:
             _init_worker(env_kwargs, built, seed, game)
-            batches: Iterator[list[GameRecord]] = (_play_deals([d]) for d in todo)
+            batches = (_play_deals([d]) for d in todo)
         else:
             # chunks of at most CHUNK deals: an interruption loses the chunks being played
             chunk = max(1, min(CHUNK, len(todo) // (workers * 4) or 1))
@@ -391,6 +406,8 @@ def evaluate(
             if bar is not None:
                 bar.update(len(recs))
     finally:  # also on Ctrl-C: the bar ends its line before any message is printed
+        if batches is not None:  # a Ctrl-C in the loop's body left the workers playing (the traceback
+            batches.close()  # kept the generator alive) and a script's exit waited for the whole tournament
         if bar is not None:
             bar.close()
         if writer is not None:
