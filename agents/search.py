@@ -85,6 +85,21 @@ ROLLOUTS_MEXICAN = ("plan", "planner", "greedy", "random")
 ROLLOUTS_LINE = ("solve", "block", "greedy", "random")
 
 
+def _play_rules(config: Any) -> dict[str, Any]:
+    """The fields of ``config`` that change the game, the seats and the set first: not the
+    ``preset`` it was named from, and the hands as dealt (``hand_size=None`` deals as a number
+    does), at every seat count a round can have (seats eliminated in a game)."""
+    first = ("num_players", "max_pip", "use_boneyard", "teams")
+    skip = {"preset", "hand_size", "hand_size_rule"}
+    rules = {f: getattr(config, f, None) for f in first}
+    rules.update((f.name, getattr(config, f.name)) for f in dataclasses.fields(config)
+                 if f.name not in skip and f.name not in rules)  # fmt: skip
+    dealt = getattr(config, "dealt_hand_size", None)
+    p = getattr(config, "num_players", 0)
+    rules["hand_size"] = tuple(dealt(n) for n in range(2, p + 1)) if dealt else getattr(config, "hand_size", None)
+    return rules
+
+
 class SearchAgent:
     """Perfect Information Monte Carlo search over sampled determinizations (module docstring).
 
@@ -300,10 +315,9 @@ class SearchAgent:
         values depend on them), naming the first field that differs (the seats and the set
         first). A ``doubles="chain"`` game once passed a ``"satisfy"`` agent, whose prior then
         planned with the wrong rule."""
-        first = ("num_players", "max_pip", "use_boneyard", "teams")
-        fields = [*first, *(f.name for f in dataclasses.fields(self.config) if f.name not in first)]
-        for field in fields:
-            got, want = getattr(rules, field, None), getattr(self.config, field, None)
+        got_rules, want_rules = _play_rules(rules), _play_rules(self.config)
+        for field, want in want_rules.items():
+            got = got_rules.get(field)
             if got != want:
                 raise ConfigError(
                     field, got, f"{want}: this search agent was built for {field}={want}"

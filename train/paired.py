@@ -351,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if b is not a:  # two tournaments: say when the seats around A and B were not the same agents
         others_a = [x if x != result.agent_a else "*" for x in a["agents"]]
         others_b = [x if x != result.agent_b else "*" for x in b["agents"]]
-        if others_a != others_b:
+        # every deal is played at every seat rotation: a rotated list is the same tables
+        if not any(others_a == others_b[k:] + others_b[:k] for k in range(len(others_b))):
             print(f"note: A and B played at different tables (A's seats: {', '.join(a['agents'])}; "
                   f"B's: {', '.join(b['agents'])}): the difference is also that of their opponents")  # fmt: skip
     return 0

@@ -458,3 +458,26 @@ def test_a_game_of_other_rules_is_refused_naming_the_field():
         agent(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=info)
     same = make_agent("search:8", MexicanTrainConfig(num_players=3, doubles="chain"))
     assert obs["action_mask"][same(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=info)]
+
+
+def test_equal_rules_written_otherwise_are_not_refused():
+    """Comparing every field refused equal games: the preset's name (the same rules written out
+    field by field) and hand_size=None against the number it deals."""
+    import dataclasses
+
+    from domino_env.core.config import from_preset
+
+    fields = {f.name: getattr(from_preset("tren_mexicano"), f.name) for f in dataclasses.fields(MexicanTrainConfig)}
+    spelled = MexicanTrainConfig(**{k: v for k, v in fields.items() if k != "preset"})
+    env = mexican_train_v0.raw_env(preset="tren_mexicano")
+    obs, info = decision(env, 1)
+    assert obs["action_mask"][make_agent("search:8", spelled)(obs["observation"], obs["action_mask"],
+                                                              np.random.default_rng(0), info_state=info)]  # fmt: skip
+    env = mexican_train_v0.raw_env(num_players=2, max_pip=9)
+    obs, info = decision(env, 1)
+    dealt = env.config.dealt_hand_size(2)
+    number = make_agent("search:8", MexicanTrainConfig(num_players=2, max_pip=9, hand_size=dealt))
+    assert obs["action_mask"][number(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=info)]
+    other = make_agent("search:8", MexicanTrainConfig(num_players=2, max_pip=9, hand_size=dealt - 1))
+    with pytest.raises(ConfigError, match=f"'hand_size': got \\({dealt},\\); allowed: \\({dealt - 1},\\)"):
+        other(obs["observation"], obs["action_mask"], np.random.default_rng(0), info_state=info)

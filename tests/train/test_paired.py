@@ -241,6 +241,8 @@ def test_command_line(tmp_path):
     r = _cli("a.json", "c.json", cwd=tmp_path)
     assert r.stdout.splitlines()[3] == ("note: A and B played at different tables (A's seats: x, y; B's: z, w): "
                                         "the difference is also that of their opponents")  # fmt: skip
+    (tmp_path / "d.json").write_text(json.dumps({**B, "agents": ["y", "z"]}))  # rotated: every rotation is played
+    assert len(_cli("a.json", "d.json", "--agent-b", "z", cwd=tmp_path).stdout.splitlines()) == 3
     r = _cli("a.json", "a.json", "--agent", "x", "--agent-b", "y", "--metric", "pips", cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.splitlines()[2].startswith("A - B: -3.50 [")
     (tmp_path / "bad.json").write_text('{"agents": ["x"], "rec')
