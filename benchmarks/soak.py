@@ -306,8 +306,12 @@ def main(argv: list[str] | None = None) -> int:
               f"steps {s['steps']:>9}  " + "  ".join(f"{k} {s[k]}" for k in COUNTS))  # fmt: skip
     print(f"total: {totals['rounds']} rounds, {totals['steps']} steps in {report['wall_s']} s; "
           + ", ".join(f"{k} {totals[k]}" for k in COUNTS) + (" (interrupted)" if interrupted else ""))
-    return 0 if report["ok"] else 1
+    # Ctrl-C: the partial report is written; 130 ends the script killed by SIGINT (run_script), so a
+    # shell loop of soaks stops (it exited 1, and the loop went on)
+    return 130 if interrupted else 0 if report["ok"] else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from domino_env.train.cli import run_script
+
+    run_script("soak.py", main)
