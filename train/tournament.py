@@ -16,7 +16,6 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from domino_env.core.errors import (
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
 from domino_env.train.arg_types import MAX_ROUNDS
-from domino_env.train.interrupts import stop_signals_held
+from domino_env.train.interrupts import children_born_blocked, stop_signals_held
 from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
 from domino_env.train.tournament_journal import (
     JournalLock,
@@ -206,26 +205,22 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     # submissions it left the workers playing the whole tournament while the exit waited for them
     handlers = {s: signal.signal(s, (lambda signum, frame: noted.append(signum))
                                  if masks or s != signal.SIGINT else signal.SIG_IGN) for s in stops}  # fmt: skip
-    if window and masks:  # the resource tracker first: its start unblocked SIGINT, the workers were born unblocked
-        resource_tracker.ensure_running()
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:  # the workers start on the first submissions, inside this window
-        before = set(multiprocessing.active_children())
-        pool = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,
-            initargs=(os.getpid(), *initargs),
-        )  # fmt: skip
-        # finished futures reach a queue from the pool's thread: as_completed held every future's lock
-        # in turn, and a second signal raised there (timeout's group SIGTERM, a second Ctrl-C) left
-        # some held, so the pool's thread blocked on them and the exit waited for it forever
-        finished: queue.SimpleQueue = queue.SimpleQueue()
-        futures = [pool.submit(_play_deals, chunk) for chunk in chunks]
-        for future in futures:
-            future.add_done_callback(finished.put)
-        ours = set(multiprocessing.active_children()) - before
+    try:  # the workers start on the first submissions, born with SIGINT blocked (a held one is noted)
+        with children_born_blocked(frozenset({signal.SIGINT}) if window else frozenset()):
+            before = set(multiprocessing.active_children())
+            pool = ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,
+                initargs=(os.getpid(), *initargs),
+            )  # fmt: skip
+            # finished futures reach a queue from the pool's thread: as_completed held every future's
+            # lock in turn, and a second signal raised there (timeout's group SIGTERM, a second Ctrl-C)
+            # left some held, so the pool's thread blocked on them and the exit waited for it forever
+            finished: queue.SimpleQueue = queue.SimpleQueue()
+            futures = [pool.submit(_play_deals, chunk) for chunk in chunks]
+            for future in futures:
+                future.add_done_callback(finished.put)
+            ours = set(multiprocessing.active_children()) - before
     finally:
-        if window and masks:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # (a held one is noted here)
         for signum, handler in handlers.items():
             signal.signal(signum, handler)
     done = False
