@@ -51,7 +51,9 @@ class PairedDifference:
         mean: mean over deals of A's per-deal value minus B's (win credit in [-1, 1], or pips).
         ci95: 95% t interval of ``mean`` over the per-deal differences (win credit: clipped to
             [-1, 1]; where every deal has the same nonzero difference, Wilson's interval of
-            ``(mean + 1) / 2`` with one trial per deal, mapped back; ``(-inf, inf)`` with one deal).
+            ``(mean + 1) / 2`` with one trial per deal, mapped back; where no deal differs,
+            plus or minus Wilson's upper bound for 0 deals of ``deals`` differing;
+            ``(-inf, inf)`` with one deal).
         deals: deals compared.
         mean_a, mean_b: A's and B's means over those deals (their win rates with ``metric="win"``;
             with ``"pips"`` a mean of per-deal ratios, which can differ from the tournament
@@ -292,6 +294,11 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
             # width; as the tables' per-deal interval, Wilson's with one trial per deal, of (A - B + 1) / 2
             w_lo, w_hi = wilson_interval((sum(diffs) / n + 1) / 2 * n, n)
             lo, hi = 2 * w_lo - 1, 2 * w_hi - 1
+        elif n >= 2 and max(map(abs, diffs)) < 1e-9:
+            # no deal differs (two models that played alike): a t interval of no width; the share of
+            # deals that differ is at most Wilson's upper bound of 0 in n, and each differs by at most 1
+            share = wilson_interval(0, n)[1]
+            lo, hi = -share, share
         lo, hi = max(-1.0, lo), min(1.0, hi)
     return PairedDifference(mean=sum(diffs) / n, ci95=(lo, hi), deals=n, mean_a=sum(va[k] for k in keys) / n,
                             mean_b=sum(vb[k] for k in keys) / n, metric=metric, agent_a=agent_a,

@@ -67,7 +67,7 @@ def test_pips_within_one_tournament_and_agent_b_defaults():
         paired_difference(A, A, "y", "y")
     twin = json.loads(json.dumps(A))  # the same tournament loaded twice: a legitimate zero
     same = paired_difference(A, twin, "x")
-    assert same.mean == 0.0 and same.ci95 == (0.0, 0.0)
+    assert same.mean == 0.0 and same.ci95 == (pytest.approx(-wilson_interval(0, 3)[1]), pytest.approx(wilson_interval(0, 3)[1]))
 
 
 def test_truncated_and_game_episodes_count_as_the_win_rate_does():
@@ -117,8 +117,23 @@ def test_a_difference_the_same_on_every_deal_has_an_interval_of_some_width():
     assert d.mean == 1.0 and d.ci95 == (pytest.approx(lo), 1.0)
     assert d.text() == "A - B: +1.000 [+0.020, +1.000] over 4 deals (win credit)"
     assert paired_difference(won, won, "y", "x").ci95 == (-1.0, pytest.approx(-lo))
-    twin = json.loads(json.dumps(won))  # the same results: still a zero of no width
-    assert paired_difference(won, twin, "x").ci95 == (0.0, 0.0)
+
+
+def test_no_deal_differing_gives_the_rule_of_three_interval_not_a_zero_of_no_width():
+    """Two agents that played alike on every deal: the t interval was [+0.000, +0.000], a claim of
+    no difference on any deal; the share of deals that differ is at most Wilson's upper bound of 0
+    in n (about 3/n), and each differs by at most 1."""
+    won = _result(["x", "y"], [r for k in range(4) for r in (_rec(k, [0, 1], [1.0, 0.0], [0, 1]),
+                                                              _rec(k, [1, 0], [0.0, 1.0], [1, 0]))])  # fmt: skip
+    twin = json.loads(json.dumps(won))
+    d = paired_difference(won, twin, "x")
+    bound = wilson_interval(0, 4)[1]  # 0.490
+    assert d.mean == 0.0 and d.ci95 == (pytest.approx(-bound), pytest.approx(bound))
+    assert d.text() == "A - B: +0.000 [-0.490, +0.490] over 4 deals (win credit)"
+    many = _result(["x", "y"], [r for k in range(2000) for r in (_rec(k, [0, 1], [1.0, 0.0], [0, 1]),
+                                                                  _rec(k, [1, 0], [0.0, 1.0], [1, 0]))])  # fmt: skip
+    lo, hi = paired_difference(many, json.loads(json.dumps(many)), "y").ci95
+    assert hi == pytest.approx(wilson_interval(0, 2000)[1]) and 0.0018 < hi < 0.0020 and lo == -hi
 
 
 def _reseeded(result, offset):
