@@ -78,6 +78,9 @@ class DominoAECEnv(AECEnv, EzPickle):
             max_cycles=max_cycles, max_steps=max_steps, **rules,
         )  # fmt: skip
         super().__init__()
+        # the instance's own copy: PettingZoo's CaptureStdoutWrapper appends "ansi" to the
+        # render modes it finds, which changed the class's list for every later env
+        self.metadata = {**type(self).metadata, "render_modes": list(type(self).metadata["render_modes"])}
         known = self.keywords()
         for key in rules:
             if key not in known:

@@ -332,3 +332,18 @@ def test_reloading_the_package_registers_nothing_twice():
         importlib.reload(domino_env)
     assert "dominoes/block-v0" in pettingzoo.aec_registry and "dominoes/Block-v0" in gymnasium.registry
     assert isinstance(pettingzoo.make("parallel", "dominoes/cuban-v0"), TurnBasedParallelEnv)
+
+
+@pytest.mark.parametrize("game", sorted(MODULES))
+def test_a_wrapper_that_adds_a_render_mode_changes_only_its_own_env(game):
+    """PettingZoo's CaptureStdoutWrapper appends "ansi" to the render modes it finds: on the class's
+    list, every later env of the class listed "ansi" twice, then three times."""
+    from pettingzoo.utils.wrappers import CaptureStdoutWrapper
+
+    module = MODULES[game]
+    before = list(module.env().metadata["render_modes"])
+    for _ in range(2):
+        CaptureStdoutWrapper(module.raw_env(render_mode="human", **SMALL.get(game, {})))
+    assert module.env().metadata["render_modes"] == before
+    assert module.raw_env.metadata["render_modes"] == before
+    assert before.count("ansi") == 1 and before[:1] == ["human"]
