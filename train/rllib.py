@@ -85,6 +85,7 @@ from domino_env.train.run_folder import (
     command_line,
     missing_folders,
     remove_if_empty,
+    source_commit,
 )
 from domino_env.train.start_model import continued_seed
 
@@ -246,6 +247,7 @@ def _start(
         "resumed_from": {k: previous.get(k) for k in ("command", "iterations_done", "interrupted", "failed", "resumed_from")}
         if args.resume is not None else None,
         "versions": _versions(),
+        "source": source_commit(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
     }
     return algo, metadata, history, done_before

@@ -164,6 +164,29 @@ def versions() -> dict[str, str]:
     }
 
 
+def source_commit(root: str | Path | None = None) -> dict[str, Any] | None:
+    """The git commit of the code that runs, when it runs from a git clone (an editable install):
+    ``{"commit": 40 hex digits, "dirty": True when tracked files differ from it}``; None when the
+    package is not in a clone of its own (an installed copy) or git is missing. With the command,
+    this is what re-makes a model: the command alone ran other code after later changes.
+    ``root``: the folder to ask about (default: the one holding the ``domino_env`` package)."""
+    import subprocess
+
+    root = Path(domino_env.__file__).resolve().parents[1] if root is None else Path(root).resolve()
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()  # fmt: skip
+
+    try:
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != root:
+            return None  # a repository around an installed copy (a venv inside a project)
+        return {"commit": git("rev-parse", "HEAD"),
+                "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 #: The console script of each training module (``[project.scripts]`` of ``pyproject.toml``).
 SCRIPTS = {"train.ppo": "domino-train", "train.bc": "domino-bc", "train.rllib": "domino-rllib",
            "train.evaluate": "domino-evaluate"}  # fmt: skip
@@ -266,6 +289,7 @@ def env_metadata(
         "num_actions": int(num_actions),
         "package_version": domino_env.__version__,
         "versions": versions(),
+        "source": source_commit(),
         "algorithm": "sb3_contrib.MaskablePPO",
     }
 

@@ -17,7 +17,12 @@ import pytest
 from ppo_helpers import ROOT, SMALL
 from ppo_helpers import run_ppo as _run
 
-from domino_env.train.run_folder import claim_run_folder, missing_folders, remove_if_empty
+from domino_env.train.run_folder import (
+    claim_run_folder,
+    missing_folders,
+    remove_if_empty,
+    source_commit,
+)
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +109,35 @@ def test_a_resume_without_a_final_evaluation_leaves_no_stale_one(tiny_run, tmp_p
 def test_a_final_evaluation_records_the_rounds_played(tiny_run):
     meta = json.loads((tiny_run / "metadata.json").read_text())
     assert meta["final_evaluation_rounds"] == meta["final_evaluation"]["random"]["rounds"] == 2
+    assert meta["source"] == source_commit()  # the code's commit, or None outside a git clone
+
+
+def test_the_source_commit_is_the_clone_s_own_and_says_when_files_differ(tmp_path):
+    """The command alone does not re-make a model once the code has changed: the metadata keeps the
+    commit of the clone the package runs from, and whether tracked files differed from it."""
+    if shutil.which("git") is None:
+        assert source_commit(tmp_path) is None
+        return
+    clone = tmp_path / "clone"
+    clone.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(clone), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()  # fmt: skip
+
+    git("init", "-q")
+    (clone / "rules.py").write_text("x = 1\n")
+    git("add", "rules.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    head = git("rev-parse", "HEAD")
+    assert source_commit(clone) == {"commit": head, "dirty": False}
+    (clone / "notes.txt").write_text("untracked\n")  # an untracked file changes no code
+    assert source_commit(clone) == {"commit": head, "dirty": False}
+    (clone / "rules.py").write_text("x = 2\n")
+    assert source_commit(clone) == {"commit": head, "dirty": True}
+    (clone / "site-packages").mkdir()  # an installed copy inside someone's repository: not its commit
+    assert source_commit(clone / "site-packages") is None
+    assert source_commit(tmp_path / "elsewhere") is None  # no repository at all
 
 
 def test_a_model_whose_weights_do_not_fit_is_one_line(tmp_path):
