@@ -65,6 +65,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
     collect,
     collect_parallel,
     concat,
+    dataset_problem,
     held_out,
     interrupted_of,
     load_dataset,
@@ -250,10 +251,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         # --overwrite would delete it, a DAgger round rewrite it with its own samples only
         parser.error(f"--dataset {dataset}: is the run file {dataset.name} of --out {out}, which this run "
                      "replaces; copy it out of the folder (or give another --out) to reuse it")  # fmt: skip
-    if dataset is not None:  # a file where a folder must be would fail only after the collection
-        folder = next(f for f in dataset.absolute().parents if f.exists())
-        if not folder.is_dir():
-            parser.error(f"--dataset {dataset}: {folder} is a file, not a folder")
+    if args.dataset is not None and (problem := dataset_problem(args.dataset)):  # fail now, not after the collection
+        parser.error(f"--dataset {args.dataset}: {problem}" if args.dataset.strip() else f"--dataset: {problem}")
     data, missing, asked = None, 0, None
     if dataset is not None and dataset.exists():
         try:

@@ -9,6 +9,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -249,6 +250,34 @@ def concat(a: dict[str, np.ndarray] | None, b: dict[str, np.ndarray]) -> dict[st
     if a is None:
         return b
     return {k: np.concatenate([a[k], b[k]]) for k in DATASET_KEYS}
+
+
+def dataset_problem(text: str) -> str | None:
+    """Why ``--dataset PATH`` could not be used (None: it can), checked before the collection:
+    an empty name (``--dataset "$DS"`` with DS unset kept nothing), a name ending in ``/`` (it was
+    written as a file of that name), a folder, something that is not a regular file (a FIFO:
+    reading it waited forever), a file where a folder of the path should be, or a new file whose
+    nearest existing folder cannot take it (the collection then ended in a traceback)."""
+    if not text.strip():
+        return "give a file name (got an empty one; leave --dataset out to keep no dataset)"
+    path = Path(text)
+    if path.is_dir():
+        return "is a folder; give a file name such as data.npz"
+    if text.endswith(tuple(filter(None, (os.sep, os.altsep)))):
+        return f"names a folder (it ends in {text[-1]}), and there is none; give a file name such as data.npz"
+    if path.exists() and not path.is_file():
+        return "exists and is not a regular file (a dataset is a .npz file); give a file name"
+    folder = next(f for f in path.absolute().parents if f.exists())
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if path.exists():  # loaded (and written again only where it continues an interrupted collection)
+        return None
+    try:  # the file and its missing folders are made there once the samples are in
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return f"folder {folder} cannot be written ({exc.strerror or exc})"
+    return None
 
 
 def save_dataset(
