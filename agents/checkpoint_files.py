@@ -32,6 +32,17 @@ _ZIP_MAGIC = b"PK\x03\x04"
 UNPICKLING_FAILED = "corrupt model (a tensor file inside it cannot be unpickled): copy or download the model again"
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (torch's state-dict errors run to many lines); a
+    first line that only announces the lines below (ends with ``:``) gets the first of them, and
+    how many more there are."""
+    lines = [x.strip() for x in str(exc).strip().splitlines() if x.strip()] or [""]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        more = f" (and {len(lines) - 2} more)" if len(lines) > 2 else ""
+        return f"{lines[0]} {lines[1]}{more}"
+    return lines[0]
+
+
 def check_model_file(model: str | Path) -> None:
     """Refuse a model archive that cannot be a Stable-Baselines3 model, before loading it.
 

@@ -62,6 +62,7 @@ from .checkpoint_files import (  # noqa: F401  (re-exported: the loader's file c
     UNPICKLING_FAILED,
     agent_label,
     check_model_file,
+    first_line,
     load_metadata,
     model_game,
     read_metadata,
@@ -451,9 +452,8 @@ def load_ppo_agent(
     except pickle.UnpicklingError as exc:  # torch's text would advise weights_only=False: unsafe
         raise CheckpointError(f"{model_path}: {UNPICKLING_FAILED}") from exc
     except Exception as exc:  # what the checks above cannot see (e.g. a damaged tensor file)
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise CheckpointError(
-            f"{model_path}: Stable-Baselines3 cannot load it ({type(exc).__name__}: {detail})"
+        raise CheckpointError(  # torch's state-dict errors: "Error(s) in loading ...:" and a line per tensor
+            f"{model_path}: Stable-Baselines3 cannot load it ({type(exc).__name__}: {first_line(exc)})"
         ) from exc
     game = "line" if isinstance(cfg, LineConfig) else "mexican_train"
     kind = metadata.get("policy_input", FLAT_INPUT)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from domino_env.agents.checkpoint_files import first_line  # noqa: F401  (re-exported)
 from domino_env.train.interrupts import exit_interrupted
 
 #: Exit code of a command refused before it starts (argparse uses 2 for bad flags too).
@@ -254,17 +255,6 @@ def no_cuda() -> str | None:
     if torch.cuda.is_available():
         return None
     return f"this torch ({torch.__version__}) has no CUDA" if torch.version.cuda is None else "torch sees no CUDA GPU"
-
-
-def first_line(exc: BaseException) -> str:
-    """The first line of an exception's message (torch's state-dict errors run to many lines); a
-    first line that only announces the lines below (ends with ``:``) gets the first of them, and
-    how many more there are."""
-    lines = [x.strip() for x in str(exc).strip().splitlines() if x.strip()] or [""]
-    if len(lines) > 1 and lines[0].endswith(":"):
-        more = f" (and {len(lines) - 2} more)" if len(lines) > 2 else ""
-        return f"{lines[0]} {lines[1]}{more}"
-    return lines[0]
 
 
 def load_failure(exc: BaseException) -> str:

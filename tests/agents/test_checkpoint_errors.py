@@ -274,8 +274,10 @@ def test_metadata_with_env_kwargs_not_an_object(tmp_path):
     "policy, words",
     [
         (b"not a torch file", "corrupt model (a tensor file inside it cannot be unpickled)"),
-        # another model's weights: sound files, wrong shapes for this network
-        ("mexican_train_4p_d12", "Stable-Baselines3 cannot load it (RuntimeError: "),
+        # another model's weights: sound files, wrong shapes for this network; torch's first line
+        # ("Error(s) in loading state_dict for ...:") only announces the lines that say what is wrong
+        ("mexican_train_4p_d12", "Stable-Baselines3 cannot load it (RuntimeError: Error(s) in loading state_dict for "
+                                 "MaskableActorCriticPolicy: size mismatch for "),
     ],
 )
 def test_what_only_stable_baselines3_can_see_is_a_checkpoint_error_too(released_copy, tmp_path, policy, words):
@@ -293,6 +295,11 @@ def test_what_only_stable_baselines3_can_see_is_a_checkpoint_error_too(released_
     read_metadata(folder)  # the archive itself is sound
     with pytest.raises(CheckpointError, match=r"model\.zip: " + re.escape(words)):
         make_agent(f"ppo:{folder}", CUBAN)
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--game", "cuban", "--agents",
+                           f"ppo:{folder}", "greedy", "random", "greedy", "--rounds", "4", "--no-progress"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and words in lines[0], proc.stderr
 
 
 def test_a_tensor_file_that_does_not_unpickle_says_corrupt_without_torchs_unsafe_advice(released_copy, tmp_path):
