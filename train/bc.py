@@ -234,7 +234,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                          "domino-bc fine-tunes models whose critic reads the observation (the default)")
     # the shared checks (rules, reward, --opponents, --eval-opponents, --init-from, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
-                                   "self_play": 0.0, "resume": None})  # fmt: skip
+                                   "self_play": 0.0, "resume": None, "tensorboard": False})  # fmt: skip (no tb/ here)
     checked = check_args(parser, checks, can_resume=False)
     args.reward, args.pips_coef = checks.reward, checks.pips_coef
     rules, game = checked.rules, args.game

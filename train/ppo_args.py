@@ -8,6 +8,7 @@ nothing written. The option groups shared with ``domino-bc`` are ``add_*_options
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -366,6 +367,16 @@ def check_network_size(parser: argparse.ArgumentParser, args: argparse.Namespace
                      "over in training)")  # fmt: skip
 
 
+def utf8(text: str) -> bool:
+    """``text`` (a path as Python reads it from the file system) encodes as UTF-8: a name of
+    non-UTF-8 bytes holds surrogates (``\\udcff``), which do not."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_resume: bool = True) -> CheckedRun:
     """Every check of ``domino_env.train.ppo``'s options that argparse's types cannot do, before any work
     (nothing is written): rules, reward, agents of ``--opponents`` / ``--eval-opponents``, the
@@ -391,6 +402,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     config = config_of(rules, args.game)
     if args.out is not None and (problem := output_folder_problem(args.out)):
         parser.error(f"--out {args.out}: {problem}")
+    if getattr(args, "tensorboard", False) and not utf8(os.path.abspath("runs" if args.out is None else args.out)):
+        where = f"--out {args.out}: its path" if args.out is not None else "--out (default: under runs/ here): this folder's path"
+        parser.error(f"{where} is not UTF-8 text, which TensorBoard's log writer needs (it failed once the run had "
+                     "started); give another folder, or --no-tensorboard")  # fmt: skip
     given_features = getattr(args, "action_features", None)
     resolve_policy(args)
     if given_features in ("v2", "v3") and args.game != "mexican_train":
