@@ -6,7 +6,8 @@ hand face up, the others' hand sizes only) and your legal moves numbered and des
 type a number. What each opponent does is printed as it happens. Type ``t`` to see the table
 again, ``q`` (or end the input, or press Ctrl-C) to stop. The game record (the env's
 ``to_record()`` JSON, plus who sat where) is written to ``--record`` whenever the program ends,
-finished or not; view it move by move with ``domino-replay-html RECORD``.
+finished or not; view it move by move with ``domino-replay-html RECORD``, and go on with a stopped
+game with ``domino-play --resume RECORD`` (docs/play.md).
 
 Opponents are agent specs as :func:`domino_env.agents.make_agent` takes them: ``random``, ``greedy``,
 ``planner``, ``ppo:PATH`` (a folder written by ``domino-train``) or any registered name.
@@ -18,6 +19,7 @@ import argparse
 import errno
 import os
 import re
+import shlex
 import signal
 import sys
 import time
@@ -29,7 +31,7 @@ import numpy as np
 from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.core.records import load_record, save_record
+from domino_env.core.records import episode_goes_on, load_record, replay, save_record
 from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.cli import ArgumentParser, unwritable
 from domino_env.train.evaluate import (
@@ -94,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--record", default=None, metavar="PATH",
         help="where to write the game record (default: domino-play-GAME-SEED.json here)",
     )  # fmt: skip
+    parser.add_argument(
+        "--resume", default=None, metavar="RECORD",
+        help="go on with the game of a record domino-play wrote (a stopped game): its rules, seats, "
+        "agents and seed come from the record, which is written again as the game goes on (or to --record)",
+    )  # fmt: skip
     add_mexican_train_rule_options(parser)
     add_line_rule_options(parser)
     return parser
@@ -106,9 +113,10 @@ def _env_kwargs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> di
     return kwargs
 
 
-def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, str]:
+def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, str, list[int]]:
     """Parse and check every flag, build the env and the agents: ``(env, seat, agents by seat,
-    agent names by seat, seed, record path)``. Any bad flag exits (status 2) with one clear
+    agent names by seat, seed, record path, the recorded moves to play again first)``; the moves
+    are those of ``--resume``'s record, else none. Any bad flag exits (status 2) with one clear
     line, before any play."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -116,6 +124,9 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.record is not None and not args.record.strip():  # it fell back to the default name
         parser.error("--record: give a file name (got an empty name)")
+    if args.resume is not None:
+        env, seat, agents, labels, seed, moves = _resumed(parser, args)
+        return env, seat, agents, labels, seed, _checked_record_path(parser, args.record or args.resume), moves
     kwargs = _env_kwargs(args, parser)
     try:
         env = make_env(args.game, **kwargs)
@@ -143,7 +154,12 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
             parser.error(f"--opponents {spec}: {exc}")
         labels[seat] = agent_label(spec)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    record = args.record or f"domino-play-{args.game}-{seed}.json"
+    record = _checked_record_path(parser, args.record or f"domino-play-{args.game}-{seed}.json")
+    return env, args.seat, agents, labels, seed, record, []
+
+
+def _checked_record_path(parser: argparse.ArgumentParser, record: str) -> str:
+    """``record`` when the game's record can be written there (else ``parser.error``)."""
     folder = os.path.dirname(os.path.abspath(record))
     if not os.path.isdir(folder):
         parser.error(f"--record {record}: folder {folder} does not exist")
@@ -157,7 +173,51 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     problem = unwritable(record)
     if problem:  # found now, not once the game is played
         parser.error(f"--record {record}: {problem}")
-    return env, args.seat, agents, labels, seed, record
+    return record
+
+
+def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Any, int, dict[int, Any], dict[int, str], int, list[int]]:
+    """``--resume RECORD``: the env, your seat, the agents and their names, the seed and the
+    recorded moves, from a record that domino-play wrote of a game not over; checked whole
+    (every move replays, the first deal is the seed's) before any play."""
+    given = [a.option_strings[-1] for a in parser._actions
+             if a.dest not in ("help", "resume", "record") and getattr(args, a.dest) != a.default]  # fmt: skip
+    if given:
+        parser.error(f"--resume takes the game, rules, seats, agents and seed from the record: give only "
+                     f"--record with it, not {', '.join(given)}")  # fmt: skip
+    path = args.resume
+    try:
+        record = load_record(path)
+    except (DominoError, OSError, UnicodeDecodeError) as exc:
+        parser.error(f"--resume {path}: {getattr(exc, 'strerror', None) or exc}")
+    seats, seed = record.get("seats"), record.get("seed")
+    if not isinstance(seats, list) or seats.count("human") != 1 or not all(isinstance(x, str) for x in seats):
+        parser.error(f"--resume {path}: not a record of domino-play (its 'seats' must name one 'human' seat "
+                     "and the agent of every other)")  # fmt: skip
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        parser.error(f"--resume {path}: the record has no seed (a game domino-play dealt): got {seed!r}")
+    game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
+    try:
+        env = make_env(game, **record["env_kwargs"])
+        env.reset(seed=seed)
+        states = list(replay(record))
+    except (DominoError, ValueError, TypeError) as exc:
+        parser.error(f"--resume {path}: {exc}")
+    if len(seats) != env.config.num_players:
+        parser.error(f"--resume {path}: 'seats' names {len(seats)} seats, the game has {env.config.num_players}")
+    if env.game_state.deals[0] != record["deals"][0]:
+        parser.error(f"--resume {path}: the first deal is not the one seed {seed} deals (an edited record?)")
+    if states[-1].round_over and not episode_goes_on(record, states[-1]):
+        parser.error(f"--resume {path}: the game is over ({len(record['actions'])} moves); nothing to resume")
+    you = seats.index("human")
+    agents, labels = {}, {}
+    for seat, spec in enumerate(seats):
+        if seat != you:
+            try:
+                agents[seat], labels[seat] = make_agent(spec, env.config), spec
+            except (DominoError, OSError) as exc:
+                parser.error(f"--resume {path}: the agent of seat {seat} ({spec}): {exc}")
+    return env, you, agents, labels, seed, list(record["actions"])
 
 
 def _is_record_file(path: str) -> bool:
@@ -246,9 +306,12 @@ def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
 
 def play(
     env: Any, you: int, agents: dict[int, Any], labels: dict[int, str], seed: int,
-    read: Callable[[str], str] = input,
+    read: Callable[[str], str] = input, moves: Sequence[int] = (),
 ) -> None:
-    """Play one episode of ``env`` with you at seat ``you``; prints as it goes.
+    """Play one episode of ``env`` with you at seat ``you``; prints as it goes. ``moves``: the
+    recorded moves of a resumed game (``--resume``), played again first without a word; each
+    agent is still asked for its recorded moves, so that its randomness goes on as in the game
+    it resumes.
 
     Raises:
         Stop: you stopped the game.
@@ -258,6 +321,12 @@ def play(
     names = ["you" if s == you else labels[s] for s in range(env.config.num_players)]
     print("seats: " + ", ".join(f"{s} {n}" for s, n in enumerate(names)), flush=True)
     told = out = False
+    again = list(moves)[::-1]  # popped from the end
+    if again:
+        out = _replay_quietly(env, agents, rng, again, you)
+        state = env.game_state
+        print(f"resumed after {len(moves)} recorded move{'s' * (len(moves) != 1)} (round "
+              f"{state.round_index + 1}; scores now: {list(state.scores)})", flush=True)  # fmt: skip
     for agent in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -291,6 +360,24 @@ def play(
                 print(f"round {env.game_state.round_index + 1} dealt", flush=True)
 
 
+def _replay_quietly(env: Any, agents: dict[int, Any], rng: np.random.Generator, moves: list[int], you: int) -> bool:
+    """Play the recorded ``moves`` (last first: popped) on ``env``; every agent is asked for
+    its own, to draw from ``rng`` as it did, and the recorded move is played whatever it answers.
+    Returns whether you are out of the game by then."""
+    while moves:
+        agent = env.agent_selection
+        _, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(agent)
+        if seat != you:
+            obs = env.observe(agent)
+            agents[seat](obs["observation"], obs["action_mask"], rng, **info_state_kwargs(agents[seat], env.game_state, seat))
+        env.step(moves.pop())
+    return _eliminated(env.game_state, you)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-play`` (``python -m domino_env.train.play``). Returns the exit status: 0 when
     the game ended or you stopped it, 128 + the signal number after Ctrl-C (130), SIGTERM (143) or
@@ -299,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Raises:
         DominoError: the record cannot be written (its folder removed, a full disk): one line.
     """
-    env, you, agents, labels, seed, record = setup(argv)
+    env, you, agents, labels, seed, record, moves = setup(argv)
     print(
         f"{env.ENV_ID} (preset {env.config.preset}, {env.episode}), seed {seed}; you are seat "
         f"{you}. Type a move number, t for the table, q to quit.",
@@ -324,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     status = 0
     try:
-        play(env, you, agents, labels, seed)
+        play(env, you, agents, labels, seed, moves=moves)
     except Stop as reason:
         _say(f"game stopped ({reason.reason}) before its end")
     except KeyboardInterrupt:
@@ -339,7 +426,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         stopping = True  # from here on a signal waits for the record
         try:
-            if env.game_state is not None:
+            replayed = env.game_state is not None and len(env.game_state.actions) >= len(moves)
+            if moves and not replayed:  # stopped before the resumed game was back where it was
+                _say(f"stopped while playing the recorded moves again: no record written ({record} is as it was)")
+            elif env.game_state is not None:
                 data = env.to_record()
                 data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
                 data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -348,7 +438,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except OSError as exc:
                     raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
                 k = len(data["actions"])
-                _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html {record})")
+                more = f"; go on with it: domino-play --resume {shlex.quote(record)}" if env.agents else ""  # the game not over
+                _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html "
+                     f"{record}{more})")  # fmt: skip
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

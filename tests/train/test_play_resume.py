@@ -1,0 +1,124 @@
+"""``domino-play --resume RECORD``: a stopped game goes on from its record, exactly as the game
+would have gone on (the same later deals, the agents' same random draws), and a record that cannot
+be resumed is one line before any play, the file left as it was."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from domino_env.core.records import load_record, save_record
+from domino_env.envs import block_v0
+from domino_env.train import play as play_module
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _play(args: list[str], stdin: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "train.play", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout)  # fmt: skip
+
+
+@pytest.mark.parametrize("args", [
+    # a random opponent: its draws after the stop must be those of the game without the stop
+    ["--game", "block", "--episode", "game", "--opponents", "random", "greedy", "random", "--seat", "1"],
+    ["--players", "3", "--max-pip", "9", "--episode", "game", "--opponents", "random", "search:5"],
+])  # fmt: skip
+def test_a_stopped_game_resumed_ends_as_the_game_played_through(args, tmp_path):
+    whole, part = tmp_path / "whole.json", tmp_path / "part.json"
+    out = _play([*args, "--seed", "4", "--record", str(whole)], "1\n" * 3000)
+    assert out.returncode == 0, out.stderr
+    straight = load_record(whole)
+    assert "game over" in out.stdout and len(straight["deals"]) >= 2  # the stop falls in an early round
+    out = _play([*args, "--seed", "4", "--record", str(part)], "1\n" * 3)  # three moves, then end of input
+    assert out.returncode == 0 and "game stopped (end of input)" in out.stdout, out.stderr
+    assert f"go on with it: domino-play --resume {part}" in out.stdout
+    stopped = load_record(part)
+    assert 0 < len(stopped["actions"]) < len(straight["actions"])
+    out = _play(["--resume", str(part)], "1\n" * 3000)
+    assert out.returncode == 0, out.stderr
+    k = len(stopped["actions"])
+    assert f"resumed after {k} recorded moves" in out.stdout and "game over" in out.stdout
+    assert "go on with it" not in out.stdout  # the game is over: nothing to resume
+    resumed = load_record(part)  # written again, where it was read
+    assert resumed["actions"] == straight["actions"] and resumed["deals"] == straight["deals"]
+    assert resumed["seats"] == straight["seats"] and resumed["seed"] == 4
+    # the moves played again are not reported again: only those after the resume
+    assert out.stdout.count("): ") + out.stdout.count("you: ") >= len(straight["actions"]) - k
+
+
+def test_resume_writes_to_record_when_given_and_leaves_the_resumed_file(tmp_path):
+    part, moved = tmp_path / "part.json", tmp_path / "moved.json"
+    out = _play(["--game", "draw", "--seed", "2", "--record", str(part)], "1\n")
+    assert out.returncode == 0, out.stderr
+    before = part.read_text()
+    out = _play(["--resume", str(part), "--record", str(moved)], "1\nq\n")
+    assert out.returncode == 0, out.stderr
+    assert part.read_text() == before
+    assert len(load_record(moved)["actions"]) > len(json.loads(before)["actions"])
+
+
+def _record(tmp_path, **changes):
+    env = block_v0.raw_env()
+    env.reset(seed=3)
+    for _ in range(2):
+        env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
+    data = {**env.to_record(), "seats": ["human", "greedy", "greedy", "greedy"], **changes}
+    path = tmp_path / "r.json"
+    save_record(data, path)
+    return path
+
+
+@pytest.mark.parametrize(("extra", "changes", "message"), [
+    (["--seed", "3"], {}, "--resume takes the game, rules, seats, agents and seed from the record: give only --record with it, not --seed"),
+    (["--game", "draw", "--opponents", "planner"], {}, "not --game, --opponents"),
+    ([], {"seats": None}, "not a record of domino-play (its 'seats' must name one 'human' seat"),
+    ([], {"seats": ["greedy"] * 4}, "not a record of domino-play"),
+    ([], {"seats": ["human", "greedy"]}, "'seats' names 2 seats, the game has 4"),
+    ([], {"seed": None}, "the record has no seed (a game domino-play dealt): got None"),
+    ([], {"seats": ["human", "greedy", "nosuchagent", "greedy"]}, "the agent of seat 2 (nosuchagent)"),
+    ([], {"actions": [10**6]}, "does not replay"),
+])  # fmt: skip
+def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, changes, message, tmp_path):
+    path = _record(tmp_path, **changes)
+    before = path.read_text()
+    out = _play(["--resume", str(path), *extra], "1\n")
+    assert out.returncode == 2 and message in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and not out.stdout
+    assert path.read_text() == before
+
+
+def test_an_edited_first_deal_or_a_game_over_is_refused(tmp_path):
+    path = _record(tmp_path)
+    data = json.loads(path.read_text())
+    other = block_v0.raw_env()
+    other.reset(seed=4)
+    save_record({**data, "deals": other.to_record()["deals"], "actions": []}, path)
+    out = _play(["--resume", str(path)], "")
+    assert out.returncode == 2 and "the first deal is not the one seed 3 deals" in out.stderr, out.stderr
+    done = tmp_path / "done.json"
+    assert _play(["--game", "block", "--seed", "3", "--record", str(done)], "1\n" * 400).returncode == 0
+    out = _play(["--resume", str(done)], "")
+    assert out.returncode == 2 and "the game is over (" in out.stderr and "nothing to resume" in out.stderr
+
+
+def test_a_stop_while_the_recorded_moves_are_played_again_keeps_the_record(tmp_path, monkeypatch, capsys):
+    """Ctrl-C (or an agent's error) before the resumed game is back where it stopped: writing the
+    record then would have replaced it with the shorter game replayed so far."""
+    path = _record(tmp_path)
+    before = path.read_text()
+    real = play_module._replay_quietly
+
+    def interrupted(env, agents, rng, moves, you):
+        del moves[:-1]  # the first recorded move (popped from the end) played, then Ctrl-C
+        real(env, agents, rng, moves, you)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play_module, "_replay_quietly", interrupted)
+    assert play_module.main(["--resume", str(path)]) == 130
+    assert path.read_text() == before
+    assert f"no record written ({path} is as it was)" in capsys.readouterr().out
