@@ -83,8 +83,10 @@ from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
 from domino_env.train.run_folder import (
     claim_run_folder,
     command_line,
+    launcher,
     missing_folders,
     remove_if_empty,
+    rllib_resume_command,
     source_commit,
 )
 from domino_env.train.start_model import continued_seed
@@ -372,7 +374,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     except KeyboardInterrupt:
         interrupted = True
         left = args.iterations - new_iterations  # 0: the signal came while the last iteration was saved
-        hint = f"continue with --resume {out} --iterations {left}" if left else f"the run's {done_before + new_iterations} iterations"
+        hint = (f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}" if left
+                else f"the run's {done_before + new_iterations} iterations")  # fmt: skip
         print(f"\ninterrupted: saving a checkpoint ({hint})", file=sys.stderr)
     except Exception as exc:  # a crash (RLlib's or ours): the iterations trained are kept, then it fails
         if no_main_step(exc):  # RLlib's UnboundLocalError: the flag checks cover one action per turn only
@@ -380,8 +383,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         interrupted, failed = True, exc
         said = exc if first_line(exc) or exc.__cause__ is None else exc.__cause__  # RLlib re-raises env errors bare
         metadata["failed"] = f"{type(said).__name__}: {first_line(said)}"
-        print(f"\ntraining failed ({metadata['failed']}): saving a checkpoint (continue with --resume {out} "
-              f"--iterations {args.iterations - new_iterations})", file=sys.stderr)  # fmt: skip
+        print(f"\ntraining failed ({metadata['failed']}): saving a checkpoint (continue with: "
+              f"{rllib_resume_command(argv, out, args.iterations - new_iterations, launcher('train.rllib'))})",
+              file=sys.stderr)  # fmt: skip
     finally:
         signal.signal(signal.SIGTERM, previous_handler)
         if bar is not None:

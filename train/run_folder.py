@@ -253,6 +253,15 @@ def resume_command(argv: Sequence[str], out: Path, remaining: int, prog: str = "
                                     "--timesteps", str(max(1, remaining)), *kept])  # fmt: skip
 
 
+def rllib_resume_command(argv: Sequence[str], out: Path, iterations: int, prog: str = "domino-rllib") -> str:
+    """The command that continues an interrupted ``domino-rllib`` run: its options with ``--resume
+    OUT --iterations ITERATIONS`` instead of its ``--resume`` / ``--out`` / ``--iterations``. The
+    options that a resumed run does not take from the run (``--eval-rounds``, ``--time-limit``,
+    ``--num-cpus``...) are given again; the ones it keeps are accepted with the run's values."""
+    kept = _options_but(argv, ("--resume", "--out", "--iterations"), ())
+    return f"{prog} " + shlex.join(["--resume", str(out), "--iterations", str(max(1, iterations)), *kept])
+
+
 def config_of(rules: dict[str, Any], game: str = "mexican_train"):
     """The rules object (``MexicanTrainConfig`` / ``LineConfig``) of a full rules dict."""
     kwargs = dict(rules)

@@ -8,6 +8,7 @@ a duplicate-deal tournament through ``python -m train.evaluate`` with 2 worker p
 
 import json
 import pickle
+import shlex
 import shutil
 import signal
 import subprocess
@@ -203,10 +204,13 @@ def test_interrupted_run_saves_a_resumable_checkpoint(tmp_path):
     assert isinstance(make_agent(f"rllib:{out}", {"num_players": 2, "max_pip": 9}), PPOAgent)
     # the hint's command continues it (the run's rules and settings), and SIGTERM stops it as well
     done = meta["iterations_done"]
-    assert f"continue with --resume {out} --iterations {500 - done}" in err  # the iterations left
-    proc = subprocess.Popen([sys.executable, "-m", "train.rllib", "--resume", str(out), "--iterations", "500",
-                             "--num-cpus", "2", "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    # the whole command: the iterations left, and the options a resumed run does not keep (--eval-rounds 0,
+    # --num-cpus 2, --no-progress) given again; run as the hint says
+    hint = (f"continue with: python -m domino_env.train.rllib --resume {out} --iterations {500 - done} --players 2 "
+            f"--max-pip 9 --checkpoint-every 1000 --eval-rounds 0 {shlex.join(SMALL)})")  # fmt: skip
+    assert hint in err, err
+    command = shlex.split(hint.removeprefix("continue with: ").removesuffix(")"))
+    proc = subprocess.Popen([sys.executable, *command[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 240
     while len(progress.read_text().splitlines()) < done + 1:
         assert proc.poll() is None and time.time() < deadline, proc.stderr.read() if proc.poll() is not None else "stalled"

@@ -2,6 +2,7 @@
 checkpoint is written (real processes; the Ray runs are the smallest the command allows)."""
 
 import json
+import shlex
 import subprocess
 import sys
 
@@ -269,8 +270,9 @@ def test_a_crash_during_training_keeps_the_iterations_trained_for_resume(tmp_pat
     out = tmp_path / "run"
     proc = _run_draw_2p(_CRASH, out, 3)
     assert proc.returncode == 1 and proc.stderr.rstrip().endswith("RuntimeError")
-    assert (f"training failed (ValueError: an error inside the env): saving a checkpoint (continue with "
-            f"--resume {out} --iterations 2)") in proc.stderr  # fmt: skip
+    assert (f"training failed (ValueError: an error inside the env): saving a checkpoint (continue with: "
+            f"python -m domino_env.train.rllib --resume {out} --iterations 2 --game draw --players 2 {shlex.join(SMALL)})"
+            ) in proc.stderr  # fmt: skip
     meta = json.loads((out / "domino_rllib.json").read_text())
     assert (meta["iterations_done"], meta["interrupted"], meta["failed"]) == (1, True, "ValueError: an error inside the env")
     again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(out), "--iterations", "2",
@@ -321,5 +323,5 @@ def test_a_sigterm_whose_exception_is_swallowed_still_stops_the_run(tmp_path):
     assert not out.exists()
     out = tmp_path / "train"
     proc = _run_draw_2p(_SWALLOWED.replace("sys.argv.pop(1)", '"train"'), out, 3)
-    assert proc.returncode == 143 and f"interrupted: saving a checkpoint (continue with --resume {out} --iterations 2)" in proc.stderr
+    assert proc.returncode == 143 and f"interrupted: saving a checkpoint (continue with: python -m domino_env.train.rllib --resume {out} --iterations 2 --game draw" in proc.stderr
     assert json.loads((out / "domino_rllib.json").read_text())["iterations_done"] == 1
