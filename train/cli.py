@@ -230,6 +230,8 @@ def check_output_file(
                      "name such as results.json")  # fmt: skip
     if os.path.exists(text) and not os.path.isfile(text):  # reading a FIFO or a pipe would block
         parser.error(f"{flag} {text}: exists and is not a regular file; give a file name")
+    if os.path.islink(text) and not os.path.exists(text):  # "exists and is not a result" said the check below
+        parser.error(f"{flag} {text}: is a link to {os.readlink(text)}, which does not exist; give a file name")
     if os.path.lexists(text) and not _replaceable(text, keys):
         parser.error(f"{flag} {text}: the file exists and is not {what} (it would be overwritten); give another name")
     problem = unwritable(text)

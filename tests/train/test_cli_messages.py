@@ -257,6 +257,15 @@ def test_evaluate_json_that_is_a_fifo_is_refused_without_waiting(tmp_path):
         f"--json {fifo}: exists and is not a regular file; give a file name")
 
 
+def test_evaluate_json_that_is_a_dangling_link_is_named_as_such(tmp_path):
+    """A link to a missing file was called 'the file exists and is not a domino-evaluate result'."""
+    link = tmp_path / "result.json"
+    link.symlink_to(tmp_path / "gone" / "result.json")
+    assert _one_line_error("domino-evaluate", "--agents", "random", "random", "--rounds", "2", "--json", str(link)) == (
+        f"--json {link}: is a link to {tmp_path / 'gone' / 'result.json'}, which does not exist; give a file name")
+    assert link.is_symlink() and not (tmp_path / "gone").exists()
+
+
 def test_outputs_this_user_cannot_write_are_refused_before_any_work(tmp_path, monkeypatch, capsys):
     """A read-only folder was found only when the results were in (a traceback from evaluate and
     replay-html; domino-play lost the game's record). The test runs as any user: the folder is
