@@ -127,6 +127,7 @@ def collect_rounds(job: tuple) -> dict[str, np.ndarray]:
 
 
 def collect(args: argparse.Namespace) -> None:
+    from domino_env.train.interrupts import children_born_blocked, stop_signals_held
     from domino_env.train.progress import progress_bar
 
     chunk = 20
@@ -135,19 +136,29 @@ def collect(args: argparse.Namespace) -> None:
     parts = []
     bar = progress_bar(total=args.rounds, desc="rounds", unit="round", disable=args.no_progress)
     # spawn: the parent has loaded the model (its libraries' threads do not survive a fork)
-    # and the workers ignore Ctrl-C: the parent stops them (no traceback from each)
-    pool = multiprocessing.get_context("spawn").Pool(args.workers, initializer=signal.signal,
-                                                     initargs=(signal.SIGINT, signal.SIG_IGN))
+    # and the workers ignore Ctrl-C: the parent stops them (no traceback from each); they are
+    # born with SIGINT blocked, so that a Ctrl-C while one still imports does not reach it either
+    pool = None
     try:
+        # a Ctrl-C while the pool starts is only noted (another thread of this process may take it,
+        # and Python raises it in this one, cutting a worker's start-up data: its EOFError), then
+        # raised once every worker has started
+        with stop_signals_held() as noted, children_born_blocked(frozenset({signal.SIGINT})):
+            pool = multiprocessing.get_context("spawn").Pool(args.workers, initializer=signal.signal,
+                                                             initargs=(signal.SIGINT, signal.SIG_IGN))
+        for signum in noted:
+            signal.raise_signal(signum)
         for part, job in zip(pool.imap(collect_rounds, jobs), jobs, strict=True):
             parts.append(part)
             bar.update(job[-1])
         pool.close()
     except BaseException:  # Ctrl-C (or a worker's error): stop now, not after the chunks under way
-        pool.terminate()
+        if pool is not None:
+            pool.terminate()
         raise
     finally:
-        pool.join()
+        if pool is not None:
+            pool.join()
         bar.close()
     if not any(len(p["actions"]) for p in parts):
         sys.exit(f"oracle_values.py: no decision with two or more legal moves in {args.rounds} rounds; nothing written")

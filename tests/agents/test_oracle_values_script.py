@@ -158,3 +158,26 @@ def test_ctrl_c_is_one_line_and_leaves_no_file_or_worker(tmp_path):
             break
         time.sleep(0.2)
     assert left == b""
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_ctrl_c_while_the_workers_start_is_one_line(attempt, tmp_path):
+    """A Ctrl-C to the process group as the spawned workers start: a worker still importing printed
+    its KeyboardInterrupt traceback (the workers now start with SIGINT blocked), and one still
+    reading its start-up data from the parent printed EOFError (the parent, interrupted while the
+    pool was made, left without stopping it)."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "v.npz"
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "collect", "--rounds", "400", "--out", str(out), "--no-progress"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    deadline = time.time() + 60
+    while not subprocess.run(["pgrep", "-f", "-g", str(proc.pid), "spawn_main"], capture_output=True).stdout:
+        assert proc.poll() is None and time.time() < deadline, "no worker started"
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGINT and err.strip() == "oracle_values.py: interrupted", err
+    assert not out.exists()
