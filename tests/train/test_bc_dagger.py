@@ -261,3 +261,34 @@ def test_ctrl_c_during_a_dagger_round_keeps_its_labels(tmp_path):
             ) in err  # fmt: skip
 
 
+
+
+def test_a_signal_while_the_collectors_start_is_acted_on_once_all_have_started():
+    """A spawned collector whose start a KeyboardInterrupt cut read half its start-up data (an
+    EOFError traceback). The main thread blocks the signal while they start, but another thread of
+    the process (torch's, tqdm's) may take it, and Python then raised it in the main thread mid-start;
+    it is now held until every collector has started."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from domino_env.train.bc_data import _start_blocked
+
+    other = threading.Thread(target=time.sleep, args=(1.0,), daemon=True)  # a thread that takes the signal
+    other.start()
+    started = []
+
+    class Proc:
+        def __init__(self, k):
+            self.k = k
+
+        def start(self):
+            if self.k == 0:
+                os.kill(os.getpid(), signal.SIGINT)  # a terminal's Ctrl-C while the first one starts
+                time.sleep(0.2)
+            started.append(self.k)
+
+    with pytest.raises(KeyboardInterrupt):
+        _start_blocked([Proc(k) for k in range(3)])
+    assert started == [0, 1, 2]
