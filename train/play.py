@@ -125,7 +125,10 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     if args.record is not None and not args.record.strip():  # it fell back to the default name
         parser.error("--record: give a file name (got an empty name)")
     if args.resume is not None:
-        env, seat, agents, labels, seed, moves = _resumed(parser, args)
+        env, seat, agents, labels, seed, moves = _resumed(parser, args, argv)
+        if args.record is None and (problem := unwritable(args.resume)):  # not "--record X", which was not given
+            parser.error(f"--resume {args.resume}: the game goes on in this record, and {problem}; give --record "
+                         "PATH to write it elsewhere")  # fmt: skip
         return env, seat, agents, labels, seed, _checked_record_path(parser, args.record or args.resume), moves
     kwargs = _env_kwargs(args, parser)
     try:
@@ -176,16 +179,24 @@ def _checked_record_path(parser: argparse.ArgumentParser, record: str) -> str:
     return record
 
 
-def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Any, int, dict[int, Any], dict[int, str], int, list[int]]:
+def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace,
+             argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, list[int]]:  # fmt: skip
     """``--resume RECORD``: the env, your seat, the agents and their names, the seed and the
     recorded moves, from a record that domino-play wrote of a game not over; checked whole
     (every move replays, the first deal is the seed's) before any play."""
-    given = [a.option_strings[-1] for a in parser._actions
-             if a.dest not in ("help", "resume", "record") and getattr(args, a.dest) != a.default]  # fmt: skip
+    probe = build_parser()  # the flags typed, also those given their default value (--seat 0)
+    for action in probe._actions:
+        action.default = argparse.SUPPRESS
+    typed = vars(probe.parse_args(argv))
+    given = [a.option_strings[-1] for a in parser._actions if a.dest in typed and a.dest not in ("resume", "record")]
     if given:
         parser.error(f"--resume takes the game, rules, seats, agents and seed from the record: give only "
                      f"--record with it, not {', '.join(given)}")  # fmt: skip
     path = args.resume
+    if not path.strip():
+        parser.error("--resume: give the record of the game (got an empty name)")
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):  # a FIFO: read forever
+        parser.error(f"--resume {path}: not a regular file (a pipe?); copy the record to a file and give that")
     try:
         record = load_record(path)
     except (DominoError, OSError, UnicodeDecodeError) as exc:
@@ -209,6 +220,13 @@ def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple
         parser.error(f"--resume {path}: the first deal is not the one seed {seed} deals (an edited record?)")
     if states[-1].round_over and not episode_goes_on(record, states[-1]):
         parser.error(f"--resume {path}: the game is over ({len(record['actions'])} moves); nothing to resume")
+    for action in record["actions"]:  # a game stopped by max_cycles is over too (no agent left to play)
+        while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            env.step(None)
+        env.step(action)
+    if not env.agents or all(env.truncations[a] or env.terminations[a] for a in env.agents):
+        parser.error(f"--resume {path}: the game was stopped by the env's limit of {env.max_cycles} cycles "
+                     f"({len(record['actions'])} moves); nothing to resume")  # fmt: skip
     you = seats.index("human")
     agents, labels = {}, {}
     for seat, spec in enumerate(seats):
@@ -438,9 +456,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except OSError as exc:
                     raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
                 k = len(data["actions"])
-                more = f"; go on with it: domino-play --resume {shlex.quote(record)}" if env.agents else ""  # the game not over
+                word = shlex.quote(f"./{record}" if record.startswith("-") else record)  # not read as a flag
+                more = f"; go on with it: domino-play --resume {word}" if env.agents else ""  # the game not over
                 _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html "
-                     f"{record}{more})")  # fmt: skip
+                     f"{word}{more})")  # fmt: skip
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

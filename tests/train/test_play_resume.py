@@ -5,6 +5,8 @@ be resumed is one line before any play, the file left as it was."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -122,3 +124,59 @@ def test_a_stop_while_the_recorded_moves_are_played_again_keeps_the_record(tmp_p
     assert play_module.main(["--resume", str(path)]) == 130
     assert path.read_text() == before
     assert f"no record written ({path} is as it was)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra", [["--seat", "0"], ["--game", "mexican_train"], ["--opponents", "greedy"]])
+def test_a_flag_given_its_default_value_is_refused_with_resume_too(extra, tmp_path):
+    """The record's seat, game and agents are used: --seat 0 with a record whose human sat at
+    seat 2 played seat 2 without a word (a flag was missed when its value was the default)."""
+    path = _record(tmp_path)
+    out = _play(["--resume", str(path), *extra], "1\n")
+    assert out.returncode == 2 and f"give only --record with it, not {extra[0]}" in out.stderr, out.stderr
+
+
+def test_a_game_stopped_by_max_cycles_is_over(tmp_path):
+    env = block_v0.raw_env(max_cycles=1)
+    env.reset(seed=3)
+    while not env.truncations[env.agent_selection]:
+        env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
+    path = tmp_path / "t.json"
+    save_record({**env.to_record(), "seats": ["human", "greedy", "greedy", "greedy"]}, path)
+    before = path.read_text()
+    out = _play(["--resume", str(path)], "1\n")
+    assert out.returncode == 2 and "stopped by the env's limit of 1 cycles" in out.stderr, out.stderr
+    assert path.read_text() == before
+
+
+def test_a_pipe_or_an_empty_name_is_refused_not_read_forever(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    out = _play(["--resume", str(fifo)], "", timeout=60)
+    assert out.returncode == 2 and "not a regular file (a pipe?)" in out.stderr, out.stderr
+    out = _play(["--resume", ""], "")
+    assert out.returncode == 2 and "--resume: give the record of the game (got an empty name)" in out.stderr
+
+
+def test_the_hint_of_a_record_named_like_a_flag_runs(tmp_path):
+    run = [sys.executable, "-m", "domino_env.train.play"]
+    out = subprocess.run([*run, "--game", "draw", "--seed", "2", "--record=-r.json"], input="1\n", capture_output=True,
+                         text=True, cwd=tmp_path, timeout=180)  # fmt: skip
+    hint = out.stdout.rsplit("go on with it: ", 1)[1].rstrip(")\n")
+    assert hint == "domino-play --resume ./-r.json" and "domino-replay-html ./-r.json;" in out.stdout
+    out = subprocess.run([*run, *shlex.split(hint)[1:]], input="q\n", capture_output=True, text=True, cwd=tmp_path, timeout=180)
+    assert out.returncode == 0 and "resumed after" in out.stdout, out.stderr
+
+
+def test_a_resumed_record_that_cannot_be_written_again_names_resume(tmp_path):
+    path = _record(tmp_path)
+    path.chmod(0o444)
+    locked = os.access(path, os.W_OK) and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0
+    if os.access(path, os.W_OK):
+        pytest.skip("this user can write a read-only file")
+    try:
+        out = _play(["--resume", str(path)], "1\n")
+    finally:
+        if locked:
+            subprocess.run(["chattr", "-i", str(path)])
+    assert out.returncode == 2 and f"--resume {path}: the game goes on in this record, and the file is not writable" in out.stderr
+    assert "give --record PATH" in out.stderr, out.stderr
