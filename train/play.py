@@ -344,7 +344,8 @@ def play(
         out = _replay_quietly(env, agents, rng, again, you)
         state = env.game_state
         print(f"resumed after {len(moves)} recorded move{'s' * (len(moves) != 1)} (round "
-              f"{state.round_index + 1}; scores now: {list(state.scores)})", flush=True)  # fmt: skip
+              f"{state.round_index + 1}; scores now: {list(state.scores)})" + ("; you are out of the game, the "
+              "other seats play on to the end" if out else ""), flush=True)  # fmt: skip
     for agent in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:

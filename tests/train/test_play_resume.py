@@ -180,3 +180,28 @@ def test_a_resumed_record_that_cannot_be_written_again_names_resume(tmp_path):
             subprocess.run(["chattr", "-i", str(path)])
     assert out.returncode == 2 and f"--resume {path}: the game goes on in this record, and the file is not writable" in out.stderr
     assert "give --record PATH" in out.stderr, out.stderr
+
+
+def test_a_game_resumed_after_you_are_out_says_so_and_ends_as_played_through(tmp_path):
+    """Stopped while the others played on without you (an elimination game): the resumed game
+    plays to its end without asking you anything, and said nothing of why."""
+    args = ["--game-end", "elimination", "--elimination-limit", "20", "--episode", "game", "--seat", "1",
+            "--opponents", "random", "greedy", "random", "--seed", "21"]  # fmt: skip
+    whole = tmp_path / "whole.json"
+    assert _play([*args, "--record", str(whole)], "1\n" * 999).returncode == 0
+    straight = load_record(whole)
+    env = play_module.make_env("mexican_train", game_end="elimination", elimination_limit=20, episode="game")
+    env.reset(seed=21)
+    for action in straight["actions"]:
+        while env.terminations[env.agent_selection]:
+            env.step(None)
+        env.step(action)
+        if play_module._eliminated(env.game_state, 1):
+            break
+    assert env.agents and not env.game_state.game_over  # the others still play
+    path = tmp_path / "out.json"
+    save_record({**env.to_record(), "seats": straight["seats"]}, path)
+    out = _play(["--resume", str(path)], "")
+    assert out.returncode == 0 and "you are out of the game, the other seats play on" in out.stdout, out.stderr
+    assert "your move" not in out.stdout and "game over" in out.stdout
+    assert load_record(path)["actions"] == straight["actions"]
