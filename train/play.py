@@ -341,11 +341,16 @@ def play(
     told = out = False
     again = list(moves)[::-1]  # popped from the end
     if again:
-        out = _replay_quietly(env, agents, rng, again, you)
+        differ: set[int] = set()
+        out = _replay_quietly(env, agents, rng, again, you, differ)
         state = env.game_state
         print(f"resumed after {len(moves)} recorded move{'s' * (len(moves) != 1)} (round "
               f"{state.round_index + 1}; scores now: {list(state.scores)})" + ("; you are out of the game, the "
               "other seats play on to the end" if out else ""), flush=True)  # fmt: skip
+        if differ:  # the recorded move was played, but the game will not go on as it would have
+            print(f"note: {', '.join(f'seat {s} ({labels[s]})' for s in sorted(differ))} now chose other moves than "
+                  "the recorded ones (a model or code changed since?): the game goes on from the record, not as "
+                  "it would have without the stop", flush=True)  # fmt: skip
     for agent in env.agent_iter():
         _, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -379,10 +384,12 @@ def play(
                 print(f"round {env.game_state.round_index + 1} dealt", flush=True)
 
 
-def _replay_quietly(env: Any, agents: dict[int, Any], rng: np.random.Generator, moves: list[int], you: int) -> bool:
+def _replay_quietly(env: Any, agents: dict[int, Any], rng: np.random.Generator, moves: list[int], you: int,
+                    differ: set[int] | None = None) -> bool:  # fmt: skip
     """Play the recorded ``moves`` (last first: popped) on ``env``; every agent is asked for
-    its own, to draw from ``rng`` as it did, and the recorded move is played whatever it answers.
-    Returns whether you are out of the game by then."""
+    its own, to draw from ``rng`` as it did, and the recorded move is played whatever it answers
+    (the seats whose answer differed are added to ``differ``). Returns whether you are out of
+    the game by then."""
     while moves:
         agent = env.agent_selection
         _, _, terminated, truncated, _ = env.last()
@@ -392,7 +399,9 @@ def _replay_quietly(env: Any, agents: dict[int, Any], rng: np.random.Generator, 
         seat = env.possible_agents.index(agent)
         if seat != you:
             obs = env.observe(agent)
-            agents[seat](obs["observation"], obs["action_mask"], rng, **info_state_kwargs(agents[seat], env.game_state, seat))
+            answer = agents[seat](obs["observation"], obs["action_mask"], rng, **info_state_kwargs(agents[seat], env.game_state, seat))
+            if differ is not None and int(answer) != moves[-1]:
+                differ.add(seat)
         env.step(moves.pop())
     return _eliminated(env.game_state, you)
 

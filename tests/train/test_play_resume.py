@@ -115,9 +115,9 @@ def test_a_stop_while_the_recorded_moves_are_played_again_keeps_the_record(tmp_p
     before = path.read_text()
     real = play_module._replay_quietly
 
-    def interrupted(env, agents, rng, moves, you):
+    def interrupted(env, agents, rng, moves, you, differ=None):
         del moves[:-1]  # the first recorded move (popped from the end) played, then Ctrl-C
-        real(env, agents, rng, moves, you)
+        real(env, agents, rng, moves, you, differ)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(play_module, "_replay_quietly", interrupted)
@@ -205,3 +205,18 @@ def test_a_game_resumed_after_you_are_out_says_so_and_ends_as_played_through(tmp
     assert out.returncode == 0 and "you are out of the game, the other seats play on" in out.stdout, out.stderr
     assert "your move" not in out.stdout and "game over" in out.stdout
     assert load_record(path)["actions"] == straight["actions"]
+
+
+def test_an_agent_that_now_plays_otherwise_is_noted(tmp_path):
+    """The recorded moves are played, but an agent that answers otherwise (its model retrained in
+    the same folder, its code changed) will not play on as in the game stopped: said, not silent."""
+    path = tmp_path / "r.json"
+    out = _play(["--game", "block", "--episode", "game", "--seed", "5", "--record", str(path)], "1\n" * 6)
+    assert out.returncode == 0, out.stderr
+    data = load_record(path)
+    out = _play(["--resume", str(path)], "q\n")
+    assert out.returncode == 0 and "resumed after" in out.stdout and "note:" not in out.stdout, out.stderr
+    save_record({**data, "seats": ["human", "random", "greedy", "random"]}, path)  # seats 1 and 3 changed
+    out = _play(["--resume", str(path)], "q\n")
+    assert out.returncode == 0, out.stderr
+    assert "note: seat 1 (random), seat 3 (random) now chose other moves than the recorded ones" in out.stdout
