@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import platform
 import re
 import shlex
@@ -164,6 +165,14 @@ def versions() -> dict[str, str]:
     }
 
 
+#: ``git rev-parse --local-env-vars`` but the configuration ones (``-c safe.directory=...``): the
+#: variables that point git at a repository.
+_GIT_REPO_VARIABLES = frozenset(
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_OBJECT_DIRECTORY GIT_DIR GIT_WORK_TREE GIT_IMPLICIT_WORK_TREE "
+    "GIT_GRAFT_FILE GIT_INDEX_FILE GIT_NO_REPLACE_OBJECTS GIT_REPLACE_REF_BASE GIT_PREFIX GIT_INTERNAL_SUPER_PREFIX GIT_SHALLOW_FILE GIT_COMMON_DIR".split()
+)
+
+
 def source_commit(root: str | Path | None = None) -> dict[str, Any] | None:
     """The git commit of the code that runs, when it runs from a git clone (an editable install):
     ``{"commit": 40 hex digits, "dirty": True when tracked files differ from it}``; None when the
@@ -173,10 +182,13 @@ def source_commit(root: str | Path | None = None) -> dict[str, Any] | None:
     import subprocess
 
     root = Path(domino_env.__file__).resolve().parents[1] if root is None else Path(root).resolve()
+    # without the variables that name another repository (GIT_DIR, GIT_INDEX_FILE... set in a git
+    # hook or by a user), which git -C does not override; no optional lock taken on the user's index
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_REPO_VARIABLES}
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              timeout=10, check=True).stdout.strip()  # fmt: skip
+        return subprocess.run(["git", "--no-optional-locks", "-C", str(root), *args], capture_output=True,
+                              text=True, timeout=10, check=True, env=env).stdout.strip()  # fmt: skip
 
     try:
         if Path(git("rev-parse", "--show-toplevel")).resolve() != root:

@@ -298,3 +298,22 @@ def test_a_signal_ignored_at_the_start_stays_ignored():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_the_source_commit_is_not_another_repository_s_named_by_git_variables(tmp_path, monkeypatch):
+    """GIT_DIR / GIT_INDEX_FILE (set in a git hook, or by a user) pointed ``git -C`` at another
+    repository: the metadata named its commit, not the code's."""
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    heads = {}
+    for name in ("code", "other"):
+        repo = tmp_path / name
+        repo.mkdir()
+        (repo / "f.py").write_text(f"x = {name!r}\n")
+        for args in (["init", "-q"], ["add", "f.py"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name]):
+            subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+        heads[name] = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                                     text=True).stdout.strip()  # fmt: skip
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "other" / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "other" / ".git" / "index"))
+    assert source_commit(tmp_path / "code") == {"commit": heads["code"], "dirty": False}
