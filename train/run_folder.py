@@ -186,9 +186,9 @@ def source_commit(root: str | Path | None = None) -> dict[str, Any] | None:
     # hook or by a user), which git -C does not override; no optional lock taken on the user's index
     env = {k: v for k, v in os.environ.items() if k not in _GIT_REPO_VARIABLES}
 
-    def git(*args: str) -> str:
-        return subprocess.run(["git", "--no-optional-locks", "-C", str(root), *args], capture_output=True,
-                              text=True, timeout=10, check=True, env=env).stdout.strip()  # fmt: skip
+    def git(*args: str) -> str:  # os.fsdecode: a clone in a folder whose name is not UTF-8 (0xfb)
+        return os.fsdecode(subprocess.run(["git", "--no-optional-locks", "-C", str(root), *args], capture_output=True,
+                                          timeout=10, check=True, env=env).stdout).strip()  # fmt: skip
 
     try:
         if Path(git("rev-parse", "--show-toplevel")).resolve() != root:

@@ -317,3 +317,17 @@ def test_the_source_commit_is_not_another_repository_s_named_by_git_variables(tm
     monkeypatch.setenv("GIT_DIR", str(tmp_path / "other" / ".git"))
     monkeypatch.setenv("GIT_INDEX_FILE", str(tmp_path / "other" / ".git" / "index"))
     assert source_commit(tmp_path / "code") == {"commit": heads["code"], "dirty": False}
+
+
+def test_the_source_commit_of_a_clone_in_a_folder_not_named_in_utf8(tmp_path):
+    """git's answer was decoded as UTF-8: a clone under a folder named with the byte 0xfb made
+    every training run fail with a UnicodeDecodeError traceback as its metadata was written."""
+    if shutil.which("git") is None or sys.getfilesystemencoding() != "utf-8":
+        pytest.skip("no git, or file names that are not UTF-8 bytes")
+    clone = tmp_path / os.fsdecode(b"code\xfb")
+    clone.mkdir()
+    (clone / "f.py").write_text("x = 1\n")
+    for args in (["init", "-q"], ["add", "f.py"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]):
+        subprocess.run(["git", "-C", str(clone), *args], check=True, capture_output=True)
+    head = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    assert source_commit(clone) == {"commit": head.stdout.strip(), "dirty": False}
