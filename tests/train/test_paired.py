@@ -119,10 +119,10 @@ def test_a_difference_the_same_on_every_deal_has_an_interval_of_some_width():
     assert paired_difference(won, won, "y", "x").ci95 == (-1.0, pytest.approx(-lo))
 
 
-def test_no_deal_differing_gives_the_rule_of_three_interval_not_a_zero_of_no_width():
+def test_no_deal_differing_gives_wilson_s_bound_of_zero_in_n_not_a_zero_of_no_width():
     """Two agents that played alike on every deal: the t interval was [+0.000, +0.000], a claim of
     no difference on any deal; the share of deals that differ is at most Wilson's upper bound of 0
-    in n (about 3/n), and each differs by at most 1."""
+    in n (1.96²/(n + 1.96²), nearly 4/n), and each differs by at most 1."""
     won = _result(["x", "y"], [r for k in range(4) for r in (_rec(k, [0, 1], [1.0, 0.0], [0, 1]),
                                                               _rec(k, [1, 0], [0.0, 1.0], [1, 0]))])  # fmt: skip
     twin = json.loads(json.dumps(won))
