@@ -316,6 +316,17 @@ def test_resume_command_continues_the_same_folder():
     )
 
 
+def test_continue_hints_give_a_folder_named_like_an_option_as_a_path():
+    """A run folder named -odd was given as '--resume -odd', which argparse reads as an option."""
+    from domino_env.train.run_folder import clone_on_command, resume_command, rllib_resume_command
+
+    argv = ["--out=-odd", "--seed", "3"]
+    assert resume_command(argv, Path("-odd"), 10) == "domino-train --resume ./-odd --out ./-odd --timesteps 10 --seed 3"
+    assert rllib_resume_command(argv, Path("-odd"), 2) == "domino-rllib --resume ./-odd --iterations 2 --seed 3"
+    assert clone_on_command(argv, Path("-odd")) == "domino-bc --seed 3 --init-from ./-odd --out NEW_FOLDER"
+    assert rllib_resume_command(["--out", "a b"], Path("a b"), 2) == "domino-rllib --resume 'a b' --iterations 2"
+
+
 def test_game_episodes_default_to_the_outcome_reward():
     from domino_env.train.ppo_args import build_parser, check_args
 
