@@ -53,7 +53,7 @@ class PairedDifference:
             [-1, 1]; where every deal has the same nonzero difference, Wilson's interval of
             ``(mean + 1) / 2`` with one trial per deal, mapped back; where no deal differs,
             plus or minus Wilson's upper bound for 0 deals of ``deals`` differing;
-            ``(-inf, inf)`` with one deal).
+            ``(-inf, inf)`` with one deal, and for pips the same on every deal).
         deals: deals compared.
         mean_a, mean_b: A's and B's means over those deals (their win rates with ``metric="win"``;
             with ``"pips"`` a mean of per-deal ratios, which can differ from the tournament
@@ -78,7 +78,8 @@ class PairedDifference:
         """``A - B: +0.043 [+0.013, +0.072] over 250 deals (win credit)``; "no interval" with one deal."""
         dec = 3 if self.metric == "win" else 2
         lo, hi = self.ci95
-        ci = f"[{lo:+.{dec}f}, {hi:+.{dec}f}]" if math.isfinite(lo) else "(one deal: no interval)"
+        ci = (f"[{lo:+.{dec}f}, {hi:+.{dec}f}]" if math.isfinite(lo) else "(one deal: no interval)" if self.deals < 2
+              else "(the same difference on every deal: no interval)")  # fmt: skip
         what = "win credit" if self.metric == "win" else "pips left per round"
         skipped = f"; {self.skipped} deals without a finished round left out" if self.skipped else ""
         return f"A - B: {self.mean:+.{dec}f} {ci} over {self.deals} deals ({what}{skipped})"
@@ -300,6 +301,10 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
             share = wilson_interval(0, n)[1]
             lo, hi = -share, share
         lo, hi = max(-1.0, lo), min(1.0, hi)
+    elif n >= 2 and max(diffs) - min(diffs) < 1e-9:
+        # the same pips difference on every deal: a t interval of no width claims it for every deal;
+        # pips have no bound (as win credit has) to give one from the count alone
+        lo, hi = -math.inf, math.inf
     return PairedDifference(mean=sum(diffs) / n, ci95=(lo, hi), deals=n, mean_a=sum(va[k] for k in keys) / n,
                             mean_b=sum(vb[k] for k in keys) / n, metric=metric, agent_a=agent_a,
                             agent_b=agent_b, skipped=len(va) - n)  # fmt: skip

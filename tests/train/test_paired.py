@@ -136,6 +136,18 @@ def test_no_deal_differing_gives_wilson_s_bound_of_zero_in_n_not_a_zero_of_no_wi
     assert hi == pytest.approx(wilson_interval(0, 2000)[1]) and 0.0018 < hi < 0.0020 and lo == -hi
 
 
+def test_the_same_pips_difference_on_every_deal_has_no_interval():
+    """Pips have no bound from which the count alone gives an interval (win credit has [-1, 1]): the
+    t interval of no width, [+0.00, +0.00], claimed the difference for every deal."""
+    won = _result(["x", "y"], [r for k in range(4) for r in (_rec(k, [0, 1], [1.0, 0.0], [0, 1]),
+                                                              _rec(k, [1, 0], [0.0, 1.0], [1, 0]))])  # fmt: skip
+    d = paired_difference(won, json.loads(json.dumps(won)), "x", metric="pips")
+    assert d.mean == 0.0 and d.ci95 == (-math.inf, math.inf)
+    assert d.text() == "A - B: +0.00 (the same difference on every deal: no interval) over 4 deals (pips left per round)"
+    spread = paired_difference(A, A, "x", "y", metric="pips")  # deals that differ: a t interval as before
+    assert all(math.isfinite(v) for v in spread.ci95)
+
+
 def _reseeded(result, offset):
     """The same tournament as if played on other deals (seeds shifted)."""
     return {**result, "records": [{**r, "seed": r["seed"] + offset} for r in result["records"]]}
