@@ -127,7 +127,7 @@ def collect_rounds(job: tuple) -> dict[str, np.ndarray]:
 
 
 def collect(args: argparse.Namespace) -> None:
-    from domino_env.train.interrupts import children_born_blocked, stop_signals_held
+    from domino_env.train.interrupts import children_born_blocked
     from domino_env.train.progress import progress_bar
 
     chunk = 20
@@ -140,14 +140,9 @@ def collect(args: argparse.Namespace) -> None:
     # born with SIGINT blocked, so that a Ctrl-C while one still imports does not reach it either
     pool = None
     try:
-        # a Ctrl-C while the pool starts is only noted (another thread of this process may take it,
-        # and Python raises it in this one, cutting a worker's start-up data: its EOFError), then
-        # raised once every worker has started
-        with stop_signals_held() as noted, children_born_blocked(frozenset({signal.SIGINT})):
+        with children_born_blocked(frozenset({signal.SIGINT})):  # a Ctrl-C meanwhile: raised as it ends
             pool = multiprocessing.get_context("spawn").Pool(args.workers, initializer=signal.signal,
                                                              initargs=(signal.SIGINT, signal.SIG_IGN))
-        for signum in noted:
-            signal.raise_signal(signum)
         for part, job in zip(pool.imap(collect_rounds, jobs), jobs, strict=True):
             parts.append(part)
             bar.update(job[-1])

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from domino_env.train.interrupts import children_born_blocked, stop_signals_held
+from domino_env.train.interrupts import children_born_blocked
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.wrappers import info_state_kwargs
 
@@ -164,14 +164,10 @@ def _start_blocked(procs: list) -> None:
     """Start ``procs`` with SIGINT and SIGTERM blocked, as CPython starts its resource tracker: a
     spawned worker inherits the mask, so a Ctrl-C while it imports (before :func:`_collect_part`
     ignores SIGINT) cannot kill it with a KeyboardInterrupt; this process gets the signal once
-    they are started (its StopSignals handler then stops them). The signal is also held at Python's
-    level meanwhile: another thread of this process may take it, and Python then raised it here in
-    the middle of a start, cutting that worker's start-up data (its EOFError traceback)."""
-    with stop_signals_held() as noted, children_born_blocked(frozenset(_STOP_SIGNALS)):
+    they are started (its StopSignals handler then stops them)."""
+    with children_born_blocked(frozenset(_STOP_SIGNALS)):
         for proc in procs:
             proc.start()
-    for signum in noted:  # every worker whole: the handlers restored act on it now
-        signal.raise_signal(signum)
 
 
 def collect_parallel(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
 
@@ -68,17 +68,17 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def stop_signals_held() -> Iterator[list[int]]:
-    """While it lasts, SIGINT and SIGTERM are only noted (the list it yields, in arrival order),
-    so that a step that must not be cut in two finishes; the previous handlers come back
-    afterwards and the caller acts on what was noted. An ignored signal stays ignored; outside the
-    main thread (no ``signal.signal`` there) nothing is held."""
+def stop_signals_held(signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[list[int]]:
+    """While it lasts, ``signals`` (default SIGINT and SIGTERM) are only noted (the list it yields,
+    in arrival order), so that a step that must not be cut in two finishes; the previous handlers
+    come back afterwards and the caller acts on what was noted. An ignored signal stays ignored;
+    outside the main thread (no ``signal.signal`` there) nothing is held."""
     import threading
 
     noted: list[int] = []
     held: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in signals:
             if signal.getsignal(signum) is not signal.SIG_IGN:
                 held[signum] = signal.signal(signum, lambda n, frame: noted.append(n))
     try:
@@ -111,9 +111,12 @@ def children_born_blocked(signals: frozenset[int] = frozenset({signal.SIGINT, si
     """While it lasts, ``signals`` are blocked in this thread, so that the processes started meanwhile
     are born with them blocked (a spawned or forked child inherits the mask, exec keeps it) until
     they set their own handling: a terminal's Ctrl-C reaches the whole process group, and a child
-    still importing died of it, or printed a traceback. A signal sent here meanwhile stays pending
-    and reaches this process's handler when the mask is set back. Multiprocessing's resource
-    tracker is started first: its start unblocks SIGINT and SIGTERM in the starting thread
+    still importing died of it, or printed a traceback. A signal sent here meanwhile reaches this
+    process's handler once every child has started, when the block ends: it is also held at
+    Python's level (:func:`stop_signals_held`), since another thread of this process (torch's,
+    tqdm's) may take it, and Python then raised it here in the middle of a start, cutting that
+    child's start-up data (its EOFError traceback). Multiprocessing's resource tracker is started
+    first: its start unblocks SIGINT and SIGTERM in the starting thread
     (``resource_tracker.ensure_running``), and the children started after it were born with
     neither blocked. Nothing on platforms without signal masks (Windows)."""
     if not hasattr(signal, "pthread_sigmask"):
@@ -122,8 +125,14 @@ def children_born_blocked(signals: frozenset[int] = frozenset({signal.SIGINT, si
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    noted: list[int] = []
     try:
-        yield
+        with stop_signals_held(signals) as noted:
+            old = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+            try:
+                yield
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a pending one is noted now
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for signum in noted:  # every child whole: the handlers restored act on it now
+            signal.raise_signal(signum)
