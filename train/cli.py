@@ -208,6 +208,13 @@ def _exit_with(result: object) -> NoReturn:
     raise SystemExit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
 
 
+def path_word(path: str | os.PathLike[str]) -> str:
+    """``path`` as a value in a command line we print: ``./-odd`` for a name that starts with
+    ``-``, which argparse would read as an option (quote it with ``shlex`` as well)."""
+    text = os.fspath(path)
+    return f"./{text}" if text.startswith("-") else text
+
+
 def check_output_file(
     parser: argparse.ArgumentParser, flag: str, path: str | os.PathLike[str], keys: set[str], what: str
 ) -> None:

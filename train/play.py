@@ -33,7 +33,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.records import episode_goes_on, load_record, replay, save_record
 from domino_env.envs.infos import Termination, seats_of
-from domino_env.train.cli import ArgumentParser, unwritable
+from domino_env.train.cli import ArgumentParser, path_word, unwritable
 from domino_env.train.evaluate import (
     GAMES,
     add_line_rule_options,
@@ -466,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except OSError as exc:
                     raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
                 k = len(data["actions"])
-                word = shlex.quote(f"./{record}" if record.startswith("-") else record)  # not read as a flag
+                word = shlex.quote(path_word(record))
                 more = f"; go on with it: domino-play --resume {word}" if env.agents else ""  # the game not over
                 _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html "
                      f"{word}{more})")  # fmt: skip

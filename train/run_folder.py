@@ -34,6 +34,7 @@ from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_file, replace_text
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID
+from domino_env.train.cli import path_word
 from domino_env.train.ladder import strip_tables
 
 BEST_MODEL_FILE = "best_model.zip"
@@ -246,19 +247,12 @@ def _options_but(argv: Sequence[str], replaced: Sequence[str], dropped: Sequence
     return kept
 
 
-def _path_word(path: Path | str) -> str:
-    """``path`` as a command-line value: ``./-odd`` for a name that starts with ``-``, which
-    argparse would read as an option."""
-    text = str(path)
-    return f"./{text}" if text.startswith("-") else text
-
-
 def clone_on_command(argv: Sequence[str], out: Path, prog: str = "domino-bc") -> str:
     """The domino-bc command that clones on from the model an interrupted ``domino-bc`` run saved
     in ``out``: the run's options (rules, expert, dataset, cloning...) with ``--init-from OUT
     --out NEW_FOLDER`` instead of its ``--init-from`` / ``--out``, without ``--overwrite``."""
     kept = _options_but(argv, ("--init-from", "--out"))
-    return f"{prog} " + shlex.join([*kept, "--init-from", _path_word(out), "--out", "NEW_FOLDER"])
+    return f"{prog} " + shlex.join([*kept, "--init-from", path_word(out), "--out", "NEW_FOLDER"])
 
 
 def resume_command(argv: Sequence[str], out: Path, remaining: int, prog: str = "domino-train") -> str:
@@ -268,7 +262,7 @@ def resume_command(argv: Sequence[str], out: Path, remaining: int, prog: str = "
     --timesteps REMAINING`` instead of its ``--resume`` / ``--init-from`` / ``--out`` /
     ``--timesteps`` / ``--policy`` (the model's policy is kept) and without ``--overwrite``."""
     kept = _options_but(argv, _RESUME_REPLACED, _RESUME_DROPPED)
-    return f"{prog} " + shlex.join(["--resume", _path_word(out), "--out", _path_word(out),
+    return f"{prog} " + shlex.join(["--resume", path_word(out), "--out", path_word(out),
                                     "--timesteps", str(max(1, remaining)), *kept])  # fmt: skip
 
 
@@ -278,7 +272,7 @@ def rllib_resume_command(argv: Sequence[str], out: Path, iterations: int, prog: 
     options that a resumed run does not take from the run (``--eval-rounds``, ``--time-limit``,
     ``--num-cpus``...) are given again; the ones it keeps are accepted with the run's values."""
     kept = _options_but(argv, ("--resume", "--out", "--iterations"), ())
-    return f"{prog} " + shlex.join(["--resume", _path_word(out), "--iterations", str(max(1, iterations)), *kept])
+    return f"{prog} " + shlex.join(["--resume", path_word(out), "--iterations", str(max(1, iterations)), *kept])
 
 
 def config_of(rules: dict[str, Any], game: str = "mexican_train"):
