@@ -31,7 +31,7 @@ import numpy as np
 from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.core.records import episode_goes_on, load_record, replay, save_record
+from domino_env.core.records import load_record, save_record
 from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.cli import ArgumentParser, path_word, unwritable
 from domino_env.train.evaluate import (
@@ -183,7 +183,7 @@ def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace,
              argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, list[int]]:  # fmt: skip
     """``--resume RECORD``: the env, your seat, the agents and their names, the seed and the
     recorded moves, from a record that domino-play wrote of a game not over; checked whole
-    (every move replays, the first deal is the seed's) before any play."""
+    (every move replays, every deal is the seed's) before any play, in one pass through the env."""
     probe = build_parser()  # the flags typed, also those given their default value (--seat 0)
     for action in probe._actions:
         action.default = argparse.SUPPRESS
@@ -211,22 +211,26 @@ def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace,
     try:
         env = make_env(game, **record["env_kwargs"])
         env.reset(seed=seed)
-        states = list(replay(record))
     except (DominoError, ValueError, TypeError) as exc:
         parser.error(f"--resume {path}: {exc}")
     if len(seats) != env.config.num_players:
         parser.error(f"--resume {path}: 'seats' names {len(seats)} seats, the game has {env.config.num_players}")
     if env.game_state.deals[0] != record["deals"][0]:
         parser.error(f"--resume {path}: the first deal is not the one seed {seed} deals (an edited record?)")
-    if states[-1].round_over and not episode_goes_on(record, states[-1]):
-        parser.error(f"--resume {path}: the game is over ({len(record['actions'])} moves); nothing to resume")
-    for action in record["actions"]:  # a game stopped by max_cycles is over too (no agent left to play)
+    for k, action in enumerate(record["actions"], 1):  # every move checked here, before any play
         while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             env.step(None)
-        env.step(action)
-    if not env.agents or all(env.truncations[a] or env.terminations[a] for a in env.agents):
-        parser.error(f"--resume {path}: the game was stopped by the env's limit of {env.max_cycles} cycles "
-                     f"({len(record['actions'])} moves); nothing to resume")  # fmt: skip
+        try:
+            env.step(action)
+        except (DominoError, ValueError, TypeError) as exc:
+            parser.error(f"--resume {path}: move {k} ({action!r}) does not replay: {exc}")
+    if list(env.game_state.deals) != record["deals"]:  # the later deals too
+        parser.error(f"--resume {path}: the deals are not the ones seed {seed} deals (an edited record?)")
+    if all(env.terminations[a] or env.truncations[a] for a in env.agents):  # no agent left to play
+        if any(env.truncations[a] for a in env.agents):
+            parser.error(f"--resume {path}: the game was stopped by the env's limit of {env.max_cycles} cycles "
+                         f"({len(record['actions'])} moves); nothing to resume")  # fmt: skip
+        parser.error(f"--resume {path}: the game is over ({len(record['actions'])} moves); nothing to resume")
     you = seats.index("human")
     agents, labels = {}, {}
     for seat, spec in enumerate(seats):
