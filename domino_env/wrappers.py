@@ -151,6 +151,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     @property
     def learner(self) -> str:
+        """The learner's agent name this episode (``"player_<seat>"``)."""
         return self.agents_all[self.learner_seat]
 
     def _opponent_for(self, seat: int) -> Opponent:

@@ -423,6 +423,8 @@ class LineState:
         return [self._t.tiles[i] for i in bits(self.hands[check_index(seat, self.num_players, "seat")])]
 
     def hand_size(self, seat: int) -> int:
+        """Number of tiles in ``seat``'s hand (public). Raises ``DominoError`` for a seat outside
+        0..num_players-1."""
         return self.hands[check_index(seat, self.num_players, "seat")].bit_count()
 
     @property
@@ -432,10 +434,13 @@ class LineState:
 
     @property
     def boneyard_size(self) -> int:
+        """Tiles left to draw (0 with ``use_boneyard=False``, as in block: undealt tiles are out of
+        play)."""
         return len(self.boneyard)
 
     @property
     def num_tiles(self) -> int:
+        """Tiles in the set (T)."""
         return self._t.num_tiles
 
     def missing_pips(self, seat: int) -> list[int]:

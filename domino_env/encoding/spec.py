@@ -38,6 +38,7 @@ class Field:
 
     @property
     def size(self) -> int:
+        """Number of float32 entries the field takes in the flat vector (product of ``shape``)."""
         return int(np.prod(self.shape))
 
 
