@@ -38,7 +38,7 @@ from typing import Any
 from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 from domino_env.train.intervals import mean_interval, wilson_interval
 from domino_env.train.tournament_journal import JOURNAL_SUFFIX
-from domino_env.train.tournament_results import is_count, seat_values, win_credit
+from domino_env.train.tournament_results import is_count, played_rounds, seat_values, win_credit
 
 METRICS = ("win", "pips")
 
@@ -117,11 +117,12 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
     Args:
         result: a tournament as ``--json`` writes it with ``--records`` (keys ``agents``,
             ``episode`` and ``records``: each record's ``deal``, ``seed``, ``seats``, ``rounds``,
-            ``round_credit``, ``game_credit``, ``pips``, ``truncated``), or an
+            ``seat_rounds`` (if any), ``round_credit``, ``game_credit``, ``pips``, ``truncated``), or an
             ``EvaluationResult`` kept with its records.
         agent: an agent label of ``result["agents"]``.
         metric: ``"win"`` (win credit per seat-episode, as the win rate counts it: 1, 1/k for a
-            k-way shared win, 0 for a truncated episode) or ``"pips"`` (pips left per round).
+            k-way shared win, 0 for a truncated episode) or ``"pips"`` (pips left per round
+            played: not the rounds a seat knocked out of an elimination game sat out).
 
     Returns:
         ``{(deal number, deal seed): value}``, which two tournaments with the same ``seed`` and
@@ -162,7 +163,7 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
                 continue
             if metric == "pips":
                 acc[0] += rec["pips"][s]
-                acc[1] += rec["rounds"]
+                acc[1] += played_rounds(rec, s)  # (rounds a knocked-out seat sat out are not its)
             else:
                 credit = rec["game_credit"] if game_mode else rec["round_credit"]
                 acc[0] += float(win_credit(credit, bool(rec.get("truncated")), s))
@@ -205,6 +206,9 @@ def _checked_record(rec: Any, i: int, p: int, game_mode: bool) -> tuple[int, int
             raise DominoError(f"records[{i}]{where} is damaged: field {name!r} is {_shown(rec[name])}, expected {what}")
         if name == "rotation":
             where = f" (deal {rec['deal']}, rotation {rec['rotation']})"
+    if rec.get("seat_rounds") is not None and not seat_values(rec["seat_rounds"], p, integers=True, high=rec["rounds"]):
+        raise DominoError(f"records[{i}]{where} is damaged: field 'seat_rounds' is {_shown(rec['seat_rounds'])}, "
+                          f"expected a list of {p} integers from 0 to its rounds, one per seat (or null)")  # fmt: skip
     if not isinstance(rec.get("truncated", False), bool):
         raise DominoError(f"records[{i}]{where} is damaged: field 'truncated' is {_shown(rec['truncated'])}, "
                           "expected true or false")  # fmt: skip

@@ -83,8 +83,9 @@ def play_episode(
     env.reset(seed=seed)
     rngs = [np.random.default_rng([*agent_seed, s]) for s in range(p)]
     seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-    rec = GameRecord(deal, rotation, seed, list(seats), round_credit=[0.0] * p, pips=[0] * p)
+    rec = GameRecord(deal, rotation, seed, list(seats), round_credit=[0.0] * p, pips=[0] * p, seat_rounds=[0] * p)
     game_mode = env.episode == "game"
+    in_play = list(getattr(env.game_state, "active", [True] * p))  # elimination: seats still in the game
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -114,6 +115,9 @@ def play_episode(
         else:
             winners = np.flatnonzero(info["won"]).tolist()
             rec.rounds += 1
+            for i in range(p):
+                rec.seat_rounds[i] += bool(in_play[i])
+            in_play = list(getattr(env.game_state, "active", in_play))
             for i, c in enumerate(_credit(winners, p, teams)):
                 rec.round_credit[i] += c
             for i, x in enumerate(info["pips"]):

@@ -135,7 +135,7 @@ def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]
         raise ValueError(f"deal {deal}: {p} records expected, one per seat rotation")
     records = []
     for rotation, r in enumerate(sorted(raw, key=lambda r: r.get("rotation", -1) if isinstance(r, dict) else -1)):
-        if not isinstance(r, dict) or set(r) != _FIELDS:
+        if not isinstance(r, dict) or set(r) not in (_FIELDS, _FIELDS - {"seat_rounds"}):  # (an older journal's)
             raise ValueError(f"deal {deal}: a record needs exactly the fields {sorted(_FIELDS)}")
         record = GameRecord(**r)
         if (record.deal, record.rotation, record.seed) != (deal, rotation, deal_seed(seed, deal)):
@@ -147,7 +147,9 @@ def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]
             raise ValueError(f"deal {deal}, rotation {rotation}: counts must be integers >= 0")
         if not (seat_values(record.round_credit, p) and seat_values(record.pips, p, integers=True, low=None)
                 and (record.game_credit is None or seat_values(record.game_credit, p))
-                and (record.scores is None or seat_values(record.scores, p, integers=True, low=None))):  # fmt: skip
+                and (record.scores is None or seat_values(record.scores, p, integers=True, low=None))
+                and (record.seat_rounds is None
+                     or seat_values(record.seat_rounds, p, integers=True, high=record.rounds))):  # fmt: skip
             raise ValueError(f"deal {deal}, rotation {rotation}: per-seat values must be {p} numbers")
         records.append(record)
     return deal, records

@@ -32,6 +32,9 @@ class GameRecord:
         blocked / void: rounds that ended blocked / blocked and void.
         steps: actions played; truncated: the episode hit max_cycles (no credit given).
         annulled: rounds annulled and re-dealt (Cuban; not counted in ``rounds``).
+        seat_rounds: per seat, the rounds it played: ``rounds``, less the rounds a seat knocked
+            out of an elimination game sat out (None in files written before it was kept: then
+            ``rounds`` for every seat). Pips and round wins per round are per round played.
     """
 
     deal: int
@@ -48,6 +51,16 @@ class GameRecord:
     steps: int = 0
     truncated: bool = False
     annulled: int = 0
+    seat_rounds: list[int] | None = None
+
+
+def played_rounds(rec: Any, seat: int) -> int:
+    """Rounds ``seat`` played in the episode of ``rec`` (a :class:`GameRecord` or its dict): its
+    ``seat_rounds`` entry, or ``rounds`` in a record without them (an older file)."""
+    counts = rec.get("seat_rounds") if isinstance(rec, dict) else rec.seat_rounds
+    if counts is None:
+        return rec["rounds"] if isinstance(rec, dict) else rec.rounds
+    return counts[seat]
 
 
 @dataclass
@@ -308,7 +321,7 @@ def summarize(
                     counted.add(s % 2)
                     trials += 1
                     trial_wins += c
-                seat_rounds += rec.rounds
+                seat_rounds += played_rounds(rec, s)  # a knocked-out seat's later rounds are not its
                 round_wins += rec.round_credit[s]
                 pips += rec.pips[s]
                 per_deal.setdefault(rec.deal, []).append(c)

@@ -1,0 +1,83 @@
+"""Pips and round wins per round in elimination games: a seat knocked out of the game sits out
+the later rounds (dealt nothing, 0 pips, no win), and those rounds are not its rounds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from domino_env.agents import make_agent
+from domino_env.envs.games import make_raw_env
+from domino_env.train.paired import deal_values
+from domino_env.train.tournament import evaluate, rotation_seats
+
+RULES = {"max_pip": 9, "game_end": "elimination"}
+AGENTS = ["planner", "random", "random"]
+
+
+def played(seed: int, deal: int, rotation: int, deal_seed: int) -> tuple[list[int], list[int], list[float]]:
+    """Rounds played, pips and round credit per seat, counted here from the env's infos."""
+    env = make_raw_env("mexican_train", num_players=3, episode="game", **RULES)
+    agents = [make_agent(a, env.config) for a in AGENTS]
+    seats = rotation_seats(3, rotation)
+    env.reset(seed=deal_seed)
+    rngs = [np.random.default_rng([seed, deal, rotation, s]) for s in range(3)]
+    totals = [0, 0, 0]
+    rounds, pips, credit = [0, 0, 0], [0, 0, 0], [0.0, 0.0, 0.0]
+    while env.agents:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.step(None)
+            continue
+        s = env.possible_agents.index(name)
+        obs = env.observe(name)
+        env.step(int(agents[seats[s]](obs["observation"], obs["action_mask"], rngs[s])))
+        info = env.infos[name]
+        if info.get("round_over"):
+            winners = np.flatnonzero(info["won"])
+            for i in range(3):
+                rounds[i] += totals[i] < env.config.elimination_limit  # still in when the round began
+                pips[i] += int(info["pips"][i])
+                credit[i] += (i in winners) / len(winners)
+            totals = [int(x) for x in info["scores"]]
+    return rounds, pips, credit
+
+
+def test_rounds_a_knocked_out_seat_sits_out_are_not_counted_in_its_pips_and_round_wins():
+    res = evaluate(AGENTS, rounds=6, num_players=3, seed=4, episode="game", keep_records=True, **RULES)
+    seat_rounds = {"planner": 0, "random": 0}
+    pips = {"planner": 0, "random": 0}
+    credit = {"planner": 0.0, "random": 0.0}
+    sat_out = 0
+    for rec in res.records:
+        rounds, p, c = played(4, rec.deal, rec.rotation, rec.seed)
+        assert rec.seat_rounds == rounds
+        sat_out += sum(rec.rounds - r for r in rounds)
+        for s in range(3):
+            name = AGENTS[rec.seats[s]]
+            seat_rounds[name] += rounds[s]
+            pips[name] += p[s]
+            credit[name] += c[s]
+    assert sat_out > 0  # these games knock seats out before their end
+    for name in seat_rounds:
+        stats = res.stats_for(name)
+        assert stats.seat_rounds == seat_rounds[name]
+        assert stats.mean_pips_per_round == pips[name] / seat_rounds[name]
+        assert stats.round_win_rate == credit[name] / seat_rounds[name]
+    # domino-paired's pips: per round the seat played, too
+    values = deal_values(res.to_dict(records=True), "random", metric="pips")
+    for (deal, _), value in values.items():
+        recs = [r for r in res.records if r.deal == deal]
+        mine = [(r.pips[s], r.seat_rounds[s]) for r in recs for s in range(3) if AGENTS[r.seats[s]] == "random"]
+        assert value == sum(x for x, _ in mine) / sum(n for _, n in mine)
+
+
+def test_records_without_seat_rounds_count_every_round():
+    res = evaluate(AGENTS, rounds=3, num_players=3, seed=4, episode="game", keep_records=True, **RULES)
+    old = res.to_dict(records=True)
+    for rec in old["records"]:
+        del rec["seat_rounds"]  # a file written before they were kept
+    values = deal_values(old, "random", metric="pips")
+    recs = old["records"]
+    total = sum(r["pips"][s] for r in recs for s in range(3) if AGENTS[r["seats"][s]] == "random")
+    rounds = sum(r["rounds"] for r in recs for s in range(3) if AGENTS[r["seats"][s]] == "random")
+    assert values[(0, recs[0]["seed"])] == total / rounds
