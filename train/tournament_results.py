@@ -84,6 +84,8 @@ class AgentStats:
     verdict: str
     seat_rounds: int
     round_wins: float
+    #: per seat-round; 0.0 when ``seat_rounds`` is 0 (every episode truncated before a round
+    #: ended), which the tables print as ``n/a``
     round_win_rate: float
     mean_pips_per_round: float
     mean_game_score: float | None = None
@@ -234,9 +236,10 @@ class EvaluationResult:
                 f"{s.parity:.3f}",
                 {"above": "[green]above[/]", "below": "[red]below[/]"}.get(s.verdict, "parity"),
             ]
+            played = s.seat_rounds > 0  # (none when every episode was truncated before a round ended)
             if self.episode == "game":
-                row.append(f"{s.round_win_rate:.3f}")
-            row.append(f"{s.mean_pips_per_round:.2f}")
+                row.append(f"{s.round_win_rate:.3f}" if played else "n/a")
+            row.append(f"{s.mean_pips_per_round:.2f}" if played else "n/a")
             if self.episode == "game":
                 row.append("n/a" if s.mean_game_score is None else f"{s.mean_game_score:.1f}")
             t.add_row(*row)
@@ -253,7 +256,7 @@ class EvaluationResult:
             rows.append(
                 f"| {s.name} | {s.seats_per_table} | {s.seat_episodes} | {s.win_rate:.3f} | "
                 f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] | {deal_interval_text(s.ci95_deal, s.deals)} | "
-                f"{s.parity:.3f} | {s.mean_pips_per_round:.1f} |"
+                f"{s.parity:.3f} | {f'{s.mean_pips_per_round:.1f}' if s.seat_rounds else 'n/a'} |"
             )
         return "\n".join(rows)
 

@@ -1,5 +1,6 @@
-"""Pips and round wins per round in elimination games: a seat knocked out of the game sits out
-the later rounds (dealt nothing, 0 pips, no win), and those rounds are not its rounds."""
+"""Pips and round wins per round played: a seat knocked out of an elimination game sits out the
+later rounds (dealt nothing, 0 pips, no win), and those rounds are not its rounds; with no round
+played (every episode truncated first) the tables say n/a, not 0 pips."""
 
 from __future__ import annotations
 
@@ -81,3 +82,18 @@ def test_records_without_seat_rounds_count_every_round():
     total = sum(r["pips"][s] for r in recs for s in range(3) if AGENTS[r["seats"][s]] == "random")
     rounds = sum(r["rounds"] for r in recs for s in range(3) if AGENTS[r["seats"][s]] == "random")
     assert values[(0, recs[0]["seed"])] == total / rounds
+
+
+def test_with_every_episode_truncated_before_a_round_ends_the_per_round_columns_say_n_a():
+    from rich.console import Console
+
+    res = evaluate(["greedy", "random", "random"], rounds=3, num_players=3, seed=0, max_cycles=1, **RULES)
+    stats = res.stats_for("greedy")
+    assert (stats.seat_rounds, stats.mean_pips_per_round, stats.round_win_rate) == (0, 0.0, 0.0)
+    assert res.markdown().splitlines()[2].endswith("| n/a | 0.000 | n/a |")  # per-deal CI, parity, pips
+    console = Console(width=250, record=True)
+    console.print(res.table())
+    row = next(line for line in console.export_text().splitlines() if "greedy" in line and "│" in line)
+    assert row.rstrip(" │").endswith("n/a")
+    played = evaluate(["greedy", "random", "random"], rounds=3, num_players=3, seed=0, **RULES)
+    assert played.markdown().splitlines()[2].split("|")[-2].strip() == f"{played.stats_for('greedy').mean_pips_per_round:.1f}"
