@@ -68,7 +68,7 @@ class LineState:
         "hands", "boneyard", "out_of_play", "placed", "line", "left", "right", "current_player", "leader",
         "forced_lead", "first_turn_pending", "in_first_turn", "doubles_dealt", "missing",
         "_pre_draw_missing", "_drew", "round_over", "round_result", "annulments", "_legal",
-        "winner_seat", "round_start",
+        "winner_seat", "round_start", "actors",
     )  # fmt: skip
 
     @classmethod
@@ -105,6 +105,7 @@ class LineState:
         self.game_winners: tuple[int, ...] = ()
         self.deals: list[dict[str, Any]] = []
         self.actions: list[int] = []
+        self.actors: list[int] = []  # the seat that played each entry of ``actions``
         self.annulments = 0
         self.winner_seat = -1
         self._start_round(rng, None, deal)
@@ -115,7 +116,7 @@ class LineState:
         new = LineState.__new__(LineState)
         for name in self.__slots__:
             setattr(new, name, getattr(self, name))
-        for name in ("scores", "deals", "actions", "hands", "boneyard", "line", "first_turn_pending",
+        for name in ("scores", "deals", "actions", "actors", "hands", "boneyard", "line", "first_turn_pending",
                      "doubles_dealt", "missing", "_pre_draw_missing", "_drew"):
             setattr(new, name, getattr(self, name)[:])
         new._legal = None if self._legal is None else self._legal[:]
@@ -269,6 +270,7 @@ class LineState:
             )
         self.actions.append(action)
         seat = self.current_player
+        self.actors.append(seat)
         if action == self.annul_action:
             self.annulments += 1
             self._end_round("annulled", None)
@@ -421,6 +423,12 @@ class LineState:
     def hand_tiles(self, seat: int) -> list[Tile]:
         """Tiles in ``seat``'s hand, canonical order."""
         return [self._t.tiles[i] for i in bits(self.hands[check_index(seat, self.num_players, "seat")])]
+
+    def round_history(self) -> list[tuple[int, int]]:
+        """This round's actions so far, in order, as ``(seat, action)`` pairs (actions as in
+        :meth:`legal_actions`, named by :meth:`describe_action`): who placed which tile on which
+        end, who drew, who passed. Public information: every seat sees every move."""
+        return list(zip(self.actors[self.round_start :], self.actions[self.round_start :], strict=True))
 
     def hand_size(self, seat: int) -> int:
         """Number of tiles in ``seat``'s hand (public). Raises ``DominoError`` for a seat outside

@@ -55,7 +55,7 @@ class MexicanTrainState(MexicanTrainRounds):
         "hands", "boneyard", "out_of_play", "station", "ends", "trains", "markers",
         "open_doubles", "placed", "current_player", "phase", "turn_doubles", "drawn_tile",
         "first_turn_pending", "in_first_turn", "missing", "_pre_draw_missing",
-        "round_over", "round_result", "deals", "actions", "_legal",
+        "round_over", "round_result", "deals", "actions", "_legal", "actors", "round_start",
     )  # fmt: skip
 
     # ------------------------------------------------------------------ construction
@@ -105,6 +105,7 @@ class MexicanTrainState(MexicanTrainRounds):
         self._used_stations: set[int] = set()
         self.deals: list[dict[str, Any]] = []
         self.actions: list[int] = []
+        self.actors: list[int] = []  # the seat that played each entry of ``actions``
         if deal is not None:
             check_keys(deal, ("hands", "boneyard", "station", "first_player"))
         first = config.first_player
@@ -134,6 +135,7 @@ class MexicanTrainState(MexicanTrainRounds):
         new._pre_draw_missing = self._pre_draw_missing[:]
         new.deals = self.deals[:]
         new.actions = self.actions[:]
+        new.actors = self.actors[:]
         new._legal = None if self._legal is None else self._legal[:]
         return new
 
@@ -278,6 +280,7 @@ class MexicanTrainState(MexicanTrainRounds):
         if action not in legal:
             raise IllegalActionError(self._illegal_message(action, legal))
         self.actions.append(action)
+        self.actors.append(self.current_player)
         if action == self.draw_action:
             self._draw()
         elif action == self.pass_action:
@@ -463,6 +466,12 @@ class MexicanTrainState(MexicanTrainRounds):
     def num_tiles(self) -> int:
         """Tiles in the set (T)."""
         return self._t.num_tiles
+
+    def round_history(self) -> list[tuple[int, int]]:
+        """This round's actions so far, in order, as ``(seat, action)`` pairs (actions as in
+        :meth:`legal_actions`, named by :meth:`describe_action`): who placed which tile on which
+        train, who drew, who passed. Public information: every seat sees every move."""
+        return list(zip(self.actors[self.round_start :], self.actions[self.round_start :], strict=True))
 
     def hand_size(self, seat: int) -> int:
         """Number of tiles in ``seat``'s hand (public)."""

@@ -82,6 +82,7 @@ class MexicanTrainRounds:
                 first = holder
         if not self.active[first]:
             raise DealError(f"first player {first} has been eliminated")
+        self.round_start = len(self.actions)  # this round's actions are actions[round_start:]
         self.hands = hands
         self.boneyard = boneyard[::-1]  # next draw = last element
         self.out_of_play = out
