@@ -198,7 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
         required=True,
         metavar="AGENT",
         help=f"one agent per seat, in seat order of the first rotation: {agent_choices()}; "
-        "repeated names are aggregated",
+        "repeated names are aggregated; your own agents: give each a name with "
+        "domino_env.agents.register_agent in a script that runs this command through "
+        "domino_env.train.cli.launch (docs/agents.md, 'Your own agent')",
     )
     parser.add_argument(
         "--rounds",

@@ -145,7 +145,9 @@ def test_evaluate_help_says_95_percent_and_lists_every_agent():
     assert (
         "--agents AGENT [AGENT ...] one agent per seat, in seat order of the first rotation: random, "
         "greedy, planner (Mexican Train planner:BUDGET; line games planner:N, planner:search[=N]), search (search:N, search:key=value,... with keys budget, candidates, prior, margin, rollout, opponent_model (line games)), ppo:PATH (a domino-train folder), "
-        "rllib:PATH (a domino-rllib run); repeated names are aggregated --rounds" in text
+        "rllib:PATH (a domino-rllib run); repeated names are aggregated; your own agents: give each a "
+        "name with domino_env.agents.register_agent in a script that runs this command through "
+        "domino_env.train.cli.launch (docs/agents.md, 'Your own agent') --rounds" in text
     )
 
 
