@@ -26,6 +26,7 @@ from .errors import (
     check_index,
     check_optional_rng,
 )
+from .history import set_slots
 from .tiles import Tile, set_tables
 
 
@@ -110,6 +111,9 @@ class LineState:
         self.winner_seat = -1
         self._start_round(rng, None, deal)
         return self
+
+    def __setstate__(self, pickled: Any) -> None:
+        set_slots(self, pickled)  # (a state pickled before round_history(): its seats rebuilt)
 
     def copy(self) -> LineState:
         """An independent copy."""

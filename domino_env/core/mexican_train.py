@@ -26,6 +26,7 @@ import numpy as np
 from .config import MexicanTrainConfig
 from .deal import bits, check_keys
 from .errors import ConfigError, IllegalActionError, check_action, check_index, check_optional_rng
+from .history import set_slots
 from .mexican_train_rounds import MexicanTrainRounds, RoundResult  # noqa: F401 (RoundResult: public here)
 from .tiles import Tile, set_tables
 
@@ -113,6 +114,9 @@ class MexicanTrainState(MexicanTrainRounds):
             first = int(rng.integers(p))  # without rng (a replay) the deal must name it: DealError below
         self._start_round(rng, first, deal)
         return self
+
+    def __setstate__(self, pickled: Any) -> None:
+        set_slots(self, pickled)  # (a state pickled before round_history(): its seats rebuilt)
 
     def copy(self) -> MexicanTrainState:
         """An independent copy (tables shared; every mutable container copied)."""
