@@ -103,12 +103,19 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
     if differ:  # (the episode kind is in the header and in env_kwargs: named once)
         raise JournalError(f"{path} is the journal of another tournament: {'; '.join(dict.fromkeys(differ))}")
     p, seed = int(want["env_kwargs"]["num_players"]), int(want["seed"])
+    # elimination games: a journal from before seat_rounds were kept cannot say which rounds a
+    # knocked-out seat sat out, and counting them all would not give the result of a run straight through
+    eliminates = want.get("episode") == "game" and want["env_kwargs"].get("game_end") == "elimination"
     deals: dict[int, list[GameRecord]] = {}
     for number, line in enumerate(whole[1:], start=2):
         try:
             deal, records = _finished_deal(json.loads(line), p, seed)
         except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
             raise JournalError(f"{path}: line {number} is not a finished deal of this tournament ({exc})") from None
+        if eliminates and any(r.seat_rounds is None for r in records):
+            raise JournalError(f"{path}: line {number} was written before the journal kept each seat's rounds "
+                               "played (seat_rounds, 2026-12-05), which elimination games count pips and round "
+                               "wins by: delete the journal and run the tournament again without --resume")  # fmt: skip
         if deals.setdefault(deal, records) != records:
             raise JournalError(f"{path}: line {number} repeats deal {deal} with other records")
     return deals, len(data) - len(lines[-1])

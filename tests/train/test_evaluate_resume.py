@@ -379,3 +379,31 @@ def test_a_journal_that_could_not_be_written_at_all_is_not_offered_to_resume(tmp
     assert "--resume" not in err
     code, err = _run(["--agents", *AGENTS, "--rounds", "4", "--seed", "2", "--json", str(out), "--no-progress"], capsys)
     assert code == 2 and err.strip().endswith("; 0 of 1 deal kept"), err  # one deal: "deal", not "deals"
+
+
+def _without_seat_rounds(journal: Path) -> None:
+    """The journal as a release before seat_rounds (2026-12-05) wrote it."""
+    entries = [json.loads(line) for line in journal.read_text().splitlines()]
+    for e in entries[1:]:
+        for r in e["records"]:
+            del r["seat_rounds"]
+    _rewrite(journal, entries)
+
+
+def test_an_elimination_journal_from_before_seat_rounds_is_refused(tmp_path):
+    """Its knocked-out seats' rounds cannot be told: resumed, the kept deals counted every round
+    and the result was not the straight one (random pips per round 32.46 instead of 35.87 with
+    planner random random, double-9, 240 games, seed 4, after 80 deals in the old journal)."""
+    journal, kw = tmp_path / "t.jsonl", dict(max_pip=9, episode="game", game_end="elimination")
+    evaluate(["planner", "random", "random"], rounds=6, seed=4, journal=journal, **kw)
+    _without_seat_rounds(journal)
+    with pytest.raises(JournalError, match="line 2 was written before the journal kept each seat's rounds"):
+        evaluate(["planner", "random", "random"], rounds=6, seed=4, journal=journal, **kw)
+
+
+def test_a_journal_from_before_seat_rounds_still_resumes_where_every_seat_plays_every_round(tmp_path):
+    journal = tmp_path / "t.jsonl"
+    straight = evaluate(AGENTS, rounds=16, seed=3, journal=journal, episode="game")
+    _without_seat_rounds(journal)
+    continued = evaluate(AGENTS, rounds=16, seed=3, journal=journal, episode="game")
+    assert continued.resumed_deals == 4 and continued.stats == straight.stats
