@@ -97,3 +97,30 @@ def test_with_every_episode_truncated_before_a_round_ends_the_per_round_columns_
     assert row.rstrip(" │").endswith("n/a")
     played = evaluate(["greedy", "random", "random"], rounds=3, num_players=3, seed=0, **RULES)
     assert played.markdown().splitlines()[2].split("|")[-2].strip() == f"{played.stats_for('greedy').mean_pips_per_round:.1f}"
+
+
+def test_domino_paired_notes_a_file_that_counted_sat_out_rounds(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    res = evaluate(AGENTS, rounds=6, num_players=3, seed=4, episode="game", keep_records=True, **RULES)
+    new = res.to_dict(records=True)
+    old = json.loads(json.dumps(new))
+    for rec in old["records"]:
+        del rec["seat_rounds"]  # as written before 2026-12-05
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    (tmp_path / "old.json").write_text(json.dumps(old))
+
+    def paired(*args):
+        r = subprocess.run([sys.executable, "-m", "domino_env.train.paired", *args, "--agent", "random"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        return r.stdout.splitlines()
+
+    lines = paired("new.json", "old.json", "--metric", "pips")
+    assert lines[2].startswith("A - B: +")  # the same games: fewer rounds counted, more pips per round
+    assert lines[3].startswith("note: old.json was written before records kept each seat's rounds played")
+    assert len(paired("old.json", "new.json", "--metric", "pips")) == 4
+    assert len(paired("new.json", "new.json", "--metric", "pips")) == 3  # (one file: no note)
+    assert len(paired("new.json", "old.json")) == 3  # win credit does not count rounds
