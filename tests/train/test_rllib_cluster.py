@@ -9,6 +9,7 @@ every other Ray start in the suite uses ``ray.init(address="local")``, so none j
 
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -21,16 +22,32 @@ from pathlib import Path
 RAY = str(Path(sys.executable).with_name("ray"))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_port(other: int = 0) -> int:
+    """A port nothing listens on, for `ray start` to bind seconds later, drawn from below the
+    kernel's ephemeral range (32768-60999 by default) and above Ray's worker ports (10002-19999).
+    A port from bind(port 0) comes from the range that every bind(0) and connect() on the machine
+    draws from: until the head bound it, a gRPC server of the Ray that a test of the other xdist
+    worker starts (or of this head: the client server binds its port last) could be handed the
+    same port, and the head would die (`ray start --block` ends when one of its processes does).
+    Nothing draws from here by itself."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    draw = random.SystemRandom()  # not the random module's state, which a test may have seeded
+    for _ in range(1000):
+        port = draw.randrange(20000, low) if low > 21000 else 0  # (an odd range: bind(0) it is)
+        with socket.socket() as s:
+            try:
+                s.bind(("", port))  # every address, as the head binds it
+            except OSError:
+                continue  # in use: another draw
+            port = s.getsockname()[1]
+        if port != other:
+            return port
+    raise AssertionError("no free port below the ephemeral range")
 
 
 def test_training_joins_a_running_cluster(tmp_path):
-    port, client_port = _free_port(), _free_port()
-    while client_port == port:  # two free ports, not the same one twice
-        client_port = _free_port()
+    port = _free_port()
+    client_port = _free_port(other=port)  # two free ports, not the same one twice
     # A temp dir of its own: `ray.init()` elsewhere on this machine looks for a cluster in
     # /tmp/ray (ray_current_cluster) and must not find this one.
     temp = Path("/tmp") / f"ray_test_{os.getpid()}"
