@@ -30,7 +30,8 @@ def _free_port(other: int = 0) -> int:
     worker starts (or of this head: the client server binds its port last) could be handed the
     same port, and the head would die (`ray start --block` ends when one of its processes does).
     Nothing draws from here by itself."""
-    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    ranges = Path("/proc/sys/net/ipv4/ip_local_port_range")  # (Linux; elsewhere bind(0) it is)
+    low = int(ranges.read_text().split()[0]) if ranges.exists() else 0
     draw = random.SystemRandom()  # not the random module's state, which a test may have seeded
     for _ in range(1000):
         port = draw.randrange(20000, low) if low > 21000 else 0  # (an odd range: bind(0) it is)
