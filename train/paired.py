@@ -371,8 +371,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not any(others_a == others_b[k:] + others_b[:k] for k in range(len(others_b))):
             print(f"note: A and B played at different tables (A's seats: {', '.join(a['agents'])}; "
                   f"B's: {', '.join(b['agents'])}): the difference is also that of their opponents")  # fmt: skip
-        if args.metric == "pips" and _counts_sat_out_rounds(a) != _counts_sat_out_rounds(b):
-            old = args.a if _counts_sat_out_rounds(a) else args.b
+        sat_out_a, sat_out_b = _counts_sat_out_rounds(a), _counts_sat_out_rounds(b)
+        if args.metric == "pips" and sat_out_a != sat_out_b:
+            old = args.a if sat_out_a else args.b
             print(f"note: {old} was written before records kept each seat's rounds played (seat_rounds, "
                   "2026-12-05): its pips per round also count the rounds a seat knocked out of the game sat "
                   "out, the other file's do not; run it again for a like-for-like difference")  # fmt: skip
