@@ -369,8 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         others_b = [x if x != result.agent_b else "*" for x in b["agents"]]
         # every deal is played at every seat rotation: a rotated list is the same tables
         if not any(others_a == others_b[k:] + others_b[:k] for k in range(len(others_b))):
-            print(f"note: A and B played at different tables (A's seats: {', '.join(a['agents'])}; "
-                  f"B's: {', '.join(b['agents'])}): the difference is also that of their opponents")  # fmt: skip
+            print(f"note: A and B played at different tables (A's seats: {', '.join(others_a)}; "
+                  f"B's: {', '.join(others_b)}; * = the agent compared): the difference is also that of "
+                  "their opponents")  # fmt: skip
         sat_out_a, sat_out_b = _counts_sat_out_rounds(a), _counts_sat_out_rounds(b)
         if args.metric == "pips" and sat_out_a != sat_out_b:
             old = args.a if sat_out_a else args.b

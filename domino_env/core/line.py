@@ -407,8 +407,9 @@ class LineState:
             raise
 
     # ------------------------------------------------------------------ views
-    def describe_action(self, action: int) -> str:
-        """Readable action, e.g. ``"place 6-6 on the left end"``."""
+    def describe_action(self, action: int, seat: int | None = None) -> str:
+        """Readable action, e.g. ``"place 6-6 on the left end"`` (the same for every seat:
+        ``seat`` is taken as Mexican Train's is, and not needed)."""
         t = self._t.num_tiles
         if action == self.draw_action:
             return "draw"

@@ -309,9 +309,11 @@ class MexicanTrainState(MexicanTrainRounds):
             f"{self.current_player}; legal: {shown}{more}"
         )
 
-    def describe_action(self, action: int) -> str:
-        """Human-readable action, e.g. ``"place 6-12 on own train"``, relative to the current player."""
+    def describe_action(self, action: int, seat: int | None = None) -> str:
+        """Human-readable action, e.g. ``"place 6-12 on own train"``, relative to the seat that
+        plays it: ``seat`` (a :meth:`round_history` entry's), default the current player."""
         p = self.num_players
+        seat = self.current_player if seat is None else check_index(seat, p, "seat")
         if action == self.draw_action:
             return "draw"
         if action == self.pass_action:
@@ -325,7 +327,7 @@ class MexicanTrainState(MexicanTrainRounds):
         elif slot == p:
             where = "the Mexican train"
         else:
-            where = f"the train of seat {(self.current_player + slot) % p}"
+            where = f"the train of seat {(seat + slot) % p}"
         return f"place {a}-{b} on {where}"
 
     def _place(self, tile: int, train: int) -> None:

@@ -103,3 +103,19 @@ def test_an_annulled_cuban_round_starts_an_empty_history():
             assert state.actions[-1] == state.annul_action and state.actors[-1] == seat
             return
     raise AssertionError("no deal of 200 let a seat annul")
+
+
+def test_describe_action_names_a_history_entry_as_its_seat_played_it():
+    """A Mexican Train action's train counts from the seat that plays it: the history's seat, not
+    the seat to act when it is read."""
+    state = MexicanTrainState.new_game(from_preset("domino_cubano", num_players=4), np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    said = []
+    while len(said) < 40 and not state.round_over:
+        action = int(rng.choice(state.legal_actions()))
+        said.append(state.describe_action(action))
+        state.apply(action)
+    later = [state.describe_action(a, s) for s, a in state.round_history()]
+    assert later == said[: len(later)] and len(later) == len(said)
+    others = sum("the train of seat" in d for d in said)
+    assert others > 0 and [state.describe_action(a) for _, a in state.round_history()] != said  # (without the seat)

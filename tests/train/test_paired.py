@@ -266,8 +266,8 @@ def test_command_line(tmp_path):
     assert r.stdout.splitlines()[2].startswith("A - B: +0.083 [") and len(r.stdout.splitlines()) == 3
     (tmp_path / "c.json").write_text(json.dumps({**B, "agents": ["z", "w"]}))  # z met w, not y: said so
     r = _cli("a.json", "c.json", cwd=tmp_path)
-    assert r.stdout.splitlines()[3] == ("note: A and B played at different tables (A's seats: x, y; B's: z, w): "
-                                        "the difference is also that of their opponents")  # fmt: skip
+    assert r.stdout.splitlines()[3] == ("note: A and B played at different tables (A's seats: *, y; B's: *, w; "
+                                        "* = the agent compared): the difference is also that of their opponents")  # fmt: skip
     (tmp_path / "d.json").write_text(json.dumps({**B, "agents": ["y", "z"]}))  # rotated: every rotation is played
     assert len(_cli("a.json", "d.json", "--agent-b", "z", cwd=tmp_path).stdout.splitlines()) == 3
     r = _cli("a.json", "a.json", "--agent", "x", "--agent-b", "y", "--metric", "pips", cwd=tmp_path)
