@@ -18,7 +18,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from domino_env.agents.ppo import PPOAgent
 from domino_env.train.interrupts import in_import_machinery, redeliver_later
-from domino_env.train.ladder import evaluate_vs_ladder
+from domino_env.train.ladder import evaluate_vs_ladder, pips_text
 from domino_env.train.progress import advance, progress_bar
 from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder, config_of
 
@@ -267,8 +267,10 @@ class TrainingCallback(BaseCallback):
         score = float(np.mean([r["win_rate"] for r in results.values()]))
         for opp, r in results.items():
             self.logger.record(f"eval/win_rate_vs_{opp}", r["win_rate"])
-            self.logger.record(f"eval/mean_pips_vs_{opp}", r["mean_pips"])
-            self.logger.record(f"eval/opponent_pips_{opp}", r["opponent_mean_pips"])
+            if r["seat_rounds"]:  # (none when every episode was truncated before a round ended)
+                self.logger.record(f"eval/mean_pips_vs_{opp}", r["mean_pips"])
+            if r["opponent_seat_rounds"]:
+                self.logger.record(f"eval/opponent_pips_{opp}", r["opponent_mean_pips"])
         self.logger.record("eval/mean_win_rate", score)
         self.logger.dump(self.num_timesteps)
         if score > self.best + 1e-9:  # a tie (up to float rounding) keeps the earlier best
@@ -280,7 +282,7 @@ class TrainingCallback(BaseCallback):
         self.folder.write_metadata(timesteps=int(self.num_timesteps))
         if s.verbose:
             summary = ", ".join(
-                f"{o} {r['win_rate']:.3f} ({r['mean_pips']:.1f} vs {r['opponent_mean_pips']:.1f} pips)"
+                f"{o} {r['win_rate']:.3f} ({pips_text(r, digits=1)} vs {pips_text(r, 'opponent', 1)} pips)"
                 for o, r in results.items()
             )
             say(f"[eval @ {self.num_timesteps} steps, {clock(entry['wall_s'])} into the run, took "

@@ -35,10 +35,13 @@ def evaluate_vs_ladder(
 
     Returns:
         ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",
-        "opponent_win_rate", "opponent_mean_pips", "opponent_seats", "rounds", "seconds",
-        "partner_is_opponent", "table"}}`` (``table``: Markdown; ``opponent_seats``: how many seats X
-        played, P-1 or 2 with the agent in both seats of its team; ``partner_is_opponent``: with
-        teams, X also plays the agent's partner, so X's pips and win rate include that seat).
+        "seat_rounds", "opponent_win_rate", "opponent_mean_pips", "opponent_seat_rounds",
+        "opponent_seats", "rounds", "seconds", "partner_is_opponent", "table"}}`` (``table``:
+        Markdown; ``opponent_seats``: how many seats X played, P-1 or 2 with the agent in both seats
+        of its team; ``partner_is_opponent``: with teams, X also plays the agent's partner, so X's
+        pips and win rate include that seat; ``seat_rounds``, ``opponent_seat_rounds``: the seat
+        rounds behind each mean pips, 0 when every episode was truncated before a round ended:
+        the mean is then 0.0 and :func:`pips_text` shows ``n/a``).
     """
     from domino_env.train.evaluate import evaluate
 
@@ -71,8 +74,10 @@ def evaluate_vs_ladder(
             "parity": me.parity,
             "verdict": me.verdict,
             "mean_pips": me.mean_pips_per_round,
+            "seat_rounds": me.seat_rounds,
             "opponent_win_rate": them.win_rate,
             "opponent_mean_pips": them.mean_pips_per_round,
+            "opponent_seat_rounds": them.seat_rounds,
             "opponent_seats": 2 if both else p - 1,
             "partner_is_opponent": bool(rules.get("teams")) and not both,  # X also sits at seat 2
             "rounds": res.episodes,
@@ -80,6 +85,15 @@ def evaluate_vs_ladder(
             "table": res.markdown(),
         }
     return out
+
+
+def pips_text(result: dict[str, Any], who: str = "learner", digits: int = 2) -> str:
+    """One of :func:`evaluate_vs_ladder`'s mean pips (``who``: ``"learner"`` or ``"opponent"``) as
+    text, ``n/a`` when those seats played no round (results from before the seat rounds were kept
+    always show the number)."""
+    key = "mean_pips" if who == "learner" else "opponent_mean_pips"
+    played = result.get("seat_rounds" if who == "learner" else "opponent_seat_rounds", 1)
+    return f"{result[key]:.{digits}f}" if played else "n/a"
 
 
 def strip_tables(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -112,7 +126,7 @@ def summary_markdown(
         rows.append(
             f"| {opp} | {r['rounds']} | {r['win_rate']:.3f} | [{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}] | "
             f"{deal_interval_text(r['ci95_deal'], r.get('deals', 2))} | {r['parity']:.3f} | {r['verdict']} | "
-            f"{r['mean_pips']:.2f} | {r['opponent_mean_pips']:.2f} | {r['opponent_win_rate']:.3f} |"
+            f"{pips_text(r)} | {pips_text(r, 'opponent')} | {r['opponent_win_rate']:.3f} |"
         )
     return "\n".join(rows)
 
@@ -192,8 +206,8 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
         verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], "parity")
         t.add_row(
             f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
-            deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict, f"{r['mean_pips']:.2f}",
-            f"{r['opponent_mean_pips']:.2f}",
+            deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict, pips_text(r),
+            pips_text(r, "opponent"),
         )  # fmt: skip
     rich_console(width=None if sys.stdout.isatty() else 150).print(t)
 

@@ -52,11 +52,11 @@ def plot_learning_curve(
             alpha=0.15,
         )
         ax_p.plot(
-            xs, [r["mean_pips"] for _, r in rows], "o-", color=colour, label=f"learner vs {opp}"
+            xs, [_pips(r, "") for _, r in rows], "o-", color=colour, label=f"learner vs {opp}"
         )
         ax_p.plot(
             xs,
-            [r["opponent_mean_pips"] for _, r in rows],
+            [_pips(r, "opponent_") for _, r in rows],
             "--",
             color=colour,
             alpha=0.7,
@@ -86,6 +86,13 @@ def plot_learning_curve(
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _pips(result: dict[str, Any], prefix: str) -> float:
+    """``mean_pips`` (``prefix`` "") or ``opponent_mean_pips`` ("opponent_"); NaN, a gap in the
+    line, when those seats played no round (``seat_rounds`` 0: every episode truncated)."""
+    played = result.get(f"{prefix}seat_rounds", 1)  # (older runs' results lack the count)
+    return float(result[f"{prefix}mean_pips"]) if played else float("nan")
 
 
 def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
