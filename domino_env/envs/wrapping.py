@@ -67,7 +67,30 @@ for _name in LIVE_ATTRIBUTES:
 
 
 class _TerminateIllegal(_Live, wrappers.TerminateIllegalWrapper):
-    pass
+    """PettingZoo's ``TerminateIllegalWrapper``. Its 1.24.3 release ends the episode in the raw
+    env's dicts but calls ``_deads_step_first`` / ``_was_dead_step`` on the wrapper, which kept
+    the next dead agent's selection on the wrapper, unseen by the wrappers above (they read the
+    raw env): a ``KeyError`` on the next step. Where the episode's state is the raw env's (1.24.3
+    on), these helpers act on the raw env, as 1.25 on calls them; before 1.24.3 the wrapper sets
+    its own copies (``terminations`` on the wrapper) and they act on those, as PettingZoo's."""
+
+    def _holds_episode(self) -> bool:
+        return "terminations" in self.__dict__  # (PettingZoo < 1.24.3 set its own dicts)
+
+    def _deads_step_first(self) -> Any:
+        return super()._deads_step_first() if self._holds_episode() else self._raw._deads_step_first()
+
+    def _was_dead_step(self, action: Any) -> None:
+        if self._holds_episode():
+            super()._was_dead_step(action)
+        else:
+            self._raw._was_dead_step(action)
+
+    def _accumulate_rewards(self) -> None:
+        if self._holds_episode():
+            super()._accumulate_rewards()
+        else:
+            self._raw._accumulate_rewards()
 
 
 class _AssertOutOfBounds(_Live, wrappers.AssertOutOfBoundsWrapper):

@@ -1,7 +1,9 @@
-"""The oldest PettingZoo the package declares (pyproject's ``pettingzoo>=X``) really works: a
-separate venv with that release plus numpy and gymnasium runs PettingZoo's api_test and
-seed_test on all four envs (pettingzoo_compat_check.py, in a subprocess). AgileRL, for one, pins
-``pettingzoo<1.27``, the release that brought the registry (registration is guarded)."""
+"""The oldest PettingZoo the package declares (pyproject's ``pettingzoo>=X``) really works, and so
+does 1.24.3 (a release others pin, TorchRL for one, whose TerminateIllegalWrapper broke ``env()``
+after an illegal move): a separate venv with that release plus numpy and gymnasium runs
+PettingZoo's api_test and seed_test and an illegal move on all four envs
+(pettingzoo_compat_check.py, in a subprocess). AgileRL, for one, pins ``pettingzoo<1.27``, the
+release that brought the registry (registration is guarded)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = Path(__file__).with_name("pettingzoo_compat_check.py")
@@ -22,8 +26,10 @@ def declared_minimum() -> str:
     return match.group(1)
 
 
-def test_the_oldest_declared_pettingzoo_passes_api_and_seed_tests(tmp_path):
-    version = declared_minimum()
+@pytest.mark.parametrize("version", ["declared minimum", "1.24.3"])
+def test_older_pettingzoos_pass_api_and_seed_tests(tmp_path, version):
+    if version == "declared minimum":
+        version = declared_minimum()
     venv = tmp_path / f"pettingzoo-{version}"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
