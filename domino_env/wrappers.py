@@ -306,16 +306,17 @@ class SingleAgentEnv(gymnasium.Env):
             ``termination_code``, ``winners``, ``pips``, ``points``, ``scores``,
             ``round_index``, ...) of every round that ended since the learner's previous
             decision, oldest first (usually empty; in a game episode several rounds can end on
-            the opponents' moves). An integer that is not a legal action (masked, or outside the
-            action space) ends the episode: ``illegal_reward``, ``terminated=True`` and
+            the opponents' moves). An action of the action space that is not legal (masked)
+            ends the episode: ``illegal_reward``, ``terminated=True`` and
             ``info["illegal_action"]=True``.
 
         Raises:
             DominoError: ``step`` before the first ``reset``, or after the episode ended (call
                 ``reset``).
             IllegalActionError: ``action`` is not an integer (a float, string, bool, or an array
-                other than a 0-d integer one; Python and numpy integers are taken). Nothing is
-                played and the episode goes on.
+                other than a 0-d integer one; Python and numpy integers are taken), or is an
+                integer outside the action space (``0 <= action < action_space.n``: a policy's
+                indexing error, not a move). Nothing is played and the episode goes on.
             DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
                 starts (the AEC env's episode ends there; so does this one: call ``reset``).
 
@@ -327,7 +328,10 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done:
             raise DominoError("the episode is over: call reset() before step()")
         action = check_action(action)
-        if not (0 <= action < self.action_space.n and self._mask[action]):
+        if not 0 <= action < self.action_space.n:  # (the AEC env() asserts here too)
+            raise IllegalActionError(f"action {action} is outside the action space: 0 to {self.action_space.n - 1} "
+                                     "(nothing was played; the episode goes on)")  # fmt: skip
+        if not self._mask[action]:
             obs = self.aec.observe(self.learner)["observation"]
             self._done = True
             self._mask = np.zeros_like(self._mask)

@@ -453,6 +453,10 @@ def test_the_adapters_step_documents_the_error_of_a_non_integer_action(make):
     for bad in (float(legal), str(legal), True, np.array([legal])):
         with pytest.raises(IllegalActionError, match="must be an integer"):
             env.step(bad)
+    n = env.action_space.n
+    for outside in (-1, n, np.int64(n + 5), 2**70):  # a policy's indexing error: refused, not an illegal move
+        with pytest.raises(IllegalActionError, match=f"action {outside} is outside the action space: 0 to {n - 1}"):
+            env.step(outside)
     *_, over, cut, _ = env.step(np.array(legal))  # the episode went on: a 0-d integer array plays
     if not (over or cut):
         *_, terminated, _, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
