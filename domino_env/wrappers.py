@@ -21,7 +21,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .core.config import installed_render_modes
+from .core.config import NO_RENDER_MODE, installed_render_modes
 from .core.errors import (
     ConfigError,
     DominoError,
@@ -364,7 +364,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self) -> str | np.ndarray | None:
         """The table as the learner sees it: ``"ansi"`` text, ``"rgb_array"`` an ``(H, W, 3)``
-        uint8 picture (the aec env's ``render_image(learner_seat)``)."""
+        uint8 picture (the aec env's ``render_image(learner_seat)``); no render mode: None, with
+        Gymnasium's warning."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(NO_RENDER_MODE)
         if self.render_mode == "rgb_array":
             return self.aec.render_image(self.learner_seat if self.aec.game_state is not None else None)
         if self.render_mode == "ansi" and self.aec.game_state is not None:

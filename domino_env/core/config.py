@@ -371,6 +371,9 @@ def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
 EPISODES = ("round", "game")
 REWARDS = ("outcome", "points")
 RENDER_MODES = ("human", "ansi", "rgb_array")
+#: ``render()`` without a render mode: Gymnasium's own warning, as its envs give it
+NO_RENDER_MODE = ("You are calling render method without specifying any render mode. You can specify the "
+                  "render_mode at initialization, e.g. render_mode='ansi' or 'rgb_array'")  # fmt: skip
 
 
 def installed_render_modes(modes: tuple[str, ...] = RENDER_MODES) -> list[str]:

@@ -15,12 +15,13 @@ import dataclasses
 import warnings
 from typing import Any, ClassVar
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from ..core.config import check_env_options
+from ..core.config import NO_RENDER_MODE, check_env_options
 from ..core.errors import (
     ConfigError,
     DealError,
@@ -446,8 +447,10 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the text picture as seen by the current player; ``"human"``: printed;
-        ``"rgb_array"``: :meth:`render_image` as seen by the current player."""
+        ``"rgb_array"``: :meth:`render_image` as seen by the current player; no render mode:
+        None, with Gymnasium's warning."""
         if self.render_mode is None:
+            gymnasium.logger.warn(NO_RENDER_MODE)
             return None
         if self.render_mode == "rgb_array":
             return self.render_image()

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from domino_env.core.errors import DominoError
-from domino_env.envs import line_v0
+from domino_env.envs import block_v0, line_v0, mexican_train_v0
 from domino_env.envs.mexican_train_v0 import raw_env
+from domino_env.wrappers import line_single_agent, mexican_train_single_agent
 
 
 def _play(env, text: str) -> None:
@@ -105,3 +106,13 @@ def test_a_viewer_that_is_not_a_seat_is_refused_by_both_pictures(game):
             env.render_text(viewer)
         with pytest.raises(DominoError, match="viewer must be a seat 0..3"):
             env.render_image(viewer)
+
+
+@pytest.mark.parametrize("make", [mexican_train_v0.raw_env, block_v0.env, mexican_train_single_agent, line_single_agent])
+def test_render_without_a_render_mode_warns_as_gymnasium_envs_do(make):
+    """``render()`` with no render mode returned None in silence; Gymnasium's and PettingZoo's
+    envs warn that no mode was given."""
+    env = make()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="calling render method without specifying any render mode"):
+        assert env.render() is None
