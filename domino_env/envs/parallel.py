@@ -20,7 +20,7 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
-from ..core.errors import ConfigError, DealError, IllegalActionError
+from ..core.errors import ConfigError, DealError, DominoError, IllegalActionError
 
 
 class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
@@ -30,6 +30,7 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
     also ``aec_env.agent_selection``); the other entries are ignored.
 
     Raises:
+        DominoError: ``step`` before the first ``reset`` (was PettingZoo's ``AttributeError``).
         IllegalActionError: ``actions`` is not a mapping (a dict), or has no entry for the active agent (was a
             bare ``KeyError``).
         DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
@@ -38,6 +39,8 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
     """
 
     def step(self, actions):
+        if getattr(self, "agents", None) is None:  # (PettingZoo's: "object has no attribute 'agents'")
+            raise DominoError(f"{type(self).__name__}: call reset() first")
         if not self.agents:  # PettingZoo 1.27 returned four empty dicts here
             return {}, {}, {}, {}, {}
         actor = self.aec_env.agent_selection

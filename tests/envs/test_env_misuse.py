@@ -91,6 +91,14 @@ def test_last_after_the_episode_is_over_is_a_clear_error():
         env.last()
 
 
+@pytest.mark.parametrize("module", [mexican_train_v0, block_v0])
+def test_the_parallel_view_asks_for_reset_before_a_step(module):
+    """PettingZoo's ``'TurnBasedParallelEnv' object has no attribute 'agents'``, where ``raw_env``,
+    ``env()`` and the adapter say to call reset() first."""
+    with pytest.raises(DominoError, match=r"^TurnBasedParallelEnv: call reset\(\) first$"):
+        module.parallel_env().step({"player_0": 0})
+
+
 @pytest.mark.parametrize("game", ["mexican_train", "block", "draw", "cuban"])
 def test_parallel_ids_are_registered(game):
     """The same turn-based parallel view as the module's parallel_env(), seeded alike."""
