@@ -108,9 +108,11 @@ class _OrderEnforcing(_Live, wrappers.OrderEnforcingWrapper):
     def step(self, action: Any) -> None:
         if action is not None:
             action = check_action(action)
-            # Beyond int64 the bounds wrapper's own check overflows in numpy: refuse it as that
-            # wrapper refuses every other integer outside the action space.
-            assert -(2**63) <= action < 2**63, "action is not in action space"
+            # The bounds wrapper's own assertion, with the space's range (its message has none;
+            # beyond int64 its check overflowed in numpy). Before reset: PettingZoo's own error.
+            if self._has_reset:
+                n = self._raw.action_space(self._raw.agent_selection).n
+                assert 0 <= action < n, f"action {action} is not in action space: 0 to {n - 1}"
         super().step(action)
 
     def last(self, observe: bool = True) -> tuple:

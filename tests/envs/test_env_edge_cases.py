@@ -292,7 +292,8 @@ def test_wrapped_env_asserts_on_any_integer_outside_the_action_space(action):
         env = make()
         env.reset(seed=2)
         before = env.unwrapped.game_state.copy().actions
-        with pytest.raises(AssertionError, match="not in action space"):
+        n = env.action_space(env.agent_selection).n
+        with pytest.raises(AssertionError, match=f"^action {action} is not in action space: 0 to {n - 1}$"):
             env.step(action)
         assert env.unwrapped.game_state.actions == before
 
