@@ -16,7 +16,10 @@ and ``planner`` for Mexican Train), cycling over the positions until ``--seconds
 passed. The ``plan`` rollout's chain memo is new for each pass over the positions (search keeps one
 per decision); the ``planner`` rollout keeps one planner, memo included, for the whole cell, as a
 search agent keeps one for its life. It also reports the belief sampler's cost (:meth:`InformationState.sample` per second)
-and the mean engine steps per playout.
+and the mean engine steps per playout, and the line games' endgame solver (:class:`LineSolver`,
+what search uses near a round's end): CPU time per solve, a fresh transposition table each, nodes
+visited and the share solved within its node budget, on 64 positions of block 2p at the first
+decision after the lead and of Cuban (teams) with 24 tiles left in the hands.
 
 ``--decisions SPEC ...`` adds the search agent's CPU time per decision and its mean number of
 determinizations K (decisions with more than
@@ -43,6 +46,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 
 from domino_env.agents import make_agent  # noqa: E402
 from domino_env.agents.mexican_train import PlannerAgent  # noqa: E402
+from domino_env.agents.line_solver import LineSolver  # noqa: E402
 from domino_env.agents.rollout import playout  # noqa: E402
 from domino_env.agents.search import ROLLOUTS_LINE, ROLLOUTS_MEXICAN, SearchAgent  # noqa: E402
 from domino_env.core.belief import InformationState  # noqa: E402
@@ -111,6 +115,49 @@ def sampler_rate(states, seconds: float) -> float:
             info.sample(rng)
             n += 1
     return n / (time.process_time() - start)
+
+
+#: Endgame solver cells: name -> (line config, tiles left in the hands at the position, or None:
+#: the first decision after the lead).
+SOLVER_CELLS = {
+    "block_2p_first_decision": (line_from_preset("block", num_players=2), None),
+    "cuban_4p_teams_24_tiles": (line_from_preset("cuban"), 24),
+}
+
+
+def solver_positions(config, tiles: int | None, count: int = 64) -> list:
+    """``count`` positions reached by random legal play (fixed seeds): the first decision after
+    the lead (``tiles`` None), or the first with at most ``tiles`` tiles in the hands."""
+    states, seed = [], 0
+    while len(states) < count:
+        rng = np.random.default_rng(seed)
+        seed += 1
+        state = LineState.new_game(config, rng)
+        while not state.round_over and not (
+            LineSolver.solvable(state) and (tiles is None or sum(h.bit_count() for h in state.hands) <= tiles)
+        ):
+            legal = [a for a in state.legal_actions() if a != getattr(state, "annul_action", -1)] or state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+        if not state.round_over:
+            states.append(state)
+    return states
+
+
+def solver_cost(config, tiles: int | None) -> dict:
+    """CPU time per solve of the side to move (a fresh transposition table each), mean nodes and
+    the share solved within the default node budget, over :func:`solver_positions`."""
+    positions = solver_positions(config, tiles)
+    solver = LineSolver(positions[0])
+    nodes, solved = [], 0
+    start = time.process_time()
+    for state in positions:
+        solver.reset()
+        won = solver.wins(state, state.current_player % 2)
+        nodes.append(solver.nodes)
+        solved += won is not None
+    dt = time.process_time() - start
+    return {"ms_per_solve": 1e3 * dt / len(positions), "mean_nodes": float(np.mean(nodes)),
+            "solved_share": solved / len(positions), "positions": len(positions)}  # fmt: skip
 
 
 #: ``--decision-game`` choices: name -> (game, env kwargs). The seat timed is 0; the others are planners.
@@ -267,6 +314,11 @@ def main(argv=None) -> None:
                 f"({cell[p]['steps_per_playout']:.1f} steps each)"
             )
         print(f"{name:22s} sampler {cell['sampler_per_s']:8.0f} samples/s")
+    out["solver"] = {}
+    for name, (config, tiles) in SOLVER_CELLS.items():
+        c = out["solver"][name] = solver_cost(config, tiles)
+        print(f"{name:24s} solver {c['ms_per_solve']:6.2f} ms a solve (CPU), {c['mean_nodes']:.0f} nodes on "
+              f"average, {c['solved_share']:.0%} solved within the node budget")  # fmt: skip
     for spec in args.decisions or []:
         d = out["decisions"][spec] = decision_times(
             spec, args.decision_rounds, args.decision_game, args.decision_rollout,

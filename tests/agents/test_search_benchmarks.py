@@ -23,6 +23,13 @@ def test_playouts_benchmark_command(tmp_path):
     figures = json.loads(out.read_text())["cells"]
     assert figures["mexican_train_4p_d12"]["greedy"]["playouts_per_s"] > 0
     assert figures["cuban_4p_d9_teams"]["block"]["steps_per_playout"] > 1
+    solver = json.loads(out.read_text())["solver"]  # the endgame solver's cost (docs/search.md)
+    assert set(solver) == {"block_2p_first_decision", "cuban_4p_teams_24_tiles"}
+    for cell in solver.values():
+        assert cell["positions"] == 64 and cell["solved_share"] == 1.0 and cell["ms_per_solve"] > 0
+    # the deeper Cuban positions cost more nodes than block's first decision
+    assert 1 < solver["block_2p_first_decision"]["mean_nodes"] < solver["cuban_4p_teams_24_tiles"]["mean_nodes"]
+    assert "cuban_4p_teams_24_tiles  solver" in run.stdout and "nodes on average, 100% solved" in run.stdout
     bad = subprocess.run(
         [sys.executable, "benchmarks/playouts.py", "--seconds", "0"],
         cwd=root,
