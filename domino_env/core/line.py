@@ -435,6 +435,20 @@ class LineState:
         end, who drew, who passed. Public information: every seat sees every move."""
         return list(zip(self.actors[self.round_start :], self.actions[self.round_start :], strict=True))
 
+    def describe_round_history(self) -> list[tuple[int, str]]:
+        """:meth:`round_history` with each action named as it was played: ``(seat, text)``.
+        (:meth:`describe_action` names an action on the table as it is now, where the round's
+        lead, described later, reads as a placement on the left end.)"""
+        out, led = [], False
+        for seat, action in self.round_history():
+            if not led and action < 2 * self._t.num_tiles:  # the round's first placement leads
+                led = True
+                a, b = self._t.tiles[action // 2]
+                out.append((seat, f"lead {a}-{b}"))
+            else:
+                out.append((seat, self.describe_action(action, seat)))
+        return out
+
     def hand_size(self, seat: int) -> int:
         """Number of tiles in ``seat``'s hand (public). Raises ``DominoError`` for a seat outside
         0..num_players-1."""

@@ -479,6 +479,10 @@ class MexicanTrainState(MexicanTrainRounds):
         train, who drew, who passed. Public information: every seat sees every move."""
         return list(zip(self.actors[self.round_start :], self.actions[self.round_start :], strict=True))
 
+    def describe_round_history(self) -> list[tuple[int, str]]:
+        """:meth:`round_history` with each action named as its seat played it: ``(seat, text)``."""
+        return [(seat, self.describe_action(action, seat)) for seat, action in self.round_history()]
+
     def hand_size(self, seat: int) -> int:
         """Number of tiles in ``seat``'s hand (public)."""
         return self.hands[check_index(seat, self.num_players, "seat")].bit_count()

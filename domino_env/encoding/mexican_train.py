@@ -112,7 +112,7 @@ def observation_fields(num_players: int, max_pip: int, scores_high: float = SCOR
         Field("hand", (t,), 1, "flag", "tiles in the observer's hand (canonical tile order)"),
         Field("placed", (t,), 1, "flag", "tiles placed on any train (the station excluded)"),
         Field("station", (v,), 1, "one-hot", "pip of the station double"),
-        Field("train_end", (tr, v), 1, "one-hot", "open-end pip of each train (own, others in turn order, Mexican)"),
+        Field("train_end", (tr, v), 1, "one-hot", "open-end pip of each train (own, others in turn order, Mexican); a train not in play, a knocked-out seat's or the Mexican train when not used, shows the station pip"),
         Field("train_in_play", (tr,), 1, "flag", "train exists this round (seat not eliminated; Mexican train used)"),
         Field("train_started", (tr,), 1, "flag", "train has at least one tile"),
         Field("train_length", (tr,), big, "tiles", "tiles on the train"),

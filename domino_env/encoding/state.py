@@ -45,7 +45,7 @@ def mexican_train_state_fields(num_players: int, max_pip: int, scores_high: floa
         Field("out_of_play", (t,), 1, "flag", "tiles dealt to nobody this round (hidden)"),
         Field("station", (v,), 1, "one-hot", "pip of the station double"),
         Field("train_tiles", (tr, t), float(t), "rank", "position of each tile on each train: 1 = next to the station; 0 = not on it (trains of seats 0..P-1, then Mexican)"),
-        Field("train_end", (tr, v), 1, "one-hot", "open-end pip of each train"),
+        Field("train_end", (tr, v), 1, "one-hot", "open-end pip of each train (a train not in play, a knocked-out seat's or the Mexican train when not used, shows the station pip)"),
         Field("train_in_play", (tr,), 1, "flag", "train exists this round (seat not eliminated; Mexican train used)"),
         Field("marker", (p,), 1, "flag", "seat's marker is down: its train is public"),
         Field("open_double_order", (tr,), float(tr), "rank", "1 = oldest open double that obliges every player, 2 = next...; 0 = none"),

@@ -1,7 +1,8 @@
 """``round_history()`` of both engines: this round's actions as ``(seat, action)`` pairs, the seat
 being the one that played it (a seat that draws, or covers its own double, keeps the turn), reset
 at every new round (also a re-dealt annulled round), kept by copies, by the public state of
-``InformationState`` and by a record's replay."""
+``InformationState`` and by a record's replay; ``describe_round_history()`` names each action as it
+was played."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def play_game(state, seed: int, max_actions: int = 1500) -> None:
     seats and actions seen so far in the round."""
     rng = np.random.default_rng(seed)
     seen: list[tuple[int, int]] = []
+    said: list[tuple[int, str]] = []  # each action as describe_action named it when it was played
     round_index, annulments = state.round_index, getattr(state, "annulments", 0)
     for _ in range(max_actions):
         if state.round_over:
@@ -34,12 +36,14 @@ def play_game(state, seed: int, max_actions: int = 1500) -> None:
             state.start_next_round(rng)
         if (state.round_index, getattr(state, "annulments", 0)) != (round_index, annulments):
             round_index, annulments = state.round_index, getattr(state, "annulments", 0)
-            seen = []  # a new round (an annulled one re-dealt too) starts empty
+            seen, said = [], []  # a new round (an annulled one re-dealt too) starts empty
         assert state.round_history() == seen
         seat, action = state.current_player, int(rng.choice(state.legal_actions()))
+        said.append((seat, state.describe_action(action)))
         state.apply(action)
         seen.append((seat, action))
         assert state.round_history() == seen  # the action that ends a round stays in its history
+        assert state.describe_round_history() == said  # (a line round's lead, read later, too)
 
 
 @SETTINGS
