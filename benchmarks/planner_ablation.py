@@ -36,6 +36,8 @@ LINE_VARIANTS = {
     "no_close": {"w_close": 0.0},  # rule 6
     "no_double": {"w_double": 0.0},
     "no_partner": {"w_partner": 0.0},  # rule 5 (teams)
+    "annul_always": {"annul_uncovered": 0},  # rule 7 (Cuban): annul whenever it may
+    "annul_never": {"annul_uncovered": 10**6},
 }
 
 

@@ -50,3 +50,35 @@ def test_help_gives_the_whole_first_paragraph():
     """--help cut the description mid-sentence ("... changes one weight) and")."""
     out = _run("--help")
     assert out.returncode == 0 and "plays against greedy opponents over duplicate deals" in " ".join(out.stdout.split())
+
+
+def test_the_annul_variants_annul_whenever_they_may_or_never():
+    """docs/agents.md's "annul always or never" rows: the variants' settings on the Cuban planner."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from planner_ablation import LINE_VARIANTS
+
+    from domino_env.agents.line_planner import LinePlannerAgent
+    from domino_env.envs import cuban_v0
+
+    env, rng, seen = cuban_v0.raw_env(annul_doubles=1), np.random.default_rng(0), 0
+    env.reset(seed=0)
+    for _ in range(400):  # every seat with one double may annul at its first turn
+        if not env.agents:
+            env.reset(seed=seen + 1)
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            env.step(None)
+            continue
+        obs = env.observe(env.agent_selection)
+        legal = np.flatnonzero(obs["action_mask"])
+        annul = env.game_state.annul_action
+        if annul in legal:
+            seen += 1
+            for variant, annuls in (("annul_always", True), ("annul_never", False)):
+                agent = LinePlannerAgent(env.config)
+                for key, value in LINE_VARIANTS[variant].items():
+                    setattr(agent, key, value)
+                assert (agent(obs["observation"], obs["action_mask"], rng) == annul) is annuls
+        env.step(int(rng.choice(legal[legal != annul])) if len(legal) > 1 else int(legal[0]))
+    assert seen >= 5
