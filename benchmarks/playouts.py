@@ -45,8 +45,8 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from domino_env.agents import make_agent  # noqa: E402
-from domino_env.agents.mexican_train import PlannerAgent  # noqa: E402
 from domino_env.agents.line_solver import LineSolver  # noqa: E402
+from domino_env.agents.mexican_train import PlannerAgent  # noqa: E402
 from domino_env.agents.rollout import playout  # noqa: E402
 from domino_env.agents.search import ROLLOUTS_LINE, ROLLOUTS_MEXICAN, SearchAgent  # noqa: E402
 from domino_env.core.belief import InformationState  # noqa: E402
