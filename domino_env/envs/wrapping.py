@@ -106,6 +106,11 @@ class _OrderEnforcing(_Live, wrappers.OrderEnforcingWrapper):
     Before ``reset`` its errors are PettingZoo's own."""
 
     def step(self, action: Any) -> None:
+        if action is None and self._has_reset and self.agents:
+            agent = self.agent_selection  # (this wrapper's view: PettingZoo < 1.24 keeps copies)
+            done = self.terminations.get(agent) or self.truncations.get(agent)
+            # the bounds wrapper's assertion, saying why (None is the action of a done agent only)
+            assert done, f"action None is not in action space: {agent} is to act (None is for a done agent)"
         if action is not None:
             action = check_action(action)
             # The bounds wrapper's own assertion, with the space's range (its message has none;
