@@ -40,7 +40,6 @@ from domino_env.train.evaluate import (  # noqa: F401  (MEXICAN_TRAIN_RULE_ARGS 
 )
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
-from domino_env.train.rule_options import refuse_whole_game_rules_in_rounds
 from domino_env.train.run_folder import check_overwrite_keeps, config_of
 from domino_env.train.start_model import policy_input_of, resolve_policy, trained_options
 
@@ -285,7 +284,6 @@ def check_rules(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
         if given or args.preset != "domino_cubano":
             parser.error(f"--preset and the Mexican Train rule options are not rules of --game {game} "
                          f"(given: {', '.join(given or ['--preset'])})")  # fmt: skip
-    refuse_whole_game_rules_in_rounds(parser, args)
     try:
         return rules_from_args(args)
     except ConfigError as exc:

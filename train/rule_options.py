@@ -101,28 +101,9 @@ def add_line_rule_options(parser: argparse.ArgumentParser, teams_note: str = "")
     line.add_argument("--target-score", type=int, default=None, help=LINE_FIELD_DOCS["target_score"])
 
 
-#: rules that only a whole game (``--episode game``) reads: a round episode ends with its round
-WHOLE_GAME_RULES = ("game_end", "elimination_limit", "target_score")
-
-
-def refuse_whole_game_rules_in_rounds(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """A parser error when a rule option that only whole games read (:data:`WHOLE_GAME_RULES`)
-    is given with round episodes: ``--game-end elimination`` with ``--episode round`` played
-    plain rounds, silently. (A preset that holds such a rule, ``tren_mexicano``'s game end, is
-    not refused: only the flags.)"""
-    if getattr(args, "episode", "game") != "round":
-        return
-    given = [f"--{n.replace('_', '-')}" for n in WHOLE_GAME_RULES if getattr(args, n, None) is not None]
-    if given:
-        parser.error(f"{' and '.join(given)} {'is a rule' if len(given) == 1 else 'are rules'} of whole games: "
-                     "give --episode game (with --episode round each episode is one round, which "
-                     f"{'it does' if len(given) == 1 else 'they do'} not change)")  # fmt: skip
-
-
 def rule_kwargs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
     """The env keywords of the rule options given (``--preset`` for Mexican Train, ``--max-pip``,
-    the game's own rule options); a rule option of the other kind of game, or one of whole games
-    with round episodes (:func:`refuse_whole_game_rules_in_rounds`), is a parser error."""
+    the game's own rule options); a rule option of the other kind of game is a parser error."""
     shared = ("hand_size", "use_boneyard")  # rules of every game
     mexican = tuple(n for n in MEXICAN_TRAIN_RULE_ARGS if n not in shared)
     line = ("teams", *LINE_RULE_CHOICES, "annul_doubles", "target_score")
@@ -137,7 +118,6 @@ def rule_kwargs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> di
     for name in foreign:
         if getattr(args, name) is not None:
             parser.error(f"--{name.replace('_', '-')} is not a rule of --game {args.game}")
-    refuse_whole_game_rules_in_rounds(parser, args)
     if args.max_pip is not None:
         kwargs["max_pip"] = args.max_pip
     for name in (*shared, *own):

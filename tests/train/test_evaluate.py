@@ -472,7 +472,7 @@ def test_the_wins_column_has_one_format_per_table():
           "elimination_limit": 40, "use_boneyard": False, "use_mexican_train": False,
           "double_blank_points": 50, "doubles": "no_cover", "hand_size": 8}),
         (["--game", "draw", "--players", "4", "--teams", "--next-lead", "winner", "--annul-doubles", "5",
-          "--target-score", "77", "--episode", "game"],
+          "--target-score", "77"],
          {"teams": True, "next_lead": "winner", "annul_doubles": 5, "target_score": 77}),
     ],
 )  # fmt: skip
