@@ -34,7 +34,8 @@ def plot_learning_curve(
     path = Path(path)
     steps = [e["timesteps"] for e in history]
     opponents = list(dict.fromkeys(o for e in history for o in e["results"]))
-    fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(11, 4.2))
+    # one x-axis: a pips panel whose points are gaps (NaN: no round played) keeps the steps' range
+    fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
     for i, opp in enumerate(opponents):
         colour = f"C{i}"
         rows = [
@@ -57,7 +58,7 @@ def plot_learning_curve(
         ax_p.plot(
             xs,
             [_pips(r, "opponent_") for _, r in rows],
-            "--",
+            "x--",  # a marker: a point between two gaps is drawn too
             color=colour,
             alpha=0.7,
             label=f"{opp} seats",

@@ -115,8 +115,8 @@ class _OrderEnforcing(_Live, wrappers.OrderEnforcingWrapper):
             action = check_action(action)
             # The bounds wrapper's own assertion, with the space's range (its message has none;
             # beyond int64 its check overflowed in numpy). Before reset: PettingZoo's own error.
-            if self._has_reset:
-                n = self._raw.action_space(self._raw.agent_selection).n
+            if self._has_reset and self.agents:  # (after the episode: PettingZoo's warning)
+                n = self._raw._action_space.n  # one space for every agent
                 assert 0 <= action < n, f"action {action} is not in action space: 0 to {n - 1}"
         super().step(action)
 

@@ -327,6 +327,9 @@ def test_wrapped_env_before_reset_and_after_the_episode_as_docs_envs_md_says(mod
         raw.step(0)
     env.step(0)  # PettingZoo's own convention: a logged warning
     assert "step() called after all agents are terminated or truncated" in caplog.text
+    caplog.clear()
+    env.step(10**6)  # an integer outside the action space too (the range check raised here)
+    assert "step() called after all agents are terminated or truncated" in caplog.text
 
 
 @pytest.mark.parametrize(("make", "kwargs"), [

@@ -69,3 +69,26 @@ def test_training_logs_no_pips_point_and_says_n_a_for_seats_without_a_round(tmp_
     assert "random 0.000 (n/a vs n/a pips)" in capsys.readouterr().err
     saved = json.loads((tmp_path / "evaluations.json").read_text())[0]["results"]["random"]
     assert (saved["seat_rounds"], saved["opponent_seat_rounds"]) == (0, 0)
+
+
+def test_the_curve_draws_a_point_between_gaps_on_the_steps_axis(tmp_path, monkeypatch):
+    """A pips point between two evaluations without rounds (NaN gaps) was invisible on the
+    dashed, markerless line of the ladder seats, and the pips panel's axis shrank to that point."""
+    import matplotlib.pyplot as plt
+
+    from domino_env.train.plots import plot_learning_curve
+
+    def evaluation(step, played):
+        return {"timesteps": step, "results": {"random": {
+            "win_rate": 0.3, "ci95_deal": [0.2, 0.4], "parity": 0.25, "mean_pips": 10.0 * bool(played),
+            "seat_rounds": played, "opponent_mean_pips": 14.0 * bool(played), "opponent_seat_rounds": 3 * played}}}
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)  # keep the figure to look at it
+    plot_learning_curve([evaluation(0, 0), evaluation(100, 8), evaluation(200, 0)], tmp_path / "c.png")
+    ax_w, ax_p = figures[0].axes
+    assert ax_p.get_xlim() == ax_w.get_xlim() and ax_w.get_xlim()[1] >= 200
+    for line in ax_p.lines:
+        ys = list(line.get_ydata())
+        assert math.isnan(ys[0]) and math.isnan(ys[2]) and ys[1] in (10.0, 14.0)
+        assert line.get_marker() not in (None, "", "None")
