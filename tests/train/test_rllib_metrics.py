@@ -116,33 +116,36 @@ def test_a_seat_that_never_acted_counts():
 @pytest.mark.parametrize("mode", ["self-play", "opponents"])
 def test_the_metrics_of_rllib_sampled_episodes_count_every_main_seat(mode):
     """RLlib's own env runner samples 50 block rounds (seed 0: one of them blocked after the lead,
-    the seat that never acted lost): the callbacks' means are those of every main seat of every
+    the seat that never acted lost; later seeds until one is): the callbacks' means are those of every main seat of every
     round. Before, self-play's win rate and return were off 1/2 and 0 whenever such a round came
     up, and opponents mode dropped the round when ``main`` was the seat that never acted."""
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 
     opponents = ["greedy"] if mode == "opponents" else []
-    config = ppo_config({**BLOCK_2P, "keep_records": True}, mode=mode, opponents=opponents, hidden=[16], seed=0)
-    runner = MultiAgentEnvRunner(config=config)
-    try:
-        episodes = [e for e in runner.sample(num_episodes=50, random_actions=False) if e.is_done]
-        metrics = {k: v.peek() for k, v in runner.get_metrics().items() if k.startswith("main_")}
-    finally:
-        runner.stop()
-    assert len(episodes) == 50
-    idle_main = 0  # rounds where a seat of main never acted
-    win, ret = [], []
-    for e in episodes:
-        info = next(i for i in e.get_infos(-1).values() if i)
-        seats = [s for s in range(2) if e.module_for(f"player_{s}") == MAIN]
-        idle_main += any(f"player_{s}" not in e.agent_episodes for s in seats)
-        win.append(np.mean([float(info["won"][s]) / max(1, int(np.sum(info["won"]))) for s in seats]))
-        ret.append(np.mean([info["episode_returns"][s] for s in seats]))
+    for seed in range(40):  # seeds until a sample holds the case (seed 0 does, about 1 in 8 do; an upgrade may move it)
+        config = ppo_config({**BLOCK_2P, "keep_records": True}, mode=mode, opponents=opponents, hidden=[16], seed=seed)
+        runner = MultiAgentEnvRunner(config=config)
+        try:
+            episodes = [e for e in runner.sample(num_episodes=50, random_actions=False) if e.is_done]
+            metrics = {k: v.peek() for k, v in runner.get_metrics().items() if k.startswith("main_")}
+        finally:
+            runner.stop()
+        assert len(episodes) == 50
+        idle_main = 0  # rounds where a seat of main never acted
+        win, ret = [], []
+        for e in episodes:
+            info = next(i for i in e.get_infos(-1).values() if i)
+            seats = [s for s in range(2) if e.module_for(f"player_{s}") == MAIN]
+            idle_main += any(f"player_{s}" not in e.agent_episodes for s in seats)
+            win.append(np.mean([float(info["won"][s]) / max(1, int(np.sum(info["won"]))) for s in seats]))
+            ret.append(np.mean([info["episode_returns"][s] for s in seats]))
+        if mode == "self-play":
+            assert metrics == {"main_win_rate": 0.5, "main_seat_return": 0.0}
+        else:
+            assert metrics == pytest.approx({"main_win_rate": np.mean(win), "main_seat_return": np.mean(ret)})
+        if idle_main:
+            break
     assert idle_main > 0  # the case this test exists for did occur
-    if mode == "self-play":
-        assert metrics == {"main_win_rate": 0.5, "main_seat_return": 0.0}
-    else:
-        assert metrics == pytest.approx({"main_win_rate": np.mean(win), "main_seat_return": np.mean(ret)})
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,22 @@ def sample(env_config, mode, episodes, seed=5):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_rllib_returns_equal_pettingzoo_rewards(case):
     env_config, mode, n = CASES[case]
-    episodes, records = sample(env_config, mode, n)
+    wanted = ["nonzero_final_of_non_mover"]  # the properties this test exists for
+    if env_config["game"] == "mexican_train":
+        wanted.append("repeat_turns")  # a draw then a play, or a double then its cover
+    if env_config.get("game_end") == "elimination":
+        wanted.append("early_exit")  # an eliminated seat left before the game ended
+    for seed in range(5, 12):  # seeds until a sample holds them all (seed 5 does; an upgrade may move it)
+        seen = _check_sample(case, env_config, mode, n, seed)
+        if all(seen[k] for k in wanted):
+            break
+    assert all(seen[k] > 0 for k in wanted), seen
+
+
+def _check_sample(case, env_config, mode, n, seed):
+    """RLlib's returns and final infos of ``n`` sampled episodes against the records' replays;
+    how often each property of interest came up."""
+    episodes, records = sample(env_config, mode, n, seed)
     assert len(episodes) >= n
     replays = [x for x in (replay(r, env_config["game"]) for r in records) if x is not None]
     by_actions = {
@@ -110,9 +125,4 @@ def test_rllib_returns_equal_pettingzoo_rewards(case):
         )
         seen["repeat_turns"] += any(x == y for x, y in zip(order, order[1:], strict=False))
         seen["early_exit"] += early
-    # The properties this test exists for did occur in the sampled episodes.
-    assert seen["nonzero_final_of_non_mover"] > 0, seen
-    if env_config["game"] == "mexican_train":
-        assert seen["repeat_turns"] > 0, seen  # a draw then a play, or a double then its cover
-    if env_config.get("game_end") == "elimination":
-        assert seen["early_exit"] > 0, seen  # an eliminated seat left before the game ended
+    return seen
