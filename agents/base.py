@@ -34,6 +34,7 @@ to ``agents/__init__.py``.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import types
 import warnings
@@ -188,8 +189,14 @@ def make_agent(spec: str | Agent, config: Any = None) -> Agent:
     game = game_of(cfg)
     registry = _REGISTRIES[game]
     if name not in registry:
+        other = next((g for g in _REGISTRIES if g != game and name in _REGISTRIES[g]), None)
+        if other is not None:  # registered, but for the other family of games
+            raise AgentSpecError(spec, f"an agent registered for {game} rules: {name!r} is registered for {other} "
+                                 f"only (register_agent(..., game={game!r}) adds it there); {game}: {agent_names(game)}")  # fmt: skip
+        close = difflib.get_close_matches(name.lower(), registry, n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise AgentSpecError(spec, f"one of {agent_names(game)} (optionally 'name:arg') for {game} rules, or "
-                             "one of your own given a name with domino_env.agents.register_agent")  # fmt: skip
+                             f"one of your own given a name with domino_env.agents.register_agent{hint}")  # fmt: skip
     if colon and not arg:  # "search:" -- an empty argument is a typo, not the default
         factory = registry[name]
         if not getattr(factory, "takes_argument", True):

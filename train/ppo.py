@@ -54,6 +54,7 @@ package version, the command, every argument, seed, timesteps, wall time, every 
 
 from __future__ import annotations
 
+import shlex
 import signal
 import sys
 import time
@@ -308,6 +309,10 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     claimed = args.out is None  # the default folder is made now, so that a parallel run takes another
     made = missing_folders("runs") if claimed else []  # runs/ too, removed again if a failed start leaves it empty
     out = claim_run_folder(time.strftime("runs/ppo_%Y%m%d_%H%M%S")) if claimed else Path(args.out)
+    if claimed and args.resume and not args.quiet:  # (a user expected the run's own folder)
+        own = shlex.quote(str(checked.start_model.parent))
+        print(f"--resume: training continues in a new folder, {out} (--out {own} continues in the model's own)",
+              file=sys.stderr, flush=True)  # fmt: skip
     tb = str(out / "tb") if args.tensorboard else None
     vec_env = None
     try:

@@ -198,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     start = t.add_mutually_exclusive_group()
     start.add_argument("--resume", default=None, metavar="PATH",
                        help="continue training a saved model (a run folder or .zip, e.g. an interrupted run); "
-                       "its hyperparameters and step count are kept, --timesteps more steps are trained")
+                       "its hyperparameters and step count are kept, --timesteps more steps are trained, "
+                       "into --out (--out RUN continues in the run's own folder; default: a new one)")
     start.add_argument("--init-from", default=None, metavar="PATH",
                        help="start from a saved model's network weights (e.g. domino-bc's) with this "
                        "command's hyperparameters and a fresh step count; --policy, --net-arch, "
@@ -343,7 +344,7 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
     if into_resumed and overwrite:
         parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")
     if path.is_dir() and any(path.iterdir()) and not (into_resumed or overwrite):
-        resume = f", --resume {out} to continue that run" if can_resume else ""
+        resume = f", --resume {out} (with this --out) to continue that run in it" if can_resume else ""
         parser.error(f"--out {out}: folder exists and is not empty; give a new folder{resume}, or "
                      "--overwrite to replace its run files")  # fmt: skip
 

@@ -99,8 +99,12 @@ def play_episode(
             action = actor(obs["observation"], obs["action_mask"], rngs[s], **extra)
         except Exception as exc:  # the agent's own error (a wrong signature, a bug): say whose it is
             if hasattr(exc, "add_note"):  # Python 3.11+
+                called = "agent(observation, action_mask, rng" + (", info_state=...)" if extra else ")")
                 exc.add_note(f"raised by agent {agent_label(actor)} (seat {s}, deal {deal}, rotation {rotation}), "
-                             "called as agent(observation, action_mask, rng)")  # fmt: skip
+                             f"called as {called}")  # fmt: skip
+                if not extra and isinstance(exc, TypeError) and "info_state" in str(exc):
+                    exc.add_note("an agent that takes info_state sets the attribute wants_info_state = True "
+                                 "(docs/agents.md)")  # fmt: skip
             raise
         try:  # a float or string was rounded or parsed; the seat alone does not say who (rotations)
             env.step(check_action(action))

@@ -99,6 +99,9 @@ def _check(record: Any) -> None:
         raise RecordError(f"not a game record of format {RECORD_FORMAT!r} (a JSON {kind}, not an object)")
     if record.get("format") != RECORD_FORMAT:
         found = f"its format is {record['format']!r}" if "format" in record else "it has no 'format' field"
+        if "format" not in record and {"stats", "agents", "episodes"} <= set(record):  # a domino-evaluate result
+            found += ("; it is a tournament result: give a game record, as domino-play --record or "
+                      "env.to_record() writes it")  # fmt: skip
         raise RecordError(f"not a game record of format {RECORD_FORMAT!r} ({found})")
     for key, kind in _FIELD_TYPES.items():
         if key not in record:

@@ -30,6 +30,23 @@ def test_a_name_make_agent_cannot_read_is_refused(name, registry_snapshot):
         make_agent("nosuch")
 
 
+def test_a_typo_gets_the_close_name_and_another_familys_agent_says_where_it_is(registry_snapshot):
+    """A new user's trial: 'planer' listed every name without pointing at 'planner'; an agent
+    registered for Mexican Train and asked for in Cuban was "invalid" though registered."""
+    from domino_env.core.config import line_from_preset
+
+    for typo in ("planer", "Planner", "gredy"):
+        with pytest.raises(AgentSpecError, match=r"register_agent \(did you mean '(planner|greedy)'\?\)$"):
+            make_agent(typo)
+    with pytest.raises(AgentSpecError) as err:
+        make_agent("champion")
+    assert "did you mean" not in str(err.value)
+    register_agent("mine", lambda config, arg: (lambda observation, action_mask, rng: 0))
+    with pytest.raises(AgentSpecError, match="'mine' is registered for mexican_train only "
+                                             r"\(register_agent\(..., game='line'\) adds it there\)"):
+        make_agent("mine", line_from_preset("cuban"))
+
+
 def test_a_factory_must_be_callable_and_return_an_agent(registry_snapshot):
     with pytest.raises(ConfigError, match="'factory': got 'str'; allowed: a callable factory"):
         register_agent("mine", "not a factory")

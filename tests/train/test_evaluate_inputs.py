@@ -69,6 +69,28 @@ def test_an_action_that_is_not_an_integer_names_its_agent():
         evaluate([rounded, "random"], rounds=2, game="block")
 
 
+class _WantsHistory:  # takes info_state but does not say so with wants_info_state
+    name = "history"
+
+    def __call__(self, observation, action_mask, rng, info_state):
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_an_agent_taking_info_state_without_wants_info_state_is_told_the_attribute():
+    """A new user's agent: a bare 'missing 1 required positional argument: info_state'."""
+    with pytest.raises(TypeError, match="info_state") as err:
+        evaluate([_WantsHistory(), "random"], rounds=2, game="block")
+    assert err.value.__notes__ == [
+        "raised by agent history (seat 0, deal 0, rotation 0), called as agent(observation, action_mask, rng)",
+        "an agent that takes info_state sets the attribute wants_info_state = True (docs/agents.md)",
+    ]
+    _WantsHistory.wants_info_state = True
+    try:
+        assert evaluate([_WantsHistory(), "random"], rounds=2, game="block").episodes == 2
+    finally:
+        del _WantsHistory.wants_info_state
+
+
 def test_an_agent_defined_interactively_is_refused_with_workers():
     """Each spawned worker died unpickling it, and the error blamed a missing __main__ guard."""
     code = ("import numpy as np\nfrom domino_env.train.evaluate import evaluate\n"

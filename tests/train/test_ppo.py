@@ -160,6 +160,17 @@ def test_resume_continues_the_step_count(run_dir, tmp_path):
     assert meta["timesteps_this_run"] >= 512
 
 
+def test_resume_without_out_says_it_trains_into_a_new_folder(run_dir, tmp_path, monkeypatch, capsys):
+    """A new user's --resume RUN (no --out) went to runs/ppo_<date>, silently: they expected RUN."""
+    monkeypatch.chdir(tmp_path)
+    train(["--resume", str(run_dir), "--timesteps", "64", "--n-envs", "1", "--eval-freq", "0", "--final-eval-rounds",
+           "0", "--no-progress", "--no-tensorboard", "--no-plot"])  # fmt: skip
+    (made,) = (tmp_path / "runs").iterdir()
+    assert (made / "model.zip").exists() and made.name.startswith("ppo_")
+    line = f"--resume: training continues in a new folder, runs/{made.name} (--out {run_dir} continues in the model's own)"
+    assert line in capsys.readouterr().err.splitlines()
+
+
 def test_a_resumed_runs_summary_says_which_steps_its_wall_time_covers(run_dir, tmp_path, capsys):
     """The header read "2560 steps in 0.1 min": the total steps against this run's time only."""
     out = tmp_path / "resumed"

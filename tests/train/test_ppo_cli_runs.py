@@ -210,7 +210,8 @@ def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.splitlines() == [
         f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, --resume {out} "
-        "to continue that run, or --overwrite to replace its run files (domino-train --help lists every option)"
+        "(with this --out) to continue that run in it, or --overwrite to replace its run files (domino-train --help "
+        "lists every option)"
     ]
     assert (out / "best_model.zip").read_bytes() == b"an old model" and sorted(p.name for p in out.iterdir()) == [
         "best_model.zip", "evaluations.json", "notes.txt", "tb"]  # fmt: skip

@@ -44,7 +44,11 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
     notes.write_text("mine")
     fifo = tmp_path / "pipe.html"  # writing it waited for a reader for ever
     os.mkfifo(fifo)
+    result = tmp_path / "tournament.json"  # a new user gave domino-evaluate's --json file
+    result.write_text(json.dumps({"agents": ["greedy"], "episodes": 2, "stats": []}))
     cases = [
+        ((str(result),), "(it has no 'format' field; it is a tournament result: give a game record, as "
+                         "domino-play --record or env.to_record() writes it)"),
         ((str(paths["corrupt"]),), "is not valid JSON"),
         ((str(paths["not a record"]),), "not a game record of format"),
         ((str(paths["illegal"]),), f"record {paths['illegal']}: move 6 (actions[5], 0-based) does not replay: "),
