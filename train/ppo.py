@@ -287,7 +287,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     game, rules = args.game, checked.rules
     p, n = rules["num_players"], rules["max_pip"]
     cores = usable_cores()
-    n_envs = args.n_envs or max(1, min(cores, 8))
+    run_envs = (checked.start_metadata or {}).get("n_envs") if args.resume else None
+    if not (isinstance(run_envs, int) and 1 <= run_envs <= 256):  # (a run without the field: the cores)
+        run_envs = None
+    # --resume keeps the run's envs (its rollouts' size) unless --n-envs is given; else the cores
+    n_envs = args.n_envs or run_envs or max(1, min(cores, 8))
     if args.n_steps * n_envs > MAX_ROLLOUT:
         parser.error(f"--n-steps {args.n_steps} x {n_envs} envs = {args.n_steps * n_envs} samples a rollout; "
                      f"give at most {MAX_ROLLOUT} (--n-steps x --n-envs)")  # fmt: skip

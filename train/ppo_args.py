@@ -171,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     t = parser.add_argument_group("training")
     t.add_argument("--timesteps", type=POSITIVE, default=100_000, help="learner decisions to train on (rounded up to whole rollouts, --n-steps x envs)")
     t.add_argument("--n-envs", type=int_at_least(1, 256), default=None,
-                   help="parallel envs (default: the CPU cores this process may use, at most 8); "
+                   help="parallel envs (default: with --resume the run's, else the CPU cores this process "
+                   "may use, at most 8); "
                    "SubprocVecEnv when more than one core, else DummyVecEnv")
     t.add_argument("--vec-env", default="auto", choices=("auto", "subproc", "dummy"),
                    help="vectorised env class")

@@ -171,6 +171,19 @@ def test_resume_without_out_says_it_trains_into_a_new_folder(run_dir, tmp_path, 
     assert line in capsys.readouterr().err.splitlines()
 
 
+def test_resume_keeps_the_runs_envs_unless_given(run_dir, tmp_path, monkeypatch):
+    """A new user's --resume doubled each rollout: --n-envs fell back to the cores, not the run's 2."""
+    import domino_env.train.ppo as ppo_module
+
+    monkeypatch.setattr(ppo_module, "usable_cores", lambda: 3)  # the default would be 3 envs
+    common = ["--resume", str(run_dir), "--timesteps", "64", "--eval-freq", "0", "--final-eval-rounds", "0",
+              "--no-progress", "--quiet", "--no-tensorboard", "--no-plot", "--vec-env", "dummy"]  # fmt: skip
+    train([*common, "--out", str(tmp_path / "kept")])
+    assert json.loads((tmp_path / "kept" / "metadata.json").read_text())["n_envs"] == 2  # the run's
+    train([*common, "--n-envs", "1", "--out", str(tmp_path / "given")])
+    assert json.loads((tmp_path / "given" / "metadata.json").read_text())["n_envs"] == 1
+
+
 def test_a_resumed_runs_summary_says_which_steps_its_wall_time_covers(run_dir, tmp_path, capsys):
     """The header read "2560 steps in 0.1 min": the total steps against this run's time only."""
     out = tmp_path / "resumed"
