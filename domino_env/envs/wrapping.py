@@ -86,12 +86,6 @@ class _TerminateIllegal(_Live, wrappers.TerminateIllegalWrapper):
         else:
             self._raw._was_dead_step(action)
 
-    def _accumulate_rewards(self) -> None:
-        if self._holds_episode():
-            super()._accumulate_rewards()
-        else:
-            self._raw._accumulate_rewards()
-
 
 class _AssertOutOfBounds(_Live, wrappers.AssertOutOfBoundsWrapper):
     pass
