@@ -10,18 +10,51 @@ import math
 import os
 import re
 from collections.abc import Callable
+from decimal import Decimal, DecimalException
 from itertools import pairwise
+
+#: Suffixes a count may carry (``--timesteps 200k``, ``2M``): powers of ten only, so a value is exact.
+COUNT_SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6}
+
+
+def parse_count(text: str) -> int:
+    """An integer as people write step counts: ``100000``, ``100_000``, ``1e5``, ``2.5e5``, ``100k``
+    or ``2M`` (``k`` / ``K`` = 1,000, ``M`` = 1,000,000). Raises ``ValueError`` for anything that is
+    not exactly an integer (``1.5``, ``2.5k5``, ``nan``)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    body = text.strip()
+    scale = COUNT_SUFFIXES.get(body[-1:], 1)
+    try:
+        value = Decimal(body[:-1] if scale != 1 else body) * scale
+    except DecimalException:  # not a number, or an exponent beyond the context's (1e100000000)
+        raise ValueError(text) from None
+    # A large exponent would build a huge int: no count here has 100 digits.
+    if not value.is_finite() or value.adjusted() >= 100 or value != value.to_integral_value():
+        raise ValueError(text)
+    return int(value)
+
+
+def count(text: str) -> int:
+    """argparse type: an integer, as :func:`parse_count` reads it (a range is checked later)."""
+    try:
+        return parse_count(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer (such as 4000, 4e3 or 4k), got {text!r}") from None
+
+
+count.__name__ = "int"  # argparse names the type in its messages
 
 
 def int_at_least(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
     """argparse type: an integer >= ``low`` (and <= ``high``, when given; ``why`` says where the
-    bound comes from, e.g. ``" (4 x the CPUs)"``)."""
+    bound comes from, e.g. ``" (4 x the CPUs)"``), written as :func:`parse_count` reads it
+    (``100000``, ``1e5``, ``100k``)."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        value = count(text)
         if high is not None and not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}{why}, got {value}")
         if value < low:

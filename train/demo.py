@@ -12,6 +12,7 @@ import numpy as np
 from domino_env.core.errors import ConfigError
 from domino_env.envs.infos import Termination
 from domino_env.envs.mexican_train_v0 import raw_env
+from domino_env.train.arg_types import count
 from domino_env.train.cli import ArgumentParser, run_script
 
 PROG = "python -m domino_env.train.demo"
@@ -21,10 +22,10 @@ FLAGS = {"num_players": "--players", "max_pip": "--max-pip", "preset": "--preset
 
 def main(argv: list[str] | None = None) -> None:
     parser = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4, help="seats, 2..8 (default 4)")
+    parser.add_argument("--players", type=count, default=4, help="seats, 2..8 (default 4)")
     parser.add_argument("--max-pip", type=int, default=12, help="double-N set: 9, 12, 15, 18")
     parser.add_argument("--preset", default="domino_cubano", help="domino_cubano | tren_mexicano | novelty")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and of the players")
+    parser.add_argument("--seed", type=count, default=0, help="seed of the deal and of the players")
     args = parser.parse_args(argv)
     try:  # every flag is checked before the round starts
         env = raw_env(preset=args.preset, num_players=args.players, max_pip=args.max_pip, render_mode="ansi")

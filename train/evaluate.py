@@ -64,7 +64,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
-from domino_env.train.arg_types import ROUNDS
+from domino_env.train.arg_types import ROUNDS, count
 from domino_env.train.cli import ArgumentParser, check_output_file, rich_console
 from domino_env.train.evaluate_files import Journal, check_journal, with_provenance
 from domino_env.train.interrupts import sigterm_as_interrupt
@@ -211,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--players",
-        type=int,
+        type=count,
         default=None,
         help="seats, 2..8; must equal the number of --agents (default: that number)",
     )
@@ -238,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=count,
         default=0,
         help="tournament seed: deals and agent generators (default 0)",
     )
@@ -259,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--records", action="store_true", help="add one result row per episode (deal, rotation, seed, seats, rounds, credits, pips, scores) to the JSON"
     )
     parser.add_argument(
-        "--workers", type=int, default=1, help="processes to play deals in parallel (default 1)"
+        "--workers", type=count, default=1, help="processes to play deals in parallel (default 1)"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_mexican_train_rule_options(parser)

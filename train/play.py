@@ -33,6 +33,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.records import load_record, save_record
 from domino_env.envs.infos import Termination, seats_of
+from domino_env.train.arg_types import count
 from domino_env.train.cli import ArgumentParser, path_word, unwritable
 from domino_env.train.evaluate import (
     GAMES,
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset", default=None, choices=tuple(PRESETS),
         help="Mexican Train rule preset (default domino_cubano); the line games are their own preset",
     )  # fmt: skip
-    parser.add_argument("--players", type=int, default=None, help="seats (default: the preset's: 4 for Mexican Train, block, cuban; 2 for draw)")
+    parser.add_argument("--players", type=count, default=None, help="seats (default: the preset's: 4 for Mexican Train, block, cuban; 2 for draw)")
     parser.add_argument(
         "--max-pip", type=int, default=None,
         help="double-N set (Mexican Train: 9, 12, 15, 18; line games: 6, 9, 12; default: the preset's)",
@@ -91,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--episode", default="round", choices=("round", "game"),
         help="play one round (default) or a whole game of rounds",
     )  # fmt: skip
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deals and the agents (default: a fresh one, printed)")
+    parser.add_argument("--seed", type=count, default=None, help="seed of the deals and the agents (default: a fresh one, printed)")
     parser.add_argument(
         "--record", default=None, metavar="PATH",
         help="where to write the game record (default: domino-play-GAME-SEED.json here)",

@@ -26,6 +26,7 @@ from domino_env.train.arg_types import (
     MAX_PARAMETERS,
     MAX_ROLLOUT,
     MAX_ROUNDS,
+    count,
     duration,
     int_at_least,
 )
@@ -61,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset", default="domino_cubano", choices=tuple(PRESETS), help="Mexican Train rule preset"
     )
     g.add_argument(
-        "--players", type=int, default=None,
+        "--players", type=count, default=None,
         help="seats (default: 4 for Mexican Train, the preset's for a line game)",
     )  # fmt: skip
     g.add_argument(
@@ -84,34 +85,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="scripted opponents (random, greedy, planner, ppo:PATH, rllib:PATH); needed with "
         "--mode opponents, optional in a league",
     )  # fmt: skip
-    m.add_argument("--league-size", type=int, default=4, help=f"frozen snapshots in a league (at most {MAX_LEAGUE_SIZE})")
+    m.add_argument("--league-size", type=count, default=4, help=f"frozen snapshots in a league (at most {MAX_LEAGUE_SIZE})")
     m.add_argument(
-        "--snapshot-every", type=int, default=5, help="iterations between snapshot refreshes"
+        "--snapshot-every", type=count, default=5, help="iterations between snapshot refreshes"
     )
 
     t = parser.add_argument_group("training")
-    t.add_argument("--iterations", type=int, default=20,
+    t.add_argument("--iterations", type=count, default=20,
                    help="PPO iterations (at most) this command runs (with --resume: more, after the run's)")
     t.add_argument(
         "--time-limit", type=duration("s", bare=False), default=None, metavar="TIME",
         help="stop after the iteration that passes this wall time, with its unit: 90s, 15m, 1.5h",
     )  # fmt: skip
-    t.add_argument("--seed", type=int, default=0, help="seeds the envs, the modules, the seating")
-    t.add_argument("--batch-size", type=int, default=4000, help=f"env steps per iteration (all seats; at most {MAX_ROLLOUT})")
-    t.add_argument("--minibatch-size", type=int, default=256, help="SGD minibatch")
-    t.add_argument("--epochs", type=int, default=5, help="passes over each batch")
+    t.add_argument("--seed", type=count, default=0, help="seeds the envs, the modules, the seating")
+    t.add_argument("--batch-size", type=count, default=4000, help=f"env steps per iteration (all seats; at most {MAX_ROLLOUT})")
+    t.add_argument("--minibatch-size", type=count, default=256, help="SGD minibatch")
+    t.add_argument("--epochs", type=count, default=5, help="passes over each batch")
     t.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
     t.add_argument("--gamma", type=float, default=0.995, help="discount")
     t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda")
     t.add_argument("--entropy-coeff", type=float, default=0.01, help="entropy bonus")
-    t.add_argument("--hidden", type=int, nargs="+", default=[256, 256],
+    t.add_argument("--hidden", type=count, nargs="+", default=[256, 256],
                    help=f"MLP layer sizes (main and its league snapshots: at most {MAX_PARAMETERS // 10**6} M parameters together)")
 
     r = parser.add_argument_group("Ray")
-    r.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (0: in the driver)")
-    r.add_argument("--num-envs-per-env-runner", type=int, default=1, help=f"envs per env runner (at most {MAX_ENVS_PER_RUNNER})")
+    r.add_argument("--num-env-runners", type=count, default=0, help="sampling actors (0: in the driver)")
+    r.add_argument("--num-envs-per-env-runner", type=count, default=1, help=f"envs per env runner (at most {MAX_ENVS_PER_RUNNER})")
     r.add_argument(
-        "--num-learners", type=int, default=0,
+        "--num-learners", type=count, default=0,
         help="learner actors: 0 learns in the driver, 1 in a learner actor of its own (e.g. on a "
         "cluster's GPU node); more are refused (RLlib's data-parallel split of turn-based episodes fails)",
     )  # fmt: skip

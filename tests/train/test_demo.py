@@ -24,7 +24,7 @@ def test_a_round_is_played_to_its_end(tmp_path):
      (["--max-pip", "7"], "--max-pip: invalid config field 'max_pip': got 7; allowed: one of (9, 12, 15, 18)"),
      (["--preset", "foo"], "--preset: invalid config field 'preset': got 'foo'"),
      (["--seed", "-1"], "--seed: invalid argument 'seed': got -1"),
-     (["--players", "x"], "argument --players: invalid int value: 'x'")],
+     (["--players", "x"], "argument --players: expected an integer (such as 4000, 4e3 or 4k), got 'x'")],
 )  # fmt: skip
 def test_a_bad_flag_is_one_line_naming_it(tmp_path, args, says):
     res = subprocess.run([*DEMO, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120)
