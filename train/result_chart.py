@@ -1,0 +1,164 @@
+"""A chart of tournament results: one row per ``domino-evaluate --json`` file, the chosen agent's
+win rate with its per-deal 95% interval beside the table's parity share.
+
+``python -m domino_env.train.result_chart A.json B.json ... --out chart.png [--agent NAME]``
+(docs/evaluation.md, "A chart of several tournaments"). Needs matplotlib (the ``train`` extra).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from domino_env.core.errors import ConfigError, DominoError
+from domino_env.train.paired import load_result
+
+#: Colour of a row by its table verdict (both intervals clear of parity, or not).
+VERDICT_COLOURS = {"above": "tab:green", "parity": "tab:grey", "below": "tab:red"}
+
+
+def chart_row(result: dict[str, Any], agent: str | None = None) -> dict[str, Any]:
+    """One row of the chart from a tournament result (a ``--json`` dict).
+
+    Args:
+        result: what ``domino-evaluate --json`` writes (``agents``, ``stats``, ``game``, ...).
+        agent: the agent's label in it (default: the first agent of ``agents``).
+
+    Returns:
+        ``{"agent", "opponents", "label", "win_rate", "ci95" (per deal, or None with fewer than 2
+        deals), "parity", "verdict", "rounds"}``; ``opponents`` names the other seats' agents with
+        their counts (``"vs 3 x planner"``; with teams ``"with PARTNER, vs RIVALS"``, from the seats).
+
+    Raises:
+        ConfigError: (field ``agent``) the agent did not play in this tournament.
+        DominoError: the result has no ``stats`` row for it (a damaged file).
+    """
+    agents = [str(a) for a in result["agents"]]
+    name = agent if agent is not None else agents[0]
+    if name not in agents:
+        raise ConfigError("agent", name, "its agents: " + ", ".join(dict.fromkeys(agents)))
+    stats = next((s for s in result.get("stats", []) if isinstance(s, dict) and s.get("name") == name), None)
+    if stats is None or not isinstance(stats.get("win_rate"), int | float):
+        raise DominoError(f"no stats row for {name!r} (not a complete domino-evaluate --json file)")
+    seat = agents.index(name)
+    players = len(agents)
+    if result.get("teams") and players == 4:
+        partner, rivals = agents[(seat + 2) % 4], [agents[(seat + 1) % 4], agents[(seat + 3) % 4]]
+        opponents = f"and {'itself' if partner == name else short_label(partner)} vs {_counted(rivals)}"
+    else:
+        opponents = "vs " + _counted([a for a in agents if a != name])
+    deals = stats.get("deals", result.get("deals", 0))  # (files before 2026-12-03 keep it on top only)
+    ci = stats.get("ci95_deal") if isinstance(deals, int) and deals >= 2 else None
+    game = str(result.get("game", "mexican_train")).replace("_", " ")
+    return {
+        "agent": name,
+        "opponents": opponents,
+        "label": f"{short_label(name)} {opponents} ({game}, {players}p)",
+        "win_rate": float(stats["win_rate"]),
+        "ci95": (float(ci[0]), float(ci[1])) if ci else None,
+        "parity": float(stats.get("parity", 1 / players)),
+        "verdict": str(stats.get("verdict", "parity")),
+        "rounds": int(result.get("episodes", stats.get("seat_episodes", 0))),
+    }
+
+
+def short_label(agent: str) -> str:
+    """An agent's label without the folders of a model path: ``ppo:checkpoints/m`` -> ``ppo:m``."""
+    kind, sep, path = agent.partition(":")
+    if sep and ("/" in path or path.endswith(".zip")):
+        return f"{kind}:{Path(path).name}"
+    return agent
+
+
+def _counted(names: Sequence[str]) -> str:
+    """``["planner", "planner", "greedy"]`` -> ``"2 x planner, greedy"`` (first seen first)."""
+    counts = Counter(short_label(n) for n in names)
+    return ", ".join(f"{n} x {a}" if n > 1 else a for a, n in counts.items()) or "nobody"
+
+
+def plot_results(rows: Sequence[dict[str, Any]], path: str | Path, title: str = "",
+                 labels: Sequence[str] | None = None) -> Path:
+    """Draw the rows (from :func:`chart_row`) top to bottom as points with horizontal 95% interval
+    bars, each with a dotted mark at its own parity share and its figures on the right, coloured
+    by verdict (green above parity, grey at it, red below); save a PNG at ``path`` and return it.
+    ``labels`` replace the rows' own (one per row)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    fig, ax = plt.subplots(figsize=(9, 0.9 + 0.55 * len(rows)))
+    for i, row in enumerate(rows):
+        y = len(rows) - 1 - i
+        colour = VERDICT_COLOURS.get(row["verdict"], "tab:blue")
+        if row["ci95"] is not None:
+            lo, hi = row["ci95"]
+            ax.errorbar(row["win_rate"], y, xerr=[[row["win_rate"] - lo], [hi - row["win_rate"]]],
+                        fmt="o", color=colour, capsize=4)  # fmt: skip
+            figures = f"{row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
+        else:
+            ax.plot(row["win_rate"], y, "o", color=colour)
+            figures = f"{row['win_rate']:.3f} (no interval: < 2 deals)"
+        ax.plot([row["parity"]] * 2, [y - 0.35, y + 0.35], ":", color="black", lw=1.2)
+        ax.annotate(f"{figures}, {row['rounds']:,} rounds", (1.01, y), xycoords=("axes fraction", "data"),
+                    va="center", fontsize=8)  # fmt: skip
+    names = list(labels) if labels is not None else [r["label"] for r in rows]
+    ax.set_yticks(range(len(rows)), names[::-1], fontsize=8)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("win rate (team win rate with teams); bar: 95% CI per deal; dotted: parity share")
+    ax.grid(axis="x", alpha=0.3)
+    if title:
+        ax.set_title(title)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    from domino_env.train.cli import ArgumentParser, unwritable
+
+    parser = ArgumentParser(
+        prog="python -m domino_env.train.result_chart",
+        description="Chart tournament results: one row per domino-evaluate --json file, the agent's "
+        "win rate with its per-deal 95%% interval and the parity share.",
+    )
+    parser.add_argument("results", nargs="+", metavar="RESULT.json", help="domino-evaluate --json files, top to bottom")
+    parser.add_argument("--out", required=True, help="PNG file to write")
+    parser.add_argument("--agent", default=None,
+                        help="the agent's label in every file (default: each file's first agent)")  # fmt: skip
+    parser.add_argument("--title", default="", help="the chart's title")
+    parser.add_argument("--labels", nargs="+", default=None, metavar="LABEL",
+                        help="one label per file, in order (default: agent, opponents, game)")  # fmt: skip
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    if out.suffix.lower() != ".png" or out.is_dir():
+        parser.error(f"--out {out}: give a .png file name (e.g. chart.png)")
+    if not out.parent.is_dir():
+        parser.error(f"--out {out}: folder {out.parent} does not exist")
+    problem = unwritable(out)
+    if problem:
+        parser.error(f"--out {out}: {problem}")
+    if args.labels is not None and len(args.labels) != len(args.results):
+        parser.error(f"--labels: give one per result file ({len(args.results)}), got {len(args.labels)}")
+    rows = []
+    for path in args.results:  # every file is checked before anything is drawn
+        try:
+            rows.append(chart_row(load_result(path), args.agent))
+        except ConfigError as exc:
+            parser.error(f"--agent {exc.value!r}: not an agent of {path} ({exc.allowed})")
+        except (DominoError, KeyError, TypeError, ValueError) as exc:
+            text = str(exc) if isinstance(exc, DominoError) else f"not a complete domino-evaluate --json file ({exc!r})"
+            parser.error(text if text.startswith(f"{path}:") else f"{path}: {text}")
+    try:
+        print(plot_results(rows, out, title=args.title, labels=args.labels))
+    except OSError as exc:
+        parser.error(f"--out {out}: could not be written ({exc.strerror or exc})")
+
+
+if __name__ == "__main__":
+    main()
