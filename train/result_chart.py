@@ -120,7 +120,7 @@ def plot_results(rows: Sequence[dict[str, Any]], path: str | Path, title: str = 
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from domino_env.train.cli import ArgumentParser, unwritable
+    from domino_env.train.cli import ArgumentParser, extra_hint, missing_modules, unwritable
 
     parser = ArgumentParser(
         prog="python -m domino_env.train.result_chart",
@@ -135,6 +135,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--labels", nargs="+", default=None, metavar="LABEL",
                         help="one label per file, in order (default: agent, opponents, game)")  # fmt: skip
     args = parser.parse_args(argv)
+    if missing_modules(["matplotlib"]):
+        parser.exit(2, f"{extra_hint(parser.prog, 'train', ['matplotlib'])}\n")
     out = Path(args.out)
     if out.suffix.lower() != ".png" or out.is_dir():
         parser.error(f"--out {out}: give a .png file name (e.g. chart.png)")

@@ -96,3 +96,13 @@ def test_bad_input_is_one_line_and_draws_nothing(tmp_path, files, extra, message
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "chart.png").exists()
+
+
+def test_without_matplotlib_it_names_the_extra(tmp_path):
+    """sys.modules["matplotlib"] = None: the import fails as when the train extra is missing."""
+    code = ("import sys; sys.modules['matplotlib'] = None; from domino_env.train.result_chart import main; "
+            f"main([{str(MT)!r}, '--out', 'chart.png'])")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 2 and not (tmp_path / "chart.png").exists()
+    assert proc.stderr.strip() == ("python -m domino_env.train.result_chart needs the 'train' extra (missing: "
+                                   "matplotlib): pip install 'domino-env[train]' (in a clone: pip install -e '.[train]')")  # fmt: skip
