@@ -39,7 +39,7 @@ import functools
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, overload, runtime_checkable
 
 import numpy as np
 
@@ -52,6 +52,7 @@ from domino_env.core.config import (
     line_from_preset,
 )
 from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
+from domino_env.wrappers import InfoStateAgent
 
 #: Env keyword arguments that are not rules (dropped when a config is built from env kwargs).
 _ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles", "max_steps")
@@ -59,11 +60,16 @@ _ENV_ONLY_KWARGS = ("episode", "reward", "render_mode", "max_cycles", "max_steps
 
 @runtime_checkable
 class Agent(Protocol):
-    """``agent(observation, action_mask, rng) -> action`` (see the module docstring)."""
+    """``agent(observation, action_mask, rng) -> action`` (see the module docstring). Called with
+    positional arguments, so a function or class of yours may name its parameters as it likes;
+    an agent that needs ``info_state=`` is an :class:`~domino_env.wrappers.InfoStateAgent`."""
 
     def __call__(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, /
     ) -> int: ...
+
+
+_AgentObject = TypeVar("_AgentObject", bound="Agent | InfoStateAgent")
 
 
 #: Game families of the agent registry.
@@ -112,7 +118,7 @@ def game_of(config: MexicanTrainConfig | LineConfig) -> str:
     return "line" if isinstance(config, LineConfig) else "mexican_train"
 
 
-AgentFactory = Callable[[Any, "str | None"], Agent]
+AgentFactory = Callable[[Any, "str | None"], "Agent | InfoStateAgent"]
 _REGISTRIES: dict[str, dict[str, AgentFactory]] = {game: {} for game in GAMES}
 _BUILT_IN: dict[str, set[str]] = {game: set() for game in GAMES}
 #: The Mexican Train registry (kept under its old name).
@@ -166,7 +172,11 @@ def agent_names(game: str = "mexican_train") -> list[str]:
     return sorted(_REGISTRIES.get(game, {}))
 
 
-def make_agent(spec: str | Agent, config: Any = None) -> Agent:
+@overload
+def make_agent(spec: str, config: Any = None) -> Agent: ...
+@overload
+def make_agent(spec: _AgentObject, config: Any = None) -> _AgentObject: ...
+def make_agent(spec: str | Agent | InfoStateAgent, config: Any = None) -> Agent | InfoStateAgent:
     """Build the agent named by ``spec`` (``"random"``, ``"greedy"``, ``"planner"``, or
     ``"name:arg"`` for registered factories that take an argument) for the rules ``config``
     (anything :func:`as_config` accepts; ``None``: the default Mexican Train rules, 4 players,
@@ -260,7 +270,7 @@ def check_mask_size(agent: Any, action_mask: np.ndarray) -> None:
                           "over, are all zero)")  # fmt: skip
 
 
-def agent_label(agent: str | Agent) -> str:
+def agent_label(agent: str | Agent | InfoStateAgent) -> str:
     """Display name of an agent spec or object: the spec string, else ``agent.name``, else a
     function's name, else the class name."""
     if isinstance(agent, str):

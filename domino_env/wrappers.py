@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import gymnasium
 import numpy as np
 
 from .core.config import NO_RENDER_MODE, installed_render_modes
 from .core.errors import (
+    ActionLike,
     ConfigError,
     DominoError,
     IllegalActionError,
@@ -33,7 +34,25 @@ from .core.errors import (
     is_finite_number,
 )
 
+if TYPE_CHECKING:
+    from .core.belief import InformationState
+
 Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
+
+
+class InfoStateAgent(Protocol):
+    """An agent whose ``wants_info_state`` is true: called ``agent(observation, action_mask, rng,
+    info_state=...)`` with its seat's public history (:func:`info_state_kwargs`)."""
+
+    @property
+    def wants_info_state(self) -> bool: ...
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, /, *,
+                 info_state: InformationState) -> int: ...
+
+
+#: What ``opponents`` takes: one callable for every other seat, or a sequence of them.
+Opponents: TypeAlias = "Opponent | InfoStateAgent | Sequence[Opponent | InfoStateAgent]"
 
 
 def random_legal_opponent(observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -90,7 +109,7 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(
         self,
         aec_env: Any,
-        opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
+        opponents: Opponents = random_legal_opponent,
         learner_seat: int | str = 0,
         illegal_reward: float = -1.0,
         team_play: bool = False,
@@ -154,7 +173,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's agent name this episode (``"player_<seat>"``)."""
         return self.agents_all[self.learner_seat]
 
-    def _opponent_for(self, seat: int) -> Opponent:
+    def _opponent_for(self, seat: int) -> Opponent | InfoStateAgent:
         p = len(self.agents_all)
         # counted from the episode's first learner seat: with team play the learner's seat
         # changes within the round, the opponent callable of each seat must not
@@ -224,7 +243,7 @@ class SingleAgentEnv(gymnasium.Env):
             info.update({k: v.copy() if isinstance(v, np.ndarray) else v for k, v in latest.items()})
         return obs["observation"], reward, terminated, truncated, info
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start an episode; opponents seated before the learner play their first moves.
 
         ``options`` go to the AEC env's ``reset`` (e.g. ``{"deal": ...}``).
@@ -296,7 +315,7 @@ class SingleAgentEnv(gymnasium.Env):
             )
         raise DominoError("the round ended before the learner's first turn; deal differently")
 
-    def step(self, action: int):
+    def step(self, action: ActionLike) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponents until the learner acts again.
 
         Returns:
@@ -411,7 +430,7 @@ def check_adapter_keywords(env_class: Any, env_kwargs: dict[str, Any], own: Sequ
 
 
 def mexican_train_single_agent(
-    opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
+    opponents: Opponents = random_legal_opponent,
     learner_seat: int | str = 0,
     illegal_reward: float = -1.0,
     **env_kwargs: Any,
@@ -428,7 +447,7 @@ def mexican_train_single_agent(
 
 def line_single_agent(
     preset: str = "block",
-    opponents: Opponent | Sequence[Opponent] = random_legal_opponent,
+    opponents: Opponents = random_legal_opponent,
     learner_seat: int | str = 0,
     illegal_reward: float = -1.0,
     team_play: bool = False,

@@ -31,6 +31,7 @@ USED_WITHOUT_IMPORT = {
     "tensorboard": "Stable-Baselines3's tensorboard_log (python -m train.ppo --tensorboard)",
     "pytest-xdist": "pytest -n (make test)",
     "ruff": "make lint",
+    "mypy": "python -m mypy in tests/test_typing.py (the package's type hints, PEP 561)",
 }
 #: Folders never scanned (environments and caches).
 SKIP = {"venv", "build", "dist", "runs", "__pycache__", "node_modules"}

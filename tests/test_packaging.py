@@ -50,6 +50,7 @@ def test_wheel_has_one_top_level_package(tmp_path):
     assert tops == {"domino_env"}
     assert "domino_env/agents/mexican_train.py" in names
     assert "domino_env/train/evaluate.py" in names
+    assert "domino_env/py.typed" in names  # PEP 561: mypy reads the package's hints (tests/test_typing.py)
     meta = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(meta).decode()
     assert "domino-evaluate = domino_env.train.cli:evaluate" in scripts
@@ -104,5 +105,5 @@ def test_sdist_holds_the_package_and_no_test_that_could_not_run_there(tmp_path):
     (sdist,) = tmp_path.glob("domino_env-*.tar.gz")
     names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
     assert {"README.md", "LICENSE", "pyproject.toml", "agents/search.py", "train/evaluate.py",
-            "domino_env/core/mexican_train.py"} <= names  # fmt: skip
+            "domino_env/core/mexican_train.py", "domino_env/py.typed"} <= names  # fmt: skip
     assert not [n for n in names if n.startswith("tests/")]

@@ -72,36 +72,31 @@ from domino_env.train.interrupts import sigterm_as_interrupt
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals), the rule options of every command in
 # train.rule_options; this module keeps the command line and re-exports their names, the public
-# import path (``from domino_env.train.evaluate import evaluate, ...``).
-from domino_env.train.intervals import (  # noqa: F401
-    Z95,
-    mean_interval,
-    t_quantile_975,
-    wilson_interval,
+# import path (``from domino_env.train.evaluate import evaluate, ...``): ``name as name``, the
+# explicit re-export that type checkers read (mypy --strict).
+from domino_env.train.intervals import Z95 as Z95
+from domino_env.train.intervals import mean_interval as mean_interval
+from domino_env.train.intervals import t_quantile_975 as t_quantile_975
+from domino_env.train.intervals import wilson_interval as wilson_interval
+from domino_env.train.rule_options import MEXICAN_TRAIN_RULE_ARGS as MEXICAN_TRAIN_RULE_ARGS
+from domino_env.train.rule_options import add_line_rule_options as add_line_rule_options
+from domino_env.train.rule_options import (
+    add_mexican_train_rule_options as add_mexican_train_rule_options,
 )
-from domino_env.train.rule_options import (  # noqa: F401
-    MEXICAN_TRAIN_RULE_ARGS,
-    add_line_rule_options,
-    add_mexican_train_rule_options,
-    evaluate_command,
-    rule_flags,
-    rule_kwargs,
-)
-from domino_env.train.tournament import (  # noqa: F401
-    _credit,
-    deal_seed,
-    evaluate,
-    play_episode,
-    rotation_seats,
-)
+from domino_env.train.rule_options import evaluate_command as evaluate_command
+from domino_env.train.rule_options import rule_flags as rule_flags
+from domino_env.train.rule_options import rule_kwargs as rule_kwargs
+from domino_env.train.tournament import _credit  # noqa: F401
+from domino_env.train.tournament import deal_seed as deal_seed
+from domino_env.train.tournament import evaluate as evaluate
+from domino_env.train.tournament import play_episode as play_episode
+from domino_env.train.tournament import rotation_seats as rotation_seats
 from domino_env.train.tournament_journal import JOURNAL_SUFFIX, JournalError
-from domino_env.train.tournament_results import (  # noqa: F401
-    AgentStats,
-    EvaluationResult,
-    GameRecord,
-    deal_interval_text,
-    summarize,
-)
+from domino_env.train.tournament_results import AgentStats as AgentStats
+from domino_env.train.tournament_results import EvaluationResult as EvaluationResult
+from domino_env.train.tournament_results import GameRecord as GameRecord
+from domino_env.train.tournament_results import deal_interval_text as deal_interval_text
+from domino_env.train.tournament_results import summarize as summarize
 
 #: Games ``evaluate`` / ``--game`` accept: Mexican Train and the line games (their presets).
 #: ``--game`` values as the messages spell them.

@@ -41,7 +41,7 @@ from domino_env.train.tournament_journal import (
     read_journal,
 )
 from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
-from domino_env.wrappers import info_state_kwargs
+from domino_env.wrappers import InfoStateAgent, info_state_kwargs
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -147,7 +147,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(
-    env_kwargs: dict[str, Any], agents: list[Agent], seed: int, game: str = "mexican_train"
+    env_kwargs: dict[str, Any], agents: list[Agent | InfoStateAgent], seed: int, game: str = "mexican_train"
 ) -> None:
     _WORKER["env"] = make_raw_env(game, **env_kwargs)
     _WORKER["agents"] = agents
@@ -257,7 +257,7 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
 
 
 def evaluate(
-    agents: Sequence[str | Agent],
+    agents: Sequence[str | Agent | InfoStateAgent],
     *,
     rounds: int = 2000,
     num_players: int | None = None,

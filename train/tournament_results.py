@@ -8,13 +8,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from domino_env.core.config import LINE_PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError
 from domino_env.train.intervals import mean_interval, wilson_interval
+
+if TYPE_CHECKING:
+    from rich.table import Table  # the train extra's rich (imported when a table is made)
 
 
 @dataclass
@@ -194,7 +197,7 @@ class EvaluationResult:
             s["ci95_deal"] = list(s["ci95_deal"])
         return d
 
-    def table(self):
+    def table(self) -> Table:
         """The results as a ``rich.table.Table``."""
         from rich.table import Table
 

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
+
+#: What an action argument takes (:func:`check_action`): a Python or numpy integer, or a 0-d integer
+#: array (Stable-Baselines3's ``model.predict``); an array of another shape is refused when called.
+ActionLike: TypeAlias = int | np.integer[Any] | npt.NDArray[np.integer[Any]]
 
 
 class DominoError(ValueError):

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from ..core.config import LineConfig
-from ..core.errors import ConfigError, DominoError, as_int, check_action
+from ..core.errors import ActionLike, ConfigError, DominoError, as_int, check_action
 from ..core.line import LineState
 from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index, tile_pair
 from .spec import EncoderBase, Field, ObservationSpec
@@ -46,7 +46,7 @@ def encode_line_action(tile: tuple[int, int] | None, end: int | str, max_pip: in
     return 2 * tile_index(a, b, max_pip) + side
 
 
-def decode_line_action(action: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:
+def decode_line_action(action: ActionLike, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:
     """Inverse of :func:`encode_line_action`: ``("place", (a, b), end)`` or ``("draw" | "pass" |
     "annul", None, None)``.
 
@@ -65,7 +65,7 @@ def decode_line_action(action: int, max_pip: int) -> tuple[str, tuple[int, int] 
     return ("place", tile_from_index(tile, max_pip), end)
 
 
-def describe_line_action(action: int, max_pip: int, *, lead: bool = False) -> str:
+def describe_line_action(action: ActionLike, max_pip: int, *, lead: bool = False) -> str:
     """Readable action in the engine's words (``LineState.describe_action``): ``"place 6-6 on
     the left end"``, ``"lead 6-6"`` with ``lead=True`` (no tile on the table yet: the action
     alone cannot tell), ``"draw"``, ``"pass"``, ``"annul the round"``.

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 
 from ..core.config import MexicanTrainConfig
-from ..core.errors import DominoError, as_int, check_action
+from ..core.errors import ActionLike, DominoError, as_int, check_action
 from ..core.mexican_train import COVER_OWN, PHASE_NAMES, SECOND_DOUBLE, MexicanTrainState
 from ..core.tiles import set_tables, tile_count, tile_from_index, tile_index, tile_pair
 from .spec import EncoderBase, Field, ObservationSpec, top_pips
@@ -44,7 +44,7 @@ def encode_action(tile: tuple[int, int] | None, slot: int | str, num_players: in
     return tile_index(a, b, max_pip) * (num_players + 1) + train
 
 
-def decode_action(action: int, num_players: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:
+def decode_action(action: ActionLike, num_players: int, max_pip: int) -> tuple[str, tuple[int, int] | None, int | None]:
     """Inverse of :func:`encode_action`: ``("place", (a, b), slot)``, ``("draw", None, None)`` or
     ``("pass", None, None)``.
 
@@ -64,7 +64,7 @@ def decode_action(action: int, num_players: int, max_pip: int) -> tuple[str, tup
     return ("place", tile_from_index(tile, max_pip), slot)
 
 
-def describe_action(action: int, num_players: int, max_pip: int) -> str:
+def describe_action(action: ActionLike, num_players: int, max_pip: int) -> str:
     """Readable action relative to the actor, e.g. ``"place 3-12 on slot 4 (Mexican train)"``."""
     kind, tile, slot = decode_action(action, num_players, max_pip)
     if kind != "place":

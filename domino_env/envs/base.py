@@ -23,6 +23,7 @@ from pettingzoo import AECEnv
 
 from ..core.config import NO_RENDER_MODE, check_env_options
 from ..core.errors import (
+    ActionLike,
     ConfigError,
     DealError,
     DominoError,
@@ -316,7 +317,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             mask = self.encoder.mask(self.game_state, seat)
         return {"observation": self.encoder.observe(self.game_state, seat), "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
+    def step(self, action: ActionLike | None) -> None:
         """Apply the selected agent's action.
 
         Raises:
