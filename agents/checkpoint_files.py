@@ -32,6 +32,17 @@ _ZIP_MAGIC = b"PK\x03\x04"
 UNPICKLING_FAILED = "corrupt model (a tensor file inside it cannot be unpickled): copy or download the model again"
 
 
+def check_numpy_reads_it(model: str | Path, exc: ImportError) -> None:
+    """Raise a :class:`CheckpointError` when loading ``model`` failed for want of ``numpy._core``:
+    Stable-Baselines3 pickles a model's spaces, and one saved with numpy 2 (every released model)
+    names numpy 2's modules, which numpy 1 lacks. Any other missing module is left to the caller."""
+    if (exc.name or "").startswith("numpy._core"):
+        import numpy as np
+
+        raise CheckpointError(f"{model}: saved with numpy 2, which this numpy {np.__version__} cannot read: "
+                              "pip install 'numpy>=2'") from exc  # fmt: skip
+
+
 def first_line(exc: BaseException) -> str:
     """The first line of an exception's message (torch's state-dict errors run to many lines); a
     first line that only announces the lines below (ends with ``:``) gets the first of them, and

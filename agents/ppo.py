@@ -62,6 +62,7 @@ from .checkpoint_files import (  # noqa: F401  (re-exported: the loader's file c
     UNPICKLING_FAILED,
     agent_label,
     check_model_file,
+    check_numpy_reads_it,
     first_line,
     load_metadata,
     model_game,
@@ -447,7 +448,8 @@ def load_ppo_agent(
 
     try:
         model = MaskablePPO.load(model_path, device="cpu")
-    except ImportError:  # a missing package is not the file's fault
+    except ImportError as exc:  # a missing package is not the file's fault (numpy 1 and a numpy 2 model: say so)
+        check_numpy_reads_it(model_path, exc)
         raise
     except pickle.UnpicklingError as exc:  # torch's text would advise weights_only=False: unsafe
         raise CheckpointError(f"{model_path}: {UNPICKLING_FAILED}") from exc

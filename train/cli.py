@@ -273,6 +273,8 @@ def load_failure(exc: BaseException) -> str:
 
     from domino_env.agents.checkpoint_files import UNPICKLING_FAILED
 
+    if isinstance(exc, ImportError) and (exc.name or "").startswith("numpy._core"):  # numpy 1, a numpy 2 model
+        return f"saved with numpy 2, which numpy < 2 cannot read: pip install 'numpy>=2' ({exc})"
     return UNPICKLING_FAILED if isinstance(exc, pickle.UnpicklingError) else f"{type(exc).__name__}: {first_line(exc)}"
 
 
@@ -379,6 +381,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         top = (exc.name or "").partition(".")[0]
         if show_traceback or not top or top in OWN_PACKAGES:
             raise
+        if (exc.name or "").startswith("numpy._core"):  # numpy 1 unpickling numpy 2's names (a model)
+            _fail(f"{command}: error: a file saved with numpy 2 cannot be read by numpy < 2: pip install 'numpy>=2' ({exc})")
         owner = next((e for e, mods in spec.needs.items() if top in mods), EXTRA_OF_MODULE.get(top))
         if owner:
             _fail(extra_hint(command, owner, [top]))

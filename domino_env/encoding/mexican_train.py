@@ -31,9 +31,9 @@ def encode_action(tile: tuple[int, int] | None, slot: int | str, num_players: in
         DominoError: slot out of range (or a bool), or ``tile`` not a pair of integers of the set.
     """
     t = tile_count(max_pip)
-    if slot == "draw":
+    if isinstance(slot, str) and slot == "draw":  # (a numpy array == str warns on numpy 1.24)
         return t * (num_players + 1)
-    if slot == "pass":
+    if isinstance(slot, str) and slot == "pass":
         return t * (num_players + 1) + 1
     train = as_int(slot)
     if train is None or not 0 <= train <= num_players:

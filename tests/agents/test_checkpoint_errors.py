@@ -440,3 +440,38 @@ def test_metadata_naming_another_policy_input_than_the_model_takes_is_refused(re
     with pytest.raises(SpecMismatchError, match=r"takes network inputs of shape \(184,\), but its metadata's "
                        r"policy_input 'action-features-v1' gives \(\d+,\) here .*do not belong together"):  # fmt: skip
         load_ppo_agent(folder, CUBAN)
+
+
+def test_a_model_numpy_cannot_read_says_which_numpy_it_needs(released_copy, tmp_path):
+    """numpy 1 loading a model saved with numpy 2 (SB3 pickles the spaces, naming numpy._core.*,
+    which numpy 1 lacks) was "module 'numpy' is not installed". Made here with a space pickle that
+    names a numpy._core module no numpy has: the loader and the command name the numpy needed."""
+    import base64
+
+    folder = tmp_path / "numpy2"
+    shutil.copytree(released_copy, folder)
+    src, tmp = folder / "model.zip", folder / "rebuilt.zip"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename == "data":
+                doc = json.loads(data)
+                doc["observation_space"][":serialized:"] = base64.b64encode(b"cnumpy._core.no_such\nX\n.").decode()
+                data = json.dumps(doc).encode()
+            zout.writestr(item, data)
+    tmp.replace(src)
+    with pytest.raises(CheckpointError) as err:
+        make_agent(f"ppo:{folder}", CUBAN)
+    assert str(err.value) == (f"{src}: saved with numpy 2, which this numpy {np.__version__} cannot read: "
+                              "pip install 'numpy>=2'")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--game", "cuban", "--agents",
+                           f"ppo:{folder}", "greedy", "random", "greedy", "--rounds", "4", "--no-progress"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "cannot read: pip install 'numpy>=2'" in lines[0], proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.ppo", "--game", "cuban", "--policy", "mlp",
+                           "--init-from", str(folder), "--out", str(tmp_path / "run"), "--no-progress"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "numpy < 2 cannot read: pip install 'numpy>=2'" in lines[0], proc.stderr
+    assert not (tmp_path / "run").exists()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 import warnings
 
+import gymnasium
 import numpy as np
 import pettingzoo
 from pettingzoo.test import api_test, seed_test
@@ -46,7 +47,8 @@ def check_illegal_move(module, kwargs) -> None:
 
 def main() -> int:
     warnings.simplefilter("ignore")
-    print("pettingzoo", pettingzoo.__version__, "registry", hasattr(pettingzoo, "register"))
+    print("pettingzoo", pettingzoo.__version__, "registry", hasattr(pettingzoo, "register"),
+          "numpy", np.__version__, "gymnasium", gymnasium.__version__)
     for name, (module, kwargs) in ENVS.items():
         api_test(module.env(**kwargs), num_cycles=300)
         seed_test(lambda module=module, kwargs=kwargs: module.env(**kwargs), num_cycles=300)

@@ -187,7 +187,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail('playwright is missing: pip install -e ".[dev]" (make test installs it)')
+        pytest.fail('playwright is missing: pip install -e ".[browser]" (make test installs it)')
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
