@@ -55,6 +55,7 @@ from domino_env.core.errors import DominoError  # noqa: E402
 from domino_env.core.line import LineState  # noqa: E402
 from domino_env.core.mexican_train import MexicanTrainState  # noqa: E402
 from domino_env.envs.games import make_raw_env as make_env  # noqa: E402
+from domino_env.train.arg_types import count  # noqa: E402
 from domino_env.train.cli import check_output_file  # noqa: E402
 
 CELLS = {
@@ -247,7 +248,7 @@ def main(argv=None) -> None:
     )
     parser.add_argument(
         "--decision-rounds",
-        type=int,
+        type=count,
         default=None,
         help="rounds of --decisions per spec (default 3)",
     )
@@ -260,7 +261,7 @@ def main(argv=None) -> None:
     )
     parser.add_argument(
         "--decision-candidates",
-        type=int,
+        type=count,
         default=None,
         metavar="K",
         help="moves the --decisions agents search instead of their default (0: every legal move)",

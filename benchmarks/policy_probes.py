@@ -64,10 +64,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("mode", choices=("ensemble", "topk"))
     parser.add_argument("models", nargs="+", metavar="MODEL", help="ppo model folders (topk: one)")
-    parser.add_argument("--k", type=int, default=2, help="topk: the planner's moves kept")
-    parser.add_argument("--rounds", type=int, default=2000)
+    parser.add_argument("--k", type=int_at_least(1), default=2, help="topk: the planner's moves kept")
+    parser.add_argument("--rounds", type=int_at_least(1), default=2000)
     parser.add_argument("--seed", type=int_at_least(0), default=4041)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int_at_least(1), default=2)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)
     if args.mode == "topk" and (len(args.models) != 1 or args.k < 1):

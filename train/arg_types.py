@@ -10,7 +10,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from decimal import Decimal, DecimalException
+from decimal import Decimal, DecimalException, Inexact, Rounded, localcontext
 from itertools import pairwise
 
 #: Suffixes a count may carry (``--timesteps 200k``, ``2M``): powers of ten only, so a value is exact.
@@ -27,13 +27,16 @@ def parse_count(text: str) -> int:
         pass
     body = text.strip()
     scale = COUNT_SUFFIXES.get(body[-1:], 1)
-    try:
-        value = Decimal(body[:-1] if scale != 1 else body) * scale
-    except DecimalException:  # not a number, or an exponent beyond the context's (1e100000000)
-        raise ValueError(text) from None
-    # A large exponent would build a huge int: no count here has 100 digits.
-    if not value.is_finite() or value.adjusted() >= 100 or value != value.to_integral_value():
-        raise ValueError(text)
+    with localcontext() as exact:  # any rounding (the default keeps 28 digits) is an error, not a value
+        exact.prec = 200
+        exact.traps[Inexact] = exact.traps[Rounded] = True
+        try:
+            value = Decimal(body[:-1] if scale != 1 else body) * scale
+            # A large exponent would build a huge int: no count here has 100 digits.
+            if not value.is_finite() or value.adjusted() >= 100 or value != value.to_integral_value():
+                raise ValueError(text)
+        except DecimalException:  # not a number, too many digits, an exponent beyond the context's
+            raise ValueError(text) from None
     return int(value)
 
 

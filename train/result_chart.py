@@ -19,29 +19,47 @@ from domino_env.train.paired import load_result
 VERDICT_COLOURS = {"above": "tab:green", "parity": "tab:grey", "below": "tab:red"}
 
 
-def chart_row(result: dict[str, Any], agent: str | None = None) -> dict[str, Any]:
-    """One row of the chart from a tournament result (a ``--json`` dict).
+def chart_row(result: Any, agent: str | None = None) -> dict[str, Any]:
+    """One row of the chart from a tournament result.
 
     Args:
-        result: what ``domino-evaluate --json`` writes (``agents``, ``stats``, ``game``, ...).
+        result: what ``domino-evaluate --json`` writes (``agents``, ``stats``, ``game``, ...), or an
+            ``EvaluationResult`` from ``evaluate()``.
         agent: the agent's label in it (default: the first agent of ``agents``).
 
     Returns:
         ``{"agent", "opponents", "label", "win_rate", "ci95" (per deal, or None with fewer than 2
-        deals), "parity", "verdict", "rounds"}``; ``opponents`` names the other seats' agents with
-        their counts (``"vs 3 x planner"``; with teams ``"with PARTNER, vs RIVALS"``, from the seats).
+        deals), "parity", "verdict", "episodes", "unit"}``: ``unit`` is ``"rounds"``, or
+        ``"games"`` for whole-game tournaments; ``opponents`` names the other seats' agents with
+        their counts (``"vs 3 x planner"``; with teams ``"and PARTNER vs RIVALS"``, from the seats).
 
     Raises:
         ConfigError: (field ``agent``) the agent did not play in this tournament.
-        DominoError: the result has no ``stats`` row for it (a damaged file).
+        DominoError: the result lacks what the row needs, or holds a value of the wrong kind (the
+            message names the field).
     """
-    agents = [str(a) for a in result["agents"]]
+    result = result.to_dict() if hasattr(result, "to_dict") else result
+    if not isinstance(result, dict):
+        raise DominoError("not a tournament result (domino-evaluate --json writes one)")
+    agents = result.get("agents")
+    if not isinstance(agents, list) or not agents or not all(isinstance(a, str) for a in agents):
+        raise DominoError("field 'agents' is not a list of agent labels (not a domino-evaluate --json file)")
     name = agent if agent is not None else agents[0]
     if name not in agents:
         raise ConfigError("agent", name, "its agents: " + ", ".join(dict.fromkeys(agents)))
-    stats = next((s for s in result.get("stats", []) if isinstance(s, dict) and s.get("name") == name), None)
-    if stats is None or not isinstance(stats.get("win_rate"), int | float):
+    stats = next((s for s in result.get("stats") or [] if isinstance(s, dict) and s.get("name") == name), None)
+    if stats is None:
         raise DominoError(f"no stats row for {name!r} (not a complete domino-evaluate --json file)")
+    win_rate, parity = stats.get("win_rate"), stats.get("parity", 1 / len(agents))
+    for field, value in (("win_rate", win_rate), ("parity", parity)):
+        if not _share(value):
+            raise DominoError(f"stats of {name!r}: field {field!r} is {value!r}, expected a number from 0 to 1")
+    deals = stats.get("deals", result.get("deals", 0))  # (files before 2026-12-03 keep it on top only)
+    ci = stats.get("ci95_deal") if isinstance(deals, int) and deals >= 2 else None
+    if ci is not None and not (isinstance(ci, list) and len(ci) == 2 and all(_share(x) for x in ci)
+                               and ci[0] - 1e-9 <= win_rate <= ci[1] + 1e-9):  # fmt: skip
+        raise DominoError(f"stats of {name!r}: field 'ci95_deal' is {ci!r}, expected [low, high] from 0 to 1 "
+                          f"around the win rate {win_rate!r}")  # fmt: skip
     seat = agents.index(name)
     players = len(agents)
     if result.get("teams") and players == 4:
@@ -49,19 +67,26 @@ def chart_row(result: dict[str, Any], agent: str | None = None) -> dict[str, Any
         opponents = f"and {'itself' if partner == name else short_label(partner)} vs {_counted(rivals)}"
     else:
         opponents = "vs " + _counted([a for a in agents if a != name])
-    deals = stats.get("deals", result.get("deals", 0))  # (files before 2026-12-03 keep it on top only)
-    ci = stats.get("ci95_deal") if isinstance(deals, int) and deals >= 2 else None
     game = str(result.get("game", "mexican_train")).replace("_", " ")
+    unit = "games" if result.get("episode") == "game" else "rounds"
+    episodes = result.get("episodes", stats.get("seat_episodes", 0))
     return {
         "agent": name,
         "opponents": opponents,
-        "label": f"{short_label(name)} {opponents} ({game}, {players}p)",
-        "win_rate": float(stats["win_rate"]),
-        "ci95": (float(ci[0]), float(ci[1])) if ci else None,
-        "parity": float(stats.get("parity", 1 / players)),
+        "label": f"{short_label(name)} {opponents} ({game}, {players}p{', whole games' if unit == 'games' else ''})",
+        "win_rate": float(win_rate),
+        # the point inside its bar (an interval from a file may sit 1e-16 off it)
+        "ci95": (min(float(ci[0]), float(win_rate)), max(float(ci[1]), float(win_rate))) if ci else None,
+        "parity": float(parity),
         "verdict": str(stats.get("verdict", "parity")),
-        "rounds": int(result.get("episodes", stats.get("seat_episodes", 0))),
+        "episodes": int(episodes) if isinstance(episodes, int | float) else 0,
+        "unit": unit,
     }
+
+
+def _share(value: Any) -> bool:
+    """A real number from 0 to 1 (not a bool, not NaN)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
 
 
 def short_label(agent: str) -> str:
@@ -103,20 +128,25 @@ def plot_results(rows: Sequence[dict[str, Any]], path: str | Path, title: str = 
             ax.plot(row["win_rate"], y, "o", color=colour)
             figures = f"{row['win_rate']:.3f} (no interval: < 2 deals)"
         ax.plot([row["parity"]] * 2, [y - 0.35, y + 0.35], ":", color="black", lw=1.2)
-        ax.annotate(f"{figures}, {row['rounds']:,} rounds", (1.01, y), xycoords=("axes fraction", "data"),
+        ax.annotate(f"{figures}, {row['episodes']:,} {row['unit']}", (1.01, y), xycoords=("axes fraction", "data"),
                     va="center", fontsize=8)  # fmt: skip
-    names = list(labels) if labels is not None else [r["label"] for r in rows]
+    names = [_plain(n) for n in (labels if labels is not None else [r["label"] for r in rows])]
     ax.set_yticks(range(len(rows)), names[::-1], fontsize=8)
     ax.set_ylim(-0.7, len(rows) - 0.3)
-    ax.set_xlim(0, 1)
+    ax.set_xlim(-0.02, 1.02)  # a point at 0 or 1 shows whole
     ax.set_xlabel("win rate (team win rate with teams); bar: 95% CI per deal; dotted: parity share")
     ax.grid(axis="x", alpha=0.3)
     if title:
-        ax.set_title(title)
+        ax.set_title(_plain(title))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
+
+
+def _plain(text: str) -> str:
+    """``text`` as written: matplotlib reads ``$...$`` as mathematics (``$\\x$`` was a traceback)."""
+    return str(text).replace("$", r"\$")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -153,9 +183,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             rows.append(chart_row(load_result(path), args.agent))
         except ConfigError as exc:
             parser.error(f"--agent {exc.value!r}: not an agent of {path} ({exc.allowed})")
-        except (DominoError, KeyError, TypeError, ValueError) as exc:
-            text = str(exc) if isinstance(exc, DominoError) else f"not a complete domino-evaluate --json file ({exc!r})"
-            parser.error(text if text.startswith(f"{path}:") else f"{path}: {text}")
+        except DominoError as exc:
+            parser.error(str(exc) if str(exc).startswith(f"{path}:") else f"{path}: {exc}")
     try:
         print(plot_results(rows, out, title=args.title, labels=args.labels))
     except OSError as exc:

@@ -121,13 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="join a running Ray cluster (HEAD_IP:6379, or 'auto'); default: start a local one",
     )  # fmt: skip
     r.add_argument(
-        "--num-cpus", type=int, default=None, help="CPUs of the local Ray instance (not with --address)"
+        "--num-cpus", type=count, default=None, help="CPUs of the local Ray instance (not with --address)"
     )
 
     o = parser.add_argument_group("output and evaluation")
     o.add_argument("--out", default=None, help="run folder (default: runs/rllib_<game>_<date>_<time>)")
     o.add_argument("--resume", default=None, metavar="RUN", help="continue the run in this folder")
-    o.add_argument("--checkpoint-every", type=int, default=5, help="iterations between checkpoints")
+    o.add_argument("--checkpoint-every", type=count, default=5, help="iterations between checkpoints")
     o.add_argument(
         "--eval-rounds", type=int_at_least(0, MAX_ROUNDS), default=200,
         help="duplicate-deal rounds per evaluation opponent at the end (0: none)",

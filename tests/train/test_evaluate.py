@@ -41,6 +41,8 @@ def test_wilson_interval_known_values():
     lo, hi = wilson_interval(81, 263)  # Newcombe (1998), Stat. Med. 17:857, example: 0.2553-0.3662
     assert lo == pytest.approx(0.2553, abs=1e-4) and hi == pytest.approx(0.3662, abs=1e-4)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    # exactly 0 and 1 at no and every success (floating point left them up to 2e-16 inside)
+    assert all(wilson_interval(n, n)[1] == 1.0 and wilson_interval(0, n)[0] == 0.0 for n in range(1, 2001))
     # fractional credit (shared wins) counts as fractional successes
     assert wilson_interval(2.5, 10)[0] < 0.25 < wilson_interval(2.5, 10)[1]
 

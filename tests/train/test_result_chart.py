@@ -27,7 +27,7 @@ def test_a_row_holds_the_files_figures():
     row = chart_row(load_result(MT))
     assert row["label"] == "ppo:mexican_train_4p_d12_action_scores vs 3 x planner (mexican train, 4p)"
     assert row["win_rate"] == 0.279 and row["parity"] == 0.25 and row["verdict"] == "above"
-    assert row["ci95"] == pytest.approx((0.2617, 0.2963), abs=1e-4) and row["rounds"] == 2000
+    assert row["ci95"] == pytest.approx((0.2617, 0.2963), abs=1e-4) and (row["episodes"], row["unit"]) == (2000, "rounds")
     planner = chart_row(load_result(MT), "planner")
     assert planner["label"] == "planner vs ppo:mexican_train_4p_d12_action_scores (mexican train, 4p)"
     assert planner["verdict"] == "parity" and planner["win_rate"] == pytest.approx(0.2403, abs=1e-4)
@@ -81,6 +81,15 @@ def test_the_command_draws_every_file_and_a_fresh_tournament(tmp_path):
     ("files", "extra", "message"),
     [({"a.json": "{"}, [], "a.json: not a tournament JSON file"),
      ({"a.json": json.dumps({"agents": ["x"], "stats": []})}, [], "a.json: no stats row for 'x'"),
+     ({"a.json": json.dumps({"agents": []})}, [], "a.json: field 'agents' is not a list of agent labels"),
+     ({"a.json": json.dumps({"agents": ["x"], "stats": [{"name": "x", "win_rate": True}]})}, [],
+      "a.json: stats of 'x': field 'win_rate' is True, expected a number from 0 to 1"),
+     ({"a.json": json.dumps({"agents": ["x"], "stats": [{"name": "x", "win_rate": 5}]})}, [], "field 'win_rate' is 5"),
+     ({"a.json": '{"agents": ["x"], "stats": [{"name": "x", "win_rate": NaN}]}'}, [], "field 'win_rate' is nan"),
+     ({"a.json": json.dumps({"agents": ["x", "y"], "stats": [{"name": "x", "win_rate": 0.5, "ci95_deal": [0.1],
+                                                              "deals": 5}]})}, [], "field 'ci95_deal' is [0.1]"),
+     ({"a.json": json.dumps({"agents": ["x", "y"], "stats": [{"name": "x", "win_rate": 0.5, "ci95_deal": [0.6, 0.7],
+                                                              "deals": 5}]})}, [], "around the win rate 0.5"),
      ({}, ["--agent", "greedy"], "--agent 'greedy': not an agent of"),
      ({}, ["--labels", "one", "two"], "--labels: give one per result file (1), got 2"),
      ({}, ["--out", "chart.svg"], "give a .png file name"),
@@ -106,3 +115,27 @@ def test_without_matplotlib_it_names_the_extra(tmp_path):
     assert proc.returncode == 2 and not (tmp_path / "chart.png").exists()
     assert proc.stderr.strip() == ("python -m domino_env.train.result_chart needs the 'train' extra (missing: "
                                    "matplotlib): pip install 'domino-env[train]' (in a clone: pip install -e '.[train]')")  # fmt: skip
+
+
+def test_a_clean_sweep_whole_games_and_dollars_draw(tmp_path):
+    """An agent that wins every deal (its stored interval's top may sit 1e-16 under 1.0: it was a
+    traceback), whole games counted as games, and a title with $...$ (matplotlib's mathematics:
+    a traceback) all draw."""
+    res = tmp_path / "sweep.json"
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--game", "draw", "--players", "2",
+                           "--agents", "planner", "random", "--episode", "game", "--rounds", "20", "--seed", "0",
+                           "--no-progress", "--json", str(res)], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    row = chart_row(load_result(res))
+    assert row["win_rate"] == 1.0 and row["ci95"][1] == 1.0 and (row["episodes"], row["unit"]) == (20, "games")
+    assert row["label"].endswith("(draw, 2p, whole games)")
+    out = tmp_path / "sweep.png"
+    proc = chart(res, "--out", out, "--title", r"win $\x$ rate", "--labels", "cost: $5 and $6")
+    assert proc.returncode == 0 and out.stat().st_size > 5_000, proc.stderr
+
+
+def test_an_evaluation_result_from_python_makes_a_row():
+    from domino_env.train.evaluate import evaluate
+
+    row = chart_row(evaluate(["greedy", "random"], rounds=20, num_players=2, seed=0, progress=False))
+    assert row["label"] == "greedy vs random (mexican train, 2p)" and row["episodes"] == 20
