@@ -22,6 +22,17 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def process_count_problem(n_envs: int, vec_env: str, cores: int) -> str | None:
+    """Why ``n_envs`` envs cannot each get a process (None: they can). A ``SubprocVecEnv`` worker
+    is a Python process of about 130 MB: 244 of them (``--n-envs`` took up to 256) filled a 24 GB
+    machine and the kernel killed processes at random; more than 4 per CPU only wait for each other."""
+    subproc = vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
+    if subproc and n_envs > 4 * cores:
+        return (f"--n-envs {n_envs}: a process per env (SubprocVecEnv) takes at most 4 x the CPUs ({4 * cores}); "
+                "give fewer, or --vec-env dummy to step them all in one process")  # fmt: skip
+    return None
+
+
 def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", seed: int = 0):
     """``n_envs`` training envs (:func:`~train.learner_env.make_env_fn`), seeded ``seed + i``:
     a ``SubprocVecEnv`` for ``vec_env="subproc"`` (``"auto"``: when there are several envs and

@@ -16,6 +16,10 @@ import pytest
 from ppo_helpers import ROOT, SMALL
 from ppo_helpers import run_ppo as _run
 
+from domino_env.train.vec_envs import usable_cores
+
+CORES = usable_cores()
+
 
 @pytest.mark.parametrize(
     "args, flag",
@@ -54,6 +58,8 @@ from ppo_helpers import run_ppo as _run
         (["--torch-threads", "100000"], "--torch-threads: must be from 1 to"),  # segfaulted
         (["--eval-workers", "100000"], "(4 x the CPUs), got 100000"),
         (["--n-envs", "100000"], "--n-envs: must be from 1 to 256, got 100000"),
+        # a process each: 244 of them filled a 24 GB machine (4 x the CPUs; dummy envs share one process)
+        ([f"--n-envs={4 * CORES + 1}", "--vec-env", "subproc"], f"a process per env (SubprocVecEnv) takes at most 4 x the CPUs ({4 * CORES})"),
         (["--n-steps", "100000000", "--n-envs", "2"], "= 200000000 samples a rollout; give at most 1048576"),  # filled the memory
         (["--times", "64"], "unrecognized arguments: --times 64"),  # an abbreviation, repeated by the resume hint
         (["--snapshot-freq", "512"], "--snapshot-freq is only used with --self-play above 0"),
