@@ -92,7 +92,7 @@ def _share(value: Any) -> bool:
 def short_label(agent: str) -> str:
     """An agent's label without the folders of a model path: ``ppo:checkpoints/m`` -> ``ppo:m``."""
     kind, sep, path = agent.partition(":")
-    if sep and ("/" in path or path.endswith(".zip")):
+    if kind in ("ppo", "rllib") and sep and path:  # (a search spec's prior=ppo:PATH stays whole)
         return f"{kind}:{Path(path).name}"
     return agent
 

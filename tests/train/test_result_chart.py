@@ -58,7 +58,8 @@ def test_an_agent_that_did_not_play_is_refused_naming_the_agents():
 @pytest.mark.parametrize(
     ("agent", "short"),
     [("ppo:checkpoints/m", "ppo:m"), ("ppo:/a/b/best_model.zip", "ppo:best_model.zip"), ("planner", "planner"),
-     ("search:100", "search:100"), ("search:100,prior=ppo:x", "search:100,prior=ppo:x")],
+     ("search:100", "search:100"), ("search:100,prior=ppo:a/x", "search:100,prior=ppo:a/x"),
+     ("rllib:runs/r/checkpoint", "rllib:checkpoint")],
 )  # fmt: skip
 def test_short_labels_drop_a_models_folders(agent, short):
     assert short_label(agent) == short
