@@ -66,7 +66,7 @@ class Agent(Protocol):
 
     def __call__(
         self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, /
-    ) -> int: ...
+    ) -> int | np.integer[Any]: ...
 
 
 _AgentObject = TypeVar("_AgentObject", bound="Agent | InfoStateAgent")

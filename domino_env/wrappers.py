@@ -37,7 +37,8 @@ from .core.errors import (
 if TYPE_CHECKING:
     from .core.belief import InformationState
 
-Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]
+#: An agent: an action index out (a Python or numpy integer, as ``np.flatnonzero(mask)[0]`` gives).
+Opponent = Callable[[np.ndarray, np.ndarray, np.random.Generator], "int | np.integer[Any]"]
 
 
 class InfoStateAgent(Protocol):
@@ -48,7 +49,7 @@ class InfoStateAgent(Protocol):
     def wants_info_state(self) -> bool: ...
 
     def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, /, *,
-                 info_state: InformationState) -> int: ...
+                 info_state: InformationState) -> int | np.integer[Any]: ...
 
 
 #: What ``opponents`` takes: one callable for every other seat, or a sequence of them.

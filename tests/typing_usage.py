@@ -22,6 +22,11 @@ def first_legal(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> 
     return int(np.flatnonzero(mask)[0])
 
 
+def first_legal_numpy(obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.intp:
+    """An agent returning a numpy integer, as np.flatnonzero gives it (taken as an action)."""
+    return np.flatnonzero(mask)[0]
+
+
 def play(seed: int) -> dict[str, Any]:
     env = raw_env(**RULES)
     env.reset(seed=seed)
@@ -43,9 +48,10 @@ assert len(list(replay(record))) == len(record["actions"]) + 1
 
 register_agent("first-legal", lambda config, arg: first_legal, replace=True)
 result = evaluate([first_legal, "first-legal"], rounds=2, seed=0, **RULES)
+assert evaluate([first_legal_numpy, "random"], rounds=2, seed=0, **RULES).stats_for("first_legal_numpy").seat_episodes == 2
 win_rate: float = result.stats_for("first_legal").win_rate
 
-adapter = mexican_train_single_agent(opponents=first_legal, **RULES)
+adapter = mexican_train_single_agent(opponents=[first_legal_numpy], **RULES)
 observation, info = adapter.reset(seed=0)
 action = np.asarray(np.flatnonzero(adapter.action_masks())[0])  # 0-d, as SB3's model.predict gives
 observation, reward, terminated, truncated, info = adapter.step(action)
