@@ -293,8 +293,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         run_envs = None
     # --resume keeps the run's envs (its rollouts' size) unless --n-envs is given; else the cores
     n_envs = args.n_envs or run_envs or max(1, min(cores, 8))
-    if process_count_problem(n_envs, args.vec_env, cores):  # (a resumed run's envs too: made on a larger machine)
-        parser.error(process_count_problem(n_envs, args.vec_env, cores))
+    if problem := process_count_problem(n_envs, args.vec_env, cores):  # (a resumed run's too: a larger machine's)
+        parser.error(problem)
     if args.n_steps * n_envs > MAX_ROLLOUT:
         parser.error(f"--n-steps {args.n_steps} x {n_envs} envs = {args.n_steps * n_envs} samples a rollout; "
                      f"give at most {MAX_ROLLOUT} (--n-steps x --n-envs)")  # fmt: skip

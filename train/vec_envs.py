@@ -22,12 +22,17 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def uses_subproc(n_envs: int, vec_env: str, cores: int) -> bool:
+    """Whether the envs get a process each (``SubprocVecEnv``): ``vec_env="subproc"``, or
+    ``"auto"`` with several envs and cores."""
+    return vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
+
+
 def process_count_problem(n_envs: int, vec_env: str, cores: int) -> str | None:
     """Why ``n_envs`` envs cannot each get a process (None: they can). A ``SubprocVecEnv`` worker
     is a Python process of about 130 MB: 244 of them (``--n-envs`` took up to 256) filled a 24 GB
     machine and the kernel killed processes at random; more than 4 per CPU only wait for each other."""
-    subproc = vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
-    if subproc and n_envs > 4 * cores:
+    if uses_subproc(n_envs, vec_env, cores) and n_envs > 4 * cores:
         return (f"--n-envs {n_envs}: a process per env (SubprocVecEnv) takes at most 4 x the CPUs ({4 * cores}); "
                 "give fewer, or --vec-env dummy to step them all in one process")  # fmt: skip
     return None
@@ -41,10 +46,8 @@ def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", se
     left waiting."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    cores = usable_cores()
-    subproc = vec_env == "subproc" or (vec_env == "auto" and cores > 1 and n_envs > 1)
     fns = [make_env_fn(env_cfg) for _ in range(n_envs)]
-    if not subproc:
+    if not uses_subproc(n_envs, vec_env, usable_cores()):
         venv = DummyVecEnv(fns)
     else:
         import multiprocessing
