@@ -30,6 +30,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -213,6 +214,18 @@ def path_word(path: str | os.PathLike[str]) -> str:
     ``-``, which argparse would read as an option (quote it with ``shlex`` as well)."""
     text = os.fspath(path)
     return f"./{text}" if text.startswith("-") else text
+
+
+def users_script(own: str | os.PathLike[str], argv0: str | None = None) -> str | None:
+    """``python SCRIPT`` (shell-quoted) when this process was started as a ``.py`` file other than
+    the command's own module ``own``: a script of the user's that registers its own agents and
+    runs the command's ``main`` (docs/play.md, docs/agents.md). A hint that repeats the command
+    must name that script, since the console script does not know its agents. None for a
+    console script or ``python -m`` (``argv0``: default ``sys.argv[0]``)."""
+    script = sys.argv[0] if argv0 is None else argv0
+    if script.endswith(".py") and Path(script).resolve() != Path(own).resolve():
+        return shlex.join(["python", script])
+    return None
 
 
 def check_output_file(

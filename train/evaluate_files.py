@@ -147,12 +147,14 @@ def with_provenance(result: dict[str, Any], argv: Sequence[str], script: str | N
     import shlex
 
     from domino_env import __version__
+    from domino_env.train.cli import users_script
     from domino_env.train.run_folder import command_line
 
     args = [a for a in argv if a != "--resume"]
-    own = Path(__file__).with_name("evaluate.py").resolve()  # python -m domino_env.train.evaluate
-    if script is not None and script.endswith(".py") and Path(script).resolve() != own:  # the user's script
-        command = shlex.join(["python", script, *args])
+    own = Path(__file__).with_name("evaluate.py")  # python -m domino_env.train.evaluate
+    mine = users_script(own, script) if script is not None else None
+    if mine is not None:
+        command = " ".join([mine, shlex.join(args)]) if args else mine
     else:
         command = command_line("train.evaluate", args, script)
     return {**result, "command": command, "package_version": __version__}

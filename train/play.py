@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
 import re
-import shlex
 import signal
 import sys
 import time
@@ -31,10 +29,10 @@ import numpy as np
 from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.core.records import load_record, save_record
+from domino_env.core.records import save_record
 from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.arg_types import count
-from domino_env.train.cli import ArgumentParser, path_word, unwritable
+from domino_env.train.cli import ArgumentParser, unwritable
 from domino_env.train.evaluate import (
     GAMES,
     add_line_rule_options,
@@ -46,6 +44,7 @@ from domino_env.train.evaluate import (
     rule_kwargs,
     seats_error_line,
 )
+from domino_env.train.play_records import checked_record_path, record_hints, resumed
 from domino_env.wrappers import info_state_kwargs
 
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
@@ -126,11 +125,11 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     if args.record is not None and not args.record.strip():  # it fell back to the default name
         parser.error("--record: give a file name (got an empty name)")
     if args.resume is not None:
-        env, seat, agents, labels, seed, moves = _resumed(parser, args, argv)
+        env, seat, agents, labels, seed, moves = resumed(parser, build_parser(), args, argv)
         if args.record is None and (problem := unwritable(args.resume)):  # not "--record X", which was not given
             parser.error(f"--resume {args.resume}: the game goes on in this record, and {problem}; give --record "
                          "PATH to write it elsewhere")  # fmt: skip
-        return env, seat, agents, labels, seed, _checked_record_path(parser, args.record or args.resume), moves
+        return env, seat, agents, labels, seed, checked_record_path(parser, args.record or args.resume), moves
     kwargs = _env_kwargs(args, parser)
     try:
         env = make_env(args.game, **kwargs)
@@ -158,98 +157,8 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
             parser.error(f"--opponents {spec}: {exc}")
         labels[seat] = agent_label(spec)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    record = _checked_record_path(parser, args.record or f"domino-play-{args.game}-{seed}.json")
+    record = checked_record_path(parser, args.record or f"domino-play-{args.game}-{seed}.json")
     return env, args.seat, agents, labels, seed, record, []
-
-
-def _checked_record_path(parser: argparse.ArgumentParser, record: str) -> str:
-    """``record`` when the game's record can be written there (else ``parser.error``)."""
-    folder = os.path.dirname(os.path.abspath(record))
-    if not os.path.isdir(folder):
-        parser.error(f"--record {record}: folder {folder} does not exist")
-    if os.path.isdir(record):
-        parser.error(f"--record {record} is a folder; give a file name")
-    if os.path.lexists(record) and not os.path.isfile(record):  # a FIFO would block the check below
-        parser.error(f"--record {record}: exists and is not a regular file; give a file name")
-    if os.path.lexists(record) and not _is_record_file(record):
-        parser.error(f"--record {record}: the file exists and is not a game record (it would be overwritten); "
-                     "give another name")  # fmt: skip
-    problem = unwritable(record)
-    if problem:  # found now, not once the game is played
-        parser.error(f"--record {record}: {problem}")
-    return record
-
-
-def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace,
-             argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, list[int]]:  # fmt: skip
-    """``--resume RECORD``: the env, your seat, the agents and their names, the seed and the
-    recorded moves, from a record that domino-play wrote of a game not over; checked whole
-    (every move replays, every deal is the seed's) before any play, in one pass through the env."""
-    probe = build_parser()  # the flags typed, also those given their default value (--seat 0)
-    for action in probe._actions:
-        action.default = argparse.SUPPRESS
-    typed = vars(probe.parse_args(argv))
-    given = [a.option_strings[-1] for a in parser._actions if a.dest in typed and a.dest not in ("resume", "record")]
-    if given:
-        parser.error(f"--resume takes the game, rules, seats, agents and seed from the record: give only "
-                     f"--record with it, not {', '.join(given)}")  # fmt: skip
-    path = args.resume
-    if not path.strip():
-        parser.error("--resume: give the record of the game (got an empty name)")
-    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):  # a FIFO: read forever
-        parser.error(f"--resume {path}: not a regular file (a pipe?); copy the record to a file and give that")
-    try:
-        record = load_record(path)
-    except (DominoError, OSError, UnicodeDecodeError) as exc:
-        parser.error(f"--resume {path}: {getattr(exc, 'strerror', None) or exc}")
-    seats, seed = record.get("seats"), record.get("seed")
-    if not isinstance(seats, list) or seats.count("human") != 1 or not all(isinstance(x, str) for x in seats):
-        parser.error(f"--resume {path}: not a record of domino-play (its 'seats' must name one 'human' seat "
-                     "and the agent of every other)")  # fmt: skip
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        parser.error(f"--resume {path}: the record has no seed (a game domino-play dealt): got {seed!r}")
-    game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
-    try:
-        env = make_env(game, **record["env_kwargs"])
-        env.reset(seed=seed)
-    except (DominoError, ValueError, TypeError) as exc:
-        parser.error(f"--resume {path}: {exc}")
-    if len(seats) != env.config.num_players:
-        parser.error(f"--resume {path}: 'seats' names {len(seats)} seats, the game has {env.config.num_players}")
-    if env.game_state.deals[0] != record["deals"][0]:
-        parser.error(f"--resume {path}: the first deal is not the one seed {seed} deals (an edited record?)")
-    for k, action in enumerate(record["actions"], 1):  # every move checked here, before any play
-        while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            env.step(None)
-        try:
-            env.step(action)
-        except (DominoError, ValueError, TypeError) as exc:
-            parser.error(f"--resume {path}: move {k} ({action!r}) does not replay: {exc}")
-    if list(env.game_state.deals) != record["deals"]:  # the later deals too
-        parser.error(f"--resume {path}: the deals are not the ones seed {seed} deals (an edited record?)")
-    if all(env.terminations[a] or env.truncations[a] for a in env.agents):  # no agent left to play
-        if any(env.truncations[a] for a in env.agents):
-            parser.error(f"--resume {path}: the game was stopped by the env's limit of {env.max_cycles} cycles "
-                         f"({len(record['actions'])} moves); nothing to resume")  # fmt: skip
-        parser.error(f"--resume {path}: the game is over ({len(record['actions'])} moves); nothing to resume")
-    you = seats.index("human")
-    agents, labels = {}, {}
-    for seat, spec in enumerate(seats):
-        if seat != you:
-            try:
-                agents[seat], labels[seat] = make_agent(spec, env.config), spec
-            except (DominoError, OSError) as exc:
-                parser.error(f"--resume {path}: the agent of seat {seat} ({spec}): {exc}")
-    return env, you, agents, labels, seed, list(record["actions"])
-
-
-def _is_record_file(path: str) -> bool:
-    """An earlier game record (which a new one may replace), not any other file."""
-    try:
-        load_record(path)
-    except (DominoError, OSError):
-        return False
-    return True
 
 
 def describe(state: Any, action: int, you: int) -> str:
@@ -471,10 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except OSError as exc:
                     raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
                 k = len(data["actions"])
-                word = shlex.quote(path_word(record))
-                more = f"; go on with it: domino-play --resume {word}" if env.agents else ""  # the game not over
-                _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} (view it: domino-replay-html "
-                     f"{word}{more})")  # fmt: skip
+                _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} "
+                     f"({record_hints(str(record), game_over=not env.agents)})")  # fmt: skip
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

@@ -255,8 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--output {out}: folder {out.parent} does not exist")
     elif out.is_dir():
         parser.error(f"--output {out} is a folder; give the HTML file to write (e.g. {out}/replay.html)")
+    elif out.resolve() == src.resolve() and _is_replay_page(src):
+        parser.error(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
     elif out.resolve() == src.resolve():
-        parser.error(f"--output {out} would overwrite the record")
+        parser.error(f"--output {out} would overwrite the record; give the page to write with --output")
     elif out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
         parser.error(f"--output {out}: exists and is not a regular file; give a file name")
     elif out.exists() and not _is_replay_page(out):

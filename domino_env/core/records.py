@@ -6,19 +6,26 @@ A record holds every deal of the game as it was dealt, so replaying needs no ran
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from .config import LineConfig, MexicanTrainConfig, check_env_options, from_preset, line_from_preset
 from .errors import ConfigError, RecordError
-from .files import replace_text
+from .files import replace_file
 from .line import LineState
 from .mexican_train import MexicanTrainState
 
 RECORD_FORMAT = "domino_env.record/1"
+#: The most bytes :func:`load_record` reads (after decompression): a whole 8-seat double-18 game of
+#: random play is about 150 KB; anything this large is not a record (``/dev/zero``).
+MAX_RECORD_BYTES = 64 * 2**20
+_GZIP_MAGIC = b"\x1f\x8b"
 ENV_ONLY_KWARGS = ("episode", "reward", "max_cycles", "max_steps", "render_mode")
 
 #: env id -> (config class, engine state class) of every game a record can hold.
@@ -46,9 +53,13 @@ def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    """Write ``record`` as JSON to ``path`` (standard JSON: no NaN or Infinity), through a temporary
-    file beside it: an interruption keeps an earlier file at ``path`` whole."""
-    replace_text(path, json.dumps(record, indent=1, allow_nan=False))
+    """Write ``record`` as JSON to ``path`` (standard JSON: no NaN or Infinity; gzip-compressed
+    when the name ends in ``.gz``), through a temporary file beside it: an interruption keeps an
+    earlier file at ``path`` whole."""
+    data = json.dumps(record, indent=1, allow_nan=False).encode("utf-8")
+    if Path(path).suffix.lower() == ".gz":
+        data = gzip.compress(data, mtime=0)  # (mtime 0: the same record gives the same bytes)
+    replace_file(Path(path), lambda f: f.write(data))
 
 
 def _refuse_constant(name: str) -> Any:
@@ -56,15 +67,24 @@ def _refuse_constant(name: str) -> Any:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record written by :func:`save_record`.
+    """Read a record written by :func:`save_record` (plain or gzip-compressed JSON, told by its
+    content, whatever the file's name).
 
     Raises:
         RecordError: not a record of a known format (also a file that is not UTF-8 JSON, e.g.
-            truncated), or a field of the wrong type (a ``seed`` not null nor an integer >= 0...;
-            the message names the file and the field).
+            truncated, or one of more than :data:`MAX_RECORD_BYTES`), or a field of the wrong type
+            (a ``seed`` not null nor an integer >= 0...; the message names the file and the field).
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
-    data = Path(path).read_bytes()
+    data = _read_at_most(path, MAX_RECORD_BYTES)
+    if data.startswith(_GZIP_MAGIC):
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+                data = f.read(MAX_RECORD_BYTES + 1)
+        except (OSError, EOFError, zlib.error) as err:  # a truncated or damaged .gz
+            raise RecordError(f"record {path} is a damaged gzip file ({err})") from err
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(f"record {path} holds more than {MAX_RECORD_BYTES // 2**20} MiB: not a game record")
     try:
         text = data.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is dropped
     except UnicodeDecodeError as err:
@@ -87,6 +107,13 @@ def load_record(path: str | Path) -> dict[str, Any]:
     except RecordError as err:  # name the file in every message
         raise RecordError(f"record {path}: {err}") from err
     return record
+
+
+def _read_at_most(path: str | Path, limit: int) -> bytes:
+    """The file's first ``limit + 1`` bytes: enough to tell it is too large without reading an
+    endless one (a character device, a pipe) whole."""
+    with open(path, "rb") as f:
+        return f.read(limit + 1)
 
 
 #: The record's fields that replay reads, and their JSON types.

@@ -125,3 +125,27 @@ def test_an_empty_record_names_its_size_in_bytes_with_a_byte_order_mark(tmp_path
     path.write_bytes(b"\xef\xbb\xbf  \n")
     with pytest.raises(RecordError, match=r"r.json is an empty file \(6 bytes\)$"):
         load_record(path)
+
+
+def test_a_gzip_record_loads_as_the_plain_one_and_a_damaged_or_endless_file_is_refused(tmp_path, monkeypatch):
+    from domino_env.core import records
+
+    env = draw_v0.raw_env()
+    env.reset(seed=4)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    records.save_record(env.to_record(), tmp_path / "r.json")
+    records.save_record(env.to_record(), tmp_path / "r.json.GZ")
+    packed = (tmp_path / "r.json.GZ").read_bytes()
+    assert packed[:2] == b"\x1f\x8b" and records.load_record(tmp_path / "r.json.GZ") == records.load_record(tmp_path / "r.json")
+    records.save_record(env.to_record(), tmp_path / "again.gz")
+    assert (tmp_path / "again.gz").read_bytes() == packed  # the same record, the same bytes
+    (tmp_path / "cut.gz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(RecordError, match=r"cut\.gz is a damaged gzip file"):
+        records.load_record(tmp_path / "cut.gz")
+    monkeypatch.setattr(records, "MAX_RECORD_BYTES", 1000)
+    with pytest.raises(RecordError, match="holds more than 0 MiB: not a game record"):
+        records.load_record("/dev/zero")
+    bomb = tmp_path / "bomb.gz"  # small on disk, too large once decompressed
+    bomb.write_bytes(__import__("gzip").compress(b" " * 5000))
+    with pytest.raises(RecordError, match="holds more than"):
+        records.load_record(bomb)

@@ -223,3 +223,38 @@ def test_an_agent_that_now_plays_otherwise_is_noted(tmp_path):
     out = _play(["--resume", str(path)], "q\n")
     assert out.returncode == 0, out.stderr
     assert "note: seat 1 (random), seat 3 (random) now chose other moves than the recorded ones" in out.stdout
+
+
+def test_the_hints_of_a_users_own_script_name_that_script(tmp_path):
+    """A user trial: the script of docs/play.md (it registers the agent "mine"), stopped, printed
+    "go on with it: domino-play --resume ...", which refuses "mine"; the hint names the script."""
+    page = (ROOT / "docs/play.md").read_text()
+    (tmp_path / "play_mine.py").write_text(re.search(r"```python\n(# play_mine\.py.*?)```", page, re.S).group(1))
+    out = subprocess.run([sys.executable, "play_mine.py", "--opponents", "mine", "--seed", "4", "--record", "m.json"],
+                         input="1\nq\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    hint = out.stdout.rsplit("go on with it: ", 1)[1].rstrip(")\n")
+    assert hint == "python play_mine.py --resume m.json", out.stdout
+    out = subprocess.run([sys.executable, *shlex.split(hint)[1:]], input="q\n", capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120)  # fmt: skip
+    assert out.returncode == 0 and "resumed after" in out.stdout, out.stderr
+
+
+def test_the_view_hint_of_a_record_named_html_writes_another_page(tmp_path):
+    """A user trial: ``--record game.html`` printed "view it: domino-replay-html game.html", which
+    refuses to write the page over the record."""
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.play", "--game", "draw", "--seed", "2", "--record",
+                          "game.html"], input="1\nq\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    view = re.search(r"view it: (.*?);", out.stdout).group(1)
+    assert view == "domino-replay-html game.html -o game.replay.html", out.stdout
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.replay_html", *shlex.split(view)[1:]],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert load_record(tmp_path / "game.html")["actions"] and "<html" in (tmp_path / "game.replay.html").read_text()
+
+
+def test_a_gzip_record_is_written_and_resumed(tmp_path):
+    out = _play(["--game", "block", "--seed", "5", "--record", str(tmp_path / "g.json.gz")], "1\nq\n")
+    assert (tmp_path / "g.json.gz").read_bytes()[:2] == b"\x1f\x8b", out.stderr
+    assert f"go on with it: domino-play --resume {tmp_path / 'g.json.gz'}" in out.stdout
+    out = _play(["--resume", str(tmp_path / "g.json.gz")], "q\n")
+    assert out.returncode == 0 and "resumed after" in out.stdout, out.stderr

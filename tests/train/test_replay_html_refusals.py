@@ -255,3 +255,18 @@ def test_the_title_names_the_rules_a_record_leaves_to_their_defaults():
     assert title_of(block) == "Block dominoes (double-6) replay"
     mexican = {"env_id": "dominoes/mexican_train-v0", "env_kwargs": {"episode": "round"}}
     assert title_of(mexican) == "Mexican Train (domino_cubano, double-12) replay"
+
+
+def test_an_endless_file_a_replay_page_and_a_gzip_record(cuban_game, tmp_path):
+    """A user trial: ``/dev/zero`` as the record was read whole until the machine ran out of
+    memory; a replay page given as the record was refused as "would overwrite the record"."""
+    out = _cli("/dev/zero", "-o", str(tmp_path / "z.html"))
+    assert out.returncode == 2 and "record /dev/zero holds more than 64 MiB: not a game record" in out.stderr
+    assert out.stderr.count("\n") == 1 and not (tmp_path / "z.html").exists()
+    save_record(cuban_game, tmp_path / "game.json.gz")  # compressed, as its name asks
+    assert (tmp_path / "game.json.gz").read_bytes()[:2] == b"\x1f\x8b"
+    out = _cli(str(tmp_path / "game.json.gz"), "-o", str(tmp_path / "game.html"))
+    assert out.returncode == 0, out.stderr
+    out = _cli(str(tmp_path / "game.html"))
+    assert out.returncode == 2, out.stderr
+    assert f"record {tmp_path / 'game.html'} is a replay page, not a game record; give the record (JSON)" in out.stderr

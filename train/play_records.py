@@ -1,0 +1,122 @@
+"""domino-play's game records: where a record may be written (``--record``), a stopped game
+taken up again (``--resume``), and the hints printed once a record is written (docs/play.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from domino_env.agents.base import make_agent
+from domino_env.core.errors import DominoError
+from domino_env.core.records import load_record
+from domino_env.train.cli import path_word, unwritable, users_script
+from domino_env.train.evaluate import make_env
+
+#: domino-play's own module (``python -m domino_env.train.play`` runs it as a script).
+PLAY_MODULE = Path(__file__).with_name("play.py")
+
+
+def checked_record_path(parser: argparse.ArgumentParser, record: str) -> str:
+    """``record`` when the game's record can be written there (else ``parser.error``)."""
+    folder = os.path.dirname(os.path.abspath(record))
+    if not os.path.isdir(folder):
+        parser.error(f"--record {record}: folder {folder} does not exist")
+    if os.path.isdir(record):
+        parser.error(f"--record {record} is a folder; give a file name")
+    if os.path.lexists(record) and not os.path.isfile(record):  # a FIFO would block the check below
+        parser.error(f"--record {record}: exists and is not a regular file; give a file name")
+    if os.path.lexists(record) and not is_record_file(record):
+        parser.error(f"--record {record}: the file exists and is not a game record (it would be overwritten); "
+                     "give another name")  # fmt: skip
+    problem = unwritable(record)
+    if problem:  # found now, not once the game is played
+        parser.error(f"--record {record}: {problem}")
+    return record
+
+
+def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, args: argparse.Namespace,
+            argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, list[int]]:  # fmt: skip
+    """``--resume RECORD``: the env, your seat, the agents and their names, the seed and the
+    recorded moves, from a record that domino-play wrote of a game not over; checked whole
+    (every move replays, every deal is the seed's) before any play, in one pass through the env.
+    ``probe``: a second parser of the same flags, which tells the flags typed from defaults."""
+    for action in probe._actions:
+        action.default = argparse.SUPPRESS
+    typed = vars(probe.parse_args(argv))
+    given = [a.option_strings[-1] for a in parser._actions if a.dest in typed and a.dest not in ("resume", "record")]
+    if given:
+        parser.error(f"--resume takes the game, rules, seats, agents and seed from the record: give only "
+                     f"--record with it, not {', '.join(given)}")  # fmt: skip
+    path = args.resume
+    if not path.strip():
+        parser.error("--resume: give the record of the game (got an empty name)")
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):  # a FIFO: read forever
+        parser.error(f"--resume {path}: not a regular file (a pipe?); copy the record to a file and give that")
+    try:
+        record = load_record(path)
+    except (DominoError, OSError, UnicodeDecodeError) as exc:
+        parser.error(f"--resume {path}: {getattr(exc, 'strerror', None) or exc}")
+    seats, seed = record.get("seats"), record.get("seed")
+    if not isinstance(seats, list) or seats.count("human") != 1 or not all(isinstance(x, str) for x in seats):
+        parser.error(f"--resume {path}: not a record of domino-play (its 'seats' must name one 'human' seat "
+                     "and the agent of every other)")  # fmt: skip
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        parser.error(f"--resume {path}: the record has no seed (a game domino-play dealt): got {seed!r}")
+    game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
+    try:
+        env = make_env(game, **record["env_kwargs"])
+        env.reset(seed=seed)
+    except (DominoError, ValueError, TypeError) as exc:
+        parser.error(f"--resume {path}: {exc}")
+    if len(seats) != env.config.num_players:
+        parser.error(f"--resume {path}: 'seats' names {len(seats)} seats, the game has {env.config.num_players}")
+    if env.game_state.deals[0] != record["deals"][0]:
+        parser.error(f"--resume {path}: the first deal is not the one seed {seed} deals (an edited record?)")
+    for k, action in enumerate(record["actions"], 1):  # every move checked here, before any play
+        while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            env.step(None)
+        try:
+            env.step(action)
+        except (DominoError, ValueError, TypeError) as exc:
+            parser.error(f"--resume {path}: move {k} ({action!r}) does not replay: {exc}")
+    if list(env.game_state.deals) != record["deals"]:  # the later deals too
+        parser.error(f"--resume {path}: the deals are not the ones seed {seed} deals (an edited record?)")
+    if all(env.terminations[a] or env.truncations[a] for a in env.agents):  # no agent left to play
+        if any(env.truncations[a] for a in env.agents):
+            parser.error(f"--resume {path}: the game was stopped by the env's limit of {env.max_cycles} cycles "
+                         f"({len(record['actions'])} moves); nothing to resume")  # fmt: skip
+        parser.error(f"--resume {path}: the game is over ({len(record['actions'])} moves); nothing to resume")
+    you = seats.index("human")
+    agents, labels = {}, {}
+    for seat, spec in enumerate(seats):
+        if seat != you:
+            try:
+                agents[seat], labels[seat] = make_agent(spec, env.config), spec
+            except (DominoError, OSError) as exc:
+                parser.error(f"--resume {path}: the agent of seat {seat} ({spec}): {exc}")
+    return env, you, agents, labels, seed, list(record["actions"])
+
+
+def is_record_file(path: str) -> bool:
+    """An earlier game record (which a new one may replace), not any other file."""
+    try:
+        load_record(path)
+    except (DominoError, OSError):
+        return False
+    return True
+
+
+def record_hints(record: str, game_over: bool) -> str:
+    """How to view a written record and, when the game is not over, go on with it: with the
+    command the user ran (a script of theirs that registers its agents, or ``domino-play``)."""
+    word = shlex.quote(path_word(record))
+    view = f"view it: domino-replay-html {word}"
+    if record.endswith(".html"):  # its page would be the record itself: name another
+        view += " -o " + shlex.quote(path_word(record.removesuffix(".html") + ".replay.html"))
+    if game_over:
+        return view
+    return f"{view}; go on with it: {users_script(PLAY_MODULE) or 'domino-play'} --resume {word}"
