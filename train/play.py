@@ -195,7 +195,8 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
             print(f"  commands: {numbers} plays that move, t (table) shows the table again, q (quit, "
                   "exit) stops the game and writes its record; Ctrl-D stops too", flush=True)
         elif not re.fullmatch(r"-?[0-9]+", word):  # not str.isdigit: int("²") fails
-            print(f"  {text!r} is not a move number: {hint}", flush=True)
+            shown = text if len(text) <= 40 else text[:40] + chr(0x2026)  # a pasted page is not echoed whole
+            print(f"  {shown!r} is not a move number: {hint}", flush=True)
         elif len(digits := word.lstrip("-").lstrip("0")) > 9:  # int() refuses past 4,300 digits; no move is this high
             print(f"  there is no move {text if len(text) <= 12 else text[:12] + chr(0x2026)}: {hint}", flush=True)
         else:

@@ -275,4 +275,5 @@ def check_no_deals_left(deals: list[Any]) -> None:
     """A RecordError when deals are left once every action is replayed: a record holds only the
     deals its episode dealt (ended, truncated or stopped part-way), so an extra one was added."""
     if deals:
-        raise RecordError(f"{len(deals)} deal(s) beyond the end of the record's episode")
+        raise RecordError(f"{len(deals)} deal(s) beyond the end of the record's episode: its actions never reach "
+                          "them (a record cut short must drop the deals of the rounds it no longer plays)")

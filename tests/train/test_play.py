@@ -418,3 +418,14 @@ def test_a_pasted_number_of_thousands_of_digits_is_no_move(typed, capsys):
         assert f"there is no move {typed}:" in out
     elif typed.lstrip("0") != "2":
         assert f"there is no move {typed[:12]}\u2026:" in out
+
+
+def test_a_pasted_page_of_text_is_not_echoed_whole(capsys):
+    """A user trial: a 100,000-character typo was printed back in full."""
+    from domino_env.train.play import read_move
+
+    answers = iter(["abc" * 33_334, "x" * 40, "1"])
+    assert read_move([10, 20, 30], show=lambda: None, read=lambda prompt: next(answers)) == 10
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("  '" + "abc" * 13 + "a\u2026' is not a move number") and len(lines[0]) < 200
+    assert lines[1].startswith("  '" + "x" * 40 + "' is not a move number")
