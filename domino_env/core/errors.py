@@ -106,6 +106,13 @@ def check_action(action: object) -> int:
     return int(action)
 
 
+def done_agent_action(agent: str, terminated: bool, action: object) -> IllegalActionError:
+    """The error for an action given to a done agent, which PettingZoo steps with ``None``
+    (PettingZoo's own check raises a plain ``ValueError`` naming no agent)."""
+    done = "terminated" if terminated else "truncated"
+    return IllegalActionError(f"{agent} is done ({done}): step(None) for it, not {action!r}")
+
+
 def as_int(value: object) -> int | None:
     """``value`` as a plain int when it is an integer: a Python or numpy integer, or a 0-d integer
     numpy array (as :func:`check_action` takes them: Stable-Baselines3's ``predict`` returns one);

@@ -29,6 +29,7 @@ from ..core.errors import (
     DominoError,
     IllegalActionError,
     check_seed,
+    done_agent_action,
 )
 from ..core.records import make_record
 from .infos import info_layout
@@ -323,7 +324,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         Raises:
             IllegalActionError: the action is not legal, or not an integer (nothing changes;
                 ``env()`` turns an illegal action into a terminated episode with -1 for the
-                offender instead).
+                offender instead); or not None for a done agent, which PettingZoo steps with None.
             DominoError: ``step`` before ``reset`` or after every agent is done.
             DealError: the next deal of ``reset``'s ``options["deals"]`` is refused as its round
                 starts (the action is applied, the finished round's rewards paid, every agent terminated).
@@ -333,7 +334,9 @@ class DominoAECEnv(AECEnv, EzPickle):
             raise DominoError("the episode is over (every agent is done): call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            if action is not None:
+                raise done_agent_action(agent, self.terminations[agent], action)
+            self._was_dead_step(None)
             return
         state = self.game_state
         if action is None:
