@@ -1,0 +1,139 @@
+"""A Mexican Train agent against opponents that no model of the package trained or was selected
+against: four playing styles written here from the action layout alone, each in every other seat,
+and two mixed tables. The planner plays the same deals from the same seat, so each row also gives
+the agent's paired difference from the planner (does what the model learnt against greedy and
+planner opponents carry over to other styles?).
+
+The styles (each places a tile whenever one is legal, else draws or passes as the only legal
+action; ties go to the lowest action index):
+
+* ``lightest``: the tile with the fewest pips (the 0-0 counts ``double_blank_points``);
+* ``mexican_first``: the Mexican train first, then the other seats' trains, then its own; the
+  heaviest tile within each;
+* ``doubles_first``: a double whenever one is legal (the heaviest), else the heaviest tile, the
+  own train before the others;
+* ``placer``: a legal placement drawn uniformly at random.
+
+Usage: ``python benchmarks/unseen_opponents.py [--agent SPEC] [--rounds 2000] [--seed 31337]``
+(Mexican Train, 4 players, double-12, the default rules; the agent defaults to the released
+action-scoring model; ``--workers 2`` by default). Prints one Markdown row per table.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from domino_env.agents.base import agent_label, make_agent
+from domino_env.core.config import MexicanTrainConfig
+from domino_env.core.errors import DominoError
+from domino_env.core.tiles import tile_table
+from domino_env.train.arg_types import PER_CPU, POSITIVE, int_at_least
+from domino_env.train.evaluate import evaluate
+from domino_env.train.paired import paired_difference
+from domino_env.train.result_chart import short_label
+
+RELEASE = Path(__file__).resolve().parents[1] / "checkpoints" / "mexican_train_4p_d12_action_scores"
+
+
+class Style:
+    """One playing style (``name``, see the module docstring); picklable, deterministic except
+    ``placer``, which draws from the rng it is given."""
+
+    def __init__(self, name: str, config: MexicanTrainConfig):
+        self.name = name
+        self.slots = config.num_players + 1  # action = tile x slots + slot; slot 0 own, last Mexican
+        self.draw = len(tile_table(config.max_pip)) * self.slots
+        tiles = tile_table(config.max_pip)
+        self.pips = [config.double_blank_points if a == b == 0 else a + b for a, b in tiles]
+        self.double = [a == b for a, b in tiles]
+
+    def __repr__(self) -> str:
+        return f"Style({self.name!r})"
+
+    def _rank(self, action: int) -> tuple:
+        tile, slot = divmod(action, self.slots)
+        if self.name == "lightest":
+            return (self.pips[tile],)
+        if self.name == "mexican_first":
+            train = 0 if slot == self.slots - 1 else (1 if slot else 2)
+            return (train, -self.pips[tile])
+        return (not self.double[tile], -self.pips[tile], slot != 0)  # doubles_first
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(action_mask)
+        places = [int(a) for a in legal if a < self.draw]
+        if not places:
+            return int(legal[0])
+        if self.name == "placer":
+            return int(rng.choice(places))
+        return min(places, key=lambda a: (*self._rank(a), a))
+
+
+class InSeat:
+    """``agent`` under its own label, so that the seat measured is counted apart from the same
+    agent among the opponents (the planner against a table with planners)."""
+
+    def __init__(self, agent: object, name: str):
+        self.agent, self.name = agent, name
+        self.wants_info_state = getattr(agent, "wants_info_state", False)  # (search agents)
+
+    def __call__(self, *args: object, **kwargs: object) -> int:
+        return self.agent(*args, **kwargs)
+
+
+STYLES = ("lightest", "mexican_first", "doubles_first", "placer")
+#: Each table: the three opponents of the agent (and of the planner in its place).
+TABLES = {
+    **{f"3 x {s}": (s, s, s) for s in STYLES},
+    "planner, mexican_first, doubles_first": ("planner", "mexican_first", "doubles_first"),
+    "greedy, planner, placer": ("greedy", "planner", "placer"),
+}
+#: Played only when named in --tables: about 0.35 s a round (searches of 25 playouts).
+SLOW_TABLES = {"3 x search:25": ("search:25", "search:25", "search:25")}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--agent", default=f"ppo:{RELEASE}", help="the agent measured (default: the release)")
+    parser.add_argument("--compare", default="planner", help="the agent in its seat on the same deals")
+    parser.add_argument("--rounds", type=POSITIVE, default=2000, help="rounds per table (default 2000)")
+    parser.add_argument("--seed", type=int_at_least(0), default=31337, help="tournament seed (default 31337)")
+    parser.add_argument("--workers", type=PER_CPU, default=2, help="processes (default 2)")
+    parser.add_argument("--tables", nargs="+", choices=[*TABLES, *SLOW_TABLES], default=list(TABLES),
+                        metavar="TABLE", help=f"tables to play (default: all but the slow {', '.join(SLOW_TABLES)}): "
+                        f"{', '.join(repr(t) for t in [*TABLES, *SLOW_TABLES])}")  # fmt: skip
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
+    args = parser.parse_args(argv)
+    config = MexicanTrainConfig()
+    styles = {s: Style(s, config) for s in STYLES}
+    labels = [short_label(agent_label(args.agent)), short_label(agent_label(args.compare))]
+    if labels[0] == labels[1]:
+        parser.error(f"--agent and --compare are the same agent ({labels[0]})")
+    try:  # a missing or corrupt model, an unknown name: one line
+        heroes = [InSeat(make_agent(spec, config), f"{label} (measured)")
+                  for spec, label in zip((args.agent, args.compare), labels, strict=True)]  # fmt: skip
+    except (DominoError, OSError) as exc:
+        parser.error(str(exc))
+    print(f"{labels[0]} against each table, and {labels[1]} in its seat on the same deals: {args.rounds} "
+          f"rounds of seed {args.seed} per table (95% per-deal intervals; parity 0.25)\n")  # fmt: skip
+    print(f"| opponents | {labels[0]} | {labels[1]} | paired difference | pips (the two) |")
+    print("|---|---|---|---|---|")
+    for table in args.tables:
+        opponents = [styles.get(o, o) for o in {**TABLES, **SLOW_TABLES}[table]]
+        results = [evaluate([hero, *opponents], rounds=args.rounds, seed=args.seed, workers=args.workers,
+                            keep_records=True, progress=not args.no_progress)  # fmt: skip
+                   for hero in heroes]  # fmt: skip
+        stats = [r.stats_for(hero.name) for r, hero in zip(results, heroes, strict=True)]
+        diff = paired_difference(results[0], results[1], heroes[0].name, heroes[1].name)
+        cells = [f"{s.win_rate:.3f} [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}]" for s in stats]
+        print(f"| {table} | {cells[0]} | {cells[1]} | {diff.mean:+.3f} [{diff.ci95[0]:+.3f}, {diff.ci95[1]:+.3f}] | "
+              f"{stats[0].mean_pips_per_round:.1f} / {stats[1].mean_pips_per_round:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    from domino_env.train.cli import run_script
+
+    run_script("unseen_opponents.py", main)
