@@ -303,7 +303,9 @@ def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
     if target.exists():
         if not target.is_dir():
             return "exists and is not a folder"
-        return None if os.access(target, os.W_OK | os.X_OK) else "is a folder this user cannot write"
+        if not os.access(target, os.W_OK | os.X_OK):
+            return "is a folder this user cannot write"
+        return _cannot_make_in(target, "cannot write the run folder")
     parent = target.parent
     while not parent.exists():
         parent = parent.parent
@@ -311,6 +313,18 @@ def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
         return f"{parent} is a file, not a folder"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"folder {parent} is not writable by this user"
+    return _cannot_make_in(parent, "cannot make the run folder")
+
+
+def _cannot_make_in(folder: Path, what: str) -> str | None:
+    """Why no folder can be made in ``folder`` (a real try: ``os.access`` says yes to root
+    everywhere, /proc included), or None."""
+    import tempfile
+
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".domino-check-", dir=folder))
+    except OSError as exc:
+        return f"{what} ({exc.strerror or exc})"
     return None
 
 

@@ -54,6 +54,7 @@ from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
 from domino_env.train.cli import first_line
 from domino_env.train.evaluate import evaluate_command
+from domino_env.train.folder_lock import hold_run_folder
 from domino_env.train.interrupts import in_import_machinery, stop_signals_held
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
@@ -187,6 +188,7 @@ def _start(
         raise KeyboardInterrupt
     try:  # once Ray runs: a failed start leaves no folder
         out.mkdir(parents=True, exist_ok=True)
+        hold_run_folder(out)
     except OSError as exc:  # checked before Ray started; a folder can change since
         ray.shutdown()
         raise DominoError(f"--out {out}: cannot make the run folder ({exc.strerror or exc})") from exc
@@ -302,6 +304,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         made.insert(0, out)
     else:
         made = missing_folders(out)  # (made with its parents once Ray runs)
+    hold_run_folder(out)  # an existing folder: no other command may write it (a new one: once made)
     try:
         algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
         if stopped_by is signal.SIGTERM:  # its KeyboardInterrupt was swallowed (raised in a finalizer?)

@@ -35,6 +35,7 @@ from domino_env.core.files import replace_file, replace_text
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID
 from domino_env.train.cli import path_word
+from domino_env.train.folder_lock import hold_run_folder
 from domino_env.train.ladder import strip_tables
 
 BEST_MODEL_FILE = "best_model.zip"
@@ -333,9 +334,11 @@ class RunFolder:
         Raises:
             DominoError: the folder cannot be made or written, where the checks before the run
                 could not see it (root on /proc, a full disk): a traceback before.
+            RunFolderBusyError: another command holds the folder (:mod:`~domino_env.train.folder_lock`).
         """
         try:
             self.path.mkdir(parents=True, exist_ok=True)
+            hold_run_folder(self.path)  # (a folder that existed is held since the checks)
             self.write_metadata()
         except OSError as exc:
             raise DominoError(f"--out {self.path}: the run folder could not be written ({exc.strerror or exc})") from exc

@@ -93,6 +93,19 @@ def test_a_resume_drops_the_progress_rows_after_the_checkpoint(tmp_path):
     meta = json.loads((out / "domino_rllib.json").read_text())
     meta["history"][-1]["time_s"] = 1000.0  # as if the first command had trained 1000 s
     (out / "domino_rllib.json").write_text(json.dumps(meta))
+    # while another command holds the run (a user trial: both trained into it at once), refused
+    hold = "import sys, time; from domino_env.train.folder_lock import hold_run_folder as h; h(sys.argv[1]); print(1, flush=True); time.sleep(99)"
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "1\n"
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    busy = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(out), "--iterations", "1",
+                           "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    holder.kill()
+    holder.wait()
+    assert busy.returncode == 2 and busy.stderr.count("\n") == 1, busy.stderr[-2000:]
+    assert f"{out} is in use by another training command" in busy.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
     again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(out), "--iterations", "1",
                             "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"],
                            capture_output=True, text=True, timeout=300)  # fmt: skip
