@@ -416,6 +416,9 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
         if name not in given:
             setattr(args, name, had[name])
             continue
+        game = had.get("game", args.game)
+        if game != "mexican_train" and name in MEXICAN_TRAIN_RULE_ARGS and name != "hand_size":
+            parser.error(f"--resume {run}: {flag_of(name)} is a Mexican Train rule, not of the run's --game {game}")
         # a rule the run left to its preset is compared with the value it played with
         was = rules.get(_RULE_KEY.get(name, name)) if had[name] is None else had[name]
         if name == "opponents" and isinstance(was, list) and sorted(args.opponents) == sorted(was):
@@ -432,4 +435,6 @@ _RULE_KEY = {"players": "num_players"}
 
 
 def _shown(value: Any) -> str:
+    if value is None or value == []:  # (an empty list printed as nothing: "--opponents , this command")
+        return "none"
     return " ".join(map(str, value)) if isinstance(value, list) else str(value)

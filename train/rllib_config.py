@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from domino_env.agents.base import make_agent
 from domino_env.agents.ppo import observation_scale
 from domino_env.core.errors import DominoError
 from domino_env.train.arg_types import mlp_parameters
@@ -248,8 +249,11 @@ def ppo_config(
     (:func:`domino_env.agents.make_agent`), one :class:`~agents.rllib.modules.ScriptedRLModule` each.
 
     Raises:
-        DominoError: ``mode`` is ``"opponents"`` with no opponents, or an unknown mode;
-            ``num_learners`` is not 0 or 1 (:data:`MANY_LEARNERS` says why).
+        DominoError: ``mode`` is ``"opponents"`` with no opponents, ``"self-play"`` with some,
+            ``"league"`` with ``league_size`` or ``snapshot_every`` below 1, or an unknown mode;
+            an opponent that :func:`~domino_env.agents.make_agent` refuses (as the command line
+            checks them: not at the first ``train()``); ``num_learners`` is not 0 or 1
+            (:data:`MANY_LEARNERS` says why).
     """
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -262,9 +266,15 @@ def ppo_config(
         raise DominoError(f"mode {mode!r}: one of {MODES}")
     if mode == "opponents" and not opponents:
         raise DominoError("mode 'opponents' needs at least one opponent agent")
+    if mode == "self-play" and opponents:
+        raise DominoError("mode 'self-play' takes no opponents (every seat is main): use mode 'opponents' or 'league'")
+    if mode == "league" and not (league_size >= 1 and snapshot_every >= 1):
+        raise DominoError(f"mode 'league' needs league_size and snapshot_every >= 1, got {league_size} and {snapshot_every}")
     if num_learners not in (0, 1):
         raise DominoError(f"num_learners must be 0 or 1, got {num_learners}: {MANY_LEARNERS}")
     aec = aec_from_env_config(env_config)
+    for spec in dict.fromkeys(opponents):  # an unknown name or a bad model: now, not inside build_algo
+        make_agent(spec, aec.config)
     p = aec.config.num_players
     teams = bool(getattr(aec.config, "teams", False))
     model_config = model_config_of({**env_config, "num_players": p, "max_pip": aec.config.max_pip}, hidden)

@@ -1,6 +1,7 @@
 """``domino-rllib``'s flag checks (issue 10): every bad flag, address or ``--out`` is refused in one
 line before Ray starts or any work is done. Split from test_rllib.py."""
 
+import re
 import socket
 import subprocess
 import sys
@@ -180,3 +181,41 @@ def test_cli_error_is_one_line_from_a_real_process_and_starts_no_ray():
     assert "Traceback" not in out.stderr and "Ray instance" not in out.stderr
     assert out.stderr.count("\n") == 1 and "usage:" not in out.stderr  # one line, no usage block
 
+
+
+def test_ppo_config_refuses_what_the_command_line_refuses():
+    """A user trial: the config docs/rllib.md says to start from took league_size=0 (numpy's
+    "high <= 0" at the first train()), opponents in self-play (ignored) and an unknown opponent
+    (an error only inside build_algo)."""
+    from domino_env.core.errors import AgentSpecError, DominoError
+    from domino_env.train.rllib import ppo_config
+
+    env_config = {"game": "block", "num_players": 2}
+    for kwargs, message in [
+        ({"mode": "league", "league_size": 0}, "mode 'league' needs league_size and snapshot_every >= 1, got 0 and 5"),
+        ({"mode": "league", "snapshot_every": 0}, "got 4 and 0"),
+        ({"mode": "self-play", "opponents": ["greedy"]}, "mode 'self-play' takes no opponents"),
+    ]:  # fmt: skip
+        with pytest.raises(DominoError, match=re.escape(message)):
+            ppo_config(env_config, **kwargs)
+    with pytest.raises(AgentSpecError, match="nope"):
+        ppo_config(env_config, mode="opponents", opponents=["greedy", "nope"])
+    assert ppo_config(env_config, mode="league", league_size=1, opponents=["greedy"]) is not None
+
+
+def test_a_resumed_line_game_run_names_a_mexican_train_rule_as_such(tmp_path):
+    """A user trial: resuming a block run with --first-turn any said "the run has --first-turn
+    None", and --opponents on a self-play run "the run has --opponents , this command greedy"."""
+    import json
+
+    from domino_env.train.rllib_args import build_parser
+
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    args = vars(build_parser().parse_args(["--game", "block", "--players", "2"]))
+    (run / "domino_rllib.json").write_text(json.dumps({"args": args, "env_config": {"game": "block", "num_players": 2}}))
+    for extra, message in [(["--first-turn", "any"], "--first-turn is a Mexican Train rule, not of the run's --game block"),
+                           (["--opponents", "greedy"], "the run has --opponents none, this command greedy")]:  # fmt: skip
+        out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(run), *extra],
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert out.returncode == 2 and message in out.stderr, out.stderr
