@@ -373,6 +373,10 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
             if stopped_by is signal.SIGTERM:  # as after _start: a SIGTERM whose exception was lost
                 raise KeyboardInterrupt
             if args.time_limit is not None and time.perf_counter() - start >= args.time_limit:
+                if i + 1 < args.iterations:  # (the run and its reader are told why it trained fewer)
+                    metadata["time_limit_reached"] = f"{new_iterations} of {args.iterations} iterations"
+                    print(f"--time-limit reached: {new_iterations} of {args.iterations} iterations trained",
+                          file=sys.stderr, flush=True)  # fmt: skip
                 break
     except KeyboardInterrupt:
         interrupted = True

@@ -22,6 +22,7 @@ from domino_env.agents.base import make_agent
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
+from domino_env.core.files import replace_text
 from domino_env.train.arg_types import (
     MAX_PARAMETERS,
     MAX_ROLLOUT,
@@ -330,16 +331,24 @@ def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: floa
 
 
 def finish_checkpoint_swap(run: Path) -> str | None:
-    """Finish what a crash (SIGKILL, power loss) cut short in ``save_checkpoint``'s swap: between
-    its renames only ``checkpoint.old/`` (the earlier checkpoint, whole) is left, so it becomes
-    ``checkpoint/`` again; after them a leftover ``checkpoint.old/`` is removed. Returns what was
-    done, or None."""
+    """Finish what a crash (SIGKILL, power loss) cut short in ``save_checkpoint``'s swap. Between
+    its renames ``checkpoint.old/`` (the earlier checkpoint) and ``checkpoint.saving/`` are left:
+    the new one, whole when its ``domino_rllib.json`` (written last) is there, becomes
+    ``checkpoint/`` and the run's ``domino_rllib.json`` its copy, as the swap would have done;
+    else the earlier one is put back. After the renames a leftover ``checkpoint.old/`` is
+    removed. Returns what was done, or None."""
     final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
+    saving = run / f"{CHECKPOINT_DIR}.saving"
     if not old.is_dir():
         return None
+    if not final.exists() and (saving / METADATA_FILE).is_file():
+        saving.rename(final)
+        replace_text(run / METADATA_FILE, (final / METADATA_FILE).read_text(encoding="utf-8"))
+        shutil.rmtree(old)
+        return f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {old.name}/ removed)"
     if not final.exists():
         old.rename(final)
-        return f"{old.name}/ put back as {final.name}/"
+        return f"the earlier checkpoint put back ({old.name}/ as {final.name}/; the new one was not written whole)"
     shutil.rmtree(old)
     return f"{old.name}/ removed"
 
@@ -368,6 +377,8 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     if run.is_dir() and (repaired := finish_checkpoint_swap(run)):
         print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
     if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
+        if (run / METADATA_FILE).is_file() and run.name == CHECKPOINT_DIR:  # RUN/checkpoint: the loader's folder
+            parser.error(f"--resume {run}: this is the run's checkpoint; give its run folder, --resume {run.parent}")
         parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
     try:
         previous = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))

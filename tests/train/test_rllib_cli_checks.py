@@ -219,3 +219,7 @@ def test_a_resumed_line_game_run_names_a_mexican_train_rule_as_such(tmp_path):
         out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(run), *extra],
                              capture_output=True, text=True, timeout=120)  # fmt: skip
         assert out.returncode == 2 and message in out.stderr, out.stderr
+    (run / "checkpoint" / "domino_rllib.json").write_text("{}")  # the loader's copy: RUN/checkpoint was refused as no run
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(run / "checkpoint")],
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 2 and f"this is the run's checkpoint; give its run folder, --resume {run}" in out.stderr

@@ -235,3 +235,7 @@ def test_a_signal_while_ray_stops_after_a_time_limit_says_how_many_iterations_we
     said = re.search(r"the checkpoint of iteration ([1-4]) is saved whole in (.*)/checkpoint, ([1-4]) of 5 "
                      r"iterations trained \(--time-limit stopped the training\); the final evaluation", err)  # fmt: skip
     assert said and said[1] == said[3] and said[2] == str(out), err
+    # a user trial: a run the time limit stopped did not say so in its summary or metadata
+    assert f"--time-limit reached: {said[1]} of 5 iterations trained" in err
+    meta = json.loads((out / "domino_rllib.json").read_text())
+    assert meta["time_limit_reached"] == f"{said[1]} of 5 iterations"

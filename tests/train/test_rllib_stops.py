@@ -238,7 +238,8 @@ def test_a_sigterm_is_still_ignored_under_nohup(tmp_path):
 
 def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     """A SIGKILL between save_checkpoint's two renames left checkpoint.old/ (whole) and no
-    checkpoint/: --resume said "not a run folder". It now puts the earlier checkpoint back."""
+    checkpoint/: --resume said "not a run folder". It now puts the earlier checkpoint back, or the
+    new one when it was written whole."""
     import argparse
 
     from domino_env.train.rllib_args import finish_checkpoint_swap, read_run
@@ -257,6 +258,15 @@ def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     assert finish_checkpoint_swap(run) == "checkpoint.old/ removed"
     assert (run / "checkpoint" / "module_state.pkl").read_bytes() == b"weights"
     assert finish_checkpoint_swap(run) is None  # a whole run folder is left as it is
+    # a user trial: the new checkpoint was written whole (its domino_rllib.json, written last, is
+    # there) and was thrown away for the earlier one: now it is put in place, as the swap would have
+    (run / "checkpoint").rename(run / "checkpoint.old")
+    (run / "checkpoint.saving" / "module_state.pkl").write_bytes(b"newer weights")
+    (run / "checkpoint.saving" / "domino_rllib.json").write_text('{"iterations": 6}')
+    assert finish_checkpoint_swap(run).startswith("the new checkpoint, written whole, put in place")
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoint", "domino_rllib.json"]
+    assert (run / "checkpoint" / "module_state.pkl").read_bytes() == b"newer weights"
+    assert json.loads((run / "domino_rllib.json").read_text()) == {"iterations": 6}
 
 
 _CRASH = """
