@@ -109,9 +109,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     config = MexicanTrainConfig()
     styles = {s: Style(s, config) for s in STYLES}
-    labels = [short_label(agent_label(args.agent)), short_label(agent_label(args.compare))]
-    if labels[0] == labels[1]:
-        parser.error(f"--agent and --compare are the same agent ({labels[0]})")
+    full = [agent_label(args.agent), agent_label(args.compare)]
+    if full[0] == full[1]:
+        parser.error(f"--agent and --compare are the same agent ({full[0]})")
+    labels = [short_label(label) for label in full]
+    if labels[0] == labels[1]:  # two models in folders of one name: their whole paths
+        labels = full
     try:  # a missing or corrupt model, an unknown name: one line
         heroes = [InSeat(make_agent(spec, config), f"{label} (measured)")
                   for spec, label in zip((args.agent, args.compare), labels, strict=True)]  # fmt: skip

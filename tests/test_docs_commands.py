@@ -5,9 +5,11 @@ a page whose commands fail when pasted. Each command line of a fenced block in R
 docs/*.md and benchmarks/README.md that starts with one of the package's console scripts
 (``domino-evaluate``, ...), ``python -m domino_env.train.X`` / ``python -m train.X`` or
 ``python benchmarks/X.py`` is parsed by that command's own parser (its ``main`` is called and
-stopped right after argparse, so no work starts). Continuation lines are joined; a shell
-variable (``$seed``) stands for ``1``; what follows ``|``, ``;``, ``&&``, ``>`` or ``#`` is not
-part of the command. Lines that show a usage pattern (``[--players 4]``), elided arguments
+stopped right after argparse, so no work starts: the checks a command makes after parsing, such
+as flags that conflict, are not run here). Continuation lines are joined; a loop's head, ``time``,
+``nohup``, ``nice``, variable settings and ``.venv/bin/`` before the command are skipped; a shell
+variable (``$seed``) stands for ``1``; what follows ``|``, ``;``, ``&&``, ``&``, ``>`` or ``#`` is
+not part of the command. ``python -m train.X`` (it runs only from a clone's root) is refused. Lines that show a usage pattern (``[--players 4]``), elided arguments
 (``...``) or a command's output (``domino-play needs the 'train' extra ...``) are not commands.
 """
 
@@ -28,12 +30,16 @@ from domino_env.train.cli import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "benchmarks/README.md"]
+#: What may come before a command on a shell line: a prompt, a loop's head, ``time``, ``nohup``,
+#: ``nice``, variable settings.
+PREFIX = r"(?:\$ |for [^;]*; do |do |time |nohup |nice (?:-n \d+ )?|[A-Z_]+=\S* )*"
 COMMAND = re.compile(
-    r"^(?:\$ )?(?:time )?"
-    r"(?P<name>domino-[a-z-]+|python -m [\w.]+|python benchmarks/\w+\.py)(?=\s|$)(?P<rest>.*)"
+    rf"^{PREFIX}(?:\.venv/bin/)?"
+    r"(?P<name>domino-[a-z-]+|python -m (?:domino_env|train|agents)\.[\w.]+|python benchmarks/\w+\.py)"
+    r"(?=\s|$)(?P<rest>.*)"
 )
-#: Where the command ends on a shell line: a pipe, a list, a redirection or a comment.
-SHELL_END = re.compile(r"\s*(?:\||&&|;)|\s+(?:\d?>|#)")
+#: Where the command ends on a shell line: a pipe, a list, a redirection, a comment, ``&``.
+SHELL_END = re.compile(r"\s*(?:\||&&|;)|\s+(?:\d?>|#|&)")
 #: The per-CPU limits (``--eval-workers``, ``--workers``: 4 x the CPUs) depend on the machine a
 #: page's run was made on (some on 16 cores); only that refusal is allowed.
 PER_MACHINE = "(4 x the CPUs)"
@@ -76,7 +82,8 @@ def entry_point(name: str):
         module, _ = COMMANDS[name].target.split(":")
     elif name.startswith("python -m "):
         module = name.removeprefix("python -m ")
-        module = "domino_env." + module if module.startswith("train.") else module
+        assert not module.startswith(("train.", "agents.")), (
+            f"{name} runs only from the root of a clone: give the console script or python -m domino_env.{module}")
     else:
         sys.path.insert(0, str(ROOT / "benchmarks"))
         module = Path(name.split()[1]).stem
@@ -135,6 +142,8 @@ def test_a_stale_flag_is_caught(parse_only, tmp_path):
         "domino-train --timesteps 2k --seed $s  # a comment\n"
         "python benchmarks/playouts.py --rounds many\n"
         "domino-evaluate --agents ... [--seed 0]\n"
+        "for n in 1 2; do nohup .venv/bin/domino-bc --samples $n & done\n"
+        "python -m pytest -q -n 2 tests\n"
         "```\n"
         "`domino-evaluate --bogus` (inline code is prose, not checked)\n"
     )
@@ -143,7 +152,9 @@ def test_a_stale_flag_is_caught(parse_only, tmp_path):
         (2, "domino-evaluate"),
         (4, "domino-train"),
         (5, "python benchmarks/playouts.py"),
+        (7, "domino-bc"),
     ]
+    assert commands[3][2] == ["--samples", "1"]
     assert commands[1][2] == ["--timesteps", "2k", "--seed", "1"]
     messages = [refusal(name, argv) for _, name, argv in commands]
     assert "unrecognized arguments: ['--no-such-flag', '3']" == messages[0]

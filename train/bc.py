@@ -74,7 +74,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
 from domino_env.train.bc_fit import fit, on_policy_agreement  # noqa: F401 (re-exported)
 from domino_env.train.cli import load_failure
 from domino_env.train.evaluate import evaluate_command, rule_flags
-from domino_env.train.folder_lock import hold_run_folder
+from domino_env.train.folder_lock import releasing_run_folders
 from domino_env.train.ladder import (
     finish_run,
     print_summary,
@@ -196,6 +196,7 @@ def continuation_seed(seed: int, have: int) -> int:
     return int(np.random.SeedSequence([seed, 17, have]).generate_state(1)[0] >> 1)
 
 
+@releasing_run_folders
 def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     """Parse ``argv``, collect, clone, evaluate, save: ``(output folder or None, name of the
     signal that interrupted it or None)``.
@@ -310,7 +311,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     made = missing_folders(out.parent) if args.out is None else []  # runs/, removed again if left empty
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
         out = claim_run_folder(str(out))
-    hold_run_folder(out)  # an existing folder: no other command may write it (a new one: once made)
     relabelling = f"{ending}, then saving the model so far and this run's DAgger samples ({out / DAGGER_SAMPLES_FILE})"
     # a stop while collecting writes no model: a claimed default folder is not left behind empty
     with removed_if_left_empty(out, claimed=args.out is None, made=made), StopSignals(collecting) as stop:

@@ -217,13 +217,16 @@ def path_word(path: str | os.PathLike[str]) -> str:
 
 
 def users_script(own: str | os.PathLike[str], argv0: str | None = None) -> str | None:
-    """``python SCRIPT`` (shell-quoted) when this process was started as a ``.py`` file other than
-    the command's own module ``own``: a script of the user's that registers its own agents and
-    runs the command's ``main`` (docs/play.md, docs/agents.md). A hint that repeats the command
-    must name that script, since the console script does not know its agents. None for a
-    console script or ``python -m`` (``argv0``: default ``sys.argv[0]``)."""
+    """``python SCRIPT`` (shell-quoted) when this process was started as a Python file other than
+    the command's own module ``own`` and the console scripts: a script of the user's that
+    registers its own agents and runs the command's ``main`` (docs/play.md, docs/agents.md), with
+    or without ``.py``. A hint that repeats the command must name that script, since the console
+    script does not know its agents. None for a console script, ``python -m`` of the command's
+    module, ``-c`` or an interactive interpreter (``argv0``: default ``sys.argv[0]``)."""
     script = sys.argv[0] if argv0 is None else argv0
-    if script.endswith(".py") and Path(script).resolve() != Path(own).resolve():
+    if script in ("", "-c") or Path(script).stem in COMMANDS or not os.path.isfile(script):
+        return None  # an interactive or -c interpreter, a console script
+    if Path(script).resolve() != Path(own).resolve():  # (a script named without .py too)
         return shlex.join(["python", script])
     return None
 

@@ -10,8 +10,11 @@ from its checks to its exit; a second command is refused in one line before any 
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from domino_env.core.errors import DominoError
 
@@ -25,9 +28,29 @@ class RunFolderBusyError(DominoError):
     """Another process holds the run folder's lock: it is training into that folder."""
 
 
-#: The descriptors of the folders this process holds, by (device, inode): kept open until exit,
-#: which releases the locks (they are not inherited across exec: Python's descriptors are not).
+#: The descriptors of the folders this process holds, by (device, inode): open until the command
+#: that took them returns (:func:`releasing_run_folders`) or the process exits, which releases
+#: the locks (they are not inherited across exec: Python's descriptors are not).
 _HELD: dict[tuple[int, int], int] = {}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def releasing_run_folders(command: F) -> F:
+    """Decorate a command's function: the run folders it locked are released when it returns or
+    raises, so that a command called from Python (a notebook, a test) does not keep its folder
+    from the next command until the interpreter exits."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        before = set(_HELD)
+        try:
+            return command(*args, **kwargs)
+        finally:
+            for key in set(_HELD) - before:
+                os.close(_HELD.pop(key))  # (closing the descriptor releases its lock)
+
+    return run  # type: ignore[return-value]
 
 
 def hold_run_folder(path: str | os.PathLike[str]) -> bool:

@@ -66,7 +66,7 @@ from domino_env.agents.ppo import MODEL_FILE, PPOAgent
 from domino_env.train.arg_types import MAX_ROLLOUT
 from domino_env.train.cli import load_failure
 from domino_env.train.evaluate import evaluate_command
-from domino_env.train.folder_lock import hold_run_folder
+from domino_env.train.folder_lock import releasing_run_folders
 from domino_env.train.interrupts import sigterm_as_interrupt, terminate_as_interrupt
 from domino_env.train.ladder import (
     LADDER,
@@ -262,6 +262,7 @@ def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_l
     return model, started, folder, meta
 
 
+@releasing_run_folders
 def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     """Parse ``argv``, train, evaluate, save: ``(output folder, name of the signal that
     interrupted training or None)``.
@@ -317,7 +318,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     claimed = args.out is None  # the default folder is made now, so that a parallel run takes another
     made = missing_folders("runs") if claimed else []  # runs/ too, removed again if a failed start leaves it empty
     out = claim_run_folder(time.strftime("runs/ppo_%Y%m%d_%H%M%S")) if claimed else Path(args.out)
-    hold_run_folder(out)  # an existing folder: no other command may write it (a new one: once made)
     if claimed and args.resume and not args.quiet:  # (a user expected the run's own folder)
         own = shlex.quote(str(checked.start_model.parent))
         print(f"--resume: training continues in a new folder, {out} (--out {own} continues in the model's own)",

@@ -38,6 +38,7 @@ from domino_env.train.evaluate import (  # noqa: F401  (MEXICAN_TRAIN_RULE_ARGS 
     preset_hand_line,
     seats_error_line,
 )
+from domino_env.train.folder_lock import hold_run_folder
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
 from domino_env.train.run_folder import check_overwrite_keeps, config_of
@@ -334,13 +335,16 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
               resume_folder: Path | None = None, can_resume: bool = True) -> None:  # fmt: skip
     """``--out`` is a new or empty folder, the folder ``--resume`` continues (``resume_folder``),
     or ``--overwrite`` is given (its run files are deleted when the run starts): an existing
-    non-empty folder would mix two runs (an old ``best_model.zip``, ``evaluations.json``, curve)."""
+    non-empty folder would mix two runs (an old ``best_model.zip``, ``evaluations.json``, curve).
+    An existing one is held from here on (:func:`~domino_env.train.folder_lock.hold_run_folder`;
+    RunFolderBusyError when another command holds it)."""
     if out is None:
         return
     path = Path(out)
     problem = output_folder_problem(out)
     if problem:
         parser.error(f"--out {out}: {problem}")
+    hold_run_folder(path)  # an existing folder: no other command may write it (a new one: once made)
     into_resumed = resume_folder is not None and path.resolve() == Path(resume_folder).resolve()
     if into_resumed and overwrite:
         parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")

@@ -274,6 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         record = load_record(src)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
+        if src.is_file() and _is_replay_page(src):
+            refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
         refuse(str(err).replace(f"record {src}", f"record {name}", 1))
     except OSError as err:
         parser.error(f"record {name}: {err.strerror}")

@@ -54,7 +54,7 @@ from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_text
 from domino_env.train.cli import first_line
 from domino_env.train.evaluate import evaluate_command
-from domino_env.train.folder_lock import hold_run_folder
+from domino_env.train.folder_lock import hold_run_folder, releasing_run_folders
 from domino_env.train.interrupts import in_import_machinery, stop_signals_held
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
@@ -270,6 +270,7 @@ def train(argv: Sequence[str] | None = None) -> Path:
     return _run(argv)[0]
 
 
+@releasing_run_folders
 def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     """:func:`train`, also returning the exit status: 0, or 128 + the signal number when SIGINT
     or SIGTERM stopped training (the checkpoint is saved: continue with ``--resume``)."""

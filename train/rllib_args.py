@@ -38,6 +38,7 @@ from domino_env.train.cli import (
     output_folder_problem,
 )
 from domino_env.train.evaluate import add_mexican_train_rule_options
+from domino_env.train.folder_lock import hold_run_folder
 from domino_env.train.ppo_args import MEXICAN_TRAIN_RULE_ARGS, check_rules, flag_of
 from domino_env.train.rllib_config import (
     MANY_LEARNERS,
@@ -331,12 +332,13 @@ def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: floa
 
 
 def finish_checkpoint_swap(run: Path) -> str | None:
-    """Finish what a crash (SIGKILL, power loss) cut short in ``save_checkpoint``'s swap. Between
+    """Finish what a crash (SIGKILL, an out-of-memory kill) cut short in ``save_checkpoint``'s swap. Between
     its renames ``checkpoint.old/`` (the earlier checkpoint) and ``checkpoint.saving/`` are left:
     the new one, whole when its ``domino_rllib.json`` (written last) is there, becomes
     ``checkpoint/`` and the run's ``domino_rllib.json`` its copy, as the swap would have done;
     else the earlier one is put back. After the renames a leftover ``checkpoint.old/`` is
-    removed. Returns what was done, or None."""
+    removed and the run's ``domino_rllib.json`` made the checkpoint's. Returns what was done, or
+    None. (Files are not synced to disk: a power loss may leave less than this mends.)"""
     final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
     saving = run / f"{CHECKPOINT_DIR}.saving"
     if not old.is_dir():
@@ -350,6 +352,10 @@ def finish_checkpoint_swap(run: Path) -> str | None:
         old.rename(final)
         return f"the earlier checkpoint put back ({old.name}/ as {final.name}/; the new one was not written whole)"
     shutil.rmtree(old)
+    own = final / METADATA_FILE  # the run's copy may predate the swap (a crash before it was rewritten)
+    if own.is_file() and (run / METADATA_FILE).read_bytes() != own.read_bytes():
+        replace_text(run / METADATA_FILE, own.read_text(encoding="utf-8"))
+        return f"{old.name}/ removed, {METADATA_FILE} taken from {final.name}/"
     return f"{old.name}/ removed"
 
 
@@ -374,6 +380,7 @@ def damaged_pickle(folder: Path) -> str | None:
 def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     """The ``domino_rllib.json`` of the run folder ``--resume`` names (after
     :func:`finish_checkpoint_swap`, which says on stderr what it did), or a parser error."""
+    hold_run_folder(run)  # first: a swap being made by the command that trains it is not one to finish
     if run.is_dir() and (repaired := finish_checkpoint_swap(run)):
         print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
     if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():

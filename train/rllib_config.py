@@ -262,6 +262,8 @@ def ppo_config(
     from domino_env.agents.rllib.env import DominoMultiAgentEnv, aec_from_env_config
     from domino_env.agents.rllib.modules import MaskedPPOTorchRLModule, ScriptedRLModule
 
+    if isinstance(opponents, str):  # one agent (its letters were read as agents: "invalid agent 'g'")
+        opponents = [opponents]
     if mode not in MODES:
         raise DominoError(f"mode {mode!r}: one of {MODES}")
     if mode == "opponents" and not opponents:

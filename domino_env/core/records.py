@@ -77,7 +77,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
     data = _read_at_most(path, MAX_RECORD_BYTES)
-    if data.startswith(_GZIP_MAGIC):
+    packed = data.startswith(_GZIP_MAGIC)
+    if packed:
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
                 data = f.read(MAX_RECORD_BYTES + 1)
@@ -90,7 +91,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         raise RecordError(f"record {path} is not a text (JSON) file") from err
     if not text.strip():  # (the file's own size: a byte-order mark or "\r\n" counts whole)
-        raise RecordError(f"record {path} is an empty file ({len(data)} bytes)")
+        raise RecordError(f"record {path} is an empty {'gzip ' if packed else ''}file ({len(data)} bytes"
+                          f"{' once decompressed' if packed else ''})")
     try:
         record = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as err:

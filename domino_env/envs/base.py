@@ -37,19 +37,6 @@ from .infos import info_layout
 ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles", "max_steps")
 
 
-def outcome_rewards(winners: tuple[int, ...], seats: list[int]) -> dict[int, float]:
-    """Zero-sum outcome: winners share +1 equally, the other ``seats`` share -1 equally.
-
-    No winners, or every seat a winner, gives 0 to all.
-    """
-    losers = [s for s in seats if s not in winners]
-    if not winners or not losers:
-        return {s: 0.0 for s in seats}
-    rewards = {s: -1.0 / len(losers) for s in losers}
-    rewards.update({s: 1.0 / len(winners) for s in winners})
-    return rewards
-
-
 class DominoAECEnv(AECEnv, EzPickle):
     """Base of the package's AEC environments; see the game modules for the public docs.
 
@@ -318,6 +305,14 @@ class DominoAECEnv(AECEnv, EzPickle):
             mask = self.encoder.mask(self.game_state, seat)
         return {"observation": self.encoder.observe(self.game_state, seat), "action_mask": mask}
 
+    def _was_dead_step(self, action: Any) -> None:
+        # PettingZoo's (also TerminateIllegalWrapper's, after an illegal move) raises a ValueError
+        # naming no agent for an action that is not None
+        if action is not None:
+            agent = self.agent_selection
+            raise done_agent_action(agent, bool(self.terminations.get(agent)), action)
+        super()._was_dead_step(None)
+
     def step(self, action: ActionLike | None) -> None:
         """Apply the selected agent's action.
 
@@ -334,9 +329,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             raise DominoError("the episode is over (every agent is done): call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise done_agent_action(agent, self.terminations[agent], action)
-            self._was_dead_step(None)
+            self._was_dead_step(action)
             return
         state = self.game_state
         if action is None:

@@ -26,8 +26,9 @@ from ..core.line import LineState
 from ..encoding.line import LineEncoder
 from ..encoding.state import LineStateEncoder
 from ..render import render_line
-from .base import DominoAECEnv, outcome_rewards
+from .base import DominoAECEnv
 from .parallel import parallel_view
+from .rewards import outcome_rewards
 from .wrapping import wrap
 
 ENV_IDS = {"block": "dominoes/block-v0", "draw": "dominoes/draw-v0", "cuban": "dominoes/cuban-v0"}

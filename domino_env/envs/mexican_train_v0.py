@@ -28,8 +28,9 @@ from ..core.mexican_train import MexicanTrainState
 from ..encoding.mexican_train import MexicanTrainEncoder
 from ..encoding.state import MexicanTrainStateEncoder
 from ..render import render_mexican_train
-from .base import DominoAECEnv, outcome_rewards
+from .base import DominoAECEnv
 from .parallel import parallel_view
+from .rewards import outcome_rewards
 from .wrapping import wrap
 
 ENV_ID = "dominoes/mexican_train-v0"

@@ -94,6 +94,8 @@ def test_the_script_runs_and_refuses_in_one_line():
     assert all(re.search(rf"\| {number} \| {number} \| [+-]\d\.\d{{3}} \[", r) for r in rows[1:]), rows
     for args, message in [(["--agent", "ppo:/no/such/model"], "/no/such/model"),
                           (["--agent", "planner"], "--agent and --compare are the same agent (planner)"),
+                          # two models in folders of one name are two agents (not "the same agent")
+                          (["--agent", "ppo:/no/a/m", "--compare", "ppo:/no/b/m"], "/no/a/m"),
                           (["--rounds", "0"], "--rounds")]:  # fmt: skip
         out = subprocess.run([*run, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr

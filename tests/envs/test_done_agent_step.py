@@ -54,3 +54,19 @@ def test_raw_env_names_the_done_agent_for_any_action():
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     else:
         pytest.fail("no agent was done before the episode's end")
+
+
+@pytest.mark.parametrize("module", [mexican_train_v0, cuban_v0])
+def test_after_an_illegal_move_ends_the_episode_under_env_an_action_names_the_done_agent(module):
+    """An attacker: PettingZoo's TerminateIllegalWrapper does its own dead step after the illegal
+    move, which raised its plain ValueError."""
+    env = module.env()
+    env.reset(seed=1)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))  # masked out: the episode ends
+    agent = env.agent_selection
+    assert env.terminations[agent] and env.truncations[agent]
+    with pytest.raises(IllegalActionError, match=rf"^{agent} is done \(terminated\): step\(None\) for it, not 0$"):
+        env.step(0)
+    while env.agents:
+        env.step(None)

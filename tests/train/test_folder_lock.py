@@ -68,3 +68,26 @@ def test_each_training_command_refuses_a_held_folder_before_any_work(command, he
 def test_a_folder_that_cannot_be_made_is_found_by_trying():
     assert output_folder_problem("/proc/domino-run") == "cannot make the run folder (No such file or directory)"
     assert output_folder_problem("/proc").startswith("cannot write the run folder (")
+
+
+def test_a_command_called_from_python_lets_go_of_its_folder(tmp_path):
+    """Held until the interpreter exited, a folder trained into from a notebook refused the next
+    command run from a shell."""
+    from domino_env.train import bc, ppo, rllib
+    from domino_env.train.folder_lock import releasing_run_folders
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+
+    @releasing_run_folders
+    def command():
+        assert hold_run_folder(folder)
+        raise KeyboardInterrupt  # (released however the command ends)
+
+    with pytest.raises(KeyboardInterrupt):
+        command()
+    other = subprocess.run([sys.executable, "-c", HOLD.replace("time.sleep(120)", "pass"), str(folder)],
+                           capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert other.stdout == "held\n", other.stderr
+    for run in (ppo.run, bc.run, rllib._run):  # the commands' functions are wrapped so
+        assert run.__wrapped__ is not None

@@ -225,15 +225,17 @@ def test_an_agent_that_now_plays_otherwise_is_noted(tmp_path):
     assert "note: seat 1 (random), seat 3 (random) now chose other moves than the recorded ones" in out.stdout
 
 
-def test_the_hints_of_a_users_own_script_name_that_script(tmp_path):
+@pytest.mark.parametrize("name", ["play_mine.py", "playmine"])
+def test_the_hints_of_a_users_own_script_name_that_script(name, tmp_path):
     """A user trial: the script of docs/play.md (it registers the agent "mine"), stopped, printed
-    "go on with it: domino-play --resume ...", which refuses "mine"; the hint names the script."""
+    "go on with it: domino-play --resume ...", which refuses "mine"; the hint names the script
+    (an attacker: also one named without .py)."""
     page = (ROOT / "docs/play.md").read_text()
-    (tmp_path / "play_mine.py").write_text(re.search(r"```python\n(# play_mine\.py.*?)```", page, re.S).group(1))
-    out = subprocess.run([sys.executable, "play_mine.py", "--opponents", "mine", "--seed", "4", "--record", "m.json"],
+    (tmp_path / name).write_text(re.search(r"```python\n(# play_mine\.py.*?)```", page, re.S).group(1))
+    out = subprocess.run([sys.executable, name, "--opponents", "mine", "--seed", "4", "--record", "m.json"],
                          input="1\nq\n", capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
     hint = out.stdout.rsplit("go on with it: ", 1)[1].rstrip(")\n")
-    assert hint == "python play_mine.py --resume m.json", out.stdout
+    assert hint == f"python {name} --resume m.json", out.stdout
     out = subprocess.run([sys.executable, *shlex.split(hint)[1:]], input="q\n", capture_output=True, text=True,
                          cwd=tmp_path, timeout=120)  # fmt: skip
     assert out.returncode == 0 and "resumed after" in out.stdout, out.stderr

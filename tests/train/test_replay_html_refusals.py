@@ -270,3 +270,6 @@ def test_an_endless_file_a_replay_page_and_a_gzip_record(cuban_game, tmp_path):
     out = _cli(str(tmp_path / "game.html"))
     assert out.returncode == 2, out.stderr
     assert f"record {tmp_path / 'game.html'} is a replay page, not a game record; give the record (JSON)" in out.stderr
+    out = _cli(str(tmp_path / "game.html"), "-o", str(tmp_path / "other.html"))  # (said "not valid JSON")
+    assert out.returncode == 2, out.stderr
+    assert f"record {tmp_path / 'game.html'} is a replay page, not a game record" in out.stderr

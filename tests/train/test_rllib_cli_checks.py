@@ -201,6 +201,8 @@ def test_ppo_config_refuses_what_the_command_line_refuses():
     with pytest.raises(AgentSpecError, match="nope"):
         ppo_config(env_config, mode="opponents", opponents=["greedy", "nope"])
     assert ppo_config(env_config, mode="league", league_size=1, opponents=["greedy"]) is not None
+    config = ppo_config(env_config, mode="opponents", opponents="greedy")  # one agent, not five letters
+    assert sorted(config.rl_module_spec.rl_module_specs) == ["main", "opponent_greedy"]
 
 
 def test_a_resumed_line_game_run_names_a_mexican_train_rule_as_such(tmp_path):

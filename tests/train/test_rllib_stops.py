@@ -6,6 +6,8 @@ import shlex
 import subprocess
 import sys
 
+import pytest
+
 SMALL = ["--batch-size", "128", "--minibatch-size", "64", "--epochs", "1", "--hidden", "16",
          "--num-env-runners", "0", "--num-cpus", "2", "--seed", "3", "--no-progress", "--eval-rounds", "0"]  # fmt: skip
 
@@ -267,6 +269,35 @@ def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     assert sorted(p.name for p in run.iterdir()) == ["checkpoint", "domino_rllib.json"]
     assert (run / "checkpoint" / "module_state.pkl").read_bytes() == b"newer weights"
     assert json.loads((run / "domino_rllib.json").read_text()) == {"iterations": 6}
+    # an attacker: a crash after both renames, before the run's own copy was rewritten
+    (run / "checkpoint.old").mkdir()
+    (run / "domino_rllib.json").write_text('{"iterations": 4}')
+    assert finish_checkpoint_swap(run) == "checkpoint.old/ removed, domino_rllib.json taken from checkpoint/"
+    assert json.loads((run / "domino_rllib.json").read_text()) == {"iterations": 6}
+
+
+def test_a_swap_in_a_run_another_command_holds_is_left_to_it(tmp_path):
+    """An attacker: --resume finished a checkpoint swap in a run folder that another command held
+    (perhaps making that very swap), then was refused as the folder was in use."""
+    import argparse
+
+    from domino_env.train.folder_lock import RunFolderBusyError
+    from domino_env.train.rllib_args import read_run
+
+    run = tmp_path / "run"
+    (run / "checkpoint.old").mkdir(parents=True)
+    (run / "checkpoint.saving").mkdir()
+    (run / "checkpoint.saving" / "domino_rllib.json").write_text("{}")
+    hold = "import sys, time; from domino_env.train.folder_lock import hold_run_folder as h; h(sys.argv[1]); print(1, flush=True); time.sleep(99)"
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(run)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "1\n"
+        with pytest.raises(RunFolderBusyError, match="is in use by another training command"):
+            read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
+        assert sorted(p.name for p in run.iterdir()) == ["checkpoint.old", "checkpoint.saving"]
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 _CRASH = """

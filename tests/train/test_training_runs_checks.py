@@ -198,15 +198,18 @@ def test_a_run_folder_that_cannot_be_written_is_a_typed_error(tmp_path, monkeypa
                     reason="/proc passes the checks for root on Linux only")  # fmt: skip
 @pytest.mark.parametrize("module", ["domino_env.train.ppo", "domino_env.train.bc"])
 def test_an_out_the_checks_cannot_see_as_unwritable_is_one_line(module):
-    """Root may write every folder, so /proc passes the checks before the run; making the folder
-    fails (domino-train and domino-bc ended in a traceback, exit 1)."""
+    """Root may write every folder, so /proc passed the permission checks before the run and making
+    the folder failed (domino-train and domino-bc ended in a traceback, exit 1; then one line once
+    the run had started). The checks now try making a folder there: one line before any work."""
     res = subprocess.run([sys.executable, "-m", module, *SMALL[:4], "--final-eval-rounds", "0", "--out", "/proc/x",
                           *(["--timesteps", "64", "--n-steps", "64", "--batch-size", "64"] if module.endswith("ppo")
                             else ["--samples", "40", "--epochs", "1", "--no-progress"])],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
-    assert lines[-1].endswith("error: --out /proc/x: the run folder could not be written (No such file or directory)")
+    prog = "domino-train" if module.endswith("ppo") else "domino-bc"
+    assert lines == [f"{prog}: error: --out /proc/x: cannot make the run folder (No such file or directory) "
+                     f"({prog} --help lists every option)"], lines
 
 
 def test_a_refused_init_from_leaves_no_default_folder(tmp_path):
