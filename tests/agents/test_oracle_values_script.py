@@ -5,7 +5,6 @@ when told to, and bad input is one line (real processes)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from benchmark_scripts import load_script, script_path
 
 from domino_env.agents.mexican_train import PlannerAgent
 from domino_env.agents.ppo import load_ppo_agent
@@ -20,14 +20,8 @@ from domino_env.envs.mexican_train_v0 import raw_env
 from domino_env.train.tournament import deal_seed
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "oracle_values.py"
+SCRIPT = script_path("oracle_values")
 
-
-def _script():
-    spec = importlib.util.spec_from_file_location("oracle_values", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess:
@@ -38,7 +32,7 @@ def _run(*argv: str) -> subprocess.CompletedProcess:
 def test_each_value_is_the_round_played_from_that_move(continuation):
     """Replay by hand: apply the move to a copy of the true state, let the planner play the other
     seats and (continuation) the seat itself, and read the seat's credit and pips."""
-    ov = _script()
+    ov = load_script("oracle_values")
     env = raw_env()
     model = load_ppo_agent(ov.RELEASE, env.config)
     planner = PlannerAgent(env.config)
@@ -85,7 +79,7 @@ def test_collect_is_reproducible_and_fit_writes_a_loadable_model(tmp_path):
         assert "--continuation planner" in str(x["command"]) and int(x["seed"]) == 7
         credit = x["credit"]
     # two files of one seed hold the same deals: one round each, held out or kept as a whole
-    assert sorted(set(_script().load([a, b], 457)["rounds"].tolist())) == [0, 1, 2, 3]
+    assert sorted(set(load_script("oracle_values").load([a, b], 457)["rounds"].tolist())) == [0, 1, 2, 3]
     assert np.isin(credit[~np.isnan(credit)], [0.0, 0.5, 1 / 3, 0.25, 1.0]).all()
     # lr 0: the written model plays as the start model; its metadata names this command
     out = tmp_path / "model"
@@ -99,7 +93,7 @@ def test_collect_is_reproducible_and_fit_writes_a_loadable_model(tmp_path):
     done = _run("fit", str(a), "--out", str(tmp_path / "all"), "--epochs", "1", "--val-fraction", "0", "--no-progress")
     assert done.returncode == 0 and "no rounds held out" in done.stdout, done.stderr
     env = raw_env()
-    start, fitted = load_ppo_agent(_script().RELEASE, env.config), load_ppo_agent(out, env.config)
+    start, fitted = load_ppo_agent(load_script("oracle_values").RELEASE, env.config), load_ppo_agent(out, env.config)
     env.reset(seed=1)
     rng = np.random.default_rng(0)
     for _ in range(40):

@@ -4,27 +4,21 @@ model; k = 1; k above the legal moves), and the script runs as a real process.""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from benchmark_scripts import load_script, script_path
 
 from domino_env.agents.base import make_agent
 from domino_env.envs.mexican_train_v0 import raw_env
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "policy_probes.py"
+SCRIPT = script_path("policy_probes")
 RELEASE = str(ROOT / "checkpoints" / "mexican_train_4p_d12_action_scores")
 
-
-def _script():
-    spec = importlib.util.spec_from_file_location("policy_probes", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _positions(count: int = 60):
@@ -43,7 +37,7 @@ def _positions(count: int = 60):
 
 
 def test_the_combined_agents_reduce_to_their_parts():
-    probes = _script()
+    probes = load_script("policy_probes")
     model, planner = make_agent(f"ppo:{RELEASE}", raw_env().config), make_agent("planner", raw_env().config)
     one = probes.Ensemble([RELEASE])
     top1, top_all = probes.PlannerTopK(RELEASE, 1), probes.PlannerTopK(RELEASE, 1000)

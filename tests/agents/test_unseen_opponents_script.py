@@ -5,27 +5,21 @@ process (one clear line for a bad agent)."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from benchmark_scripts import load_script, script_path
 
 from domino_env.core.config import MexicanTrainConfig
 from domino_env.encoding.mexican_train import decode_action
 from domino_env.envs.mexican_train_v0 import raw_env
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "unseen_opponents.py"
+SCRIPT = script_path("unseen_opponents")
 
-
-def _script():
-    spec = importlib.util.spec_from_file_location("unseen_opponents", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _positions(count: int = 300):
@@ -42,7 +36,7 @@ def _positions(count: int = 300):
 
 
 def test_each_style_plays_by_its_rule():
-    styles = {s: _script().Style(s, MexicanTrainConfig()) for s in ("lightest", "mexican_first", "doubles_first", "placer")}
+    styles = {s: load_script("unseen_opponents").Style(s, MexicanTrainConfig()) for s in ("lightest", "mexican_first", "doubles_first", "placer")}
     pips = sum  # (the default rules: the 0-0 counts 0, double_blank_points)
     rng, checked = np.random.default_rng(0), 0
     for obs, mask in _positions():
@@ -69,7 +63,7 @@ def test_each_style_plays_by_its_rule():
 
 
 def test_the_seat_measured_is_counted_apart():
-    module = _script()
+    module = load_script("unseen_opponents")
     from domino_env.agents.base import make_agent
     from domino_env.train.evaluate import evaluate
 
