@@ -93,3 +93,39 @@ def test_the_script_runs_and_refuses_in_one_line():
                           (["--rounds", "0"], "--rounds")]:  # fmt: skip
         out = subprocess.run([*run, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_cuban_tables_seat_the_agent_as_a_team_and_refuse_the_other_games_tables():
+    run = [sys.executable, str(SCRIPT), "--game", "cuban", "--workers", "1", "--no-progress"]
+    out = subprocess.run([*run, "--agent", "greedy", "--rounds", "8", "--tables", "2 x placer"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "in its seats (0 and 2, a team)" in out.stdout and "parity 0.5" in out.stdout
+    assert re.search(r"^\| 2 x placer \| \d\.\d{3} \[", out.stdout, re.M), out.stdout
+    out = subprocess.run([*run, "--tables", "3 x placer"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2 and "--tables '3 x placer' is not a table of --game cuban" in out.stderr, out.stderr
+
+
+def test_a_line_style_reads_the_line_action_layout():
+    from domino_env.core.config import line_from_preset
+    from domino_env.encoding.line import decode_line_action
+    from domino_env.envs import cuban_v0
+
+    config = line_from_preset("cuban")
+    lightest = load_script("unseen_opponents").Style("lightest", config)
+    doubles = load_script("unseen_opponents").Style("doubles_first", config)
+    env, rng, checked = cuban_v0.raw_env(), np.random.default_rng(1), 0
+    for seed in range(30):
+        env.reset(seed=seed)
+        while env.agents and not env.game_state.round_over:
+            obs = env.observe(env.agent_selection)
+            legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+            places = {a: decode_line_action(a, 9)[1] for a in legal if decode_line_action(a, 9)[0] == "place"}
+            if places:
+                checked += 1
+                assert sum(places[lightest(obs["observation"], obs["action_mask"], rng)]) == min(map(sum, places.values()))
+                tile = places[doubles(obs["observation"], obs["action_mask"], rng)]
+                assert (tile[0] == tile[1]) == any(a == b for a, b in places.values())
+            env.step(int(rng.choice(legal)))
+    assert checked >= 100
+
