@@ -332,8 +332,8 @@ def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: floa
 
 
 def finish_checkpoint_swap(run: Path) -> str | None:
-    """Finish what a crash (SIGKILL, an out-of-memory kill) cut short in ``save_checkpoint``'s swap. Between
-    its renames ``checkpoint.old/`` (the earlier checkpoint) and ``checkpoint.saving/`` are left:
+    """Finish what a crash (SIGKILL, an out-of-memory kill) cut short in ``save_checkpoint``'s
+    swap. Between its renames ``checkpoint.old/`` (the earlier checkpoint) and ``checkpoint.saving/`` are left:
     the new one, whole when its ``domino_rllib.json`` (written last) is there, becomes
     ``checkpoint/`` and the run's ``domino_rllib.json`` its copy, as the swap would have done;
     else the earlier one is put back. After the renames a leftover ``checkpoint.old/`` is
@@ -343,20 +343,19 @@ def finish_checkpoint_swap(run: Path) -> str | None:
     saving = run / f"{CHECKPOINT_DIR}.saving"
     if not old.is_dir():
         return None
-    if not final.exists() and (saving / METADATA_FILE).is_file():
-        saving.rename(final)
-        replace_text(run / METADATA_FILE, (final / METADATA_FILE).read_text(encoding="utf-8"))
-        shutil.rmtree(old)
-        return f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {old.name}/ removed)"
-    if not final.exists():
+    if not final.exists() and not (saving / METADATA_FILE).is_file():
         old.rename(final)
         return f"the earlier checkpoint put back ({old.name}/ as {final.name}/; the new one was not written whole)"
+    done = f"{old.name}/ removed"
+    if not final.exists():  # the new one is whole: the swap's second rename
+        saving.rename(final)
+        done = f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {done})"
     shutil.rmtree(old)
-    own = final / METADATA_FILE  # the run's copy may predate the swap (a crash before it was rewritten)
-    if own.is_file() and (run / METADATA_FILE).read_bytes() != own.read_bytes():
-        replace_text(run / METADATA_FILE, own.read_text(encoding="utf-8"))
-        return f"{old.name}/ removed, {METADATA_FILE} taken from {final.name}/"
-    return f"{old.name}/ removed"
+    own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
+    if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
+        replace_text(copy, own.read_text(encoding="utf-8"))
+        done += f", {METADATA_FILE} taken from {final.name}/"
+    return done
 
 
 def damaged_pickle(folder: Path) -> str | None:
