@@ -12,7 +12,7 @@ from typing import Any
 
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import DominoError
-from domino_env.core.records import load_record
+from domino_env.core.records import load_record, move_name
 from domino_env.train.cli import path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 
@@ -76,13 +76,13 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error(f"--resume {path}: 'seats' names {len(seats)} seats, the game has {env.config.num_players}")
     if env.game_state.deals[0] != record["deals"][0]:
         parser.error(f"--resume {path}: the first deal is not the one seed {seed} deals (an edited record?)")
-    for k, action in enumerate(record["actions"], 1):  # every move checked here, before any play
+    for k, action in enumerate(record["actions"]):  # every move checked here, before any play
         while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
             env.step(None)
         try:
             env.step(action)
         except (DominoError, ValueError, TypeError) as exc:
-            parser.error(f"--resume {path}: move {k} ({action!r}) does not replay: {exc}")
+            parser.error(f"--resume {path}: {move_name(k)} does not replay: {exc}")
     if list(env.game_state.deals) != record["deals"]:  # the later deals too
         parser.error(f"--resume {path}: the deals are not the ones seed {seed} deals (an edited record?)")
     if all(env.terminations[a] or env.truncations[a] for a in env.agents):  # no agent left to play

@@ -34,6 +34,7 @@ from domino_env.core.records import (
     episode_goes_on,
     first_state,
     load_record,
+    move_name,
     past_the_end,
     record_config,
 )
@@ -108,11 +109,6 @@ def _frame(state: Any) -> dict[str, Any]:
     return mexican_train_frame(state) if isinstance(state, MexicanTrainState) else line_frame(state)
 
 
-def _move(k: int) -> str:
-    """Move ``k`` as the page numbers it (1-based) and where it is in the record's ``actions``."""
-    return f"move {k} (actions[{k - 1}], 0-based)"
-
-
 def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Every state of a recorded game, as the page shows it: the first deal, then one frame per
     action (``"move"``: 1-based action number, ``"text"``: the move in words, ``"actor"``), and
@@ -132,7 +128,7 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
                           f"got {json.dumps(names)[:80]}")  # fmt: skip
     frames = [dict(_frame(state), kind="deal", move=0, actor=None, text="round 1 dealt")]
     for k, action in enumerate(record["actions"], 1):
-        where = _move(k)
+        where = move_name(k - 1)
         if isinstance(action, bool) or not isinstance(action, int):  # JSON: an int, never "3" or 3.0
             raise RecordError(f"{where}: the action {action!r} is not an integer (a legal-action index)")
         if state.round_over:

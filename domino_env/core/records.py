@@ -208,6 +208,13 @@ def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
         raise RecordError(f"the record's rules or first deal are invalid: {err}") from err
 
 
+def move_name(index: int) -> str:
+    """How every message names the record's action at 0-based ``index``: the move number the
+    replay page and ``domino-play`` show (1-based) and its place in ``actions``, e.g.
+    ``move 4 (actions[3], 0-based)``."""
+    return f"move {index + 1} (actions[{index}], 0-based)"
+
+
 def replay(record: dict[str, Any]) -> Iterator[Any]:
     """Yield the engine state at the start and after every action of a recorded game.
 
@@ -219,7 +226,8 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
     Raises:
         RecordError: malformed record, an action that is illegal where the record puts it, or
             actions or deals beyond the end of the record's episode (a round episode goes on only
-            after an annulled round).
+            after an annulled round). An action is named by ``move_name``: ``move 6 (actions[5],
+            0-based)``.
     """
     state, deals = first_state(record)  # checks the record first
     actions = record["actions"]
@@ -235,21 +243,21 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
             state.apply(action)
         except ValueError as err:
             later = " (or a deal before it is missing or altered)" if len(deals) < len(record["deals"]) - 1 else ""
-            raise RecordError(f"action {k} does not replay: {err}{later}") from err
+            raise RecordError(f"{move_name(k)} does not replay: {err}{later}") from err
         finished = state.round_over
         if state.round_over and deals and episode_goes_on(record, state):
             n = len(record["deals"]) - len(deals)  # the 0-based index of this deal in the record
             try:
                 state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
             except ValueError as err:  # DealError: a deal removed, reordered or edited
-                raise RecordError(f"deals[{n}] (the deal after action {k}) does not fit the game "
+                raise RecordError(f"deals[{n}] (the deal after {move_name(k)}) does not fit the game "
                                   f"so far: {err} (a deal missing or altered?)") from err  # fmt: skip
         elif state.round_over and k + 1 < len(actions):
-            raise RecordError(f"action {k + 1} {past_the_end(record, state)} (at action {k})")
+            raise RecordError(f"{move_name(k + 1)} {past_the_end(record, state)} (after {move_name(k)})")
         if not state.round_over and (finished or state.current_player != actor):  # a new turn starts
             if turns[state.current_player] >= max_cycles and k + 1 < len(actions):
                 raise RecordError(f"record has {len(actions)} actions; its env_kwargs' max_cycles={max_cycles} "
-                                  f"ends the episode after action {k}")  # fmt: skip
+                                  f"ends the episode after {move_name(k)}")  # fmt: skip
             turns[state.current_player] += 1
         yield state.copy()
     check_no_deals_left(deals)

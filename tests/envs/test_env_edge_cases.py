@@ -357,7 +357,7 @@ def test_replay_ends_a_record_where_its_max_cycles_truncates_the_env(make, kwarg
     allowed = len(short.to_record()["actions"])
     assert 0 < allowed < len(record["actions"])
     edited = {**record, "env_kwargs": {**record["env_kwargs"], "max_cycles": kwargs["max_cycles"]}}
-    with pytest.raises(RecordError, match=f"max_cycles={kwargs['max_cycles']} ends the episode after action {allowed - 1}"):
+    with pytest.raises(RecordError, match=f"max_cycles={kwargs['max_cycles']} ends the episode after move {allowed} \\(actions\\[{allowed - 1}\\], 0-based\\)"):
         list(replay(edited))
     assert len(list(replay(short.to_record()))) == allowed + 1  # the env's own truncated record replays
 

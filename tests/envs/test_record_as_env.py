@@ -57,7 +57,7 @@ def test_a_record_replays_exactly_as_far_as_its_max_cycles_lets_the_env(game, se
     if played == len(record["actions"]):
         assert len(list(replay(lower))) == played + 1
     else:
-        with pytest.raises(RecordError, match=f"max_cycles={limit - 1} ends the episode after action {played - 1}$"):
+        with pytest.raises(RecordError, match=f"max_cycles={limit - 1} ends the episode after move {played} \\(actions\\[{played - 1}\\], 0-based\\)$"):
             list(replay(lower))
 
 

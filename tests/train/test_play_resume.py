@@ -86,7 +86,7 @@ def _record(tmp_path, **changes):
     ([], {"seats": ["human", "greedy"]}, "'seats' names 2 seats, the game has 4"),
     ([], {"seed": None}, "the record has no seed (a game domino-play dealt): got None"),
     ([], {"seats": ["human", "greedy", "nosuchagent", "greedy"]}, "the agent of seat 2 (nosuchagent)"),
-    ([], {"actions": [10**6]}, "does not replay"),
+    ([], {"actions": [10**6]}, "move 1 (actions[0], 0-based) does not replay: "),
 ])  # fmt: skip
 def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, changes, message, tmp_path):
     path = _record(tmp_path, **changes)
@@ -260,3 +260,22 @@ def test_a_gzip_record_is_written_and_resumed(tmp_path):
     assert f"go on with it: domino-play --resume {tmp_path / 'g.json.gz'}" in out.stdout
     out = _play(["--resume", str(tmp_path / "g.json.gz")], "q\n")
     assert out.returncode == 0 and "resumed after" in out.stdout, out.stderr
+
+
+def test_an_illegal_move_is_numbered_alike_by_replay_the_replay_page_and_resume(tmp_path):
+    """records.replay, domino-replay-html and --resume name the same move the same way."""
+    from domino_env.core.errors import RecordError
+    from domino_env.core.records import replay
+    from domino_env.train.replay_html import frames_from_record
+
+    path = _record(tmp_path)
+    data = load_record(path)
+    data["actions"].append(10**6)  # the third action
+    save_record(data, path)
+    name = "move 3 (actions[2], 0-based) does not replay: "
+    with pytest.raises(RecordError, match=re.escape(name)):
+        list(replay(data))
+    with pytest.raises(RecordError, match=re.escape(name)):
+        frames_from_record(data)
+    out = _play(["--resume", str(path)], "")
+    assert out.returncode == 2 and f"--resume {path}: {name}" in out.stderr, out.stderr
