@@ -333,14 +333,18 @@ class RunFolder:
 
         Raises:
             DominoError: the folder cannot be made or written, where the checks before the run
-                could not see it (root on /proc, a full disk): a traceback before.
+                could not see it (root on /proc, a full disk); the folders it made for it are
+                removed again if left empty.
             RunFolderBusyError: another command holds the folder (:mod:`~domino_env.train.folder_lock`).
         """
+        made = missing_folders(self.path)
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             hold_run_folder(self.path)  # (a folder that existed is held since the checks)
             self.write_metadata()
         except OSError as exc:
+            if made:
+                remove_if_empty(made[0], made[1:])
             raise DominoError(f"--out {self.path}: the run folder could not be written ({exc.strerror or exc})") from exc
         return self
 

@@ -194,6 +194,24 @@ def test_a_run_folder_that_cannot_be_written_is_a_typed_error(tmp_path, monkeypa
         RunFolder(tmp_path / "run", {}).create()
 
 
+def test_a_run_folder_left_empty_by_a_full_disk_is_removed_with_the_folders_made_for_it(tmp_path, monkeypatch):
+    """A disk full by blocks let the folders be made and then refused metadata.json: the refusal
+    was one line, but an empty --out (and its new parents) stayed behind. A folder that was there
+    before stays."""
+    from domino_env.core.errors import DominoError
+    from domino_env.train.run_folder import RunFolder
+
+    def full(self, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(RunFolder, "write_metadata", full)
+    (tmp_path / "runs").mkdir()
+    for out in (tmp_path / "runs" / "a" / "b", tmp_path / "runs"):
+        with pytest.raises(DominoError, match="No space left on device"):
+            RunFolder(out, {}).create()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"] and not any((tmp_path / "runs").iterdir())
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0,
                     reason="/proc passes the checks for root on Linux only")  # fmt: skip
 @pytest.mark.parametrize("module", ["domino_env.train.ppo", "domino_env.train.bc"])
