@@ -123,7 +123,8 @@ NON_NEGATIVE = int_at_least(0)
 #: --seed: numpy and torch take seeds below 2**32 (a larger one was a traceback).
 SEED = int_at_least(0, 2**32 - 1, " (2**32 - 1)")
 #: Processes and threads: more than 4 per CPU only wait for each other (a huge count crashed).
-PER_CPU = int_at_least(1, 4 * (os.cpu_count() or 1), " (4 x the CPUs)")
+MOST_PER_CPU = 4 * (os.cpu_count() or 1)
+PER_CPU = int_at_least(1, MOST_PER_CPU, " (4 x the CPUs)")
 #: Largest rollout, --n-steps x envs samples (more filled the memory before training started).
 MAX_ROLLOUT = 2**20
 #: Most parameters of a command's networks (400 MB of float32 weights; training holds several copies:

@@ -64,7 +64,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
-from domino_env.train.arg_types import ROUNDS, count
+from domino_env.train.arg_types import MOST_PER_CPU, ROUNDS, count
 from domino_env.train.cli import ArgumentParser, check_output_file, rich_console
 from domino_env.train.evaluate_files import Journal, check_journal, with_provenance
 from domino_env.train.interrupts import sigterm_as_interrupt
@@ -301,9 +301,8 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     args = parser.parse_args(argv)
     if args.seed < 0:
         parser.error(f"--seed must be >= 0, got {args.seed}")
-    most = 4 * (os.cpu_count() or 1)  # more processes than that only wait for each other
-    if not 1 <= args.workers <= most:
-        parser.error(f"--workers must be from 1 to {most} (4 x the CPUs), got {args.workers}")
+    if not 1 <= args.workers <= MOST_PER_CPU:  # more processes than that only wait for each other
+        parser.error(f"--workers must be from 1 to {MOST_PER_CPU} (4 x the CPUs), got {args.workers}")
     if args.json is not None and args.json != "-":
         check_output_file(parser, "--json", args.json, RESULT_KEYS, "a domino-evaluate result")
     elif args.json is None and args.records:

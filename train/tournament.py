@@ -31,7 +31,7 @@ from domino_env.core.errors import (
 )
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
-from domino_env.train.arg_types import MAX_ROUNDS
+from domino_env.train.arg_types import MAX_ROUNDS, MOST_PER_CPU
 from domino_env.train.interrupts import children_born_blocked, stop_signals_held
 from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
 from domino_env.train.tournament_journal import (
@@ -339,6 +339,8 @@ def evaluate(
     if rounds > MAX_ROUNDS:  # every record is kept: a huge count filled the memory before any deal
         raise ConfigError("rounds", rounds, f"a positive integer up to {MAX_ROUNDS:,}")
     workers = _positive("workers", workers)
+    if workers > MOST_PER_CPU:  # each is a process: thousands were started, to wait for each other
+        raise ConfigError("workers", workers, f"a positive integer up to {MOST_PER_CPU} (4 x the CPUs)")
     if (number := as_int(seed)) is None or number < 0:
         raise ConfigError("seed", seed, "an integer >= 0")
     seed = number  # a plain int: a numpy integer made to_dict() unwritable as JSON

@@ -4,6 +4,7 @@ its agent, and an agent the worker processes cannot import is refused up front."
 
 from __future__ import annotations
 
+import multiprocessing
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,16 @@ def test_two_different_agents_with_one_label_are_refused():
 def test_bad_counts_and_seeds_are_config_errors(kwargs, field):
     with pytest.raises(ConfigError, match=f"'{field}'"):
         evaluate(["greedy", "random"], game="block", **{"rounds": 4, **kwargs})
+
+
+def test_more_workers_than_4_per_cpu_are_refused_before_any_process_starts():
+    """evaluate(workers=N) started N processes, however many (the command line's cap is 4 x the CPUs)."""
+    import os
+
+    most = 4 * (os.cpu_count() or 1)
+    with pytest.raises(ConfigError, match=rf"'workers': got {most + 1}; allowed: a positive integer up to {most} \(4 x the CPUs\)"):
+        evaluate(["greedy", "random"], rounds=4, workers=most + 1, game="block")
+    assert multiprocessing.active_children() == []
 
 
 def test_numpy_integers_are_counts_and_a_string_is_not_a_line_up():
