@@ -253,7 +253,7 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
                 raise RecordError(f"deals[{n}] (the deal after {move_name(k)}) does not fit the game "
                                   f"so far: {err} (a deal missing or altered?)") from err  # fmt: skip
         elif state.round_over and k + 1 < len(actions):
-            raise RecordError(f"{move_name(k + 1)} {past_the_end(record, state)} (after {move_name(k)})")
+            raise RecordError(f"{move_name(k + 1)} {past_the_end(record, state)} (move {k + 1} ended round {state.round_index + 1})")
         if not state.round_over and (finished or state.current_player != actor):  # a new turn starts
             if turns[state.current_player] >= max_cycles and k + 1 < len(actions):
                 raise RecordError(f"record has {len(actions)} actions; its env_kwargs' max_cycles={max_cycles} "
