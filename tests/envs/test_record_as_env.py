@@ -149,3 +149,14 @@ def test_a_gzip_record_loads_as_the_plain_one_and_a_damaged_or_endless_file_is_r
     bomb.write_bytes(__import__("gzip").compress(b" " * 5000))
     with pytest.raises(RecordError, match="holds more than"):
         records.load_record(bomb)
+
+
+def test_an_action_after_the_episode_names_itself_and_the_move_that_ended_it():
+    env = draw_v0.raw_env()
+    _play(env, 5)
+    record = env.to_record()
+    n = len(record["actions"])
+    record["actions"].append(record["actions"][-1])
+    with pytest.raises(RecordError, match=rf"^move {n + 1} \(actions\[{n}\], 0-based\) comes after the end of the "
+                                          rf"record's episode \(move {n} ended round 1\)$"):  # fmt: skip
+        list(replay(record))
