@@ -12,7 +12,7 @@ from typing import Any
 
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import DominoError
-from domino_env.core.records import load_record, move_name
+from domino_env.core.records import first_state, load_record, move_name
 from domino_env.train.cli import path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 
@@ -68,6 +68,7 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error(f"--resume {path}: the record has no seed (a game domino-play dealt): got {seed!r}")
     game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
     try:
+        first_state(record)  # the rules and the first deal, as the replay page checks them ("no deal")
         env = make_env(game, **record["env_kwargs"])
         env.reset(seed=seed)
     except (DominoError, ValueError, TypeError) as exc:
@@ -87,8 +88,11 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error(f"--resume {path}: the deals are not the ones seed {seed} deals (an edited record?)")
     if all(env.terminations[a] or env.truncations[a] for a in env.agents):  # no agent left to play
         if any(env.truncations[a] for a in env.agents):
-            parser.error(f"--resume {path}: the game was stopped by the env's limit of {env.max_cycles} cycles "
-                         f"({len(record['actions'])} moves); nothing to resume")  # fmt: skip
+            moves = len(record["actions"])  # (every one a step of the env's episode)
+            limit = f"max_steps={env.max_steps}" if env.max_steps is not None and moves >= env.max_steps else \
+                f"max_cycles={env.max_cycles}"  # fmt: skip
+            parser.error(f"--resume {path}: the game was stopped by the env's limit {limit} ({moves} moves); "
+                         "nothing to resume")  # fmt: skip
         parser.error(f"--resume {path}: the game is over ({len(record['actions'])} moves); nothing to resume")
     you = seats.index("human")
     agents, labels = {}, {}

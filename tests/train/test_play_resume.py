@@ -87,6 +87,7 @@ def _record(tmp_path, **changes):
     ([], {"seed": None}, "the record has no seed (a game domino-play dealt): got None"),
     ([], {"seats": ["human", "greedy", "nosuchagent", "greedy"]}, "the agent of seat 2 (nosuchagent)"),
     ([], {"actions": [10**6]}, "move 1 (actions[0], 0-based) does not replay: "),
+    ([], {"deals": []}, "record has no deal"),  # was an IndexError traceback
 ])  # fmt: skip
 def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, changes, message, tmp_path):
     path = _record(tmp_path, **changes)
@@ -138,8 +139,10 @@ def test_a_flag_given_its_default_value_is_refused_with_resume_too(extra, tmp_pa
     assert out.returncode == 2 and f"give only --record with it, not {extra[0]}" in out.stderr, out.stderr
 
 
-def test_a_game_stopped_by_max_cycles_is_over(tmp_path):
-    env = block_v0.raw_env(max_cycles=1)
+@pytest.mark.parametrize(("limit", "named"), [({"max_cycles": 1}, "max_cycles=1"), ({"max_steps": 3}, "max_steps=3")])
+def test_a_game_stopped_by_max_cycles_or_max_steps_is_over_and_names_its_limit(limit, named, tmp_path):
+    """A game stopped by max_steps was said to be stopped by max_cycles (100000)."""
+    env = block_v0.raw_env(**limit)
     env.reset(seed=3)
     while not env.truncations[env.agent_selection]:
         env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
@@ -147,7 +150,8 @@ def test_a_game_stopped_by_max_cycles_is_over(tmp_path):
     save_record({**env.to_record(), "seats": ["human", "greedy", "greedy", "greedy"]}, path)
     before = path.read_text()
     out = _play(["--resume", str(path)], "1\n")
-    assert out.returncode == 2 and "stopped by the env's limit of 1 cycles" in out.stderr, out.stderr
+    moves = len(env.to_record()["actions"])
+    assert out.returncode == 2 and f"stopped by the env's limit {named} ({moves} moves); nothing to resume" in out.stderr, out.stderr
     assert path.read_text() == before
 
 
