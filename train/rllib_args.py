@@ -27,6 +27,7 @@ from domino_env.train.arg_types import (
     MAX_PARAMETERS,
     MAX_ROLLOUT,
     MAX_ROUNDS,
+    MOST_PER_CPU,
     count,
     duration,
     int_at_least,
@@ -123,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="join a running Ray cluster (HEAD_IP:6379, or 'auto'); default: start a local one",
     )  # fmt: skip
     r.add_argument(
-        "--num-cpus", type=count, default=None, help="CPUs of the local Ray instance (not with --address)"
+        "--num-cpus", type=count, default=None, help="CPUs of the local Ray instance, at most 4 x the CPUs of this machine (not with --address)"
     )
 
     o = parser.add_argument_group("output and evaluation")
@@ -203,8 +204,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         parser.error(f"--address {args.address!r}: port {port.group(1)} is not a port (1 to 65535)")
     if args.address is not None and args.num_cpus is not None:
         parser.error("--num-cpus sizes a local Ray instance; a cluster (--address) has its own")
-    if args.num_cpus is not None and args.num_cpus < 1:
-        parser.error(f"--num-cpus must be >= 1, got {args.num_cpus}")
+    if args.num_cpus is not None and not 1 <= args.num_cpus <= MOST_PER_CPU:  # Ray started that many workers
+        parser.error(f"--num-cpus must be from 1 to {MOST_PER_CPU} (4 x the CPUs of this machine), got {args.num_cpus}")
     cpus = args.num_cpus or os.cpu_count() or 1
     actors = args.num_env_runners + args.num_learners
     if args.address is None and actors > cpus:  # Ray would wait for ever for the missing CPUs

@@ -159,7 +159,7 @@ def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]
                      or seat_values(record.seat_rounds, p, integers=True, high=record.rounds))):  # fmt: skip
             raise ValueError(f"deal {deal}, rotation {rotation}: per-seat values must be {p} numbers")
         played = record.seat_rounds or [record.rounds] * p  # a round's win credit is at most 1 (a tie: 1/k)
-        if any(c > n for c, n in zip(record.round_credit, played)) or not seat_values(record.game_credit or [0] * p, p, high=1):
+        if any(c > n for c, n in zip(record.round_credit, played, strict=True)) or not seat_values(record.game_credit or [0] * p, p, high=1):
             raise ValueError(f"deal {deal}, rotation {rotation}: win credits {record.round_credit} "
                              f"(game {record.game_credit}) above 1 a round played ({played})")  # fmt: skip
         records.append(record)

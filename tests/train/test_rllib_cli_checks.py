@@ -1,6 +1,7 @@
 """``domino-rllib``'s flag checks (issue 10): every bad flag, address or ``--out`` is refused in one
 line before Ray starts or any work is done. Split from test_rllib.py."""
 
+import os
 import re
 import socket
 import subprocess
@@ -29,6 +30,8 @@ from domino_env.train.rllib import build_parser, validate
         (["--mode", "opponents", "--opponents", "wizard"], "wizard"),
         (["--eval-opponents", "rllib:/nonexistent/run"], "no RLlib module"),
         (["--address", "h:1", "--num-cpus", "2"], "--num-cpus sizes a local Ray instance"),
+        # a user trial: Ray started with CPU 100 and prestarted 100 Python workers on 2 cores
+        (["--num-cpus", str(4 * (os.cpu_count() or 1) + 1)], f"--num-cpus must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs of this machine), got"),
         (["--game", "cuban", "--doubles", "chain"], "--doubles is a Mexican Train rule"),
         (["--max-pip", "6"], "max_pip"),
         (["--resume", "/nonexistent"], "not a run folder"),
