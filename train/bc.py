@@ -125,8 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     d = parser.add_argument_group("dataset")
     d.add_argument("--expert", default="planner", metavar="AGENT", help="the agent imitated")
     d.add_argument("--samples", type=NON_NEGATIVE, default=100_000,
-                   help="expert decisions to record (0, with --init-from: none; the DAgger rounds, played by "
-                   "the clone, make the whole dataset)")
+                   help="expert decisions to record, in whole episodes (the last one is finished: a few more); 0, with "
+                   "--init-from: none (the DAgger rounds, played by the clone, make the whole dataset)")
     d.add_argument("--workers", type=PER_CPU, default=1,
                    help="processes that collect the expert's and DAgger decisions (each its own env and seed; "
                    "the same --seed and --workers give the same dataset)")
@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--dagger-iters", type=NON_NEGATIVE, default=0,
                    help="DAgger rounds: the clone plays, the expert labels its states, the clone trains further")
     # None: not given (refused without --dagger-iters), then filled with the default of the help
-    d.add_argument("--dagger-samples", type=POSITIVE, default=None, help="decisions per DAgger round (default: 50000)")
+    d.add_argument("--dagger-samples", type=POSITIVE, default=None, help="decisions per DAgger round, in whole episodes (default: 50000)")
     d.add_argument("--dagger-beta", type=real(0.0, 1.0), default=None,
                    help="probability that the expert's action is played at a DAgger decision (default: 0.0)")
     d.add_argument("--dagger-epochs", type=POSITIVE, default=None,
