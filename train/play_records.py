@@ -59,7 +59,8 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
     try:
         record = load_record(path)
     except (DominoError, OSError, UnicodeDecodeError) as exc:
-        parser.error(f"--resume {path}: {getattr(exc, 'strerror', None) or exc}")
+        text = str(getattr(exc, "strerror", None) or exc).removeprefix(f"record {path}: ")  # named once
+        parser.error(f"--resume {path}: {text}")
     seats, seed = record.get("seats"), record.get("seed")
     if not isinstance(seats, list) or seats.count("human") != 1 or not all(isinstance(x, str) for x in seats):
         parser.error(f"--resume {path}: not a record of domino-play (its 'seats' must name one 'human' seat "

@@ -88,6 +88,7 @@ def _record(tmp_path, **changes):
     ([], {"seats": ["human", "greedy", "nosuchagent", "greedy"]}, "the agent of seat 2 (nosuchagent)"),
     ([], {"actions": [10**6]}, "move 1 (actions[0], 0-based) does not replay: "),
     ([], {"deals": []}, "record has no deal"),  # was an IndexError traceback
+    ([], {"deals": None}, "record field 'deals' must be a JSON list, got NoneType"),
 ])  # fmt: skip
 def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, changes, message, tmp_path):
     path = _record(tmp_path, **changes)
@@ -95,6 +96,7 @@ def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, c
     out = _play(["--resume", str(path), *extra], "1\n")
     assert out.returncode == 2 and message in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and not out.stdout
+    assert out.stderr.count(str(path)) <= 1  # ("--resume r.json: record r.json: ..." named it twice)
     assert path.read_text() == before
 
 
