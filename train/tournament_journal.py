@@ -109,7 +109,7 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
     deals: dict[int, list[GameRecord]] = {}
     for number, line in enumerate(whole[1:], start=2):
         try:
-            deal, records = _finished_deal(json.loads(line), p, seed)
+            deal, records = _finished_deal(json.loads(line), p, seed, bool(want["env_kwargs"].get("teams")))
         except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
             raise JournalError(f"{path}: line {number} is not a finished deal of this tournament ({exc})") from None
         if eliminates and any(r.seat_rounds is None for r in records):
@@ -124,13 +124,16 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
 _INT_FIELDS = ("rounds", "blocked", "void", "steps", "annulled")
 
 
-def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]]:
+def _finished_deal(entry: Any, p: int, seed: int, teams: bool = False) -> tuple[int, list[GameRecord]]:
     """A journal line's deal number and its P records, checked against what the tournament
-    itself fixes (the deal's env seed, the seat rotations, one record per rotation, the types).
+    itself fixes (the deal's env seed, the seat rotations, one record per rotation, the types,
+    win credits that a round or game can give: ``teams``, partners share one).
 
     Raises:
         ValueError / TypeError / KeyError: what is wrong."""
     from domino_env.train.tournament import deal_seed, rotation_seats  # (it imports this module)
+
+    share = p // 2 if teams else 1  # the most credit all seats together get from one round or game
 
     if not isinstance(entry, dict) or set(entry) != {"deal", "records"}:
         raise ValueError('expected {"deal": number, "records": [...]}')
@@ -158,10 +161,16 @@ def _finished_deal(entry: Any, p: int, seed: int) -> tuple[int, list[GameRecord]
                 and (record.seat_rounds is None
                      or seat_values(record.seat_rounds, p, integers=True, high=record.rounds))):  # fmt: skip
             raise ValueError(f"deal {deal}, rotation {rotation}: per-seat values must be {p} numbers")
-        played = record.seat_rounds or [record.rounds] * p  # a round's win credit is at most 1 (a tie: 1/k)
-        if any(c > n for c, n in zip(record.round_credit, played, strict=True)) or not seat_values(record.game_credit or [0] * p, p, high=1):
-            raise ValueError(f"deal {deal}, rotation {rotation}: win credits {record.round_credit} "
-                             f"(game {record.game_credit}) above 1 a round played ({played})")  # fmt: skip
+        # a seat's credit is at most 1 a round it played (and a game); the seats' credits add up to at
+        # most 1 (a k-way tie: 1/k each), with teams to the seats of one team (partners share a result)
+        played = record.seat_rounds or [record.rounds] * p
+        if any(c > n for c, n in zip(record.round_credit, played, strict=True)) \
+                or sum(record.round_credit) > share * record.rounds + 1e-6:  # fmt: skip
+            raise ValueError(f"deal {deal}, rotation {rotation}: round win credits {record.round_credit} above "
+                             f"1 a round per seat (rounds played {played}) or {share} a round in all")  # fmt: skip
+        if record.game_credit is not None and (max(record.game_credit) > 1 or sum(record.game_credit) > share + 1e-6):
+            raise ValueError(f"deal {deal}, rotation {rotation}: game win credits {record.game_credit} above 1 "
+                             f"per seat or {share} in all")  # fmt: skip
         records.append(record)
     return deal, records
 

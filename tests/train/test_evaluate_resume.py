@@ -209,6 +209,8 @@ def _edit(entry: dict, how: str) -> dict | list:
         r0["round_credit"][0] = "abc"
     elif how == "credit above 1":  # a user trial: 50 made the planner 0.814 (0.689) and parity 0.281
         r0["round_credit"] = [50, 0, 0, 0][: len(r0["round_credit"])]
+    elif how == "credits above 1 in all":  # two seats each winning the one round
+        r0["round_credit"] = [1, 1, 0, 0]
     elif how == "a field missing":
         del r0["pips"]
     elif how == "negative count":
@@ -220,7 +222,7 @@ def _edit(entry: dict, how: str) -> dict | list:
 
 @pytest.mark.parametrize("how", ["negative deal", "deal as text", "record of another deal", "a rotation missing",
                                  "a rotation twice", "another seed", "seats of another rotation", "credit as text",
-                                 "credit above 1", "a field missing", "negative count", "a list"])  # fmt: skip
+                                 "credit above 1", "credits above 1 in all", "a field missing", "negative count", "a list"])  # fmt: skip
 def test_a_deal_line_that_this_tournament_could_not_have_written_is_refused(tmp_path, how):
     """Each line is checked against what the tournament fixes (its P records, their rotations and
     seats, the deal's env seed, the types): a damaged line was mixed into the result silently."""
@@ -229,6 +231,24 @@ def test_a_deal_line_that_this_tournament_could_not_have_written_is_refused(tmp_
     _rewrite(journal, entries)
     with pytest.raises(JournalError, match=f"{journal}: line 3 is not a finished deal of this tournament"):
         evaluate(AGENTS, rounds=16, seed=3, journal=journal)
+
+
+def test_team_game_credits_are_checked_per_team(tmp_path):
+    """Partners share a result, so a Cuban game gives credit 1 to two seats (a tie 0.5 to all four):
+    a real journal resumes as it was written; four winners of one game are refused (they made
+    random's win rate 0.375 from 0.25)."""
+    agents, kwargs = ["greedy", "random", "greedy", "random"], {"rounds": 8, "seed": 1, "game": "cuban", "episode": "game"}
+    journal = tmp_path / "c.jsonl"
+    straight = evaluate(agents, keep_records=True, **kwargs)
+    assert _same(evaluate(agents, keep_records=True, journal=journal, **kwargs)) == _same(straight)
+    assert _same(evaluate(agents, keep_records=True, journal=journal, **kwargs)) == _same(straight)  # read back
+    entries = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert {sum(r["game_credit"]) for e in entries[1:] for r in e["records"]} <= {2, 2.0}
+    entries[1]["records"][0]["game_credit"] = [1, 1, 1, 1]
+    _rewrite(journal, entries)
+    with pytest.raises(JournalError, match=r"line 2 is not a finished deal of this tournament \(deal 0, rotation 0: "
+                                           r"game win credits \[1, 1, 1, 1\] above 1 per seat or 2 in all\)"):
+        evaluate(agents, journal=journal, **kwargs)
 
 
 def test_a_deal_repeated_with_other_records_is_refused_and_an_identical_repeat_counts_once(tmp_path):
