@@ -12,7 +12,7 @@ from typing import Any
 
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import DominoError
-from domino_env.core.records import first_state, load_record, move_name
+from domino_env.core.records import load_record, move_name, replay
 from domino_env.train.cli import path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 
@@ -59,8 +59,8 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
     try:
         record = load_record(path)
     except (DominoError, OSError, UnicodeDecodeError) as exc:
-        text = str(getattr(exc, "strerror", None) or exc).removeprefix(f"record {path}: ")  # named once
-        parser.error(f"--resume {path}: {text}")
+        text = str(getattr(exc, "strerror", None) or exc)  # load_record's messages name the record
+        parser.error(f"--resume: {text}" if str(path) in text else f"--resume {path}: {text}")
     seats, seed = record.get("seats"), record.get("seed")
     if not isinstance(seats, list) or seats.count("human") != 1 or not all(isinstance(x, str) for x in seats):
         parser.error(f"--resume {path}: not a record of domino-play (its 'seats' must name one 'human' seat "
@@ -69,7 +69,11 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error(f"--resume {path}: the record has no seed (a game domino-play dealt): got {seed!r}")
     game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
     try:
-        first_state(record)  # the rules and the first deal, as the replay page checks them ("no deal")
+        for _ in replay(record):  # every check and message of records.replay, as the replay page's
+            pass
+    except DominoError as exc:
+        parser.error(f"--resume {path}: {exc}")
+    try:
         env = make_env(game, **record["env_kwargs"])
         env.reset(seed=seed)
     except (DominoError, ValueError, TypeError) as exc:

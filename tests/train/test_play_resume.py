@@ -285,3 +285,24 @@ def test_an_illegal_move_is_numbered_alike_by_replay_the_replay_page_and_resume(
         frames_from_record(data)
     out = _play(["--resume", str(path)], "")
     assert out.returncode == 2 and f"--resume {path}: {name}" in out.stderr, out.stderr
+
+
+def test_a_move_after_the_episode_or_its_max_cycles_is_named_as_records_replay_names_it(tmp_path):
+    """It was 'does not replay: the episode is over (every agent is done): call reset()' (the
+    Python API's advice), also for a move after the record's max_cycles, which it did not name."""
+    for kwargs in ({}, {"max_cycles": 2}):
+        env = block_v0.raw_env(**kwargs)
+        env.reset(seed=3)
+        while env.agents and not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
+        data = {**env.to_record(), "seats": ["human", "greedy", "greedy", "greedy"]}
+        n = len(data["actions"])
+        data["actions"].append(data["actions"][-1])
+        path = tmp_path / "after.json"
+        save_record(data, path)
+        out = _play(["--resume", str(path)], "")
+        message = (f"record has {n + 1} actions; its env_kwargs' max_cycles=2 ends the episode after move {n} "
+                   f"(actions[{n - 1}], 0-based)") if kwargs else \
+            f"move {n + 1} (actions[{n}], 0-based) comes after the end of the record's episode (move {n} ended round 1)"
+        assert out.returncode == 2 and f"--resume {path}: {message}" in out.stderr, out.stderr
+        assert "reset()" not in out.stderr
