@@ -37,6 +37,7 @@ from domino_env.core.records import (
     move_name,
     past_the_end,
     record_config,
+    replay,
 )
 from domino_env.render import phase_text
 from domino_env.render_image import PIP_COLOURS, pip_layout
@@ -119,6 +120,8 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
         RecordError: malformed record, an action that is not an integer or does not replay
             (named as the page numbers it and by its 0-based index: ``move 4 (actions[3], 0-based)``).
     """
+    for _ in replay(record):  # every check of records.replay (max_cycles too), in its words
+        pass
     state, deals = first_state(record)
     names = record.get("seats")
     if names is None:

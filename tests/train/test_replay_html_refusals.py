@@ -52,7 +52,7 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
         ((str(paths["corrupt"]),), "is not valid JSON"),
         ((str(paths["not a record"]),), "not a game record of format"),
         ((str(paths["illegal"]),), f"record {paths['illegal']}: move 6 (actions[5], 0-based) does not replay: "),
-        ((str(paths["string action"]),), "move 4 (actions[3], 0-based): the action '2' is not an integer"),
+        ((str(paths["string action"]),), "move 4 (actions[3], 0-based) does not replay: an action must be an integer, got '2' (str)"),
         ((str(tmp_path),), f"record {tmp_path} is a folder; give a record file"),
         ((str(paths["binary"]),), "is not a text (JSON) file"),
         ((str(tmp_path / "missing.json"),), "no such file"),
@@ -273,3 +273,21 @@ def test_an_endless_file_a_replay_page_and_a_gzip_record(cuban_game, tmp_path):
     out = _cli(str(tmp_path / "game.html"), "-o", str(tmp_path / "other.html"))  # (said "not valid JSON")
     assert out.returncode == 2, out.stderr
     assert f"record {tmp_path / 'game.html'} is a replay page, not a game record" in out.stderr
+
+
+def test_a_move_after_the_records_max_cycles_is_refused_as_records_replay_refuses_it():
+    """The page played on past the record's max_cycles, where records.replay and --resume stop."""
+    from domino_env.core.errors import RecordError
+    from domino_env.envs import block_v0
+    from domino_env.train.replay_html import frames_from_record
+
+    env = block_v0.raw_env(max_cycles=2)
+    env.reset(seed=3)
+    while not env.truncations[env.agent_selection]:
+        env.step(int(env.observe(env.agent_selection)["action_mask"].nonzero()[0][0]))
+    record = env.to_record()
+    n = len(record["actions"])
+    assert len(frames_from_record(record)) == n + 1  # the record as written: every move shown
+    record["actions"].append(record["actions"][-1])
+    with pytest.raises(RecordError, match=re.escape(f"max_cycles=2 ends the episode after move {n} (actions[{n - 1}], 0-based)")):
+        frames_from_record(record)
