@@ -85,6 +85,7 @@ from domino_env.train.run_folder import (
     claim_run_folder,
     command_line,
     launcher,
+    make_folders,
     missing_folders,
     remove_if_empty,
     rllib_resume_command,
@@ -187,9 +188,11 @@ def _start(
     if noted:
         raise KeyboardInterrupt
     try:  # once Ray runs: a failed start leaves no folder
-        out.mkdir(parents=True, exist_ok=True)
+        make_folders(out)
         hold_run_folder(out)
     except OSError as exc:  # checked before Ray started; a folder can change since
+        if made := getattr(exc, "made", []):
+            remove_if_empty(made[0], made[1:])
         ray.shutdown()
         raise DominoError(f"--out {out}: cannot make the run folder ({exc.strerror or exc})") from exc
     previous: dict[str, Any] = json.loads((out / METADATA_FILE).read_text()) if args.resume is not None else {}

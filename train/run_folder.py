@@ -79,6 +79,29 @@ def missing_folders(path: str | Path) -> list[Path]:
     return missing
 
 
+def make_folders(path: str | Path) -> list[Path]:
+    """``mkdir -p path``, returning the folders it made, innermost first (as absolute paths). Made
+    one name at a time, so that ``new/../old`` lists ``new``, which it made, and not ``old``, which
+    was there (:func:`missing_folders` reads the path as typed).
+
+    Raises:
+        OSError: a folder cannot be made (the ones made before it are in ``exc.made``)."""
+    made: list[Path] = []
+    path = Path(path)
+    folder = Path(path.anchor or os.curdir).resolve()
+    try:
+        for part in path.parts[1 if path.anchor else 0 :]:
+            folder = folder / part
+            if not folder.exists():
+                folder.mkdir()  # (a dangling link: FileExistsError, as mkdir -p)
+                made.insert(0, folder)
+            folder = folder.resolve()  # where the OS goes: a link's target, a ".." above it
+    except OSError as exc:
+        exc.made = made  # type: ignore[attr-defined]
+        raise
+    return made
+
+
 def remove_if_empty(path: Path, made: Sequence[Path] = ()) -> None:
     """Remove a claimed run folder that a failed start left empty, then each folder of ``made``
     (innermost first: the folders above it that the command made, :func:`missing_folders`, such as
@@ -337,12 +360,13 @@ class RunFolder:
                 removed again if left empty.
             RunFolderBusyError: another command holds the folder (:mod:`~domino_env.train.folder_lock`).
         """
-        made = missing_folders(self.path)
+        made: list[Path] = []
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
+            made = make_folders(self.path)
             hold_run_folder(self.path)  # (a folder that existed is held since the checks)
             self.write_metadata()
         except OSError as exc:
+            made = made or getattr(exc, "made", [])
             if made:
                 remove_if_empty(made[0], made[1:])
             raise DominoError(f"--out {self.path}: the run folder could not be written ({exc.strerror or exc})") from exc

@@ -205,11 +205,13 @@ def test_a_run_folder_left_empty_by_a_full_disk_is_removed_with_the_folders_made
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(RunFolder, "write_metadata", full)
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "runs").mkdir()
-    for out in (tmp_path / "runs" / "a" / "b", tmp_path / "runs"):
+    # "new/../runs": the command made new/, not runs/ (an attacker's: runs/ was removed, new/ left)
+    for out in (tmp_path / "runs" / "a" / "b", tmp_path / "runs", "new/../runs", "new/../fresh", "runs/x/../../y"):
         with pytest.raises(DominoError, match="No space left on device"):
             RunFolder(out, {}).create()
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"] and not any((tmp_path / "runs").iterdir())
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"] and not any((tmp_path / "runs").iterdir()), out
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or os.geteuid() != 0,
