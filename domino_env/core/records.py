@@ -250,7 +250,7 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
             try:
                 state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
             except ValueError as err:  # DealError: a deal removed, reordered or edited
-                raise RecordError(f"deals[{n}] (the deal after {move_name(k)}) does not fit the game "
+                raise RecordError(f"deals[{n}], the deal after {move_name(k)}, does not fit the game "
                                   f"so far: {err} (a deal missing or altered?)") from err  # fmt: skip
         elif state.round_over and k + 1 < len(actions):
             raise RecordError(f"{move_name(k + 1)} {past_the_end(record, state)} (move {k + 1} ended round {state.round_index + 1})")

@@ -182,7 +182,7 @@ def test_a_deal_removed_from_the_middle_of_a_game_is_named():
     record = env.to_record()
     assert len(record["deals"]) == 3
     cut_middle = dict(record, deals=[record["deals"][0], record["deals"][2]])
-    with pytest.raises(RecordError, match=r"deals\[1\] \(the deal after move \d+ \(actions\[\d+\], 0-based\)\) does not fit the game so far: "
+    with pytest.raises(RecordError, match=r"deals\[1\], the deal after move \d+ \(actions\[\d+\], 0-based\), does not fit the game so far: "
                        r".*\(a deal missing or altered\?\)"):  # fmt: skip
         list(replay(cut_middle))
     draw = line_v0.raw_env(preset="draw", episode="game", target_score=60)
