@@ -59,8 +59,9 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
     try:
         record = load_record(path)
     except (DominoError, OSError, UnicodeDecodeError) as exc:
-        text = str(getattr(exc, "strerror", None) or exc)  # load_record's messages name the record
-        parser.error(f"--resume: {text}" if str(path) in text else f"--resume {path}: {text}")
+        text = str(getattr(exc, "strerror", None) or exc)  # a RecordError names the record: once is enough
+        parser.error(f"--resume: {text}" if isinstance(exc, DominoError) and text.startswith(f"record {path}")
+                     else f"--resume {path}: {text}")  # fmt: skip
     seats, seed = record.get("seats"), record.get("seed")
     if not isinstance(seats, list) or seats.count("human") != 1 or not all(isinstance(x, str) for x in seats):
         parser.error(f"--resume {path}: not a record of domino-play (its 'seats' must name one 'human' seat "

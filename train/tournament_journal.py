@@ -109,7 +109,8 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
     deals: dict[int, list[GameRecord]] = {}
     for number, line in enumerate(whole[1:], start=2):
         try:
-            deal, records = _finished_deal(json.loads(line), p, seed, bool(want["env_kwargs"].get("teams")))
+            deal, records = _finished_deal(json.loads(line), p, seed, bool(want["env_kwargs"].get("teams")),
+                                           str(want.get("episode")))  # fmt: skip
         except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
             raise JournalError(f"{path}: line {number} is not a finished deal of this tournament ({exc})") from None
         if eliminates and any(r.seat_rounds is None for r in records):
@@ -124,16 +125,14 @@ def read_journal(path: Path, header: dict[str, Any]) -> tuple[dict[int, list[Gam
 _INT_FIELDS = ("rounds", "blocked", "void", "steps", "annulled")
 
 
-def _finished_deal(entry: Any, p: int, seed: int, teams: bool = False) -> tuple[int, list[GameRecord]]:
+def _finished_deal(entry: Any, p: int, seed: int, teams: bool = False, episode: str = "round") -> tuple[int, list[GameRecord]]:
     """A journal line's deal number and its P records, checked against what the tournament
     itself fixes (the deal's env seed, the seat rotations, one record per rotation, the types,
-    win credits that a round or game can give: ``teams``, partners share one).
+    the win credits a round or game can give: :func:`_credit_problem`).
 
     Raises:
         ValueError / TypeError / KeyError: what is wrong."""
     from domino_env.train.tournament import deal_seed, rotation_seats  # (it imports this module)
-
-    share = p // 2 if teams else 1  # the most credit all seats together get from one round or game
 
     if not isinstance(entry, dict) or set(entry) != {"deal", "records"}:
         raise ValueError('expected {"deal": number, "records": [...]}')
@@ -161,21 +160,34 @@ def _finished_deal(entry: Any, p: int, seed: int, teams: bool = False) -> tuple[
                 and (record.seat_rounds is None
                      or seat_values(record.seat_rounds, p, integers=True, high=record.rounds))):  # fmt: skip
             raise ValueError(f"deal {deal}, rotation {rotation}: per-seat values must be {p} numbers")
-        # a seat's credit is at most 1 a round it played (and a game); the seats' credits add up to at
-        # most 1 (a k-way tie: 1/k each), with teams to the seats of one team (partners share a result)
-        played = record.seat_rounds or [record.rounds] * p
-        if any(c > n for c, n in zip(record.round_credit, played, strict=True)) \
-                or sum(record.round_credit) > share * record.rounds + 1e-6:  # fmt: skip
-            raise ValueError(f"deal {deal}, rotation {rotation}: round win credits {record.round_credit} above "
-                             f"1 a round per seat (rounds played {played}) or {share} a round in all")  # fmt: skip
-        if record.game_credit is not None and (max(record.game_credit) > 1 or sum(record.game_credit) > share + 1e-6):
-            raise ValueError(f"deal {deal}, rotation {rotation}: game win credits {record.game_credit} above 1 "
-                             f"per seat or {share} in all")  # fmt: skip
+        if problem := _credit_problem(record, p, teams, episode):
+            raise ValueError(f"deal {deal}, rotation {rotation}: {problem}")
         records.append(record)
     return deal, records
 
 
 _FIELDS = {f.name for f in fields(GameRecord)}
+
+
+def _credit_problem(record: GameRecord, p: int, teams: bool, episode: str) -> str | None:
+    """Why ``record``'s win credits are none that its rounds or game could give, or None. A seat
+    gets at most 1 a round it played (a k-way tie: 1/k each), and all seats together at most 1 a
+    round; with ``teams`` (seats 0+2 against 1+3) partners share one result, so they get the same
+    credit and a round gives at most 2 in all. A finished game gives exactly that share (a
+    truncated one none); a round episode has no game credit."""
+    share = p // 2 if teams else 1
+    played = record.seat_rounds or [record.rounds] * p
+    credit, game = record.round_credit, record.game_credit
+    if any(c > n for c, n in zip(credit, played, strict=True)) or sum(credit) > share * record.rounds + 1e-6:
+        return f"round win credits {credit} above 1 a round per seat (rounds played {played}) or {share} a round in all"
+    if episode != "game" and game is not None:
+        return f"game win credits {game} in a tournament of single rounds"
+    if episode == "game" and not record.truncated and (game is None or max(game) > 1 or abs(sum(game) - share) > 1e-6):
+        return f"game win credits {game}: a finished game gives at most 1 a seat and {share} in all"
+    for values in (credit, game or []) if teams else ():
+        if any(abs(values[s] - values[s + 2]) > 1e-6 for s in range(len(values) // 2)):
+            return f"win credits {values} differ between partners (seats 0 and 2, 1 and 3)"
+    return None
 
 
 class JournalWriter:

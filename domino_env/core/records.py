@@ -261,6 +261,9 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
             turns[state.current_player] += 1
         yield state.copy()
     check_no_deals_left(deals)
+    if actions and state.round_over and episode_goes_on(record, state):  # the env deals on in the same step
+        raise RecordError(f"{move_name(len(actions) - 1)} ended round {state.round_index + 1} and the episode goes "
+                          f"on, but the record has no deal for the next round: one is missing")  # fmt: skip
 
 
 def episode_goes_on(record: dict[str, Any], state: Any) -> bool:

@@ -160,3 +160,23 @@ def test_an_action_after_the_episode_names_itself_and_the_move_that_ended_it():
     with pytest.raises(RecordError, match=rf"^move {n + 1} \(actions\[{n}\], 0-based\) comes after the end of the "
                                           rf"record's episode \(move {n} ended round 1\)$"):  # fmt: skip
         list(replay(record))
+
+
+def test_a_record_cut_at_a_rounds_end_without_the_next_deal_is_refused():
+    """The env deals the next round in the step that ends one, so its record holds that deal: a
+    record without it was replayed by records.replay and the page but refused by --resume."""
+    env = draw_v0.raw_env(episode="game")
+    _play(env, 2)
+    record = env.to_record()
+    assert len(record["deals"]) >= 2
+    state_rounds, cut = 0, None
+    for k, state in enumerate(replay(record)):
+        if k and state.round_index > state_rounds:  # action k - 1 ended a round and dealt the next
+            cut = k
+            break
+        state_rounds = state.round_index
+    cut_short = {**record, "actions": record["actions"][:cut], "deals": record["deals"][:1]}
+    with pytest.raises(RecordError, match=rf"^move {cut} \(actions\[{cut - 1}\], 0-based\) ended round 1 and the "
+                                          r"episode goes on, but the record has no deal for the next round"):  # fmt: skip
+        list(replay(cut_short))
+    assert len(list(replay({**cut_short, "deals": record["deals"][:2]}))) == cut + 1  # with it: whole

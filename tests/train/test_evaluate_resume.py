@@ -5,6 +5,7 @@ every finished deal, ``domino-evaluate --json PATH`` keeps them in PATH.partial.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -244,11 +245,24 @@ def test_team_game_credits_are_checked_per_team(tmp_path):
     assert _same(evaluate(agents, keep_records=True, journal=journal, **kwargs)) == _same(straight)  # read back
     entries = [json.loads(line) for line in journal.read_text().splitlines()]
     assert {sum(r["game_credit"]) for e in entries[1:] for r in e["records"]} == {2}
-    entries[1]["records"][0]["game_credit"] = [1, 1, 1, 1]
-    _rewrite(journal, entries)
-    with pytest.raises(JournalError, match=r"line 2 is not a finished deal of this tournament \(deal 0, rotation 0: "
-                                           r"game win credits \[1, 1, 1, 1\] above 1 per seat or 2 in all\)"):
-        evaluate(agents, journal=journal, **kwargs)
+    finished = next(k for k, r in enumerate(entries[1]["records"]) if not r["truncated"])
+    rotation = entries[1]["records"][finished]["rotation"]
+    for credit, problem in (([1, 1, 1, 1], "game win credits [1, 1, 1, 1]: a finished game gives at most 1 a seat and 2 in all"),
+                            (None, "game win credits None: a finished game gives"),  # made a win a loss
+                            ([1, 1, 0, 0], "win credits [1, 1, 0, 0] differ between partners (seats 0 and 2, 1 and 3)")):
+        edited = json.loads(json.dumps(entries))
+        edited[1]["records"][finished]["game_credit"] = credit
+        _rewrite(journal, edited)
+        with pytest.raises(JournalError, match=re.escape(f"line 2 is not a finished deal of this tournament (deal 0, "
+                                                         f"rotation {rotation}: {problem}")):  # fmt: skip
+            evaluate(agents, journal=journal, **kwargs)
+    round_journal = tmp_path / "r.jsonl"
+    evaluate(agents, rounds=8, seed=1, game="cuban", journal=round_journal)
+    lines = [json.loads(line) for line in round_journal.read_text().splitlines()]
+    lines[1]["records"][0]["game_credit"] = [1, 0, 1, 0]
+    _rewrite(round_journal, lines)
+    with pytest.raises(JournalError, match=re.escape("game win credits [1, 0, 1, 0] in a tournament of single rounds")):
+        evaluate(agents, rounds=8, seed=1, game="cuban", journal=round_journal)
 
 
 def test_a_deal_repeated_with_other_records_is_refused_and_an_identical_repeat_counts_once(tmp_path):

@@ -306,3 +306,11 @@ def test_a_move_after_the_episode_or_its_max_cycles_is_named_as_records_replay_n
             f"move {n + 1} (actions[{n}], 0-based) comes after the end of the record's episode (move {n} ended round 1)"
         assert out.returncode == 2 and f"--resume {path}: {message}" in out.stderr, out.stderr
         assert "reset()" not in out.stderr
+
+
+def test_an_os_error_names_the_record_even_when_its_name_is_in_the_errors_words(tmp_path):
+    """'--resume dir' on a folder said '--resume: Is a directory': the name was in the words."""
+    (tmp_path / "dir").mkdir()
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.play", "--resume", "dir"], capture_output=True,
+                         text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    assert out.returncode == 2 and "--resume dir: Is a directory" in out.stderr, out.stderr
