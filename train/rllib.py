@@ -88,6 +88,7 @@ from domino_env.train.run_folder import (
     make_folders,
     missing_folders,
     remove_if_empty,
+    remove_made,
     rllib_resume_command,
     source_commit,
 )
@@ -191,8 +192,7 @@ def _start(
         make_folders(out)
         hold_run_folder(out)
     except OSError as exc:  # checked before Ray started; a folder can change since
-        if made := getattr(exc, "made", []):
-            remove_if_empty(made[0], made[1:])
+        remove_made(getattr(exc, "made", []))
         ray.shutdown()
         raise DominoError(f"--out {out}: cannot make the run folder ({exc.strerror or exc})") from exc
     previous: dict[str, Any] = json.loads((out / METADATA_FILE).read_text()) if args.resume is not None else {}

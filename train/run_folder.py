@@ -102,6 +102,12 @@ def make_folders(path: str | Path) -> list[Path]:
     return made
 
 
+def remove_made(made: Sequence[Path]) -> None:
+    """Remove the folders :func:`make_folders` made (innermost first) that are left empty."""
+    if made:
+        remove_if_empty(made[0], made[1:])
+
+
 def remove_if_empty(path: Path, made: Sequence[Path] = ()) -> None:
     """Remove a claimed run folder that a failed start left empty, then each folder of ``made``
     (innermost first: the folders above it that the command made, :func:`missing_folders`, such as
@@ -366,9 +372,7 @@ class RunFolder:
             hold_run_folder(self.path)  # (a folder that existed is held since the checks)
             self.write_metadata()
         except OSError as exc:
-            made = made or getattr(exc, "made", [])
-            if made:
-                remove_if_empty(made[0], made[1:])
+            remove_made(made or getattr(exc, "made", []))
             raise DominoError(f"--out {self.path}: the run folder could not be written ({exc.strerror or exc})") from exc
         return self
 
