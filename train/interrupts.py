@@ -136,3 +136,44 @@ def children_born_blocked(signals: frozenset[int] = frozenset({signal.SIGINT, si
     finally:
         for signum in noted:  # every child whole: the handlers restored act on it now
             signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def signals_wake_main_thread(signals: Iterable[int]) -> Iterator[None]:
+    """While it lasts, each of ``signals`` interrupts what the main thread is waiting on (a read
+    of the terminal in ``input()``), whichever thread of the process the kernel gave it to. Python
+    runs signal handlers only in the main thread, and a signal taken by another thread (the
+    threads numpy's OpenBLAS starts at import block none) does not interrupt the main thread's
+    system call: ``domino-play`` waited at its prompt, its handler not run, until a line was
+    typed. Python's wakeup fd sees every signal; a watcher thread then sends the main thread a
+    real-time signal whose handler does nothing, so the read returns and the pending handlers run.
+    Call it in the main thread, with the handlers of ``signals`` installed; nothing on platforms
+    without real-time signals or ``pthread_kill``."""
+    import os
+    import threading
+
+    wake = getattr(signal, "SIGRTMIN", None)
+    if wake is None or not hasattr(signal, "pthread_kill") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted, main = set(signals), threading.main_thread().ident
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)  # the C-level handler must never block on a full pipe
+
+    def watch() -> None:
+        while data := os.read(read_end, 64):  # b"" once the write end is closed
+            if wanted.intersection(data):
+                signal.pthread_kill(main, wake)
+
+    previous_wake = signal.signal(wake, lambda signum, frame: None)
+    previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    watcher = threading.Thread(target=watch, name="signals_wake_main_thread", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous_fd)
+        os.close(write_end)
+        watcher.join()
+        os.close(read_end)
+        signal.signal(wake, previous_wake)

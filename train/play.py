@@ -44,6 +44,7 @@ from domino_env.train.evaluate import (
     rule_kwargs,
     seats_error_line,
 )
+from domino_env.train.interrupts import signals_wake_main_thread
 from domino_env.train.play_records import checked_record_path, record_hints, resumed
 from domino_env.wrappers import info_state_kwargs
 
@@ -129,7 +130,8 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
         if args.record is None and (problem := unwritable(args.resume)):  # not "--record X", which was not given
             parser.error(f"--resume {args.resume}: the game goes on in this record, and {problem}; give --record "
                          "PATH to write it elsewhere")  # fmt: skip
-        return env, seat, agents, labels, seed, checked_record_path(parser, args.record or args.resume), moves
+        record = checked_record_path(parser, args.record or args.resume, args.record is not None, args.resume)
+        return env, seat, agents, labels, seed, record, moves
     kwargs = _env_kwargs(args, parser)
     try:
         env = make_env(args.game, **kwargs)
@@ -157,7 +159,7 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
             parser.error(f"--opponents {spec}: {exc}")
         labels[seat] = agent_label(spec)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    record = checked_record_path(parser, args.record or f"domino-play-{args.game}-{seed}.json")
+    record = checked_record_path(parser, args.record or f"domino-play-{args.game}-{seed}.json", args.record is not None)
     return env, args.seat, agents, labels, seed, record, []
 
 
@@ -354,7 +356,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     status = 0
     try:
-        play(env, you, agents, labels, seed, moves=moves)
+        with signals_wake_main_thread(caught):  # a signal taken by numpy's threads still stops the prompt
+            play(env, you, agents, labels, seed, moves=moves)
     except Stop as reason:
         _say(f"game stopped ({reason.reason}) before its end")
     except KeyboardInterrupt:

@@ -20,22 +20,44 @@ from domino_env.train.evaluate import make_env
 PLAY_MODULE = Path(__file__).with_name("play.py")
 
 
-def checked_record_path(parser: argparse.ArgumentParser, record: str) -> str:
-    """``record`` when the game's record can be written there (else ``parser.error``)."""
+def checked_record_path(parser: argparse.ArgumentParser, record: str, given: bool = True,
+                        resuming: str | None = None) -> str:
+    """``record`` when the game's record can be written there (else ``parser.error``): not a
+    folder or another kind of file, and not the record of a game not over, which would be lost
+    (unless it is ``resuming``, the record this game goes on from). ``given``: the name was typed
+    as ``--record`` (else it is the default name, which the messages say)."""
+    name = f"--record {record}" if given else f"the record {record}"
     folder = os.path.dirname(os.path.abspath(record))
     if not os.path.isdir(folder):
-        parser.error(f"--record {record}: folder {folder} does not exist")
+        parser.error(f"{name}: folder {folder} does not exist")
     if os.path.isdir(record):
-        parser.error(f"--record {record} is a folder; give a file name")
+        parser.error(f"{name} is a folder; give a file name")
     if os.path.lexists(record) and not os.path.isfile(record):  # a FIFO would block the check below
-        parser.error(f"--record {record}: exists and is not a regular file; give a file name")
+        parser.error(f"{name}: exists and is not a regular file; give a file name")
     if os.path.lexists(record) and not is_record_file(record):
-        parser.error(f"--record {record}: the file exists and is not a game record (it would be overwritten); "
-                     "give another name")  # fmt: skip
+        parser.error(f"{name}: the file exists and is not a game record (it would be overwritten); "
+                     "give another name with --record")  # fmt: skip
+    same = resuming is not None and os.path.exists(record) and os.path.samefile(record, resuming)
+    if os.path.lexists(record) and not same and (moves := moves_not_over(record)) is not None:
+        word = shlex.quote(path_word(record))
+        parser.error(f"{name} holds a game not over ({moves} moves), which this game's record would replace: "
+                     f"go on with it (--resume {word}) or give another name with --record")  # fmt: skip
     problem = unwritable(record)
     if problem:  # found now, not once the game is played
-        parser.error(f"--record {record}: {problem}")
+        parser.error(f"{name}: {problem}")
     return record
+
+
+def moves_not_over(path: str) -> int | None:
+    """The number of moves in the record at ``path`` when its game is not over (``--resume`` could
+    go on with it), else None (a game or round episode played to its end, or not a record that
+    replays)."""
+    try:
+        record = load_record(path)
+        *_, last = replay(record)
+    except (DominoError, OSError):
+        return None
+    return None if last.round_over else len(record["actions"])
 
 
 def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, args: argparse.Namespace,

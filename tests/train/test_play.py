@@ -239,9 +239,33 @@ def test_record_refuses_to_overwrite_a_file_that_is_not_a_record_and_replaces_an
     assert out.returncode == 2 and keep.read_text() == "precious data" and out.stdout == ""
     assert f"--record {keep}: the file exists and is not a game record (it would be overwritten)" in out.stderr
     old = tmp_path / "old.json"
-    assert _play(["--seed", "1", "--record", str(old)], "q\n").returncode == 0
+    assert "game stopped" not in _play(["--seed", "1", "--record", str(old)], "1\n" * 400).stdout  # played out
     assert _play(["--seed", "2", "--game", "draw", "--record", str(old)], "q\n").returncode == 0
-    assert load_record(old)["env_id"] == "dominoes/draw-v0"  # an earlier record may be replaced
+    assert load_record(old)["env_id"] == "dominoes/draw-v0"  # the record of a game over may be replaced
+
+
+def test_the_record_of_a_game_not_over_is_kept_unless_it_is_the_one_resumed(tmp_path, monkeypatch):
+    """A user trial: `domino-play --seed 7` again (the seed a stopped game printed) replaced that
+    game's record, default name and --record alike, with a new game of one move."""
+    monkeypatch.chdir(tmp_path)
+    default = tmp_path / "domino-play-mexican_train-7.json"
+    assert _play(["--seed", "7", "--record", str(default)], "1\n1\nq\n").returncode == 0
+    kept = default.read_bytes()
+    moves = len(load_record(default)["actions"])
+    for args, name in ((["--seed", "7"], f"the record {default.name}"), (["--seed", "9", "--record", str(default)],
+                       f"--record {default}")):  # fmt: skip
+        out = subprocess.run([sys.executable, "-m", "domino_env.train.play", *args], input="q\n",
+                             capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+        assert out.returncode == 2 and out.stdout == "" and default.read_bytes() == kept, out.stderr
+        assert (f"{name} holds a game not over ({moves} moves), which this game's record would replace: go on "
+                f"with it (--resume {default.name if name.startswith('the') else default}) or give another name "
+                "with --record") in out.stderr  # fmt: skip
+    other = tmp_path / "other.json"
+    assert _play(["--seed", "8", "--record", str(other)], "q\n").returncode == 0
+    out = _play(["--resume", str(other), "--record", str(default)], "q\n")
+    assert out.returncode == 2 and f"--record {default} holds a game not over" in out.stderr
+    out = _play(["--resume", str(default)], "1\nq\n")  # the record resumed is written again
+    assert out.returncode == 0 and len(load_record(default)["actions"]) > moves, out.stderr
 
 
 @pytest.mark.parametrize(("sig", "status"), [("SIGTERM", 143), ("SIGHUP", 129)])
@@ -261,6 +285,35 @@ def test_a_kill_or_a_closed_terminal_saves_the_record(sig, status, tmp_path):
     proc.send_signal(getattr(signal, sig))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == status and f"interrupted ({sig})" in out and "Traceback" not in err
+    assert load_record(rec)["env_id"] == "dominoes/mexican_train-v0"
+
+
+def test_a_signal_taken_by_another_thread_still_stops_the_prompt(tmp_path):
+    """numpy's OpenBLAS threads block no signal, and a kill the kernel gave one of them (a user's
+    `kill -HUP; kill -INT`, 2 of 5 tries) left the prompt waiting for a typed line, the handler
+    not run. Here a thread of the game's process sends SIGHUP to itself once the prompt waits."""
+    import os
+
+    rec, (go, tell) = tmp_path / "other_thread.json", os.pipe()
+    code = (f"import os, signal, sys, threading\nfrom domino_env.train.play import main\n"
+            f"def hang_up():\n    os.read({go}, 1)\n    signal.pthread_kill(threading.get_ident(), signal.SIGHUP)\n"
+            f"threading.Thread(target=hang_up, daemon=True).start()\nsys.exit(main(sys.argv[1:]))")  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-c", code, "--seed", "4", "--record", str(rec)], pass_fds=(go,),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)  # fmt: skip
+    try:
+        line, deadline = "", time.monotonic() + 60
+        while "seats:" not in line:  # the game waits for the first move
+            line = proc.stdout.readline()
+            assert line and time.monotonic() < deadline, proc.stderr.read()
+        time.sleep(0.5)
+        os.write(tell, b"x")
+        assert proc.wait(timeout=20) == 129  # stdin stays open: before, it waited for a line
+    finally:
+        proc.kill()
+        os.close(go), os.close(tell)
+    out, err = proc.communicate(timeout=10)
+    assert "interrupted (SIGHUP)" in out and err == "", err
     assert load_record(rec)["env_id"] == "dominoes/mexican_train-v0"
 
 
