@@ -394,6 +394,12 @@ class SingleAgentEnv(gymnasium.Env):
             return self.aec.render_text(self.learner_seat)
         return None
 
+    def render_image(self, viewer: int | None = None, all_hands: bool = False) -> np.ndarray:
+        """The AEC env's ``render_image`` (``(H, W, 3)`` uint8, any render mode), ``viewer`` the learner's
+        seat by default (no seat with ``all_hands=True``, as there). Raises as that does."""
+        default = None if all_hands or self.aec.game_state is None else self.learner_seat
+        return self.aec.render_image(default if viewer is None else viewer, all_hands)
+
     def close(self) -> None:
         self.aec.close()
 

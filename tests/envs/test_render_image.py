@@ -196,6 +196,23 @@ def test_gymnasium_ids_render_rgb_array_as_the_learner_sees_it(gym_id):
     assert not np.array_equal(img, g.render())
 
 
+@pytest.mark.parametrize("render_mode", [None, "ansi"])
+def test_the_gymnasium_ids_draw_all_hands_or_a_seat_as_pictures_md_says(render_mode):
+    """pictures.md's env.unwrapped.render_image(all_hands=True) / (viewer=2) was an
+    AttributeError on the Gymnasium ids (the adapter had no render_image)."""
+    g = gymnasium.make("dominoes/MexicanTrain-v0", render_mode=render_mode, learner_seat=1)
+    blank = g.unwrapped.render_image()  # before reset: the AEC env's blank picture
+    g.reset(seed=0)
+    aec = g.unwrapped.aec
+    assert not np.array_equal(blank, g.unwrapped.render_image())
+    assert np.array_equal(g.unwrapped.render_image(), aec.render_image(1))
+    assert np.array_equal(g.unwrapped.render_image(viewer=2), aec.render_image(2))
+    assert np.array_equal(g.unwrapped.render_image(all_hands=True), aec.render_image(all_hands=True))
+    assert np.array_equal(g.unwrapped.render_image(3, all_hands=True), aec.render_image(3, all_hands=True))
+    with pytest.raises(DominoError):
+        g.unwrapped.render_image(viewer=4)
+
+
 @pytest.mark.parametrize("gym_id", ["dominoes/MexicanTrain-v0", "dominoes/Cuban-v0"])
 def test_sb3_make_vec_env_accepts_the_ids(gym_id):
     """SB3 passes render_mode="rgb_array" to every env it builds."""
