@@ -197,8 +197,8 @@ def test_gymnasium_ids_render_rgb_array_as_the_learner_sees_it(gym_id):
 
 
 @pytest.mark.parametrize("render_mode", [None, "ansi"])
-def test_the_gymnasium_ids_draw_all_hands_or_a_seat_as_pictures_md_says(render_mode):
-    """pictures.md's env.unwrapped.render_image(all_hands=True) / (viewer=2) was an
+def test_the_gymnasium_ids_draw_all_hands_or_a_seat_as_the_pictures_page_says(render_mode):
+    """docs/pictures.md's env.unwrapped.render_image(all_hands=True) / (viewer=2) was an
     AttributeError on the Gymnasium ids (the adapter had no render_image)."""
     g = gymnasium.make("dominoes/MexicanTrain-v0", render_mode=render_mode, learner_seat=1)
     blank = g.unwrapped.render_image()  # before reset: the AEC env's blank picture
