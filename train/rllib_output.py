@@ -55,6 +55,7 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
     rllib:OUT, X]``: with X on both teams its team win rate would be 1/2 by construction)."""
     from domino_env.agents.rllib.env import aec_from_env_config
     from domino_env.train.evaluate import evaluate  # looked up at call time (tests replace it)
+    from domino_env.train.tournament_results import deal_interval_text
 
     kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
     p = env_config["num_players"]
@@ -68,15 +69,17 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
             seed=args.seed, game=args.game, progress=args.progress, **kwargs,
         )  # fmt: skip
         s = res.stats_for(model)
-        results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "parity": s.parity,
-                             "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
+        results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "ci95_wilson": list(s.ci95_wilson),
+                             "parity": s.parity, "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
         # with --episode game the win rate is per game: say how many (as domino-evaluate does)
         games = getattr(res, "episode", "round") == "game"
         if games:
             results[opponent]["games"] = res.episodes
-        print(f"rllib vs {opponent}: win rate {s.win_rate:.3f} [{s.ci95_deal[0]:.3f}, {s.ci95_deal[1]:.3f}] "
-              f"(parity {s.parity:.3f}, {s.verdict}) over {res.rounds_played} rounds"
-              f"{f' in {res.episodes} games' if games else ''}")  # fmt: skip
+        # the verdict needs both intervals clear of parity (docs/evaluation.md): print both
+        where = {"above": "above", "below": "below"}.get(s.verdict, "at")
+        print(f"rllib vs {opponent}: win rate {s.win_rate:.3f}, 95% CI {deal_interval_text(s.ci95_deal, s.deals)} "
+              f"per deal, [{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] Wilson ({where} parity {s.parity:.3f}) "
+              f"over {res.rounds_played} rounds{f' in {res.episodes} games' if games else ''}")  # fmt: skip
     return results
 
 

@@ -170,7 +170,8 @@ def test_the_final_evaluation_seats_the_model_on_one_team(monkeypatch, tmp_path,
 
     def fake_evaluate(agents, **kwargs):
         seen.append(list(agents))
-        stats = types.SimpleNamespace(win_rate=0.5, ci95_deal=(0.4, 0.6), parity=0.5, verdict="level")
+        stats = types.SimpleNamespace(win_rate=0.5, ci95_deal=(0.4, 0.6), ci95_wilson=(0.45, 0.55), deals=2, parity=0.5,
+                                      verdict="parity")  # fmt: skip
         return types.SimpleNamespace(stats_for=lambda label: stats, rounds_played=8)
 
     monkeypatch.setattr(evaluate_module, "evaluate", fake_evaluate)
@@ -189,7 +190,8 @@ def test_the_final_evaluation_of_game_episodes_counts_games(monkeypatch, tmp_pat
     from domino_env.train.rllib import evaluate_checkpoint
 
     def fake_evaluate(agents, **kwargs):
-        stats = types.SimpleNamespace(win_rate=0.6, ci95_deal=(0.1, 1.0), parity=0.5, verdict="parity")
+        stats = types.SimpleNamespace(win_rate=0.6, ci95_deal=(0.1, 1.0), ci95_wilson=(0.3, 0.85), deals=5, parity=0.5,
+                                      verdict="parity")  # fmt: skip
         return types.SimpleNamespace(stats_for=lambda label: stats, rounds_played=100, episodes=10,
                                      episode=kwargs["episode"])  # fmt: skip
 
@@ -197,5 +199,7 @@ def test_the_final_evaluation_of_game_episodes_counts_games(monkeypatch, tmp_pat
     env_config = {"game": "mexican_train", "num_players": 2, "max_pip": 9, "episode": "game", "reward": "outcome"}
     args = argparse.Namespace(eval_opponents=["greedy"], eval_rounds=10, seed=0, game="mexican_train", progress=False)
     results = evaluate_checkpoint(tmp_path, args, env_config)
-    assert "over 100 rounds in 10 games" in capsys.readouterr().out
+    # both intervals, as the verdict needs both clear of parity ("(parity 0.500, parity)" before)
+    assert ("rllib vs greedy: win rate 0.600, 95% CI [0.100, 1.000] per deal, [0.300, 0.850] Wilson (at parity "
+            "0.500) over 100 rounds in 10 games\n") in capsys.readouterr().out  # fmt: skip
     assert results["greedy"]["rounds"] == 100 and results["greedy"]["games"] == 10
