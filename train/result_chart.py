@@ -155,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = ArgumentParser(
         prog="python -m domino_env.train.result_chart",
         description="Chart tournament results: one row per domino-evaluate --json file, the agent's "
-        "win rate with its per-deal 95%% interval and the parity share.",
+        "win rate with its per-deal 95% interval and the parity share.",
     )
     parser.add_argument("results", nargs="+", metavar="RESULT.json", help="domino-evaluate --json files, top to bottom")
     parser.add_argument("--out", required=True, help="PNG file to write")

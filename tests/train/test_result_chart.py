@@ -140,3 +140,9 @@ def test_an_evaluation_result_from_python_makes_a_row():
 
     row = chart_row(evaluate(["greedy", "random"], rounds=20, num_players=2, seed=0, progress=False))
     assert row["label"] == "greedy vs random (mexican train, 2p)" and row["episodes"] == 20
+
+
+def test_the_help_says_95_percent():
+    """The description said "95%% interval": argparse formats only %(prog)s in a description."""
+    out = chart("--help")
+    assert out.returncode == 0 and "per-deal 95% interval" in out.stdout and "%%" not in out.stdout
