@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("record", help="the game record (JSON; - reads it from stdin, with --output)")
     parser.add_argument("-o", "--output", default=None,
-                        help="the HTML file to write (default: RECORD with .html; - writes the page to stdout)")
+                        help="the HTML file to write (default: RECORD with .html for .json or .json.gz; - writes the page to stdout)")
     return parser
 
 
@@ -227,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("record -: a record read from stdin names no page; give the page to write with --output "
                      "(- for stdout)")  # fmt: skip
     src = Path("/dev/stdin") if args.record == "-" else Path(args.record)
-    out = Path(args.output) if args.output and not to_stdout else src.with_suffix(".html")
+    plain = src.with_suffix("") if src.suffix.lower() == ".gz" else src  # game.json.gz: game.html, as game.json
+    out = Path(args.output) if args.output and not to_stdout else plain.with_suffix(".html")
     if src.is_dir():
         parser.error(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
     if not src.exists():

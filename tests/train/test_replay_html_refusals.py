@@ -265,8 +265,8 @@ def test_an_endless_file_a_replay_page_and_a_gzip_record(cuban_game, tmp_path):
     assert out.stderr.count("\n") == 1 and not (tmp_path / "z.html").exists()
     save_record(cuban_game, tmp_path / "game.json.gz")  # compressed, as its name asks
     assert (tmp_path / "game.json.gz").read_bytes()[:2] == b"\x1f\x8b"
-    out = _cli(str(tmp_path / "game.json.gz"), "-o", str(tmp_path / "game.html"))
-    assert out.returncode == 0, out.stderr
+    out = _cli(str(tmp_path / "game.json.gz"))  # the page of game.json.gz is game.html (was game.json.html)
+    assert out.returncode == 0 and out.stdout.startswith(f"wrote {tmp_path / 'game.html'}: "), out.stdout + out.stderr
     out = _cli(str(tmp_path / "game.html"))
     assert out.returncode == 2, out.stderr
     assert f"record {tmp_path / 'game.html'} is a replay page, not a game record; give the record (JSON)" in out.stderr
