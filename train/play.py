@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import re
+import shutil
 import signal
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -208,8 +211,23 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
             print(f"  there is no move {number}: {hint}", flush=True)
 
 
+def fit_to_terminal(text: str) -> str:
+    """``text`` with each line longer than the terminal wrapped between tiles (a long hand or train
+    was cut by the terminal in the middle of a tile, ``[5|1`` / ``2]``), the rest indented; as it is
+    when the output is not a terminal (a pipe or a file keeps one line per row)."""
+    if not sys.stdout.isatty():
+        return text
+    try:  # the terminal's own size: a COLUMNS exported earlier (tmux sets 80) is stale after a resize
+        columns = os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError):
+        columns = shutil.get_terminal_size().columns
+    width = max(columns - 1, 20)
+    wrap = textwrap.TextWrapper(width, subsequent_indent=" " * 6, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(wrap.fill(line) if len(line) > width else line for line in text.splitlines())
+
+
 def _show_turn(env: Any, you: int, legal: list[int]) -> None:
-    print("\n" + env.render_text(you), flush=True)
+    print("\n" + fit_to_terminal(env.render_text(you)), flush=True)
     print("your legal moves:")
     for k, action in enumerate(legal, 1):
         print(f"  {k:>2}. {describe(env.game_state, action, you)}")

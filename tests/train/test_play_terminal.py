@@ -1,0 +1,50 @@
+"""``domino-play`` on a terminal narrower than the table: rows wrapped between tiles (tmux), and
+one line per row when the output is not a terminal."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = ["--players", "8", "--max-pip", "18", "--seed", "1"]  # hands of 21 tiles: about 170 columns
+TILE = re.compile(r"\[\d+\|\d+\]")
+
+
+def test_a_narrow_terminal_wraps_the_hand_between_tiles(tmp_path):
+    """The terminal cut a long hand or train in the middle of a tile (``[5|1`` / ``2]``)."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is missing: apt-get install -y tmux (make test installs it)")
+    session = f"domino-play-{uuid.uuid4().hex[:8]}"
+    command = f"cd {ROOT} && {sys.executable} -m train.play {' '.join(ARGS)} --record {tmp_path / 'r.json'}; sleep 120"
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "70", "-y", "60", command], check=True)
+    try:
+        end, screen = time.monotonic() + 60, ""
+        while "your move (" not in screen and time.monotonic() < end:  # a bound, not a timing assertion
+            time.sleep(0.2)
+            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session, "-S", "-200"],
+                                    capture_output=True, text=True, check=True).stdout  # fmt: skip
+        assert "your move (" in screen, screen
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    lines = screen.splitlines()
+    assert all(len(line) <= 70 and line.count("[") == line.count("]") for line in lines), screen
+    start = next(k for k, line in enumerate(lines) if line.startswith("hand of seat 0"))
+    hand = lines[start : start + 4]  # the hand's line, then its indented continuation lines
+    assert hand[1].startswith(" " * 6 + "[")
+    assert len(TILE.findall(" ".join(hand))) == 21
+
+
+def test_piped_output_keeps_one_line_per_row(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "train.play", *ARGS, "--record", str(tmp_path / "r.json")],
+                         input="q\n", capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    hand = next(line for line in out.stdout.splitlines() if line.startswith("hand of seat 0"))
+    assert len(TILE.findall(hand)) == 21
