@@ -65,6 +65,15 @@ def _credit(winners: Sequence[int], num_players: int, teams: bool = False) -> li
     return out
 
 
+def add_note(exc: BaseException, note: str) -> None:
+    """``exc.add_note(note)``; on Python 3.10 (no ``add_note``) the same ``__notes__`` list, which
+    3.10's tracebacks do not print but a caller can read."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+
+
 def play_episode(
     env: Any,
     agents: Sequence[Agent],
@@ -98,13 +107,12 @@ def play_episode(
         try:
             action = actor(obs["observation"], obs["action_mask"], rngs[s], **extra)
         except Exception as exc:  # the agent's own error (a wrong signature, a bug): say whose it is
-            if hasattr(exc, "add_note"):  # Python 3.11+
-                called = "agent(observation, action_mask, rng" + (", info_state=...)" if extra else ")")
-                exc.add_note(f"raised by agent {agent_label(actor)} (seat {s}, deal {deal}, rotation {rotation}), "
-                             f"called as {called}")  # fmt: skip
-                if not extra and isinstance(exc, TypeError) and "info_state" in str(exc):
-                    exc.add_note("an agent that takes info_state sets the attribute wants_info_state = True "
-                                 "(docs/agents.md)")  # fmt: skip
+            called = "agent(observation, action_mask, rng" + (", info_state=...)" if extra else ")")
+            add_note(exc, f"raised by agent {agent_label(actor)} (seat {s}, deal {deal}, rotation {rotation}), "
+                          f"called as {called}")  # fmt: skip
+            if not extra and isinstance(exc, TypeError) and "info_state" in str(exc):
+                add_note(exc, "an agent that takes info_state sets the attribute wants_info_state = True "
+                              "(docs/agents.md)")  # fmt: skip
             raise
         try:  # a float or string was rounded or parsed; the seat alone does not say who (rotations)
             env.step(check_action(action))

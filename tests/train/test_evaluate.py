@@ -408,7 +408,6 @@ def two_args(observation, action_mask):  # a wrong agent signature (no rng)
     return int(np.flatnonzero(action_mask)[0])
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python 3.11+")
 def test_an_agents_own_error_names_the_agent_and_the_seat():
     """A wrong signature was a bare TypeError from deep in the tournament, naming nothing."""
     with pytest.raises(TypeError) as err:
