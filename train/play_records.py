@@ -12,7 +12,7 @@ from typing import Any
 
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import DominoError
-from domino_env.core.records import load_record, move_name, replay
+from domino_env.core.records import load_record, move_name, replay_end
 from domino_env.train.cli import path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 
@@ -31,17 +31,17 @@ def checked_record_path(parser: argparse.ArgumentParser, record: str, given: boo
     if not os.path.isdir(folder):
         parser.error(f"{name}: folder {folder} does not exist")
     if os.path.isdir(record):
-        parser.error(f"{name} is a folder; give a file name")
+        parser.error(f"{name} is a folder; give a file name with --record")
     if os.path.lexists(record) and not os.path.isfile(record):  # a FIFO would block the check below
-        parser.error(f"{name}: exists and is not a regular file; give a file name")
+        parser.error(f"{name}: exists and is not a regular file; give a file name with --record")
     if os.path.lexists(record) and not is_record_file(record):
         parser.error(f"{name}: the file exists and is not a game record (it would be overwritten); "
                      "give another name with --record")  # fmt: skip
     same = resuming is not None and os.path.exists(record) and os.path.samefile(record, resuming)
     if os.path.lexists(record) and not same and (moves := moves_not_over(record)) is not None:
         word = shlex.quote(path_word(record))
-        parser.error(f"{name} holds a game not over ({moves} moves), which this game's record would replace: "
-                     f"go on with it (--resume {word}) or give another name with --record")  # fmt: skip
+        parser.error(f"{name} holds a game not over ({moves} move{'' if moves == 1 else 's'}), which this game's "
+                     f"record would replace: go on with it (--resume {word}) or give another name with --record")  # fmt: skip
     problem = unwritable(record)
     if problem:  # found now, not once the game is played
         parser.error(f"{name}: {problem}")
@@ -49,15 +49,19 @@ def checked_record_path(parser: argparse.ArgumentParser, record: str, given: boo
 
 
 def moves_not_over(path: str) -> int | None:
-    """The number of moves in the record at ``path`` when its game is not over (``--resume`` could
-    go on with it), else None (a game or round episode played to its end, or not a record that
-    replays)."""
+    """The number of moves in the record at ``path`` when ``--resume`` could go on with it: a
+    record of domino-play (one ``human`` seat, a seed) whose game is not over and was not stopped
+    by the env's ``max_cycles`` / ``max_steps``; else None (a game played out, another record, a
+    record that does not replay)."""
     try:
         record = load_record(path)
-        *_, last = replay(record)
+        seats, seed = record.get("seats"), record.get("seed")
+        if not isinstance(seats, list) or seats.count("human") != 1 or not isinstance(seed, int):
+            return None
+        state, truncated = replay_end(record)
     except (DominoError, OSError):
         return None
-    return None if last.round_over else len(record["actions"])
+    return None if state.round_over or truncated else len(record["actions"])
 
 
 def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, args: argparse.Namespace,
@@ -92,8 +96,7 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error(f"--resume {path}: the record has no seed (a game domino-play dealt): got {seed!r}")
     game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
     try:
-        for _ in replay(record):  # every check and message of records.replay, as the replay page's
-            pass
+        replay_end(record)  # every check and message of records.replay, as the replay page's
     except DominoError as exc:
         parser.error(f"--resume {path}: {exc}")
     try:

@@ -34,7 +34,7 @@ from domino_env.core.records import (
     first_state,
     load_record,
     record_config,
-    replay,
+    replay_end,
 )
 from domino_env.render import phase_text
 from domino_env.render_image import PIP_COLOURS, pip_layout
@@ -118,8 +118,8 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
             and words, e.g. ``move 4 (actions[3], 0-based) does not replay: ...``), or its ``seats``
             are not one name per seat.
     """
-    for _ in replay(record):  # every check of records.replay (max_cycles too), in its words: the
-        pass  # loop below plays a record known to replay
+    replay_end(record)  # every check of records.replay (max_cycles too), in its words: the loop below
+    # plays a record known to replay
     state, deals = first_state(record)
     names = record.get("seats")
     if names is None:

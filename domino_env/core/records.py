@@ -229,14 +229,35 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
             after an annulled round). An action is named by ``move_name``: ``move 6 (actions[5],
             0-based)``.
     """
+    for state, _ in _replayed(record):
+        yield state.copy()
+
+
+def replay_end(record: dict[str, Any]) -> tuple[Any, bool]:
+    """``(state, truncated)``: the engine state after the record's last action, checked as
+    :func:`replay` checks it but without a copy per action (a long record's check stays linear in
+    time and memory), and whether the env's ``max_cycles`` or ``max_steps`` ended the episode
+    there (the env truncated it: nothing can follow).
+
+    Raises:
+        RecordError: as :func:`replay`.
+    """
+    *_, last = _replayed(record)  # each item is the one live state: no copies kept
+    return last
+
+
+def _replayed(record: dict[str, Any]) -> Iterator[tuple[Any, bool]]:
+    """The live state (not a copy) at the start and after every action, with whether the env's
+    limits truncate the episode after it; :func:`replay`'s checks."""
     state, deals = first_state(record)  # checks the record first
     actions = record["actions"]
     # max_cycles as the env counts it (envs/base.py): a seat may start at most max_cycles turns;
     # the action that would start one more truncates the episode (max_steps: checked by _check)
     max_cycles = record["env_kwargs"].get("max_cycles", 100_000)
+    max_steps = record["env_kwargs"].get("max_steps")
     turns = [0] * state.config.num_players
     turns[state.current_player] = 1
-    yield state.copy()
+    yield state, False
     for k, action in enumerate(actions):
         actor = state.current_player
         try:
@@ -254,12 +275,15 @@ def replay(record: dict[str, Any]) -> Iterator[Any]:
                                   f"so far: {err} (a deal missing or altered?)") from err  # fmt: skip
         elif state.round_over and k + 1 < len(actions):
             raise RecordError(f"{move_name(k + 1)} {past_the_end(record, state)} (move {k + 1} ended round {state.round_index + 1})")
+        cut = max_steps is not None and k + 1 >= max_steps
         if not state.round_over and (finished or state.current_player != actor):  # a new turn starts
-            if turns[state.current_player] >= max_cycles and k + 1 < len(actions):
-                raise RecordError(f"record has {len(actions)} actions; its env_kwargs' max_cycles={max_cycles} "
-                                  f"ends the episode after {move_name(k)}")  # fmt: skip
+            if turns[state.current_player] >= max_cycles:
+                if k + 1 < len(actions):
+                    raise RecordError(f"record has {len(actions)} actions; its env_kwargs' max_cycles={max_cycles} "
+                                      f"ends the episode after {move_name(k)}")  # fmt: skip
+                cut = True
             turns[state.current_player] += 1
-        yield state.copy()
+        yield state, cut and not state.round_over
     check_no_deals_left(deals)
     if actions and state.round_over and episode_goes_on(record, state):  # the env deals on in the same step
         raise RecordError(f"{move_name(len(actions) - 1)} ended round {state.round_index + 1} and the episode goes "

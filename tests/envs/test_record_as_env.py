@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domino_env.core.errors import RecordError
-from domino_env.core.records import record_config, replay
+from domino_env.core.records import record_config, replay, replay_end
 from domino_env.envs import cuban_v0, draw_v0, mexican_train_v0
 
 FACTORIES = {
@@ -59,6 +59,32 @@ def test_a_record_replays_exactly_as_far_as_its_max_cycles_lets_the_env(game, se
     else:
         with pytest.raises(RecordError, match=f"max_cycles={limit - 1} ends the episode after move {played} \\(actions\\[{played - 1}\\], 0-based\\)$"):
             list(replay(lower))
+
+
+@pytest.mark.parametrize("game", sorted(FACTORIES))
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), limit=st.sampled_from([{}, {"max_cycles": 2}, {"max_cycles": 9},
+                                                              {"max_steps": 5}, {"max_steps": 40}]),
+       stop=st.integers(0, 80))  # fmt: skip
+def test_replay_end_is_replays_last_state_and_says_whether_the_env_truncated(game, seed, limit, stop):
+    """replay_end (no copy per action: domino-play's record checks) ends where replay ends, and
+    says truncated exactly when the env truncated the episode at that move."""
+    env = FACTORIES[game](**limit)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    cut = False  # the env truncated the episode (its agents are then stepped out with None)
+    for _ in range(stop):  # the record of a game stopped after `stop` steps, or played out
+        if not env.agents:
+            break
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        cut = cut or any(env.truncations.values())
+    record = env.to_record()
+    state, truncated = replay_end(record)
+    last = list(replay(record))[-1]
+    seen = (state.round_index, state.current_player, state.round_over, list(state.scores), state.num_players)
+    assert seen == (last.round_index, last.current_player, last.round_over, list(last.scores), last.num_players)
+    assert truncated == cut
 
 
 @pytest.mark.parametrize(

@@ -314,3 +314,36 @@ def test_an_os_error_names_the_record_even_when_its_name_is_in_the_errors_words(
     out = subprocess.run([sys.executable, "-m", "domino_env.train.play", "--resume", "dir"], capture_output=True,
                          text=True, cwd=tmp_path, timeout=120)  # fmt: skip
     assert out.returncode == 2 and "--resume dir: Is a directory" in out.stderr, out.stderr
+
+
+def test_only_a_record_resume_takes_is_kept_and_its_check_copies_no_state(tmp_path, monkeypatch):
+    """An attacker's trial of the check that keeps a game not over: it kept every replayed state
+    (a 59,006-move record was killed for memory after 2.5 minutes), and it told the user to
+    --resume records that --resume refuses (stopped by max_cycles; not domino-play's)."""
+    from domino_env.core.line import LineState
+    from domino_env.train.play_records import moves_not_over
+
+    def record_after(steps: int, seats: bool = True, **kwargs) -> Path:
+        env = block_v0.raw_env(**kwargs)
+        env.reset(seed=3)
+        for _ in range(steps):
+            if not env.agents:
+                break
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(next(iter(obs["action_mask"].nonzero()[0]))))
+        data = env.to_record()
+        if seats:
+            data.update(seats=["human", "greedy"], seed=3)
+        path = tmp_path / f"r{len(list(tmp_path.iterdir()))}.json"
+        save_record(data, path)
+        return path
+
+    def no_copy(self):
+        raise AssertionError("a state was copied")
+
+    monkeypatch.setattr(LineState, "copy", no_copy)
+    assert moves_not_over(str(record_after(3))) == 3  # stopped: --resume goes on with it
+    assert moves_not_over(str(record_after(10_000))) is None  # played out
+    assert moves_not_over(str(record_after(10_000, max_cycles=2))) is None  # the env's limit ended it
+    assert moves_not_over(str(record_after(10_000, max_steps=3))) is None
+    assert moves_not_over(str(record_after(3, seats=False))) is None  # not domino-play's: --resume refuses it
