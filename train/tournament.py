@@ -43,6 +43,21 @@ from domino_env.train.tournament_journal import (
 from domino_env.train.tournament_results import EvaluationResult, GameRecord, summarize
 from domino_env.wrappers import InfoStateAgent, info_state_kwargs
 
+#: Seconds the main thread waits for a finished chunk before it runs Python again (:func:`_next_finished`).
+WAIT_SLICE_S = 0.2
+
+
+def _next_finished(finished: queue.SimpleQueue) -> Any:
+    """The next finished future, waited for in slices of :data:`WAIT_SLICE_S`: a stop signal that
+    another thread of this process took (numpy's OpenBLAS threads block none) does not interrupt
+    the main thread's wait, and Python runs its handler only once that thread runs Python again;
+    a Ctrl-C then waited for the next chunk to finish (47 s in a user's trial)."""
+    while True:
+        try:
+            return finished.get(timeout=WAIT_SLICE_S)
+        except queue.Empty:
+            pass
+
 
 def deal_seed(seed: int, deal: int) -> int:
     """Env seed of deal ``deal`` of a tournament seeded ``seed`` (independent 31-bit streams)."""
@@ -244,7 +259,7 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         for signum in noted:  # held while the workers started: the handlers restored act on it now
             signal.raise_signal(signum)
         for _ in futures:  # a finished chunk is kept at once (the journal)
-            yield finished.get().result()
+            yield _next_finished(finished).result()
         done = True
     except BrokenProcessPool:
         raise BrokenProcessPool(

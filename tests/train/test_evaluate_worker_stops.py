@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,40 @@ def test_a_second_signal_while_the_workers_are_stopped_does_not_leave_one_runnin
     assert sent and signal.getsignal(signal.SIGINT) is signal.default_int_handler
     _workers_gone(before)
 
+
+
+def test_a_signal_taken_by_another_thread_stops_the_tournament_without_waiting_for_a_chunk(tmp_path):
+    """A user trial: `kill -INT` to a thread other than the main one (numpy's OpenBLAS threads block
+    no signal) stopped `evaluate(workers=2)` only when a chunk finished, 47 s later. Here a thread
+    of the process sends SIGINT to itself while both workers are deep in a slow search."""
+    import subprocess
+    import sys
+
+    from tests.train.process_helpers import running
+
+    go, tell = os.pipe()
+    code = (f"import os, signal, sys, threading\nfrom domino_env.train.evaluate import evaluate\n"
+            f"def interrupt():\n    os.read({go}, 1)\n    signal.pthread_kill(threading.get_ident(), signal.SIGINT)\n"
+            f"threading.Thread(target=interrupt, daemon=True).start()\n"
+            f"evaluate(['search:budget=100000', 'greedy'], rounds=4, workers=2, game='block', num_players=2, "
+            f"progress=False)")  # fmt: skip
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(go,), cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while len(subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()  # workers started
+            time.sleep(0.1)
+        time.sleep(2)  # their first chunk's first decision: a search of 100,000 playouts
+        os.write(tell, b"x")
+        _, err = proc.communicate(timeout=30)  # before: until a chunk finished (minutes here)
+        assert proc.returncode != 0 and "KeyboardInterrupt" in err, err[-2000:]
+    finally:
+        time.sleep(0.5)  # (a worker being terminated)
+        left = [int(pid) for pid in subprocess.run(["pgrep", "-s", str(proc.pid)], capture_output=True,
+                                                   text=True).stdout.split() if running(int(pid))]  # fmt: skip
+        if left:
+            os.killpg(proc.pid, signal.SIGKILL)
+        os.close(go), os.close(tell)
+    assert left == [], "a worker outlived the stopped tournament"
