@@ -159,21 +159,40 @@ def signals_wake_main_thread(signals: Iterable[int]) -> Iterator[None]:
     wanted, main = set(signals), threading.main_thread().ident
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)  # the C-level handler must never block on a full pipe
+    previous_fd: int | None = None
 
     def watch() -> None:
-        while data := os.read(read_end, 64):  # b"" once the write end is closed
-            if wanted.intersection(data):
-                signal.pthread_kill(main, wake)
+        try:
+            while data := os.read(read_end, 64):  # b"" once the write end is closed
+                if wanted.intersection(data):
+                    signal.pthread_kill(main, wake)
+                if previous_fd not in (None, -1):  # the caller's own wakeup fd (an asyncio loop's) gets them too
+                    with contextlib.suppress(OSError):
+                        os.write(previous_fd, data)
+        finally:
+            os.close(read_end)
 
+    # A stop handler may raise at any point here: each step of the teardown runs in a finally of
+    # its own, and the no-op handler stays while the watcher may still send the wake signal (its
+    # default action would kill the process).
     previous_wake = signal.signal(wake, lambda signum, frame: None)
-    previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
     watcher = threading.Thread(target=watch, name="signals_wake_main_thread", daemon=True)
-    watcher.start()
     try:
+        previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+        watcher.start()
         yield
     finally:
-        signal.set_wakeup_fd(previous_fd)
-        os.close(write_end)
-        watcher.join()
-        os.close(read_end)
-        signal.signal(wake, previous_wake)
+        try:  # (a handler raising right after set_wakeup_fd left previous_fd unknown: then ours if set)
+            current = signal.set_wakeup_fd(-1 if previous_fd is None else previous_fd)
+            if previous_fd is None and current != write_end:  # never ours: put the caller's back
+                signal.set_wakeup_fd(current)
+        finally:
+            try:
+                os.close(write_end)
+                if watcher.is_alive():
+                    watcher.join()
+            finally:
+                if not watcher.is_alive():
+                    signal.signal(wake, previous_wake)
+                    if watcher.ident is None:  # never started: its end of the pipe is still open
+                        os.close(read_end)

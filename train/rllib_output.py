@@ -70,7 +70,8 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
         )  # fmt: skip
         s = res.stats_for(model)
         results[opponent] = {"win_rate": s.win_rate, "ci95_deal": list(s.ci95_deal), "ci95_wilson": list(s.ci95_wilson),
-                             "parity": s.parity, "verdict": s.verdict, "rounds": res.rounds_played}  # fmt: skip
+                             "deals": s.deals, "parity": s.parity, "verdict": s.verdict,
+                             "rounds": res.rounds_played}  # fmt: skip
         # with --episode game the win rate is per game: say how many (as domino-evaluate does)
         games = getattr(res, "episode", "round") == "game"
         if games:

@@ -202,4 +202,4 @@ def test_the_final_evaluation_of_game_episodes_counts_games(monkeypatch, tmp_pat
     # both intervals, as the verdict needs both clear of parity ("(parity 0.500, parity)" before)
     assert ("rllib vs greedy: win rate 0.600, 95% CI [0.100, 1.000] per deal, [0.300, 0.850] Wilson (at parity "
             "0.500) over 100 rounds in 10 games\n") in capsys.readouterr().out  # fmt: skip
-    assert results["greedy"]["rounds"] == 100 and results["greedy"]["games"] == 10
+    assert results["greedy"]["rounds"] == 100 and results["greedy"]["games"] == 10 and results["greedy"]["deals"] == 5

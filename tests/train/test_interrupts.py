@@ -1,0 +1,99 @@
+"""train.interrupts.signals_wake_main_thread: a signal another thread takes still interrupts what
+the main thread waits on (domino-play's prompt), and the process is left as it was."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from domino_env.train.interrupts import signals_wake_main_thread
+
+
+class Woken(Exception):
+    pass
+
+
+def _raise(signum, frame):
+    raise Woken
+
+
+def _threads() -> set[str]:
+    return {t.name for t in threading.enumerate()}
+
+
+def test_a_signal_another_thread_takes_interrupts_the_main_threads_read():
+    """Without it the read below waits for the byte written 10 s later (the handler runs only
+    then): a stop signal taken by numpy's OpenBLAS thread left domino-play's prompt waiting."""
+    read_end, write_end = os.pipe()
+    previous = signal.signal(signal.SIGUSR1, _raise)
+    late = threading.Timer(10, os.write, (write_end, b"x"))  # the read's end if nothing interrupts it
+    late.start()
+    try:
+        with signals_wake_main_thread([signal.SIGUSR1]):
+            threading.Thread(target=lambda: (time.sleep(0.3), signal.pthread_kill(threading.get_ident(),
+                                                                                    signal.SIGUSR1))).start()  # fmt: skip
+            started = time.monotonic()
+            with pytest.raises(Woken):
+                os.read(read_end, 1)
+            assert time.monotonic() - started < 8, "the read ended with the late byte, not the signal"
+    finally:
+        late.cancel()
+        signal.signal(signal.SIGUSR1, previous)
+        os.close(read_end), os.close(write_end)
+
+
+def test_the_previous_wakeup_fd_gets_the_signals_and_everything_is_restored():
+    """An asyncio loop's wakeup fd lost the signals that came while domino-play ran; the watcher
+    thread, its pipe and the wake signal's handler must not outlive the block."""
+    theirs_r, theirs_w = os.pipe()
+    os.set_blocking(theirs_w, False)
+    os.set_blocking(theirs_r, False)
+    wake = signal.SIGRTMIN
+    before_fds, before_threads = set(os.listdir("/proc/self/fd")), _threads()
+    previous_usr2 = signal.signal(signal.SIGUSR2, lambda signum, frame: None)
+    previous_fd = signal.set_wakeup_fd(theirs_w)
+    previous_wake = signal.getsignal(wake)
+    try:
+        with signals_wake_main_thread([signal.SIGINT]):
+            assert signal.getsignal(wake) is not previous_wake
+            signal.raise_signal(signal.SIGUSR2)
+            time.sleep(0.3)  # the watcher forwards the byte
+        assert signal.set_wakeup_fd(theirs_w) == theirs_w  # theirs again
+        assert os.read(theirs_r, 16) == bytes([signal.SIGUSR2])
+        assert signal.getsignal(wake) is previous_wake
+        assert _threads() == before_threads and set(os.listdir("/proc/self/fd")) == before_fds
+    finally:
+        signal.set_wakeup_fd(previous_fd)
+        signal.signal(signal.SIGUSR2, previous_usr2)
+        os.close(theirs_r), os.close(theirs_w)
+
+
+def test_a_stop_raised_while_it_sets_up_or_tears_down_leaves_nothing_behind(monkeypatch):
+    """A Ctrl-C in the few lines that set up or tear down the watcher left its pipe, its thread
+    and the wake handler behind (an attacker injected it there)."""
+    import domino_env.train.interrupts as interrupts
+
+    before_fds, before_threads, wake = set(os.listdir("/proc/self/fd")), _threads(), signal.getsignal(signal.SIGRTMIN)
+    real = signal.set_wakeup_fd
+    for when in (0, 1):  # the KeyboardInterrupt at the first call (setting up) or the second (tearing down)
+
+        def interrupted(fd, *args, calls=[], when=when, **kwargs):  # noqa: B006 (the calls of this round)
+            calls.append(fd)
+            result = real(fd, *args, **kwargs)
+            if len(calls) == when + 1:
+                raise KeyboardInterrupt
+            return result
+
+        monkeypatch.setattr(interrupts.signal, "set_wakeup_fd", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            with signals_wake_main_thread([signal.SIGINT]):
+                pass
+        monkeypatch.setattr(interrupts.signal, "set_wakeup_fd", real)
+        time.sleep(0.2)
+        assert real(-1) == -1, when  # the wakeup fd is not left pointing at the closed pipe
+        assert _threads() == before_threads and set(os.listdir("/proc/self/fd")) == before_fds, when
+        assert signal.getsignal(signal.SIGRTMIN) is wake, when
