@@ -150,7 +150,7 @@ def record_hints(record: str, game_over: bool) -> str:
     command the user ran (a script of theirs that registers its agents, or ``domino-play``)."""
     word = shlex.quote(path_word(record))
     view = f"view it: domino-replay-html {word}"
-    if record.endswith(".html"):  # its page would be the record itself: name another
+    if record.endswith(".html"):  # its default page would be game.html.html: name a clearer one
         view += " -o " + shlex.quote(path_word(record.removesuffix(".html") + ".replay.html"))
     if game_over:
         return view

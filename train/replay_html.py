@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("record", help="the game record (JSON; - reads it from stdin, with --output)")
     parser.add_argument("-o", "--output", default=None,
-                        help="the HTML file to write (default: RECORD with .html for .json or .json.gz; - writes the page to stdout)")
+                        help="the HTML file to write (default: game.html for game.json or game.json.gz, else RECORD.html; - writes the page to stdout)")
     return parser
 
 
@@ -215,6 +215,16 @@ def _is_replay_page(path: Path) -> bool:
 PAGE_MARK = "computed by the domino_env rules engine from the game record"
 
 
+def default_page(record: Path) -> Path:
+    """The page written without ``-o``: ``game.json`` and ``game.json.gz`` give ``game.html``; any
+    other name gets ``.html`` added (``seed.7.gz`` gives ``seed.7.html``, never the page of
+    ``seed.8.gz``)."""
+    plain = record.with_suffix("") if record.suffix.lower() == ".gz" else record
+    if plain.suffix.lower() == ".json":
+        return plain.with_suffix(".html")
+    return plain.with_name(plain.name + ".html")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``domino-replay-html`` (``python -m domino_env.train.replay_html``). A missing,
     unreadable or corrupt record, or a bad output path, is one line on stderr and status 2."""
@@ -227,8 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("record -: a record read from stdin names no page; give the page to write with --output "
                      "(- for stdout)")  # fmt: skip
     src = Path("/dev/stdin") if args.record == "-" else Path(args.record)
-    plain = src.with_suffix("") if src.suffix.lower() == ".gz" else src  # game.json.gz: game.html, as game.json
-    out = Path(args.output) if args.output and not to_stdout else plain.with_suffix(".html")
+    out = Path(args.output) if args.output and not to_stdout else default_page(src)
     if src.is_dir():
         parser.error(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
     if not src.exists():

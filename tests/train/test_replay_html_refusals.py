@@ -291,3 +291,12 @@ def test_a_move_after_the_records_max_cycles_is_refused_as_records_replay_refuse
     record["actions"].append(record["actions"][-1])
     with pytest.raises(RecordError, match=re.escape(f"max_cycles=2 ends the episode after move {n} (actions[{n - 1}], 0-based)")):
         frames_from_record(record)
+
+
+def test_the_default_page_name_keeps_records_apart():
+    """An attacker's trial: seed.7.gz and seed.8.gz both wrote seed.html, the second over the first."""
+    from domino_env.train.replay_html import default_page
+
+    names = {"game.json": "game.html", "game.json.gz": "game.html", "G.JSON.GZ": "G.html", "seed.7.gz": "seed.7.html",
+             "seed.8": "seed.8.html", "x.gz": "x.html", "rec": "rec.html", "d/x.txt": "d/x.txt.html"}  # fmt: skip
+    assert {name: str(default_page(Path(name))) for name in names} == names
