@@ -244,23 +244,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"record {src}: no such file")
     if not src.is_file() and not args.output:  # a pipe (<(zcat rec.json.gz)) reads, but names no page
         parser.error(f"record {src} is not a regular file (a pipe?); give the page to write with --output")
+    page = f"--output {out}" if args.output else f"the page {out}"  # (without -o: the record's default page)
     if to_stdout:
         pass  # the page goes to stdout: no file to check
     elif not os.path.isdir(out.parent.resolve()):
-        parser.error(f"--output {out}: folder {out.parent} does not exist")
+        parser.error(f"{page}: folder {out.parent} does not exist")
     elif out.is_dir():
-        parser.error(f"--output {out} is a folder; give the HTML file to write (e.g. {out}/replay.html)")
+        parser.error(f"{page} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
     elif out.resolve() == src.resolve() and _is_replay_page(src):
         parser.error(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
     elif out.resolve() == src.resolve():
         parser.error(f"--output {out} would overwrite the record; give the page to write with --output")
     elif out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
-        parser.error(f"--output {out}: exists and is not a regular file; give a file name")
+        parser.error(f"{page}: exists and is not a regular file; give a file name with --output")
     elif out.exists() and not _is_replay_page(out):
-        parser.error(f"--output {out}: the file exists and is not a replay page (it would be overwritten); "
-                     "give another name")  # fmt: skip
+        parser.error(f"{page}: the file exists and is not a replay page (it would be overwritten); "
+                     "give another name with --output")  # fmt: skip
     elif problem := unwritable(out):
-        parser.error(f"--output {out}: {problem}")
+        parser.error(f"{page}: {problem}")
 
     def refuse(message: str) -> NoReturn:  # the record's content: no option to fix, no --help hint
         parser.exit(2, f"{parser.prog}: error: {message}\n")

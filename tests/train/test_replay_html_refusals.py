@@ -300,3 +300,17 @@ def test_the_default_page_name_keeps_records_apart():
     names = {"game.json": "game.html", "game.json.gz": "game.html", "G.JSON.GZ": "G.html", "seed.7.gz": "seed.7.html",
              "seed.8": "seed.8.html", "x.gz": "x.html", "rec": "rec.html", "d/x.txt": "d/x.txt.html"}  # fmt: skip
     assert {name: str(default_page(Path(name))) for name in names} == names
+
+
+def test_a_refused_default_page_is_not_called_output(cuban_game, tmp_path):
+    """Without -o the messages said "--output game.html: ..." of a flag the user never typed."""
+    save_record(cuban_game, tmp_path / "game.json")
+    (tmp_path / "game.html").write_text("my notes")
+    out = _cli(str(tmp_path / "game.json"))
+    assert out.returncode == 2 and (tmp_path / "game.html").read_text() == "my notes"
+    assert (f"the page {tmp_path / 'game.html'}: the file exists and is not a replay page (it would be overwritten); "
+            "give another name with --output") in out.stderr  # fmt: skip
+    (tmp_path / "game.html").unlink()
+    (tmp_path / "game.html").mkdir()
+    assert f"the page {tmp_path / 'game.html'} is a folder; give the HTML file to write with --output" in \
+        _cli(str(tmp_path / "game.json")).stderr  # fmt: skip
