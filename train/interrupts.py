@@ -7,6 +7,7 @@ the one-line message; the commands install these around their work.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 from collections.abc import Iterable, Iterator
@@ -19,6 +20,15 @@ def in_import_machinery(frame: Any) -> bool:
     "Exception ignored in ..." with its traceback and then dropped: a handler should only note the
     signal there, for a later check to act on."""
     return frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
+
+
+def raising_is_dropped(frame: Any) -> bool:
+    """Whether an exception a signal handler raises in ``frame`` is printed as "Exception ignored
+    in ..." and dropped: Python's import machinery (:func:`in_import_machinery`) or a weakref
+    callback of the standard library (a ``WeakSet``'s, as when a finished thread's object is freed:
+    ``threading`` keeps every thread in one)."""
+    name = frame.f_code.co_filename if frame is not None else ""
+    return in_import_machinery(frame) or name.endswith(("_weakrefset.py", f"{os.sep}weakref.py"))
 
 
 #: seconds after which :func:`redeliver_later` sends a signal again
@@ -43,7 +53,7 @@ def terminate_as_interrupt(signum: int, frame: Any) -> None:
     ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15).
     In Python's import machinery, where the exception would be dropped and the signal lost, it
     has the signal sent again shortly (:func:`redeliver_later`) instead of raising."""
-    if in_import_machinery(frame):
+    if raising_is_dropped(frame):
         redeliver_later(signum)
         return
     raise KeyboardInterrupt(signal.Signals(signum).name)
@@ -149,7 +159,6 @@ def signals_wake_main_thread(signals: Iterable[int]) -> Iterator[None]:
     real-time signal whose handler does nothing, so the read returns and the pending handlers run.
     Call it in the main thread, with the handlers of ``signals`` installed; nothing on platforms
     without real-time signals or ``pthread_kill``."""
-    import os
     import threading
 
     wake = getattr(signal, "SIGRTMIN", None)

@@ -47,7 +47,7 @@ from domino_env.train.evaluate import (
     rule_kwargs,
     seats_error_line,
 )
-from domino_env.train.interrupts import signals_wake_main_thread
+from domino_env.train.interrupts import raising_is_dropped, signals_wake_main_thread
 from domino_env.train.play_records import checked_record_path, record_hints, resumed
 from domino_env.wrappers import info_state_kwargs
 
@@ -363,7 +363,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stopping:  # a closed terminal sends SIGHUP more than once: the record is being written
             return
         stopping, stopped_by = True, signal.Signals(signum)
-        raise KeyboardInterrupt
+        if not raising_is_dropped(frame):  # (there: the next prompt raises it, below)
+            raise KeyboardInterrupt
+
+    def read(prompt: str) -> str:
+        if stopping:  # a stop whose KeyboardInterrupt could not be raised where the signal came
+            raise KeyboardInterrupt
+        return input(prompt)
 
     caught = [sig for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None]
     previous = {sig: signal.signal(sig, stop) for sig in caught}
@@ -375,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     try:
         with signals_wake_main_thread(caught):  # a signal taken by numpy's threads still stops the prompt
-            play(env, you, agents, labels, seed, moves=moves)
+            play(env, you, agents, labels, seed, read=read, moves=moves)
     except Stop as reason:
         _say(f"game stopped ({reason.reason}) before its end")
     except KeyboardInterrupt:
