@@ -21,8 +21,33 @@ def _raise(signum, frame):
     raise Woken
 
 
-def _threads() -> set[str]:
-    return {t.name for t in threading.enumerate()}
+def _watchers() -> list[str]:
+    """The watcher threads alive (other tests of this process may start and end threads of their own)."""
+    return [t.name for t in threading.enumerate() if t.name == "signals_wake_main_thread"]
+
+
+def _pipes(monkeypatch) -> list[int]:
+    """The file descriptors of the pipes made from now on (the watcher's)."""
+    import domino_env.train.interrupts as interrupts
+
+    made: list[int] = []
+    real = os.pipe
+
+    def pipe():
+        fds = real()
+        made.extend(fds)
+        return fds
+
+    monkeypatch.setattr(interrupts.os, "pipe", pipe)
+    return made
+
+
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
 
 
 def test_a_signal_another_thread_takes_interrupts_the_main_threads_read():
@@ -46,14 +71,14 @@ def test_a_signal_another_thread_takes_interrupts_the_main_threads_read():
         os.close(read_end), os.close(write_end)
 
 
-def test_the_previous_wakeup_fd_gets_the_signals_and_everything_is_restored():
+def test_the_previous_wakeup_fd_gets_the_signals_and_everything_is_restored(monkeypatch):
     """An asyncio loop's wakeup fd lost the signals that came while domino-play ran; the watcher
     thread, its pipe and the wake signal's handler must not outlive the block."""
     theirs_r, theirs_w = os.pipe()
     os.set_blocking(theirs_w, False)
     os.set_blocking(theirs_r, False)
     wake = signal.SIGRTMIN
-    before_fds, before_threads = set(os.listdir("/proc/self/fd")), _threads()
+    made = _pipes(monkeypatch)
     previous_usr2 = signal.signal(signal.SIGUSR2, lambda signum, frame: None)
     previous_fd = signal.set_wakeup_fd(theirs_w)
     previous_wake = signal.getsignal(wake)
@@ -65,7 +90,7 @@ def test_the_previous_wakeup_fd_gets_the_signals_and_everything_is_restored():
         assert signal.set_wakeup_fd(theirs_w) == theirs_w  # theirs again
         assert os.read(theirs_r, 16) == bytes([signal.SIGUSR2])
         assert signal.getsignal(wake) is previous_wake
-        assert _threads() == before_threads and set(os.listdir("/proc/self/fd")) == before_fds
+        assert _watchers() == [] and len(made) == 2 and all(_closed(fd) for fd in made), made
     finally:
         signal.set_wakeup_fd(previous_fd)
         signal.signal(signal.SIGUSR2, previous_usr2)
@@ -77,7 +102,7 @@ def test_a_stop_raised_while_it_sets_up_or_tears_down_leaves_nothing_behind(monk
     and the wake handler behind (an attacker injected it there)."""
     import domino_env.train.interrupts as interrupts
 
-    before_fds, before_threads, wake = set(os.listdir("/proc/self/fd")), _threads(), signal.getsignal(signal.SIGRTMIN)
+    made, wake = _pipes(monkeypatch), signal.getsignal(signal.SIGRTMIN)
     real = signal.set_wakeup_fd
     for when in (0, 1):  # the KeyboardInterrupt at the first call (setting up) or the second (tearing down)
 
@@ -95,7 +120,7 @@ def test_a_stop_raised_while_it_sets_up_or_tears_down_leaves_nothing_behind(monk
         monkeypatch.setattr(interrupts.signal, "set_wakeup_fd", real)
         time.sleep(0.2)
         assert real(-1) == -1, when  # the wakeup fd is not left pointing at the closed pipe
-        assert _threads() == before_threads and set(os.listdir("/proc/self/fd")) == before_fds, when
+        assert _watchers() == [] and len(made) == 2 * (when + 1) and all(_closed(fd) for fd in made), (when, made)
         assert signal.getsignal(signal.SIGRTMIN) is wake, when
 
 
