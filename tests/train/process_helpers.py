@@ -56,3 +56,13 @@ def wait_for_worker_cpu(proc: subprocess.Popen, seconds: float, timeout: float =
     while group_cpu_seconds(proc.pid, but=proc.pid) < seconds:
         assert proc.poll() is None and time.monotonic() < deadline, proc.poll()
         time.sleep(0.2)
+
+
+def wait_for_first_prompt(proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Until ``proc`` (a ``domino-play`` with piped text stdout) has printed its ``seats:`` line:
+    the game has started and waits for the first move; fails if it exits or the time runs out."""
+    line, deadline = "", time.monotonic() + timeout
+    while "seats:" not in line:
+        line = proc.stdout.readline()
+        assert line and time.monotonic() < deadline, proc.stderr.read()
+    time.sleep(0.5)  # (at the prompt's read)

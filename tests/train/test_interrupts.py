@@ -11,6 +11,7 @@ import time
 import pytest
 
 from domino_env.train.interrupts import signals_wake_main_thread
+from tests.train.process_helpers import wait_for_first_prompt
 
 
 class Woken(Exception):
@@ -157,11 +158,7 @@ def test_a_stop_that_could_not_raise_stops_the_game_at_the_next_prompt(tmp_path)
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=Path(__file__).resolve().parents[2])  # fmt: skip
     try:
-        line, deadline = "", time.monotonic() + 60
-        while "seats:" not in line:  # the game waits for the first move
-            line = proc.stdout.readline()
-            assert line and time.monotonic() < deadline, proc.stderr.read()
-        time.sleep(0.5)
+        wait_for_first_prompt(proc)
         proc.send_signal(signal.SIGINT)  # noted; the prompt's read goes on
         time.sleep(0.5)
         out, err = proc.communicate("1\n" * 50, timeout=60)  # a move, then the next prompt stops

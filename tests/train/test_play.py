@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from domino_env.core.records import load_record, replay
+from tests.train.process_helpers import wait_for_first_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A reported move: "you: ..." or "seat 2 (greedy): ..." (after a prompt on the same line when piped).
@@ -277,11 +278,7 @@ def test_a_kill_or_a_closed_terminal_saves_the_record(sig, status, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "train.play", "--seed", "4", "--record", str(rec)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)  # fmt: skip
-    line, deadline = "", time.monotonic() + 60
-    while "seats:" not in line:  # the game has started and waits for the first move
-        line = proc.stdout.readline()
-        assert line and time.monotonic() < deadline, proc.stderr.read()
-    time.sleep(0.5)
+    wait_for_first_prompt(proc)
     proc.send_signal(getattr(signal, sig))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == status and f"interrupted ({sig})" in out and "Traceback" not in err
@@ -302,11 +299,7 @@ def test_a_signal_taken_by_another_thread_still_stops_the_prompt(tmp_path):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)  # fmt: skip
     try:
-        line, deadline = "", time.monotonic() + 60
-        while "seats:" not in line:  # the game waits for the first move
-            line = proc.stdout.readline()
-            assert line and time.monotonic() < deadline, proc.stderr.read()
-        time.sleep(0.5)
+        wait_for_first_prompt(proc)
         os.write(tell, b"x")
         assert proc.wait(timeout=20) == 129  # stdin stays open: before, it waited for a line
     finally:
