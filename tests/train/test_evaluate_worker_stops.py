@@ -101,7 +101,7 @@ def test_a_signal_taken_by_another_thread_stops_the_tournament_without_waiting_f
     import subprocess
     import sys
 
-    from tests.train.process_helpers import running
+    from process_helpers import running
 
     go, tell = os.pipe()
     code = (f"import os, signal, sys, threading\nfrom domino_env.train.evaluate import evaluate\n"

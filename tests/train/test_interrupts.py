@@ -9,9 +9,9 @@ import threading
 import time
 
 import pytest
+from process_helpers import wait_for_first_prompt
 
 from domino_env.train.interrupts import signals_wake_main_thread
-from tests.train.process_helpers import wait_for_first_prompt
 
 
 class Woken(Exception):

@@ -13,9 +13,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from process_helpers import wait_for_first_prompt
 
 from domino_env.core.records import load_record, replay
-from tests.train.process_helpers import wait_for_first_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A reported move: "you: ..." or "seat 2 (greedy): ..." (after a prompt on the same line when piped).
