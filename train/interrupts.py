@@ -174,34 +174,43 @@ def signals_wake_main_thread(signals: Iterable[int]) -> Iterator[None]:
         try:
             while data := os.read(read_end, 64):  # b"" once the write end is closed
                 if wanted.intersection(data):
-                    signal.pthread_kill(main, wake)
+                    with contextlib.suppress(OSError):  # EAGAIN: the queue of real-time signals is full
+                        signal.pthread_kill(main, wake)
                 if previous_fd not in (None, -1):  # the caller's own wakeup fd (an asyncio loop's) gets them too
                     with contextlib.suppress(OSError):
                         os.write(previous_fd, data)
         finally:
             os.close(read_end)
 
-    # A stop handler may raise at any point here: each step of the teardown runs in a finally of
-    # its own, and the no-op handler stays while the watcher may still send the wake signal (its
-    # default action would kill the process).
-    previous_wake = signal.signal(wake, lambda signum, frame: None)
+    # Set up and torn down with the stop signals held (noted, then acted on once it is whole): a
+    # stop in the middle left the pipe, the thread or the wake handler behind, or restored SIGRTMIN's
+    # default (killing the process) while the watcher could still send it. Each step of the
+    # teardown also runs in a finally of its own, for any other error.
     watcher = threading.Thread(target=watch, name="signals_wake_main_thread", daemon=True)
+    previous_wake: Any = None
     try:
-        previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
-        watcher.start()
+        with stop_signals_held(wanted) as noted:
+            previous_wake = signal.signal(wake, lambda signum, frame: None)
+            previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+            watcher.start()
+        for signum in noted:
+            signal.raise_signal(signum)
         yield
     finally:
-        try:  # (a handler raising right after set_wakeup_fd left previous_fd unknown: then ours if set)
-            current = signal.set_wakeup_fd(-1 if previous_fd is None else previous_fd)
-            if previous_fd is None and current != write_end:  # never ours: put the caller's back
-                signal.set_wakeup_fd(current)
-        finally:
-            try:
-                os.close(write_end)
-                if watcher.is_alive():
-                    watcher.join()
+        with stop_signals_held(wanted) as noted:
+            try:  # (an error right after set_wakeup_fd left previous_fd unknown: then ours if set)
+                current = signal.set_wakeup_fd(-1 if previous_fd is None else previous_fd)
+                if previous_fd is None and current != write_end:  # never ours: put the caller's back
+                    signal.set_wakeup_fd(current)
             finally:
-                if not watcher.is_alive():
-                    signal.signal(wake, previous_wake)
-                    if watcher.ident is None:  # never started: its end of the pipe is still open
+                try:
+                    os.close(write_end)
+                    if watcher.ident is not None:  # started: it closes its end
+                        watcher.join()
+                    else:
                         os.close(read_end)
+                finally:
+                    if previous_wake is not None and not watcher.is_alive():
+                        signal.signal(wake, previous_wake)
+        for signum in noted:
+            signal.raise_signal(signum)

@@ -358,16 +358,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     stopped_by = signal.SIGINT
     stopping = False
 
+    noted = False  # a stop came where its KeyboardInterrupt would be dropped (raising_is_dropped)
+
     def stop(signum: int, frame: Any) -> None:  # Ctrl-C, a closed terminal or a kill
-        nonlocal stopped_by, stopping
+        nonlocal stopped_by, stopping, noted
         if stopping:  # a closed terminal sends SIGHUP more than once: the record is being written
             return
-        stopping, stopped_by = True, signal.Signals(signum)
-        if not raising_is_dropped(frame):  # (there: the next prompt raises it, below)
+        if not noted:
+            stopped_by = signal.Signals(signum)
+        noted = True
+        if not raising_is_dropped(frame):  # there it waits for the next prompt or the next signal
+            stopping = True
             raise KeyboardInterrupt
 
     def read(prompt: str) -> str:
-        if stopping:  # a stop whose KeyboardInterrupt could not be raised where the signal came
+        nonlocal stopping
+        if noted and not stopping:  # a stop whose KeyboardInterrupt could not be raised where it came
+            stopping = True
             raise KeyboardInterrupt
         return input(prompt)
 

@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("record", help="the game record (JSON; - reads it from stdin, with --output)")
     parser.add_argument("-o", "--output", default=None,
-                        help="the HTML file to write (default: game.html for game.json or game.json.gz, else RECORD.html; - writes the page to stdout)")
+                        help="the HTML file to write (default: the record's name without .gz, with .html for its .json or else added: game.json.gz gives game.html, seed.7 seed.7.html; - writes the page to stdout)")
     return parser
 
 
@@ -216,9 +216,9 @@ PAGE_MARK = "computed by the domino_env rules engine from the game record"
 
 
 def default_page(record: Path) -> Path:
-    """The page written without ``-o``: ``game.json`` and ``game.json.gz`` give ``game.html``; any
-    other name gets ``.html`` added (``seed.7.gz`` gives ``seed.7.html``, never the page of
-    ``seed.8.gz``)."""
+    """The page written without ``-o``: the record's name without ``.gz``, its ``.json`` replaced by
+    ``.html`` or else ``.html`` added (``game.json.gz`` gives ``game.html``, ``seed.7.gz``
+    ``seed.7.html``, never the page of ``seed.8.gz``)."""
     plain = record.with_suffix("") if record.suffix.lower() == ".gz" else record
     if plain.suffix.lower() == ".json":
         return plain.with_suffix(".html")
@@ -244,24 +244,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"record {src}: no such file")
     if not src.is_file() and not args.output:  # a pipe (<(zcat rec.json.gz)) reads, but names no page
         parser.error(f"record {src} is not a regular file (a pipe?); give the page to write with --output")
-    page = f"--output {out}" if args.output else f"the page {out}"  # (without -o: the record's default page)
+    where = f"--output {out}" if args.output else f"the page {out}"  # (without -o: the record's default page)
     if to_stdout:
         pass  # the page goes to stdout: no file to check
     elif not os.path.isdir(out.parent.resolve()):
-        parser.error(f"{page}: folder {out.parent} does not exist")
+        parser.error(f"{where}: folder {out.parent} does not exist")
     elif out.is_dir():
-        parser.error(f"{page} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
+        parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
     elif out.resolve() == src.resolve() and _is_replay_page(src):
         parser.error(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
     elif out.resolve() == src.resolve():
-        parser.error(f"--output {out} would overwrite the record; give the page to write with --output")
+        parser.error(f"{where} would overwrite the record; give the page to write with --output")
     elif out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
-        parser.error(f"{page}: exists and is not a regular file; give a file name with --output")
+        parser.error(f"{where}: exists and is not a regular file; give a file name with --output")
     elif out.exists() and not _is_replay_page(out):
-        parser.error(f"{page}: the file exists and is not a replay page (it would be overwritten); "
+        parser.error(f"{where}: the file exists and is not a replay page (it would be overwritten); "
                      "give another name with --output")  # fmt: skip
     elif problem := unwritable(out):
-        parser.error(f"{page}: {problem}")
+        parser.error(f"{where}: {problem}")
 
     def refuse(message: str) -> NoReturn:  # the record's content: no option to fix, no --help hint
         parser.exit(2, f"{parser.prog}: error: {message}\n")
@@ -291,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             replace_text(out, page)
     except OSError as err:  # checked before; a full disk, a folder removed since
-        parser.error(f"--output {args.output}: could not be written ({err.strerror or err})")
+        parser.error(f"{where}: could not be written ({err.strerror or err})")
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     moves, frames = data["num_moves"], len(data["frames"])
     print(f"wrote {'the page to stdout' if to_stdout else out}: {moves} move{'s' * (moves != 1)}, "

@@ -142,6 +142,31 @@ def test_a_weakref_callback_or_an_import_is_where_raising_is_dropped():
     assert not raising_is_dropped(frame_of(__file__)) and not raising_is_dropped(None)
 
 
+def test_a_signal_after_a_stop_that_could_not_raise_stops_at_once(tmp_path):
+    """A stop noted where raising is dropped made every later stop return at once, so a game with
+    no prompt left (you out of an elimination game) played on to its end."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys\nimport domino_env.train.play as play\n"
+            "play.raising_is_dropped = lambda frame, seen=[]: seen.append(frame) or len(seen) == 1\n"
+            "sys.exit(play.main(sys.argv[1:]))")  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-c", code, "--seed", "4", "--record", str(tmp_path / "r.json")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    try:
+        wait_for_first_prompt(proc)
+        proc.send_signal(signal.SIGINT)  # noted (the first counts as dropped)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)  # raised at once: the prompt's read never returns a line
+        assert proc.wait(timeout=20) == 130  # the first stop's status (Ctrl-C)
+    finally:
+        proc.kill()
+    out, err = proc.communicate(timeout=10)
+    assert "interrupted (Ctrl-C)" in out and err == "", err
+
+
 def test_a_stop_that_could_not_raise_stops_the_game_at_the_next_prompt(tmp_path):
     """Where raising is dropped the handler only notes the stop: the next prompt raises it (the
     game went on to its end before). Here every frame counts as such a place."""

@@ -314,3 +314,7 @@ def test_a_refused_default_page_is_not_called_output(cuban_game, tmp_path):
     (tmp_path / "game.html").mkdir()
     assert f"the page {tmp_path / 'game.html'} is a folder; give the HTML file to write with --output" in \
         _cli(str(tmp_path / "game.json")).stderr  # fmt: skip
+    (tmp_path / "game.html").rmdir()
+    (tmp_path / "game.html").symlink_to(tmp_path / "game.json")  # the default page is the record itself
+    assert f"the page {tmp_path / 'game.html'} would overwrite the record; give the page to write with --output" in \
+        _cli(str(tmp_path / "game.json")).stderr  # fmt: skip
