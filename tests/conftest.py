@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +38,43 @@ def _signal_handlers_restored():
     for s, handler in before.items():
         if signal.getsignal(s) is not handler and handler is not None:
             signal.signal(s, handler)
+
+
+class _SyncLog:
+    """Replaces ``os.fsync``, ``os.replace`` and ``os.rename``/``Path.rename`` with recorders: what
+    each fsync'd descriptor was (its path and, for a file, its content then) and the renames, in order."""
+
+    def __init__(self, monkeypatch, fail_with: int | None = None):
+        self.events: list[tuple] = []
+        real_fsync, real_replace, real_rename = os.fsync, os.replace, os.rename
+
+        def fsync(fd):
+            path = os.readlink(f"/proc/self/fd/{fd}")
+            if os.path.isdir(path):
+                self.events.append(("sync folder", path))
+            else:
+                self.events.append(("sync file", path, Path(path).read_bytes()))
+                if fail_with is not None:
+                    raise OSError(fail_with, os.strerror(fail_with))
+            real_fsync(fd)
+
+        def replace(src, dst):
+            self.events.append(("rename", str(src), str(dst)))
+            real_replace(src, dst)
+
+        def rename(src, dst):
+            self.events.append(("rename", str(src), str(dst)))
+            real_rename(src, dst)
+
+        monkeypatch.setattr(os, "fsync", fsync)
+        monkeypatch.setattr(os, "replace", replace)
+        monkeypatch.setattr(os, "rename", rename)
+
+
+@pytest.fixture
+def sync_log(monkeypatch):
+    """``sync_log(fail_with=None)`` starts recording fsyncs and renames (``.events``); with
+    ``fail_with`` an errno, every fsync of a file fails with it. Needs /proc (Linux)."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("needs /proc/self/fd to name a descriptor")
+    return lambda fail_with=None: _SyncLog(monkeypatch, fail_with)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from domino_env.core.files import sync_file, sync_folder
 from domino_env.train.interrupts import children_born_blocked
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.wrappers import info_state_kwargs
@@ -291,7 +292,9 @@ def save_dataset(
     tmp = path.with_name(path.name + ".partial.npz")
     extra = {} if interrupted_of is None else {"interrupted_of": np.array(int(interrupted_of))}
     np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **extra, **data)
+    sync_file(tmp)  # on the disk before the rename: a crash leaves the earlier dataset or this one
     os.replace(tmp, path)
+    sync_folder(path.parent)
 
 
 def interrupted_of(path: Path) -> int | None:

@@ -223,7 +223,15 @@ def fit_to_terminal(text: str) -> str:
         columns = shutil.get_terminal_size().columns
     width = max(columns - 1, 20)
     wrap = textwrap.TextWrapper(width, subsequent_indent=" " * 6, break_long_words=False, break_on_hyphens=False)
-    return "\n".join(wrap.fill(line) if len(line) > width else line for line in text.splitlines())
+
+    def fill(line: str) -> str:  # an end marker's words stay on one line: "(ends 6 | 7)", "-> open end 4"
+        glued = _MARKER.sub(lambda m: m.group().replace(" ", "\0"), line)
+        return wrap.fill(glued).replace("\0", " ")
+
+    return "\n".join(fill(line) if len(line) > width else line for line in text.splitlines())
+
+
+_MARKER = re.compile(r"\(ends [^)]*\)|-> open end \S+")
 
 
 def _show_turn(env: Any, you: int, legal: list[int]) -> None:

@@ -339,7 +339,8 @@ def finish_checkpoint_swap(run: Path) -> str | None:
     ``checkpoint/`` and the run's ``domino_rllib.json`` its copy, as the swap would have done;
     else the earlier one is put back. After the renames a leftover ``checkpoint.old/`` is
     removed and the run's ``domino_rllib.json`` made the checkpoint's. Returns what was done, or
-    None. (Files are not synced to disk: a power loss may leave less than this mends.)"""
+    None. (``save_checkpoint`` syncs the new checkpoint to the disk before the first rename, so
+    this holds after a crash of the machine too.)"""
     final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
     saving = run / f"{CHECKPOINT_DIR}.saving"
     if not old.is_dir():

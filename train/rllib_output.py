@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
-from domino_env.core.files import replace_text
+from domino_env.core.files import replace_text, sync_tree
 from domino_env.train.interrupts import stop_signals_held
 
 
@@ -29,6 +29,7 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
     text = json.dumps(metadata, indent=1, default=str)
     try:
         algo.save_to_path(str(partial))
+        sync_tree(partial)  # on the disk before the swap: a crash of the machine leaves one whole
         replace_text(partial / METADATA_FILE, text)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
@@ -37,7 +38,7 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
         if final.exists():
             final.rename(old)
         partial.rename(final)
-        replace_text(out / METADATA_FILE, text)
+        replace_text(out / METADATA_FILE, text)  # (syncs the run folder, and so the renames)
         shutil.rmtree(old, ignore_errors=True)
     return noted[0] if noted else None
 

@@ -1,8 +1,10 @@
-"""Writing a file so that an error or a signal in the middle never leaves half of it: game records,
-run folders (``model.zip``, ``metadata.json``, ...), ``domino-evaluate --json``, replay pages."""
+"""Writing a file so that an error, a signal or a crash in the middle never leaves half of it: game
+records, run folders (``model.zip``, ``metadata.json``, ...), ``domino-evaluate --json``, replay
+pages."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable
@@ -13,7 +15,9 @@ from typing import Any, BinaryIO
 def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     """Write ``target`` with ``write(f)`` (``f`` a binary file) into ``.NAME.partial`` beside it, then
     rename it over ``target``: an error or a signal in the middle leaves the earlier file whole and
-    no partial file. A KeyboardInterrupt that a library's clean-up turned into its own error (torch's
+    no partial file. The new content reaches the disk (``fsync``) before the rename, and the rename
+    before the call returns, so a crash of the machine leaves the earlier file or the new one, never
+    an empty one. A KeyboardInterrupt that a library's clean-up turned into its own error (torch's
     zip writer: ``RuntimeError: ... unexpected pos``) is raised as the KeyboardInterrupt.
 
     The new file keeps the earlier one's permission bits (and owner and group where this user may
@@ -35,8 +39,11 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     try:
         with open(tmp, "wb") as f:
             write(f)
+            f.flush()
+            _fsync(f.fileno())
         _keep_mode_and_owner(target, tmp)
         os.replace(tmp, target)
+        sync_folder(target.parent)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
         interrupt = _interrupt_behind(exc)
@@ -46,11 +53,56 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     return target
 
 
+def sync_file(path: str | os.PathLike[str]) -> None:
+    """``fsync`` a file written by a library that keeps its file object to itself (``np.savez``),
+    before it is renamed into place."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        _fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_folder(folder: str | os.PathLike[str]) -> None:
+    """``fsync`` a folder, so that a rename in it survives a crash of the machine. Best effort: a
+    system or file system that cannot sync a folder (Windows, some network mounts) is left as is."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def sync_tree(folder: str | os.PathLike[str]) -> None:
+    """``fsync`` every file and folder under ``folder`` (a checkpoint a library wrote), before it is
+    renamed into place."""
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                sync_file(path)
+        sync_folder(root)
+
 
 def replace_text(target: str | os.PathLike[str], text: str) -> Path:
     """:func:`replace_file` with ``text`` as UTF-8."""
     data = text.encode("utf-8")
     return replace_file(Path(target), lambda f: f.write(data))
+
+
+def _fsync(fd: int) -> None:
+    """``os.fsync``; a file system that has no fsync (EINVAL, ENOTSUP, ENOSYS) is left as is, while
+    the errors of a real write (EIO, ENOSPC, EDQUOT) are raised."""
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.ENOSYS):
+            raise
 
 
 def _interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:

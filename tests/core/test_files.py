@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 
 import pytest
@@ -91,3 +92,31 @@ def test_an_existing_file_in_a_folder_this_user_cannot_write_is_written_in_place
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if os.fspath(p) == str(tmp_path) else real_access(p, mode, **kw))
     replace_file(target, lambda f: f.write(b"new"))
     assert target.read_text() == "new" and target.stat().st_ino == inode and os.listdir(tmp_path) == ["result.json"]
+
+
+def test_the_new_file_is_on_the_disk_before_the_rename_and_the_rename_after(tmp_path, sync_log):
+    """A crash of the machine between an unsynced write and its rename can leave an empty file
+    where the earlier one was (delayed allocation): the content is synced first, the folder after."""
+    target = tmp_path / "metadata.json"
+    target.write_text("earlier")
+    log = sync_log()
+    replace_file(target, lambda f: f.write(b"the new content"))
+    partial = str(tmp_path / ".metadata.json.partial")
+    assert log.events == [("sync file", partial, b"the new content"), ("rename", partial, str(target)),
+                          ("sync folder", str(tmp_path))]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
+def test_a_failed_sync_is_a_failed_write_and_keeps_the_earlier_file(tmp_path, sync_log, code):
+    """A full disk can show only at the sync (delayed allocation, network file systems)."""
+    target = tmp_path / "game.json"
+    target.write_text("earlier")
+    sync_log(fail_with=code)
+    with pytest.raises(OSError) as info:
+        replace_file(target, lambda f: f.write(b"new"))
+    assert info.value.errno == code and target.read_text() == "earlier" and os.listdir(tmp_path) == ["game.json"]
+
+
+def test_a_file_system_without_fsync_still_gets_the_file(tmp_path, sync_log):
+    sync_log(fail_with=errno.EINVAL)
+    assert replace_file(tmp_path / "page.html", lambda f: f.write(b"<html>")).read_bytes() == b"<html>"

@@ -48,3 +48,21 @@ def test_piped_output_keeps_one_line_per_row(tmp_path):
     assert out.returncode == 0, out.stderr
     hand = next(line for line in out.stdout.splitlines() if line.startswith("hand of seat 0"))
     assert len(TILE.findall(hand)) == 21
+
+
+@pytest.mark.parametrize("columns", range(21, 90))
+def test_an_end_marker_is_never_split(monkeypatch, columns):
+    """Rows were wrapped at any space, so ``(ends 6 |`` / ``7)`` or ``-> open`` / ``end 4`` could
+    fall on two lines; the tiles and the rest of the words wrap as before."""
+    import os
+
+    from domino_env.train.play import fit_to_terminal
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size((columns, 24)))
+    rows = ["  line: " + " ".join(f"[{k}|{k + 1}]" for k in range(9)) + "  (ends 10 | 0)",
+            "  seat 3 : " + " ".join(f"[{k}|{k + 2}]" for k in range(7)) + " -> open end 12  (hand 13, score 0)"]  # fmt: skip
+    out = fit_to_terminal("\n".join(rows)).splitlines()
+    assert all(len(line) <= max(columns - 1, 20) or line.strip() in ("(ends 10 | 0)", "-> open end 12") for line in out)
+    assert sum("(ends 10 | 0)" in line for line in out) == 1 and sum("-> open end 12" in line for line in out) == 1
+    assert " ".join(out).split() == " ".join(rows).split()  # nothing lost
