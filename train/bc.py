@@ -271,7 +271,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
     from domino_env.train.callbacks import StopSignals
     from domino_env.train.learner_env import make_env_fn
-    from domino_env.train.ppo import new_model
+    from domino_env.train.start_model import new_model
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)

@@ -42,8 +42,9 @@ command's hyperparameters. Every option is checked before any work starts
 The code is split by what it holds: :mod:`domino_env.train.learner_env` (the training env),
 :mod:`domino_env.train.callbacks` (what runs during ``learn``: periodic evaluation, snapshots, signals),
 :mod:`domino_env.train.ladder` (evaluation against the ladder and its tables), :mod:`domino_env.train.ppo_args` (the
-command line and its checks), :mod:`domino_env.train.run_folder` (the run folder and its metadata); this
-module puts them together.
+command line and its checks), :mod:`domino_env.train.start_model` (the model a run starts from: new,
+resumed or initialised from another), :mod:`domino_env.train.run_folder` (the run folder and its
+metadata); this module puts them together.
 
 Every run writes ``--out``: ``model.zip`` (final), ``best_model.zip`` (best mean win rate over the
 evaluation ladder), ``metadata.json`` (env id and version, full rules, observation spec hash,
@@ -64,7 +65,6 @@ from typing import Any
 
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
 from domino_env.train.arg_types import MAX_ROLLOUT
-from domino_env.train.cli import load_failure
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.folder_lock import releasing_run_folders
 from domino_env.train.interrupts import sigterm_as_interrupt, terminate_as_interrupt
@@ -82,7 +82,6 @@ from domino_env.train.ppo_args import (
     CheckedRun,
     build_parser,
     check_args,
-    policy_input_of,
     rules_from_args,
 )
 from domino_env.train.run_folder import (
@@ -102,7 +101,7 @@ from domino_env.train.run_folder import (
     remove_if_empty,
     resume_command,
 )
-from domino_env.train.start_model import continued_seed, setup_changes
+from domino_env.train.start_model import continued_seed, load_start_model, new_model  # noqa: F401  (new_model re-exported)
 from domino_env.train.vec_envs import close_vec_env, make_vec_env, usable_cores  # noqa: F401  (re-exported)
 
 __all__ = [
@@ -111,120 +110,10 @@ __all__ = [
 ]  # fmt: skip
 
 
-def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
-    """A fresh ``MaskablePPO`` with the command's network and PPO hyperparameters."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
-    lr: Any = args.learning_rate
-    if getattr(args, "lr_schedule", "constant") == "linear":
-        lr0 = args.learning_rate
-        lr = lambda progress: lr0 * progress  # noqa: E731
-    policy: Any = "MlpPolicy"
-    policy_kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
-        "activation_fn": act,
-    }
-    if getattr(args, "policy", "mlp") == "action-scores":
-        from domino_env.agents.action_features import feature_columns
-        from domino_env.train.action_policy import ActionScoringPolicy
-
-        n_feat = len(feature_columns(args.game, policy_input_of(args.policy, args.action_features)))
-        extra = int(vec_env.get_attr("critic_extra")[0])  # --critic-input full-state: the hidden tiles
-        obs_size = vec_env.observation_space.shape[0] - int(vec_env.action_space.n) * n_feat - extra
-        policy = ActionScoringPolicy
-        policy_kwargs = {"obs_size": obs_size, "num_features": n_feat, "vf_arch": list(args.net_arch)}
-        if extra:  # (absent otherwise, so such models match those saved before the option)
-            policy_kwargs["critic_extra"] = extra
-    return MaskablePPO(
-        policy,
-        vec_env,
-        learning_rate=lr,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        gamma=args.gamma,
-        gae_lambda=args.gae_lambda,
-        clip_range=args.clip_range,
-        ent_coef=args.ent_coef,
-        vf_coef=args.vf_coef,
-        max_grad_norm=args.max_grad_norm,
-        target_kl=args.target_kl,
-        policy_kwargs=policy_kwargs,
-        tensorboard_log=tensorboard_log,
-        seed=args.seed,
-        device=getattr(args, "device", "cpu"),
-        verbose=0,
-    )
-
-
-#: PPO settings a ``--resume``d model keeps from its own run (``MaskablePPO`` attributes).
-_RESUMED_SETTINGS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef", "vf_coef",
-                     "max_grad_norm")  # fmt: skip
-#: The same, held by the model as functions of progress: compared with its run's metadata.
-_RESUMED_SCHEDULES = ("learning_rate", "lr_schedule", "clip_range", "target_kl")
-
-
-def _start_model(parser, args, checked: CheckedRun, vec_env, tb):
-    """The model to train and where it came from: ``--resume`` (loaded whole), ``--init-from``
-    (weights copied into a fresh model) or a fresh model. A model file that does not load is a
-    parser error (the folder is not created yet)."""
-    from sb3_contrib import MaskablePPO
-
-    flag = "--resume" if args.resume else "--init-from" if args.init_from else None
-    try:
-        if args.resume:
-            model = MaskablePPO.load(checked.start_model, env=vec_env, device=args.device,
-                                     tensorboard_log=tb, seed=args.seed)  # fmt: skip
-        else:
-            model = new_model(args, vec_env, tb)
-            if args.init_from:
-                source = MaskablePPO.load(checked.start_model, device="cpu")
-                model.policy.load_state_dict(source.policy.state_dict())
-                source_steps = int(source.num_timesteps)
-    except Exception as exc:  # a corrupt or foreign zip: one line, not a traceback
-        if flag is None:
-            raise
-        vec_env.close()
-        parser.error(f"{flag} {getattr(args, flag[2:].replace('-', '_'))}: cannot load {checked.start_model}: "
-                     f"{load_failure(exc)}")  # fmt: skip
-    if args.resume:  # the loaded model keeps its PPO settings: say so, and record the ones used
-        kept = []
-        for name in _RESUMED_SETTINGS:
-            value = getattr(model, name, None)
-            if isinstance(value, (int, float)) and getattr(args, name, value) != value:
-                kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
-                setattr(args, name, value)
-        meta = checked.start_metadata or {}  # a domino-bc run: its PPO settings, not its cloning ones
-        run_args = meta.get("ppo_hyperparameters") or meta.get("args") or {}
-        for name in _RESUMED_SCHEDULES:  # the model holds them as schedules: its run's values
-            value = run_args.get(name, getattr(args, name))
-            if value != getattr(args, name):
-                kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
-                setattr(args, name, value)
-        if kept:  # flags the user gave are overridden: said even with --quiet
-            print("--resume keeps the model's " + ", ".join(kept), file=sys.stderr, flush=True)
-        changed = setup_changes(args, (checked.start_metadata or {}).get("args") or {})
-        if changed and not args.quiet:
-            print("--resume trains with this command's " + ", ".join(changed), file=sys.stderr, flush=True)
-    started = None
-    if flag:
-        meta = checked.start_metadata or {}
-        # the model's own steps (a released best_model.zip has fewer than its run's final count)
-        started = {"flag": flag, "path": str(checked.start_model), "timesteps": int(model.num_timesteps)
-                   if args.resume else source_steps, "command": meta.get("command"),
-                   "status": meta.get("status")}  # fmt: skip
-        for earlier in ("resumed_from", "initialized_from") if args.resume else ():
-            if meta.get(earlier):  # the model's own start: the chain back to the command that began it
-                started[earlier] = meta[earlier]
-    return model, started
-
-
 def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_list: list[str], out: Path, cores: int):
-    """The model (:func:`_start_model`) and the run folder with its first metadata:
+    """The model (:func:`~domino_env.train.start_model.load_start_model`) and the run folder with its first metadata:
     ``(model, started, folder, metadata)``."""
-    model, started = _start_model(parser, args, checked, vec_env, tb)
+    model, started = load_start_model(parser, args, checked, vec_env, tb)
     if tb is None:  # SB3's default logger would make an empty SB3-<time> folder in the temp dir
         from stable_baselines3.common.logger import Logger
 
@@ -285,27 +174,13 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     from stable_baselines3.common.utils import set_random_seed
 
     from domino_env.train.callbacks import Schedule, StopSignals, TrainingCallback
-    from domino_env.train.vec_envs import process_count_problem
 
     game, rules = args.game, checked.rules
     p, n = rules["num_players"], rules["max_pip"]
     cores = usable_cores()
-    run_envs = (checked.start_metadata or {}).get("n_envs") if args.resume else None
-    if not (isinstance(run_envs, int) and 1 <= run_envs <= 256):  # (a run without the field: the cores)
-        run_envs = None
-    # --resume keeps the run's envs (its rollouts' size) unless --n-envs is given; else the cores
-    n_envs = args.n_envs or run_envs or max(1, min(cores, 8))
-    if problem := process_count_problem(n_envs, args.vec_env, cores):  # (a resumed run's too: a larger machine's)
-        parser.error(problem)
-    if args.n_steps * n_envs > MAX_ROLLOUT:
-        parser.error(f"--n-steps {args.n_steps} x {n_envs} envs = {args.n_steps * n_envs} samples a rollout; "
-                     f"give at most {MAX_ROLLOUT} (--n-steps x --n-envs)")  # fmt: skip
+    n_envs = _envs_of(parser, args, checked, cores)
     if args.n_envs is None:  # the default follows the cores: the recorded command must not
         argv_list = [*argv_list, "--n-envs", str(n_envs)]
-    if not args.resume and args.batch_size > args.n_steps * n_envs:  # (--resume: the model's own)
-        parser.error(f"--batch-size {args.batch_size}: larger than a rollout, --n-steps {args.n_steps} x "
-                     f"{n_envs} envs = {args.n_steps * n_envs} samples; give at most that (or more "
-                     f"--n-steps / --n-envs)")  # fmt: skip
     torch.set_num_threads(args.torch_threads)
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
 
@@ -348,17 +223,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     try:
         with StopSignals() as stop:
             if not args.quiet:  # after the handlers are in place: from here a signal is a clean stop
-                extras = [text for on, text in (
-                    (args.partner == "learner", "the learner as its own partner"),
-                    (args.self_play > 0, f"self-play {args.self_play:g}"),
-                    (args.reward_baseline is not None, f"reward baseline {args.reward_baseline}"),
-                    (args.critic_input != "observation", f"critic input {args.critic_input}"),
-                    (args.policy == "action-scores" and args.action_features != "v1", f"action features {args.action_features}"),
-                ) if on]  # fmt: skip
-                rounded = f" ({whole} in whole rollouts of {rollout})" if whole != args.timesteps else ""
-                print(f"training {args.timesteps} steps{rounded}, {n_envs} x {type(vec_env).__name__}, opponents "
-                      f"{args.opponents} ({args.opponent_mode}), reward {args.reward}"
-                      + "".join(f", {t}" for t in extras) + f" -> {out}", file=sys.stderr, flush=True)
+                print(_start_line(args, whole, rollout, f"{n_envs} x {type(vec_env).__name__}", out),
+                      file=sys.stderr, flush=True)  # fmt: skip
             callback = TrainingCallback(schedule, folder, vec_env, stop)
             if resumed and checked.start_model.parent.resolve() == out.resolve():
                 old = checked.start_metadata
@@ -468,6 +334,43 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         saved = [str(out / f) for f in (MODEL_FILE, BEST_MODEL_FILE, "metadata.json", *wrote) if wrote.get(f, True)]
         print(f"saved {', '.join(saved)}" + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))
     return out, None
+
+
+def _envs_of(parser, args, checked: CheckedRun, cores: int) -> int:
+    """How many training envs: ``--n-envs``, else a resumed run's own (the size of its rollouts),
+    else the usable cores (at most 8). Too many for the machine or the rollout limit, or fewer
+    samples a rollout than ``--batch-size``, is a parser error."""
+    from domino_env.train.vec_envs import process_count_problem
+
+    run_envs = (checked.start_metadata or {}).get("n_envs") if args.resume else None
+    if not (isinstance(run_envs, int) and 1 <= run_envs <= 256):  # (a run without the field: the cores)
+        run_envs = None
+    n_envs = args.n_envs or run_envs or max(1, min(cores, 8))
+    if problem := process_count_problem(n_envs, args.vec_env, cores):  # (a resumed run's too: a larger machine's)
+        parser.error(problem)
+    if args.n_steps * n_envs > MAX_ROLLOUT:
+        parser.error(f"--n-steps {args.n_steps} x {n_envs} envs = {args.n_steps * n_envs} samples a rollout; "
+                     f"give at most {MAX_ROLLOUT} (--n-steps x --n-envs)")  # fmt: skip
+    if not args.resume and args.batch_size > args.n_steps * n_envs:  # (--resume: the model's own)
+        parser.error(f"--batch-size {args.batch_size}: larger than a rollout, --n-steps {args.n_steps} x "
+                     f"{n_envs} envs = {args.n_steps * n_envs} samples; give at most that (or more "
+                     f"--n-steps / --n-envs)")  # fmt: skip
+    return n_envs
+
+
+def _start_line(args, whole: int, rollout: int, envs: str, out: Path) -> str:
+    """The line that says what is trained, and where to: the steps, ``envs`` (``"2 x SubprocVecEnv"``),
+    the opponents, the reward and every option away from its default that changes the training."""
+    extras = [text for on, text in (
+        (args.partner == "learner", "the learner as its own partner"),
+        (args.self_play > 0, f"self-play {args.self_play:g}"),
+        (args.reward_baseline is not None, f"reward baseline {args.reward_baseline}"),
+        (args.critic_input != "observation", f"critic input {args.critic_input}"),
+        (args.policy == "action-scores" and args.action_features != "v1", f"action features {args.action_features}"),
+    ) if on]  # fmt: skip
+    rounded = f" ({whole} in whole rollouts of {rollout})" if whole != args.timesteps else ""
+    return (f"training {args.timesteps} steps{rounded}, {envs}, opponents {args.opponents} ({args.opponent_mode}), "
+            f"reward {args.reward}" + "".join(f", {t}" for t in extras) + f" -> {out}")
 
 
 def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> None:

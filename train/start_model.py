@@ -1,5 +1,6 @@
-"""What a ``domino-train`` / ``domino-bc`` run takes from the model it starts from (``--resume``,
-``--init-from``): the options the model was trained with (:func:`trained_options`, also for
+"""The model a ``domino-train`` / ``domino-bc`` run starts from: a fresh one (:func:`new_model`) or
+one loaded by ``--resume`` / ``--init-from`` (:func:`load_start_model`), and what the run takes
+from it: the options the model was trained with (:func:`trained_options`, also for
 models older than an option), the defaults they fill (:func:`resolve_policy`) and the network
 input an options set reads (:func:`policy_input_of`), and the setup options a ``--resume`` takes
 from its own command (:func:`setup_changes` names those that differ). The checks that refuse a
@@ -9,12 +10,14 @@ mismatch are in :mod:`domino_env.train.ppo_args`.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 from domino_env.agents.action_features import ACTION_FEATURES_VERSION, ACTION_FEATURES_VERSIONS
 from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.ppo import read_metadata
+from domino_env.train.cli import load_failure
 
 #: The network options' values when neither the command nor a start model gives them.
 NETWORK_DEFAULTS = {"net_arch": [256, 256], "activation": "tanh"}
@@ -127,3 +130,114 @@ def setup_changes(args, run_args: dict) -> list[str]:
             now, was = (f"{flag} {'none' if v is None else text(v)}" for v in (getattr(args, name), run_args[name]))
             out.append(f"{now} (the model's run: {was})")
     return out
+
+
+def new_model(args: Any, vec_env: Any, tensorboard_log: str | None = None):
+    """A fresh ``MaskablePPO`` with the command's network and PPO hyperparameters."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+    lr: Any = args.learning_rate
+    if getattr(args, "lr_schedule", "constant") == "linear":
+        lr0 = args.learning_rate
+        lr = lambda progress: lr0 * progress  # noqa: E731
+    policy: Any = "MlpPolicy"
+    policy_kwargs: dict[str, Any] = {
+        "net_arch": {"pi": list(args.net_arch), "vf": list(args.net_arch)},
+        "activation_fn": act,
+    }
+    if getattr(args, "policy", "mlp") == "action-scores":
+        from domino_env.agents.action_features import feature_columns
+        from domino_env.train.action_policy import ActionScoringPolicy
+
+        n_feat = len(feature_columns(args.game, policy_input_of(args.policy, args.action_features)))
+        extra = int(vec_env.get_attr("critic_extra")[0])  # --critic-input full-state: the hidden tiles
+        obs_size = vec_env.observation_space.shape[0] - int(vec_env.action_space.n) * n_feat - extra
+        policy = ActionScoringPolicy
+        policy_kwargs = {"obs_size": obs_size, "num_features": n_feat, "vf_arch": list(args.net_arch)}
+        if extra:  # (absent otherwise, so such models match those saved before the option)
+            policy_kwargs["critic_extra"] = extra
+    return MaskablePPO(
+        policy,
+        vec_env,
+        learning_rate=lr,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
+        max_grad_norm=args.max_grad_norm,
+        target_kl=args.target_kl,
+        policy_kwargs=policy_kwargs,
+        tensorboard_log=tensorboard_log,
+        seed=args.seed,
+        device=getattr(args, "device", "cpu"),
+        verbose=0,
+    )
+
+
+#: PPO settings a ``--resume``d model keeps from its own run (``MaskablePPO`` attributes).
+_RESUMED_SETTINGS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "ent_coef", "vf_coef",
+                     "max_grad_norm")  # fmt: skip
+#: The same, held by the model as functions of progress: compared with its run's metadata.
+_RESUMED_SCHEDULES = ("learning_rate", "lr_schedule", "clip_range", "target_kl")
+
+
+def load_start_model(parser: argparse.ArgumentParser, args: Any, checked: Any, vec_env: Any, tb: str | None):
+    """The model to train and where it came from, ``(model, started)``: ``--resume`` (loaded
+    whole), ``--init-from`` (weights copied into a fresh model) or a fresh model (``started``
+    None). ``checked``: ``ppo_args.check_args``'s result. A model file that does not load is a
+    parser error (the run folder is not created yet)."""
+    from sb3_contrib import MaskablePPO
+
+    flag = "--resume" if args.resume else "--init-from" if args.init_from else None
+    try:
+        if args.resume:
+            model = MaskablePPO.load(checked.start_model, env=vec_env, device=args.device,
+                                     tensorboard_log=tb, seed=args.seed)  # fmt: skip
+        else:
+            model = new_model(args, vec_env, tb)
+            if args.init_from:
+                source = MaskablePPO.load(checked.start_model, device="cpu")
+                model.policy.load_state_dict(source.policy.state_dict())
+                source_steps = int(source.num_timesteps)
+    except Exception as exc:  # a corrupt or foreign zip: one line, not a traceback
+        if flag is None:
+            raise
+        vec_env.close()
+        parser.error(f"{flag} {getattr(args, flag[2:].replace('-', '_'))}: cannot load {checked.start_model}: "
+                     f"{load_failure(exc)}")  # fmt: skip
+    if args.resume:  # the loaded model keeps its PPO settings: say so, and record the ones used
+        kept = []
+        for name in _RESUMED_SETTINGS:
+            value = getattr(model, name, None)
+            if isinstance(value, (int, float)) and getattr(args, name, value) != value:
+                kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
+                setattr(args, name, value)
+        meta = checked.start_metadata or {}  # a domino-bc run: its PPO settings, not its cloning ones
+        run_args = meta.get("ppo_hyperparameters") or meta.get("args") or {}
+        for name in _RESUMED_SCHEDULES:  # the model holds them as schedules: its run's values
+            value = run_args.get(name, getattr(args, name))
+            if value != getattr(args, name):
+                kept.append(f"--{name.replace('_', '-')} {value} (instead of this command's {getattr(args, name)}, given or default)")
+                setattr(args, name, value)
+        if kept:  # flags the user gave are overridden: said even with --quiet
+            print("--resume keeps the model's " + ", ".join(kept), file=sys.stderr, flush=True)
+        changed = setup_changes(args, (checked.start_metadata or {}).get("args") or {})
+        if changed and not args.quiet:
+            print("--resume trains with this command's " + ", ".join(changed), file=sys.stderr, flush=True)
+    started = None
+    if flag:
+        meta = checked.start_metadata or {}
+        # the model's own steps (a released best_model.zip has fewer than its run's final count)
+        started = {"flag": flag, "path": str(checked.start_model), "timesteps": int(model.num_timesteps)
+                   if args.resume else source_steps, "command": meta.get("command"),
+                   "status": meta.get("status")}  # fmt: skip
+        for earlier in ("resumed_from", "initialized_from") if args.resume else ():
+            if meta.get(earlier):  # the model's own start: the chain back to the command that began it
+                started[earlier] = meta[earlier]
+    return model, started
