@@ -384,7 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if noted and not stopping:  # a stop whose KeyboardInterrupt could not be raised where it came
             stopping = True
             raise KeyboardInterrupt
-        return input(prompt)
+        text = input(prompt)
+        if not sys.stdin.isatty():  # no terminal echoed it: the next line would follow the prompt
+            print(text if len(text) <= 40 else text[:40] + chr(0x2026), flush=True)
+        return text
 
     caught = [sig for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None]
     previous = {sig: signal.signal(sig, stop) for sig in caught}

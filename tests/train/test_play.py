@@ -18,8 +18,8 @@ from process_helpers import wait_for_first_prompt
 from domino_env.core.records import load_record, replay
 
 ROOT = Path(__file__).resolve().parents[2]
-#: A reported move: "you: ..." or "seat 2 (greedy): ..." (after a prompt on the same line when piped).
-MOVE = re.compile(r"(?:^|: )(you|seat \d+ \([^)]*\)): (?:place|lead|draw|pass|annul)", re.M)
+#: A reported move: "you: ..." or "seat 2 (greedy): ..." on a line of its own.
+MOVE = re.compile(r"^(you|seat \d+ \([^)]*\)): (?:place|lead|draw|pass|annul)", re.M)
 
 
 def _play(args: list[str], stdin: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -45,6 +45,8 @@ def test_bad_input_gets_a_message_and_a_new_prompt_then_end_of_input_saves_the_r
     text = out.stdout
     # this first turn has one legal move (4-9 on the own train): the prompt offers it alone
     assert "your move (1): " in text and "your move (1-" not in text.split("you: place")[0]
+    # piped input is echoed after its prompt (no terminal echoes it): the transcript reads as typed
+    assert "\nyour move (1): abc\n  'abc' is not a move number" in text and "\nyour move (1): 1\nyou: place" in text
     assert "'abc' is not a move number: type 1 (the only legal move)" in text
     assert "no move typed: type 1 (the only legal move)" in text
     assert "there is no move 99" in text and "there is no move 0" in text

@@ -19,8 +19,8 @@ from domino_env.envs import block_v0
 from domino_env.train import play as play_module
 
 ROOT = Path(__file__).resolve().parents[2]
-#: A reported move, as in test_play.py: "you: ..." or "seat 2 (greedy): ..." (after a prompt when piped).
-MOVE = re.compile(r"(?:^|: )(you|seat \d+ \([^)]*\)): (?:place|lead|draw|pass|annul)", re.M)
+#: A reported move, as in test_play.py: "you: ..." or "seat 2 (greedy): ..." on a line of its own.
+MOVE = re.compile(r"^(you|seat \d+ \([^)]*\)): (?:place|lead|draw|pass|annul)", re.M)
 
 
 def _play(args: list[str], stdin: str, timeout: float = 180) -> subprocess.CompletedProcess:
