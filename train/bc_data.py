@@ -291,9 +291,13 @@ def save_dataset(
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial.npz")
     extra = {} if interrupted_of is None else {"interrupted_of": np.array(int(interrupted_of))}
-    np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **extra, **data)
-    sync_file(tmp)  # on the disk before the rename: a crash leaves the earlier dataset or this one
-    os.replace(tmp, path)
+    try:
+        np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **extra, **data)
+        sync_file(tmp)  # on the disk before the rename: a crash leaves the earlier dataset or this one
+        os.replace(tmp, path)
+    except BaseException:  # a full disk, a signal: the earlier dataset stays, no partial file beside it
+        tmp.unlink(missing_ok=True)
+        raise
     sync_folder(path.parent)
 
 

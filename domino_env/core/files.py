@@ -11,13 +11,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+#: Windows syncs a file only through a descriptor open for writing (EBADF on a read-only one).
+_SYNC_NEEDS_WRITE = os.name == "nt"
+
 
 def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     """Write ``target`` with ``write(f)`` (``f`` a binary file) into ``.NAME.partial`` beside it, then
     rename it over ``target``: an error or a signal in the middle leaves the earlier file whole and
     no partial file. The new content reaches the disk (``fsync``) before the rename, and the rename
     before the call returns, so a crash of the machine leaves the earlier file or the new one, never
-    an empty one. A KeyboardInterrupt that a library's clean-up turned into its own error (torch's
+    an empty one (a signal after the rename, while the folder is synced, leaves the new one). The
+    writer may close ``f`` (a ``TextIOWrapper`` around it does). A KeyboardInterrupt that a library's clean-up turned into its own error (torch's
     zip writer: ``RuntimeError: ... unexpected pos``) is raised as the KeyboardInterrupt.
 
     The new file keeps the earlier one's permission bits (and owner and group where this user may
@@ -39,24 +43,28 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     try:
         with open(tmp, "wb") as f:
             write(f)
-            f.flush()
-            _fsync(f.fileno())
+            synced = not f.closed  # (a writer may close it: a TextIOWrapper around it, say)
+            if synced:
+                f.flush()
+                _fsync(f.fileno())
+        if not synced:
+            sync_file(tmp)
         _keep_mode_and_owner(target, tmp)
         os.replace(tmp, target)
-        sync_folder(target.parent)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
         interrupt = _interrupt_behind(exc)
         if interrupt is not None:
             raise interrupt from None
         raise
+    sync_folder(target.parent)  # the new file is in place: a signal here leaves it so
     return target
 
 
 def sync_file(path: str | os.PathLike[str]) -> None:
     """``fsync`` a file written by a library that keeps its file object to itself (``np.savez``),
     before it is renamed into place."""
-    fd = os.open(path, os.O_RDONLY)
+    fd = os.open(path, os.O_RDWR if _SYNC_NEEDS_WRITE else os.O_RDONLY)
     try:
         _fsync(fd)
     finally:

@@ -120,3 +120,43 @@ def test_a_failed_sync_is_a_failed_write_and_keeps_the_earlier_file(tmp_path, sy
 def test_a_file_system_without_fsync_still_gets_the_file(tmp_path, sync_log):
     sync_log(fail_with=errno.EINVAL)
     assert replace_file(tmp_path / "page.html", lambda f: f.write(b"<html>")).read_bytes() == b"<html>"
+
+
+def test_a_writer_that_closes_its_file_still_gets_it_synced_and_in_place(tmp_path, sync_log):
+    """``json.dump`` through a ``TextIOWrapper`` closes the file it wraps: the flush and fsync of
+    the closed file object failed ("flush of closed file") and nothing was written."""
+    import io
+    import json
+
+    target = tmp_path / "result.json"
+    log = sync_log()
+
+    def through_text(f):
+        with io.TextIOWrapper(f, encoding="utf-8") as text:
+            json.dump({"win_rate": 0.25}, text)
+
+    replace_file(target, through_text)
+    assert json.loads(target.read_text()) == {"win_rate": 0.25}
+    assert ("sync file", str(tmp_path / ".result.json.partial"), target.read_bytes()) in log.events
+
+
+def test_on_windows_a_file_is_synced_through_a_descriptor_open_for_writing(tmp_path, sync_log, monkeypatch):
+    """Windows' fsync refuses a read-only descriptor (EBADF); simulated here on that rule."""
+    import fcntl
+
+    from domino_env.core import files
+
+    path = tmp_path / "dataset.npz"
+    path.write_bytes(b"data")
+    sync_log()
+    recording_fsync = os.fsync
+
+    def windows_fsync(fd):
+        if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        recording_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", windows_fsync)
+    monkeypatch.setattr(files, "_SYNC_NEEDS_WRITE", True)
+    files.sync_file(path)  # raised EBADF when it opened the file read-only
+    assert path.read_bytes() == b"data"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from domino_env.train.bc_data import save_dataset
 from domino_env.train.rllib_output import save_checkpoint
@@ -42,3 +43,12 @@ def test_an_rllib_checkpoint_is_on_the_disk_before_the_swap(tmp_path, sync_log):
             f"{saving}/algorithm_state.pkl", f"{saving}/.domino_rllib.json.partial"} <= synced  # fmt: skip
     assert ("sync folder", str(out.resolve())) in log.events[renames[-1]:]
     assert json.loads((out / "checkpoint" / "domino_rllib.json").read_text())["iterations_done"] == 2
+
+
+def test_a_failed_dataset_write_keeps_the_earlier_one_and_leaves_no_partial(tmp_path, sync_log):
+    path = tmp_path / "data.npz"
+    save_dataset(path, {"actions": np.arange(3)}, {"rules": 1})
+    sync_log(fail_with=28)  # ENOSPC: the disk filled while numpy wrote
+    with pytest.raises(OSError, match="No space left"):
+        save_dataset(path, {"actions": np.arange(5)}, {"rules": 1})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.npz"] and np.load(path)["actions"].tolist() == [0, 1, 2]
