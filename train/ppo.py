@@ -137,6 +137,7 @@ def _prepare(parser, args, checked: CheckedRun, vec_env, tb, n_envs: int, argv_l
         "args": vars(args),
         "seed": args.seed,
         "train_seed": train_seed,
+        "eval_seed": eval_seed_of(vars(args)),
         "n_envs": n_envs,
         "vec_env": type(vec_env).__name__,
         "cpu_count": cores,
@@ -182,7 +183,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     if args.n_envs is None:  # the default follows the cores: the recorded command must not
         argv_list = [*argv_list, "--n-envs", str(n_envs)]
     torch.set_num_threads(args.torch_threads)
-    eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
+    eval_seed = eval_seed_of(vars(args))
 
     set_random_seed(args.seed)
     # until StopSignals takes over, SIGTERM stops the start as Ctrl-C does (its default killed us
@@ -231,8 +232,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                 # comparable scores: the same opponents, rounds, seed and seating (--partner)
                 was = old.get("args", {})
                 ladder = (list(args.eval_opponents), args.eval_rounds, eval_seed, args.partner)
-                callback.carry_over(earlier_evaluations(out, old), ladder == (
-                    was.get("eval_opponents"), was.get("eval_rounds"), old.get("eval_seed"),
+                callback.carry_over(earlier_evaluations(out, old), ladder == (  # (a run stopped hard has
+                    was.get("eval_opponents"), was.get("eval_rounds"), eval_seed_of(was),  # no eval_seed saved)
                     was.get("partner", "opponents")))  # fmt: skip
             try:
                 model.learn(
@@ -334,6 +335,14 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         saved = [str(out / f) for f in (MODEL_FILE, BEST_MODEL_FILE, "metadata.json", *wrote) if wrote.get(f, True)]
         print(f"saved {', '.join(saved)}" + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))
     return out, None
+
+
+def eval_seed_of(run_args: dict[str, Any]) -> int | None:
+    """The evaluation seed of a run's arguments (``metadata["args"]``): ``--eval-seed``, else
+    ``--seed`` + 1000; None when neither is there."""
+    if run_args.get("eval_seed") is not None:
+        return run_args["eval_seed"]
+    return run_args["seed"] + 1000 if isinstance(run_args.get("seed"), int) else None
 
 
 def _envs_of(parser, args, checked: CheckedRun, cores: int) -> int:

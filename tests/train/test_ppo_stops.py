@@ -194,3 +194,30 @@ def test_a_sigterm_while_the_flags_are_checked_is_one_line(tmp_path):
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert (proc.returncode, proc.stderr) == (143, "domino-train: interrupted\n")
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_resume_after_a_hard_stop_keeps_the_best_model(tmp_path):
+    """A run killed (SIGKILL, a full disk) leaves the metadata of its start, which had no
+    ``eval_seed``: the resume found the ladders different, and its first evaluation replaced
+    ``best_model.zip`` whatever it scored. Here every earlier evaluation scored 1.0, so none after
+    the resume may be best."""
+    run = tmp_path / "run"
+    ladder = ["--eval-freq", "64", "--eval-rounds", "4", "--eval-opponents", "random"]
+    k = SMALL.index("--eval-freq")
+    base = SMALL[:k] + SMALL[k + 2 :]
+    ppo.train([*base, *ladder, "--timesteps", "128", "--n-envs", "1", "--vec-env", "dummy", "--quiet", "--out", str(run)])
+    history = json.loads((run / "evaluations.json").read_text())
+    for e in history:
+        for r in e["results"].values():
+            r["win_rate"] = 1.0
+    (run / "evaluations.json").write_text(json.dumps(history))
+    meta = json.loads((run / "metadata.json").read_text())
+    meta.pop("eval_seed")  # what a hard stop leaves: the metadata of the start (an older one's), status training
+    (run / "metadata.json").write_text(json.dumps({**meta, "status": "training", "evaluations": history}))
+    best = (run / "best_model.zip").read_bytes()
+    ppo.train([*base, *ladder, "--resume", str(run), "--out", str(run), "--timesteps", "128", "--n-envs", "1",
+               "--vec-env", "dummy", "--quiet"])  # fmt: skip
+    after = json.loads((run / "evaluations.json").read_text())
+    assert len(history) == 2 and len(after) == 4 and not any(e.get("best") for e in after[2:])
+    assert (run / "best_model.zip").read_bytes() == best
+    assert json.loads((run / "metadata.json").read_text())["eval_seed"] == 1001
