@@ -174,7 +174,16 @@ def run_script(name: str, main: Callable[[], object]) -> NoReturn:
         result = EXIT_INTERRUPTED
     except BrokenPipeError:
         _exit_on_closed_pipe()
+    except OSError as exc:  # a full disk: one line, as in launch
+        if exc.errno not in WRITE_FAILURES:
+            raise
+        _fail(f"{name}: error: {_write_failure(exc)}", 1)
     _exit_with(result)
+
+
+def _write_failure(exc: OSError) -> str:
+    what = f"{exc.filename} could not be written" if exc.filename else "a file could not be written"
+    return f"{what} ({exc.strerror or exc}); what was written before it is kept"
 
 
 def _exit_on_closed_pipe() -> NoReturn:
@@ -185,6 +194,39 @@ def _exit_on_closed_pipe() -> NoReturn:
     except OSError:
         pass
     raise SystemExit(EXIT_BROKEN_PIPE) from None
+
+
+#: The errors of a write that the disk refused, which :func:`launch` reports in one line.
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to stdout whole (``--json -``, ``-o -``): every ``os.write``'s count is
+    checked, where Python's buffered stdout dropped the rest of a short write (a full disk) without
+    an error and the command exited 0 with half a file.
+
+    Raises:
+        BrokenPipeError: whoever read the output went away (``| head``).
+        OSError: it could not be written whole (``ENOSPC``: a full disk), ``filename`` ``<stdout>``.
+    """
+    sys.stdout.flush()
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): its own write
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    view = memoryview(text.encode(sys.stdout.encoding or "utf-8", sys.stdout.errors or "strict"))
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, "<stdout>") from None
+        if n <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "<stdout>")
+        view = view[n:]
 
 
 def rich_console(**kwargs: Any) -> Any:
@@ -394,8 +436,9 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     after one line on Ctrl-C, or when ``main`` returns 130
     (:func:`~domino_env.train.interrupts.exit_interrupted`: a shell reports 130) (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")`` or
     ``KeyboardInterrupt("SIGTERM", detail)``, whose detail the line adds; from then on
-    SIGINT is ignored, as the process is exiting); silently with 141 when its output pipe is closed (``| head``); else with ``main``'s
-    return value (an int) or 0.
+    SIGINT is ignored, as the process is exiting); silently with 141 when its output pipe is closed (``| head``); with 1 and
+    one line naming the file when the disk refused a write (:data:`WRITE_FAILURES`: full, over
+    quota, read-only); else with ``main``'s return value (an int) or 0.
     """
     spec = COMMANDS[command]
     hint = check_extras(command)
@@ -442,6 +485,10 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
         # interpreter would keep its frames, a process pool's among them, alive while it exits)
     except BrokenPipeError:
         _exit_on_closed_pipe()
+    except OSError as exc:  # a full disk (or quota, or a file system gone read-only) met while writing
+        if show_traceback or exc.errno not in WRITE_FAILURES:
+            raise
+        _fail(f"{command}: error: {_write_failure(exc)}", 1)
     _exit_with(result)
 
 

@@ -65,7 +65,7 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
 from domino_env.train.arg_types import MOST_PER_CPU, ROUNDS, count
-from domino_env.train.cli import ArgumentParser, check_output_file, rich_console
+from domino_env.train.cli import ArgumentParser, check_output_file, rich_console, write_stdout
 from domino_env.train.evaluate_files import Journal, check_journal, with_provenance
 from domino_env.train.interrupts import sigterm_as_interrupt
 
@@ -374,8 +374,13 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
     if args.json:  # through a temporary file: a Ctrl-C while writing keeps the earlier file whole
         text = json.dumps(with_provenance(result.to_dict(records=args.records), argv, script), indent=1)
         if args.json == "-":
-            sys.stdout.write(text + "\n")
-            sys.stdout.flush()
+            try:
+                write_stdout(text + "\n")
+            except BrokenPipeError:
+                raise
+            except OSError as exc:  # a full disk behind a redirection: never half a result and status 0
+                kept = f"; {journal.kept_line()}, writing the result without playing again" if journal else ""
+                raise DominoError(f"--json -: the result could not be written whole to stdout ({exc.strerror or exc}){kept}") from None
         else:
             try:
                 replace_text(args.json, text)

@@ -38,7 +38,7 @@ from domino_env.core.records import (
 )
 from domino_env.render import phase_text
 from domino_env.render_image import PIP_COLOURS, pip_layout
-from domino_env.train.cli import ArgumentParser, unwritable
+from domino_env.train.cli import ArgumentParser, unwritable, write_stdout
 
 from .replay_page import PAGE
 
@@ -286,12 +286,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         refuse(f"record {name} does not replay: {err}")
     try:
         if to_stdout:
-            sys.stdout.write(page)
-            sys.stdout.flush()
+            write_stdout(page)
         else:
             replace_text(out, page)
+    except BrokenPipeError:
+        raise
     except OSError as err:  # checked before; a full disk, a folder removed since
-        parser.error(f"{where}: could not be written ({err.strerror or err})")
+        parser.error(f"{'-o -: stdout' if to_stdout else where}: could not be written{' whole' if to_stdout else ''} "
+                     f"({err.strerror or err})")
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     moves, frames = data["num_moves"], len(data["frames"])
     print(f"wrote {'the page to stdout' if to_stdout else out}: {moves} move{'s' * (moves != 1)}, "

@@ -56,6 +56,8 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
         interrupt = _interrupt_behind(exc)
         if interrupt is not None:
             raise interrupt from None
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc  # (a write's own error names no file)
         raise
     sync_folder(target.parent)  # the new file is in place: a signal here leaves it so
     return target
