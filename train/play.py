@@ -379,11 +379,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             stopping = True
             raise KeyboardInterrupt
 
+    saved_at, save_failed = -1, False
+
     def read(prompt: str) -> str:
-        nonlocal stopping
+        nonlocal stopping, saved_at, save_failed
         if noted and not stopping:  # a stop whose KeyboardInterrupt could not be raised where it came
             stopping = True
             raise KeyboardInterrupt
+        if len(env.game_state.actions) != saved_at and not save_failed:  # the game so far, at each of your
+            try:  # turns: a kill (SIGKILL, a crash, a power cut) loses only the moves since
+                save_record(_record_of(env, you, labels), record)
+                saved_at = len(env.game_state.actions)
+            except OSError as exc:  # (a full disk): the game goes on; the end tries again
+                save_failed = True
+                _say(f"the game so far could not be saved to {record} ({exc.strerror or exc}); "
+                     "it is tried again when the game stops")  # fmt: skip
         text = input(prompt)
         if not sys.stdin.isatty():  # no terminal echoed it: the next line would follow the prompt
             print(text if len(text) <= 40 else text[:40] + chr(0x2026), flush=True)
@@ -418,9 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if moves and not replayed:  # stopped before the resumed game was back where it was
                 _say(f"stopped while playing the recorded moves again: no record written ({record} is as it was)")
             elif env.game_state is not None:
-                data = env.to_record()
-                data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
-                data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+                data = _record_of(env, you, labels)
                 try:
                     save_record(data, record)
                 except OSError as exc:
@@ -432,6 +440,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
     return status
+
+
+def _record_of(env: Any, you: int, labels: dict[int, str]) -> dict[str, Any]:
+    """The game so far as a record (``env.to_record()``), with who sat where and when it was saved."""
+    data = env.to_record()
+    data["seats"] = ["human" if s == you else labels[s] for s in range(env.config.num_players)]
+    data["saved"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    return data
 
 
 def _say(line: str) -> None:

@@ -347,3 +347,68 @@ def test_only_a_record_resume_takes_is_kept_and_its_check_copies_no_state(tmp_pa
     assert moves_not_over(str(record_after(10_000, max_cycles=2))) is None  # the env's limit ended it
     assert moves_not_over(str(record_after(10_000, max_steps=3))) is None
     assert moves_not_over(str(record_after(3, seats=False))) is None  # not domino-play's: --resume refuses it
+
+
+def test_a_killed_game_keeps_its_record_up_to_your_last_turn_and_resumes(tmp_path):
+    """The record was written only when the game stopped: a SIGKILL (a crash, a power cut) lost
+    the whole game. It is now saved at each of your turns, before the prompt."""
+    import signal
+    import threading
+    import time
+
+    args = ["--players", "3", "--max-pip", "9", "--opponents", "random", "greedy", "--seed", "5"]
+    whole, killed = tmp_path / "whole.json", tmp_path / "killed.json"
+    assert _play([*args, "--record", str(whole)], "1\n" * 3000).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "train.play", *args, "--record", str(killed)], cwd=ROOT,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    seen = bytearray()
+    reader = threading.Thread(target=lambda: [seen.extend(c) for c in iter(lambda: proc.stdout.read1(4096), b"")])
+    reader.start()
+    try:
+        proc.stdin.write(b"1\n1\n1\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while seen.count(b"your move (") < 4:  # the fourth prompt: saved just before it
+            assert proc.poll() is None and time.monotonic() < deadline, bytes(seen)
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+        reader.join()
+    saved = load_record(killed)
+    reported = len(MOVE.findall(seen.decode()))
+    assert saved["seats"] == ["human", "random", "greedy"] and len(saved["actions"]) == reported > 3
+    out = _play(["--resume", str(killed)], "1\n" * 3000)
+    assert out.returncode == 0, out.stderr
+    assert load_record(killed)["actions"] == load_record(whole)["actions"]
+
+
+def test_a_save_at_your_turn_that_fails_is_said_once_and_the_game_goes_on(tmp_path, monkeypatch, capsys):
+    import builtins
+    import errno
+
+    path = tmp_path / "game.json"
+    real, calls = play_module.save_record, []
+
+    def full_until_the_end(data, where):
+        calls.append(len(data["actions"]))
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(data, where)
+
+    typed = iter(["1", "1", "1"])
+    monkeypatch.setattr(play_module, "save_record", full_until_the_end)
+
+    def end_of_input(prompt=""):
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr(builtins, "input", end_of_input)
+    assert play_module.main(["--players", "3", "--max-pip", "9", "--seed", "5", "--record", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count(f"the game so far could not be saved to {path} (No space left on device); it is tried again "
+                     "when the game stops") == 1  # fmt: skip
+    assert len(calls) == 2 and calls[1] == len(load_record(path)["actions"]) > 3  # no save tried after the failure but the last
