@@ -195,12 +195,14 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         _refuse_a_folder(found)
     if not model.is_file():
         where = f"{path}" if model == path else f"{path} ({model} does not exist)"
-        released = ""
+        hint = ""
         if not path.is_absolute() and path.parts[:1] == ("checkpoints",):  # a release, outside the clone?
-            released = (" (the released models are in the checkpoints/ folder of the repository's clone, "
+            hint = (" (the released models are in the checkpoints/ folder of the repository's clone, "
                         "not in the installed package: give their full path)")  # fmt: skip
+        if path.is_dir() and meta.is_file():  # a run stopped hard (SIGKILL) before its first save
+            hint = " (its run stopped before its first model was saved: domino-train --overwrite starts it again)"
         raise CheckpointNotFoundError(
-            f"no trained model at {where}: give a folder written by domino-train or its .zip{released}"
+            f"no trained model at {where}: give a folder written by domino-train or its .zip{hint}"
         )
     if not meta.is_file():
         raise CheckpointNotFoundError(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import make_agent
-from domino_env.agents.ppo import check_compatible, read_metadata
+from domino_env.agents.ppo import MODEL_FILE, check_compatible, read_metadata
 from domino_env.core.config import PRESETS, from_preset, line_from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.arg_types import (
@@ -349,6 +349,7 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
     if into_resumed and overwrite:
         parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")
     if path.is_dir() and any(path.iterdir()) and not (into_resumed or overwrite):
+        can_resume = can_resume and (path / MODEL_FILE).is_file()  # (a run stopped before its first save has none)
         resume = f", --resume {out} (with this --out) to continue that run in it" if can_resume else ""
         parser.error(f"--out {out}: folder exists and is not empty; give a new folder{resume}, or "
                      "--overwrite to replace its run files")  # fmt: skip

@@ -475,3 +475,12 @@ def test_a_model_numpy_cannot_read_says_which_numpy_it_needs(released_copy, tmp_
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "numpy < 2 cannot read: pip install 'numpy>=2'" in lines[0], proc.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_folder_stopped_before_its_first_save_says_so(tmp_path):
+    """A run killed (SIGKILL) before its first model leaves only metadata.json: --resume found
+    "no trained model" and named no way on."""
+    (tmp_path / "metadata.json").write_text('{"status": "training"}')
+    with pytest.raises(CheckpointNotFoundError, match=r"its run stopped before its first model was saved: "
+                                                      r"domino-train --overwrite starts it again\)$"):  # fmt: skip
+        load_ppo_agent(tmp_path)

@@ -214,10 +214,9 @@ def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path)
     tiny = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--quiet"]
     res = _run([*tiny, "--out", str(out)])
     assert res.returncode == 2 and res.stdout == ""
-    assert res.stderr.splitlines() == [
-        f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, --resume {out} "
-        "(with this --out) to continue that run in it, or --overwrite to replace its run files (domino-train --help "
-        "lists every option)"
+    assert res.stderr.splitlines() == [  # no model.zip: no --resume offered (it would find no model)
+        f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, or --overwrite to "
+        "replace its run files (domino-train --help lists every option)"
     ]
     assert (out / "best_model.zip").read_bytes() == b"an old model" and sorted(p.name for p in out.iterdir()) == [
         "best_model.zip", "evaluations.json", "notes.txt", "tb"]  # fmt: skip
@@ -226,6 +225,12 @@ def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path)
     assert res.returncode == 0, res.stderr
     assert sorted(p.name for p in out.iterdir()) == ["best_model.zip", "metadata.json", "model.zip", "notes.txt"]
     assert (out / "best_model.zip").read_bytes() != b"an old model" and (out / "notes.txt").read_text() == "mine"
+    res = _run([*tiny, "--out", str(out)])  # a run with its model: --resume is offered
+    assert res.returncode == 2 and res.stderr.splitlines() == [
+        f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, --resume {out} "
+        "(with this --out) to continue that run in it, or --overwrite to replace its run files (domino-train --help "
+        "lists every option)"
+    ]  # fmt: skip
 
     res = _run([*tiny, "--resume", str(out), "--out", str(out)])
     assert res.returncode == 0, res.stderr
