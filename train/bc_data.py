@@ -124,17 +124,22 @@ def worker_seed(seed: int, worker: int) -> int:
 
 
 class _SharedStop:
-    """``collect``'s ``stop`` in a worker: set when the parent (or this worker) got a signal."""
+    """``collect``'s ``stop`` in a worker: set when the parent (or this worker) got a signal, or
+    when the parent is gone (a SIGKILL: its workers played on to the end of their shares)."""
 
-    def __init__(self, event: Any):
-        self.event = event
+    def __init__(self, event: Any, parent: int):
+        self.event, self.parent = event, parent
+
+    @property
+    def orphaned(self) -> bool:
+        return os.getppid() != self.parent  # (reparented to init or a subreaper)
 
     @property
     def received(self) -> str | None:
-        return "signal" if self.event.is_set() else None
+        return "signal" if self.event.is_set() else "the parent is gone" if self.orphaned else None
 
 
-def _collect_part(job: tuple, event: Any, counter: Any, path: str) -> None:
+def _collect_part(job: tuple, event: Any, counter: Any, path: str, parent: int) -> None:
     """One collection worker: its share of the decisions into ``path`` (``.npz``), or its error
     into ``path + ".error"``."""
     # Ctrl-C reaches the whole process group: the parent handles it and sets the event; a SIGTERM
@@ -149,10 +154,12 @@ def _collect_part(job: tuple, event: Any, counter: Any, path: str) -> None:
             counter.value += n
 
     env_cfg, expert, samples, seed, gamma, policy, beta = job
+    stop = _SharedStop(event, parent)
     try:
         data = collect(LearnerEnv(**env_cfg), expert, samples, seed, gamma, policy=policy, beta=beta,
-                       stop=_SharedStop(event), on_episode=tick)  # fmt: skip
-        np.savez(path, **data)
+                       stop=stop, on_episode=tick)  # fmt: skip
+        if not stop.orphaned:  # (nobody would read the part)
+            np.savez(path, **data)
     except BaseException as exc:  # the parent re-raises it with this text
         Path(path + ".error").write_text(f"{type(exc).__name__}: {exc}")
         raise
@@ -215,7 +222,7 @@ def collect_parallel(
         paths = [str(Path(tmp) / f"part{k}.npz") for k in range(workers)]
         procs = [ctx.Process(target=_collect_part, daemon=True,
                              args=((env_cfg, expert, n, worker_seed(seed, k), gamma, policy, beta), event,
-                                   counter, paths[k]))  # fmt: skip
+                                   counter, paths[k], os.getpid()))  # fmt: skip
                  for k, n in enumerate(shares)]
         try:
             _start_blocked(procs)

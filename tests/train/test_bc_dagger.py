@@ -201,6 +201,37 @@ def test_ctrl_c_while_the_collection_workers_start(tmp_path):
             assert len(f["actions"]) > 0 and int(f["interrupted_of"]) == 1000000
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
+def test_the_collection_workers_stop_when_the_command_is_killed(tmp_path):
+    """A SIGKILL of the command (no handler runs) left its two workers playing on to the end of
+    their shares, reparented to init, their samples thrown away; now they stop at once."""
+    import os
+    import signal
+    import time
+
+    from process_helpers import running
+
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "1000000",
+                             "--workers", "2", "--dataset", str(tmp_path / "data.npz"), "--out", str(tmp_path / "run")],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    try:
+        wait_for_worker_cpu(proc, 4)  # the workers collect
+        workers = [pid for pid in _children(proc.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+        assert len(workers) == 2
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 30  # a bound, not a timing assertion: they stop at their next decision
+        while any(running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(running(pid) for pid in workers)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert not (tmp_path / "data.npz").exists()
+
+
 def test_the_on_policy_agreement_of_an_empty_dagger_round_is_none_not_nan():
     """A DAgger round stopped before its first decision records None (strict JSON, no numpy
     warning), a real round the share of decisions where the clone plays the expert's label."""
