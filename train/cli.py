@@ -27,7 +27,6 @@ import argparse
 import errno
 import importlib
 import importlib.util
-import json
 import os
 import re
 import shlex
@@ -41,6 +40,12 @@ from typing import Any, NoReturn
 
 from domino_env.agents.checkpoint_files import first_line  # noqa: F401  (re-exported)
 from domino_env.train.interrupts import exit_interrupted
+from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands' output checks)
+    check_output_file,
+    output_folder_problem,
+    unwritable,
+    write_stdout,
+)
 
 #: Exit code of a command refused before it starts (argparse uses 2 for bad flags too).
 EXIT_USAGE = 2
@@ -200,35 +205,6 @@ def _exit_on_closed_pipe() -> NoReturn:
 WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 
 
-def write_stdout(text: str) -> None:
-    """Write ``text`` to stdout whole (``--json -``, ``-o -``): every ``os.write``'s count is
-    checked, where Python's buffered stdout dropped the rest of a short write (a full disk) without
-    an error and the command exited 0 with half a file.
-
-    Raises:
-        BrokenPipeError: whoever read the output went away (``| head``).
-        OSError: it could not be written whole (``ENOSPC``: a full disk), ``filename`` ``<stdout>``.
-    """
-    sys.stdout.flush()
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): its own write
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    view = memoryview(text.encode(sys.stdout.encoding or "utf-8", sys.stdout.errors or "strict"))
-    while view:
-        try:
-            n = os.write(fd, view)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OSError(exc.errno, exc.strerror, "<stdout>") from None
-        if n <= 0:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "<stdout>")
-        view = view[n:]
-
-
 def rich_console(**kwargs: Any) -> Any:
     """A ``rich.console.Console`` (``kwargs`` are its own) for a command's output: when whoever
     reads it goes away (``CMD | head``) it raises ``BrokenPipeError``, which :func:`launch` ends
@@ -273,48 +249,6 @@ def users_script(own: str | os.PathLike[str], argv0: str | None = None) -> str |
     return None
 
 
-def check_output_file(
-    parser: argparse.ArgumentParser, flag: str, path: str | os.PathLike[str], keys: set[str], what: str
-) -> None:
-    """Refuse (``parser.error``, before any work) an output file the command could not write, or
-    whose writing would lose something: an empty name, a folder, a missing parent folder (or a
-    file in its place), something that is not a regular file (a FIFO), an existing file that is not
-    an earlier output of this command (a JSON object with all of ``keys``; ``what`` names it in the
-    message) nor empty (only whitespace: no output yet), a file or a folder this user may not write."""
-    text = os.fspath(path)
-    if not text.strip():
-        parser.error(f"{flag}: give a file name (got an empty one)")
-    folder = os.path.dirname(os.path.abspath(text))
-    if not os.path.isdir(folder):  # fail now, not after the whole run
-        kind = "is a file, not a folder" if os.path.exists(folder) else "does not exist"
-        parser.error(f"{flag} {text}: folder {folder} {kind}")
-    if os.path.isdir(text):
-        parser.error(f"{flag} {text}: is a folder; give a file name such as results.json")
-    if text.endswith(tuple(filter(None, (os.sep, os.altsep)))):  # out/ was written as the file out
-        parser.error(f"{flag} {text}: names a folder (it ends in {text[-1]}), and there is none; give a file "
-                     "name such as results.json")  # fmt: skip
-    if os.path.exists(text) and not os.path.isfile(text):  # reading a FIFO or a pipe would block
-        parser.error(f"{flag} {text}: exists and is not a regular file; give a file name")
-    if os.path.islink(text) and not os.path.exists(text):  # "exists and is not a result" said the check below
-        parser.error(f"{flag} {text}: is a link to {os.readlink(text)}, which does not exist; give a file name")
-    if os.path.lexists(text) and not _replaceable(text, keys):
-        parser.error(f"{flag} {text}: the file exists and is not {what} (it would be overwritten); give another name")
-    problem = unwritable(text)
-    if problem:
-        parser.error(f"{flag} {text}: {problem}")
-
-
-def unwritable(path: str | os.PathLike[str]) -> str | None:
-    """Why this user could not write the output file ``path`` (its folder exists; None: it can):
-    an existing file it may not write, or a new file in a folder it may not write. Checked before
-    any work, so that a command does not fail once its results are in."""
-    text = os.fspath(path)
-    if os.path.exists(text):
-        return None if os.access(text, os.W_OK) else "the file is not writable by this user"
-    folder = os.path.dirname(os.path.abspath(text))
-    return None if os.access(folder, os.W_OK | os.X_OK) else f"folder {folder} is not writable by this user"
-
-
 def no_cuda() -> str | None:
     """Why torch cannot train on CUDA here, or None when it can."""
     import torch
@@ -334,55 +268,6 @@ def load_failure(exc: BaseException) -> str:
     if isinstance(exc, ImportError) and (exc.name or "").startswith("numpy._core"):  # numpy 1, a numpy 2 model
         return f"saved with numpy 2, which numpy < 2 cannot read: pip install 'numpy>=2' ({exc})"
     return UNPICKLING_FAILED if isinstance(exc, pickle.UnpicklingError) else f"{type(exc).__name__}: {first_line(exc)}"
-
-
-def output_folder_problem(path: str | os.PathLike[str]) -> str | None:
-    """Why a run folder could not be made or written at ``path`` (None: it can): a file in its
-    place, a file where a folder above it should be, or a read-only folder above it. Checked
-    before any work, so that a run does not fail once started (an unwritable ``--out`` was a
-    traceback after Ray or training had started). An empty name is refused: it is the current
-    folder (``--out "$OUT"`` with ``OUT`` unset), whose run files ``--overwrite`` would delete."""
-    if not os.fspath(path).strip():
-        return "is empty: give a folder name (an empty one would be the current folder)"
-    target = Path(os.path.abspath(os.fspath(path)))
-    if target.exists():
-        if not target.is_dir():
-            return "exists and is not a folder"
-        if not os.access(target, os.W_OK | os.X_OK):
-            return "is a folder this user cannot write"
-        return _cannot_make_in(target, "cannot write the run folder")
-    parent = target.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"{parent} is a file, not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"folder {parent} is not writable by this user"
-    return _cannot_make_in(parent, "cannot make the run folder")
-
-
-def _cannot_make_in(folder: Path, what: str) -> str | None:
-    """Why no folder can be made in ``folder`` (a real try: ``os.access`` says yes to root
-    everywhere, /proc included), or None."""
-    import tempfile
-
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".domino-check-", dir=folder))
-    except OSError as exc:
-        return f"{what} ({exc.strerror or exc})"
-    return None
-
-
-def _replaceable(path: str, keys: set[str]) -> bool:
-    """``path`` holds a JSON object with all of ``keys``, or nothing yet (0 bytes or only
-    whitespace: a name made beforehand with ``mktemp`` or ``touch``)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        data = json.loads(text) if text.strip() else None
-    except (OSError, ValueError):
-        return False
-    return data is None or (isinstance(data, dict) and keys <= data.keys())
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
