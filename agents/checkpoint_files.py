@@ -199,7 +199,10 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         if not path.is_absolute() and path.parts[:1] == ("checkpoints",):  # a release, outside the clone?
             hint = (" (the released models are in the checkpoints/ folder of the repository's clone, "
                         "not in the installed package: give their full path)")  # fmt: skip
-        if path.is_dir() and meta.is_file():  # a run stopped hard (SIGKILL) before its first save
+        if path.is_dir() and meta.is_file() and (path / "best_model.zip").is_file():  # stopped before model.zip
+            hint = (f" (its run stopped before its model.zip was saved; its best model is {path / 'best_model.zip'}: "
+                    "give that path to go on from it)")  # fmt: skip
+        elif path.is_dir() and meta.is_file():  # a run stopped hard (SIGKILL) before its first save
             hint = " (its run stopped before its first model was saved: domino-train --overwrite starts it again)"
         raise CheckpointNotFoundError(
             f"no trained model at {where}: give a folder written by domino-train or its .zip{hint}"

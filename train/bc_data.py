@@ -302,8 +302,10 @@ def save_dataset(
         np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **extra, **data)
         sync_file(tmp)  # on the disk before the rename: a crash leaves the earlier dataset or this one
         os.replace(tmp, path)
-    except BaseException:  # a full disk, a signal: the earlier dataset stays, no partial file beside it
+    except BaseException as exc:  # a full disk, a signal: the earlier dataset stays, no partial file beside it
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc  # (numpy's write names no file)
         raise
     sync_folder(path.parent)
 

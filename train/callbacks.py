@@ -116,6 +116,11 @@ class Schedule:
     time_limit: float | None  # minutes (for the message)
     verbose: bool = True
     partner: str = "opponents"  # "learner": evaluations seat the model in both seats of its team
+
+    def ladder(self) -> dict[str, Any]:
+        """What makes two evaluations comparable: opponents, rounds, seed and seating."""
+        return {"opponents": list(self.eval_opponents), "rounds": self.eval_rounds, "seed": self.eval_seed,
+                "partner": self.partner}  # fmt: skip
     progress: bool = False  # a bar of the steps on stderr (train/progress.py), as every long command
 
 
@@ -148,14 +153,20 @@ class TrainingCallback(BaseCallback):
         self.trained_steps = 0
         self.bar: Any = None  # the progress bar while model.learn runs (Schedule.progress)
 
-    def carry_over(self, history: list[dict[str, Any]], same_ladder: bool) -> None:
+    def carry_over(self, history: list[dict[str, Any]], same_ladder: bool) -> bool:
         """Resuming into the run's own folder: its earlier evaluations (``metadata.json``'s) stay
         in :attr:`history` (so ``evaluations.json``, the metadata and the learning curve keep
-        them), and with ``same_ladder`` (the same evaluation opponents, rounds, seed and seating) the best
-        of them is the score a new ``best_model.zip`` must beat."""
+        them), and the best of those made on this run's ladder (the same evaluation opponents,
+        rounds, seed and seating: an entry's ``ladder``, or ``same_ladder`` for entries written
+        before it was kept) is the score a new ``best_model.zip`` must beat. Returns whether any
+        earlier evaluation counts."""
         self.history = [dict(e) for e in history]
-        if same_ladder and self.history:
-            self.best = max(float(np.mean([r["win_rate"] for r in e["results"].values()])) for e in self.history)
+        ladder = self.s.ladder()
+        scores = [float(np.mean([r["win_rate"] for r in e["results"].values()])) for e in self.history
+                  if (e["ladder"] == ladder if "ladder" in e else same_ladder)]  # fmt: skip
+        if scores:
+            self.best = max(scores)
+        return bool(scores)
 
     def agent(self, deterministic: bool = True, name: str = "ppo") -> PPOAgent:
         """The live policy as a (numpy) agent."""
@@ -262,6 +273,7 @@ class TrainingCallback(BaseCallback):
             "timesteps": int(self.num_timesteps),
             "wall_s": time.perf_counter() - s.start,
             "results": results,
+            "ladder": s.ladder(),  # what a resumed run's best must be measured on to count
         }
         self.history.append(entry)
         score = float(np.mean([r["win_rate"] for r in results.values()]))
@@ -276,8 +288,11 @@ class TrainingCallback(BaseCallback):
         if score > self.best + 1e-9:  # a tie (up to float rounding) keeps the earlier best
             self.best = score
             entry["best"] = True
-            self.folder.save_model(self.model, BEST_MODEL_FILE)
+        # the evaluations first: a stop between the two files then leaves a best_model.zip no
+        # better than the best evaluation on record, which a resume must beat (never the reverse)
         self.folder.write_evaluations(self.history)
+        if entry.get("best"):
+            self.folder.save_model(self.model, BEST_MODEL_FILE)
         self.folder.save_model(self.model)
         self.folder.write_metadata(timesteps=int(self.num_timesteps))
         if s.verbose:

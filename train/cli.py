@@ -187,8 +187,9 @@ def run_script(name: str, main: Callable[[], object]) -> NoReturn:
 
 
 def _write_failure(exc: OSError) -> str:
-    what = f"{exc.filename} could not be written" if exc.filename else "a file could not be written"
-    return f"{what} ({exc.strerror or exc}); what was written before it is kept"
+    if not exc.filename:  # (stdout redirected to a full disk, say)
+        return f"a write failed ({exc.strerror or exc}): the disk of a file or of a redirected output is full"
+    return f"{exc.filename} could not be written ({exc.strerror or exc}); what was written before it is kept"
 
 
 def _exit_on_closed_pipe() -> NoReturn:

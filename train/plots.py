@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from domino_env.core.files import replace_file
+
 
 def plot_learning_curve(
     history: Sequence[dict[str, Any]], path: str | Path, title: str = ""
@@ -84,7 +86,8 @@ def plot_learning_curve(
         fig.suptitle(title)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fmt = path.suffix[1:].lower() or None  # (a file object tells matplotlib no name)
+    replace_file(path, lambda f: fig.savefig(f, dpi=110, format=fmt))  # an error keeps the earlier picture whole
     plt.close(fig)
     return path
 

@@ -232,9 +232,13 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                 # comparable scores: the same opponents, rounds, seed and seating (--partner)
                 was = old.get("args", {})
                 ladder = (list(args.eval_opponents), args.eval_rounds, eval_seed, args.partner)
-                callback.carry_over(earlier_evaluations(out, old), ladder == (  # (a run stopped hard has
-                    was.get("eval_opponents"), was.get("eval_rounds"), eval_seed_of(was),  # no eval_seed saved)
-                    was.get("partner", "opponents")))  # fmt: skip
+                earlier = earlier_evaluations(out, old)
+                if not callback.carry_over(earlier, ladder == (  # (a run stopped hard has no eval_seed saved)
+                    was.get("eval_opponents"), was.get("eval_rounds"), eval_seed_of(was),
+                    was.get("partner", "opponents"))) and earlier and args.eval_freq and not args.quiet:  # fmt: skip
+                    print("--resume: the run's earlier evaluations were made on another ladder (opponents, "
+                          "rounds, seed or seating): they stay in evaluations.json, and this run's first "
+                          "evaluation makes the new best_model.zip", file=sys.stderr, flush=True)  # fmt: skip
             try:
                 model.learn(
                     total_timesteps=whole,  # the same steps as args.timesteps; the bar's total is right

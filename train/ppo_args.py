@@ -349,8 +349,11 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
     if into_resumed and overwrite:
         parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")
     if path.is_dir() and any(path.iterdir()) and not (into_resumed or overwrite):
-        can_resume = can_resume and (path / MODEL_FILE).is_file()  # (a run stopped before its first save has none)
-        resume = f", --resume {out} (with this --out) to continue that run in it" if can_resume else ""
+        model = next((path / m for m in (MODEL_FILE, "best_model.zip") if (path / m).is_file()), None)
+        resume = ""  # (a run stopped hard before its first save has no model to resume)
+        if can_resume and model is not None:
+            given = out if model.name == MODEL_FILE else model  # (stopped before model.zip: its best)
+            resume = f", --resume {given} (with this --out) to continue that run in it"
         parser.error(f"--out {out}: folder exists and is not empty; give a new folder{resume}, or "
                      "--overwrite to replace its run files")  # fmt: skip
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.core.errors import ConfigError, DominoError
+from domino_env.core.files import replace_file
 from domino_env.train.paired import load_result
 
 #: Colour of a row by its table verdict (both intervals clear of parity, or not).
@@ -139,7 +140,8 @@ def plot_results(rows: Sequence[dict[str, Any]], path: str | Path, title: str = 
     if title:
         ax.set_title(_plain(title))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    fmt = path.suffix[1:].lower() or None  # (a file object tells matplotlib no name)
+    replace_file(path, lambda f: fig.savefig(f, dpi=110, bbox_inches="tight", format=fmt))  # an error keeps the earlier one
     plt.close(fig)
     return path
 

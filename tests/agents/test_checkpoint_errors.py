@@ -484,3 +484,13 @@ def test_a_run_folder_stopped_before_its_first_save_says_so(tmp_path):
     with pytest.raises(CheckpointNotFoundError, match=r"its run stopped before its first model was saved: "
                                                       r"domino-train --overwrite starts it again\)$"):  # fmt: skip
         load_ppo_agent(tmp_path)
+
+
+def test_a_run_folder_stopped_before_its_model_zip_names_its_best_model(tmp_path):
+    """A run stopped (a full disk, SIGKILL) after its first best_model.zip, before model.zip: the
+    hint said to start again with --overwrite, which deletes that model."""
+    (tmp_path / "metadata.json").write_text('{"status": "training"}')
+    (tmp_path / "best_model.zip").write_bytes(b"a model")
+    with pytest.raises(CheckpointNotFoundError, match=re.escape(
+            f"its best model is {tmp_path / 'best_model.zip'}: give that path to go on from it)")):  # fmt: skip
+        load_ppo_agent(tmp_path)

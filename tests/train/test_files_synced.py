@@ -52,3 +52,11 @@ def test_a_failed_dataset_write_keeps_the_earlier_one_and_leaves_no_partial(tmp_
     with pytest.raises(OSError, match="No space left"):
         save_dataset(path, {"actions": np.arange(5)}, {"rules": 1})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.npz"] and np.load(path)["actions"].tolist() == [0, 1, 2]
+
+
+def test_a_failed_dataset_write_names_the_dataset(tmp_path, sync_log):
+    """numpy's own write error names no file: domino-bc said "a file could not be written"."""
+    sync_log(fail_with=28)
+    with pytest.raises(OSError) as info:
+        save_dataset(tmp_path / "data.npz", {"actions": np.arange(5)}, {"rules": 1})
+    assert info.value.filename == str(tmp_path / "data.npz")

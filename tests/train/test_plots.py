@@ -105,3 +105,22 @@ def test_an_out_folder_this_user_cannot_write_is_refused_before_drawing(monkeypa
         plots_module.main([str(RELEASE), "--out", str(tmp_path / "curve.png")])
     assert info.value.code == 2
     assert f"--out {tmp_path / 'curve.png'}: folder {tmp_path} is not writable by this user" in capsys.readouterr().err
+
+
+def test_a_failed_write_keeps_the_earlier_curve_whole(tmp_path, sync_log):
+    """``fig.savefig(path)`` wrote in place: a full disk left a cut PNG where a whole one was
+    (and a 0-byte file in a new run). It goes through a temporary file now."""
+    import errno
+
+    from domino_env.train.plots import plot_learning_curve
+
+    history = json.loads((RELEASE / "evaluations.json").read_text())
+    out = tmp_path / "learning_curve.png"
+    plot_learning_curve(history, out)
+    earlier = out.read_bytes()
+    assert earlier[:8] == b"\x89PNG\r\n\x1a\n"
+    log = sync_log(fail_with=errno.ENOSPC)
+    with pytest.raises(OSError) as info:
+        plot_learning_curve(history[:2], out)
+    assert info.value.filename == str(out) and out.read_bytes() == earlier and [p.name for p in tmp_path.iterdir()] == [out.name]
+    assert log.events[0][1] == str(tmp_path / ".learning_curve.png.partial")

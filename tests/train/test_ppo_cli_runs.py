@@ -214,9 +214,10 @@ def test_a_non_empty_out_is_refused_unless_resumed_into_or_overwritten(tmp_path)
     tiny = [*SMALL, "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--quiet"]
     res = _run([*tiny, "--out", str(out)])
     assert res.returncode == 2 and res.stdout == ""
-    assert res.stderr.splitlines() == [  # no model.zip: no --resume offered (it would find no model)
-        f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, or --overwrite to "
-        "replace its run files (domino-train --help lists every option)"
+    assert res.stderr.splitlines() == [  # no model.zip: its best model is offered (a plain --resume finds none)
+        f"domino-train: error: --out {out}: folder exists and is not empty; give a new folder, --resume "
+        f"{out / 'best_model.zip'} (with this --out) to continue that run in it, or --overwrite to replace its run "
+        "files (domino-train --help lists every option)"
     ]
     assert (out / "best_model.zip").read_bytes() == b"an old model" and sorted(p.name for p in out.iterdir()) == [
         "best_model.zip", "evaluations.json", "notes.txt", "tb"]  # fmt: skip

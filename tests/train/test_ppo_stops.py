@@ -8,6 +8,7 @@ import json
 import os
 import signal
 
+import pytest
 from ppo_helpers import SMALL
 
 from domino_env.train import ppo
@@ -221,3 +222,58 @@ def test_a_resume_after_a_hard_stop_keeps_the_best_model(tmp_path):
     assert len(history) == 2 and len(after) == 4 and not any(e.get("best") for e in after[2:])
     assert (run / "best_model.zip").read_bytes() == best
     assert json.loads((run / "metadata.json").read_text())["eval_seed"] == 1001
+
+
+def test_the_best_to_beat_counts_only_evaluations_on_this_ladder():
+    """A run resumed on another ladder, then again on that one: the best to beat mixed in the
+    first ladder's scores (1.0 against random), so no later model replaced best_model.zip."""
+    from types import SimpleNamespace
+
+    def entry(score, ladder=None):
+        e = {"timesteps": 1, "results": {"x": {"win_rate": score}}}
+        return e if ladder is None else {**e, "ladder": ladder}
+
+    a, b = {"opponents": ["random"], "rounds": 4, "seed": 1001, "partner": "opponents"}, {"opponents": ["greedy"]}
+    cb = SimpleNamespace(s=SimpleNamespace(ladder=lambda: b), best=float("-inf"))
+    assert TrainingCallback.carry_over(cb, [entry(1.0, a), entry(0.5, b), entry(0.25, b)], True) is True
+    assert cb.best == 0.5
+    cb.best = float("-inf")  # entries from before the ladder was kept: the run's own ladder decides
+    assert TrainingCallback.carry_over(cb, [entry(0.75), entry(0.5, b)], same_ladder=True) and cb.best == 0.75
+    cb.best = float("-inf")
+    assert TrainingCallback.carry_over(cb, [entry(0.75), entry(0.5, a)], same_ladder=False) is False
+    assert cb.best == float("-inf")
+
+
+def test_a_resume_on_another_ladder_says_a_new_best_record_starts(tmp_path, capsys):
+    run = tmp_path / "run"
+    k = SMALL.index("--eval-freq")
+    base = [*SMALL[:k], *SMALL[k + 2 :], "--eval-freq", "64", "--eval-rounds", "4", "--n-envs", "1", "--vec-env", "dummy"]
+    ppo.train([*base, "--eval-opponents", "random", "--timesteps", "64", "--quiet", "--out", str(run)])
+    capsys.readouterr()
+    ppo.train([*base, "--eval-opponents", "greedy", "--timesteps", "64", "--resume", str(run), "--out", str(run)])
+    assert ("--resume: the run's earlier evaluations were made on another ladder (opponents, rounds, seed or seating): "
+            "they stay in evaluations.json, and this run's first evaluation makes the new best_model.zip"
+            in capsys.readouterr().err)  # fmt: skip
+    after = json.loads((run / "evaluations.json").read_text())
+    assert [e["ladder"]["opponents"] for e in after] == [["random"], ["greedy"]] and after[1]["best"]
+
+
+def test_best_model_zip_is_written_after_the_evaluations_that_name_it(tmp_path, monkeypatch):
+    """A stop between the two files (a full disk at evaluations.json, SIGKILL) left a new
+    best_model.zip whose score was in no evaluations.json: a resume then had a lower score to
+    beat, and a worse model could replace it."""
+    import errno
+
+    from domino_env.train.run_folder import RunFolder
+
+    def full(self, history):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.path / "evaluations.json"))
+
+    monkeypatch.setattr(RunFolder, "write_evaluations", full)
+    run = tmp_path / "run"
+    k = SMALL.index("--eval-freq")
+    args = [*SMALL[:k], *SMALL[k + 2 :], "--eval-freq", "64", "--eval-rounds", "4", "--eval-opponents", "random",
+            "--n-envs", "1", "--vec-env", "dummy", "--timesteps", "64", "--quiet", "--out", str(run)]  # fmt: skip
+    with pytest.raises(OSError, match="No space left"):
+        ppo.train(args)
+    assert not (run / "best_model.zip").exists()

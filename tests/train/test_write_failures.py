@@ -69,3 +69,13 @@ def test_evaluate_json_to_a_full_stdout_is_one_line_not_status_0():
     assert res.returncode == 2, res.stderr
     assert res.stderr.splitlines()[-1] == (
         "domino-evaluate: error: --json -: the result could not be written whole to stdout (No space left on device)")
+
+
+def test_a_failed_write_without_a_file_name_claims_nothing_of_files(capsys):
+    """stdout redirected to a full disk (print's error names no file): the line said "a file
+    could not be written ...; what was written before it is kept" of a page written whole."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.launch("domino-evaluate", _no_space)
+    assert exit_.value.code == 1 and capsys.readouterr().err.splitlines() == [
+        "domino-evaluate: error: a write failed (No space left on device): the disk of a file or of a redirected "
+        "output is full"]  # fmt: skip
