@@ -116,12 +116,12 @@ class Schedule:
     time_limit: float | None  # minutes (for the message)
     verbose: bool = True
     partner: str = "opponents"  # "learner": evaluations seat the model in both seats of its team
+    progress: bool = False  # a bar of the steps on stderr (train/progress.py), as every long command
 
     def ladder(self) -> dict[str, Any]:
         """What makes two evaluations comparable: opponents, rounds, seed and seating."""
         return {"opponents": list(self.eval_opponents), "rounds": self.eval_rounds, "seed": self.eval_seed,
                 "partner": self.partner}  # fmt: skip
-    progress: bool = False  # a bar of the steps on stderr (train/progress.py), as every long command
 
 
 class TrainingCallback(BaseCallback):
