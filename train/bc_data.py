@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from domino_env.core.files import sync_file, sync_folder
+from domino_env.core.files import raise_naming, sync_file, sync_folder
 from domino_env.train.interrupts import children_born_blocked
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.wrappers import info_state_kwargs
@@ -304,9 +304,7 @@ def save_dataset(
         os.replace(tmp, path)
     except BaseException as exc:  # a full disk, a signal: the earlier dataset stays, no partial file beside it
         tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc  # (numpy's write names no file)
-        raise
+        raise_naming(exc, path)
     sync_folder(path.parent)
 
 

@@ -379,8 +379,7 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
             except BrokenPipeError:
                 raise
             except OSError as exc:  # a full disk behind a redirection: never half a result and status 0
-                kept = f"; {journal.kept_line()}, writing the result without playing again" if journal else ""
-                raise DominoError(f"--json -: the result could not be written whole to stdout ({exc.strerror or exc}){kept}") from None
+                raise DominoError(f"--json -: the result could not be written whole to stdout ({exc.strerror or exc})") from None
         else:
             try:
                 replace_text(args.json, text)

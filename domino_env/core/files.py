@@ -9,7 +9,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 #: Windows syncs a file only through a descriptor open for writing (EBADF on a read-only one).
 _SYNC_NEEDS_WRITE = os.name == "nt"
@@ -56,11 +56,18 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
         interrupt = _interrupt_behind(exc)
         if interrupt is not None:
             raise interrupt from None
-        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
-            raise OSError(exc.errno, exc.strerror, str(target)) from exc  # (a write's own error names no file)
-        raise
+        raise_naming(exc, target)
     sync_folder(target.parent)  # the new file is in place: a signal here leaves it so
     return target
+
+
+def raise_naming(exc: BaseException, path: str | os.PathLike[str]) -> NoReturn:
+    """Raise ``exc`` (being handled), as an OSError naming ``path`` when it is an OSError that names
+    no file: a write's own error (``f.write``, numpy's, an fsync) does not, and the command's
+    one line would not say which file failed."""
+    if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from exc
+    raise exc
 
 
 def sync_file(path: str | os.PathLike[str]) -> None:
