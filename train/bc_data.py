@@ -8,6 +8,7 @@ import json
 import multiprocessing
 import multiprocessing.connection
 import os
+import shutil
 import signal
 import tempfile
 import zipfile
@@ -163,6 +164,9 @@ def _collect_part(job: tuple, event: Any, counter: Any, path: str, parent: int) 
     except BaseException as exc:  # the parent re-raises it with this text
         Path(path + ".error").write_text(f"{type(exc).__name__}: {exc}")
         raise
+    finally:
+        if stop.orphaned:  # the parent's TemporaryDirectory will never be removed by it: the workers do
+            shutil.rmtree(Path(path).parent, ignore_errors=True)
 
 
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}

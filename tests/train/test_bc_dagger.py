@@ -204,16 +204,20 @@ def test_ctrl_c_while_the_collection_workers_start(tmp_path):
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
 def test_the_collection_workers_stop_when_the_command_is_killed(tmp_path):
     """A SIGKILL of the command (no handler runs) left its two workers playing on to the end of
-    their shares, reparented to init, their samples thrown away; now they stop at once."""
+    their shares, reparented to init, their samples thrown away; now they stop at once, and remove
+    the temporary folder of their parts (left empty in $TMPDIR before)."""
     import os
     import signal
     import time
 
     from process_helpers import running
 
+    temp = tmp_path / "tmp"  # the command's $TMPDIR, where its workers' parts go (domino-bc-*)
+    temp.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *SMALL, "--samples", "1000000",
                              "--workers", "2", "--dataset", str(tmp_path / "data.npz"), "--out", str(tmp_path / "run")],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            env={**os.environ, "TMPDIR": str(temp)})  # fmt: skip
     try:
         wait_for_worker_cpu(proc, 4)  # the workers collect
         workers = [pid for pid in _children(proc.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
@@ -224,6 +228,7 @@ def test_the_collection_workers_stop_when_the_command_is_killed(tmp_path):
         while any(running(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(running(pid) for pid in workers)
+        assert list(temp.glob("domino-bc-*")) == []  # the workers removed the folder of their parts
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
