@@ -41,6 +41,7 @@ from typing import Any, NoReturn
 from domino_env.agents.checkpoint_files import first_line  # noqa: F401  (re-exported)
 from domino_env.train.interrupts import exit_interrupted
 from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands' output checks)
+    OutputError,
     check_output_file,
     output_folder_problem,
     unwritable,
@@ -318,7 +319,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     Exits with 2 and one line on stderr when a module of the command's extra is missing (before
     ``main`` runs), when a module of any extra (:data:`EXTRA_OF_MODULE`) is found missing while
     it runs (the line names that extra), or on a
-    :class:`~domino_env.core.errors.DominoError` (``command: error: message``); killed by SIGINT
+    :class:`~domino_env.core.errors.DominoError` (``command: error: message``; 1 for an
+    :class:`~domino_env.train.outputs.OutputError`, a result that could not be written); killed by SIGINT
     after one line on Ctrl-C, or when ``main`` returns 130
     (:func:`~domino_env.train.interrupts.exit_interrupted`: a shell reports 130) (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")`` or
     ``KeyboardInterrupt("SIGTERM", detail)``, whose detail the line adds; from then on
@@ -349,7 +351,7 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     except DominoError as exc:  # bad input (a corrupt model, rules, agents): its message says it
         if show_traceback:
             raise
-        _fail(f"{command}: error: {exc}")
+        _fail(f"{command}: error: {exc}", 1 if isinstance(exc, OutputError) else EXIT_USAGE)
     except BrokenProcessPool as exc:  # a worker was killed (domino-evaluate --workers N): say so
         if show_traceback:
             raise

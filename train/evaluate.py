@@ -65,7 +65,13 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
 from domino_env.train.arg_types import MOST_PER_CPU, ROUNDS, count
-from domino_env.train.cli import ArgumentParser, check_output_file, rich_console, write_stdout
+from domino_env.train.cli import (
+    ArgumentParser,
+    OutputError,
+    check_output_file,
+    rich_console,
+    write_stdout,
+)
 from domino_env.train.evaluate_files import Journal, check_journal, with_provenance
 from domino_env.train.interrupts import sigterm_as_interrupt
 
@@ -347,7 +353,7 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
     except JournalError as exc:  # could not be written (checked before the games: a full disk)
         kept = journal.kept()  # none: the journal was never written (its folder is not writable after all)
         left = f"{journal.kept_line(kept)} once it can be written" if kept else f"0 of {journal.deals} deal{'s' * (journal.deals != 1)} kept"
-        raise DominoError(f"--json {args.json}: {exc}; {left}") from None
+        raise OutputError(f"--json {args.json}: {exc}; {left}") from None
     except DominoError as exc:  # check_agents found the flags good: not expected
         parser.error(str(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the workers are stopped; say what is kept
@@ -379,13 +385,13 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
             except BrokenPipeError:
                 raise
             except OSError as exc:  # a full disk behind a redirection: never half a result and status 0
-                raise DominoError(f"--json -: the result could not be written whole to stdout ({exc.strerror or exc})") from None
+                raise OutputError(f"--json -: the result could not be written whole to stdout ({exc.strerror or exc})") from None
         else:
             try:
                 replace_text(args.json, text)
             except OSError as exc:  # checked before the games; a full disk, a folder removed since
                 kept = f"; {journal.kept_line()}, writing the result without playing again" if journal else ""
-                raise DominoError(f"--json {args.json}: could not be written ({exc.strerror or exc}){kept}") from None
+                raise OutputError(f"--json {args.json}: could not be written ({exc.strerror or exc}){kept}") from None
     if journal is not None:  # the result is written: its deals are in it
         journal.path.unlink(missing_ok=True)
     if closed is not None:

@@ -11,6 +11,14 @@ import os
 import sys
 from pathlib import Path
 
+from domino_env.core.errors import DominoError
+
+
+class OutputError(DominoError):
+    """A command's result could not be written (a full disk, a folder removed since its check): its
+    message names the file and what is kept. :func:`~domino_env.train.cli.launch` prints it in one
+    line and exits 1, as for the other write failures; 2 is for what the command was given."""
+
 
 def check_output_file(
     parser: argparse.ArgumentParser, flag: str, path: str | os.PathLike[str], keys: set[str], what: str

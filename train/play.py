@@ -35,7 +35,7 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.records import save_record
 from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.arg_types import count
-from domino_env.train.cli import ArgumentParser, unwritable
+from domino_env.train.cli import ArgumentParser, OutputError, unwritable
 from domino_env.train.evaluate import (
     GAMES,
     add_line_rule_options,
@@ -355,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     a closed terminal (SIGHUP, 129); the record is written in every case.
 
     Raises:
-        DominoError: the record cannot be written (its folder removed, a full disk): one line.
+        OutputError: the record cannot be written (its folder removed, a full disk): one line, exit 1.
     """
     env, you, agents, labels, seed, record, moves = setup(argv)
     print(
@@ -432,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 try:
                     save_record(data, record)
                 except OSError as exc:
-                    raise DominoError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
+                    raise OutputError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
                 k = len(data["actions"])
                 _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} "
                      f"({record_hints(str(record), game_over=not env.agents)})")  # fmt: skip

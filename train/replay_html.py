@@ -38,7 +38,7 @@ from domino_env.core.records import (
 )
 from domino_env.render import phase_text
 from domino_env.render_image import PIP_COLOURS, pip_layout
-from domino_env.train.cli import ArgumentParser, unwritable, write_stdout
+from domino_env.train.cli import ArgumentParser, OutputError, unwritable, write_stdout
 
 from .replay_page import PAGE
 
@@ -292,8 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         raise
     except OSError as err:  # checked before; a full disk, a folder removed since
-        parser.error(f"{'-o -: stdout' if to_stdout else where}: could not be written{' whole' if to_stdout else ''} "
-                     f"({err.strerror or err})")
+        raise OutputError(f"{'-o -: stdout' if to_stdout else where}: could not be written{' whole' if to_stdout else ''} "
+                          f"({err.strerror or err})") from None
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     moves, frames = data["num_moves"], len(data["frames"])
     print(f"wrote {'the page to stdout' if to_stdout else out}: {moves} move{'s' * (moves != 1)}, "

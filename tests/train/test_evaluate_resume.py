@@ -322,7 +322,7 @@ def test_a_journal_that_cannot_be_written_keeps_its_deals_and_says_so(tmp_path, 
     monkeypatch.setattr(JournalWriter, "_write", full_disk)
     code, err = _run(argv, capsys)
     journal = journal_path(out)
-    assert code == 2 and err.strip() == (
+    assert code == 1 and err.strip() == (
         f"domino-evaluate: error: --json {out}: {journal} could not be written (No space left on device); 3 of 10 "
         f"deals played, kept in {journal}: the same command with --resume continues it once it can be written")  # fmt: skip
     monkeypatch.setattr(JournalWriter, "_write", real)
@@ -348,7 +348,7 @@ def test_a_result_that_cannot_be_written_keeps_every_deal_for_resume(tmp_path, m
     monkeypatch.setattr(evaluate_module, "replace_text", is_a_folder)
     code, err = _run(argv, capsys)
     journal = journal_path(out)
-    assert code == 2 and err.strip() == (
+    assert code == 1 and err.strip() == (
         f"domino-evaluate: error: --json {out}: could not be written (Is a directory); 4 of 4 deals played, kept "
         f"in {journal}: the same command with --resume continues it, writing the result without playing again")  # fmt: skip
     monkeypatch.undo()
@@ -411,10 +411,10 @@ def test_a_journal_that_could_not_be_written_at_all_is_not_offered_to_resume(tmp
     monkeypatch.setattr(JournalWriter, "_write", full_disk)
     out = tmp_path / "out.json"
     code, err = _run(["--agents", *AGENTS, "--rounds", "40", "--seed", "2", "--json", str(out), "--no-progress"], capsys)
-    assert code == 2 and err.strip().endswith("(No space left on device); 0 of 10 deals kept"), err
+    assert code == 1 and err.strip().endswith("(No space left on device); 0 of 10 deals kept"), err
     assert "--resume" not in err
     code, err = _run(["--agents", *AGENTS, "--rounds", "4", "--seed", "2", "--json", str(out), "--no-progress"], capsys)
-    assert code == 2 and err.strip().endswith("; 0 of 1 deal kept"), err  # one deal: "deal", not "deals"
+    assert code == 1 and err.strip().endswith("; 0 of 1 deal kept"), err  # one deal: "deal", not "deals"
 
 
 def _without_seat_rounds(journal: Path) -> None:
