@@ -41,10 +41,14 @@ from typing import Any, NoReturn
 from domino_env.agents.checkpoint_files import first_line  # noqa: F401  (re-exported)
 from domino_env.train.interrupts import exit_interrupted
 from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands' output checks)
+    WRITE_FAILURES,
     OutputError,
     check_output_file,
     output_folder_problem,
+    report_thread_write_failures,
+    say_write_failure,
     unwritable,
+    write_failure,
     write_stdout,
 )
 
@@ -183,14 +187,8 @@ def run_script(name: str, main: Callable[[], object]) -> NoReturn:
     except OSError as exc:  # a full disk: one line, as in launch
         if exc.errno not in WRITE_FAILURES:
             raise
-        _fail(f"{name}: error: {_write_failure(exc)}", 1)
+        _fail(f"{name}: error: {write_failure(exc)}", 1)
     _exit_with(result)
-
-
-def _write_failure(exc: OSError) -> str:
-    if not exc.filename:  # (stdout redirected to a full disk, say)
-        return f"a write failed ({exc.strerror or exc}): the disk of a file or of a redirected output is full"
-    return f"{exc.filename} could not be written ({exc.strerror or exc}); what was written before it is kept"
 
 
 def _exit_on_closed_pipe() -> NoReturn:
@@ -201,10 +199,6 @@ def _exit_on_closed_pipe() -> NoReturn:
     except OSError:
         pass
     raise SystemExit(EXIT_BROKEN_PIPE) from None
-
-
-#: The errors of a write that the disk refused, which :func:`launch` reports in one line.
-WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 
 
 def rich_console(**kwargs: Any) -> Any:
@@ -336,6 +330,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
 
     show_traceback = bool(os.environ.get("DOMINO_TRACEBACK"))
     one_line_warnings(command)
+    if not show_traceback:  # TensorBoard's writer thread: one line, not its traceback
+        report_thread_write_failures(command)
     try:
         result = (main or _resolve(spec.target))()
     except ModuleNotFoundError as exc:
@@ -376,7 +372,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     except OSError as exc:  # a full disk (or quota, or a file system gone read-only) met while writing
         if show_traceback or exc.errno not in WRITE_FAILURES:
             raise
-        _fail(f"{command}: error: {_write_failure(exc)}", 1)
+        say_write_failure(command, exc)  # (once: a thread's failure that its library raised here again)
+        raise SystemExit(1) from None
     _exit_with(result)
 
 

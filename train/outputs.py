@@ -9,9 +9,68 @@ import errno
 import json
 import os
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 from domino_env.core.errors import DominoError
+
+#: The errors of a write that the disk refused, which :func:`~domino_env.train.cli.launch` reports in one line.
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
+def write_failure(exc: OSError) -> str:
+    """The one line (after ``CMD: error: ``) of a write the disk refused."""
+    if not exc.filename:  # (stdout redirected to a full disk, say)
+        return f"a write failed ({exc.strerror or exc}): the disk of a file or of a redirected output is full"
+    return f"{exc.filename} could not be written ({exc.strerror or exc}); what was written before it is kept"
+
+
+#: The write failures already said in one line (compared by identity: a library raises its
+#: thread's error object again in the main thread).
+_SAID: list[OSError] = []
+
+
+def say_write_failure(command: str, exc: OSError) -> None:
+    """Print ``CMD: error:`` and :func:`write_failure`'s line on stderr, once per error object. A
+    write's own error names no file: when it was raised in TensorBoard's file writer, the
+    ``filename`` that writer was given names it."""
+    if any(exc is said for said in _SAID):
+        return
+    _SAID.append(exc)
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if not exc.filename and tb is not None and str(tb.tb_frame.f_globals.get("__name__")).startswith("tensorboard."):
+        name = tb.tb_frame.f_locals.get("filename")
+        if isinstance(name, (str, bytes, os.PathLike)):  # (bytes there)
+            exc.filename = os.fsdecode(name)
+    print(f"{command}: error: {write_failure(exc)}", file=sys.stderr, flush=True)
+
+
+def report_thread_write_failures(command: str) -> None:
+    """From now on, a write the disk refused in another thread of this process (TensorBoard's event
+    writer, which then raises the same error in the main thread) is said in the one line of
+    :func:`say_write_failure` instead of the thread's traceback; other errors keep Python's
+    report. Installed once per process; the latest ``command`` names the line."""
+    global _THREAD_COMMAND
+    _THREAD_COMMAND = command
+    if getattr(threading.excepthook, "says_write_failures", False):
+        return
+    previous = threading.excepthook
+
+    def hook(args: Any) -> None:
+        exc = args.exc_value
+        if isinstance(exc, OSError) and exc.errno in WRITE_FAILURES:
+            say_write_failure(_THREAD_COMMAND, exc)
+        else:
+            previous(args)
+
+    hook.says_write_failures = True  # type: ignore[attr-defined]
+    threading.excepthook = hook
+
+
+_THREAD_COMMAND = ""
 
 
 class OutputError(DominoError):

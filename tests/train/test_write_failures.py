@@ -33,6 +33,54 @@ def test_a_full_disk_is_one_line_naming_the_file_and_the_earlier_file_is_kept(tm
         f"domino-train: error: {target} could not be written (No space left on device); what was written before it is kept"]  # fmt: skip
 
 
+_WRITER = """
+def _write(filename, data):
+    with open(filename, "wb") as f:  # (TensorBoard's gfile opens the path it was given as bytes)
+        f.write(data)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_in_tensorboards_writer_thread_is_one_line_naming_its_file(capsys, monkeypatch):
+    """TensorBoard writes its event file in a thread, which printed its 15-line traceback when the
+    disk was full, and raises the same error again in the main thread, which named no file (its
+    write's error names none): now one line, naming the file, said once."""
+    import threading
+
+    writer = {"__name__": "tensorboard.compat.tensorflow_stub.io.gfile"}  # a frame of TensorBoard's module
+    exec(compile(_WRITER, "gfile.py", "exec"), writer)
+    monkeypatch.setattr(threading, "excepthook", threading.__excepthook__)  # this test's hook is its own
+    failed = []
+
+    def main():
+        def run():
+            try:
+                writer["_write"](b"/dev/full", b"event")  # (ENOSPC)
+            except OSError as exc:
+                failed.append(exc)
+                raise
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+        raise failed[0]  # as TensorBoard's writer does at its next write or flush
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.launch("domino-train", main)
+    assert exit_.value.code == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "domino-train: error: /dev/full could not be written (No space left on device); what was written before it is kept"]
+
+    def other_failure():  # any other error of a thread keeps Python's report
+        raise ValueError("not a full disk")
+
+    thread = threading.Thread(target=other_failure)
+    thread.start()
+    thread.join()
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ValueError: not a full disk" in err
+
+
 def test_other_os_errors_keep_their_traceback(capsys):
     with pytest.raises(FileNotFoundError):  # not a refused write: a bug or a vanished file, shown whole
         cli.launch("domino-train", lambda: open("/nonexistent/x"))
