@@ -368,6 +368,25 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
         elif journal is not None:  # nothing to continue: no file left to refuse the next run
             journal.path.unlink(missing_ok=True)
         raise KeyboardInterrupt(name, f"the tournament did not finish: {done}{kept}") from None
+    try:  # a signal now stops the printing and writing, not the tournament: say what is kept
+        with sigterm_as_interrupt():
+            _write_result(args, argv, script, journal, result)
+    except KeyboardInterrupt as exc:
+        name = "SIGTERM" if exc.args[:1] == ("SIGTERM",) else "SIGINT"
+        if journal is None:  # no --json PATH: the table (or --json -) was being written
+            kept = "its result was not written whole"
+        elif not journal.path.exists():  # removed once the result is written
+            kept = f"its result is written to {args.json}"
+        else:
+            earlier = "keeps its earlier result" if os.path.exists(args.json) else "not written"
+            kept = f"{journal.kept_line()}, writing the result without playing again; {args.json} {earlier}"
+        raise KeyboardInterrupt(name, f"the tournament finished; {kept}") from None
+    return result
+
+
+def _write_result(args: argparse.Namespace, argv: list[str], script: str | None, journal: Journal | None,
+                  result: EvaluationResult) -> None:  # fmt: skip
+    """Print the table and write ``--json`` (through a temporary file), then remove the journal."""
     to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
     console = rich_console(stderr=to_stderr)
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
@@ -398,7 +417,6 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
         raise closed  # launch: exit 141, nothing more printed
     if args.json and args.json != "-":
         console.print(f"wrote {args.json}")
-    return result
 
 
 def print_result(console: Any, result: EvaluationResult) -> None:
