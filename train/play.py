@@ -224,14 +224,19 @@ def fit_to_terminal(text: str) -> str:
     width = max(columns - 1, 20)
     wrap = textwrap.TextWrapper(width, subsequent_indent=" " * 6, break_long_words=False, break_on_hyphens=False)
 
-    def fill(line: str) -> str:  # an end marker's words stay on one line: "(ends 6 | 7)", "-> open end 4"
-        glued = _MARKER.sub(lambda m: m.group().replace(" ", "\0"), line)
+    def glue(match: re.Match[str]) -> str:
+        return match.group().replace(" ", "\0")
+
+    def fill(line: str) -> str:  # an end marker's words stay on one line: "(ends 6 | 7)", "-> open end 4";
+        glued = _MARKER.sub(glue, line)  # so does a note that fits on a continuation line: "(hand 12, score 0)"
+        glued = _NOTE.sub(lambda m: glue(m) if len(m.group()) <= width - 6 else m.group(), glued)
         return wrap.fill(glued).replace("\0", " ")
 
     return "\n".join(fill(line) if len(line) > width else line for line in text.splitlines())
 
 
 _MARKER = re.compile(r"\(ends [^)]*\)|-> open end \S+")
+_NOTE = re.compile(r"\([^()]*\)")
 
 
 def _show_turn(env: Any, you: int, legal: list[int]) -> None:

@@ -66,3 +66,25 @@ def test_an_end_marker_is_never_split(monkeypatch, columns):
     assert all(len(line) <= max(columns - 1, 20) or line.strip() in ("(ends 10 | 0)", "-> open end 12") for line in out)
     assert sum("(ends 10 | 0)" in line for line in out) == 1 and sum("-> open end 12" in line for line in out) == 1
     assert " ".join(out).split() == " ".join(rows).split()  # nothing lost
+
+
+@pytest.mark.parametrize("columns", range(21, 90))
+def test_a_note_that_fits_a_line_is_never_split(monkeypatch, columns):
+    """``(hand 13, score 0, MARKER)`` fell on two lines at some widths; a note longer than a
+    continuation line (6 columns of indent) still wraps between its words, never past the width."""
+    import os
+
+    from domino_env.train.play import fit_to_terminal
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size((columns, 24)))
+    note = "(hand 13, score 0, MARKER)"
+    long_note = "(hand 13, score 120, MARKER, OPEN DOUBLE 12)"
+    rows = ["  seat 1 : " + " ".join(f"[{k}|{k + 2}]" for k in range(7)) + f" -> open end 12  {note}",
+            "  seat 2 : " + " ".join(f"[{k}|{k + 1}]" for k in range(5)) + f" -> open end 5  {long_note}"]  # fmt: skip
+    width = max(columns - 1, 20)
+    out = fit_to_terminal("\n".join(rows)).splitlines()
+    for text in (note, long_note):  # whole wherever it fits on a continuation line
+        assert sum(text in line for line in out) == 1 or len(text) > width - 6
+    assert all(len(line) <= width or line.strip() == "-> open end 12" for line in out), out
+    assert " ".join(out).split() == " ".join(rows).split()  # nothing lost
