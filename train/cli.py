@@ -44,6 +44,7 @@ from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands
     WRITE_FAILURES,
     OutputError,
     check_output_file,
+    not_a_folder,
     output_folder_problem,
     report_thread_write_failures,
     say_write_failure,

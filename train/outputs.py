@@ -79,6 +79,12 @@ class OutputError(DominoError):
     line and exits 1, as for the other write failures; 2 is for what the command was given."""
 
 
+def not_a_folder(folder: str | os.PathLike[str]) -> str:
+    """Why ``folder``, where an output file should go, is none: ``"is a file, not a folder"`` or
+    ``"does not exist"`` (the messages of every command's output checks)."""
+    return "is a file, not a folder" if os.path.exists(folder) else "does not exist"
+
+
 def check_output_file(
     parser: argparse.ArgumentParser, flag: str, path: str | os.PathLike[str], keys: set[str], what: str
 ) -> None:
@@ -92,8 +98,7 @@ def check_output_file(
         parser.error(f"{flag}: give a file name (got an empty one)")
     folder = os.path.dirname(os.path.abspath(text))
     if not os.path.isdir(folder):  # fail now, not after the whole run
-        kind = "is a file, not a folder" if os.path.exists(folder) else "does not exist"
-        parser.error(f"{flag} {text}: folder {folder} {kind}")
+        parser.error(f"{flag} {text}: folder {folder} {not_a_folder(folder)}")
     if os.path.isdir(text):
         parser.error(f"{flag} {text}: is a folder; give a file name such as results.json")
     if text.endswith(tuple(filter(None, (os.sep, os.altsep)))):  # out/ was written as the file out

@@ -13,7 +13,7 @@ from typing import Any
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import DominoError
 from domino_env.core.records import load_record, move_name, replay_end
-from domino_env.train.cli import path_word, unwritable, users_script
+from domino_env.train.cli import not_a_folder, path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 
 #: domino-play's own module (``python -m domino_env.train.play`` runs it as a script).
@@ -29,7 +29,7 @@ def checked_record_path(parser: argparse.ArgumentParser, record: str, given: boo
     name = f"--record {record}" if given else f"the record {record}"
     folder = os.path.dirname(os.path.abspath(record))
     if not os.path.isdir(folder):
-        parser.error(f"{name}: folder {folder} does not exist")
+        parser.error(f"{name}: folder {folder} {not_a_folder(folder)}")
     if os.path.isdir(record):
         parser.error(f"{name} is a folder; give a file name with --record")
     if os.path.lexists(record) and not os.path.isfile(record):  # a FIFO would block the check below

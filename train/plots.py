@@ -150,7 +150,7 @@ def _is_evaluation(row: Any) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from domino_env.train.cli import ArgumentParser, unwritable
+    from domino_env.train.cli import ArgumentParser, not_a_folder, unwritable
 
     parser = ArgumentParser(
         prog="python -m domino_env.train.plots", description="Redraw a domino-train run's learning curve."
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if out.suffix.lower() != ".png" or out.is_dir():
         parser.error(f"--out {out}: give a .png file name (e.g. {run / 'learning_curve.png'})")
     if not out.parent.is_dir():
-        parser.error(f"--out {out}: folder {out.parent} does not exist")
+        parser.error(f"--out {out}: folder {out.parent} {not_a_folder(out.parent)}")
     problem = unwritable(out)  # a released model's folder may be read-only
     if problem:
         parser.error(f"--out {out}: {problem}")

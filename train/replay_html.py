@@ -38,7 +38,7 @@ from domino_env.core.records import (
 )
 from domino_env.render import phase_text
 from domino_env.render_image import PIP_COLOURS, pip_layout
-from domino_env.train.cli import ArgumentParser, OutputError, unwritable, write_stdout
+from domino_env.train.cli import ArgumentParser, OutputError, not_a_folder, unwritable, write_stdout
 
 from .replay_page import PAGE
 
@@ -248,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if to_stdout:
         pass  # the page goes to stdout: no file to check
     elif not os.path.isdir(out.parent.resolve()):
-        parser.error(f"{where}: folder {out.parent} does not exist")
+        parser.error(f"{where}: folder {out.parent} {not_a_folder(out.parent)}")
     elif out.is_dir():
         parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
     elif out.resolve() == src.resolve() and _is_replay_page(src):

@@ -152,7 +152,13 @@ def _plain(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from domino_env.train.cli import ArgumentParser, extra_hint, missing_modules, unwritable
+    from domino_env.train.cli import (
+        ArgumentParser,
+        extra_hint,
+        missing_modules,
+        not_a_folder,
+        unwritable,
+    )
 
     parser = ArgumentParser(
         prog="python -m domino_env.train.result_chart",
@@ -173,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if out.suffix.lower() != ".png" or out.is_dir():
         parser.error(f"--out {out}: give a .png file name (e.g. chart.png)")
     if not out.parent.is_dir():
-        parser.error(f"--out {out}: folder {out.parent} does not exist")
+        parser.error(f"--out {out}: folder {out.parent} {not_a_folder(out.parent)}")
     problem = unwritable(out)
     if problem:
         parser.error(f"--out {out}: {problem}")
