@@ -35,7 +35,7 @@ per-epoch losses and expert agreement, evaluation), ``final_evaluation.md``. It 
 when it exists and matches the rules), the DAgger rounds' decisions to ``OUT/dagger_samples.npz``;
 keep both out of the repository (``runs/`` is ignored).
 
-SIGINT / SIGTERM: during cloning, the model so far is saved (status ``"interrupted"``); during
+SIGINT / SIGTERM (and SIGHUP, a closed terminal, as SIGTERM): during cloning, the model so far is saved (status ``"interrupted"``); during
 collection, the samples so far are saved to ``--dataset`` (when given and not empty), marked as an
 interrupted collection, and no model is written. The same command continues it: it collects the
 missing decisions (from deals of their own, :func:`continuation_seed`) into the same file; with

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.files import raise_naming, sync_file, sync_folder
-from domino_env.train.interrupts import children_born_blocked
+from domino_env.train.interrupts import SIGHUP, WORKER_STOP_SIGNALS, children_born_blocked
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.wrappers import info_state_kwargs
 
@@ -146,6 +146,8 @@ def _collect_part(job: tuple, event: Any, counter: Any, path: str, parent: int) 
     # Ctrl-C reaches the whole process group: the parent handles it and sets the event; a SIGTERM
     # sent to a worker alone ends the collection the same way (at the next episode)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if SIGHUP is not None:  # a closed terminal: the parent saves what is collected
+        signal.signal(SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda *_: event.set())
     if hasattr(signal, "pthread_sigmask"):  # blocked by the parent since the spawn (_start_blocked)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
@@ -169,7 +171,7 @@ def _collect_part(job: tuple, event: Any, counter: Any, path: str, parent: int) 
             shutil.rmtree(Path(path).parent, ignore_errors=True)
 
 
-_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+_STOP_SIGNALS = set(WORKER_STOP_SIGNALS)
 
 
 def _start_blocked(procs: list) -> None:

@@ -24,6 +24,7 @@ that the three agree with the extras of ``pyproject.toml``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import importlib.util
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from domino_env.agents.checkpoint_files import first_line  # noqa: F401  (re-exported)
-from domino_env.train.interrupts import exit_interrupted
+from domino_env.train.interrupts import exit_interrupted, hangup_as_terminate_installed
 from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands' output checks)
     WRITE_FAILURES,
     OutputError,
@@ -74,10 +75,14 @@ class Command:
             command needs, the modules it imports from it (checked with
             ``importlib.util.find_spec``, which finds a module without importing it). Empty for a
             command that runs on the library alone.
+        stops_on_hangup: a closed terminal (SIGHUP) stops the command as SIGTERM does, saving what
+            it has (:func:`~domino_env.train.interrupts.hangup_as_terminate`; its workers ignore
+            SIGHUP); else SIGHUP keeps its default, or the command's own handling.
     """
 
     target: str
     needs: dict[str, tuple[str, ...]]
+    stops_on_hangup: bool = False
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -123,9 +128,9 @@ EXTRA_OF_MODULE: dict[str, str] = {
 
 #: Every console script, by its name in ``[project.scripts]``.
 COMMANDS: dict[str, Command] = {
-    "domino-evaluate": Command("domino_env.train.evaluate:main", {"train": ("rich", "tqdm")}),
-    "domino-train": Command("domino_env.train.ppo:main", {"train": _TRAIN}),
-    "domino-bc": Command("domino_env.train.bc:main", {"train": _TRAIN}),
+    "domino-evaluate": Command("domino_env.train.evaluate:main", {"train": ("rich", "tqdm")}, stops_on_hangup=True),
+    "domino-train": Command("domino_env.train.ppo:main", {"train": _TRAIN}, stops_on_hangup=True),
+    "domino-bc": Command("domino_env.train.bc:main", {"train": _TRAIN}, stops_on_hangup=True),
     # Library only (a ppo:PATH opponent needs the 'train' extra: a missing module is one line).
     "domino-play": Command("domino_env.train.play:main", {}),
     "domino-replay-html": Command("domino_env.train.replay_html:main", {}),
@@ -334,7 +339,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     if not show_traceback:  # TensorBoard's writer thread: one line, not its traceback
         report_thread_write_failures(command)
     try:
-        result = (main or _resolve(spec.target))()
+        with hangup_as_terminate_installed() if spec.stops_on_hangup else contextlib.nullcontext():
+            result = (main or _resolve(spec.target))()
     except ModuleNotFoundError as exc:
         top = (exc.name or "").partition(".")[0]
         if show_traceback or not top or top in OWN_PACKAGES:

@@ -1,7 +1,8 @@
-"""Stop signals (Ctrl-C's SIGINT, SIGTERM) in the commands: handlers that stop work as Ctrl-C
-does, holding them over a step that must not be cut in two, and ending a command that Ctrl-C
-stopped as a shell expects (:func:`exit_interrupted`). :func:`~domino_env.train.cli.launch` prints
-the one-line message; the commands install these around their work.
+"""Stop signals (Ctrl-C's SIGINT, SIGTERM, and SIGHUP: a closed terminal) in the commands: handlers
+that stop work as Ctrl-C does, holding them over a step that must not be cut in two, and ending a
+command that Ctrl-C stopped as a shell expects (:func:`exit_interrupted`).
+:func:`~domino_env.train.cli.launch` prints the one-line message; the commands install these
+around their work.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn
 
 
@@ -29,6 +30,55 @@ def raising_is_dropped(frame: Any) -> bool:
     ``threading`` keeps every thread in one)."""
     name = frame.f_code.co_filename if frame is not None else ""
     return in_import_machinery(frame) or name.endswith(("_weakrefset.py", f"{os.sep}weakref.py"))
+
+
+#: SIGHUP where the platform has one (not Windows): a closed terminal, which a shell passes on to
+#: every process of its jobs, the workers of a command included.
+SIGHUP: int | None = getattr(signal, "SIGHUP", None)
+
+
+def hangup_as_terminate(terminals: Iterable[int]) -> Callable[[int, Any], None]:
+    """A SIGHUP handler (the terminal closed) that stops work as SIGTERM does: the model or the
+    finished deals are saved and the command exits 143. Writes to a closed terminal fail (EIO),
+    so first the standard streams in ``terminals`` (those that were terminals: once it is closed
+    ``isatty`` says no) are pointed at ``/dev/null``; the messages said from then on are lost
+    with the terminal."""
+    fds = tuple(terminals)
+
+    def handle(signum: int, frame: Any) -> None:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
+        signal.raise_signal(signal.SIGTERM)  # its handler (ours, or the default) acts once this returns
+
+    return handle
+
+
+@contextlib.contextmanager
+def hangup_as_terminate_installed() -> Iterator[None]:
+    """While it lasts, SIGHUP is handled by :func:`hangup_as_terminate` (for the standard
+    streams that are terminals now), unless it is ignored (``nohup``), this is not the main
+    thread, or the platform has none."""
+    import threading
+
+    if SIGHUP is None or threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(SIGHUP) is signal.SIG_IGN:  # fmt: skip
+        yield
+        return
+    previous = signal.signal(SIGHUP, hangup_as_terminate([fd for fd in (0, 1, 2) if os.isatty(fd)]))
+    try:
+        yield
+    finally:
+        signal.signal(SIGHUP, previous)
+
+
+#: The stop signals a command's worker processes are born with blocked (:func:`children_born_blocked`)
+#: and then ignore: the command handles them and stops its workers.
+WORKER_STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM} | ({SIGHUP} if SIGHUP is not None else set()))
 
 
 #: seconds after which :func:`redeliver_later` sends a signal again
@@ -117,8 +167,8 @@ def exit_interrupted() -> NoReturn:
 
 
 @contextlib.contextmanager
-def children_born_blocked(signals: frozenset[int] = frozenset({signal.SIGINT, signal.SIGTERM})) -> Iterator[None]:
-    """While it lasts, ``signals`` are blocked in this thread, so that the processes started meanwhile
+def children_born_blocked(signals: frozenset[int] = WORKER_STOP_SIGNALS) -> Iterator[None]:
+    """While it lasts, ``signals`` (default :data:`WORKER_STOP_SIGNALS`) are blocked in this thread, so that the processes started meanwhile
     are born with them blocked (a spawned or forked child inherits the mask, exec keeps it) until
     they set their own handling: a terminal's Ctrl-C reaches the whole process group, and a child
     still importing died of it, or printed a traceback. A signal sent here meanwhile reaches this

@@ -22,6 +22,7 @@ from domino_env.core.errors import ConfigError
 from domino_env.core.tiles import tile_count
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import raw_env
+from domino_env.train.interrupts import WORKER_STOP_SIGNALS
 from domino_env.wrappers import SingleAgentEnv, info_state_kwargs
 
 #: Rewards of ``--reward`` (see :class:`LearnerEnv`).
@@ -311,17 +312,17 @@ def make_env_fn(env_cfg: dict[str, Any]):
     arguments ``env_kwargs``, ``opponents``, ``opponent_mode``, ``reward``, ``pips_coef``,
     ``self_play``, ``game``, ``policy_input``, ``partner``, ``baseline``, ``critic_input``), for SB3's ``DummyVecEnv`` / ``SubprocVecEnv``.
 
-    In a worker process the env ignores SIGINT and SIGTERM: the training process handles them
-    (saves the model and stops the workers), and a Ctrl-C that reaches the whole process group
-    must not kill a worker in the middle of a rollout.
+    In a worker process the env ignores SIGINT, SIGTERM and SIGHUP: the training process handles
+    them (saves the model and stops the workers), and a Ctrl-C or a closed terminal that reaches
+    the whole process group must not kill a worker in the middle of a rollout.
     """
 
     def init():
         from stable_baselines3.common.monitor import Monitor
 
         if multiprocessing.parent_process() is not None:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            for signum in WORKER_STOP_SIGNALS:
+                signal.signal(signum, signal.SIG_IGN)
             # the command warned about these models before starting the workers: once is enough
             warnings.simplefilter("ignore", RulesMismatchWarning)
         env = LearnerEnv(

@@ -32,7 +32,7 @@ Reward (``--reward``): ``outcome`` (the env's zero-sum +1 / -1 shared), ``points
 -points/100 at the round's end), or ``mixed`` (default): outcome + ``--pips-coef`` x (-points/100),
 both given at the round's end (round episodes only).
 
-Interrupting a run (Ctrl-C / SIGINT, or SIGTERM) stops it cleanly at the next step: ``model.zip``
+Interrupting a run (Ctrl-C / SIGINT, SIGTERM, or SIGHUP: a closed terminal) stops it cleanly at the next step: ``model.zip``
 and ``metadata.json`` (status ``"interrupted"``) are saved, the exit status is 128 + the signal
 number, and ``domino-train --resume OUT`` continues it. ``--init-from PATH`` starts from
 another model's weights (for example ``domino-bc``'s imitation of the planner) with this
@@ -218,7 +218,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         start=start, deadline=start + 60 * args.time_limit if args.time_limit else None,
         time_limit=args.time_limit, verbose=not args.quiet, partner=args.partner, progress=args.progress,
     )  # fmt: skip
-    aborted = False
+    aborted = failed = False
     rollout = model.n_steps * n_envs  # SB3 trains whole rollouts: ask for (and show) what it does
     whole = -(-args.timesteps // rollout) * rollout
     try:
@@ -285,8 +285,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         if folder.metadata.get("status") == "training":
             folder.write_metadata(status="aborted")
         raise
+    except BaseException:  # any error may have cut a step in two: the graceful close would wait forever
+        failed = True
+        raise
     finally:
-        close_vec_env(vec_env, aborted)
+        close_vec_env(vec_env, aborted or failed)
         if sigterm is not signal.SIG_IGN:
             signal.signal(signal.SIGTERM, sigterm)
 

@@ -32,7 +32,11 @@ from domino_env.core.errors import (
 from domino_env.envs.games import make_raw_env
 from domino_env.envs.infos import Termination
 from domino_env.train.arg_types import MAX_ROUNDS, MOST_PER_CPU
-from domino_env.train.interrupts import children_born_blocked, stop_signals_held
+from domino_env.train.interrupts import (
+    WORKER_STOP_SIGNALS,
+    children_born_blocked,
+    stop_signals_held,
+)
 from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
 from domino_env.train.tournament_journal import (
     JournalLock,
@@ -229,15 +233,15 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
     # job's SIGINT) stays ignored, and the workers inherit that
     main_thread = threading.current_thread() is threading.main_thread()
     masks = hasattr(signal, "pthread_sigmask")  # POSIX; elsewhere the workers inherit SIG_IGN
-    stops = [s for s in (signal.SIGINT, signal.SIGTERM) if main_thread and signal.getsignal(s) is not signal.SIG_IGN]
-    window = signal.SIGINT in stops
+    stops = [s for s in sorted(WORKER_STOP_SIGNALS) if main_thread and signal.getsignal(s) is not signal.SIG_IGN]
+    born_blocked = frozenset(stops) - {signal.SIGTERM}  # SIGINT and SIGHUP (a closed terminal): for life
     noted: list[int] = []
     # SIGTERM is noted too (not blocked: the workers must die of terminate()): raised among the
     # submissions it left the workers playing the whole tournament while the exit waited for them
     handlers = {s: signal.signal(s, (lambda signum, frame: noted.append(signum))
                                  if masks or s != signal.SIGINT else signal.SIG_IGN) for s in stops}  # fmt: skip
     try:  # the workers start on the first submissions, born with SIGINT blocked (a held one is noted)
-        with children_born_blocked(frozenset({signal.SIGINT}) if window else frozenset()):
+        with children_born_blocked(born_blocked if masks else frozenset()):
             before = set(multiprocessing.active_children())
             pool = ProcessPoolExecutor(
                 workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_pool_worker,

@@ -72,10 +72,10 @@ def make_vec_env(env_cfg: dict[str, Any], n_envs: int, vec_env: str = "auto", se
 
 
 def close_vec_env(vec_env, aborted: bool) -> None:
-    """Close the training envs. After an abort (a ``KeyboardInterrupt`` raised anywhere in a
-    step) a ``SubprocVecEnv`` may have read some workers' replies and not others, so its graceful
-    ``close()`` would wait forever for replies that never come: its worker processes are
-    killed instead (SIGKILL: they ignore SIGINT and SIGTERM, :func:`make_env_fn`)."""
+    """Close the training envs. After an abort (a ``KeyboardInterrupt``, or any error, raised
+    anywhere in a step) a ``SubprocVecEnv`` may have read some workers' replies and not others, so
+    its graceful ``close()`` would wait forever for replies that never come: its worker processes
+    are killed instead (SIGKILL: they ignore the stop signals, :func:`make_env_fn`)."""
     processes = getattr(vec_env, "processes", None)
     if not aborted or processes is None:
         vec_env.close()

@@ -47,6 +47,19 @@ def group_cpu_seconds(pgid: int, but: int) -> float:
     return total / tick
 
 
+def group_running(pgid: int) -> list[int]:
+    """The running (not zombie) processes of group ``pgid``, read from /proc."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended meanwhile
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
 def wait_for_worker_cpu(proc: subprocess.Popen, seconds: float, timeout: float = 300) -> None:
     """Until the worker processes of ``proc`` (started with ``start_new_session=True``) have used
     ``seconds`` of CPU between them: work done, however loaded or fast the machine (a fixed sleep

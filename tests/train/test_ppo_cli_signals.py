@@ -280,6 +280,32 @@ def test_an_aborted_step_does_not_hang_closing_the_subprocess_envs():
     assert vec.closed and not any(p.is_alive() for p in vec.processes)
 
 
+def test_an_error_in_the_middle_of_a_step_does_not_hang_closing_the_subprocess_envs(tmp_path):
+    """Any error, not only an abort, can cut a SubprocVecEnv step (a write to a terminal that has
+    closed failed in a signal handler): the graceful close() waited forever on the replies the
+    step left unread; the workers are now killed and the error goes on."""
+    code = f"""
+from stable_baselines3.common.vec_env import SubprocVecEnv
+from domino_env.train import ppo
+real_wait, calls = SubprocVecEnv.step_wait, []
+def step_wait(self):
+    calls.append(1)
+    if len(calls) == 20:
+        self.remotes[0].recv()  # one reply read, the other's left
+        raise OSError(5, "Input/output error")
+    return real_wait(self)
+SubprocVecEnv.step_wait = step_wait
+try:
+    ppo.run({[*SMALL, "--timesteps", "2048", "--n-envs", "2", "--vec-env", "subproc", "--quiet",
+              "--out", str(tmp_path / "run")]!r})
+except OSError as exc:
+    print("raised", exc.errno)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          start_new_session=True)  # fmt: skip
+    assert proc.stdout.split() == ["raised", "5"], proc.stderr[-3000:]
+
+
 def test_a_signal_while_the_subprocess_envs_start_waits_for_them_then_stops(monkeypatch):
     """A Ctrl-C while a worker process was being started cut the pipe it reads its start-up data
     from: that worker printed an EOFError traceback under "domino-train: interrupted" (a rare CI
