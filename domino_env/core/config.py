@@ -253,24 +253,17 @@ def _check_int(name: str, value: Any, low: int, high: int) -> None:
         raise ConfigError(name, value, f"an integer from {low} to {high}")
 
 
-_INT_FIELDS = (
-    "num_players", "max_pip", "hand_size", "double_blank_points", "elimination_limit",
-    "first_player", "annul_doubles", "target_score",
-)  # fmt: skip
-
-
 def _normalise_ints(config: Any) -> None:
-    """Store numpy / other ``numbers.Integral`` values of integer fields as plain ``int``, and
-    numpy booleans of the True/False fields as ``bool`` (so configs compare, hash and serialise
-    to JSON alike); anything else is left for validation."""
-    for name in _INT_FIELDS:
-        value = getattr(config, name, None)
-        if type(value) is not int and as_int(value) is not None:  # numpy integers, 0-d integer arrays
-            object.__setattr__(config, name, as_int(value))
-    for name in ("use_boneyard", "use_mexican_train", "teams"):
-        value = getattr(config, name, None)
-        if isinstance(value, np.bool_):  # numpy ints were taken, its booleans refused
-            object.__setattr__(config, name, bool(value))
+    """Store numpy / other ``numbers.Integral`` values of the integer fields (annotated ``int`` or
+    ``int | None``) as plain ``int``, and numpy booleans of the ``bool`` fields as ``bool`` (so
+    configs compare, hash and serialise to JSON alike); anything else is left for validation.
+    The fields are read from the dataclass, so a new field is normalised by its annotation."""
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if field.type in ("int", "int | None") and type(value) is not int and as_int(value) is not None:
+            object.__setattr__(config, field.name, as_int(value))  # numpy integers, 0-d integer arrays
+        elif field.type == "bool" and isinstance(value, np.bool_):  # numpy ints were taken, its booleans refused
+            object.__setattr__(config, field.name, bool(value))
 
 
 # ---------------------------------------------------------------------------- line games

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from domino_env.core.config import PRESETS, MexicanTrainConfig, from_preset
+from domino_env.core.config import PRESETS, LineConfig, MexicanTrainConfig, from_preset
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.tiles import pip_value, tile_count, tile_from_index, tile_index, tile_table
 
@@ -266,3 +266,25 @@ def test_dealt_hand_size_refuses_a_player_count_no_round_deals_to():
             assert info.value.field == "players" and info.value.value == bad
         assert [cfg.dealt_hand_size(p) for p in (2, 3, 4)] == [cfg.dealt_hand_size(np.int64(p)) for p in (2, 3, 4)]
     assert MexicanTrainConfig(hand_size_rule="table", num_players=8).dealt_hand_size(8) == 11
+
+
+@pytest.mark.parametrize("config", [MexicanTrainConfig(num_players=4, hand_size=12, first_player=1),
+                                    LineConfig(num_players=4, annul_doubles=5)])  # fmt: skip
+def test_every_integer_and_true_false_field_takes_numpy_values_as_plain_ones(config):
+    """Read from the dataclass: a new int field was refused as a numpy integer until it was added
+    to a hand-kept list of names (a contributor's trial found it)."""
+    import dataclasses
+
+    checked = 0
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if isinstance(value, bool):
+            numpy_value = np.bool_(value)
+        elif isinstance(value, int):
+            numpy_value = np.int64(value)
+        else:
+            continue
+        rebuilt = dataclasses.replace(config, **{field.name: numpy_value})
+        assert type(getattr(rebuilt, field.name)) is type(value) and rebuilt == config, field.name
+        checked += 1
+    assert checked >= 6
