@@ -3,8 +3,6 @@ contract's action layout), computed independently of the library: action = tile_
 (end 0 = left, the only end for the lead; end 1 = right), DRAW = 2T, PASS = 2T + 1,
 ANNUL = 2T + 2. Also the deals and plays that several rule sections share.
 
-The tests that use these helpers:
-
 Source of truth: ``docs/rules.md`` sections 0 and 2 (seeds 001 "Domino Cubano", 003 "Dominó
 6-9-12", 004 "Dominó Exprés"), plus the lead's decisions in ``docs/rules.md``.  Only the
 public contract is used: ``raw_env``, the action mask, ``step``, ``infos``, rewards, the

@@ -4,8 +4,6 @@ seat's mask is exactly a set of such moves; ``make`` and ``deal`` set up a hand-
 Used by the doubles, station, preset and record tests; the tile and action arithmetic is in
 ``mexican_train_rules_helpers``.
 
-The tests that use these helpers:
-
 Written from docs/rules.md (sections 0 and 1) and the public env contract, not from
 the engine's code. Tile indices and action ints are computed from the formulas of
 docs/rules.md §0 and the contract (independent of ``domino_env.core.tiles``) by the helpers in

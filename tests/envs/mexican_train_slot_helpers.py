@@ -4,8 +4,6 @@
 ``start`` is a ``raw_env`` on a hand-built position. Used by the turn, public-train, scoring, game
 and set-up tests; the tile and action arithmetic is in ``mexican_train_rules_helpers``.
 
-The tests that use these helpers:
-
 Source of truth: ``docs/rules.md`` sections 0 and 1.  These tests only use the public
 environment contract (``raw_env``, the action mask, ``step`` and the read-only
 ``env.unwrapped.game_state`` accessors) and ``domino_env.core.tiles``.
