@@ -216,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reuse a non-empty --out: delete its run files (models, metadata, evaluations, "
                    "curve, tb/) when the run starts")
     e.add_argument("--eval-freq", type=NON_NEGATIVE, default=40_000,
-                   help="steps between evaluations (0: only the final one)")
+                   help="steps between evaluations, each at the first rollout boundary (--n-steps x "
+                        "--n-envs) past a multiple of it (0: only the final one)")
     e.add_argument("--eval-rounds", type=ROUNDS, default=200,
                    help="duplicate-deal rounds per ladder opponent per periodic evaluation")
     add_evaluation_options(parser, e)
