@@ -11,8 +11,10 @@ code 2, before any work starts::
 
 It also prints our typed errors that reach it (:class:`~domino_env.core.errors.DominoError`, e.g.
 :class:`~domino_env.core.errors.CheckpointError` for a missing or corrupt model given to
-``--resume``) as one line with exit code 2, and Ctrl-C as one line (then the process dies of
-SIGINT, which a shell reports as 130), instead of a traceback; ``DOMINO_TRACEBACK=1`` shows the traceback.
+``--resume``) as one line with exit code 2 (1 for an :class:`~domino_env.train.outputs.OutputError`,
+a result that could not be written, as for every write the disk refused), and Ctrl-C as one line
+(then the process dies of SIGINT, which a shell reports as 130), instead of a traceback;
+``DOMINO_TRACEBACK=1`` shows the traceback.
 
 Adding a command: one :class:`Command` in :data:`COMMANDS` (its ``module:function``, and for each
 extra it needs the modules it imports from it), one function ``name = entry("domino-name")`` below,
@@ -40,7 +42,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from domino_env.agents.checkpoint_files import first_line  # noqa: F401  (re-exported)
-from domino_env.train.interrupts import exit_interrupted, hangup_as_terminate_installed
+from domino_env.train.hangup import stop_on_hangup
+from domino_env.train.interrupts import exit_interrupted
 from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands' output checks)
     WRITE_FAILURES,
     OutputError,
@@ -51,6 +54,7 @@ from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands
     say_write_failure,
     unwritable,
     write_failure,
+    write_failures_said,
     write_stdout,
 )
 
@@ -76,7 +80,7 @@ class Command:
             ``importlib.util.find_spec``, which finds a module without importing it). Empty for a
             command that runs on the library alone.
         stops_on_hangup: a closed terminal (SIGHUP) stops the command as SIGTERM does, saving what
-            it has (:func:`~domino_env.train.interrupts.hangup_as_terminate`; its workers ignore
+            it has (:func:`~domino_env.train.hangup.stop_on_hangup`; its workers ignore
             SIGHUP); else SIGHUP keeps its default, or the command's own handling.
     """
 
@@ -338,8 +342,9 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     one_line_warnings(command)
     if not show_traceback:  # TensorBoard's writer thread: one line, not its traceback
         report_thread_write_failures(command)
+    failures_said = write_failures_said()
     try:
-        with hangup_as_terminate_installed() if spec.stops_on_hangup else contextlib.nullcontext():
+        with stop_on_hangup() if spec.stops_on_hangup else contextlib.nullcontext():
             result = (main or _resolve(spec.target))()
     except ModuleNotFoundError as exc:
         top = (exc.name or "").partition(".")[0]
@@ -381,6 +386,8 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
             raise
         say_write_failure(command, exc)  # (once: a thread's failure that its library raised here again)
         raise SystemExit(1) from None
+    if write_failures_said() > failures_said and not (isinstance(result, int) and result):
+        raise SystemExit(1)  # a thread's write failure, said in its line and never raised here: not a success
     _exit_with(result)
 
 

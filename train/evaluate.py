@@ -55,6 +55,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -73,7 +74,7 @@ from domino_env.train.cli import (
     write_stdout,
 )
 from domino_env.train.evaluate_files import Journal, check_journal, with_provenance
-from domino_env.train.interrupts import sigterm_as_interrupt
+from domino_env.train.interrupts import sigterm_as_interrupt, stop_signals_held
 
 # The tournament lives in train.tournament (playing), train.tournament_results (records, stats,
 # tables) and train.intervals (95% intervals), the rule options of every command in
@@ -368,14 +369,16 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
         elif journal is not None:  # nothing to continue: no file left to refuse the next run
             journal.path.unlink(missing_ok=True)
         raise KeyboardInterrupt(name, f"the tournament did not finish: {done}{kept}") from None
+    written: list[str] = []  # the --json PATH once it holds the result
     try:  # a signal now stops the printing and writing, not the tournament: say what is kept
         with sigterm_as_interrupt():
-            _write_result(args, argv, script, journal, result)
+            _write_result(args, argv, script, journal, result, written)
     except KeyboardInterrupt as exc:
         name = "SIGTERM" if exc.args[:1] == ("SIGTERM",) else "SIGINT"
         if journal is None:  # no --json PATH: the table (or --json -) was being written
             kept = "its result was not written whole"
-        elif not journal.path.exists():  # removed once the result is written
+        elif written:  # the journal's deals are in it
+            journal.path.unlink(missing_ok=True)
             kept = f"its result is written to {args.json}"
         else:
             earlier = "keeps its earlier result" if os.path.exists(args.json) else "not written"
@@ -385,8 +388,9 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[
 
 
 def _write_result(args: argparse.Namespace, argv: list[str], script: str | None, journal: Journal | None,
-                  result: EvaluationResult) -> None:  # fmt: skip
-    """Print the table and write ``--json`` (through a temporary file), then remove the journal."""
+                  result: EvaluationResult, written: list[str]) -> None:  # fmt: skip
+    """Print the table and write ``--json`` (through a temporary file; then its name goes in
+    ``written``), then remove the journal."""
     to_stderr = args.json == "-"  # --json -: stdout holds the JSON alone
     console = rich_console(stderr=to_stderr)
     if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
@@ -407,10 +411,14 @@ def _write_result(args: argparse.Namespace, argv: list[str], script: str | None,
                 raise OutputError(f"--json -: the result could not be written whole to stdout ({exc.strerror or exc})") from None
         else:
             try:
-                replace_text(args.json, text)
+                with stop_signals_held() as noted:  # a signal meanwhile acts once the result is whole
+                    replace_text(args.json, text)
+                    written.append(args.json)
             except OSError as exc:  # checked before the games; a full disk, a folder removed since
                 kept = f"; {journal.kept_line()}, writing the result without playing again" if journal else ""
                 raise OutputError(f"--json {args.json}: could not be written ({exc.strerror or exc}){kept}") from None
+            for signum in noted:
+                signal.raise_signal(signum)
     if journal is not None:  # the result is written: its deals are in it
         journal.path.unlink(missing_ok=True)
     if closed is not None:

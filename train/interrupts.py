@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
 
@@ -35,45 +35,6 @@ def raising_is_dropped(frame: Any) -> bool:
 #: SIGHUP where the platform has one (not Windows): a closed terminal, which a shell passes on to
 #: every process of its jobs, the workers of a command included.
 SIGHUP: int | None = getattr(signal, "SIGHUP", None)
-
-
-def hangup_as_terminate(terminals: Iterable[int]) -> Callable[[int, Any], None]:
-    """A SIGHUP handler (the terminal closed) that stops work as SIGTERM does: the model or the
-    finished deals are saved and the command exits 143. Writes to a closed terminal fail (EIO),
-    so first the standard streams in ``terminals`` (those that were terminals: once it is closed
-    ``isatty`` says no) are pointed at ``/dev/null``; the messages said from then on are lost
-    with the terminal."""
-    fds = tuple(terminals)
-
-    def handle(signum: int, frame: Any) -> None:
-        devnull = os.open(os.devnull, os.O_RDWR)
-        try:
-            for fd in fds:
-                with contextlib.suppress(OSError):
-                    os.dup2(devnull, fd)
-        finally:
-            os.close(devnull)
-        signal.raise_signal(signal.SIGTERM)  # its handler (ours, or the default) acts once this returns
-
-    return handle
-
-
-@contextlib.contextmanager
-def hangup_as_terminate_installed() -> Iterator[None]:
-    """While it lasts, SIGHUP is handled by :func:`hangup_as_terminate` (for the standard
-    streams that are terminals now), unless it is ignored (``nohup``), this is not the main
-    thread, or the platform has none."""
-    import threading
-
-    if SIGHUP is None or threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(SIGHUP) is signal.SIG_IGN:  # fmt: skip
-        yield
-        return
-    previous = signal.signal(SIGHUP, hangup_as_terminate([fd for fd in (0, 1, 2) if os.isatty(fd)]))
-    try:
-        yield
-    finally:
-        signal.signal(SIGHUP, previous)
 
 
 #: The stop signals a command's worker processes are born with blocked (:func:`children_born_blocked`)

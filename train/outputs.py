@@ -48,6 +48,11 @@ def say_write_failure(command: str, exc: OSError) -> None:
     print(f"{command}: error: {write_failure(exc)}", file=sys.stderr, flush=True)
 
 
+def write_failures_said() -> int:
+    """How many write failures :func:`say_write_failure` has said in this process."""
+    return len(_SAID)
+
+
 def report_thread_write_failures(command: str) -> None:
     """From now on, a write the disk refused in another thread of this process (TensorBoard's event
     writer, which then raises the same error in the main thread) is said in the one line of

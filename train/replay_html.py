@@ -255,6 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
     elif out.resolve() == src.resolve():
         parser.error(f"{where} would overwrite the record; give the page to write with --output")
+    elif out.is_symlink() and not out.exists():  # (as domino-evaluate --json and domino-play --record)
+        parser.error(f"{where}: is a link to {os.readlink(out)}, which does not exist; give a file name with --output")
     elif out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
         parser.error(f"{where}: exists and is not a regular file; give a file name with --output")
     elif out.exists() and not _is_replay_page(out):

@@ -49,7 +49,7 @@ def play_game(state, seed: int, max_actions: int = 1500) -> None:
 @SETTINGS
 @given(mexican_configs, st.integers(0, 2**31 - 1))
 def test_mexican_train_history_names_the_seat_of_every_action(kw, seed):
-    cfg = from_preset(kw.pop("preset"), game_end="rounds", **kw)
+    cfg = from_preset(kw.pop("preset"), **{**kw, "game_end": "rounds"})  # (whole games of a bounded length)
     play_game(MexicanTrainState.new_game(cfg, np.random.default_rng(seed)), seed)
 
 

@@ -1,21 +1,25 @@
-"""A closed terminal (SIGHUP to the command and every process of its job, as when an ssh session
-drops) stops domino-train, domino-bc and domino-evaluate as SIGTERM does: what is done is saved,
-status 143, no worker left. Before, the workers died of the signal, the command with them, and
-domino-train lost everything since its last periodic evaluation."""
+"""A closed terminal (an ssh session that drops: the kernel sends SIGHUP to the session's leader,
+which passes it on to every process of its jobs) stops domino-train, domino-bc and
+domino-evaluate as SIGTERM does: what is done is saved, status 143, no worker left. Before, the
+workers died of the signal, the command with them, and domino-train lost everything since its
+last periodic evaluation. A job that gets no SIGHUP (``disown``) goes on to its end, its output
+dropped, where its first write to the closed terminal (EIO) crashed it."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import select
 import signal
+import struct
 import sys
+import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from process_helpers import group_running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,17 +27,46 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "forkpty") or not Path("/proc/se
                                 reason="runs the command in a pseudo-terminal and reads /proc")  # fmt: skip
 
 
-def _close_terminal_when(argv: list[str], ready: Callable[[], bool], timeout: float = 240) -> int:
+#: A session leader that gets the terminal's SIGHUP (and ignores it) and runs the command in a
+#: process group of its own, which no SIGHUP reaches: a shell's disowned job.
+DISOWNING_LEADER = """
+import signal, subprocess, sys
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+code = subprocess.Popen(sys.argv[1:], process_group=0, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL)).wait()
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def _session_running(sid: int) -> list[int]:
+    """The running processes of session ``sid`` (read from /proc)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":  # fields[3]: session
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def _close_terminal_when(argv: list[str], ready: Callable[[], bool], disowned: bool = False, timeout: float = 240) -> int:
     """Run ``python -m argv`` in a new pseudo-terminal (its session's controlling terminal, as a
-    shell's), close the terminal once ``ready()``, and return the exit status; fails if the command
-    ends first, outlives the timeout, or leaves a process of its job behind."""
+    shell's), close the terminal once ``ready()`` and send SIGHUP to the command's process group
+    as a shell does to its job (``disowned``: the command runs under :data:`DISOWNING_LEADER`, and
+    gets no SIGHUP); return the exit status. Fails if the command ends first, outlives the
+    timeout, or leaves a process of its session behind."""
+    command = [sys.executable, "-m", *argv]
+    if disowned:
+        command = [sys.executable, "-c", DISOWNING_LEADER, *command]
     pid, master = os.forkpty()
-    if pid == 0:  # the child: the command, in the terminal
+    if pid == 0:  # the child: the command (or its leader), in the terminal
         try:
             os.chdir(ROOT)
-            os.execv(sys.executable, [sys.executable, "-m", *argv])
+            os.execv(command[0], command)
         finally:
             os._exit(127)
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a new one is 0 x 0: no bar drawn
     output, deadline = b"", time.monotonic() + timeout
     try:
         while not ready():  # read its output meanwhile: a full terminal buffer would stop it
@@ -43,20 +76,22 @@ def _close_terminal_when(argv: list[str], ready: Callable[[], bool], timeout: fl
                     output += os.read(master, 65536)
                 except OSError:  # (EIO: it ended)
                     pass
-        os.close(master)  # the hang-up: SIGHUP to the command and its job
+        os.close(master)  # the hang-up: the kernel's SIGHUP goes to the session's leader
         master = -1
+        if not disowned:
+            os.killpg(pid, signal.SIGHUP)  # what the leader, a shell, sends to its job: the workers too
         while (done := os.waitpid(pid, os.WNOHANG)) == (0, 0):
             assert time.monotonic() < deadline, "still running after its terminal closed"
             time.sleep(0.05)
         grace = time.monotonic() + 10  # the workers it stopped end right after it
-        while group_running(pid) and time.monotonic() < grace:
+        while _session_running(pid) and time.monotonic() < grace:
             time.sleep(0.1)
-        assert group_running(pid) == [], "a worker outlived its command"
+        assert _session_running(pid) == [], "a worker outlived its command"
         return os.waitstatus_to_exitcode(done[1])
     finally:
         if master != -1:
             os.close(master)
-        for left in group_running(pid):
+        for left in _session_running(pid):
             os.kill(left, signal.SIGKILL)
 
 
@@ -69,6 +104,18 @@ def test_domino_train_saves_its_model_when_the_terminal_closes(tmp_path):
     assert status == 128 + signal.SIGTERM
     metadata = json.loads((run / "metadata.json").read_text())
     assert metadata["status"] == "interrupted" and (run / "model.zip").is_file()
+
+
+def test_a_disowned_domino_train_trains_on_after_its_terminal_closes(tmp_path):
+    """Its progress bar and evaluation lines meet a closed terminal (EIO): the run goes on to its end."""
+    run = tmp_path / "run"
+    status = _close_terminal_when(
+        ["domino_env.train.ppo", "--timesteps", "6144", "--eval-freq", "2048", "--eval-rounds", "4",
+         "--final-eval-rounds", "0", "--n-envs", "2", "--vec-env", "subproc", "--out", str(run)],
+        ready=lambda: any((run / "tb").glob("*/events.*")), disowned=True)  # fmt: skip
+    metadata = json.loads((run / "metadata.json").read_text())
+    assert (status, metadata["status"], metadata["timesteps"]) == (0, "done", 6144)
+    assert len(json.loads((run / "evaluations.json").read_text())) == 3  # its lines went nowhere, and it went on
 
 
 def test_domino_evaluate_keeps_its_finished_deals_when_the_terminal_closes(tmp_path):

@@ -46,14 +46,15 @@ def sigterm_restored():
     signal.signal(signal.SIGINT, previous[1])
 
 
-def test_sigterm_while_the_result_is_written_says_the_journal_keeps_it(tmp_path, capsys, monkeypatch, sigterm_restored):
+def test_sigterm_while_the_table_is_printed_says_the_journal_keeps_the_result(tmp_path, capsys, monkeypatch,
+                                                                             sigterm_restored):  # fmt: skip
     out = tmp_path / "result.json"
     code, _, straight_err = _run([*ARGS, "--json", str(tmp_path / "straight.json")], capsys)
     assert code == 0, straight_err
     straight = json.loads((tmp_path / "straight.json").read_text())
 
     with monkeypatch.context() as m:
-        _terminate_first_call(m, "replace_text")
+        _terminate_first_call(m, "print_result")
         code, _, err = _run([*ARGS, "--json", str(out)], capsys)
     journal = f"{out}.partial.jsonl"
     assert code == 143 and not out.exists() and os.path.exists(journal)
@@ -67,6 +68,17 @@ def test_sigterm_while_the_result_is_written_says_the_journal_keeps_it(tmp_path,
     assert resumed["resumed_deals"] == 10
     skip = {"seconds", "workers", "resumed_deals", "command", "package_version"}
     assert {k: v for k, v in resumed.items() if k not in skip} == {k: v for k, v in straight.items() if k not in skip}
+
+
+def test_sigterm_while_the_result_is_written_waits_for_it_whole(tmp_path, capsys, monkeypatch, sigterm_restored):
+    """The file is written whole, then the signal acts: the line says so and the journal is gone
+    (it said the journal kept the deals while PATH already held the result)."""
+    out = tmp_path / "result.json"
+    _terminate_first_call(monkeypatch, "replace_text")
+    code, _, err = _run([*ARGS, "--json", str(out)], capsys)
+    assert code == 143 and json.loads(out.read_text())["resumed_deals"] == 0
+    assert not os.path.exists(f"{out}.partial.jsonl")
+    assert err.splitlines()[-1] == f"domino-evaluate: interrupted (the tournament finished; its result is written to {out})"
 
 
 def test_sigterm_while_the_table_is_printed_without_json(capsys, monkeypatch, sigterm_restored):

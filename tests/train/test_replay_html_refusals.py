@@ -44,6 +44,8 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
     notes.write_text("mine")
     fifo = tmp_path / "pipe.html"  # writing it waited for a reader for ever
     os.mkfifo(fifo)
+    dangling = tmp_path / "dangling.page"  # writing it failed after the replay, with exit status 1
+    dangling.symlink_to(tmp_path / "gone" / "x.html")
     result = tmp_path / "tournament.json"  # a new user gave domino-evaluate's --json file
     result.write_text(json.dumps({"agents": ["greedy"], "episodes": 2, "stats": []}))
     cases = [
@@ -62,6 +64,7 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
         ((str(paths["illegal"]), "-o", str(notes)), "the file exists and is not a replay page"),
         ((str(paths["illegal"]), "-o", str(fifo)), "exists and is not a regular file"),
         ((str(paths["string action"]), "-o", ""), "--output: give the HTML file to write (got an empty name)"),
+        ((str(paths["illegal"]), "-o", str(dangling)), f"is a link to {tmp_path / 'gone' / 'x.html'}, which does not exist"),
     ]
     for args, message in cases:
         out = _cli(*args)

@@ -71,6 +71,18 @@ def test_a_full_disk_in_tensorboards_writer_thread_is_one_line_naming_its_file(c
     assert capsys.readouterr().err.splitlines() == [
         "domino-train: error: /dev/full could not be written (No space left on device); what was written before it is kept"]
 
+    def thread_fails_main_succeeds():  # TensorBoard's close() never raises its thread's error
+        thread = threading.Thread(target=lambda: writer["_write"](b"/dev/full", b"event"))
+        thread.start()
+        thread.join()
+        return 0
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.launch("domino-train", thread_fails_main_succeeds)
+    assert exit_.value.code == 1  # a lost log is not a success (it exited 0 after the error line)
+    assert capsys.readouterr().err.splitlines() == [
+        "domino-train: error: /dev/full could not be written (No space left on device); what was written before it is kept"]
+
     def other_failure():  # any other error of a thread keeps Python's report
         raise ValueError("not a full disk")
 
