@@ -4,6 +4,8 @@ round terminates; replay reproduces every observation; no hidden information lea
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -209,3 +211,42 @@ def test_no_hidden_information_in_observations(config_kwargs, seed, steps):
         k += len(other.boneyard)
         other.out_of_play = sum(1 << i for i in perm[k:])
         assert np.array_equal(enc.observe(s, observer), enc.observe(other, observer))
+
+
+def _snapshot(s: MexicanTrainState) -> dict:
+    """Every mutable field of the state, deep-copied (config and tables are shared by design)."""
+    return {name: copy.deepcopy(getattr(s, name)) for name in s.__slots__ if name not in ("config", "_t")}
+
+
+def test_a_copy_played_on_leaves_the_original_untouched():
+    """MexicanTrainState.copy (search plays on copies): actions, round ends, eliminations and new
+    rounds applied to the copy change no field of the original, and the original plays on as before.
+    An elimination game with highest_held stations touches every mutable field (scores,
+    eliminated_at, the used stations, markers, open doubles, missing pips, the deal records)."""
+    cfg = from_preset("novelty", num_players=3, max_pip=9, game_end="elimination", elimination_limit=60,
+                      doubles="double_double", drawn_tile="may_play", marker_removal="next_turn")  # fmt: skip
+    new_rounds = eliminations = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        s = MexicanTrainState.new_game(cfg, rng)
+        for stop in (0, 7, 23, 60):
+            while len(s.actions) < stop and not s.round_over:
+                s.apply(s.legal_actions()[rng.integers(len(s.legal_actions()))])
+            uncached = s.copy()  # before legal_actions() caches the mask, then with the cache
+            assert uncached.legal_actions() == s.legal_actions() == s.copy().legal_actions()
+            before = _snapshot(s)
+            other = s.copy()
+            play = np.random.default_rng(seed + 100)
+            while not other.game_over and len(other.actions) < 1500:
+                if other.round_over:
+                    other.start_next_round(play)
+                else:
+                    legal = other.legal_actions()
+                    other.apply(legal[play.integers(len(legal))])
+            assert other.game_over  # the copy went through round ends (and new deals, below)
+            new_rounds += other.round_index > s.round_index
+            eliminations += other.eliminated_at.count(None) < s.eliminated_at.count(None)
+            after = _snapshot(s)
+            for name in before:
+                assert after[name] == before[name], f"{name} of the original changed by playing on its copy"
+    assert new_rounds >= 10 and eliminations >= 10

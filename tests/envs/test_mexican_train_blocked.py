@@ -5,11 +5,12 @@ PASS that could not change anything."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from domino_env.core.config import from_preset
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import ConfigError, IllegalActionError
 from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.tiles import tile_index
 from domino_env.envs.infos import Termination, seats_of
@@ -125,3 +126,65 @@ def _not_round_start(state: MexicanTrainState) -> bool:
     """Some action was played in the current round (a deal where nobody can place at all is
     only found by the first forced PASS)."""
     return state.trains != [[] for _ in state.trains] or state.boneyard_size < len(state.deals[-1]["boneyard"])
+
+
+def test_a_knocked_out_seats_train_does_not_keep_a_round_going():
+    """docs/rules.md §1.1 (a seat knocked out of an elimination game: "its train is not in play")
+    and §1.5: the blocked test counts only the trains in play. Round 1, station 8-8: the train of
+    knocked-out seat 1 still ends in 8 and seat 0 holds 2-8, but nobody may play there: the round
+    is blocked once every train in play ends in a pip nobody holds."""
+    config = from_preset(num_players=3, max_pip=9, game_end="elimination", elimination_limit=1, first_turn="any")
+    n, slots = 9, 4
+
+    def place(state, tile, slot):
+        state.apply(tile_index(*tile, n) * slots + slot)
+
+    round0 = {"hands": [[[9, 1]], [[5, 6]], [[0, 0]]], "boneyard": [], "station": [9, 9], "first_player": 0}
+    state = MexicanTrainState.new_game(config, None, round0)
+    place(state, (9, 1), 0)  # seat 0 goes out; seat 1 (11 pips) reaches the limit, seat 2 (0 pips) does not
+    assert state.round_over and state.active == [True, False, True] and not state.game_over
+    assert state.eliminated_at == [None, 0, None]  # knocked out in round 0
+    round1 = {"hands": [[[8, 1], [1, 7], [2, 8]], [], [[8, 3], [8, 4], [6, 6]]], "boneyard": [], "station": [8, 8]}
+    state.start_next_round(None, round1)
+    assert state.current_player == 0  # the winner of round 0
+    place(state, (8, 1), 0)  # own train: 1
+    place(state, (8, 3), 0)  # seat 2's own train: 3
+    place(state, (1, 7), 0)  # own train: 7
+    assert not state.round_over  # seat 2 may still start the Mexican train with 8-4
+    place(state, (8, 4), 3)  # seat 2 on the Mexican train (slot P = 3): it ends in 4
+    assert state.open_end(1) == 8 and state.hand_tiles(0) == [(2, 8)]
+    assert state.round_over and state.round_result.termination == "blocked"
+    assert state.round_result.pips == (10, 0, 12) and state.round_result.winners == (0,)
+
+
+def test_a_round_blocked_by_a_pass_has_no_legal_action_left():
+    """docs/rules.md §1.5: a deal where nobody can place is found blocked by the first forced PASS;
+    the round is then over: no legal action is left, and a further PASS is refused."""
+    config = from_preset(num_players=2, max_pip=9)
+    deal = {"hands": [[[1, 2]], [[3, 4]]], "boneyard": [], "station": [9, 9], "first_player": 0}
+    state = MexicanTrainState.new_game(config, None, deal)
+    assert state.legal_actions() == [state.pass_action]
+    state.apply(state.pass_action)
+    assert state.round_over and state.round_result.termination == "blocked"
+    assert state.legal_actions() == []
+    with pytest.raises(IllegalActionError, match="after the round ended"):
+        state.apply(state.pass_action)
+
+
+def test_a_tile_that_fits_only_the_mexican_train_keeps_the_round_going():
+    """docs/rules.md §1.5: the blocked test counts every train in play, the Mexican train too.
+    No boneyard; once the personal trains end in 1 and 2 and the Mexican train in 5, only seat 0's
+    5-7 can still be placed, on the Mexican train: the round goes on and seat 0 goes out."""
+    config = from_preset(num_players=2, max_pip=9, first_turn="any")
+    deal = {"hands": [[[9, 1], [9, 5], [5, 7]], [[9, 2], [8, 8]]], "boneyard": [], "station": [9, 9],
+            "first_player": 0}  # fmt: skip
+    state = MexicanTrainState.new_game(config, None, deal)
+    state.apply(tile_index(1, 9, 9) * 3)  # seat 0, own train: 1
+    state.apply(tile_index(2, 9, 9) * 3)  # seat 1, own train: 2
+    state.apply(tile_index(5, 9, 9) * 3 + 2)  # seat 0, the Mexican train: 5
+    assert not state.round_over
+    assert state.legal_actions() == [state.pass_action]  # seat 1: 8-8 fits nowhere
+    state.apply(state.pass_action)
+    assert not state.round_over
+    state.apply(tile_index(5, 7, 9) * 3 + 2)
+    assert state.round_result.termination == "went_out" and state.round_result.winners == (0,)

@@ -18,6 +18,7 @@ from mexican_train_seat_helpers import (
     make,
     open_doubles,
     pass_,
+    seat_of,
     st,
     tiles,
 )
@@ -226,3 +227,41 @@ def test_open_double_nobody_can_cover_blocks_the_round():
         assert info["termination_code"] == Termination.BLOCKED
         assert seats_of(info["winners"]) == [0]
         assert list(info["pips"]) == [1, 17]
+
+
+def test_may_play_a_drawn_double_blank_that_fits_may_be_kept():
+    """docs/rules.md §1.3.3 (drawn_tile="may_play"): a drawn tile that fits may be placed or kept
+    with a PASS, whatever tile it is: the 0-0 (tile index 0) too."""
+    env = make(drawn_tile="may_play", first_turn="any")
+    deal(env, hands=[[(9, 0), (1, 2), (3, 4)], [(9, 5), (6, 7)]], boneyard=[(0, 0), (8, 8)])
+    act(env, (9, 0), 0)
+    act(env, (9, 5), 1)
+    expect(env, 0, [DRAW])  # own train ends in 0, Mexican train in 9: nothing fits
+    draw(env)  # (0,0) fits s0's own train
+    expect(env, 0, [((0, 0), 0), PASS])
+    pass_(env)
+    assert hand(env, 0) == [(0, 0), (1, 2), (3, 4)]
+    assert st(env).has_marker(0) and seat_of(env) == 1
+    assert st(env).missing_pips(0) == []  # the kept tile fitted: nothing is known missing (rules §3)
+
+
+def test_double_double_may_play_a_drawn_second_double_that_does_not_cover_may_be_kept():
+    """docs/rules.md §1.3.3 + §1.4 double_double under drawn_tile="may_play": after a first double
+    the drawn tile must be placed only if it covers that double; a drawn double that only fits
+    another train (a possible second double) may be kept: PASS, the marker goes down and the first
+    double stays open."""
+    env = make(first_turn="any", doubles="double_double", drawn_tile="may_play")
+    deal(
+        env,
+        hands=[[(9, 3), (3, 3), (0, 1)], [(9, 5), (2, 4)]],
+        boneyard=[(5, 5), (0, 2), (6, 6), (1, 1)],
+    )
+    act(env, (9, 3), 0)
+    act(env, (9, 5), M)
+    act(env, (3, 3), 0)
+    expect(env, 0, [DRAW])
+    draw(env)  # (5,5) fits the Mexican train (end 5), does not cover 3-3
+    expect(env, 0, [((5, 5), M), PASS])
+    pass_(env)
+    assert open_doubles(env) == [0]
+    assert st(env).has_marker(0) and hand(env, 0) == [(0, 1), (5, 5)]

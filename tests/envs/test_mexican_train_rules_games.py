@@ -308,3 +308,14 @@ def test_elimination_game_won_by_a_tie_shares_the_losers_reward():
     assert_round(e, "blocked", [0, 1], [6, 6, 7], [6, 6, 7])
     assert state(e).game_over and state(e).game_winners == (0, 1)
     assert cumulative_of(e) == pytest.approx([0.25, 0.25, -0.5])
+
+
+def test_the_seat_that_went_out_starts_next_even_beside_a_knocked_out_seat():
+    """docs/rules.md §1.1 (later rounds: the winner of the previous round starts): seat 1 goes out
+    with its last tile while seat 0 is knocked out (elimination limit 1) and seat 2 also ends
+    with 0 pips (the 0-0): seat 1, the winner, starts round 1, not the other 0-pip seat."""
+    s = state(start([[(5, 6)], [(9, 1)], [(0, 0)]], first=1, game_end="elimination", elimination_limit=1))
+    s.apply(s.legal_actions()[0])  # (the engine) seat 1 places 9-1 on its own train: its hand is empty
+    assert s.round_over and s.round_result.winners == (1,)
+    assert s.active == [False, True, True] and s.round_result.pips == (11, 0, 0)
+    assert s.next_first_player() == 1

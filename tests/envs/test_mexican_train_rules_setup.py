@@ -47,6 +47,24 @@ def test_first_player_random_from_seed():
     assert len(set(firsts)) >= 2
 
 
+def test_a_deal_without_first_player_takes_the_seeded_first_seat():
+    """docs/rules.md §1.1: a given deal that names no first player (and no first_player in the
+    config) starts with the seat drawn from the seeded RNG, the same seat as a seeded reset
+    without a deal (the generator's first draw after the reset)."""
+    firsts = []
+    for seed in range(12):
+        options = deal([[(9, 1)], [(9, 2)], [(9, 3)], [(9, 4)]], boneyard=[(0, 0)])
+        del options["deal"]["first_player"]
+        e = raw_env(max_pip=9)
+        e.reset(seed=seed, options=options)
+        plain = raw_env(max_pip=9)
+        plain.reset(seed=seed)
+        assert e.agent_selection == plain.agent_selection
+        assert state(e).round_first_player == state(e).current_player
+        firsts.append(state(e).current_player)
+    assert len(set(firsts)) >= 2
+
+
 def _check_seeded_deal(e, p, hand_size, boneyard):
     st = state(e)
     n = st.config.max_pip

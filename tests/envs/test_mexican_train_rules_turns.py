@@ -203,3 +203,40 @@ def test_no_boneyard_variant_seeded_rounds_never_draw():
             steps += 1
             assert steps < 5000
     assert passes > 0
+
+
+def test_missing_pips_cleared_by_a_draw_and_restored_by_placing_the_drawn_tile():
+    """docs/rules.md §3 (pips a seat is known to lack): a pass after a non-fitting draw makes the
+    ends it could not play on known; a later draw clears them (an unseen tile joined the hand);
+    placing the tile just drawn restores what was known before that draw plus the ends it could
+    not play on then."""
+    e = start(
+        [[(9, 1), (2, 3), (4, 5)], [(9, 8), (8, 7), (0, 2), (3, 6)]],
+        [(6, 6), (1, 7), (0, 0)],
+        first_turn="any",
+    )
+    act(e, (9, 1), 0)
+    act(e, (9, 8), 2)  # s1 starts the Mexican train (slot P)
+    draw(e)  # (6,6) fits neither s0's own train (1) nor the Mexican train (8)
+    pass_(e)
+    assert state(e).missing_pips(0) == [1, 8]
+    act(e, (8, 7), 2)  # s1: the Mexican train now ends in 7
+    assert legal_moves(e) == ["DRAW"]
+    draw(e)  # (1,7)
+    assert state(e).missing_pips(0) == []
+    act(e, (1, 7), 0)
+    assert state(e).missing_pips(0) == [1, 7, 8]
+    assert state(e).missing_pips(1) == []  # s1 placed from its hand: nothing known
+
+
+def test_passes_without_a_draw_add_up_what_is_known_missing_under_may_play_too():
+    """docs/rules.md §3: a pass with nothing drawn (empty boneyard) makes the ends the seat could
+    not play on known, added to what was known; under drawn_tile="may_play" too, as no tile
+    was kept."""
+    e = start([[(1, 2), (3, 4)], [(9, 5), (5, 6), (0, 0)]], [], first_turn="any", drawn_tile="may_play")
+    assert legal_moves(e) == ["PASS"]
+    pass_(e)
+    assert state(e).missing_pips(0) == [9]
+    act(e, (9, 5), 2)  # s1 starts the Mexican train: it ends in 5
+    pass_(e)
+    assert state(e).missing_pips(0) == [5, 9]
