@@ -1,4 +1,4 @@
-"""What the real-process tests of the commands share."""
+"""What the real-process tests of the commands share (and a game record to give them)."""
 
 from __future__ import annotations
 
@@ -47,17 +47,36 @@ def group_cpu_seconds(pgid: int, but: int) -> float:
     return total / tick
 
 
-def group_running(pgid: int) -> list[int]:
-    """The running (not zombie) processes of group ``pgid``, read from /proc."""
+def session_running(sid: int) -> list[int]:
+    """The running (not zombie) processes of session ``sid``, read from /proc."""
     pids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue  # the process ended meanwhile
-        if int(fields[2]) == pgid and fields[0] != "Z":
+        if int(fields[3]) == sid and fields[0] != "Z":  # fields[3]: session
             pids.append(int(stat.parent.name))
     return pids
+
+
+def block_record(path: Path, seed: int = 1) -> Path:
+    """A whole block round of two greedy seats, its record written to ``path`` (JSON)."""
+    import json
+
+    import numpy as np
+
+    from domino_env.agents import make_agent
+    from domino_env.envs import block_v0
+
+    env = block_v0.raw_env()
+    env.reset(seed=seed)
+    rng, bot = np.random.default_rng(seed), make_agent("greedy", env.config)
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else bot(obs["observation"], obs["action_mask"], rng))
+    path.write_text(json.dumps(env.to_record()))
+    return path
 
 
 def wait_for_worker_cpu(proc: subprocess.Popen, seconds: float, timeout: float = 300) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from process_helpers import session_running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,19 +36,6 @@ signal.signal(signal.SIGHUP, signal.SIG_IGN)
 code = subprocess.Popen(sys.argv[1:], process_group=0, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL)).wait()
 sys.exit(code if code >= 0 else 128 - code)
 """
-
-
-def _session_running(sid: int) -> list[int]:
-    """The running processes of session ``sid`` (read from /proc)."""
-    pids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[3]) == sid and fields[0] != "Z":  # fields[3]: session
-            pids.append(int(stat.parent.name))
-    return pids
 
 
 def _close_terminal_when(argv: list[str], ready: Callable[[], bool], disowned: bool = False, timeout: float = 240) -> int:
@@ -84,14 +72,14 @@ def _close_terminal_when(argv: list[str], ready: Callable[[], bool], disowned: b
             assert time.monotonic() < deadline, "still running after its terminal closed"
             time.sleep(0.05)
         grace = time.monotonic() + 10  # the workers it stopped end right after it
-        while _session_running(pid) and time.monotonic() < grace:
+        while session_running(pid) and time.monotonic() < grace:
             time.sleep(0.1)
-        assert _session_running(pid) == [], "a worker outlived its command"
+        assert session_running(pid) == [], "a worker outlived its command"
         return os.waitstatus_to_exitcode(done[1])
     finally:
         if master != -1:
             os.close(master)
-        for left in _session_running(pid):
+        for left in session_running(pid):
             os.kill(left, signal.SIGKILL)
 
 

@@ -4,30 +4,15 @@ of a folder that exists as a file, where domino-evaluate said "is a file, not a 
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-
-from domino_env.agents import make_agent
-from domino_env.envs import block_v0
+from process_helpers import block_record
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = ROOT / "checkpoints" / "mexican_train_4p_d12_action_scores"
-
-
-def _record(path: Path) -> Path:
-    env = block_v0.raw_env()
-    env.reset(seed=1)
-    rng, bot = np.random.default_rng(1), make_agent("greedy", env.config)
-    for _ in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else bot(obs["observation"], obs["action_mask"], rng))
-    path.write_text(json.dumps(env.to_record()))
-    return path
 
 
 @pytest.mark.parametrize("command", ["evaluate", "play", "replay_html", "plots", "result_chart"])
@@ -38,7 +23,7 @@ def test_a_file_in_place_of_the_output_folder_is_named_as_such(tmp_path, command
     argv = {
         "evaluate": ["--agents", "greedy", "random", "--json", str(out)],
         "play": ["--record", str(out)],
-        "replay_html": [str(_record(tmp_path / "game.json")), "-o", str(out.with_suffix(".html"))],
+        "replay_html": [str(block_record(tmp_path / "game.json")), "-o", str(out.with_suffix(".html"))],
         "plots": [str(RELEASE), "--out", str(out)],
         "result_chart": [str(RELEASE / "release_eval_vs_planner.json"), "--out", str(out)],
     }[command]

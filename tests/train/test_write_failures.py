@@ -135,21 +135,9 @@ def test_evaluate_json_to_a_full_stdout_is_one_line_not_status_0():
 def test_replay_html_page_to_a_full_stdout_is_one_line_with_status_1(tmp_path):
     """``domino-replay-html RECORD -o - > /dev/full``: one line and 1, as every write the disk
     refused (it exited 2, the status of a refused flag)."""
-    import json
+    from process_helpers import block_record
 
-    import numpy as np
-
-    from domino_env.agents import make_agent
-    from domino_env.envs import block_v0
-
-    env = block_v0.raw_env()
-    env.reset(seed=3)
-    rng, bot = np.random.default_rng(3), make_agent("greedy", env.config)
-    for _ in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else bot(obs["observation"], obs["action_mask"], rng))
-    record = tmp_path / "game.json"
-    record.write_text(json.dumps(env.to_record()))
+    record = block_record(tmp_path / "game.json", seed=3)
     with open("/dev/full", "w") as full:
         res = subprocess.run([sys.executable, "-m", "train.replay_html", str(record), "-o", "-"], stdout=full,
                              stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)  # fmt: skip
