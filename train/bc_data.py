@@ -177,8 +177,8 @@ _STOP_SIGNALS = set(WORKER_STOP_SIGNALS)
 def _start_blocked(procs: list) -> None:
     """Start ``procs`` with SIGINT, SIGTERM and SIGHUP blocked, as CPython starts its resource
     tracker: a spawned worker inherits the mask, so a Ctrl-C while it imports (before
-    :func:`_collect_part` ignores SIGINT) cannot kill it with a KeyboardInterrupt; this process gets the signal once
-    they are started (its StopSignals handler then stops them)."""
+    :func:`_collect_part` ignores SIGINT) cannot kill it with a KeyboardInterrupt; this process
+    gets the signal once they are started (its StopSignals handler then stops them)."""
     with children_born_blocked(frozenset(_STOP_SIGNALS)):
         for proc in procs:
             proc.start()

@@ -82,8 +82,8 @@ class HangupAwareStream:
 def stop_on_hangup() -> Iterator[Hangup | None]:
     """While it lasts, SIGHUP stops the command as SIGTERM does (:class:`Hangup`), and
     ``sys.stdout`` / ``sys.stderr`` on a terminal are wrapped in :class:`HangupAwareStream`, so
-    that a write to the closed terminal does not end it. Nothing when SIGHUP is ignored (``nohup``), outside the main
-    thread, or on a platform without SIGHUP. After a hang-up SIGHUP stays ignored (a shell's late
+    that a write to the closed terminal does not end it. Nothing when SIGHUP is ignored
+    (``nohup``), outside the main thread, or on a platform without SIGHUP. After a hang-up SIGHUP stays ignored (a shell's late
     SIGHUP must not end the exit it started); else the previous handling comes back. Yields the
     :class:`Hangup` (None when nothing is installed)."""
     if SIGHUP is None or threading.current_thread() is not threading.main_thread() or \

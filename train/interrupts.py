@@ -129,8 +129,8 @@ def exit_interrupted() -> NoReturn:
 
 @contextlib.contextmanager
 def children_born_blocked(signals: frozenset[int] = WORKER_STOP_SIGNALS) -> Iterator[None]:
-    """While it lasts, ``signals`` (default :data:`WORKER_STOP_SIGNALS`) are blocked in this thread, so that the processes started meanwhile
-    are born with them blocked (a spawned or forked child inherits the mask, exec keeps it) until
+    """While it lasts, ``signals`` (default :data:`WORKER_STOP_SIGNALS`) are blocked in this thread,
+    so that the processes started meanwhile are born with them blocked (a spawned or forked child inherits the mask, exec keeps it) until
     they set their own handling: a terminal's Ctrl-C reaches the whole process group, and a child
     still importing died of it, or printed a traceback. A signal sent here meanwhile reaches this
     process's handler once every child has started, when the block ends: it is also held at

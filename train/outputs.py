@@ -53,6 +53,10 @@ def write_failures_said() -> int:
     return len(_SAID)
 
 
+#: The command that names a thread's write failure (:func:`report_thread_write_failures`).
+_THREAD_COMMAND = ""
+
+
 def report_thread_write_failures(command: str) -> None:
     """From now on, a write the disk refused in another thread of this process (TensorBoard's event
     writer, which then raises the same error in the main thread) is said in the one line of
@@ -73,9 +77,6 @@ def report_thread_write_failures(command: str) -> None:
 
     hook.says_write_failures = True  # type: ignore[attr-defined]
     threading.excepthook = hook
-
-
-_THREAD_COMMAND = ""
 
 
 class OutputError(DominoError):

@@ -32,10 +32,10 @@ Reward (``--reward``): ``outcome`` (the env's zero-sum +1 / -1 shared), ``points
 -points/100 at the round's end), or ``mixed`` (default): outcome + ``--pips-coef`` x (-points/100),
 both given at the round's end (round episodes only).
 
-Interrupting a run (Ctrl-C / SIGINT, SIGTERM, or SIGHUP: a closed terminal) stops it cleanly at the next step: ``model.zip``
-and ``metadata.json`` (status ``"interrupted"``) are saved, the exit status is 128 + the signal
-number (SIGHUP stops it as SIGTERM: 143), and ``domino-train --resume OUT`` continues it. ``--init-from PATH`` starts from
-another model's weights (for example ``domino-bc``'s imitation of the planner) with this
+Interrupting a run (Ctrl-C / SIGINT, SIGTERM, or SIGHUP: a closed terminal) stops it cleanly at
+the next step: ``model.zip`` and ``metadata.json`` (status ``"interrupted"``) are saved, the exit
+status is 128 + the signal number (SIGHUP stops it as SIGTERM: 143), and
+``domino-train --resume OUT`` continues it. ``--init-from PATH`` starts from another model's weights (for example ``domino-bc``'s imitation of the planner) with this
 command's hyperparameters. Every option is checked before any work starts
 (:mod:`domino_env.train.ppo_args`).
 
