@@ -134,12 +134,9 @@ def test_double_double_second_double_targets_and_no_third_double():
     expect(env, 1, [((1, 6), 2)])
 
 
-def test_double_double_drawn_double_can_be_the_second_double():
-    """docs/rules.md §1.4 double_double + 1.3.3 (contract 2: after a draw the legal placements are
-    computed as usual; a new obligation allows one new draw): with no cover and no second double,
-    the player draws; a drawn double that fits another train is placed as D2 (must_play); then one
-    new draw for covering D1/D2; failing -> PASS with both doubles open."""
-    env = make(first_turn="any", doubles="double_double")
+def _first_double_then_draw(env) -> None:
+    """Seat 0 places 3-3 on its own train as its first double, with no cover and no second double
+    in hand (the Mexican train ends in 5), and must draw: the boneyard's top is 5-5."""
     deal(
         env,
         hands=[[(9, 3), (3, 3), (0, 1)], [(9, 5), (2, 4)]],
@@ -149,6 +146,15 @@ def test_double_double_drawn_double_can_be_the_second_double():
     act(env, (9, 5), M)
     act(env, (3, 3), 0)
     expect(env, 0, [DRAW])
+
+
+def test_double_double_drawn_double_can_be_the_second_double():
+    """docs/rules.md §1.4 double_double + 1.3.3 (contract 2: after a draw the legal placements are
+    computed as usual; a new obligation allows one new draw): with no cover and no second double,
+    the player draws; a drawn double that fits another train is placed as D2 (must_play); then one
+    new draw for covering D1/D2; failing -> PASS with both doubles open."""
+    env = make(first_turn="any", doubles="double_double")
+    _first_double_then_draw(env)
     draw(env)  # (5,5) fits the Mexican train
     expect(env, 0, [((5, 5), M)])
     act(env, (5, 5), M)
@@ -251,15 +257,7 @@ def test_double_double_may_play_a_drawn_second_double_that_does_not_cover_may_be
     another train (a possible second double) may be kept: PASS, the marker goes down and the first
     double stays open."""
     env = make(first_turn="any", doubles="double_double", drawn_tile="may_play")
-    deal(
-        env,
-        hands=[[(9, 3), (3, 3), (0, 1)], [(9, 5), (2, 4)]],
-        boneyard=[(5, 5), (0, 2), (6, 6), (1, 1)],
-    )
-    act(env, (9, 3), 0)
-    act(env, (9, 5), M)
-    act(env, (3, 3), 0)
-    expect(env, 0, [DRAW])
+    _first_double_then_draw(env)
     draw(env)  # (5,5) fits the Mexican train (end 5), does not cover 3-3
     expect(env, 0, [((5, 5), M), PASS])
     pass_(env)
