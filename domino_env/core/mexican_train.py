@@ -6,7 +6,9 @@ A :class:`MexicanTrainState` holds a whole game: the current round (hands, boney
 markers, open doubles, whose turn and in which phase) and the game around it (round number,
 totals, eliminated seats, station bookkeeping). It is mutable with a cheap :meth:`copy`. This
 module holds the turn logic (legal actions, apply); dealing, the station and the end of a round
-and of the game are in its base class :class:`~domino_env.core.mexican_train_rounds.MexicanTrainRounds`.
+and of the game are in its base class :class:`~domino_env.core.mexican_train_rounds.MexicanTrainRounds`,
+the read-only views (hands, trains, the round's history, action names) in its base class
+:class:`~domino_env.core.mexican_train_views.MexicanTrainViews`.
 
 Actions are ints with one fixed meaning relative to the acting seat (docs/rules.md / docs/design.md §3):
 ``tile_index * (P + 1) + slot`` places that tile on the train ``slot`` seats after the actor
@@ -24,11 +26,12 @@ from typing import Any
 import numpy as np
 
 from .config import MexicanTrainConfig
-from .deal import bits, check_keys
-from .errors import ConfigError, IllegalActionError, check_action, check_index, check_optional_rng
+from .deal import check_keys
+from .errors import ConfigError, IllegalActionError, check_action, check_optional_rng
 from .history import set_slots
 from .mexican_train_rounds import MexicanTrainRounds, RoundResult  # noqa: F401 (RoundResult: public here)
-from .tiles import Tile, set_tables
+from .mexican_train_views import MexicanTrainViews
+from .tiles import set_tables
 
 # Turn phases (what the acting player owes right now).
 FREE = 0  #: start of a turn: any legal placement (or cover an obliging open double)
@@ -36,10 +39,9 @@ COVER_OWN = 1  #: after the player's own double(s): must cover one of them (sati
 SECOND_DOUBLE = 2  #: double_double after a first double: cover it or place a second double
 EXTRA = 3  #: chain / no_cover: one more placement anywhere legal after a double
 PHASE_NAMES = ("free", "cover_own_double", "second_double_or_cover", "extra_play_after_double")
-_TRAINS = " (the seats' trains, then the Mexican train)"  # what a train number means
 
 
-class MexicanTrainState(MexicanTrainRounds):
+class MexicanTrainState(MexicanTrainRounds, MexicanTrainViews):
     """A Mexican Train game in progress. Build one with :meth:`new_game`.
 
     Read-only views for agents, tests and renderers: :meth:`hand_tiles`, :meth:`train_tiles`,
@@ -309,27 +311,6 @@ class MexicanTrainState(MexicanTrainRounds):
             f"{self.current_player}; legal: {shown}{more}"
         )
 
-    def describe_action(self, action: int, seat: int | None = None) -> str:
-        """Human-readable action, e.g. ``"place 6-12 on own train"``, relative to the seat that
-        plays it: ``seat`` (a :meth:`round_history` entry's), default the current player."""
-        p = self.num_players
-        seat = self.current_player if seat is None else check_index(seat, p, "seat")
-        if action == self.draw_action:
-            return "draw"
-        if action == self.pass_action:
-            return "pass"
-        if not 0 <= action < self.draw_action:
-            return f"out-of-range action {action}"
-        tile, slot = divmod(action, p + 1)
-        a, b = self._t.tiles[tile]
-        if slot == 0:
-            where = "own train"
-        elif slot == p:
-            where = "the Mexican train"
-        else:
-            where = f"the train of seat {(seat + slot) % p}"
-        return f"place {a}-{b} on {where}"
-
     def _place(self, tile: int, train: int) -> None:
         seat = self.current_player
         cfg = self.config
@@ -444,50 +425,3 @@ class MexicanTrainState(MexicanTrainRounds):
         for train in trains:
             pips |= t.pip_masks[self.ends[train]]
         return not any(hand & pips for hand in self.hands)
-
-    # ------------------------------------------------------------------ read-only views
-    def hand_tiles(self, seat: int) -> list[Tile]:
-        """Tiles in ``seat``'s hand, canonical order (hidden information: agents see their own)."""
-        return [self._t.tiles[i] for i in bits(self.hands[check_index(seat, self.num_players, "seat")])]
-
-    def train_tiles(self, train: int) -> list[Tile]:
-        """Tiles of ``train`` (seat number, or P for the Mexican train), oriented (matching pip
-        first), in placement order."""
-        return list(self.trains[check_index(train, self.num_trains, "train", _TRAINS)])
-
-    def open_end(self, train: int) -> int:
-        """Pip a tile must match to go on ``train`` (the station pip while it is empty)."""
-        return self.ends[check_index(train, self.num_trains, "train", _TRAINS)]
-
-    def has_marker(self, seat: int) -> bool:
-        """Whether ``seat``'s train carries its marker (public)."""
-        return self.markers[check_index(seat, self.num_players, "seat")]
-
-    @property
-    def boneyard_size(self) -> int:
-        """Tiles left to draw (0 with ``use_boneyard=False``)."""
-        return len(self.boneyard)
-
-    @property
-    def num_tiles(self) -> int:
-        """Tiles in the set (T)."""
-        return self._t.num_tiles
-
-    def round_history(self) -> list[tuple[int, int]]:
-        """This round's actions so far, in order, as ``(seat, action)`` pairs (actions as in
-        :meth:`legal_actions`, named by :meth:`describe_action`): who placed which tile on which
-        train, who drew, who passed. Public information: every seat sees every move."""
-        return list(zip(self.actors[self.round_start :], self.actions[self.round_start :], strict=True))
-
-    def describe_round_history(self) -> list[tuple[int, str]]:
-        """:meth:`round_history` with each action named as its seat played it: ``(seat, text)``."""
-        return [(seat, self.describe_action(action, seat)) for seat, action in self.round_history()]
-
-    def hand_size(self, seat: int) -> int:
-        """Number of tiles in ``seat``'s hand (public)."""
-        return self.hands[check_index(seat, self.num_players, "seat")].bit_count()
-
-    def missing_pips(self, seat: int) -> list[int]:
-        """Pip values ``seat`` is publicly known to lack (from its draws and passes)."""
-        missing = self.missing[check_index(seat, self.num_players, "seat")]
-        return [v for v in range(self.config.max_pip + 1) if missing >> v & 1]
