@@ -15,6 +15,7 @@ from typing import Any
 from domino_env.core.config import FIELD_DOCS, LINE_FIELD_DOCS, LINE_RULE_CHOICES, RULE_CHOICES
 
 _RULE_OPTIONS = (
+    "hand_size_rule",
     "first_turn",
     "doubles",
     "drawn_tile",

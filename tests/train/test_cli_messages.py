@@ -166,7 +166,9 @@ def test_train_help_names_every_game_and_states_each_default_once(command):
     for option in (
         "--players PLAYERS seats, 2..8 (default: 4 for Mexican Train, the preset's for a line game: "
         "block 4, draw 2, cuban 4) --max-pip",
-        "--hand-size HAND_SIZE Tiles dealt to each seat; overrides every hand-size rule (default None). --first-turn",
+        "--hand-size HAND_SIZE Tiles dealt to each seat; overrides every hand-size rule (default None). --hand-size-rule",
+        "--hand-size-rule {equal_split,table} 'equal_split' (seed 000: equal hands, boneyard ~2 x players) or 'table' "
+        "(seeds 002/003 table). --first-turn",
         "--use-boneyard, --no-use-boneyard False = 'sin monte': leftovers set aside, never drawn (default True). --use-mexican-train",
         "(-points/100) (default mixed; --episode game and line games: outcome, and mixed is not available) --pips-coef",
         "--pips-coef PIPS_COEF weight of -points/100 in the mixed reward (default 1; refused with another reward)",

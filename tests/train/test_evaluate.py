@@ -384,6 +384,7 @@ def test_stats_for_names_the_labels_it_has():
         ["--players", "3", "--max-pip", "9", "--preset", "tren_mexicano", "--hand-size", "10",
          "--doubles", "chain", "--no-use-mexican-train", "--double-blank-points", "25"],
         ["--episode", "game", "--game-end", "elimination", "--elimination-limit", "30", "--no-use-boneyard"],
+        ["--players", "6", "--hand-size-rule", "table"],  # seeds 002/003's 12 tiles, not seed 000's 13
         ["--game", "cuban", "--max-pip", "9"],
         ["--game", "cuban", "--max-pip", "6", "--hand-size", "5"],  # the line games' hand: was refused in training
     ],
@@ -467,11 +468,13 @@ def test_the_wins_column_has_one_format_per_table():
         (["--first-turn", "any", "--drawn-tile", "may_play", "--marker-removal", "next_turn",
           "--station-source", "highest_held", "--blocked-round", "void", "--game-end", "elimination",
           "--episode", "game", "--elimination-limit", "40", "--no-use-boneyard", "--no-use-mexican-train",
-          "--double-blank-points", "50", "--doubles", "no_cover", "--hand-size", "8"],
+          "--double-blank-points", "50", "--doubles", "no_cover", "--hand-size", "8",
+          "--hand-size-rule", "table"],
          {"first_turn": "any", "drawn_tile": "may_play", "marker_removal": "next_turn",
           "station_source": "highest_held", "blocked_round": "void", "game_end": "elimination",
           "elimination_limit": 40, "use_boneyard": False, "use_mexican_train": False,
-          "double_blank_points": 50, "doubles": "no_cover", "hand_size": 8}),
+          "double_blank_points": 50, "doubles": "no_cover", "hand_size": 8,
+          "hand_size_rule": "table"}),
         (["--game", "draw", "--players", "4", "--teams", "--next-lead", "winner", "--annul-doubles", "5",
           "--target-score", "77"],
          {"teams": True, "next_lead": "winner", "annul_doubles": 5, "target_score": 77}),
