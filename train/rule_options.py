@@ -97,7 +97,8 @@ def add_line_rule_options(parser: argparse.ArgumentParser, teams_note: str = "")
         )
     line.add_argument(
         "--annul-doubles", type=int, default=None,
-        help=LINE_FIELD_DOCS["annul_doubles"] + " Give 0 for no annulment.",
+        help="Doubles dealt that let a player annul the round on its first turn (the cuban preset: 5, the "
+             "others: none); 0: no annulment.",
     )  # fmt: skip
     line.add_argument("--target-score", type=int, default=None, help=LINE_FIELD_DOCS["target_score"])
 

@@ -165,7 +165,7 @@ class MexicanTrainConfig(_ConfigMixin):
 FIELD_DOCS: dict[str, str] = {
     "num_players": "Seats at the table, 2 to 8 (default 4).",
     "max_pip": "Double-N set: 9, 12 (default), 15 or 18.",
-    "hand_size": "Tiles dealt to each seat; overrides every hand-size rule (default None).",
+    "hand_size": "Tiles dealt to each seat, overriding every hand-size rule (unset: the rules decide).",
     "hand_size_rule": "'equal_split' (seed 000: equal hands, boneyard ~2 x players) or 'table' "
     "(seeds 002/003 table).",
     "first_turn": "'own_train' (seed 000: first turn only starts the own train) or 'any' (seed 002).",
@@ -329,7 +329,7 @@ LINE_FIELD_DOCS: dict[str, str] = {
     "teams": "Partnerships, 4 players only: seats 0+2 against 1+3.",
     "next_lead": "Who leads later rounds: 'next_seat' (seeds 003/004) or 'winner' (seed 001).",
     "annul_doubles": "Doubles dealt that let a player annul the round on its first turn (Cuban: "
-    "5); None = no annulment.",
+    "5; unset: no annulment).",
     "target_score": "Points that end a game (100; seed 003 prints 5,000 for the draw game).",
     "preset": "Name of the preset the other fields started from.",
 }

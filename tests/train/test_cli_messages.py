@@ -21,7 +21,8 @@ from process_helpers import running
 ROOT = Path(__file__).resolve().parents[2]
 CUBAN_MODEL = "checkpoints/cuban_4p_teams_action_scores"
 MODULES = {"domino-evaluate": "evaluate", "domino-play": "play", "domino-train": "ppo",
-           "domino-bc": "bc", "domino-replay-html": "replay_html"}  # fmt: skip
+           "domino-bc": "bc", "domino-replay-html": "replay_html", "domino-rllib": "rllib",
+           "domino-paired": "paired"}  # fmt: skip
 
 
 def _run(command: str, *args: str) -> subprocess.CompletedProcess:
@@ -149,6 +150,16 @@ def test_evaluate_help_says_95_percent_and_lists_every_agent():
         "name with domino_env.agents.register_agent in a script that runs this command through "
         "domino_env.train.cli.launch (docs/agents.md, 'Your own agent') --rounds" in text
     )
+    # the rule options' help says what leaving them out means on the command line: the preset's value
+    assert "--annul-doubles ANNUL_DOUBLES Doubles dealt that let a player annul the round on its first turn (the " \
+        "cuban preset: 5, the others: none); 0: no annulment. --target-score" in text  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(MODULES))
+def test_no_help_text_shows_a_python_none(command):
+    """An option left out is the preset's value or no limit, said in words: "None = no annulment"
+    and "(default None)" could not be typed, and contradicted "Give 0 for no annulment"."""
+    assert "None" not in _help(command)
 
 
 def test_play_help_lists_every_agent():
@@ -166,7 +177,8 @@ def test_train_help_names_every_game_and_states_each_default_once(command):
     for option in (
         "--players PLAYERS seats, 2..8 (default: 4 for Mexican Train, the preset's for a line game: "
         "block 4, draw 2, cuban 4) --max-pip",
-        "--hand-size HAND_SIZE Tiles dealt to each seat; overrides every hand-size rule (default None). --hand-size-rule",
+        "--hand-size HAND_SIZE Tiles dealt to each seat, overriding every hand-size rule (unset: the rules decide). "
+        "--hand-size-rule",
         "--hand-size-rule {equal_split,table} 'equal_split' (seed 000: equal hands, boneyard ~2 x players) or 'table' "
         "(seeds 002/003 table). --first-turn",
         "--use-boneyard, --no-use-boneyard False = 'sin monte': leftovers set aside, never drawn (default True). --use-mexican-train",
