@@ -108,11 +108,15 @@ class ArgumentParser(argparse.ArgumentParser):
 
 class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """``(default: X)`` after each option's help, except where the default is None: those options
-    are off or resolved later (the preset's value, the CPU count), as their help text says."""
+    are off or resolved later (the preset's value, the CPU count), as their help text says. A list
+    is shown as it is typed (``greedy planner``, ``none`` when empty), not as a Python list."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.default is None:
             return action.help
+        if isinstance(action.default, (list, tuple)) and action.help and "%(default)" not in action.help:
+            typed = " ".join(map(str, action.default)) or "none"
+            return f"{action.help} (default: {typed.replace('%', '%%')})"
         return super()._get_help_string(action)
 
 

@@ -12,7 +12,14 @@ import argparse
 import shlex
 from typing import Any
 
-from domino_env.core.config import FIELD_DOCS, LINE_FIELD_DOCS, LINE_RULE_CHOICES, RULE_CHOICES
+from domino_env.core.config import (
+    FIELD_DOCS,
+    LINE_FIELD_DOCS,
+    LINE_PRESETS,
+    LINE_RULE_CHOICES,
+    RULE_CHOICES,
+    line_from_preset,
+)
 
 _RULE_OPTIONS = (
     "hand_size_rule",
@@ -81,26 +88,46 @@ def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:
         rules.add_argument("--" + name.replace("_", "-"), type=int, default=None, help=FIELD_DOCS[name])
 
 
+def preset_defaults(name: str) -> str:
+    """Each line game's value of config field ``name`` when its option is left out, for a help
+    text: ``"default: block off, draw on, cuban off"`` (on/off for a flag, none for no value)."""
+
+    def shown(value: Any) -> str:
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return "none" if value is None else str(value)
+
+    return "default: " + ", ".join(f"{game} {shown(getattr(line_from_preset(game), name))}" for game in LINE_PRESETS)
+
+
 def add_line_rule_options(parser: argparse.ArgumentParser, teams_note: str = "") -> None:
     """The line-game rule options (``--teams``, ``--next-lead``, ``--annul-doubles``,
-    ``--target-score``; default: the preset's value), shared by domino-evaluate and domino-play."""
+    ``--target-score``; default: the preset's value), shared by domino-evaluate and domino-play.
+    Each help gives every line game's default; ``--use-boneyard`` (added by
+    :func:`add_mexican_train_rule_options`, a rule of both) gets the line games' meaning too."""
     line = parser.add_argument_group(
         "line-game rules (--game block|draw|cuban; default: the preset's value; --hand-size and "
         "--use-boneyard apply too)"
     )
     line.add_argument(
-        "--teams", action=argparse.BooleanOptionalAction, default=None, help=LINE_FIELD_DOCS["teams"] + teams_note
-    )
+        "--teams", action=argparse.BooleanOptionalAction, default=None,
+        help=f"{LINE_FIELD_DOCS['teams']}{teams_note} ({preset_defaults('teams')})",
+    )  # fmt: skip
     for name, choices in LINE_RULE_CHOICES.items():
         line.add_argument(
-            "--" + name.replace("_", "-"), default=None, choices=choices, help=LINE_FIELD_DOCS[name]
-        )
+            "--" + name.replace("_", "-"), default=None, choices=choices,
+            help=f"{LINE_FIELD_DOCS[name]} ({preset_defaults(name)})",
+        )  # fmt: skip
     line.add_argument(
         "--annul-doubles", type=int, default=None,
-        help="Doubles dealt that let a player annul the round on its first turn (the cuban preset: 5, the "
-             "others: none); 0: no annulment.",
+        help="Doubles dealt that let a player annul the round on its first turn; 0: no annulment "
+             f"({preset_defaults('annul_doubles')}).",
     )  # fmt: skip
-    line.add_argument("--target-score", type=int, default=None, help=LINE_FIELD_DOCS["target_score"])
+    line.add_argument("--target-score", type=int, default=None,
+                      help=f"Points that end a game of --episode game ({preset_defaults('target_score')}).")  # fmt: skip
+    boneyard = parser._option_string_actions["--use-boneyard"]
+    boneyard.help = (f"Mexican Train: {boneyard.help} Line games: {LINE_FIELD_DOCS['use_boneyard'].rstrip('.')} "
+                     f"({preset_defaults('use_boneyard')}).")  # fmt: skip
 
 
 def rule_kwargs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:

@@ -329,7 +329,7 @@ LINE_FIELD_DOCS: dict[str, str] = {
     "teams": "Partnerships, 4 players only: seats 0+2 against 1+3.",
     "next_lead": "Who leads later rounds: 'next_seat' (seeds 003/004) or 'winner' (seed 001).",
     "annul_doubles": "Doubles dealt that let a player annul the round on its first turn (Cuban: "
-    "5; unset: no annulment).",
+    "5); None = no annulment.",
     "target_score": "Points that end a game (100; seed 003 prints 5,000 for the draw game).",
     "preset": "Name of the preset the other fields started from.",
 }

@@ -151,8 +151,8 @@ def test_evaluate_help_says_95_percent_and_lists_every_agent():
         "domino_env.train.cli.launch (docs/agents.md, 'Your own agent') --rounds" in text
     )
     # the rule options' help says what leaving them out means on the command line: the preset's value
-    assert "--annul-doubles ANNUL_DOUBLES Doubles dealt that let a player annul the round on its first turn (the " \
-        "cuban preset: 5, the others: none); 0: no annulment. --target-score" in text  # fmt: skip
+    assert "--annul-doubles ANNUL_DOUBLES Doubles dealt that let a player annul the round on its first turn; 0: " \
+        "no annulment (default: block none, draw none, cuban 5). --target-score" in text  # fmt: skip
 
 
 @pytest.mark.parametrize("command", sorted(MODULES))
