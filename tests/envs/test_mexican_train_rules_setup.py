@@ -7,10 +7,18 @@ Source of truth, contract and notation: the docstring of ``mexican_train_slot_he
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
-from mexican_train_rules_helpers import draw_action, hand, legal, pass_action, tile_count
+from mexican_train_rules_helpers import (
+    draw_action,
+    hand,
+    legal,
+    pass_action,
+    tile_count,
+    tile_index,
+)
 from mexican_train_slot_helpers import act, action, deal, decode, legal_moves, start, state, train
 
 from domino_env.core.errors import ConfigError, DealError, IllegalActionError
@@ -138,6 +146,51 @@ def test_no_boneyard_equal_hands(max_pip, players, each):
     assert "DRAW" not in legal_moves(e)
 
 
+def _mask(tiles, n):
+    return sum(1 << tile_index(*t, n) for t in tiles)
+
+
+@pytest.mark.parametrize("use_boneyard", [True, False])
+def test_an_explicit_deal_puts_every_undealt_tile_but_the_station_out_of_play(use_boneyard):
+    """docs/rules.md §1.1 + §1.7: the tiles of a given deal that are in no hand, not in its
+    boneyard and not the station double are out of play (hidden, never drawn): exactly the set's
+    other tiles, the station not among them. Kills: mutants of the given deal's out-of-play mask
+    in _start_round (``(1 << T) - 1``, the station bit, ``out &= ~h``, the boneyard loop) and
+    of the placed mask's and the lack sets' resets (``self.placed = 0``, ``self.missing``)."""
+    hands = [[(1, 2), (3, 9)], [(4, 5)], [(6, 7), (0, 0)]]
+    boneyard = [(0, 8), (5, 5)] if use_boneyard else []
+    e = start(hands, boneyard, station=9, use_boneyard=use_boneyard)
+    st = state(e)
+    dealt = _mask([t for h in hands for t in h] + boneyard + [(9, 9)], 9)
+    assert st.out_of_play == ((1 << 55) - 1) & ~dealt
+    assert st.out_of_play.bit_count() == 55 - 5 - len(boneyard) - 1
+    assert st.boneyard_size == len(boneyard)
+    assert st.placed == 0  # nothing placed yet (the station is not a placed tile; 0-0 is in a hand)
+    assert [st.missing_pips(s) for s in range(3)] == [[], [], []]  # nobody is known to lack a pip yet
+
+
+def test_a_deal_without_a_boneyard_rule_must_give_no_boneyard():
+    """docs/rules.md §1.7 use_boneyard=False: nothing is ever drawn, so a given deal's boneyard must
+    be empty (its tiles are named by leaving them out: they are out of play). Kills: mutants of the
+    ``boneyard and not cfg.use_boneyard`` check of _parse_deal."""
+    e = raw_env(num_players=2, max_pip=9, use_boneyard=False)
+    with pytest.raises(DealError, match=r"^options\['deal'\]: use_boneyard=False: the deal's boneyard must be empty$"):
+        e.reset(seed=0, options=deal([[(1, 2)], [(3, 4)]], boneyard=[(0, 8)]))
+    e.reset(seed=0, options=deal([[(1, 2)], [(3, 4)]]))
+    assert state(e).boneyard_size == 0 and state(e).out_of_play.bit_count() == 55 - 3
+
+
+def test_an_explicit_highest_held_deal_keeps_the_held_station_out_of_out_of_play():
+    """docs/rules.md §1.7 highest_held: the double the rule takes from a hand as the station is on
+    the table, not out of play; every tile of no hand and not in the boneyard is."""
+    hands = [[(1, 2), (9, 9)], [(4, 5)], [(6, 7)]]
+    e = raw_env(num_players=3, max_pip=9, station_source="highest_held")
+    e.reset(seed=0, options={"deal": {"hands": [[list(t) for t in h] for h in hands], "boneyard": [[0, 8]]}})
+    st = state(e)
+    assert st.station == 9 and st.current_player == 0 and hand(e, 0) == [(1, 2)]
+    assert st.out_of_play == ((1 << 55) - 1) & ~_mask([t for h in hands for t in h] + [(0, 8)], 9)
+
+
 # ---------------------------------------------------------------------------
 # Config and deal validation
 # ---------------------------------------------------------------------------
@@ -232,6 +285,22 @@ def test_a_deal_may_give_numpy_arrays_and_its_messages_say_what_is_wrong():
     for station in ([9.5, 9.5], ["9", "9"], [9, 9, 9], 9, np.array([9.0, 9.0])):
         with pytest.raises(DealError, match=r"station must be a double \[s, s\] of integers, got"):
             e.reset(seed=0, options={"deal": {**options["deal"], "station": station}})
+
+
+def test_a_deal_may_give_any_double_of_the_set_as_its_station_and_no_other_tile():
+    """docs/rules.md §1.1 + contract (Starting from a given position): a given deal's "station" is
+    any double s-s of the set, 0-0 and N-N included; anything else is refused by name. Kills:
+    mutants of ``a != b or not 0 <= a <= n`` in _parse_deal."""
+    hands = [[(1, 2)], [(3, 4)]]
+    for s in (0, 9):
+        e = start(hands, station=s)
+        assert state(e).station == s and state(e).ends == [s, s, s]
+        assert state(e).deals[0]["station"] == [s, s]
+    e = raw_env(num_players=2, max_pip=9)
+    for station in ([10, 10], [-1, -1], [3, 4]):
+        message = f"options['deal']: station must be a double [s, s] with 0 <= s <= 9, got {station}"
+        with pytest.raises(DealError, match=f"^{re.escape(message)}$"):
+            e.reset(seed=0, options={"deal": {**deal(hands)["deal"], "station": station}})
 
 
 # ---------------------------------------------------------------------------
