@@ -5,6 +5,8 @@ that names only a preset plays that preset's rules."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -206,3 +208,73 @@ def test_a_record_cut_at_a_rounds_end_without_the_next_deal_is_refused():
                                           r"episode goes on, but the record has no deal for the next round"):  # fmt: skip
         list(replay(cut_short))
     assert len(list(replay({**cut_short, "deals": record["deals"][:2]}))) == cut + 1  # with it: whole
+
+
+def _two_round_record():
+    """A Mexican Train game record whose seat 0 goes out at once in rounds 0 and 1 (hand-built
+    deals; round 2 is dealt by the seeded env)."""
+    env = mexican_train_v0.raw_env(num_players=3, max_pip=9, episode="game")
+    deals = [{"hands": [[[1, 9]], [[2, 3]], [[4, 5]]], "boneyard": [], "station": [9, 9], "first_player": 0},
+             {"hands": [[[1, 8]], [[2, 3]], [[4, 5]]], "boneyard": [], "station": [8, 8], "first_player": 0}]  # fmt: skip
+    env.reset(seed=0, options={"deals": deals})
+    for _ in range(2):
+        env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))  # 9-1, then 8-1: seat 0 goes out
+    record = env.to_record()
+    assert record["deals"][:2] == deals and len(record["deals"]) == 3 and len(record["actions"]) == 2
+    return record
+
+
+def test_an_illegal_action_after_a_later_deal_suspects_that_deal_too():
+    """An action that does not replay in round 1 or later may be the fault of a deal before it (a
+    deal edited or dropped): the message says so; one in the first deal's round cannot be, and
+    its message does not. Kills: mutants of ``len(deals) < len(record["deals"]) - 1`` in
+    records._replayed."""
+    record = _two_round_record()
+    one_nine, one_eight = record["actions"]
+    first = "illegal action {} (place 1-{} on own train) for seat 0; legal: ['place 1-{} on own train']"
+    with pytest.raises(RecordError) as info:
+        list(replay({**record, "actions": [one_eight, one_eight]}))  # 1-8 in round 0
+    assert str(info.value) == "move 1 (actions[0], 0-based) does not replay: " + first.format(one_eight, 8, 9)
+    with pytest.raises(RecordError) as info:
+        list(replay({**record, "actions": [one_nine, one_nine]}))  # 1-9 in round 1
+    assert str(info.value) == ("move 2 (actions[1], 0-based) does not replay: " + first.format(one_nine, 9, 8)
+                               + " (or a deal before it is missing or altered)")  # fmt: skip
+    assert len(list(replay(record))) == 3
+
+
+def test_save_record_refuses_a_value_that_is_not_standard_json_and_keeps_the_earlier_file(tmp_path):
+    """save_record writes standard JSON only (load_record refuses NaN and Infinity): a record
+    holding one is refused before anything is written, and an earlier file at the path stays
+    whole. Kills: ``allow_nan=False`` -> ``True`` in save_record."""
+    from domino_env.core.records import load_record, save_record
+
+    env = draw_v0.raw_env()
+    _play(env, 3)
+    path = tmp_path / "r.json"
+    save_record(env.to_record(), path)
+    before = path.read_bytes()
+    for value in (float("nan"), float("inf")):
+        bad = {**env.to_record(), "env_kwargs": {**env.to_record()["env_kwargs"], "illegal_reward": value}}
+        with pytest.raises(ValueError, match="^Out of range float values are not JSON compliant"):
+            save_record(bad, path)
+        assert path.read_bytes() == before
+    assert load_record(path) == env.to_record()
+
+
+def test_a_record_file_of_exactly_max_record_bytes_loads_and_one_byte_more_does_not(tmp_path, monkeypatch):
+    """MAX_RECORD_BYTES is the most bytes load_record reads: a file of exactly that size is read,
+    one of a byte more is refused (plain and gzip, the limit on the decompressed size). Kills:
+    ``len(data) > MAX_RECORD_BYTES`` -> ``>=`` in load_record."""
+    from domino_env.core import records
+
+    env = draw_v0.raw_env()
+    _play(env, 3)
+    for name in ("r.json", "r.json.gz"):
+        path = tmp_path / name
+        records.save_record(env.to_record(), path)
+        size = len(json.dumps(env.to_record(), indent=1).encode())
+        monkeypatch.setattr(records, "MAX_RECORD_BYTES", size)
+        assert records.load_record(path) == env.to_record()
+        monkeypatch.setattr(records, "MAX_RECORD_BYTES", size - 1)
+        with pytest.raises(RecordError, match=rf"{name} holds more than 0 MiB: not a game record$"):
+            records.load_record(path)
