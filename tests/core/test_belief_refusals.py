@@ -1,0 +1,41 @@
+"""The information states :meth:`InformationState.from_state` refuses to build, because the seat
+cannot tell what is hidden yet or nothing is hidden any more (hand-built positions; the other
+refusals, of a seat outside the table or a Mexican Train draw another seat cannot see, are in
+``test_belief.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from domino_env.core.belief import BeliefError, InformationState
+from domino_env.core.config import MexicanTrainConfig, line_from_preset
+from domino_env.core.line import LineState
+from domino_env.core.mexican_train import MexicanTrainState
+
+
+def test_refuses_a_round_that_is_over():
+    """Once a round ends every hand is shown: there is nothing to sample, for any seat. Kills:
+    deleting the ``state.round_over`` check of from_state (it built an information state)."""
+    cfg = MexicanTrainConfig(num_players=2, first_player=0)
+    state = MexicanTrainState.new_game(cfg, None, {"hands": [[[1, 12]], [[2, 3]]], "boneyard": [], "station": [12, 12]})
+    state.apply(state.legal_actions()[0])  # seat 0 places its only tile: the round is over
+    assert state.round_over
+    for seat in (0, 1):
+        with pytest.raises(BeliefError, match=r"^the round is over: nothing is hidden any more$"):
+            InformationState.from_state(state, seat)
+
+
+def test_a_forced_lead_not_yet_led_is_refused_to_every_seat_but_the_leader():
+    """docs/rules.md §2.1: the first round's lead is forced on the holder of the highest double
+    (seat 0's 6-6 here); until it is on the table the other seats have nothing to sample from
+    (the leader's decision is not theirs), the leader does, and once it is led so does everyone.
+    Kills: deleting the ``forced_lead`` check of from_state."""
+    cfg = line_from_preset("block", num_players=2)
+    state = LineState.new_game(cfg, None, {"hands": [[[6, 6], [1, 2]], [[3, 6], [0, 5]]], "boneyard": []})
+    assert state.current_player == 0 and state.forced_lead >= 0
+    with pytest.raises(BeliefError, match=r"^seat 0 has not led its forced lead yet; nothing to sample for seat 1$"):
+        InformationState.from_state(state, 1)
+    assert InformationState.from_state(state, 0).sample(np.random.default_rng(0)).hands[0] == state.hands[0]
+    state.apply(state.legal_actions()[0])  # 6-6 is led; seat 1 (3-6) is to move
+    assert InformationState.from_state(state, 1).sample(np.random.default_rng(0)).hands[1] == state.hands[1]
