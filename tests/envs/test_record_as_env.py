@@ -278,3 +278,17 @@ def test_a_record_file_of_exactly_max_record_bytes_loads_and_one_byte_more_does_
         monkeypatch.setattr(records, "MAX_RECORD_BYTES", size - 1)
         with pytest.raises(RecordError, match=rf"{name} holds more than 0 MiB: not a game record$"):
             records.load_record(path)
+
+
+def test_replay_end_says_truncated_exactly_when_the_records_last_action_is_its_max_steps_th():
+    """The env truncates the episode at its ``max_steps``-th action: replay_end says so for a
+    record of exactly that many actions, and not for one a move shorter. Kills: mutants of
+    ``k + 1 >= max_steps`` in records._replayed."""
+    env = draw_v0.raw_env(max_steps=6)
+    _play(env, 1)
+    record = env.to_record()
+    assert len(record["actions"]) == 6  # the env stopped the game at its 6th action
+    state, truncated = replay_end(record)
+    assert truncated and len(state.actions) == 6 and not state.round_over
+    state, truncated = replay_end({**record, "actions": record["actions"][:5]})
+    assert not truncated and len(state.actions) == 5
