@@ -124,6 +124,16 @@ def test_default_hand_size_formula():
         assert cfg.dealt_hand_size(p) == (tile_count(n) - 1 - 2 * p) // p
 
 
+def test_sin_monte_hand_size_formula():
+    """1.1 with use_boneyard=False (1.7): floor((tiles - 1) / players) with either station_source
+    (double-12, 4 players: 22 each), for the seats still in the game too. Only the equal-split
+    formula was checked exactly; one tile more or less went unnoticed."""
+    assert MexicanTrainConfig(use_boneyard=False).dealt_hand_size(4) == 22
+    for n, p, source in itertools.product((9, 12, 15, 18), range(2, 9), ("set_aside", "highest_held")):
+        cfg = MexicanTrainConfig(max_pip=n, num_players=p, use_boneyard=False, station_source=source)
+        assert [cfg.dealt_hand_size(k) for k in range(2, p + 1)] == [(tile_count(n) - 1) // k for k in range(2, p + 1)]
+
+
 @pytest.mark.parametrize(
     "field,value",
     [
@@ -288,3 +298,55 @@ def test_every_integer_and_true_false_field_takes_numpy_values_as_plain_ones(con
         assert type(getattr(rebuilt, field.name)) is type(value) and rebuilt == config, field.name
         checked += 1
     assert checked >= 6
+
+
+@pytest.mark.parametrize(
+    ("cls", "fits", "one_past", "allowed"),
+    [
+        (MexicanTrainConfig, {"num_players": 8}, {"num_players": 9}, "an integer from 2 to 8"),
+        (MexicanTrainConfig, {"double_blank_points": 1000}, {"double_blank_points": 1001}, "an integer from 0 to 1000"),
+        (MexicanTrainConfig, {"elimination_limit": 10**6}, {"elimination_limit": 10**6 + 1}, "an integer from 1 to 1000000"),
+        (MexicanTrainConfig, {"first_player": 3}, {"first_player": 4}, "an integer from 0 to 3"),
+        (MexicanTrainConfig, {"num_players": 2, "max_pip": 9, "hand_size": 27}, {"num_players": 2, "max_pip": 9, "hand_size": 28},
+         "at most 27 tiles per hand: 2 players x 28 tiles + 1 station = 57 > 55 tiles in the double-9 set"),
+        (LineConfig, {"num_players": 4}, {"num_players": 5}, "an integer from 2 to 4"),
+        (LineConfig, {"num_players": 3, "hand_size": 9}, {"num_players": 3, "hand_size": 10}, "an integer from 1 to 9"),
+        (LineConfig, {"max_pip": 9, "annul_doubles": 10}, {"max_pip": 9, "annul_doubles": 11}, "an integer from 1 to 10"),
+        (LineConfig, {"target_score": 10**7}, {"target_score": 10**7 + 1}, "an integer from 1 to 10000000"),
+        # and the lower ends
+        (MexicanTrainConfig, {"double_blank_points": 0}, {"double_blank_points": -1}, "an integer from 0 to 1000"),
+        (MexicanTrainConfig, {"elimination_limit": 1}, {"elimination_limit": 0}, "an integer from 1 to 1000000"),
+        (MexicanTrainConfig, {"first_player": 0}, {"first_player": -1}, "an integer from 0 to 3"),
+        (LineConfig, {"annul_doubles": 1}, {"annul_doubles": 0}, "an integer from 1 to 7"),
+        (LineConfig, {"target_score": 1}, {"target_score": 0}, "an integer from 1 to 10000000"),
+    ],
+)  # fmt: skip
+def test_integer_fields_take_their_bounds_and_name_them_one_past(cls, fits, one_past, allowed):
+    """docs/envs.md's ranges at their ends: each bound is accepted, and one past it is refused
+    naming the field and the range (the tests tried values far outside, or only checked that some
+    ConfigError came: num_players=5 in a line game fails on its 7-tile hands even with a bound of 5)."""
+    assert all(getattr(cls(**fits), k) == v for k, v in fits.items())
+    field, value = next((k, v) for k, v in one_past.items() if fits.get(k) != v)
+    with pytest.raises(ConfigError) as info:
+        cls(**one_past)
+    assert (info.value.field, info.value.value) == (field, value) and str(info.value).endswith(f"allowed: {allowed}")
+
+
+def test_a_set_size_given_as_a_float_is_refused():
+    """max_pip=12.0 equals a supported size (12.0 in (9, 12, 15, 18)): only the integer check
+    refuses it, and no test gave one."""
+    for cls, value, allowed in ((MexicanTrainConfig, 12.0, "one of (9, 12, 15, 18)"), (LineConfig, 6.0, "one of (6, 9, 12)"),
+                                (LineConfig, np.float64(9), "one of (6, 9, 12)")):  # fmt: skip
+        with pytest.raises(ConfigError) as info:
+            cls(max_pip=value)
+        assert info.value.field == "max_pip" and str(info.value).endswith(f"got {value!r}; allowed: {allowed}")
+
+
+@pytest.mark.parametrize("field", ["use_boneyard", "teams"])
+def test_line_true_false_fields_refuse_other_values(field):
+    """LineConfig(teams=1) or use_boneyard="yes" (a truthy value, not a bool): refused as the
+    Mexican Train config's use_boneyard is; only the latter was tested."""
+    for value in (1, "yes", None):
+        with pytest.raises(ConfigError) as info:
+            LineConfig(**{field: value})
+        assert (info.value.field, info.value.value) == (field, value) and str(info.value).endswith("allowed: True or False")

@@ -152,3 +152,28 @@ def test_describe_line_action_says_what_the_engine_says(preset):
     assert describe_line_action(encode_line_action(None, "annul", 6), 6) == "annul the round"
     with pytest.raises(ConfigError, match="'lead'"):
         describe_line_action(six, 6, lead="yes")
+
+
+def test_line_action_codec_layout_and_round_trip():
+    """docs/design.md §3: placements are ``tile * 2 + end`` in canonical tile order, then DRAW = 2T,
+    PASS = 2T + 1, ANNUL = 2T + 2 (the env's Discrete(2T + 3)). Only "annul" and placements were
+    encoded by a test, and only through describe_line_action."""
+    from domino_env.core.errors import DominoError
+    from domino_env.core.tiles import tile_table
+    from domino_env.encoding.line import decode_line_action, encode_line_action, line_action_count
+
+    for n, t in ((6, 28), (9, 55), (12, 91)):
+        assert line_action_count(n) == 2 * t + 3
+        assert [encode_line_action(None, kind, n) for kind in ("draw", "pass", "annul")] == [2 * t, 2 * t + 1, 2 * t + 2]
+        assert [decode_line_action(2 * t + k, n) for k in range(3)] == [("draw", None, None), ("pass", None, None),
+                                                                          ("annul", None, None)]  # fmt: skip
+        placements = [decode_line_action(a, n) for a in range(2 * t)]
+        assert placements == [("place", tile, end) for tile in tile_table(n) for end in (0, 1)]
+        assert [encode_line_action(tile, end, n) for _, tile, end in placements] == list(range(2 * t))
+        for outside in (-1, 2 * t + 3):
+            with pytest.raises(DominoError, match=rf"action {outside} outside 0\.\.{2 * t + 2}"):
+                decode_line_action(outside, n)
+    assert encode_line_action((6, 5), 1, 6) == encode_line_action((5, 6), 1, 6) == 2 * 26 + 1  # 5-6: tile 26
+    assert block_v0.raw_env().action_space("player_0").n == 59 and cuban_v0.raw_env().action_space("player_0").n == 113
+    with pytest.raises(DominoError, match=r"end must be 0, 1, 'draw', 'pass' or 'annul', got 'left'"):
+        encode_line_action((5, 6), "left", 6)

@@ -137,3 +137,30 @@ def test_decode_refuses_an_observation_of_other_rules_without_blaming_an_agent()
     assert decode_observation(obs, 4, 12)["hand"].shape == (91,)
     with pytest.raises(ConfigError, match=r"got 'shape \(449,\)'; allowed: shape \(\d+,\), one seat's observation under these rules"):
         decode_observation(obs, 3, 12)
+
+
+def test_a_knocked_out_seat_shows_out_to_every_observer():
+    """docs/rules.md §1.6 elimination: seat 1 (11 pips, limit 1) is out after round 0, and its
+    train is not in play. Every observer's egocentric blocks say so; to seat 2 it is the last
+    seat, whose ``seat_active`` entry is the observation's last byte (the random games of the
+    reference test knock nobody out within their 300 steps, so that entry went untested)."""
+    from domino_env.core.config import from_preset
+    from domino_env.encoding.mexican_train import MexicanTrainEncoder
+
+    config = from_preset(num_players=3, max_pip=9, game_end="elimination", elimination_limit=1, first_turn="any")
+    round0 = {"hands": [[[9, 1]], [[5, 6]], [[0, 0]]], "boneyard": [], "station": [9, 9], "first_player": 0}
+    state = MexicanTrainState.new_game(config, None, round0)
+    state.apply(tile_index(9, 1, 9) * 4)  # seat 0 goes out on its own train; seat 1 holds 11 pips
+    assert state.active == [True, False, True]
+    state.start_next_round(None, {"hands": [[[8, 1], [2, 8]], [], [[8, 3], [6, 6]]], "boneyard": [], "station": [8, 8]})
+    encoder = MexicanTrainEncoder(config)
+    expected = {  # observer -> (seat_active, train_in_play (own, next seats, Mexican), hand_sizes, scores)
+        0: ([1, 0, 1], [1, 0, 1, 1], [2, 0, 2], [0, 11, 0]),
+        1: ([0, 1, 1], [0, 1, 1, 1], [0, 2, 2], [11, 0, 0]),
+        2: ([1, 1, 0], [1, 1, 0, 1], [2, 2, 0], [0, 0, 11]),
+    }
+    for seat, (active, in_play, sizes, scores) in expected.items():
+        view = decode_observation(encoder.observe(state, seat), 3, 9)
+        assert view["seat_active"].tolist() == active and view["train_in_play"].tolist() == in_play
+        assert view["hand_sizes"].tolist() == sizes and view["scores"].tolist() == scores
+        assert view["round_index"].tolist() == [1]

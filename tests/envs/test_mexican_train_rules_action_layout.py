@@ -108,3 +108,41 @@ def test_helper_tile_index_roundtrip():
             assert tile_index(*t, n) == i
             assert tile_index(t[1], t[0], n) == i
             assert tile_from_index(i, n) == t
+
+
+@pytest.mark.parametrize(("num_players", "max_pip"), [(2, 9), (4, 12), (8, 15)])
+def test_library_action_codec_layout_and_words(num_players, max_pip):
+    """Contract (Agents and actions): placement = tile * (P + 1) + slot, then DRAW = T * (P + 1) and
+    PASS = T * (P + 1) + 1, through the library's own codec (encode_action, decode_action,
+    describe_action); its round-trip test steps by 7 and so never met DRAW or PASS, and checked the
+    words of slot P only."""
+    from domino_env.core.errors import DominoError
+    from domino_env.encoding.mexican_train import (
+        action_count,
+        decode_action,
+        describe_action,
+        encode_action,
+    )
+
+    t, slots = tile_count(max_pip), num_players + 1
+    assert action_count(num_players, max_pip) == t * slots + 2
+    assert encode_action(None, "draw", num_players, max_pip) == t * slots
+    assert encode_action((1, 2), "pass", num_players, max_pip) == t * slots + 1  # the tile is ignored
+    assert decode_action(t * slots, num_players, max_pip) == ("draw", None, None)
+    assert decode_action(t * slots + 1, num_players, max_pip) == ("pass", None, None)
+    assert [describe_action(t * slots + k, num_players, max_pip) for k in (0, 1)] == ["draw", "pass"]
+    tile = all_tiles(max_pip)[-2]  # (N-1, N)
+    for slot in range(slots):
+        action = tile_index(*tile, max_pip) * slots + slot
+        assert encode_action(tile[::-1], slot, num_players, max_pip) == action
+        assert decode_action(action, num_players, max_pip) == ("place", tile, slot)
+    words = [describe_action(tile_index(*tile, max_pip) * slots + slot, num_players, max_pip) for slot in range(slots)]
+    where = ["own train"] + [f"train of seat +{k}" for k in range(1, num_players)] + ["Mexican train"]
+    assert words == [f"place {tile[0]}-{tile[1]} on slot {k} ({w})" for k, w in enumerate(where)]
+    for outside in (-1, t * slots + 2):
+        with pytest.raises(DominoError, match=rf"action {outside} outside 0\.\.{t * slots + 1}$"):
+            decode_action(outside, num_players, max_pip)
+    with pytest.raises(DominoError, match=rf"slot must be 0\.\.{num_players}, 'draw' or 'pass', got 'mexican'"):
+        encode_action(tile, "mexican", num_players, max_pip)
+    with pytest.raises(DominoError, match="a placement needs a tile"):
+        encode_action(None, 0, num_players, max_pip)

@@ -7,8 +7,9 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from domino_env.core.config import from_preset, line_from_preset
 from domino_env.core.errors import ConfigError
-from domino_env.encoding.line import line_observation_spec
+from domino_env.encoding.line import line_observation_spec, line_scores_bound
 from domino_env.encoding.mexican_train import observation_spec, scores_bound
 from domino_env.envs import line_v0, mexican_train_v0
 
@@ -175,3 +176,36 @@ def test_cuban_state_annulments_stay_in_the_state_space():
     state = env.state()
     assert state[env.state_encoder.spec.slices["annulments"].start] == 1000.0
     assert env.state_space.contains(state)
+
+
+def test_line_scores_bound_rises_only_for_a_target_near_ten_million():
+    """A game ends after the round in which a total reaches the target (docs/rules.md §2.1), and
+    that round scores at most every pip of the set (168 in double-6, 495 in double-9): a total
+    can reach target - 1 + that. The bound stays 10**7 until a target makes that larger (only
+    the default 10**7 was tested, through docs/envs.md's table)."""
+    assert line_scores_bound(line_from_preset("block")) == 1e7
+    assert line_scores_bound(line_from_preset("cuban", target_score=10**7 - 495)) == 1e7  # 10**7 - 1
+    assert line_scores_bound(line_from_preset("cuban", target_score=10**7 - 400)) == 10**7 + 94
+    assert line_scores_bound(line_from_preset("block", target_score=10**7)) == 10**7 + 167
+    env = line_v0.raw_env(preset="block", num_players=2, target_score=10**7)
+    box = env.observation_space("player_0")["observation"]
+    assert box.high[env.encoder.spec.slices["scores"]].tolist() == [10**7 + 167] * 2
+
+
+def test_scores_bound_is_the_largest_total_a_dealt_game_reaches():
+    """docs/rules.md §1.5-1.6: a round scores at most the pips of the largest hand a seat can hold,
+    its dealt tiles plus the whole boneyard; a "rounds" game has N + 1 rounds, and in an
+    elimination game a seat stops at the limit. Double-9, two seats: hands of (55 - 1 - 4) // 2 =
+    25 tiles, boneyard 54 - 50 = 4, so 29 tiles: every tile of 10 pips or more (25 tiles, 320 pips)
+    and four 9s, 356 pips. Only the bounds' "> 10,000" was tested, never their value."""
+    d9 = {"num_players": 2, "max_pip": 9}
+    assert scores_bound(from_preset(game_end="elimination", elimination_limit=20000, **d9)) == 20000 - 1 + 356
+    # three seats: a round with two left deals 25-tile hands again (16 with three): the largest still 356
+    assert scores_bound(from_preset(num_players=3, max_pip=9, game_end="elimination", elimination_limit=20000)) == 20355
+    assert scores_bound(from_preset(**d9)) == 10000  # 10 rounds x 356 < 10,000
+    # the 0-0 worth 1000 is one of the 29 tiles, beside the 28 best others (320 + 3 x 9): 1347 a round
+    assert scores_bound(from_preset(double_blank_points=1000, **d9)) == 10 * 1347
+    # sin monte: no boneyard, 27 tiles a hand: the 0-0 and 26 others (320 + 9)
+    assert scores_bound(from_preset(double_blank_points=1000, use_boneyard=False, **d9)) == 10 * 1329
+    # highest_held: the station comes from a hand, so 55 tiles are dealt or drawn: 25 + 5 = 30 tiles
+    assert scores_bound(from_preset(double_blank_points=1000, station_source="highest_held", **d9)) == 10 * 1356

@@ -40,6 +40,7 @@ def _check_against_engine(env, s: np.ndarray) -> None:
     for seat, hand in enumerate(st.hands):
         assert np.flatnonzero(v["hands"][seat]).tolist() == bits(hand)
     assert _ranked(v["boneyard"]) == st.boneyard[::-1]  # next draw first
+    assert sorted(v["boneyard"][v["boneyard"] > 0]) == list(range(1, len(st.boneyard) + 1))  # ranks 1, 2...
     assert v["scores"].tolist() == list(st.scores)
     assert v["round_index"][0] == st.round_index
     if st.round_over:
@@ -49,10 +50,12 @@ def _check_against_engine(env, s: np.ndarray) -> None:
     if "train_tiles" in v:
         for train, tiles in enumerate(st.trains):
             assert _ranked(v["train_tiles"][train]) == [canon(a, b) for a, b in tiles]
+            assert [v["train_tiles"][train, canon(a, b)] for a, b in tiles] == list(range(1, len(tiles) + 1))
             assert np.flatnonzero(v["train_end"][train]).tolist() == [st.ends[train]]
         assert np.flatnonzero(v["station"]).tolist() == [st.station]
     else:
-        assert _ranked(v["line"]) == [canon(a, b) for a, b in st.line]
+        assert [v["line"][canon(a, b)] for a, b in st.line] == list(range(1, len(st.line) + 1))  # 1 = leftmost
+        assert np.count_nonzero(v["line"]) == len(st.line)
         assert np.flatnonzero(v["leader"]).tolist() == [st.leader]
     # Every tile of the set is in exactly one place (hands, boneyard, out of play, table).
     table = v["train_tiles"].sum(0) if "train_tiles" in v else v["line"]
@@ -60,6 +63,53 @@ def _check_against_engine(env, s: np.ndarray) -> None:
     if "station" in v:
         where[index[(st.station, st.station)]] += 1
     assert where.tolist() == [1] * len(index)
+    _check_every_other_block(env, v)
+
+
+def _one_hot(size: int, *at: int) -> list[float]:
+    out = [0.0] * size
+    for i in at:
+        out[i] = 1.0
+    return out
+
+
+def _check_every_other_block(env, v: dict[str, np.ndarray]) -> None:
+    """The blocks the checks above leave out, each written from the engine's own attributes (the
+    missing pips, the turn and first-turn flags, and each game's bookkeeping were not checked: the
+    state could have lost any of them with every test passing)."""
+    st, cfg = env.game_state, env.config
+    p, t, live = cfg.num_players, cfg.tile_count, not st.round_over
+    for seat in range(p):
+        assert np.flatnonzero(v["missing_pips"][seat]).tolist() == bits(st.missing[seat])
+    assert np.flatnonzero(v["out_of_play"]).tolist() == bits(st.out_of_play)
+    assert v["in_first_turn"].tolist() == [float(live and st.in_first_turn)]
+    assert v["first_turn_pending"].tolist() == [float(x) for x in st.first_turn_pending]
+    assert v["round_over"].tolist() == [float(st.round_over)]
+    if "train_tiles" in v:
+        assert v["train_in_play"].tolist() == [float(x) for x in st.active] + [float(cfg.use_mexican_train)]
+        assert v["seat_active"].tolist() == [float(x) for x in st.active]
+        assert v["marker"].tolist() == [float(st.has_marker(seat)) for seat in range(p)]
+        order = [0.0] * (p + 1)
+        for k, train in enumerate(st.open_doubles, 1):
+            order[train] = k
+        assert v["open_double_order"].tolist() == order
+        turn = [0.0] * (p + 1)
+        for k, train in enumerate(st.turn_doubles if live else [], 1):
+            turn[train] = k
+        assert v["turn_doubles"].tolist() == turn
+        assert v["phase"].tolist() == (_one_hot(len(v["phase"]), st.phase) if live else _one_hot(len(v["phase"])))
+        drawn = [st.drawn_tile] if live and st.drawn_tile >= 0 else []
+        assert v["drawn_tile"].tolist() == _one_hot(t, *drawn)
+        assert v["round_first_player"].tolist() == _one_hot(p, st.round_first_player)
+        assert v["stations_used"].tolist() == _one_hot(cfg.max_pip + 1, *st._used_stations)
+    else:
+        assert v["left_end"].tolist() == _one_hot(cfg.max_pip + 1, *([st.left] if st.line else []))
+        assert v["right_end"].tolist() == _one_hot(cfg.max_pip + 1, *([st.right] if st.line else []))
+        assert v["forced_lead"].tolist() == _one_hot(t, *([st.forced_lead] if st.forced_lead >= 0 else []))
+        assert v["doubles_dealt"].tolist() == list(st.doubles_dealt)
+        assert v["drew"].tolist() == [float(x) for x in st._drew]
+        assert v["round_winner"].tolist() == _one_hot(p, *([st.winner_seat] if st.winner_seat >= 0 else []))
+        assert v["annulments"].tolist() == [st.annulments]
 
 
 @pytest.mark.parametrize("name", list(FACTORIES))
@@ -207,3 +257,78 @@ def _play_and_check(env, seed: int, stop: int) -> None:
     s = env.state()
     assert env.state_space.contains(s)
     _check_against_engine(env, s)
+
+
+def test_line_state_of_a_hand_built_draw_deal():
+    """Exact blocks of a hand-made draw-game round (docs/state.md). 0-0 is the only double, so seat
+    1 must lead it: the forced lead is tile 0, the first of the set (a check ``forced_lead > 0``
+    would drop it, and random deals almost never lead 0-0). Seat 0, holding no 0, then draws 1-3."""
+    env = draw_v0.raw_env()
+    env.reset(seed=0, options={"deal": {"hands": [[[1, 2], [3, 4]], [[0, 0], [2, 5]]], "boneyard": [[1, 3], [0, 5]]}})
+    index = {tile: i for i, tile in enumerate(tile_table(6))}
+    dealt = [index[t] for t in ((1, 2), (3, 4), (0, 0), (2, 5), (1, 3), (0, 5))]
+    out = [i for i in range(28) if i not in dealt]
+    v = env.state_encoder.decode(env.state())
+    assert _one_hot_at(v["forced_lead"]) == [0] and _one_hot_at(v["leader"]) == _one_hot_at(v["current_player"]) == [1]
+    assert v["in_first_turn"].tolist() == [1] and v["first_turn_pending"].tolist() == [1, 0]
+    assert v["doubles_dealt"].tolist() == [0, 1] and v["drew"].tolist() == [0, 0]
+    assert {int(i): float(v["boneyard"][i]) for i in np.flatnonzero(v["boneyard"])} == {index[(1, 3)]: 1, index[(0, 5)]: 2}
+    assert _one_hot_at(v["out_of_play"]) == out
+    for name in ("line", "left_end", "right_end", "round_winner", "round_over", "annulments"):
+        assert not v[name].any(), name
+    env.step(0)  # seat 1 leads 0-0 (tile 0, end 0)
+    env.step(2 * 28)  # seat 0: DRAW (1-3 does not fit)
+    v = env.state_encoder.decode(env.state())
+    assert _one_hot_at(v["line"]) == _one_hot_at(v["left_end"]) == _one_hot_at(v["right_end"]) == [0]
+    assert not v["forced_lead"].any() and _one_hot_at(v["current_player"]) == [0]
+    assert v["in_first_turn"].tolist() == [1] and v["first_turn_pending"].tolist() == [0, 0]
+    assert v["drew"].tolist() == [1, 0] and _one_hot_at(v["hands"][0]) == sorted(index[t] for t in ((1, 2), (3, 4), (1, 3)))
+    assert {int(i): float(v["boneyard"][i]) for i in np.flatnonzero(v["boneyard"])} == {index[(0, 5)]: 1}
+
+
+def _one_hot_at(block: np.ndarray) -> list[int]:
+    return np.flatnonzero(block).tolist()
+
+
+def test_state_space_bounds_follow_each_fields_unit():
+    """``env.state_space`` (docs/state.md): flags and one-hots are bounded by 1; ranks by the tiles
+    of the set (T) or the trains (P + 1); the Cuban doubles count by the pips' count V = N + 1; the
+    totals by the observation's bounds. Only the fields' shapes were checked, so any bound could
+    change (a flag's to 2) unnoticed."""
+    mexican = mexican_train_v0.raw_env(num_players=4)  # T = 91, P + 1 = 5
+    cuban = cuban_v0.raw_env()  # double-9: T = 55, V = 10
+    expected = {
+        mexican: {"boneyard": 91, "train_tiles": 91, "open_double_order": 5, "turn_doubles": 5, "round_index": 1000,
+                  "scores": 10000},
+        cuban: {"boneyard": 55, "line": 55, "doubles_dealt": 10, "annulments": 1000, "round_index": 1000,
+                "scores": 10**7},
+    }  # fmt: skip
+    for env, others in expected.items():
+        spec = env.state_encoder.spec
+        assert {f.name: f.high for f in spec.fields if f.unit not in ("flag", "one-hot")} == others
+        assert {f.high for f in spec.fields if f.unit in ("flag", "one-hot")} == {1}
+        assert env.state_space.high.tolist() == [f.high for f in spec.fields for _ in range(f.size)]
+
+
+def test_mexican_train_state_of_a_hand_built_double():
+    """Exact turn blocks of a hand-made Mexican Train round (docs/state.md; doubles "satisfy",
+    docs/rules.md §1.4): seat 0 places 5-5 on its own train (phase cover_own_double, turn double on
+    train 0), cannot cover it and draws 0-0, tile 0 of the set (``drawn_tile >= 0`` is the
+    check); after its pass the 5-5 obliges everybody (open double 1 on train 0), its marker is down
+    and it is known to lack 5."""
+    env = mexican_train_v0.raw_env(num_players=2, max_pip=9)
+    env.reset(options={"deal": {"hands": [[[9, 5], [5, 5], [1, 2]], [[9, 3], [2, 6]]], "boneyard": [[0, 0], [7, 8]],
+                                "station": [9, 9], "first_player": 0}})  # fmt: skip
+    st = env.game_state
+    for move in ("place 5-9 on own train", "place 3-9 on own train", "place 5-5 on own train", "draw"):
+        env.step(next(a for a in st.legal_actions() if st.describe_action(a) == move))
+    v = env.state_encoder.decode(env.state())
+    assert _one_hot_at(v["phase"]) == [1] and v["turn_doubles"].tolist() == [1, 0, 0]  # cover_own_double
+    assert _one_hot_at(v["drawn_tile"]) == [0] and _one_hot_at(v["current_player"]) == [0]
+    assert not v["open_double_order"].any() and not v["marker"].any() and not v["in_first_turn"].any()
+    assert _one_hot_at(v["round_first_player"]) == [0] and v["train_in_play"].tolist() == [1, 1, 1]
+    env.step(next(a for a in st.legal_actions() if st.describe_action(a) == "pass"))
+    v = env.state_encoder.decode(env.state())
+    assert v["open_double_order"].tolist() == [1, 0, 0] and v["marker"].tolist() == [1, 0]
+    assert _one_hot_at(v["phase"]) == [0] and not v["turn_doubles"].any() and not v["drawn_tile"].any()
+    assert _one_hot_at(v["current_player"]) == [1] and [_one_hot_at(row) for row in v["missing_pips"]] == [[5], []]
