@@ -430,7 +430,8 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
     rules = previous.get("env_config") if isinstance(previous.get("env_config"), dict) else {}
     given = given_options(argv)
     for name in RUN_OPTIONS + CONTINUED_OPTIONS:
-        if name not in had:
+        # an option newer than the run (not in its args) counts as left to the preset, when given
+        if name not in had and (name not in given or name not in MEXICAN_TRAIN_RULE_ARGS):
             continue
         if name not in given:
             setattr(args, name, had[name])
@@ -439,7 +440,7 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
         if game != "mexican_train" and name in MEXICAN_TRAIN_RULE_ARGS and name != "hand_size":
             parser.error(f"--resume {run}: {flag_of(name)} is a Mexican Train rule, not of the run's --game {game}")
         # a rule the run left to its preset is compared with the value it played with
-        was = rules.get(_RULE_KEY.get(name, name)) if had[name] is None else had[name]
+        was = rules.get(_RULE_KEY.get(name, name)) if had.get(name) is None else had[name]
         if name == "opponents" and isinstance(was, list) and sorted(args.opponents) == sorted(was):
             args.opponents = list(was)  # the same opponents in another order: the run's order
             continue

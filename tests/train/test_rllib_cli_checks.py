@@ -228,3 +228,29 @@ def test_a_resumed_line_game_run_names_a_mexican_train_rule_as_such(tmp_path):
     out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(run / "checkpoint")],
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert out.returncode == 2 and f"this is the run's checkpoint; give its run folder, --resume {run}" in out.stderr
+
+
+def test_a_rule_option_newer_than_the_run_is_compared_with_the_rule_it_played(tmp_path, capsys):
+    """A run recorded before --hand-size-rule existed has no such argument: given on --resume, it
+    is compared with the rule of the run's env (a review found "the run's rules {...} differ" in
+    place of the message naming the flag)."""
+    import json
+
+    from domino_env.train.ppo_args import rules_from_args
+    from domino_env.train.rllib_args import build_parser, resume_options
+
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    old = build_parser().parse_args([])
+    args = {k: v for k, v in vars(old).items() if k != "hand_size_rule"}  # as the run recorded them
+    (run / "domino_rllib.json").write_text(json.dumps({"args": args, "env_config": rules_from_args(old)}))
+    for value in ("equal_split", None):  # the rule it played, or the flag left out: the run goes on
+        argv = ["--resume", str(run), *(["--hand-size-rule", value] if value else [])]
+        parsed = build_parser().parse_args(argv)
+        resume_options(build_parser(), parsed, argv)
+        assert parsed.hand_size_rule == value
+    argv = ["--resume", str(run), "--hand-size-rule", "table"]
+    with pytest.raises(SystemExit):
+        resume_options(build_parser(), build_parser().parse_args(argv), argv)
+    assert (f"--resume {run}: the run has --hand-size-rule equal_split, this command table; leave "
+            "--hand-size-rule out to continue the run's") in capsys.readouterr().err  # fmt: skip
