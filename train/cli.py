@@ -144,7 +144,7 @@ COMMANDS: dict[str, Command] = {
     "domino-replay-html": Command("domino_env.train.replay_html:main", {}),
     "domino-paired": Command("domino_env.train.paired:main", {}),
     "domino-rllib": Command(
-        "domino_env.train.rllib:main", {"rllib": ("ray", "torch", "tqdm", "rich")}
+        "domino_env.train.rllib:main", {"rllib": ("ray", "torch", "tqdm", "rich")}, stops_on_hangup=True
     ),
 }
 

@@ -1,4 +1,4 @@
-"""A closed terminal in the long commands (``domino-train``, ``domino-bc``, ``domino-evaluate``;
+"""A closed terminal in the long commands (``domino-train``, ``domino-bc``, ``domino-rllib``, ``domino-evaluate``;
 :func:`~domino_env.train.cli.launch` installs :func:`stop_on_hangup` for them): SIGHUP stops the
 command as SIGTERM does, saving what it has (exit 143), and its workers ignore SIGHUP
 (:data:`~domino_env.train.interrupts.WORKER_STOP_SIGNALS`). A write to the closed terminal (EIO),

@@ -1,6 +1,6 @@
 """A closed terminal (an ssh session that drops: the kernel sends SIGHUP to the session's leader,
-which passes it on to every process of its jobs) stops domino-train, domino-bc and
-domino-evaluate as SIGTERM does: what is done is saved, status 143, no worker left. Before, the
+which passes it on to every process of its jobs) stops domino-train, domino-bc,
+domino-rllib and domino-evaluate as SIGTERM does: what is done is saved, status 143, no worker left. Before, the
 workers died of the signal, the command with them, and domino-train lost everything since its
 last periodic evaluation. A job that gets no SIGHUP (``disown``) goes on to its end, its output
 dropped, where its first write to the closed terminal (EIO) crashed it."""
@@ -115,3 +115,35 @@ def test_domino_evaluate_keeps_its_finished_deals_when_the_terminal_closes(tmp_p
         ready=lambda: journal.exists() and journal.read_text().count("\n") >= 3)  # fmt: skip
     assert status == 128 + signal.SIGTERM and not out.exists()
     assert journal.read_text().count("\n") >= 3  # the header and the deals played: --resume goes on from them
+
+
+
+def _rllib_draw_2p(run: Path, iterations: int) -> list[str]:
+    """The smallest domino-rllib run the command allows, into ``run``."""
+    return ["domino_env.train.rllib", "--game", "draw", "--players", "2", "--iterations", str(iterations),
+            "--batch-size", "128", "--minibatch-size", "64", "--epochs", "1", "--hidden", "16",
+            "--num-env-runners", "0", "--num-cpus", "2", "--seed", "3", "--eval-rounds", "0", "--out", str(run)]  # fmt: skip
+
+
+def test_domino_rllib_saves_a_checkpoint_when_the_terminal_closes(tmp_path):
+    """domino-rllib died of the SIGHUP with nothing saved: no checkpoint, no domino_rllib.json,
+    although it had trained iterations (its checkpoint comes every --checkpoint-every 10)."""
+    run = tmp_path / "run"
+    progress = run / "progress.jsonl"
+    status = _close_terminal_when(_rllib_draw_2p(run, 500),
+                                  ready=lambda: progress.exists() and progress.read_text().count("\n") >= 2)  # fmt: skip
+    assert status == 128 + signal.SIGTERM
+    meta = json.loads((run / "domino_rllib.json").read_text())
+    saved = json.loads((run / "checkpoint" / "domino_rllib.json").read_text())
+    assert meta["interrupted"] is True and meta["iterations_done"] >= 2
+    assert saved["iterations_done"] == meta["iterations_done"] == progress.read_text().count("\n")
+
+
+def test_a_disowned_domino_rllib_trains_on_after_its_terminal_closes(tmp_path):
+    """Its progress bar meets the closed terminal (EIO): the run goes on to its last iteration."""
+    run = tmp_path / "run"
+    progress = run / "progress.jsonl"
+    status = _close_terminal_when(_rllib_draw_2p(run, 6), ready=progress.exists, disowned=True)
+    meta = json.loads((run / "domino_rllib.json").read_text())
+    assert (status, meta["interrupted"], meta["iterations_done"]) == (0, False, 6)
+    assert progress.read_text().count("\n") == 6
