@@ -118,19 +118,22 @@ def test_domino_evaluate_keeps_its_finished_deals_when_the_terminal_closes(tmp_p
 
 
 
-def _rllib_draw_2p(run: Path, iterations: int) -> list[str]:
+def _rllib_draw_2p(run: Path, iterations: int, env_runners: int = 0) -> list[str]:
     """The smallest domino-rllib run the command allows, into ``run``."""
     return ["domino_env.train.rllib", "--game", "draw", "--players", "2", "--iterations", str(iterations),
             "--batch-size", "128", "--minibatch-size", "64", "--epochs", "1", "--hidden", "16",
-            "--num-env-runners", "0", "--num-cpus", "2", "--seed", "3", "--eval-rounds", "0", "--out", str(run)]  # fmt: skip
+            "--num-env-runners", str(env_runners), "--num-cpus", "2", "--seed", "3", "--eval-rounds", "0",
+            "--out", str(run)]  # fmt: skip
 
 
 def test_domino_rllib_saves_a_checkpoint_when_the_terminal_closes(tmp_path):
     """domino-rllib died of the SIGHUP with nothing saved: no checkpoint, no domino_rllib.json,
-    although it had trained iterations (its checkpoint comes every --checkpoint-every 10)."""
+    although it had trained iterations (its checkpoint comes every --checkpoint-every 10). Ray's
+    GCS server and raylet run in the command's process group, so the shell's SIGHUP reaches them
+    too; with a remote env runner the run still saves."""
     run = tmp_path / "run"
     progress = run / "progress.jsonl"
-    status = _close_terminal_when(_rllib_draw_2p(run, 500),
+    status = _close_terminal_when(_rllib_draw_2p(run, 500, env_runners=1),
                                   ready=lambda: progress.exists() and progress.read_text().count("\n") >= 2)  # fmt: skip
     assert status == 128 + signal.SIGTERM
     meta = json.loads((run / "domino_rllib.json").read_text())
