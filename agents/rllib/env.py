@@ -10,7 +10,9 @@ observation and reward), with three differences:
   keys RLlib's action-masking modules read (the PettingZoo env's ``"observation"`` is renamed);
 * an illegal action (RLlib's env pre-check steps one unmasked random action) ends the episode
   like PettingZoo's ``TerminateIllegalWrapper``: ``illegal_reward`` for the offender, every agent
-  terminated, ``info["illegal_action"] = True``; it is counted in :attr:`illegal_actions`;
+  terminated, ``info["illegal_action"] = True``; it is counted in :attr:`illegal_actions`. An
+  action that is not one (a float, an out-of-range integer) raises ``IllegalActionError`` as the
+  PettingZoo env does;
 * the raw env is driven directly (no PettingZoo wrappers: about 30 us per step saved), and
   :attr:`last_record` keeps the record of the last finished episode (deals and actions,
   :func:`domino_env.core.records.make_record`), so an episode can be replayed exactly.
@@ -26,6 +28,7 @@ it over the episode (also for such a seat); ``domino-rllib``'s metrics read it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -129,21 +132,31 @@ class DominoMultiAgentEnv(MultiAgentEnv):
         """Play the acting agent's action (the only key RLlib gives), then report the next actor
         (its observation and the reward it got since it last acted) or, at the end, every agent.
 
+        Only a legal-range integer that the action mask forbids is played as an illegal move
+        (the episode ends, ``illegal_reward`` for the actor); anything that is not an action at
+        all is the caller's error, raised as the PettingZoo env and the parallel view raise it.
+
         Raises:
-            ConfigError: the action dict lacks the acting agent.
-            IllegalActionError: ``step`` after the episode ended.
+            IllegalActionError: ``step`` after the episode ended; ``action_dict`` not a dict
+                holding the acting agent; its action not an integer (a float, bool, string or an
+                array of another shape than 0-d), or outside ``0 .. n - 1`` of the action space.
         """
         aec = self.aec
         if self._done:
             raise IllegalActionError("the episode is over: call reset() before step()")
         actor = aec.agent_selection
-        if actor not in action_dict:
-            raise ConfigError("action_dict", sorted(action_dict), f"an action for the actor {actor!r}")
+        if not isinstance(action_dict, Mapping) or actor not in action_dict:
+            got = sorted(map(str, action_dict)) if isinstance(action_dict, Mapping) else type(action_dict).__name__
+            raise IllegalActionError(f"step: action_dict must be a dict holding the acting agent {actor!r}, got {got}")
+        action = check_action(action_dict[actor])  # raised: a float is no move to penalise
+        size = int(self.action_spaces[actor].n)
+        if not 0 <= action < size:
+            raise IllegalActionError(f"step: the action of {actor} must be in 0 .. {size - 1}, got {action}")
         # Agents reported done by the previous step leave now: RLlib checks that every agent of
         # a step's dicts is in ``agents``, the final step's included.
         self.agents = [a for a in self.agents if a in aec.agents]
         try:
-            aec.step(check_action(action_dict[actor]))
+            aec.step(action)
         except IllegalActionError as err:
             return self._end_illegal(actor, str(err))
         obs, rew, term, trunc, info = {}, {}, {}, {}, {}

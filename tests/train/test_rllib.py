@@ -6,6 +6,7 @@ test_rllib_smoke.py; the turn-based reward bookkeeping in test_rllib_rewards.py.
 """
 
 import json
+import re
 import subprocess
 import sys
 
@@ -104,12 +105,33 @@ def test_env_takes_a_numpy_float_illegal_reward():
     assert DominoMultiAgentEnv({**MT, "illegal_reward": np.float32(-2.5)}).illegal_reward == -2.5
 
 
-def test_env_refuses_an_action_dict_without_the_actor():
-    env = DominoMultiAgentEnv(MT)
-    obs, _ = env.reset(seed=1)
-    other = next(a for a in env.possible_agents if a not in obs)
-    with pytest.raises(ConfigError, match="action_dict"):
-        env.step({other: 0})
+def test_env_refuses_what_is_not_an_action_and_plays_on():
+    """A float, bool, string, a 1-element array or an out-of-range integer was played as an
+    illegal move (the episode ended, -1 for the seat, a legal 54.0 among them): each is refused
+    as the PettingZoo env refuses it (IllegalActionError, as the parallel view for a dict without
+    the actor), and the episode goes on. Only a masked-out action in range is an illegal move."""
+    env = DominoMultiAgentEnv({"game": "block"})
+    obs, _ = env.reset(seed=0)
+    (actor,) = obs
+    legal = int(np.flatnonzero(obs[actor]["action_mask"])[0])
+    other = next(a for a in env.possible_agents if a != actor)
+    bad = [(1.5, "an action must be an integer, got 1.5 (float)"),
+           (float(legal), f"an action must be an integer, got {float(legal)} (float)"),
+           (True, "an action must be an integer, got True (bool)"),
+           ("3", "an action must be an integer, got '3' (str)"),
+           (np.array([legal]), "an action must be an integer, got array"),
+           (59, f"step: the action of {actor} must be in 0 .. 58, got 59"),
+           (-1, f"step: the action of {actor} must be in 0 .. 58, got -1")]  # fmt: skip
+    for action, message in bad:
+        with pytest.raises(IllegalActionError, match=re.escape(message)):
+            env.step({actor: action})
+    for action_dict, got in (({other: legal}, f"[{other!r}]"), ([legal], "list")):
+        with pytest.raises(IllegalActionError, match=re.escape(
+                f"step: action_dict must be a dict holding the acting agent {actor!r}, got {got}")):  # fmt: skip
+            env.step(action_dict)
+    _, rew, term, _, info = env.step({actor: np.int64(legal)})  # the episode was untouched
+    assert env.illegal_actions == 0 and not term["__all__"] and set(rew) == {other}
+    assert env.aec.to_record()["actions"] == [legal]
 
 
 def test_importing_agents_does_not_import_ray_or_torch():
