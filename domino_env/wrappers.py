@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 import gymnasium
 import numpy as np
 
-from .core.config import NO_RENDER_MODE, installed_render_modes
+from .core.config import NO_RENDER_MODE, NOT_RESET, installed_render_modes
 from .core.errors import (
     ActionLike,
     ConfigError,
@@ -384,14 +384,15 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self) -> str | np.ndarray | None:
         """The table as the learner sees it: ``"ansi"`` text, ``"rgb_array"`` an ``(H, W, 3)``
-        uint8 picture (the aec env's ``render_image(learner_seat)``); no render mode: None, with
+        uint8 picture (the aec env's ``render_image(learner_seat)``); before the first ``reset()``
+        the text, or a blank picture, says so, as the AEC env's; no render mode: None, with
         Gymnasium's warning."""
         if self.render_mode is None:
             gymnasium.logger.warn(NO_RENDER_MODE)
         if self.render_mode == "rgb_array":
             return self.aec.render_image(self.learner_seat if self.aec.game_state is not None else None)
-        if self.render_mode == "ansi" and self.aec.game_state is not None:
-            return self.aec.render_text(self.learner_seat)
+        if self.render_mode == "ansi":
+            return NOT_RESET if self.aec.game_state is None else self.aec.render_text(self.learner_seat)
         return None
 
     def render_image(self, viewer: int | None = None, all_hands: bool = False) -> np.ndarray:

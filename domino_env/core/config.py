@@ -367,6 +367,8 @@ RENDER_MODES = ("human", "ansi", "rgb_array")
 #: ``render()`` without a render mode: Gymnasium's own warning, as its envs give it
 NO_RENDER_MODE = ("You are calling render method without specifying any render mode. You can specify the "
                   "render_mode at initialization, e.g. render_mode='ansi' or 'rgb_array'")  # fmt: skip
+#: what ``render()`` shows before the first ``reset()`` (the text, or written on a blank picture)
+NOT_RESET = "(reset() has not been called)"
 
 
 def installed_render_modes(modes: tuple[str, ...] = RENDER_MODES) -> list[str]:

@@ -21,7 +21,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
-from ..core.config import NO_RENDER_MODE, check_env_options
+from ..core.config import NO_RENDER_MODE, NOT_RESET, check_env_options
 from ..core.errors import (
     ActionLike,
     ConfigError,
@@ -439,7 +439,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         from ..render_image import blank_image, image_size, table_image
 
         if self.game_state is None:
-            return blank_image("(reset() has not been called)", image_size(self.config))
+            return blank_image(NOT_RESET, image_size(self.config))
         return table_image(self.game_state, viewer, all_hands)
 
     def render(self) -> str | np.ndarray | None:
@@ -451,7 +451,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             return None
         if self.render_mode == "rgb_array":
             return self.render_image()
-        text = "(reset() has not been called)" if self.game_state is None else self.render_text()
+        text = NOT_RESET if self.game_state is None else self.render_text()
         if self.render_mode == "ansi":
             return text
         print(text)

@@ -116,3 +116,14 @@ def test_render_without_a_render_mode_warns_as_gymnasium_envs_do(make):
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="calling render method without specifying any render mode"):
         assert env.render() is None
+
+
+@pytest.mark.parametrize("make", [mexican_train_v0.raw_env, block_v0.raw_env, mexican_train_single_agent, line_single_agent])
+def test_render_before_reset_says_so_in_the_raw_envs_and_the_adapter(make):
+    """The single-agent adapter's ``ansi`` render returned None in silence before the first reset,
+    where the raw AEC env returns this line (and a blank picture saying it in ``rgb_array``).
+    (``env()`` and ``gymnasium.make`` refuse it, as PettingZoo's and Gymnasium's order checks do.)"""
+    env = make(render_mode="ansi")
+    assert env.render() == "(reset() has not been called)"
+    env.reset(seed=0)
+    assert "hand" in env.render()
