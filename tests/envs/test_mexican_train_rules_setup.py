@@ -287,6 +287,21 @@ def test_a_deal_may_give_numpy_arrays_and_its_messages_say_what_is_wrong():
             e.reset(seed=0, options={"deal": {**options["deal"], "station": station}})
 
 
+def test_a_hand_or_boneyard_that_is_not_a_list_is_refused_by_name():
+    """A deal's hand or boneyard given as a number or None is a DealError naming it, not a
+    TypeError from iterating it. Kills: deleting the list checks of TileReader.hand and
+    TileReader.boneyard (core/deal.py)."""
+    e = raw_env(num_players=2, max_pip=9)
+    base = {"hands": [[[1, 2], [3, 9]], [[4, 5], [6, 7]]], "boneyard": [[0, 8]], "station": [9, 9]}
+    for bad in (7, None):
+        with pytest.raises(DealError, match=re.escape(f"options['deal']: hand of seat 1 must be a list of [a, b] tiles, got {bad}") + "$"):
+            e.reset(seed=0, options={"deal": {**base, "hands": [base["hands"][0], bad]}})
+        with pytest.raises(DealError, match=re.escape(f"options['deal']: deal['boneyard'] must be a list of [a, b] tiles, got {bad}") + "$"):
+            e.reset(seed=0, options={"deal": {**base, "boneyard": bad}})
+    e.reset(seed=0, options={"deal": base})  # the same deal with lists is valid
+    assert hand(e, 1) == [(4, 5), (6, 7)] and state(e).deals[0]["boneyard"] == [[0, 8]]
+
+
 def test_a_deal_may_give_any_double_of_the_set_as_its_station_and_no_other_tile():
     """docs/rules.md §1.1 + contract (Starting from a given position): a given deal's "station" is
     any double s-s of the set, 0-0 and N-N included; anything else is refused by name. Kills:
