@@ -1,6 +1,7 @@
 """Tile indexing (docs/rules.md §0) and config validation / presets (docs/rules.md §1.1, 1.8)."""
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -109,10 +110,48 @@ def test_0d_integer_arrays_are_integers_as_check_action_takes_them():
             MexicanTrainConfig().dealt_hand_size(bad)
 
 
+def test_a_tile_whose_second_pip_is_not_an_integer_is_refused_as_a_pair():
+    """tile_pair checks both pips: a deal's [3, 7.5], [3, True], [3, None] or [3, "7"] is a DealError
+    naming the hand, and a numpy second pip comes back a plain int. An object with ``tolist`` that
+    is not an array (array.array) is not a tile. Kills: the fast path's ``type(tile[1]) is int``
+    read as ``tile[0]`` (a float second pip got through to tile_index as a DominoError, None or a
+    string as a TypeError) and ``hasattr(tile, "shape")`` made optional (core/tiles.py)."""
+    import array
+
+    from domino_env.core.deal import TileReader
+    from domino_env.core.errors import DealError
+    from domino_env.core.tiles import tile_pair
+
+    for bad in (7.5, True, None, "7"):
+        with pytest.raises(DominoError, match=re.escape(f"a tile must be a pair of integers (a, b), got [3, {bad!r}]")):
+            tile_pair([3, bad])
+        with pytest.raises(DealError, match=re.escape(f"hand of seat 0: a tile must be a pair of integers [a, b], got [3, {bad!r}]")):
+            TileReader(9).tile([3, bad], "hand of seat 0")
+    pair = tile_pair([3, np.int64(7)])
+    assert pair == (3, 7) and type(pair[0]) is int and type(pair[1]) is int
+    assert tile_pair(np.array([3, 7])) == (3, 7) and TileReader(9).tile((np.int8(7), 3), "boneyard") == 31
+    with pytest.raises(DominoError, match="a tile must be a pair of integers"):
+        tile_pair(array.array("b", [3, 7]))
+
+
 def test_pip_value_double_blank():
     assert pip_value((3, 4)) == 7
     assert pip_value((0, 0)) == 0
     assert pip_value((0, 0), double_blank_points=10) == 10
+
+
+def test_set_tables_of_the_double_2_set_by_hand():
+    """SetTables of the double-2 set, tiles 0..5 = 0-0, 0-1, 0-2, 1-1, 1-2, 2-2: one pip mask per
+    pip 0..2 (rollout agents size their tables by it), the doubles' mask and the values with the
+    0-0 worth double_blank_points. Kills: ``[0] * (max_pip + 1)`` one mask too long (core/tiles.py)."""
+    from domino_env.core.tiles import SetTables, set_tables
+
+    t = SetTables(2, double_blank_points=10)
+    assert t.tiles == ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)) and t.num_tiles == 6
+    assert t.pip_masks == [0b000111, 0b011010, 0b110100]
+    assert t.double_mask == 0b101001
+    assert t.values == (10, 1, 2, 2, 3, 4) and set_tables(2).values == (0, 1, 2, 2, 3, 4)
+    assert set_tables(2, 10).pip_masks == t.pip_masks and set_tables(2, 10) is set_tables(2, 10)
 
 
 def test_default_hand_size_formula():
