@@ -72,3 +72,45 @@ def test_a_current_pickle_keeps_its_fields_without_replaying():
     state = _mid_later_round(cuban_v0.raw_env(episode="game"), 0)
     state.actors[0] = -7  # (a replay would rebuild it)
     assert pickle.loads(pickle.dumps(state)).actors[0] == -7
+
+
+def _play_until(env, seed: int, stop):
+    """Random play from ``reset(seed=seed)`` until ``stop(state)`` or the episode's end."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while env.agents and not stop(env.game_state):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:  # a seat out of an elimination game
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+    return env.game_state
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: cuban_v0.raw_env(episode="game"),
+        lambda: mexican_train_v0.raw_env(episode="game", max_pip=9, num_players=3, game_end="elimination"),
+    ],
+)
+def test_a_state_pickled_at_the_start_of_a_later_round_or_at_the_end_of_the_game(make):
+    """Right after the action that ended a round the next round is already dealt (its deal is the
+    state's last, none of its actions played): the rebuilt round_start is that round's, and its
+    round history empty. A game-over state has no next deal. Kills: deleting the rebuild's last
+    ``if fresh.round_over and deals: fresh.start_next_round(...)`` (round_start stayed the ended
+    round's), reading it with ``or`` or popping ``deals[1]`` (an IndexError) (core/history.py)."""
+    env = make()
+    state = _play_until(env, 0, lambda s: s.round_index >= 1 and s.round_start == len(s.actions))
+    assert not state.round_over and state.round_start == len(state.actions) > 0
+    old = pickle.loads(pickle.dumps(_OldPickle(state)))
+    assert old.round_start == state.round_start and old.round_history() == state.round_history() == []
+    assert old.actors == state.actors and len(old.actors) == len(state.actions)
+    seat, action = old.current_player, old.legal_actions()[0]
+    old.apply(action)
+    assert old.round_history() == [(seat, action)]
+    over = _play_until(env, 1, lambda s: s.game_over)
+    assert over.game_over and over.round_history()
+    old = pickle.loads(pickle.dumps(_OldPickle(over)))
+    assert old.round_start == over.round_start and old.actors == over.actors
+    assert old.round_history() == over.round_history()
