@@ -89,7 +89,10 @@ def test_an_existing_file_in_a_folder_this_user_cannot_write_is_written_in_place
     target.write_text("earlier")
     inode = target.stat().st_ino
     real_access = os.access
-    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if os.fspath(p) == str(tmp_path) else real_access(p, mode, **kw))
+    def access(p, mode, **kw):  # the folder may be read and entered, not written
+        return False if os.fspath(p) == str(tmp_path) and mode & os.W_OK else real_access(p, mode, **kw)
+
+    monkeypatch.setattr(os, "access", access)
     replace_file(target, lambda f: f.write(b"new"))
     assert target.read_text() == "new" and target.stat().st_ino == inode and os.listdir(tmp_path) == ["result.json"]
 
@@ -160,3 +163,119 @@ def test_on_windows_a_file_is_synced_through_a_descriptor_open_for_writing(tmp_p
     monkeypatch.setattr(files, "_SYNC_NEEDS_WRITE", True)
     files.sync_file(path)  # raised EBADF when it opened the file read-only
     assert path.read_bytes() == b"data"
+
+
+def _record_fsyncs(monkeypatch) -> list[int]:
+    """The inode of every descriptor fsync'd from now on, in order."""
+    synced, real_fsync = [], os.fsync
+
+    def fsync(fd):
+        synced.append(os.fstat(fd).st_ino)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+def test_a_target_given_as_a_str_is_written_and_returned_as_a_path(tmp_path):
+    """Kills: deleting ``target = Path(target)`` (a str had no ``is_symlink``)."""
+    from pathlib import Path
+
+    written = replace_file(str(tmp_path / "out.json"), lambda f: f.write(b"{}"))
+    assert written == tmp_path / "out.json" and isinstance(written, Path) and written.read_bytes() == b"{}"
+
+
+def test_a_new_file_in_a_folder_this_user_cannot_write_is_the_open_error(tmp_path, monkeypatch):
+    """The temporary file cannot be made (EACCES, simulated: the tests may run as root): that
+    PermissionError comes out, naming the file it could not make, and nothing is left. Kills:
+    ``tmp.unlink(missing_ok=False)`` (a FileNotFoundError of the clean-up instead)."""
+    import builtins
+
+    real_open = builtins.open
+
+    def read_only_folder(path, *args, **kwargs):
+        if os.fspath(path).endswith(".partial"):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", read_only_folder)
+    with pytest.raises(PermissionError) as info:
+        replace_file(tmp_path / "new.json", lambda f: f.write(b"{}"))
+    assert info.value.errno == errno.EACCES and info.value.filename == str(tmp_path / ".new.json.partial")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_folder_that_cannot_be_opened_is_left_unsynced(tmp_path, monkeypatch):
+    """Windows opens no folder (PermissionError, simulated): the file is still written and in
+    place, and sync_folder of a folder that is gone does nothing. Kills: deleting sync_folder's
+    ``return`` after the failed open (an UnboundLocalError)."""
+    from domino_env.core.files import sync_folder
+
+    real_open = os.open
+
+    def no_folders(path, flags, *args, **kwargs):
+        if os.path.isdir(path):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", no_folders)
+    assert replace_file(tmp_path / "page.html", lambda f: f.write(b"<html>")).read_bytes() == b"<html>"
+    assert sync_folder(tmp_path) is None and sync_folder(tmp_path / "gone") is None
+    assert os.listdir(tmp_path) == ["page.html"]
+
+
+def test_on_posix_a_read_only_file_is_synced_through_a_read_only_descriptor(tmp_path, monkeypatch):
+    """A library may leave a read-only file in a checkpoint: a user other than root cannot open it
+    for writing (EACCES, simulated), and POSIX syncs a read-only descriptor. Kills: the Windows
+    rule (``_SYNC_NEEDS_WRITE``) taken on POSIX (``os.name != "nt"``)."""
+    from domino_env.core.files import sync_file, sync_tree
+
+    path = tmp_path / "state.pkl"
+    path.write_bytes(b"weights")
+    path.chmod(0o444)
+    real_open = os.open
+
+    def as_a_user(p, flags, *args, **kwargs):
+        if flags & os.O_ACCMODE != os.O_RDONLY and not os.stat(p).st_mode & 0o222:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(p))
+        return real_open(p, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", as_a_user)
+    synced = _record_fsyncs(monkeypatch)
+    sync_file(path)
+    sync_tree(tmp_path)
+    assert synced == [path.stat().st_ino, path.stat().st_ino, tmp_path.stat().st_ino]
+
+
+def test_sync_tree_syncs_the_tree_s_own_files_not_what_a_link_points_to(tmp_path, monkeypatch):
+    """A link in a checkpoint to a file elsewhere (or in it) is not synced through. Kills: ``or``
+    for ``and`` in ``os.path.isfile(path) and not os.path.islink(path)``."""
+    from domino_env.core.files import sync_tree
+
+    tree, outside = tmp_path / "checkpoint", tmp_path / "outside.bin"
+    (tree / "module").mkdir(parents=True)
+    (tree / "module" / "state.pkl").write_bytes(b"weights")
+    outside.write_bytes(b"elsewhere")
+    (tree / "link.bin").symlink_to(outside)
+    (tree / "module" / "again.pkl").symlink_to(tree / "module" / "state.pkl")
+    synced = _record_fsyncs(monkeypatch)
+    sync_tree(tree)
+    ino = {p.stat().st_ino for p in (tree, tree / "module", tree / "module" / "state.pkl")}
+    assert sorted(synced) == sorted(ino) and outside.stat().st_ino not in synced
+
+
+def test_an_interrupt_two_clean_ups_deep_still_comes_out_as_the_interrupt(tmp_path):
+    """The interrupt behind a clean-up error that another clean-up replaced (a chain of two
+    ``__context__``). Kills: deleting ``cause = cause.__context__`` (only the first link was read)."""
+    def interrupted_then_two_clean_up_errors(f):
+        try:
+            try:
+                raise KeyboardInterrupt("SIGINT")
+            finally:
+                raise RuntimeError("unexpected pos 46 vs 0")
+        finally:
+            raise OSError("the writer's own clean-up")
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        replace_file(tmp_path / "model.zip", interrupted_then_two_clean_up_errors)
+    assert info.value.args == ("SIGINT",) and os.listdir(tmp_path) == []
