@@ -6,6 +6,7 @@ that names only a preset plays that preset's rules."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -292,3 +293,19 @@ def test_replay_end_says_truncated_exactly_when_the_records_last_action_is_its_m
     assert truncated and len(state.actions) == 6 and not state.round_over
     state, truncated = replay_end({**record, "actions": record["actions"][:5]})
     assert not truncated and len(state.actions) == 5
+
+
+def test_only_a_record_without_format_holding_a_results_keys_is_called_a_tournament_result():
+    """The tournament-result hint is for a file with no 'format' and domino-evaluate's 'stats',
+    'agents' and 'episodes': a game record that lost its 'format' (or a result missing one of the
+    three) is only said to have none. Kills: ``or`` for ``and`` in that test (records._check)."""
+    head = "not a game record of format 'domino_env.record/1' "
+    game = {"env_id": "dominoes/cuban-v0", "env_kwargs": {}, "seed": 0, "deals": [], "actions": []}
+    for record in (game, {}, {"agents": ["greedy"], "stats": []}):
+        with pytest.raises(RecordError, match="^" + re.escape(head + "(it has no 'format' field)") + "$"):
+            list(replay(record))
+    result = {"agents": ["greedy"], "episodes": 2, "stats": []}
+    with pytest.raises(RecordError, match=re.escape(head + "(it has no 'format' field; it is a tournament result")):
+        list(replay(result))
+    with pytest.raises(RecordError, match="^" + re.escape(head + "(its format is 'x')") + "$"):
+        list(replay(dict(result, format="x")))
