@@ -302,6 +302,20 @@ def test_a_hand_or_boneyard_that_is_not_a_list_is_refused_by_name():
     assert hand(e, 1) == [(4, 5), (6, 7)] and state(e).deals[0]["boneyard"] == [[0, 8]]
 
 
+def test_a_deal_tile_with_a_pip_below_0_or_above_the_set_is_refused_naming_where_it_is():
+    """A tile [-1, 3] or [3, -1] (or one past the double-9 set) in a hand or the boneyard is a
+    DealError naming its place. Kills: ``0 <= a`` / ``0 <= b`` read as ``-1 <= ...`` in
+    TileReader.tile (then tile_index's DominoError, naming no hand, came out)."""
+    e = raw_env(num_players=2, max_pip=9)
+    base = {"hands": [[[1, 2], [3, 9]], [[4, 5], [6, 7]]], "boneyard": [[0, 8]], "station": [9, 9]}
+    for bad in ([-1, 3], [3, -1], [10, 3], [3, 10]):
+        message = f"tile {bad} is not in the double-9 set"
+        with pytest.raises(DealError, match=re.escape(f"options['deal']: hand of seat 1: {message}") + "$"):
+            e.reset(seed=0, options={"deal": {**base, "hands": [base["hands"][0], [[4, 5], bad]]}})
+        with pytest.raises(DealError, match=re.escape(f"options['deal']: boneyard: {message}") + "$"):
+            e.reset(seed=0, options={"deal": {**base, "boneyard": [[0, 8], bad]}})
+
+
 def test_a_deal_may_give_any_double_of_the_set_as_its_station_and_no_other_tile():
     """docs/rules.md §1.1 + contract (Starting from a given position): a given deal's "station" is
     any double s-s of the set, 0-0 and N-N included; anything else is refused by name. Kills:
