@@ -30,6 +30,18 @@ def test_tile_errors():
         tile_from_index(91, 12)
 
 
+def test_a_pip_or_an_index_one_below_0_is_refused():
+    """tile_index(-1, 3) (either orientation) and tile_from_index(-1) are outside the set, as
+    one past the top is. Kills: ``a < 0`` read as ``a < -1`` in tile_index, ``0 <= i`` as
+    ``-1 <= i`` in tile_from_index (which gave the 6-6 for index -1)."""
+    for a, b in ((-1, 3), (3, -1), (-1, -1)):
+        with pytest.raises(DominoError, match=re.escape(f"tile ({min(a, b)}, {max(a, b)}) is not in the double-6 set (pips 0..6)")):
+            tile_index(a, b, 6)
+    with pytest.raises(DominoError, match=re.escape("tile index -1 is not an integer 0..27 (double-6)")):
+        tile_from_index(-1, 6)
+    assert tile_index(0, 0, 6) == 0 and tile_from_index(0, 6) == (0, 0) and tile_from_index(27, 6) == (6, 6)
+
+
 def test_tiles_and_the_action_codecs_refuse_what_is_not_an_integer():
     """tile_index(1.5, 2, 6) returned 11.0, decode_action(1.7, ...) read action 1,
     encode_line_action((0, 1), 1.0, 6) returned 3.0 and a three-pip tile was read by its first two;
