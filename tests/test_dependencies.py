@@ -30,6 +30,7 @@ IMPORT_NAMES = {
 USED_WITHOUT_IMPORT = {
     "tensorboard": "Stable-Baselines3's tensorboard_log (python -m train.ppo --tensorboard)",
     "pytest-xdist": "pytest -n (make test)",
+    "pytest-timeout": "timeout in pyproject.toml's [tool.pytest.ini_options] (a hung test fails)",
     "ruff": "make lint",
     "mypy": "python -m mypy in tests/test_typing.py (the package's type hints, PEP 561)",
 }
