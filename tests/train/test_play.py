@@ -336,7 +336,11 @@ def test_a_record_that_cannot_be_written_is_one_line(tmp_path):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)  # fmt: skip
     assert "seats:" in proc.stdout.readline() + proc.stdout.readline()
-    folder.rmdir()
+    deadline = time.monotonic() + 60
+    while not (folder / "x.json").exists():  # the game so far, saved before the first prompt
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    shutil.rmtree(folder)  # (removing it at "seats:" raced that save on a loaded machine)
     out, err = proc.communicate("q\n", timeout=60)
     assert proc.returncode == 1 and "Traceback" not in err and err.count("\n") == 1
     assert f"domino-play: error: the game record could not be written to {folder / 'x.json'}" in err
