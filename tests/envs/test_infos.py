@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from domino_env.core.mexican_train_rounds import RoundResult
 from domino_env.envs import block_v0, cuban_v0, draw_v0, mexican_train_v0
-from domino_env.envs.infos import Termination, seats_of
+from domino_env.envs.infos import Termination, info_layout, seat_flags, seats_of, seats_padded
 
 GAMES = {
     "mexican_train": lambda: mexican_train_v0.env(num_players=3, max_pip=9, episode="game"),
@@ -101,3 +102,30 @@ def test_an_elimination_round_that_ends_the_game_says_game_over_in_a_round_episo
         assert (seats_of(info["game_winners"]) != []) == bool(info["game_over"])
         ended += bool(info["game_over"])
     assert 0 < ended < 40  # both cases were seen
+
+
+def test_info_layout_of_a_hand_built_round_result_and_of_a_running_round():
+    """The exact arrays of a 4-seat round that seat 3 and seat 1 won (listed out of order), and the
+    neutral values of a step that ended no round: flags are 1 (not just nonzero), the points of a
+    running round are zeros, and `limit_reached` is False until the env truncates."""
+    result = RoundResult(termination="blocked", winners=(3, 1), pips=(12, 4, 9, 4), points=(12, 0, 9, 0),
+                         station=6, round_index=2)
+    info = info_layout(4, [30, 5, 18, 7], 2, {"station": 6}, result, game_winners=(1,))
+    assert info["round_over"] is True and info["termination_code"] is Termination.BLOCKED
+    assert info["winners"].tolist() == [1, 3, -1, -1] and info["winners"].dtype == np.int64
+    assert info["won"].tolist() == [0, 1, 0, 1] and info["won"].dtype == np.int8
+    assert info["pips"].tolist() == [12, 4, 9, 4] and info["points"].tolist() == [12, 0, 9, 0]
+    assert info["scores"].tolist() == [30, 5, 18, 7] and info["round_index"] == 2
+    assert info["game_over"] is True and info["game_winners"].tolist() == [1, -1, -1, -1]
+    assert info["game_won"].tolist() == [0, 1, 0, 0] and info["game_won"].dtype == np.int8
+    assert info["limit_reached"] is False and info["station"] == 6
+
+    running = info_layout(3, [4, 0, 2], 1, {"leader": 2})
+    assert running["round_over"] is False and running["termination_code"] is Termination.NONE
+    assert running["winners"].tolist() == [-1, -1, -1] and running["won"].tolist() == [0, 0, 0]
+    assert running["pips"].tolist() == [0, 0, 0] and running["points"].tolist() == [0, 0, 0]
+    assert running["points"].dtype == np.int64 and running["pips"].dtype == np.int64
+    assert running["game_over"] is False and running["game_winners"].tolist() == [-1, -1, -1]
+    assert running["game_won"].tolist() == [0, 0, 0] and running["limit_reached"] is False
+    assert running["scores"].tolist() == [4, 0, 2] and running["leader"] == 2
+    assert seat_flags([0, 2], 3).tolist() == [1, 0, 1] and seats_of(seats_padded([2, 0], 3)) == [0, 2]
