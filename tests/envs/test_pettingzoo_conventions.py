@@ -116,15 +116,17 @@ def test_pettingzoos_max_cycles_test_passes():
         max_cycles_test(_seeded_block_module(2))
 
 
-def test_parallel_env_max_cycles_is_parallel_steps():
-    par = block_v0.parallel_env(max_cycles=3)
+@pytest.mark.parametrize("cycles", [1, 3, np.int64(2)])
+def test_parallel_env_max_cycles_is_parallel_steps(cycles):
+    """max_cycles=1, the smallest limit, is accepted (one parallel step), and so is a numpy int."""
+    par = block_v0.parallel_env(max_cycles=cycles)
     obs, _ = par.reset(seed=0)
     steps = 0
     while par.agents:
         actor = par.aec_env.agent_selection
         obs, _, _, truncs, infos = par.step({actor: int(np.flatnonzero(obs[actor]["action_mask"])[0])})
         steps += 1
-    assert steps == 3 and all(truncs.values())
+    assert steps == cycles and all(truncs.values())
     with pytest.raises(ConfigError, match="max_steps"):
         block_v0.parallel_env(max_cycles=3, max_steps=4)
 
