@@ -310,6 +310,54 @@ def test_setting_an_attribute_on_env_shadows_it_as_pettingzoos_wrappers_do():
     assert _assignments(block_v0.env()) == _assignments(_plain_env())
 
 
+LIVE = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards",
+        "num_agents")  # fmt: skip
+
+
+def _reads(env):
+    out = {}
+    for name in LIVE:
+        try:
+            out[name] = getattr(env, name)
+        except AttributeError as err:
+            out[name] = str(err)
+    return out
+
+
+def test_env_keeps_pettingzoos_before_reset_rule_when_the_raw_env_is_reset_under_it():
+    """OrderEnforcingWrapper's rule is the wrapper's own: until ``reset`` is called on it, its
+    per-step attributes refuse to be read even where the raw env below has them (reset directly);
+    ``_cumulative_rewards`` is outside the rule and reads the raw env's, as with PettingZoo's."""
+    wrapped, plain = block_v0.env(), _plain_env()
+    for env in (wrapped, plain):
+        env.unwrapped.reset(seed=0)
+    seen = _reads(wrapped)
+    assert seen == _reads(plain)
+    for name in LIVE:
+        if name == "_cumulative_rewards":
+            assert seen[name] == {f"player_{i}": 0.0 for i in range(4)}
+        else:
+            assert seen[name] == f"{name} cannot be accessed before reset"
+
+
+def test_the_wrapped_env_refuses_the_action_space_size_itself_with_its_range():
+    """``n`` is the first integer outside ``Discrete(n)``: the range check's own message, not the
+    bounds wrapper's bare assertion, and the game is unchanged; ``n - 1`` is inside (an illegal
+    move here, which ends the episode with -1 for the offender)."""
+    env = block_v0.env()
+    env.reset(seed=0)
+    n = env.action_space(env.agent_selection).n
+    with pytest.raises(AssertionError, match=f"^action {n} is not in action space: 0 to {n - 1}$"):
+        env.step(n)
+    assert env.unwrapped.game_state.actions == [] and not any(env.terminations.values())
+    offender = env.agent_selection
+    assert env.observe(offender)["action_mask"][n - 1] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(n - 1)
+    assert env.rewards[offender] == -1.0 and all(env.terminations.values())
+
+
 def test_an_env_pickled_before_the_wrappers_read_the_raw_env_still_loads():
     """A pickle made by the release before (wrappers without ``_raw``) loads and plays on: each
     wrapper finds its raw env again (PettingZoo 1.23's OrderEnforcingWrapper refused every read)."""
