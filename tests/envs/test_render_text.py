@@ -109,13 +109,14 @@ def test_a_viewer_that_is_not_a_seat_is_refused_by_both_pictures(game):
 
 
 @pytest.mark.parametrize("make", [mexican_train_v0.raw_env, block_v0.env, mexican_train_single_agent, line_single_agent])
-def test_render_without_a_render_mode_warns_as_gymnasium_envs_do(make):
+def test_render_without_a_render_mode_warns_as_gymnasium_envs_do(make, capsys):
     """``render()`` with no render mode returned None in silence; Gymnasium's and PettingZoo's
-    envs warn that no mode was given."""
+    envs warn that no mode was given. Nothing is printed (that is the human mode's)."""
     env = make()
     env.reset(seed=0)
     with pytest.warns(UserWarning, match="calling render method without specifying any render mode"):
         assert env.render() is None
+    assert capsys.readouterr().out == ""
 
 
 @pytest.mark.parametrize("make", [mexican_train_v0.raw_env, block_v0.raw_env, mexican_train_single_agent, line_single_agent])

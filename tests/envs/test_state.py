@@ -4,6 +4,7 @@ the engine under ``env.game_state`` (``env.state.<attr>`` kept as a deprecated a
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -171,10 +172,16 @@ def test_state_before_reset_is_a_clear_error():
 
 def test_state_attribute_access_is_a_deprecated_alias_of_game_state():
     env = draw_v0.raw_env()
+    with pytest.warns(DeprecationWarning), pytest.raises(DominoError, match=r"^raw_env: call reset\(\) first$"):
+        _ = env.state.hands  # before reset: the package's error, not None's AttributeError
     env.reset(seed=2)
-    with pytest.warns(DeprecationWarning, match="env.game_state.hands"):
+    with pytest.warns(DeprecationWarning, match="env.game_state.hands") as caught:
         hands = env.state.hands
     assert hands == env.game_state.hands
+    assert [w.filename for w in caught] == [__file__]  # the warning points at the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # protocol probes (numpy, copy) are not the engine's: no warning
+        assert not hasattr(env.state, "__array_interface__") and not hasattr(env.state, "__deepcopy__")
     with pytest.raises(AttributeError):
         env.state = None  # the engine lives in env.game_state now
 
