@@ -116,6 +116,10 @@ def test_team_play_is_refused_without_teams_or_when_not_a_bool():
         SingleAgentEnv(raw_env(preset="cuban"), team_play="yes")
     env = line_single_agent("cuban")  # default: the partner is a callable
     assert env.team_play is False
+    from domino_env.envs.mexican_train_v0 import raw_env as mexican_train_raw_env
+
+    with pytest.raises(ConfigError, match="team_play.*no teams"):  # its config has no teams field at all
+        SingleAgentEnv(mexican_train_raw_env(num_players=4), team_play=True)
 
 
 def test_the_registered_cuban_id_takes_team_play():
