@@ -1,0 +1,236 @@
+"""The Mexican Train planner's numbered rules (``PlannerAgent``'s docstring), each on a
+hand-built position: a deal through ``reset(options={"deal": ...})`` where the engine matters
+(may_play, the last tile), else a :class:`SeatView` built by hand and the planner's ``choose``
+(the move of ``__call__`` when there is a choice to make)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from domino_env.agents import GreedyAgent, PlannerAgent
+from domino_env.agents.seat_view import SeatView
+from domino_env.core.tiles import tile_index
+from domino_env.envs.mexican_train_v0 import raw_env
+
+N = 9  # double-9 set in every position here
+
+
+def t(a, b):
+    return tile_index(a, b, N)
+
+
+def act(tile, slot, p):
+    return t(*tile) * (p + 1) + slot
+
+
+def decide(agent, env):
+    obs = env.observe(env.agent_selection)
+    return agent(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+
+
+def legal_of(env):
+    return np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+
+
+def test_may_play_keeps_an_uncoverable_drawn_double_and_passes():
+    # Rule 3: seat 0 (own end 4, no 4 and no 9 in hand) draws 4-4 under drawn_tile="may_play":
+    # placing it or PASS are legal. No other 4 in hand: greedy places it, the planner passes.
+    deal = {
+        "hands": [[[9, 4], [1, 2], [3, 5]], [[9, 5], [0, 0], [0, 2]]],
+        "boneyard": [[4, 4], [6, 6]],
+        "station": [9, 9],
+        "first_player": 0,
+    }
+    env = raw_env(num_players=2, max_pip=N, drawn_tile="may_play")
+    env.reset(seed=0, options={"deal": deal})
+    env.step(act((4, 9), 0, 2))
+    env.step(act((5, 9), 0, 2))
+    (draw,) = legal_of(env)
+    env.step(draw)
+    assert env.agent_selection == "player_0"
+    planner = PlannerAgent(env.config)
+    assert legal_of(env) == [act((4, 4), 0, 2), planner.pass_action]
+    assert decide(GreedyAgent(env.config), env) == act((4, 4), 0, 2)
+    assert decide(planner, env) == planner.pass_action
+
+
+def test_greedy_breaks_a_weight_tie_between_two_tiles_by_the_slot():
+    # Own end 4, Mexican train 9: 4-8 (own train only) and 3-9 (Mexican train only) weigh 12
+    # each. The own train wins the tie although 3-9 has the lower tile index.
+    deal = {
+        "hands": [[[9, 4], [4, 8], [3, 9], [1, 1]], [[9, 5], [0, 0], [0, 2]]],
+        "boneyard": [],
+        "station": [9, 9],
+        "first_player": 0,
+    }
+    env = raw_env(num_players=2, max_pip=N)
+    env.reset(seed=0, options={"deal": deal})
+    env.step(act((4, 9), 0, 2))
+    env.step(act((5, 9), 0, 2))
+    assert legal_of(env) == sorted([act((4, 8), 0, 2), act((3, 9), 2, 2)])
+    assert t(3, 9) < t(4, 8)
+    assert decide(GreedyAgent(env.config), env) == act((4, 8), 0, 2)
+
+
+# ------------------------------------------------------------------ seat views built by hand
+def view(hand, ends, marker=(False, True, True), in_play=(True, True, True), open_doubles=()):
+    """A 2-player seat view: slot 0 = own train, 1 = seat 1's train, 2 = the Mexican train."""
+    idx = sorted(t(a, b) for a, b in hand)
+    return SeatView(
+        hand=idx,
+        hand_mask=sum(1 << i for i in idx),
+        ends=list(ends),
+        in_play=list(in_play),
+        marker=list(marker),
+        open_doubles=list(open_doubles),
+        hand_sizes=[len(hand), 5],
+        boneyard=0,
+        drawn_tile=-1,
+    )
+
+
+def choice(planner, v, moves):
+    """The planner's action among the placements ``moves`` ((tile, slot) pairs)."""
+    places = sorted((t(*tile), slot) for tile, slot in moves)
+    return planner.choose(v, places)[1]
+
+
+def planner2(**rules):
+    return PlannerAgent(raw_env(num_players=2, max_pip=N, **rules).config)
+
+
+def test_double_rule_an_uncoverable_double_costs_one_tile():
+    # Own end 2 (chain 2-3, 3-4), seat 1's public train ends in 7, the Mexican train in 5. The
+    # spare double 5-5 (10 pips) outweighs the spare 7-1 (8), but no other 5 covers it: 7-1
+    # goes on seat 1's train. Under doubles="no_cover" (no double to cover) the rule is off.
+    moves = [((2, 3), 0), ((5, 5), 2), ((1, 7), 1)]
+    v = view([(2, 3), (3, 4), (5, 5), (1, 7)], ends=(2, 7, 5))
+    planner = planner2()
+    assert choice(planner, v, moves) == act((1, 7), 1, 2)
+    key, action, double_ok = planner.choose(v, [(t(5, 5), 2)])
+    assert (action, double_ok) == (act((5, 5), 2, 2), 0)
+    assert choice(planner2(doubles="no_cover"), v, moves) == act((5, 5), 2, 2)
+    # with 5-1 in hand to cover it, the double is the heaviest spare and goes first
+    covered = view([(2, 3), (3, 4), (5, 5), (1, 7), (1, 5)], ends=(2, 7, 5))
+    assert choice(planner, covered, [*moves, ((1, 5), 2)]) == act((5, 5), 2, 2)
+
+
+def test_lift_the_marker_plays_the_plan_on_the_public_own_train():
+    # The same table with the own train public (marker down): the chain's next tile 2-3 on the
+    # own train loses nothing of the plan and comes before the spare 7-1 (the spare first while
+    # the own train is private).
+    moves = [((2, 3), 0), ((1, 7), 1)]
+    hand = [(2, 3), (3, 4), (1, 7)]
+    planner = planner2()
+    assert choice(planner, view(hand, (2, 7, 5), marker=(True, True, True)), moves) == act(
+        (2, 3), 0, 2
+    )
+    assert choice(planner, view(hand, (2, 7, 5)), moves) == act((1, 7), 1, 2)
+    # A play on the own train that breaks the plan does not lift the marker: 2-9 on the own
+    # train would leave no chain (end 9); the spare 7-1 goes first.
+    hand2 = [(2, 3), (3, 4), (2, 9), (1, 7)]
+    moves2 = [((2, 3), 0), ((2, 9), 0), ((1, 7), 1)]
+    marked = view(hand2, (2, 7, 5), marker=(True, True, True))
+    assert choice(planner, marked, [((2, 9), 0), ((1, 7), 1)]) == act((1, 7), 1, 2)
+    assert choice(planner, marked, moves2) == act((2, 3), 0, 2)
+
+
+def test_flexibility_then_an_opponents_train_before_the_mexican_train():
+    # Spare 6-7 fits seat 1's public train (end 7) and the Mexican train (end 6). On seat 1's
+    # train both public ends become 6 (one spare left fits: 0-6), on the Mexican train both are 7
+    # (two fit: 1-7 and 0-7): flexibility sends it to the Mexican train.
+    planner = planner2()
+    hand = [(2, 3), (3, 4), (6, 7), (0, 6), (1, 7), (0, 7)]
+    moves = [((2, 3), 0), ((6, 7), 1), ((6, 7), 2), ((0, 6), 2), ((1, 7), 1), ((0, 7), 1)]
+    assert choice(planner, view(hand, (2, 7, 6)), moves) == act((6, 7), 2, 2)
+    # Both public trains end in 7: 3-7 leaves the same ends either way; seat 1's train wins.
+    hand = [(2, 3), (3, 4), (3, 7)]
+    moves = [((2, 3), 0), ((3, 7), 1), ((3, 7), 2)]
+    assert choice(planner, view(hand, (2, 7, 7)), moves) == act((3, 7), 1, 2)
+
+
+def test_chain_search_edges_go_towards_well_stocked_pips_first():
+    # Hand 0-2, 2-3, 2-4 (three tiles with a 2), 0-8 (the only 8) and 5-5 (a double: not an
+    # edge). From pip 0 the edge to 2 comes first although 0-8 is heavier; from pip 2 the edge
+    # to 0 (two tiles with a 0) comes first, then those to 4 and 3 (one tile each) by weight.
+    planner = planner2()
+    hand = [(0, 2), (2, 3), (2, 4), (0, 8), (5, 5)]
+    mask = sum(1 << t(a, b) for a, b in hand)
+    adj = planner.adjacency(mask)
+    assert adj[0] == [(t(0, 2), 2), (t(0, 8), 8)]
+    assert adj[2] == [(t(0, 2), 0), (t(2, 4), 4), (t(2, 3), 3)]
+    assert adj[5] == [] and adj[9] == []
+    # A budget of two nodes: the first edge's chain is the best found (0-2, not the heavier 0-8).
+    assert planner.longest_chain(0, mask, budget=2) == ([t(0, 2)], 1002)
+    # Unbounded: the longest chain 0-2, 2-4 (2-3 would weigh one pip less).
+    assert planner.longest_chain(0, mask)[0] == [t(0, 2), t(2, 4)]
+    # Equally stocked pips: the heavier tile first, 1-9 before 1-2 (tile index order is the
+    # other way), and 2-5 before 0-2 when the 0-0 is worth 10 points (0-2 still weighs 2 pips).
+    assert planner.adjacency(1 << t(1, 2) | 1 << t(1, 9))[1] == [(t(1, 9), 9), (t(1, 2), 2)]
+    ten = planner2(double_blank_points=10)
+    assert ten.adjacency(1 << t(0, 2) | 1 << t(2, 5))[2] == [(t(2, 5), 5), (t(0, 2), 0)]
+
+
+def dfs_calls(planner, end, mask, **kw):
+    """``(longest_chain(end, mask, **kw), number of search nodes it visited)``."""
+    import sys
+
+    nodes = 0
+
+    def count(frame, event, arg):
+        nonlocal nodes
+        nodes += event == "call" and frame.f_code.co_name == "dfs"
+
+    sys.setprofile(count)
+    try:
+        result = planner.longest_chain(end, mask, **kw)
+    finally:
+        sys.setprofile(None)
+    return result, nodes
+
+
+def test_chain_search_stops_once_every_tile_is_chained():
+    # 0-1, 1-2, 0-2 from end 0: the first path (0-2, the heavier edge, then 2-1, 1-0) chains all
+    # three tiles; the search stops there (4 nodes: the start and one per tile) instead of also
+    # trying the other direction round the cycle.
+    planner = planner2()
+    mask = 1 << t(0, 1) | 1 << t(1, 2) | 1 << t(0, 2)
+    (chain, weight), nodes = dfs_calls(planner, 0, mask)
+    assert chain == [t(0, 2), t(1, 2), t(0, 1)] and weight == 3006
+    assert nodes == 4
+    # With the double 2-2 too: it is taken as soon as pip 2 is reached, and the search still
+    # stops at the fourth tile.
+    (chain, weight), nodes = dfs_calls(planner, 0, mask | 1 << t(2, 2))
+    assert chain == [t(0, 2), t(2, 2), t(1, 2), t(0, 1)] and weight == 4010
+    assert nodes == 4
+
+
+def test_chain_search_takes_a_double_as_soon_as_its_pip_is_reached():
+    # Doubles are not edges of the search: the plan lays them on reaching their pip, at the
+    # open end itself or in the middle of the chain.
+    planner = planner2()
+    mask = 1 << t(4, 4) | 1 << t(1, 4) | 1 << t(1, 6)
+    assert planner.longest_chain(4, mask) == ([t(4, 4), t(1, 4), t(1, 6)], 3020)
+    mask = 1 << t(2, 4) | 1 << t(4, 4) | 1 << t(1, 4)
+    assert planner.longest_chain(2, mask) == ([t(2, 4), t(4, 4), t(1, 4)], 3019)
+
+
+def test_chain_search_does_not_expand_a_table_reached_again():
+    # From end 0 with the cycle 0-2, 2-1, 1-0, then 0-5, and 7-8 that never fits: the first path
+    # 0-2, 1-2, 0-1, 0-5 is the best (5 nodes). Round the cycle the other way (0-1, 1-2, 0-2: 3
+    # nodes) it is back at pip 0 with the same tiles left and the same weight: that node is not
+    # expanded again; then 0-5 from the start (1 node): 9 in all.
+    planner = planner2()
+    mask = sum(1 << t(a, b) for a, b in [(0, 1), (1, 2), (0, 2), (0, 5), (7, 8)])
+    (chain, weight), nodes = dfs_calls(planner, 0, mask)
+    assert chain == [t(0, 2), t(1, 2), t(0, 1), t(0, 5)] and weight == 4011
+    assert nodes == 9
+
+
+def test_chain_search_keeps_the_first_of_equal_chains():
+    # From end 0: 0-2, 2-3 and 0-1, 1-5 are two chains of two tiles and 7 pips each. The edge
+    # to 2 is tried first (the heavier tile, both pips hold two tiles), and an equal chain found
+    # later does not replace it.
+    planner = planner2()
+    mask = sum(1 << t(a, b) for a, b in [(0, 1), (1, 5), (0, 2), (2, 3)])
+    assert planner.longest_chain(0, mask) == ([t(0, 2), t(2, 3)], 2007)
