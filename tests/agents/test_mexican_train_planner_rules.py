@@ -234,3 +234,21 @@ def test_chain_search_keeps_the_first_of_equal_chains():
     planner = planner2()
     mask = sum(1 << t(a, b) for a, b in [(0, 1), (1, 5), (0, 2), (2, 3)])
     assert planner.longest_chain(0, mask) == ([t(0, 2), t(2, 3)], 2007)
+
+
+def test_the_last_tile_goes_out_on_the_first_legal_train():
+    # First turn anywhere: seat 0 plays 9-3 on its own train, seat 1 starts the Mexican train
+    # with 9-6. Seat 0's last tile 3-6 fits its own train (3) and the Mexican train (6): it goes
+    # out on the own train (the first legal placement; the plan has nothing left to weigh).
+    deal = {
+        "hands": [[[9, 3], [3, 6]], [[9, 6], [0, 0], [1, 1]]],
+        "boneyard": [],
+        "station": [9, 9],
+        "first_player": 0,
+    }
+    env = raw_env(num_players=2, max_pip=N, first_turn="any")
+    env.reset(seed=0, options={"deal": deal})
+    env.step(act((3, 9), 0, 2))
+    env.step(act((6, 9), 2, 2))
+    assert legal_of(env) == [act((3, 6), 0, 2), act((3, 6), 2, 2)]
+    assert decide(PlannerAgent(env.config), env) == act((3, 6), 0, 2)
