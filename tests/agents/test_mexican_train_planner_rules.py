@@ -33,23 +33,26 @@ def legal_of(env):
 
 
 def test_may_play_keeps_an_uncoverable_drawn_double_and_passes():
-    # Rule 3: seat 0 (own end 4, no 4 and no 9 in hand) draws 4-4 under drawn_tile="may_play":
-    # placing it or PASS are legal. No other 4 in hand: greedy places it, the planner passes.
+    # Rule 3, first turn anywhere: seat 0 plays 9-4 on its own train, seat 1 starts the Mexican
+    # train with 9-3, seat 0 plays 3-4 on it, seat 1 plays 9-5 on its own train. Seat 0 (no 4,
+    # no 9) draws 4-4 under drawn_tile="may_play": it fits its own train and the Mexican train
+    # (both end in 4), and PASS is legal too. No other 4 in hand: greedy places the double, the
+    # planner keeps it and passes.
     deal = {
-        "hands": [[[9, 4], [1, 2], [3, 5]], [[9, 5], [0, 0], [0, 2]]],
+        "hands": [[[9, 4], [3, 4], [1, 2], [3, 5]], [[9, 3], [9, 5], [0, 0], [0, 2]]],
         "boneyard": [[4, 4], [6, 6]],
         "station": [9, 9],
         "first_player": 0,
     }
-    env = raw_env(num_players=2, max_pip=N, drawn_tile="may_play")
+    env = raw_env(num_players=2, max_pip=N, drawn_tile="may_play", first_turn="any")
     env.reset(seed=0, options={"deal": deal})
-    env.step(act((4, 9), 0, 2))
-    env.step(act((5, 9), 0, 2))
+    for move in (act((4, 9), 0, 2), act((3, 9), 2, 2), act((3, 4), 2, 2), act((5, 9), 0, 2)):
+        env.step(move)
     (draw,) = legal_of(env)
     env.step(draw)
     assert env.agent_selection == "player_0"
     planner = PlannerAgent(env.config)
-    assert legal_of(env) == [act((4, 4), 0, 2), planner.pass_action]
+    assert legal_of(env) == [act((4, 4), 0, 2), act((4, 4), 2, 2), planner.pass_action]
     assert decide(GreedyAgent(env.config), env) == act((4, 4), 0, 2)
     assert decide(planner, env) == planner.pass_action
 
