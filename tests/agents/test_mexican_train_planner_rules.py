@@ -255,3 +255,22 @@ def test_the_last_tile_goes_out_on_the_first_legal_train():
     env.step(act((6, 9), 2, 2))
     assert legal_of(env) == [act((3, 6), 0, 2), act((3, 6), 2, 2)]
     assert decide(PlannerAgent(env.config), env) == act((3, 6), 0, 2)
+
+
+def test_plan_breaking_moves_cost_only_what_the_re_plan_loses():
+    # Own end 0 with 0-6 and 0-1: the plan is the heavier 0-6, 0-1 is a spare. Seat 1's public
+    # train ends in 6, the Mexican train in 1. The spare 0-1 on the Mexican train keeps the plan
+    # (1001 + 1006); 0-6 on seat 1's train breaks it, but the re-plan chains 0-1 instead: the
+    # same value (1006 + 1001), and it leaves the spare 0-1 fitting both public ends (0 and 1):
+    # flexibility picks it. It is found only by re-planning the plan-breaking moves whose
+    # optimistic key beats the best exact one, best bound first.
+    planner = planner2()
+    v = view([(0, 1), (0, 6)], ends=(0, 6, 1))
+    moves = [((0, 1), 0), ((0, 1), 2), ((0, 6), 0), ((0, 6), 1)]
+    assert choice(planner, v, moves) == act((0, 6), 1, 2)
+    # Own train public (own end 1), plan 1-6, 6-2; spares 1-2 and 3-4. The spare 1-2 on the own
+    # train re-plans to 2-6, 6-1 (as long): it loses nothing, so it lifts the marker, and it
+    # sheds a tile more than the plan's first tile 1-6 (which lifts the marker too).
+    v = view([(1, 2), (1, 6), (2, 6), (3, 4)], ends=(1, 2, 0), marker=(True, True, True))
+    moves = [((1, 2), 0), ((1, 2), 1), ((1, 6), 0), ((2, 6), 1)]
+    assert choice(planner, v, moves) == act((1, 2), 0, 2)
