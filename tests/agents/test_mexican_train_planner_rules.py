@@ -146,6 +146,11 @@ def test_flexibility_then_an_opponents_train_before_the_mexican_train():
     hand = [(2, 3), (3, 4), (6, 7), (0, 6), (1, 7), (0, 7)]
     moves = [((2, 3), 0), ((6, 7), 1), ((6, 7), 2), ((0, 6), 2), ((1, 7), 1), ((0, 7), 1)]
     assert choice(planner, view(hand, (2, 7, 6)), moves) == act((6, 7), 2, 2)
+    # The same with the 0-0 as the spare left: 0-7 on the Mexican train (end 7) makes both public
+    # ends 0, where the 0-0 fits; on seat 1's train (end 0) both would be 7.
+    hand = [(2, 3), (3, 4), (0, 7), (0, 0)]
+    moves = [((2, 3), 0), ((0, 7), 1), ((0, 7), 2), ((0, 0), 1)]
+    assert choice(planner, view(hand, (2, 0, 7)), moves) == act((0, 7), 2, 2)
     # Both public trains end in 7: 3-7 leaves the same ends either way; seat 1's train wins.
     hand = [(2, 3), (3, 4), (3, 7)]
     moves = [((2, 3), 0), ((3, 7), 1), ((3, 7), 2)]
