@@ -151,10 +151,13 @@ def test_flexibility_then_an_opponents_train_before_the_mexican_train():
     hand = [(2, 3), (3, 4), (0, 7), (0, 0)]
     moves = [((2, 3), 0), ((0, 7), 1), ((0, 7), 2), ((0, 0), 1)]
     assert choice(planner, view(hand, (2, 0, 7)), moves) == act((0, 7), 2, 2)
-    # Both public trains end in 7: 3-7 leaves the same ends either way; seat 1's train wins.
-    hand = [(2, 3), (3, 4), (3, 7)]
-    moves = [((2, 3), 0), ((3, 7), 1), ((3, 7), 2)]
-    assert choice(planner, view(hand, (2, 7, 7)), moves) == act((3, 7), 1, 2)
+    # Both public trains end in 7: the spare 5-7 leaves the same ends either way; seat 1's train
+    # wins.
+    # (Counted over both public ends, the Mexican train's too: the sevens 1-7 and 0-7 fit
+    # either way.)
+    hand = [(2, 3), (3, 4), (5, 7), (1, 7), (0, 7)]
+    moves = [((2, 3), 0), *((tile, k) for tile in ((5, 7), (1, 7), (0, 7)) for k in (1, 2))]
+    assert choice(planner, view(hand, (2, 7, 7)), moves) == act((5, 7), 1, 2)
 
 
 def test_chain_search_edges_go_towards_well_stocked_pips_first():
