@@ -158,6 +158,10 @@ def test_flexibility_then_an_opponents_train_before_the_mexican_train():
     hand = [(2, 3), (3, 4), (5, 7), (1, 7), (0, 7)]
     moves = [((2, 3), 0), *((tile, k) for tile in ((5, 7), (1, 7), (0, 7)) for k in (1, 2))]
     assert choice(planner, view(hand, (2, 7, 7)), moves) == act((5, 7), 1, 2)
+    # and seat 1's: with the fives 1-5 and 0-5 as the other spares, the same.
+    hand = [(2, 3), (3, 4), (5, 7), (1, 5), (0, 5)]
+    moves = [((2, 3), 0), ((5, 7), 1), ((5, 7), 2)]
+    assert choice(planner, view(hand, (2, 7, 7)), moves) == act((5, 7), 1, 2)
 
 
 def test_chain_search_edges_go_towards_well_stocked_pips_first():
