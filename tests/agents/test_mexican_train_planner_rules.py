@@ -286,3 +286,34 @@ def test_plan_breaking_moves_cost_only_what_the_re_plan_loses():
     v = view([(1, 2), (1, 6), (2, 6), (3, 4)], ends=(1, 2, 0), marker=(True, True, True))
     moves = [((1, 2), 0), ((1, 2), 1), ((1, 6), 0), ((2, 6), 1)]
     assert choice(planner, v, moves) == act((1, 2), 0, 2)
+
+
+def test_equal_own_train_moves_go_to_the_lowest_tile():
+    # Own train public (end 3), seat 1's train private, the Mexican train ends in 5. The plan is
+    # 3-3, 3-4, 4-2, 2-2, 2-3 (five tiles, 28 pips). The plan's first tile 3-3, and 3-4 or 2-3 on
+    # the own train (re-plans 4-2, 2-2, 2-3, 3-3 and 2-2, 2-4, 4-3, 3-3) all keep five tiles and
+    # 28 pips and lift the marker. The spare 1-4 fits no public end after any of them (the own
+    # train, public or not, is not counted by flexibility): the lowest tile, 2-3, goes.
+    planner = planner2()
+    hand = [(1, 4), (2, 2), (2, 3), (2, 4), (3, 3), (3, 4)]
+    v = view(hand, ends=(3, 1, 5), marker=(True, False, True))
+    moves = [((2, 3), 0), ((3, 3), 0), ((3, 4), 0)]
+    assert choice(planner, v, moves) == act((2, 3), 0, 2)
+    keys = [k[0] for k in planner.placement_keys(v, sorted((t(*m), s) for m, s in moves))]
+    assert [k[:4] for k in keys] == [(1, 5000 + 28, 0, 0)] * 3
+
+
+def test_flexibility_ignores_a_private_train():
+    # 3 players: seat 1's train public (end 7), seat 2's private (end 7), the Mexican train ends
+    # in 6. The spare 6-7 on the Mexican train leaves the public ends 7 / 7 (1-7 and 0-7 fit), on
+    # seat 1's train 6 / 6 (0-6 fits): the Mexican train, as seat 2's 7 does not count.
+    planner = PlannerAgent(raw_env(num_players=3, max_pip=N).config)
+    hand = [(2, 3), (3, 4), (6, 7), (1, 7), (0, 7), (0, 6)]
+    idx = sorted(t(a, b) for a, b in hand)
+    v = SeatView(
+        hand=idx, hand_mask=sum(1 << i for i in idx), ends=[2, 7, 7, 6],
+        in_play=[True] * 4, marker=[False, True, False, True], open_doubles=[],
+        hand_sizes=[6, 5, 5], boneyard=0, drawn_tile=-1,
+    )  # fmt: skip
+    moves = [((2, 3), 0), ((6, 7), 1), ((6, 7), 3), ((1, 7), 1), ((0, 7), 1), ((0, 6), 3)]
+    assert choice(planner, v, moves) == act((6, 7), 3, 3)
