@@ -317,3 +317,14 @@ def test_flexibility_ignores_a_private_train():
     )  # fmt: skip
     moves = [((2, 3), 0), ((6, 7), 1), ((6, 7), 3), ((1, 7), 1), ((0, 7), 1), ((0, 6), 3)]
     assert choice(planner, v, moves) == act((6, 7), 3, 3)
+
+
+def test_without_the_plan_the_heaviest_tile_goes():
+    # The ablation switch plan=False (docs/agents.md): no chain, a move is worth its tile alone.
+    # Own end 2 with the chain 2-3, 3-4; 2-8 would break it, 1-7 is a spare for seat 1's train.
+    v = view([(2, 3), (3, 4), (2, 8), (1, 7)], ends=(2, 7, 5))
+    moves = [((2, 3), 0), ((2, 8), 0), ((1, 7), 1)]
+    planner = planner2()
+    assert choice(planner, v, moves) == act((1, 7), 1, 2)
+    planner.plan = False
+    assert choice(planner, v, moves) == act((2, 8), 0, 2)
