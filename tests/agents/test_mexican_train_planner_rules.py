@@ -284,6 +284,8 @@ def test_plan_breaking_moves_cost_only_what_the_re_plan_loses():
     # chain after 0-6 elsewhere: then the spare 0-1 on the Mexican train is worth more.
     small = PlannerAgent(planner.config, budget=8)
     assert choice(small, v, moves) == act((0, 1), 2, 2)
+    # planner:16: two nodes (16 // 8) are enough to re-plan 0-1, as with the default budget.
+    assert choice(PlannerAgent(planner.config, budget=16), v, moves) == act((0, 6), 1, 2)
     # Own train public (own end 1), plan 1-6, 6-2; spares 1-2 and 3-4. The spare 1-2 on the own
     # train re-plans to 2-6, 6-1 (as long): it loses nothing, so it lifts the marker, and it
     # sheds a tile more than the plan's first tile 1-6 (which lifts the marker too).
