@@ -1,0 +1,124 @@
+"""The line-game greedy and planner rules (``LineGreedyAgent``'s and ``LinePlannerAgent``'s
+docstrings), each on a hand-built position: a deal through ``reset(options={"deal": ...})``, or a
+:class:`LineSeatView` built by hand and the planner's ``score_moves``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from domino_env.agents import LineGreedyAgent, LinePlannerAgent
+from domino_env.core.tiles import tile_index
+from domino_env.envs import line_v0
+
+
+def t(a, b, n=6):
+    return tile_index(a, b, n)
+
+
+def act(tile, end, n=6):
+    return 2 * t(*tile, n) + end
+
+
+def start(deal, **rules):
+    env = line_v0.raw_env(**rules)
+    env.reset(seed=0, options={"deal": deal})
+    return env
+
+
+def decide(agent, env, seed=0):
+    obs = env.observe(env.agent_selection)
+    return agent(obs["observation"], obs["action_mask"], np.random.default_rng(seed))
+
+
+def legal_of(env):
+    return np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()
+
+
+def test_greedy_ties_go_to_the_lowest_tile_index_then_the_left_end():
+    # 2-player block game: seat 1 leads 1-2 (ends 1 / 2); seat 0's 1-5 and 2-4 weigh 6 each and
+    # neither is a double: 1-5 (the lower tile index) wins although 2-4 is the higher action.
+    deal = {"hands": [[[1, 5], [2, 4], [0, 0]], [[1, 2], [6, 6], [3, 3]]], "first_player": 1}
+    env = start(deal, preset="block", num_players=2)
+    env.step(act((1, 2), 0))
+    assert legal_of(env) == sorted([act((1, 5), 0), act((2, 4), 1)])
+    assert decide(LineGreedyAgent(env.config), env) == act((1, 5), 0)
+    # Seat 1 leads 1-2, seat 0 plays 2-4, seat 1 plays 0-1: ends 0 / 4, and seat 0's 0-4 fits
+    # both: the left end (end 0).
+    deal2 = {"hands": [[[2, 4], [0, 4], [5, 5]], [[1, 2], [0, 1], [6, 6]]], "first_player": 1}
+    env2 = start(deal2, preset="block", num_players=2)
+    for tile in ((1, 2), (2, 4), (0, 1)):
+        (move,) = [a for a in legal_of(env2) if a // 2 == t(*tile)]
+        env2.step(move)
+    assert legal_of(env2) == [act((0, 4), 0), act((0, 4), 1)]
+    assert decide(LineGreedyAgent(env2.config), env2) == act((0, 4), 0)
+
+
+def seat_view(planner, hand, placed, ends, hand_sizes, missing=None, partner=None, leader=0):
+    from domino_env.agents.line import LineSeatView
+
+    n = planner.max_pip
+    hand_mask = sum(1 << t(a, b, n) for a, b in hand)
+    placed_mask = sum(1 << t(a, b, n) for a, b in placed)
+    return LineSeatView(
+        hand=sorted(t(a, b, n) for a, b in hand), hand_mask=hand_mask, placed_mask=placed_mask,
+        unseen_mask=planner.all_mask & ~hand_mask & ~placed_mask, ends=ends,
+        hand_sizes=hand_sizes, boneyard=0, leader=leader, partner=partner,
+        missing=missing or [0] * len(hand_sizes), may_annul=False,
+    )  # fmt: skip
+
+
+def test_planner_scores_by_hand_pips_double_suits_and_opponents():
+    # 3-player block game, 1-6 led (ends 1 / 6). Seat 0 holds 1-1, 2-6, 1-2, 1-3, 1-4, 2-5, 0-3;
+    # 20 tiles unseen. Seat 1 (7 tiles) lacks nothing; seat 2 (6 tiles) is known to lack 1 and 6
+    # (13 eligible unseen tiles). Score = pips + 2 (double) + 3 x min(3, own tiles fitting the
+    # new ends) + 16 x (1 x q1 + 1/2 x q2), q = the chance that the seat cannot play.
+    from domino_env.core.config import line_from_preset
+
+    planner = LinePlannerAgent(line_from_preset("block", num_players=3))
+    hand = [(1, 1), (2, 6), (1, 2), (1, 3), (1, 4), (2, 5), (0, 3)]
+    v = seat_view(planner, hand, [(1, 6)], (1, 6), [7, 7, 6], missing=[0, 0, 1 << 1 | 1 << 6])
+    places = [(t(1, 1), 0), (t(2, 6), 1), (t(1, 2), 0)]
+    got = planner.score_moves(v, places, np.random.default_rng(0))
+    # 1-1 on the 1: ends 1 / 6; four own tiles fit (capped at 3); 7 unseen tiles fit (0-1, 1-5
+    # and five sixes) for seat 1; seat 2 lacks both ends: it cannot play.
+    one_one = 2 + 2 + 3 * 3 + 16 * (0.65**7 + 0.5 * 1.0)
+    # 2-6 on the 6: ends 1 / 2; 1-1, 1-2, 1-3, 1-4, 2-5 fit (capped); seat 1: 2 ones + 4 twos
+    # unseen; seat 2: the 4 unseen twos are eligible, each in its hand with chance 6/13.
+    two_six = 8 + 3 * 3 + 16 * (0.65**6 + 0.5 * (7 / 13) ** 4)
+    # 1-2 on the 1: ends 2 / 6; 2-6 and 2-5 fit; seat 1: 4 twos + 5 sixes; seat 2: 4 twos.
+    one_two = 3 + 3 * 2 + 16 * (0.65**9 + 0.5 * (7 / 13) ** 4)
+    assert got == pytest.approx([one_one, two_six, one_two], abs=1e-9)
+
+
+def test_planner_annuls_from_two_uncovered_doubles():
+    # Cuban (double-9), five doubles: 0-0, 1-1, 2-2 are covered by 0-5, 1-5, 2-5; 3-3 and 4-4 are
+    # not: two uncovered doubles -> annul. With 3-6 instead of 6-7 only 4-4 is: keep the hand.
+    from domino_env.core.config import line_from_preset
+
+    planner = LinePlannerAgent(line_from_preset("cuban"))
+    doubles = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (0, 5), (1, 5), (2, 5), (8, 9)]
+
+    def view_of(hand):
+        return seat_view(planner, hand, [], None, [10] * 4, partner=2)
+
+    assert planner.should_annul(view_of(doubles + [(6, 7)]))
+    assert not planner.should_annul(view_of(doubles + [(3, 6)]))
+
+
+def test_without_a_placement_greedy_and_a_strong_planner_pass_rather_than_annul():
+    # Cuban (annul_doubles=2): seat 0 leads 9-9; seat 1 holds no 9 and two doubles on its first
+    # turn: PASS and ANNUL are legal. Greedy never annuls; the planner keeps a hand whose doubles
+    # are covered (0-0 and 1-1 with 0-1, 0-2, 1-2, ...).
+    seat1 = [[0, 0], [1, 1], [0, 1], [0, 2], [1, 2], [0, 3], [1, 3], [2, 3], [0, 4], [1, 4]]
+    rest = [[a, b] for a in range(10) for b in range(a, 10) if [a, b] not in seat1 + [[9, 9]]]
+    seat0 = [[9, 9], *[tile for tile in rest if tile[0] >= 5][:9]]
+    others = [tile for tile in rest if tile not in seat0 and 9 not in tile]
+    deal = {"hands": [seat0, seat1, others[:10], others[10:20]], "first_player": 0}
+    env = start(deal, preset="cuban", annul_doubles=2)
+    env.step(act((9, 9), 0, 9))
+    assert env.agent_selection == "player_1"
+    planner = LinePlannerAgent(env.config)
+    assert legal_of(env) == [planner.pass_action, planner.annul_action]
+    assert decide(LineGreedyAgent(env.config), env) == planner.pass_action
+    assert decide(planner, env) == planner.pass_action
