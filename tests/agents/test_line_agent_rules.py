@@ -43,6 +43,13 @@ def test_greedy_ties_go_to_the_lowest_tile_index_then_the_left_end():
     env.step(act((1, 2), 0))
     assert legal_of(env) == sorted([act((1, 5), 0), act((2, 4), 1)])
     assert decide(LineGreedyAgent(env.config), env) == act((1, 5), 0)
+    # Seat 1 leads 3-4 (ends 3 / 4): 2-3 on the left end and 1-4 on the right weigh 5 each: the
+    # lower tile index 1-4 wins, on the right end.
+    deal3 = {"hands": [[[2, 3], [1, 4], [0, 0]], [[3, 4], [6, 6], [5, 5]]], "first_player": 1}
+    env3 = start(deal3, preset="block", num_players=2)
+    env3.step(act((3, 4), 0))
+    assert legal_of(env3) == sorted([act((2, 3), 0), act((1, 4), 1)])
+    assert decide(LineGreedyAgent(env3.config), env3) == act((1, 4), 1)
     # Seat 1 leads 1-2, seat 0 plays 2-4, seat 1 plays 0-1: ends 0 / 4, and seat 0's 0-4 fits
     # both: the left end (end 0).
     deal2 = {"hands": [[[2, 4], [0, 4], [5, 5]], [[1, 2], [0, 1], [6, 6]]], "first_player": 1}

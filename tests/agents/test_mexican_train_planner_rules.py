@@ -292,7 +292,7 @@ def test_plan_breaking_moves_cost_only_what_the_re_plan_loses():
     v = view([(1, 2), (1, 6), (2, 6), (3, 4)], ends=(1, 2, 0), marker=(True, True, True))
     moves = [((1, 2), 0), ((1, 2), 1), ((1, 6), 0), ((2, 6), 1)]
     assert choice(planner, v, moves) == act((1, 2), 0, 2)
-    # The same with seat 1's train private (its own marker is what counts).
+    # The same with seat 1's train private: the marker of the seat's own train is what counts.
     v = view([(1, 2), (1, 6), (2, 6), (3, 4)], ends=(1, 2, 0), marker=(True, False, True))
     assert choice(planner, v, [((1, 2), 0), ((1, 6), 0)]) == act((1, 2), 0, 2)
 
