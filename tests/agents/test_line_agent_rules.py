@@ -113,11 +113,9 @@ def test_planner_annuls_from_two_uncovered_doubles():
     assert not planner.should_annul(view_of(doubles + [(3, 6)]))
 
 
-def test_without_a_placement_greedy_and_a_strong_planner_pass_rather_than_annul():
-    # Cuban (annul_doubles=2): seat 0 leads 9-9; seat 1 holds no 9 and two doubles on its first
-    # turn: PASS and ANNUL are legal. Greedy never annuls; the planner keeps a hand whose doubles
-    # are covered (0-0 and 1-1 with 0-1, 0-2, 1-2, ...).
-    seat1 = [[0, 0], [1, 1], [0, 1], [0, 2], [1, 2], [0, 3], [1, 3], [2, 3], [0, 4], [1, 4]]
+def cuban_first_turn_of_seat_1(seat1):
+    """Cuban (annul_doubles=2): seat 0 leads 9-9; seat 1 (no 9 in ``seat1``) is on its first
+    turn."""
     rest = [[a, b] for a in range(10) for b in range(a, 10) if [a, b] not in seat1 + [[9, 9]]]
     seat0 = [[9, 9], *[tile for tile in rest if tile[0] >= 5][:9]]
     others = [tile for tile in rest if tile not in seat0 and 9 not in tile]
@@ -125,7 +123,18 @@ def test_without_a_placement_greedy_and_a_strong_planner_pass_rather_than_annul(
     env = start(deal, preset="cuban", annul_doubles=2)
     env.step(act((9, 9), 0, 9))
     assert env.agent_selection == "player_1"
-    planner = LinePlannerAgent(env.config)
-    assert legal_of(env) == [planner.pass_action, planner.annul_action]
-    assert decide(LineGreedyAgent(env.config), env) == planner.pass_action
-    assert decide(planner, env) == planner.pass_action
+    return env
+
+
+def test_without_a_placement_greedy_passes_and_the_planner_annuls_a_weak_hand():
+    # Seat 1 holds no 9 and two doubles: PASS and ANNUL are legal. Greedy never annuls. The
+    # planner keeps a hand whose doubles are covered (0-0 and 1-1 with 0-1, 0-2, 1-2, ...) and
+    # passes; it annuls when both are uncovered (no other 0 or 1).
+    strong = [[0, 0], [1, 1], [0, 1], [0, 2], [1, 2], [0, 3], [1, 3], [2, 3], [0, 4], [1, 4]]
+    weak = [[0, 0], [1, 1], [2, 3], [2, 4], [2, 5], [3, 4], [3, 5], [4, 5], [2, 6], [3, 6]]
+    for hand, planner_move in ((strong, "pass"), (weak, "annul")):
+        env = cuban_first_turn_of_seat_1(hand)
+        planner = LinePlannerAgent(env.config)
+        assert legal_of(env) == [planner.pass_action, planner.annul_action]
+        assert decide(LineGreedyAgent(env.config), env) == planner.pass_action
+        assert decide(planner, env) == getattr(planner, f"{planner_move}_action")

@@ -89,6 +89,23 @@ def test_reloading_a_module_of_the_package_registers_its_agents_anew():
     assert proc.returncode == 0 and proc.stdout == "True True\n", proc.stderr[-2000:]
 
 
+def test_reloading_the_line_agents_module_registers_its_agents_anew():
+    """The same for the line-game ladder (random, greedy and planner are registered by
+    ``agents/line.py``, the planner's factory coming from ``agents/line_planner.py``)."""
+    import subprocess
+    import sys
+
+    code = ("import importlib, warnings\n"
+            "warnings.simplefilter('error')\n"
+            "from domino_env.agents import make_agent\n"
+            "import domino_env.agents.line as m, domino_env.agents.line_planner as p\n"
+            "importlib.reload(p); importlib.reload(m)\n"
+            "print([type(make_agent(n, {'preset': 'block'})) is getattr(m, c) for n, c in (('random', "
+            "'LineRandomAgent'), ('greedy', 'LineGreedyAgent'), ('planner', 'LinePlannerAgent'))])\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "[True, True, True]\n", proc.stderr[-2000:]
+
+
 def test_replacing_ones_own_name_warns_unless_said(registry_snapshot):
     one, two, three = (lambda config, arg: make_agent("random")), (lambda config, arg: None), (lambda config, arg: None)
     register_agent("mine", one)
