@@ -138,3 +138,32 @@ def test_without_a_placement_greedy_passes_and_the_planner_annuls_a_weak_hand():
         assert legal_of(env) == [planner.pass_action, planner.annul_action]
         assert decide(LineGreedyAgent(env.config), env) == planner.pass_action
         assert decide(planner, env) == getattr(planner, f"{planner_move}_action")
+
+
+def test_the_search_option_plays_the_move_that_wins_the_rollouts():
+    # 2-player block game, ends 3 / 0; seat 0 holds 1-3, 2-6, 0-6 and seat 1 the last unseen tile
+    # 2-4 (every other tile is on the table, so each sampled deal is the true one). Rule scores:
+    # 0-6 on the 0 (28) beats 1-3 on the 3 (23). Played out greedily: after 1-3 (ends 1 / 0)
+    # seat 1 is stuck and seat 0 goes out (0-6, then 2-6); after 0-6 (ends 3 / 6) seat 0's
+    # heavier 2-6 opens a 2 and seat 1 goes out with 2-4. planner:search takes 1-3.
+    from domino_env.core.config import line_from_preset
+
+    cfg = line_from_preset("block", num_players=2)
+    hand = [(1, 3), (2, 6), (0, 6)]
+    placed = [(a, b) for a in range(7) for b in range(a, 7) if (a, b) not in hand + [(2, 4)]]
+
+    class Seated(LinePlannerAgent):
+        def view(self, observation):
+            return seat_view(self, hand, placed, (3, 0), [3, 1])
+
+    mask = np.zeros(2 * 28 + 3, np.int8)
+    mask[[act((1, 3), 0), act((0, 6), 1)]] = 1
+    obs = np.zeros(1, np.float32)
+    assert Seated(cfg)(obs, mask, np.random.default_rng(0)) == act((0, 6), 1)
+    searcher = Seated(cfg, rollouts=1)
+    assert searcher(obs, mask, np.random.default_rng(0)) == act((1, 3), 0)
+    places = [(t(1, 3), 0), (t(0, 6), 1)]
+    v = searcher.view(obs)
+    assert searcher.search(v, places, [23.0, 28.0], np.random.default_rng(0)) == pytest.approx(
+        [1.0 + 0.23, 0.0 + 0.28]
+    )
