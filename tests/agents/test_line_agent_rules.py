@@ -167,3 +167,16 @@ def test_the_search_option_plays_the_move_that_wins_the_rollouts():
     assert searcher.search(v, places, [23.0, 28.0], np.random.default_rng(0)) == pytest.approx(
         [1.0 + 0.23, 0.0 + 0.28]
     )
+
+
+def test_cannot_play_with_a_single_tile_in_hand():
+    # 2-player block game: 1-6 on the table, seat 0 holds 1-1 and 2-2; the other 25 tiles are
+    # unseen and seat 1 holds one of them. Seven unseen tiles carry a 3: it holds none with
+    # chance (1 - 1/25)^7; a seat known to lack 3 cannot play on it at all.
+    from domino_env.core.config import line_from_preset
+
+    planner = LinePlannerAgent(line_from_preset("block", num_players=2))
+    v = seat_view(planner, [(1, 1), (2, 2)], [(1, 6)], (1, 6), [2, 1])
+    assert planner.cannot_play(v, 1, planner.pip_masks[3]) == pytest.approx((24 / 25) ** 7)
+    lacking = seat_view(planner, [(1, 1), (2, 2)], [(1, 6)], (1, 6), [2, 1], missing=[0, 1 << 3])
+    assert planner.cannot_play(lacking, 1, planner.pip_masks[3]) == 1.0
