@@ -169,7 +169,7 @@ def test_the_search_option_plays_the_move_that_wins_the_rollouts():
     )
 
 
-def test_cannot_play_with_a_single_tile_in_hand():
+def test_cannot_play_chances_by_hand():
     # 2-player block game: 1-6 on the table, seat 0 holds 1-1 and 2-2; the other 25 tiles are
     # unseen and seat 1 holds one of them. Seven unseen tiles carry a 3: it holds none with
     # chance (1 - 1/25)^7; a seat known to lack 3 cannot play on it at all.
@@ -180,3 +180,12 @@ def test_cannot_play_with_a_single_tile_in_hand():
     assert planner.cannot_play(v, 1, planner.pip_masks[3]) == pytest.approx((24 / 25) ** 7)
     lacking = seat_view(planner, [(1, 1), (2, 2)], [(1, 6)], (1, 6), [2, 1], missing=[0, 1 << 3])
     assert planner.cannot_play(lacking, 1, planner.pip_masks[3]) == 1.0
+    # One eligible unseen tile fits (a fit of 2-3 alone): the same chance per tile, 24/25.
+    assert planner.cannot_play(v, 1, 1 << t(2, 3)) == pytest.approx(24 / 25)
+    # Known to lack 0 to 5, seat 1 may hold only 6-6: with one tile (or two, more than the
+    # eligible tiles) it holds 6-6 and can play on a 6.
+    no_low = (1 << 6) - 1
+    for size in (1, 2):
+        only_66 = seat_view(planner, [(1, 1), (2, 2)], [(1, 6)], (1, 6), [2, size],
+                            missing=[0, no_low])  # fmt: skip
+        assert planner.cannot_play(only_66, 1, planner.pip_masks[6]) == 0.0
