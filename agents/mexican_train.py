@@ -129,7 +129,9 @@ class PlannerAgent(_MexicanTrainAgent):
           tile: a spare if it has one (the heaviest), else the chain tile whose loss hurts least.
        d. *flexibility*: more remaining spare tiles that fit a public train's end after the move.
        e. an opponent's public train rather than the Mexican train for the same tile (it changes
-          the end that opponent planned on), then the lowest action.
+          the end that opponent planned on), then the lowest tile; one tile whose placements on
+          two trains tie on every term goes to the higher action (the later slot: the Mexican
+          train before the own train).
 
     3. DRAW / PASS only when no placement is legal, except under ``drawn_tile="may_play"``: after
        a draw it passes rather than play an uncoverable drawn double.

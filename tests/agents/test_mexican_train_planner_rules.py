@@ -337,3 +337,26 @@ def test_without_the_plan_the_heaviest_tile_goes():
     assert choice(planner, v, moves) == act((1, 7), 1, 2)
     planner.plan = False
     assert choice(planner, v, moves) == act((2, 8), 0, 2)
+
+
+def test_one_tile_tying_on_two_trains_goes_to_the_higher_action():
+    """Rule 2e's last tie (agents/mexican_train.py): 1-5 on the own train (end 5) and on the
+    Mexican train (end 1) tie on every term, and the planner takes the higher action, the Mexican
+    train's (its docstring said "the lowest action" until 2026-12-06; the code, which every
+    published planner result played, was kept). Played through the env: 2 players, double-9."""
+    env = raw_env(num_players=2, max_pip=N, first_turn="any")
+    deal = {"hands": [[[9, 5], [1, 5], [3, 3]], [[9, 1], [0, 0], [0, 2]]], "boneyard": [], "station": [9, 9],
+            "first_player": 0}  # fmt: skip
+    env.reset(seed=0, options={"deal": deal})
+    env.step(act((5, 9), 0, 2))
+    env.step(act((1, 9), 2, 2))  # seat 1 starts the Mexican train
+    obs = env.observe("player_0")
+    planner = PlannerAgent(env.config)
+    own, mexican = act((1, 5), 0, 2), act((1, 5), 2, 2)
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [own, mexican]
+    v = planner.view(obs["observation"])
+    first, second = planner.placement_keys(v, planner.placements([own, mexican]))
+    assert first[0] == second[0]  # the whole sort key ties
+    assert planner(obs["observation"], obs["action_mask"], np.random.default_rng(0)) == mexican
+    assert planner.state_move(env.game_state) == mexican
+    assert planner.rank_actions(obs["observation"], obs["action_mask"]) == [mexican, own]
