@@ -1,6 +1,9 @@
-"""Shared test helper of tests/agents: play one episode with a list of agents."""
+"""Shared test helpers of tests/agents: play one episode with a list of agents; start a line game on
+a hand-built deal and ask an agent for its move."""
 
 import numpy as np
+
+from domino_env.envs import line_v0
 
 
 def drive(env, agents, seed, check=None, max_steps=5000):
@@ -21,3 +24,16 @@ def drive(env, agents, seed, check=None, max_steps=5000):
         actions.append(int(a))
         env.step(int(a))
     return actions
+
+
+def start_line(deal, **rules):
+    """A line-game raw env (``line_v0.raw_env(**rules)``) reset on the given ``deal``."""
+    env = line_v0.raw_env(**rules)
+    env.reset(seed=0, options={"deal": deal})
+    return env
+
+
+def decide(agent, env, seed=0):
+    """``agent``'s move for the seat to act, from its observation and action mask."""
+    obs = env.observe(env.agent_selection)
+    return agent(obs["observation"], obs["action_mask"], np.random.default_rng(seed))

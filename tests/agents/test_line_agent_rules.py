@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from episode import decide, start_line
 
 from domino_env.agents import LineGreedyAgent, LinePlannerAgent
 from domino_env.core.tiles import tile_index
-from domino_env.envs import line_v0
 
 
 def t(a, b, n=6):
@@ -20,15 +20,6 @@ def act(tile, end, n=6):
     return 2 * t(*tile, n) + end
 
 
-def start(deal, **rules):
-    env = line_v0.raw_env(**rules)
-    env.reset(seed=0, options={"deal": deal})
-    return env
-
-
-def decide(agent, env, seed=0):
-    obs = env.observe(env.agent_selection)
-    return agent(obs["observation"], obs["action_mask"], np.random.default_rng(seed))
 
 
 def legal_of(env):
@@ -39,21 +30,21 @@ def test_greedy_ties_go_to_the_lowest_tile_index_then_the_left_end():
     # 2-player block game: seat 1 leads 1-2 (ends 1 / 2); seat 0's 1-5 and 2-4 weigh 6 each and
     # neither is a double: 1-5 (the lower tile index) wins although 2-4 is the higher action.
     deal = {"hands": [[[1, 5], [2, 4], [0, 0]], [[1, 2], [6, 6], [3, 3]]], "first_player": 1}
-    env = start(deal, preset="block", num_players=2)
+    env = start_line(deal, preset="block", num_players=2)
     env.step(act((1, 2), 0))
     assert legal_of(env) == sorted([act((1, 5), 0), act((2, 4), 1)])
     assert decide(LineGreedyAgent(env.config), env) == act((1, 5), 0)
     # Seat 1 leads 3-4 (ends 3 / 4): 2-3 on the left end and 1-4 on the right weigh 5 each: the
     # lower tile index 1-4 wins, on the right end.
     deal3 = {"hands": [[[2, 3], [1, 4], [0, 0]], [[3, 4], [6, 6], [5, 5]]], "first_player": 1}
-    env3 = start(deal3, preset="block", num_players=2)
+    env3 = start_line(deal3, preset="block", num_players=2)
     env3.step(act((3, 4), 0))
     assert legal_of(env3) == sorted([act((2, 3), 0), act((1, 4), 1)])
     assert decide(LineGreedyAgent(env3.config), env3) == act((1, 4), 1)
     # Seat 1 leads 1-2, seat 0 plays 2-4, seat 1 plays 0-1: ends 0 / 4, and seat 0's 0-4 fits
     # both: the left end (end 0).
     deal2 = {"hands": [[[2, 4], [0, 4], [5, 5]], [[1, 2], [0, 1], [6, 6]]], "first_player": 1}
-    env2 = start(deal2, preset="block", num_players=2)
+    env2 = start_line(deal2, preset="block", num_players=2)
     for tile in ((1, 2), (2, 4), (0, 1)):
         (move,) = [a for a in legal_of(env2) if a // 2 == t(*tile)]
         env2.step(move)
@@ -120,7 +111,7 @@ def cuban_first_turn_of_seat_1(seat1):
     seat0 = [[9, 9], *[tile for tile in rest if tile[0] >= 5][:9]]
     others = [tile for tile in rest if tile not in seat0 and 9 not in tile]
     deal = {"hands": [seat0, seat1, others[:10], others[10:20]], "first_player": 0}
-    env = start(deal, preset="cuban", annul_doubles=2)
+    env = start_line(deal, preset="cuban", annul_doubles=2)
     env.step(act((9, 9), 0, 9))
     assert env.agent_selection == "player_1"
     return env

@@ -8,7 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
-from episode import drive
+from episode import decide, drive, start_line
 
 from domino_env.agents import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, make_agent
 from domino_env.agents.base import Agent, agent_names, as_config
@@ -148,15 +148,6 @@ def test_random_agent_uses_only_the_rng():
 
 
 # ------------------------------------------------------------------------ hand-built positions
-def start(deal, **rules):
-    env = line_v0.raw_env(**rules)
-    env.reset(seed=0, options={"deal": deal})
-    return env
-
-
-def decide(agent, env, seed=0):
-    obs = env.observe(env.agent_selection)
-    return agent(obs["observation"], obs["action_mask"], np.random.default_rng(seed))
 
 
 def test_greedy_picks_the_heaviest_tile():
@@ -165,12 +156,12 @@ def test_greedy_picks_the_heaviest_tile():
         "hands": [[[1, 2], [6, 5], [0, 0], [4, 4]], [[3, 3], [2, 5], [0, 6]]],
         "first_player": 0,
     }
-    env = start(deal, preset="block", num_players=2)
+    env = start_line(deal, preset="block", num_players=2)
     assert decide(LineGreedyAgent(env.config), env) == act((5, 6), 0)
     # Tie rule: seat 1 leads 2-4 (ends 2 / 4); seat 0 holds 4-4 and 2-6 (8 pips each) and 1-3:
     # the double first (on the left end: the lowest action).
     deal2 = {"hands": [[[4, 4], [2, 6], [1, 3]], [[2, 4], [5, 5], [0, 0]]], "first_player": 1}
-    env2 = start(deal2, preset="block", num_players=2)
+    env2 = start_line(deal2, preset="block", num_players=2)
     env2.step(act((2, 4), 0))
     legal = set(np.flatnonzero(env2.observe("player_0")["action_mask"]).tolist())
     assert len(legal) == 2 and all(
@@ -197,7 +188,7 @@ def test_planner_plays_to_the_end_an_opponent_is_known_to_lack():
         ],
         "first_player": 1,
     }
-    env = start(deal, preset="block", num_players=2)
+    env = start_line(deal, preset="block", num_players=2)
     env.step(act((3, 3), 0))  # seat 1 leads 3-3
     env.step(act((3, 5), 0))  # seat 0: ends 5 / 3
     env.step(only_action(env))  # seat 1 lacks 3 and 5: passes
@@ -227,7 +218,7 @@ def test_planner_avoids_ends_its_partner_lacks():
         ],
         "first_player": 1,
     }
-    env = start(deal, preset="block", teams=True, hand_size=5)
+    env = start_line(deal, preset="block", teams=True, hand_size=5)
     env.step(act((1, 4), 0))  # seat 1 leads 1-4
     env.step(only_action(env))  # seat 2 (no 1, no 4) passes
     legal3 = np.flatnonzero(env.observe("player_3")["action_mask"]).tolist()
