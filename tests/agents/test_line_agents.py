@@ -334,6 +334,23 @@ def test_agent_arguments_are_checked():
     assert make_agent("planner:search=4", {"preset": "block"}) is not None
 
 
+def test_planner_counts_are_plain_positive_decimal_integers():
+    """planner:N and planner:search=N take N >= 1 written in ASCII digits only: 1 is the smallest
+    count; letters, other scripts' digits, a sign or a space are refused, not read by int()."""
+    import re
+
+    from domino_env.core.errors import AgentSpecError
+
+    assert make_agent("planner:1", {"preset": "block"}).samples == 1
+    assert make_agent("planner:search=1", {"preset": "block"}).rollouts == 1
+    assert make_agent("planner:search=12", {"preset": "block"}).rollouts == 12
+    for spec in ("planner:search=abc", "planner:search=\u0663", "planner:\u0663", "planner:search= 5",
+                 "planner:search=+5", "planner:search=1_0"):  # fmt: skip
+        with pytest.raises(AgentSpecError, match=rf"^invalid agent '{re.escape(spec)}'; allowed: planner, planner:N, "
+                                                 r"planner:search or planner:search=N \(N an integer >= 1\)$"):  # fmt: skip
+            make_agent(spec, {"preset": "block"})
+
+
 def test_agents_refuse_a_mask_from_other_rules():
     from domino_env import ConfigError
     from domino_env.agents import make_agent

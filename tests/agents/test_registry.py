@@ -41,6 +41,12 @@ def test_a_typo_gets_the_close_name_and_another_familys_agent_says_where_it_is(r
     with pytest.raises(AgentSpecError) as err:
         make_agent("champion")
     assert "did you mean" not in str(err.value)
+    # two letters short of the name (similarity 0.8) still gets the hint; 0.73 ('pner') does not
+    for typo, meant in (("grdy", "greedy"), ("srch", "search")):
+        with pytest.raises(AgentSpecError, match=rf"register_agent \(did you mean '{meant}'\?\)$"):
+            make_agent(typo)
+    with pytest.raises(AgentSpecError, match=r"domino_env.agents.register_agent$"):
+        make_agent("pner")
     register_agent("mine", lambda config, arg: (lambda observation, action_mask, rng: 0))
     with pytest.raises(AgentSpecError, match="'mine' is registered for mexican_train only "
                                              r"\(register_agent\(..., game='line'\) adds it there\)"):
@@ -110,8 +116,9 @@ def test_replacing_ones_own_name_warns_unless_said(registry_snapshot):
     one, two, three = (lambda config, arg: make_agent("random")), (lambda config, arg: None), (lambda config, arg: None)
     register_agent("mine", one)
     register_agent("mine", one)  # the same factory again (a module imported twice): nothing to say
-    with pytest.warns(UserWarning, match=r"register_agent: 'mine' \(mexican_train\) now builds another agent"):
+    with pytest.warns(UserWarning, match=r"register_agent: 'mine' \(mexican_train\) now builds another agent") as caught:
         register_agent("mine", two)
+    assert [w.filename for w in caught] == [__file__]  # the warning points at the caller's line
     assert _REGISTRIES["mexican_train"]["mine"] is two
     import warnings
 
@@ -119,6 +126,34 @@ def test_replacing_ones_own_name_warns_unless_said(registry_snapshot):
         warnings.simplefilter("error")
         register_agent("mine", three, replace=True)
     assert _REGISTRIES["mexican_train"]["mine"] is three
+
+
+def test_an_unknown_game_family_is_refused(registry_snapshot):
+    with pytest.raises(ConfigError, match=r"'game': got 'chess'; allowed: one of \('mexican_train', 'line'\)$"):
+        register_agent("mine", lambda config, arg: None, game="chess")
+    assert all("mine" not in names for names in _REGISTRIES.values())
+
+
+def test_only_an_agent_named_as_its_registry_name_is_relabelled_by_its_argument(registry_snapshot):
+    """make_agent("mine:3") names an agent called "mine" "mine:3" (its own row in a tournament);
+    an agent that names itself otherwise, or not at all, is left as its factory built it."""
+
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, observation, action_mask, rng):
+            return 0
+
+    def plain(observation, action_mask, rng):
+        return 0
+
+    register_agent("mine", lambda config, arg: Named("mine"))
+    register_agent("other", lambda config, arg: Named("my-model-v2"))
+    register_agent("plain", lambda config, arg: plain)
+    assert make_agent("mine:3").name == "mine:3" and make_agent("mine").name == "mine"
+    assert make_agent("other:3").name == "my-model-v2"
+    assert make_agent("plain:3") is plain and not hasattr(plain, "name")
 
 
 @pytest.mark.parametrize("spec", ["ppo", "rllib"])
