@@ -81,7 +81,6 @@ class _LineAgent:
         self.pip_masks = tuple(
             _mask_of(i for i, (a, b) in enumerate(self.tiles) if p in (a, b)) for p in range(n + 1)
         )
-        self.double_mask = _mask_of(i for i, (a, b) in enumerate(self.tiles) if a == b)
         self.all_mask = (1 << t) - 1
 
     def __repr__(self) -> str:

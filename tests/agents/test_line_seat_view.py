@@ -24,12 +24,10 @@ def test_the_set_up_tables_of_a_double_six_and_a_double_nine_set():
     # one mask per pip 0..6: the seven tiles carrying it (the double once)
     assert len(six.pip_masks) == 7
     assert six.pip_masks[3] == mask([(0, 3), (1, 3), (2, 3), (3, 3), (3, 4), (3, 5), (3, 6)])
-    assert six.double_mask == mask([(p, p) for p in range(7)])
     assert six.all_mask == (1 << 28) - 1
     nine = LineGreedyAgent(line_from_preset("cuban"))
     assert (nine.num_tiles, nine.draw_action, nine.annul_action, nine.num_actions) == (55, 110, 112, 113)
     assert len(nine.pip_masks) == 10 and bin(nine.pip_masks[9]).count("1") == 10
-    assert nine.double_mask == mask([(p, p) for p in range(10)], 9)
 
 
 def test_pips_adds_up_every_tile_of_a_mask():
