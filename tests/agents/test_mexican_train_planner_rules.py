@@ -5,6 +5,8 @@ hand-built position: a deal through ``reset(options={"deal": ...})`` where the e
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 
 from domino_env.agents import GreedyAgent, PlannerAgent
@@ -360,3 +362,29 @@ def test_one_tile_tying_on_two_trains_goes_to_the_higher_action():
     assert planner(obs["observation"], obs["action_mask"], np.random.default_rng(0)) == mexican
     assert planner.state_move(env.game_state) == mexican
     assert planner.rank_actions(obs["observation"], obs["action_mask"]) == [mexican, own]
+
+
+def test_the_chain_memo_answers_repeats_and_stays_bounded(monkeypatch):
+    # ``_chain``: longest_chain through a memo keyed by (end, hand, budget); a repeat is answered
+    # from the memo, and a memo holding 4096 chains is emptied before the next new one is stored.
+    planner = planner2()
+    mask = sum(1 << t(a, b) for a, b in [(0, 2), (2, 3), (2, 4), (0, 8)])
+    adj = planner.adjacency(mask)
+    calls, real = [], planner.longest_chain
+    monkeypatch.setattr(planner, "longest_chain", lambda *a: calls.append(a[:3]) or real(*a))
+    first = planner._chain(0, mask, 400, adj)
+    assert first == ([t(0, 2), t(2, 4)], 2008)
+    assert planner._chain(0, mask, 400, adj) is first and calls == [(0, mask, 400)]
+    assert planner._chain(0, mask, 1, adj) == ([], 0)  # the budget is part of the key
+    assert planner._chain(8, mask, 400, adj) == ([t(0, 8), t(0, 2), t(2, 4)], 3016)
+    assert len(calls) == 3 and len(planner._memo) == 3
+    memo = planner._memo
+    memo.clear()
+    memo.update({(-1, i, 0): ([], 0) for i in range(4095)})
+    planner._chain(0, mask, 400, adj)  # the 4096th chain: kept with the others
+    assert len(memo) == 4096 and memo[(0, mask, 400)] == first
+    planner._chain(2, mask, 400, adj)  # one more: the memo starts over
+    assert list(memo) == [(2, mask, 400)]
+    fresh = planner2()  # the memo is a cache, not part of the agent: a pickle leaves it out
+    fresh._chain(0, mask, 400, adj)
+    assert "_memo" in fresh.__dict__ and "_memo" not in pickle.loads(pickle.dumps(fresh)).__dict__
