@@ -1,5 +1,5 @@
 """Shared test helpers of tests/agents: play one episode with a list of agents; start a line game on
-a hand-built deal and ask an agent for its move."""
+a hand-built deal and ask an agent for its move; build a line seat view by hand."""
 
 import numpy as np
 
@@ -37,3 +37,21 @@ def decide(agent, env, seed=0):
     """``agent``'s move for the seat to act, from its observation and action mask."""
     obs = env.observe(env.agent_selection)
     return agent(obs["observation"], obs["action_mask"], np.random.default_rng(seed))
+
+
+def seat_view(planner, hand, placed, ends, hand_sizes, missing=None, partner=None, leader=0,
+              boneyard=0):  # fmt: skip
+    """A hand-built :class:`LineSeatView` for ``planner``'s rules: ``hand`` and ``placed`` as
+    ``(a, b)`` tiles, the unseen tiles all the others."""
+    from domino_env.agents.line import LineSeatView
+    from domino_env.core.tiles import tile_index
+
+    n = planner.max_pip
+    hand_mask = sum(1 << tile_index(a, b, n) for a, b in hand)
+    placed_mask = sum(1 << tile_index(a, b, n) for a, b in placed)
+    return LineSeatView(
+        hand=sorted(tile_index(a, b, n) for a, b in hand), hand_mask=hand_mask,
+        placed_mask=placed_mask, unseen_mask=planner.all_mask & ~hand_mask & ~placed_mask,
+        ends=ends, hand_sizes=hand_sizes, boneyard=boneyard, leader=leader, partner=partner,
+        missing=missing or [0] * len(hand_sizes), may_annul=False,
+    )  # fmt: skip

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from episode import decide, start_line
+from episode import decide, seat_view, start_line
 
 from domino_env.agents import LineGreedyAgent, LinePlannerAgent
 from domino_env.core.tiles import tile_index
@@ -50,20 +50,6 @@ def test_greedy_ties_go_to_the_lowest_tile_index_then_the_left_end():
         env2.step(move)
     assert legal_of(env2) == [act((0, 4), 0), act((0, 4), 1)]
     assert decide(LineGreedyAgent(env2.config), env2) == act((0, 4), 0)
-
-
-def seat_view(planner, hand, placed, ends, hand_sizes, missing=None, partner=None, leader=0):
-    from domino_env.agents.line import LineSeatView
-
-    n = planner.max_pip
-    hand_mask = sum(1 << t(a, b, n) for a, b in hand)
-    placed_mask = sum(1 << t(a, b, n) for a, b in placed)
-    return LineSeatView(
-        hand=sorted(t(a, b, n) for a, b in hand), hand_mask=hand_mask, placed_mask=placed_mask,
-        unseen_mask=planner.all_mask & ~hand_mask & ~placed_mask, ends=ends,
-        hand_sizes=hand_sizes, boneyard=0, leader=leader, partner=partner,
-        missing=missing or [0] * len(hand_sizes), may_annul=False,
-    )  # fmt: skip
 
 
 def test_planner_scores_by_hand_pips_double_suits_and_opponents():
@@ -158,6 +144,9 @@ def test_the_search_option_plays_the_move_that_wins_the_rollouts():
     assert searcher.search(v, places, [23.0, 28.0], np.random.default_rng(0)) == pytest.approx(
         [1.0 + 0.23, 0.0 + 0.28]
     )
+    # four rollouts of the same deal: the win frequency is still 1 and 0
+    four = Seated(cfg, rollouts=4).search(v, places, [23.0, 28.0], np.random.default_rng(0))
+    assert four == pytest.approx([1.0 + 0.23, 0.0 + 0.28])
 
 
 def test_cannot_play_chances_by_hand():
