@@ -39,3 +39,18 @@ def test_a_forced_lead_not_yet_led_is_refused_to_every_seat_but_the_leader():
     assert InformationState.from_state(state, 0).sample(np.random.default_rng(0)).hands[0] == state.hands[0]
     state.apply(state.legal_actions()[0])  # 6-6 is led; seat 1 (3-6) is to move
     assert InformationState.from_state(state, 1).sample(np.random.default_rng(0)).hands[1] == state.hands[1]
+
+
+def test_one_try_is_the_smallest_max_tries_and_is_taken():
+    """``max_tries`` is refused below 1 only: with no constraint to redraw for (no known lacks, no
+    forced lead, nothing placed), one draw always gives a sample, for a Python or numpy 1.
+    Kills: ``max_tries < 1`` read as ``<= 1`` or ``< 2`` (one try was refused)."""
+    cfg = MexicanTrainConfig(num_players=2, first_player=0)
+    deal = {"hands": [[[0, 1]], [[2, 3]]], "boneyard": [[5, 6], [7, 8]], "station": [12, 12]}
+    state = MexicanTrainState.new_game(cfg, None, deal)
+    info = InformationState.from_state(state, 0)
+    assert info.forbidden == [0, 0] and info.needs == []
+    for tries in (1, np.int64(1)):
+        sample = info.sample(np.random.default_rng(3), max_tries=tries)
+        assert sample.hands[0] == state.hands[0] and sample.hands[1].bit_count() == 1
+        assert len(sample.boneyard) == 2 and not sample.hands[1] & state.hands[0]
