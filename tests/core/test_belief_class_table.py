@@ -1,0 +1,54 @@
+"""Which constrained seats the belief sampler deals through its exact class table
+(``InformationState._table``, bounded by ``MAX_TABLE``) and which it checks by rejection, on a
+hand-built block position; the distribution is tested in ``test_belief.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import domino_env.core.belief as belief
+from domino_env.core.belief import InformationState
+from domino_env.core.config import line_from_preset
+from domino_env.core.line import LineState
+
+
+def _two_constrained_seats():
+    """Block, 3 seats, 4 tiles each, seat 0 leads. 6-6; seat 1 passes (lacks 6); seat 2 6-5;
+    seat 0 5-3; seat 1 3-2; seat 2 passes (lacks 6 and 2); seat 0 decides. Seat 0 sees 5 unseen
+    tiles seat 1 cannot hold and 9 seat 2 cannot; both hold 3 tiles."""
+    cfg = line_from_preset("block", num_players=3, hand_size=4)
+    hands = [[[6, 6], [5, 3], [2, 1], [0, 0]], [[3, 2], [1, 0], [4, 4], [4, 1]], [[6, 5], [5, 5], [4, 0], [3, 3]]]
+    state = LineState.new_game(cfg, None, {"hands": hands, "first_player": 0})
+    for move in ((6, 6), None, (6, 5), (5, 3), (3, 2), None):
+        if move is None:
+            state.apply(state.pass_action)
+        else:
+            tile = state._t.tiles.index(tuple(sorted(move)))
+            state.apply(next(a for a in state.legal_actions() if a < state.draw_action and a // 2 == tile))
+    assert state.current_player == 0 and [state.missing_pips(s) for s in range(3)] == [[], [6], [2, 6]]
+    return state
+
+
+def test_the_most_constrained_seat_goes_in_the_table_first(monkeypatch):
+    """Each seat alone needs a table of 8 cells (4 hand sizes x (1 class + 1)), both 48: with
+    MAX_TABLE 8 only one fits and it is seat 2 (9 forbidden tiles, the module docstring's "most
+    constrained seats that fit"), seat 1 is checked by rejection; at MAX_TABLE 7 neither fits;
+    by default both are in the table. Kills: the sort key's minus removed (the least constrained
+    first), ``<=`` read as ``<``, the fit check or ``chosen = trial`` deleted or negated, the
+    rejected seats taken as the chosen ones, ``_table_cells`` counting no class or the wrong ones."""
+    state = _two_constrained_seats()
+    info = InformationState.from_state(state, 0)
+    assert [f.bit_count() for f in info.forbidden] == [0, 5, 9] and info.hand_sizes == [2, 3, 3]
+    assert [belief._table_cells(info.unseen, [info.forbidden[s]], [3]) for s in (1, 2)] == [8, 8]
+    assert belief._table_cells(info.unseen, info.forbidden[1:], [3, 3]) == 48
+    assert info._table() == ([1, 2], [])
+    for limit, expected in ((48, ([1, 2], [])), (47, ([2], [1])), (8, ([2], [1])), (7, ([], [1, 2]))):
+        monkeypatch.setattr(belief, "MAX_TABLE", limit)
+        info = InformationState.from_state(state, 0)
+        assert info._table() == expected, limit
+        rng = np.random.default_rng(limit)
+        for _ in range(20):  # every split keeps the constraints
+            sample = info.sample(rng)
+            assert not sample.hands[1] & info.forbidden[1] and not sample.hands[2] & info.forbidden[2]
+            assert sample.hands[0] == state.hands[0] and [h.bit_count() for h in sample.hands] == [2, 3, 3]
+
