@@ -4,9 +4,11 @@ what the info of a step says when rounds ended on the opponents' moves."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from domino_env.core.errors import DominoError
 from domino_env.envs.infos import Termination
-from domino_env.wrappers import line_single_agent
+from domino_env.wrappers import line_single_agent, mexican_train_single_agent
 
 
 def _first_legal(observation, action_mask, rng):
@@ -34,3 +36,20 @@ def test_two_rounds_ended_by_the_opponent_put_the_latest_at_the_top_of_the_info(
     assert info["round_over"] is True and info["round_index"] == 1
     assert info["termination_code"] == Termination.BLOCKED
     assert info["pips"].tolist() == [14, 12] and info["scores"].tolist() == [0, 24]
+
+
+def test_reset_deals_at_most_100_times_before_giving_up():
+    """The reset docstring: a round episode whose round ends before the learner's first decision is
+    dealt again, "up to 100 times". With ``max_steps=1`` and the learner two seats after the first
+    player every deal is truncated first: exactly 100 deals, then the error naming the limit."""
+    env = mexican_train_single_agent(first_player=0, learner_seat=2, max_steps=1)
+    deals, reset = [], env.aec.reset
+
+    def counted(**kwargs):
+        deals.append(kwargs["seed"])
+        reset(**kwargs)
+
+    env.aec.reset = counted
+    with pytest.raises(DominoError, match=r"truncated \(max_cycles=100000, max_steps=1\) before the learner's"):
+        env.reset(seed=0)
+    assert len(deals) == 100 and len(set(deals)) == 100
