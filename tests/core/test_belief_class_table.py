@@ -12,21 +12,26 @@ from domino_env.core.config import line_from_preset
 from domino_env.core.line import LineState
 
 
-def _two_constrained_seats():
-    """Block, 3 seats, 4 tiles each, seat 0 leads. 6-6; seat 1 passes (lacks 6); seat 2 6-5;
-    seat 0 5-3; seat 1 3-2; seat 2 passes (lacks 6 and 2); seat 0 decides. Seat 0 sees 5 unseen
-    tiles seat 1 cannot hold and 9 seat 2 cannot; both hold 3 tiles."""
+def _block_position(hands, moves, lacks):
+    """Block, 3 seats, 4 tiles each, seat 0 leads: play ``moves`` (a tile, or None for a pass), then
+    seat 0 decides; ``lacks`` are the pips each seat is then known to lack."""
     cfg = line_from_preset("block", num_players=3, hand_size=4)
-    hands = [[[6, 6], [5, 3], [2, 1], [0, 0]], [[3, 2], [1, 0], [4, 4], [4, 1]], [[6, 5], [5, 5], [4, 0], [3, 3]]]
     state = LineState.new_game(cfg, None, {"hands": hands, "first_player": 0})
-    for move in ((6, 6), None, (6, 5), (5, 3), (3, 2), None):
+    for move in moves:
         if move is None:
             state.apply(state.pass_action)
         else:
             tile = state._t.tiles.index(tuple(sorted(move)))
             state.apply(next(a for a in state.legal_actions() if a < state.draw_action and a // 2 == tile))
-    assert state.current_player == 0 and [state.missing_pips(s) for s in range(3)] == [[], [6], [2, 6]]
+    assert state.current_player == 0 and [state.missing_pips(s) for s in range(3)] == lacks
     return state
+
+
+def _two_constrained_seats():
+    """6-6; seat 1 passes (lacks 6); seat 2 6-5; seat 0 5-3; seat 1 3-2; seat 2 passes (lacks 6 and
+    2). Seat 0 sees 5 unseen tiles seat 1 cannot hold and 9 seat 2 cannot; both hold 3 tiles."""
+    hands = [[[6, 6], [5, 3], [2, 1], [0, 0]], [[3, 2], [1, 0], [4, 4], [4, 1]], [[6, 5], [5, 5], [4, 0], [3, 3]]]
+    return _block_position(hands, ((6, 6), None, (6, 5), (5, 3), (3, 2), None), [[], [6], [2, 6]])
 
 
 def test_the_most_constrained_seat_goes_in_the_table_first(monkeypatch):
@@ -52,3 +57,18 @@ def test_the_most_constrained_seat_goes_in_the_table_first(monkeypatch):
             assert not sample.hands[1] & info.forbidden[1] and not sample.hands[2] & info.forbidden[2]
             assert sample.hands[0] == state.hands[0] and [h.bit_count() for h in sample.hands] == [2, 3, 3]
 
+
+
+def test_table_sizes_count_the_classes_of_seats_allowed_to_hold_a_tile():
+    """6-6; seat 1 passes (lacks 6); seat 2 6-5; seat 0 6-3; seat 1 5-2; seat 2 passes (lacks 2 and
+    3). Seat 0 holds 6-2, so no unseen tile is barred to both seats: the unseen tiles fall in three
+    classes (either seat, seat 1 only, seat 2 only), a table of 4 x 4 x (3 + 1) = 64 cells.
+    Kills: classes keyed by the seats barred instead of allowed, the wrong key discarded (1, not
+    the empty class): 48 cells each."""
+    hands = [[[6, 6], [6, 3], [6, 2], [1, 1]], [[5, 2], [1, 0], [4, 4], [4, 1]], [[6, 5], [0, 0], [4, 0], [5, 5]]]
+    state = _block_position(hands, ((6, 6), None, (6, 5), (6, 3), (5, 2), None), [[], [6], [2, 3]])
+    info = InformationState.from_state(state, 0)
+    assert [f.bit_count() for f in info.forbidden] == [0, 3, 10] and info.hand_sizes == [2, 3, 3]
+    assert not info.forbidden[1] & info.forbidden[2]
+    assert [belief._table_cells(info.unseen, [info.forbidden[s]], [3]) for s in (1, 2)] == [8, 8]
+    assert belief._table_cells(info.unseen, info.forbidden[1:], [3, 3]) == 64
