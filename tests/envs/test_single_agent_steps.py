@@ -53,3 +53,36 @@ def test_reset_deals_at_most_100_times_before_giving_up():
     with pytest.raises(DominoError, match=r"truncated \(max_cycles=100000, max_steps=1\) before the learner's"):
         env.reset(seed=0)
     assert len(deals) == 100 and len(set(deals)) == 100
+
+
+class _FailingOpponent:
+    """Plays its first legal action, or raises while ``fail`` is set."""
+
+    fail = False
+
+    def __call__(self, observation, action_mask, rng):
+        if self.fail:
+            raise RuntimeError("the opponent failed")
+        return _first_legal(observation, action_mask, rng)
+
+
+def test_team_reward_of_an_episode_an_opponent_broke_is_not_paid_in_the_next():
+    """Team play, block 4 seats with one tile each, points rewards: the learner (seat 0) goes out,
+    its team scores round 0, then seat 1's callable raises as round 1 starts. That round's reward
+    belongs to the broken episode: the next episode's first step pays what a fresh adapter pays on
+    the same deals. Kills: ``reset`` not clearing the team reward (0.26 more)."""
+    deals = [{"hands": [[[0, 1]], [[2, 3]], [[4, 5]], [[6, 6]]], "first_player": first} for first in (0, 1)]
+    rewards = []
+    for broken in (True, False):
+        opponent = _FailingOpponent()
+        env = line_single_agent("block", opponents=opponent, teams=True, num_players=4, team_play=True,
+                                episode="game", reward="points", hand_size=1)  # fmt: skip
+        if broken:
+            env.reset(seed=0, options={"deals": deals})
+            opponent.fail = True
+            with pytest.raises(RuntimeError, match="the opponent failed"):
+                env.step(_first_legal(None, env.action_masks(), None))
+            opponent.fail = False
+        env.reset(seed=0, options={"deals": deals})
+        rewards.append(env.step(_first_legal(None, env.action_masks(), None))[1])
+    assert rewards[0] == rewards[1] == pytest.approx(0.04)
