@@ -86,3 +86,24 @@ def test_team_reward_of_an_episode_an_opponent_broke_is_not_paid_in_the_next():
         env.reset(seed=0, options={"deals": deals})
         rewards.append(env.step(_first_legal(None, env.action_masks(), None))[1])
     assert rewards[0] == rewards[1] == pytest.approx(0.04)
+
+
+def test_a_seeded_reset_deals_what_it_always_dealt():
+    """"Deals from a seed" are results (CHANGELOG.md lists every change to them): the adapter seeds
+    each AEC deal with ``np_random.integers(2**31 - 1)``, so seed 0 deals the AEC seed 1826701614
+    (block, 2 seats: the learner holds these seven tiles) and the next unseeded reset 1367864806.
+    Kills: another bound for the AEC seeds (2**32 - 1, 2**31 - 2, 2**31)."""
+    env = line_single_agent("block", num_players=2)
+    seeds, reset = [], env.aec.reset
+
+    def counted(**kwargs):
+        seeds.append(kwargs["seed"])
+        reset(**kwargs)
+
+    env.aec.reset = counted
+    env.reset(seed=0)
+    state = env.aec.game_state
+    hand = [state._t.tiles[i] for i in range(state._t.num_tiles) if state.hands[0] >> i & 1]
+    assert hand == [(0, 4), (1, 1), (2, 2), (3, 5), (3, 6), (4, 5), (5, 6)]
+    env.reset()
+    assert seeds == [1826701614, 1367864806]
