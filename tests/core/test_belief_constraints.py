@@ -32,3 +32,26 @@ def test_without_a_double_dealt_the_tiles_above_the_heaviest_lead_are_barred():
     for _ in range(200):
         held.update(_tiles(state, info.sample(rng).hands[0]))
     assert held & {(0, 1), (2, 3), (4, 5)} and not held & set(above)
+
+
+def test_the_ends_a_placement_left_decide_which_tiles_one_must_keep_in_play():
+    """Constraint 4 (the round did not end blocked): block, 2 seats. Seat 0 leads 1-4 (ends 1 and
+    4), seat 1 plays 1-3 on the 1 (ends 3 and 4), seat 0 holds 0-0 and 2-2 and must pass. Some
+    tile carrying a 3 or a 4 was in seat 1's hand, so the one constraint-4 mask is exactly the
+    unseen tiles with a 3 or a 4 (not those with a 1, the end 1-3 covered). Kills: the placement
+    on the left end (action end 0) moving the right end instead."""
+    cfg = line_from_preset("block", num_players=2, hand_size=3)
+    hands = [[[1, 4], [0, 0], [2, 2]], [[1, 3], [4, 5], [6, 6]]]
+    state = LineState.new_game(cfg, None, {"hands": hands, "first_player": 0})
+    tiles = state._t.tiles
+    state.apply(2 * tiles.index((1, 4)))
+    state.apply(2 * tiles.index((1, 3)))  # end 0: the left end, the 1
+    assert (state.left, state.right) == (3, 4) and state.legal_actions() == [state.pass_action]
+    info = InformationState.from_state(state, 0)
+    assert len(info.needs) == 1
+    assert _tiles(state, info.needs[0]) == [(0, 3), (0, 4), (2, 3), (2, 4), (3, 3), (3, 4), (3, 5), (3, 6),
+                                            (4, 4), (4, 5), (4, 6)]  # fmt: skip
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        sample = info.sample(rng)
+        assert sample.hands[1] & info.needs[0] and not sample._nobody_can_place()
