@@ -1,5 +1,6 @@
-"""The single-agent adapter's steps (domino_env/wrappers.py ``SingleAgentEnv``) on hand-built deals:
-what the info of a step says when rounds ended on the opponents' moves."""
+"""The single-agent adapter's reset and steps (domino_env/wrappers.py ``SingleAgentEnv``), mostly on
+hand-built deals: how many deals a reset makes and from which seeds, what a step's info says when
+rounds ended on the opponents' moves, the team reward across episodes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,18 @@ from domino_env.wrappers import line_single_agent, mexican_train_single_agent
 
 def _first_legal(observation, action_mask, rng):
     return int(np.flatnonzero(action_mask)[0])
+
+
+def _counting_deals(env):
+    """Record the seed of every AEC deal ``env`` makes."""
+    seeds, reset = [], env.aec.reset
+
+    def counted(**kwargs):
+        seeds.append(kwargs["seed"])
+        reset(**kwargs)
+
+    env.aec.reset = counted
+    return seeds
 
 
 def test_two_rounds_ended_by_the_opponent_put_the_latest_at_the_top_of_the_info():
@@ -43,13 +56,7 @@ def test_reset_deals_at_most_100_times_before_giving_up():
     dealt again, "up to 100 times". With ``max_steps=1`` and the learner two seats after the first
     player every deal is truncated first: exactly 100 deals, then the error naming the limit."""
     env = mexican_train_single_agent(first_player=0, learner_seat=2, max_steps=1)
-    deals, reset = [], env.aec.reset
-
-    def counted(**kwargs):
-        deals.append(kwargs["seed"])
-        reset(**kwargs)
-
-    env.aec.reset = counted
+    deals = _counting_deals(env)
     with pytest.raises(DominoError, match=r"truncated \(max_cycles=100000, max_steps=1\) before the learner's"):
         env.reset(seed=0)
     assert len(deals) == 100 and len(set(deals)) == 100
@@ -94,16 +101,28 @@ def test_a_seeded_reset_deals_what_it_always_dealt():
     (block, 2 seats: the learner holds these seven tiles) and the next unseeded reset 1367864806.
     Kills: another bound for the AEC seeds (2**32 - 1, 2**31 - 2, 2**31)."""
     env = line_single_agent("block", num_players=2)
-    seeds, reset = [], env.aec.reset
-
-    def counted(**kwargs):
-        seeds.append(kwargs["seed"])
-        reset(**kwargs)
-
-    env.aec.reset = counted
+    seeds = _counting_deals(env)
     env.reset(seed=0)
     state = env.aec.game_state
     hand = [state._t.tiles[i] for i in range(state._t.num_tiles) if state.hands[0] >> i & 1]
     assert hand == [(0, 4), (1, 1), (2, 2), (3, 5), (3, 6), (4, 5), (5, 6)]
     env.reset()
     assert seeds == [1826701614, 1367864806]
+
+
+def test_a_random_deal_the_learner_never_reaches_is_dealt_again_and_a_given_one_is_not():
+    """docs/envs.md: with one-tile hands a round can end before the learner's first decision. Block,
+    2 seats, the learner at seat 1, seed 4: the first deals end at once and reset deals on until
+    the learner decides. A deal given in ``options`` ("deal" or "deals") would deal the same again:
+    refused after one deal, not 100. Kills: the given-deal check deleted, negated, or reading only
+    one of the two keys."""
+    env = line_single_agent("block", num_players=2, hand_size=1, learner_seat=1)
+    seeds = _counting_deals(env)
+    env.reset(seed=4)
+    assert len(seeds) > 1 and env.aec.game_state.current_player == 1 and env.action_masks().any()
+    deal = {"hands": [[[2, 5]], [[1, 3]]], "first_player": 0}  # seat 0 goes out with its lead
+    for options in ({"deal": deal}, {"deals": [deal]}):
+        seeds.clear()
+        with pytest.raises(DominoError, match=r"^the round ended before the learner's first turn; deal differently$"):
+            env.reset(seed=0, options=options)
+        assert len(seeds) == 1
