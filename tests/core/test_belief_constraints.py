@@ -34,12 +34,26 @@ def test_without_a_double_dealt_the_tiles_above_the_heaviest_lead_are_barred():
     assert held & {(0, 1), (2, 3), (4, 5)} and not held & set(above)
 
 
+def test_a_forced_lead_of_the_first_tile_bars_the_tiles_above_it_too():
+    """The leader's own decision before its forced lead (docs/rules.md §2.1): 0-0 is the only
+    double dealt, so seat 0 must lead it, and seat 1 holds no other double. 0-0 is tile 0 of the
+    set, the engine's ``forced_lead`` 0. Kills: ``forced_lead >= 0`` read as ``> 0`` or ``>= 1``
+    (nothing barred)."""
+    cfg = line_from_preset("block", num_players=2, hand_size=2)
+    state = LineState.new_game(cfg, None, {"hands": [[[0, 0], [1, 2]], [[1, 3], [2, 4]]]})
+    assert state.current_player == 0 and state.forced_lead == 0
+    info = InformationState.from_state(state, 0)
+    assert _tiles(state, info.forbidden[1]) == [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6)]
+
+
 def test_the_ends_a_placement_left_decide_which_tiles_one_must_keep_in_play():
     """Constraint 4 (the round did not end blocked): block, 2 seats. Seat 0 leads 1-4 (ends 1 and
     4), seat 1 plays 1-3 on the 1 (ends 3 and 4), seat 0 holds 0-0 and 2-2 and must pass. Some
     tile carrying a 3 or a 4 was in seat 1's hand, so the one constraint-4 mask is exactly the
-    unseen tiles with a 3 or a 4 (not those with a 1, the end 1-3 covered). Kills: the placement
-    on the left end (action end 0) moving the right end instead."""
+    unseen tiles with a 3 or a 4 (not those with a 1, the end 1-3 covered); the lead was given
+    (``first_player``), not forced, so nothing is barred for being above it. Kills: the placement
+    on the left end (action end 0) moving the right end instead; tiles above a lead that was not
+    forced barred."""
     cfg = line_from_preset("block", num_players=2, hand_size=3)
     hands = [[[1, 4], [0, 0], [2, 2]], [[1, 3], [4, 5], [6, 6]]]
     state = LineState.new_game(cfg, None, {"hands": hands, "first_player": 0})
@@ -48,7 +62,7 @@ def test_the_ends_a_placement_left_decide_which_tiles_one_must_keep_in_play():
     state.apply(2 * tiles.index((1, 3)))  # end 0: the left end, the 1
     assert (state.left, state.right) == (3, 4) and state.legal_actions() == [state.pass_action]
     info = InformationState.from_state(state, 0)
-    assert len(info.needs) == 1
+    assert info.forbidden == [0, 0] and len(info.needs) == 1
     assert _tiles(state, info.needs[0]) == [(0, 3), (0, 4), (2, 3), (2, 4), (3, 3), (3, 4), (3, 5), (3, 6),
                                             (4, 4), (4, 5), (4, 6)]  # fmt: skip
     rng = np.random.default_rng(1)
