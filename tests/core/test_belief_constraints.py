@@ -37,13 +37,17 @@ def test_without_a_double_dealt_the_tiles_above_the_heaviest_lead_are_barred():
 def test_a_forced_lead_of_the_first_tile_bars_the_tiles_above_it_too():
     """The leader's own decision before its forced lead (docs/rules.md §2.1): 0-0 is the only
     double dealt, so seat 0 must lead it, and seat 1 holds no other double. 0-0 is tile 0 of the
-    set, the engine's ``forced_lead`` 0. Kills: ``forced_lead >= 0`` read as ``> 0`` or ``>= 1``
-    (nothing barred)."""
+    set, the engine's ``forced_lead`` 0; once it is led (tile 0 the lead tile), seat 1's decision
+    bars the same doubles from seat 0. Kills: ``forced_lead >= 0`` or ``lead_tile >= 0`` read as
+    ``> 0`` or ``>= 1`` (nothing barred)."""
     cfg = line_from_preset("block", num_players=2, hand_size=2)
-    state = LineState.new_game(cfg, None, {"hands": [[[0, 0], [1, 2]], [[1, 3], [2, 4]]]})
+    state = LineState.new_game(cfg, None, {"hands": [[[0, 0], [1, 2]], [[0, 3], [2, 4]]]})
     assert state.current_player == 0 and state.forced_lead == 0
-    info = InformationState.from_state(state, 0)
-    assert _tiles(state, info.forbidden[1]) == [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6)]
+    doubles = [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6)]
+    assert _tiles(state, InformationState.from_state(state, 0).forbidden[1]) == doubles
+    state.apply(state.legal_actions()[0])  # 0-0 is led; seat 1 (0-3) decides
+    assert state.actions == [0] and state.current_player == 1
+    assert _tiles(state, InformationState.from_state(state, 1).forbidden[0]) == doubles
 
 
 def test_the_ends_a_placement_left_decide_which_tiles_one_must_keep_in_play():
