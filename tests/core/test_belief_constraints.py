@@ -73,3 +73,20 @@ def test_the_ends_a_placement_left_decide_which_tiles_one_must_keep_in_play():
     for _ in range(50):
         sample = info.sample(rng)
         assert sample.hands[1] & info.needs[0] and not sample._nobody_can_place()
+
+
+def test_a_placement_that_left_a_0_end_needs_a_tile_with_a_0_kept():
+    """Constraint 4 with an end of 0: seat 0 leads 0-4, seat 1 plays 4-5 (ends 0 and 5), seat 0
+    holds 1-1 and 2-2 and must pass: the mask is the unseen tiles with a 0 or a 5, 0-0 among them.
+    Kills: the tiles placed later starting as tile 0 (0-0) instead of none (no mask at all)."""
+    cfg = line_from_preset("block", num_players=2, hand_size=3)
+    hands = [[[0, 4], [1, 1], [2, 2]], [[4, 5], [0, 3], [6, 6]]]
+    state = LineState.new_game(cfg, None, {"hands": hands, "first_player": 0})
+    tiles = state._t.tiles
+    state.apply(2 * tiles.index((0, 4)))
+    state.apply(2 * tiles.index((4, 5)) + 1)  # end 1: the right end, the 4
+    assert {state.left, state.right} == {0, 5} and state.legal_actions() == [state.pass_action]
+    info = InformationState.from_state(state, 0)
+    assert [_tiles(state, need) for need in info.needs] == [
+        [(0, 0), (0, 1), (0, 2), (0, 3), (0, 5), (0, 6), (1, 5), (2, 5), (3, 5), (5, 5), (5, 6)]
+    ]

@@ -126,3 +126,17 @@ def test_a_random_deal_the_learner_never_reaches_is_dealt_again_and_a_given_one_
         with pytest.raises(DominoError, match=r"^the round ended before the learner's first turn; deal differently$"):
             env.reset(seed=0, options=options)
         assert len(seeds) == 1
+
+
+def test_an_illegal_action_ends_the_episode_with_an_empty_mask():
+    """``action_masks``: "all False once the episode is over", an illegal action's end too (the
+    AEC env still waits on the learner, whose own mask there is unchanged). Kills: the illegal
+    path keeping the learner's last mask."""
+    env = line_single_agent("block", opponents=_first_legal, num_players=2)
+    env.reset(seed=0)
+    mask = env.action_masks()
+    illegal = int(np.flatnonzero(~mask)[0])
+    _, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert env.action_masks().dtype == bool and not env.action_masks().any()
+    assert np.array_equal(env.aec.observe(env.learner)["action_mask"].astype(bool), mask)
