@@ -54,3 +54,21 @@ def test_one_try_is_the_smallest_max_tries_and_is_taken():
         sample = info.sample(np.random.default_rng(3), max_tries=tries)
         assert sample.hands[0] == state.hands[0] and sample.hands[1].bit_count() == 1
         assert len(sample.boneyard) == 2 and not sample.hands[1] & state.hands[0]
+
+
+def test_a_hidden_draw_or_forced_lead_of_tile_0_is_refused_too():
+    """Tile 0 (0-0) is a tile like the others: a Mexican Train seat that has just drawn 0-0, and a
+    line-game leader that must still lead 0-0, hide it from the other seat as any tile. Kills:
+    ``drawn_tile >= 0`` or ``forced_lead >= 0`` read as ``> 0`` or ``>= 1``."""
+    cfg = MexicanTrainConfig(num_players=2, first_player=0)
+    deal = {"hands": [[[1, 2]], [[2, 12]]], "boneyard": [[0, 0]], "station": [12, 12]}  # seat 1 can still place
+    state = MexicanTrainState.new_game(cfg, None, deal)
+    state.apply(state.draw_action)  # seat 0 draws 0-0 and still acts
+    assert state.drawn_tile == 0 and state.current_player == 0
+    with pytest.raises(BeliefError, match=r"^seat 0 has just drawn a tile seat 1 cannot see"):
+        InformationState.from_state(state, 1)
+    line = LineState.new_game(line_from_preset("block", num_players=2, hand_size=2), None,
+                              {"hands": [[[0, 0], [1, 2]], [[0, 3], [2, 4]]]})  # fmt: skip
+    assert line.current_player == 0 and line.forced_lead == 0
+    with pytest.raises(BeliefError, match=r"^seat 0 has not led its forced lead yet; nothing to sample for seat 1$"):
+        InformationState.from_state(line, 1)
