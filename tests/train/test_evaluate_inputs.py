@@ -70,6 +70,9 @@ def test_numpy_integers_are_counts_and_a_string_is_not_a_line_up():
     assert evaluate(["greedy", "random"], rounds=np.int64(4), seed=np.int64(1), game="block").rounds_played == 4
     with pytest.raises(ConfigError, match="a sequence of agents, one per seat"):
         evaluate("planner", rounds=4)
+    # any other iterable gives one seat per item, read once: its items are checked, then played
+    res = evaluate((name for name in ("greedy", "random")), rounds=2, game="block")
+    assert (res.agents, res.num_players, res.episodes) == (["greedy", "random"], 2, 2)
 
 
 def test_an_action_that_is_not_an_integer_names_its_agent():
@@ -100,6 +103,32 @@ def test_an_agent_taking_info_state_without_wants_info_state_is_told_the_attribu
         assert evaluate([_WantsHistory(), "random"], rounds=2, game="block").episodes == 2
     finally:
         del _WantsHistory.wants_info_state
+
+
+class _Buggy:  # an agent with a bug of its own (not its signature)
+    name = "buggy"
+
+    def __init__(self, error, wants_info_state=False):
+        self.error, self.wants_info_state = error, wants_info_state
+
+    def __call__(self, observation, action_mask, rng, info_state=None):
+        raise self.error
+
+
+def test_only_a_type_error_about_info_state_gets_the_attribute_hint():
+    """The hint is for an agent called without info_state that needs it: any other error of an
+    agent (a ValueError, a TypeError of its own, or one about info_state from an agent that has it)
+    is noted with whose it is, and no more."""
+    called = "called as agent(observation, action_mask, rng)"
+    for error in (ValueError("no move"), TypeError("unsupported operand")):
+        with pytest.raises(type(error)) as err:
+            evaluate([_Buggy(error), "random"], rounds=2, game="block")
+        assert err.value.__notes__ == [f"raised by agent buggy (seat 0, deal 0, rotation 0), {called}"]
+    with pytest.raises(TypeError) as err:
+        evaluate(["random", _Buggy(TypeError("info_state is stale"), wants_info_state=True)], rounds=2, game="block")
+    assert err.value.__notes__ == [  # it has info_state: the hint would be wrong
+        "raised by agent buggy (seat 1, deal 0, rotation 0), called as agent(observation, action_mask, rng, info_state=...)"
+    ]
 
 
 def test_an_agent_defined_interactively_is_refused_with_workers():
