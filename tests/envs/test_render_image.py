@@ -213,6 +213,28 @@ def test_the_gymnasium_ids_draw_all_hands_or_a_seat_as_the_pictures_page_says(re
         g.unwrapped.render_image(viewer=4)
 
 
+def test_the_adapter_draws_the_learners_hand_after_an_episode_that_leaves_another_seat_to_play():
+    """Between steps the learner is the seat to play, so the seat to play's picture would pass
+    for the learner's; after the last step it may be an opponent's turn, and ``render()`` and
+    ``render_image()`` still draw the learner's hand face up (``learner_seat``), not that seat's."""
+    g = gymnasium.make("dominoes/Block-v0", render_mode="rgb_array", learner_seat=1)
+    for seed in range(30):
+        g.reset(seed=seed)
+        done = False
+        while not done:
+            legal = np.flatnonzero(g.get_wrapper_attr("action_masks")())
+            *_, terminated, truncated, _ = g.step(int(legal[0]))
+            done = terminated or truncated
+        aec = g.unwrapped.aec
+        if aec.game_state.current_player != 1:
+            break
+    else:
+        pytest.fail("no episode of seeds 0..29 ended with another seat to play")
+    assert np.array_equal(g.render(), aec.render_image(1))
+    assert np.array_equal(g.unwrapped.render_image(), aec.render_image(1))
+    assert not np.array_equal(g.render(), aec.render_image())
+
+
 @pytest.mark.parametrize("gym_id", ["dominoes/MexicanTrain-v0", "dominoes/Cuban-v0"])
 def test_sb3_make_vec_env_accepts_the_ids(gym_id):
     """SB3 passes render_mode="rgb_array" to every env it builds."""
