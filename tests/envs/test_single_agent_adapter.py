@@ -7,7 +7,13 @@ import pytest
 
 from domino_env import ConfigError
 from domino_env.envs import block_v0, mexican_train_v0
-from domino_env.wrappers import SingleAgentEnv, random_legal_opponent
+from domino_env.wrappers import (
+    SingleAgentEnv,
+    block_single_agent,
+    cuban_single_agent,
+    draw_single_agent,
+    random_legal_opponent,
+)
 
 
 def _first_legal(observation, action_mask, rng):
@@ -51,3 +57,24 @@ def test_the_adapters_config_is_the_aec_envs_rules():
     aec = mexican_train_v0.raw_env(num_players=3, max_pip=9)
     env = SingleAgentEnv(aec)
     assert env.config is aec.config and env.config.num_players == 3 and env.config.max_pip == 9
+
+
+@pytest.mark.parametrize(
+    ("make", "game"),
+    [(block_single_agent, "block"), (draw_single_agent, "draw"), (cuban_single_agent, "cuban")],
+    ids=["block", "draw", "cuban"],
+)
+def test_the_line_game_factories_build_their_game_and_refuse_another_preset(make, game):
+    """``block_single_agent`` / ``draw_single_agent`` / ``cuban_single_agent``: the named game's
+    adapter (its own preset given or not), named after the game, its docstring naming the
+    Gymnasium id; another preset is refused, pointing to ``line_single_agent``."""
+    assert make.__name__ == f"{game}_single_agent"
+    assert f"``dominoes/{game.capitalize()}-v0``" in make.__doc__
+    env = make(learner_seat=1, illegal_reward=-2.0)
+    assert isinstance(env, SingleAgentEnv) and env.aec.config.preset == game
+    assert env.learner_seat == 1 and env.illegal_reward == -2.0
+    assert make(preset=game).aec.config.preset == game
+    other = "cuban" if game == "draw" else "draw"
+    with pytest.raises(ConfigError, match=rf"'{game}' for this id \(use line_single_agent\)") as err:
+        make(preset=other)
+    assert err.value.field == "preset" and err.value.value == other
