@@ -8,7 +8,7 @@ import pickle
 
 import numpy as np
 import pytest
-from episode import decide, drive, start_line
+from episode import decide, drive, seat_view, start_line
 
 from domino_env.agents import LineGreedyAgent, LinePlannerAgent, LineRandomAgent, make_agent
 from domino_env.agents.base import Agent, agent_names, as_config
@@ -237,20 +237,6 @@ def test_planner_avoids_ends_its_partner_lacks():
     assert a == pytest.approx(b)  # without the partner rule the two moves tie
 
 
-def synthetic_view(planner, hand, placed, ends, hand_sizes, partner=None, leader=0):
-    from domino_env.agents.line import LineSeatView
-
-    n = planner.max_pip
-    hand_mask = sum(1 << tile_index(a, b, n) for a, b in hand)
-    placed_mask = sum(1 << tile_index(a, b, n) for a, b in placed)
-    return LineSeatView(
-        hand=sorted(tile_index(a, b, n) for a, b in hand), hand_mask=hand_mask,
-        placed_mask=placed_mask, unseen_mask=planner.all_mask & ~hand_mask & ~placed_mask,
-        ends=ends, hand_sizes=hand_sizes, boneyard=0, leader=leader, partner=partner,
-        missing=[0] * len(hand_sizes), may_annul=False,
-    )  # fmt: skip
-
-
 def test_planner_closes_only_when_it_wins_the_count():
     # Every tile with a 0 or a 6 is on the table except the 0-6 in hand; ends 0 / 6. Playing 0-6
     # closes the game for sure. 2-player block game (the unseen tiles are seat 1's hand or out of
@@ -264,7 +250,7 @@ def test_planner_closes_only_when_it_wins_the_count():
     ]
     six_zero = tile_index(0, 6, 6)
     rng = np.random.default_rng(0)
-    light = synthetic_view(planner, [(0, 6), (1, 1), (1, 2), (1, 3)], placed, (0, 6), [4, 1])
+    light = seat_view(planner, [(0, 6), (1, 1), (1, 2), (1, 3)], placed, (0, 6), [4, 1])
     worlds = planner.sample_worlds(light, rng)
     assert (
         planner.closing(
@@ -277,7 +263,7 @@ def test_planner_closes_only_when_it_wins_the_count():
     )
     # light hand (2 + 3 + 4 = 9 pips) against one tile: it wins the count only if seat 1's tile
     # is heavier; heavy hand (5-5, 4-5, 4-4 = 27 pips): it always loses the count.
-    heavy = synthetic_view(planner, [(0, 6), (5, 5), (4, 5), (4, 4)], placed, (0, 6), [4, 1])
+    heavy = seat_view(planner, [(0, 6), (5, 5), (4, 5), (4, 4)], placed, (0, 6), [4, 1])
     rest = heavy.hand_mask & ~(1 << six_zero)
     fit = planner.pip_masks[0] | planner.pip_masks[6]
     closes, wins = planner.closing(heavy, rest, fit, planner.sample_worlds(heavy, rng))
@@ -292,7 +278,7 @@ def test_planner_closes_only_when_it_wins_the_count():
     # very light hand (0 pips left after 0-6 would be a domino): 0-6 and 1-1 -> 2 pips, and the
     # unseen single tile of seat 1 is at least 1-2 = 3 pips (0s, 6s and 1-1 are accounted for):
     # it always wins the count, so the closing move gets +w_close.
-    winner = synthetic_view(planner, [(0, 6), (1, 1)], placed, (0, 6), [2, 1])
+    winner = seat_view(planner, [(0, 6), (1, 1)], placed, (0, 6), [2, 1])
     rest = winner.hand_mask & ~(1 << six_zero)
     assert planner.closing(winner, rest, fit, planner.sample_worlds(winner, rng)) == (1.0, 1.0)
 
@@ -302,7 +288,7 @@ def test_planner_annuls_weak_hands_only():
     planner = LinePlannerAgent(cfg)
 
     def view_of(hand):
-        return synthetic_view(planner, hand, [], None, [10] * 4, partner=2)
+        return seat_view(planner, hand, [], None, [10] * 4, partner=2)
 
     # five doubles, none backed by another tile of its suit: weak -> annul
     weak = [[0, 0], [1, 1], [2, 2], [3, 3], [4, 4], [5, 6], [5, 7], [6, 8], [7, 9], [8, 9]]
