@@ -6,12 +6,14 @@ seeds and records of small tournaments pinned by value: the numbers every publis
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
 
 from domino_env.agents import make_agent
 from domino_env.envs.games import make_raw_env
+from domino_env.train.intervals import wilson_interval
 from domino_env.train.tournament import deal_seed, evaluate
 
 
@@ -74,6 +76,7 @@ CASES = {  # id: (game, agents, seed, rounds, episode, rules)
     "cuban-teams": ("cuban", ["greedy", "random", "greedy", "random"], 3, 8, "round", {}),
     "cuban-annulled": ("cuban", ["random", "greedy", "random", "greedy"], 0, 16, "round", {"annul_doubles": 2}),
     "draw-games": ("draw", ["greedy", "random"], 4, 2, "game", {"target_score": 40}),
+    "preset": ("mexican_train", ["greedy", "random", "random"], 2, 6, "round", {"max_pip": 9, "preset": "tren_mexicano"}),
 }
 TOTALS = {  # id: (deals, episodes, rounds, blocked, void, annulled, truncated), {agent: (wins, seat-episodes)}
     "shared-wins": ((11, 33, 33, 21, 0, 0, 0), {"greedy": (11.5, 33), "random": (21.5, 66)}),  # deal 10: a tie
@@ -84,6 +87,7 @@ TOTALS = {  # id: (deals, episodes, rounds, blocked, void, annulled, truncated),
     "cuban-teams": ((2, 8, 8, 4, 0, 2, 0), {"greedy": (8.0, 16), "random": (8.0, 16)}),  # 2 per round: teams
     "cuban-annulled": ((4, 16, 16, 10, 0, 10, 0), {"random": (14.0, 32), "greedy": (18.0, 32)}),
     "draw-games": ((1, 2, 4, 1, 0, 0, 0), {"greedy": (2.0, 2), "random": (0.0, 2)}),
+    "preset": ((2, 6, 6, 1, 1, 0, 0), {"greedy": (0.0, 6), "random": (5.0, 12)}),  # its rules, not the default's
 }
 
 
@@ -108,6 +112,10 @@ def test_the_totals_of_small_tournaments(case):
     assert {s.name: (s.wins, s.seat_episodes) for s in res.stats} == wins
     assert res.deal_seeds == [deal_seed(seed, d) for d in range(counts[0])] and res.resumed_deals == 0
     assert res.records == []  # kept only when asked
+    assert res.teams == (game == "cuban") and 0 <= res.seconds < 60
+    for st in res.stats:  # the Wilson interval's trials: seat-rounds, or (round, team) pairs with teams
+        n = 2 if res.teams else 1
+        assert st.ci95_wilson == pytest.approx(wilson_interval(st.wins / n, st.seat_episodes / n))
 
 
 def test_deal_seeds_are_pinned():
@@ -145,3 +153,16 @@ def test_records_checked_by_hand():
     assert (game.pips, game.scores, game.round_credit, game.game_credit) == ([408, 213], [408, 213], [2.0, 8.0], [0.0, 1.0])
     cut = record("truncated", 0, 1)  # max_cycles=3: cut before any round ends
     assert (cut.truncated, cut.rounds, cut.steps, cut.round_credit, cut.game_credit) == (True, 0, 7, [0.0, 0.0], None)
+
+
+def test_the_warning_of_an_agent_on_both_teams():
+    """Only a team game warns of an agent on both teams (seats 0+2 against 1+3): seats 0 and 1 of
+    a Mexican Train table, or of a line game without teams, are no partners."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(["greedy", "greedy", "random"], rounds=3, max_pip=9)
+        evaluate(["greedy", "greedy", "random", "random"], rounds=4, game="cuban", teams=False)
+        evaluate(["greedy", "random", "greedy", "random"], rounds=4, game="cuban")  # one agent per team
+    with pytest.warns(UserWarning, match=r"\['greedy', 'random'\] sit on both teams") as told:
+        evaluate(["greedy", "greedy", "random", "random"], rounds=4, game="cuban")  # teams 0+2 and 1+3
+    assert told[0].filename == __file__  # the caller's line
