@@ -132,6 +132,7 @@ def test_evaluate_accepts_agent_objects_whole_games_and_workers():
     assert sum(s.wins for s in one.stats) == pytest.approx(4)
     two = evaluate([planner, GreedyAgent(cfg)], rounds=4, max_pip=9, episode="game", workers=2)
     assert two.to_dict()["stats"] == one.to_dict()["stats"]
+    assert (one.workers, two.workers) == (1, 2)  # 2 deals: one worker process each
 
 
 def test_evaluate_rejects_bad_arguments():

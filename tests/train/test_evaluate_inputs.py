@@ -4,6 +4,7 @@ its agent, and an agent the worker processes cannot import is refused up front."
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import subprocess
 import sys
@@ -64,10 +65,14 @@ def test_more_workers_than_4_per_cpu_are_refused_before_any_process_starts():
     with pytest.raises(ConfigError, match=rf"'workers': got {most + 1}; allowed: a positive integer up to {most} \(4 x the CPUs\)"):
         evaluate(["greedy", "random"], rounds=4, workers=most + 1, game="block")
     assert multiprocessing.active_children() == []
+    # the cap itself is allowed (one deal: played here, no process started)
+    assert evaluate(["greedy", "random"], rounds=2, workers=most, game="block").workers == 1
 
 
 def test_numpy_integers_are_counts_and_a_string_is_not_a_line_up():
-    assert evaluate(["greedy", "random"], rounds=np.int64(4), seed=np.int64(1), game="block").rounds_played == 4
+    res = evaluate(["greedy", "random"], rounds=np.int64(4), seed=np.int64(1), game="block")
+    assert res.rounds_played == 4
+    assert type(res.seed) is int and json.loads(json.dumps(res.to_dict()))["seed"] == 1  # a numpy seed: unwritable
     with pytest.raises(ConfigError, match="a sequence of agents, one per seat"):
         evaluate("planner", rounds=4)
     # any other iterable gives one seat per item, read once: its items are checked, then played
