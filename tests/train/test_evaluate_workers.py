@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from process_helpers import running, wait_for_worker_cpu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -371,3 +372,23 @@ def test_a_sigint_this_process_ignores_stays_ignored_while_the_workers_start(mon
     finally:
         signal.signal(signal.SIGINT, previous)
     assert result.episodes == 8
+
+
+@pytest.mark.parametrize(
+    "test, value",
+    [('__name__ == "__main__"', False), ('__name__ != "__main__"', True), ('__name__ == "__mp_main__"', True),
+     ('__name__ in ("__main__",)', False), ('not __name__ == "__main__"', True), ("not flag", None),
+     ('__name__ == "__main__" and flag', False), ('__name__ != "__main__" and flag', None),
+     ('__name__ != "__main__" and __name__ != "x"', True), ('__name__ == "__main__" or flag', None),
+     ('__name__ != "__main__" or flag', True), ('__name__ == "__main__" or __name__ == "x"', False),
+     ('flag == "__main__"', None), ("__name__ == f()", None), ("__name__", None), ("__name__ < 3", None),
+     ('not (__name__ == "__main__" and flag)', True), ('not (__name__ != "__main__" and flag)', None),
+     ('__name__ == "__ma" + "in__"', None)],  # only constants, names and comparisons are evaluated
+)  # fmt: skip
+def test_the_truth_of_an_if_test_as_the_workers_import_the_script(test, value):
+    """``__name__`` is ``"__mp_main__"`` there; None where the test depends on anything else."""
+    import ast
+
+    from domino_env.train.tournament_checks import _value_on_import
+
+    assert _value_on_import(ast.parse(test, mode="eval").body) is value
