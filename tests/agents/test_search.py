@@ -99,6 +99,9 @@ def test_the_keyed_spelling_sets_every_search_option():
         ("search:rollout=bogus", "allowed: rollout: one of"),
         ("search:prior=none,candidates=2", "allowed: candidates: 0 with prior"),
         ("search:opponent_model=greedy", "allowed: opponent_model: one of"),
+        ("search:8,prior", "with keys"),  # a key with no value after the first item
+        ("search:candidates=x", "candidates=K with K an integer >= 0"),
+        ("search:candidates=٣", "candidates=K with K an integer >= 0"),  # an Arabic-Indic 3
     ],
 )
 def test_every_bad_spec_is_a_config_error_naming_the_spec(preset, bad, message):
@@ -115,6 +118,7 @@ def test_keyed_spelling_accepts_plain_decimals_and_a_prior_with_its_own_argument
     config = MexicanTrainConfig(num_players=2, max_pip=9)
     for text, value in (("0", 0.0), ("2", 2.0), ("0.5", 0.5), (".5", 0.5), ("1e-1", 0.1), ("3.", 3.0)):
         assert make_agent(f"search:margin={text}", config).margin == value
+    assert make_agent("search:budget=1", config).budget == make_agent("search:1", config).budget == 1
     agent = make_agent("search:20,prior=planner:50,rollout=greedy", config)
     assert agent.prior.budget == 50 and agent.budget == 20
     assert pickle.loads(pickle.dumps(agent)).prior.budget == 50
@@ -429,6 +433,9 @@ def test_counts_take_numpy_integers_and_0d_arrays_and_refuse_the_rest():
     for bad in (np.array(-1), np.array([2]), np.float64(2.0)):
         with pytest.raises(ConfigError, match="candidates"):
             SearchAgent(config, candidates=bad)
+    ones = dict.fromkeys(("budget", "min_worlds", "oversample", "solve_tiles", "node_limit"), 1)
+    one = SearchAgent(line_from_preset("block", num_players=2), **ones)  # the minimum, 1, is taken
+    assert [getattr(one, field) for field in ones] == [1] * 5
 
 
 @pytest.mark.parametrize("preset", [None, "block"])
