@@ -309,3 +309,29 @@ def test_v3_search_columns_say_what_search_25_would_play():
         features(obs["observation"], obs["action_mask"])
     clone = pickle.loads(pickle.dumps(features))
     assert clone.search is not None and clone.columns == features.columns
+
+
+def test_draw_and_pass_rows_say_so_and_mark_the_only_move():
+    """Seat 0 holds 3-4 only (nothing fits the 9s): its one row is DRAW (legal, draw, the planner's
+    move); the drawn 5-6 fits nowhere: then PASS. Under may_play a drawn 5-9 may be placed or
+    kept: the PASS row is legal and pass, not the planner's move. ``size``: every row's numbers."""
+    feats = ActionFeatures(raw_env(num_players=2, max_pip=9).config, ACTION_FEATURES_V2)
+    assert feats.size == feats.num_actions * len(FEATURES + END_FEATURES) == (3 * 55 + 2) * 21
+    for drawn, rules, want_pass_choice in (([5, 6], {}, 1), ([5, 9], {"drawn_tile": "may_play"}, 0)):
+        deal = {"hands": [[[3, 4]], [[9, 1], [0, 6]]], "boneyard": [drawn, [0, 0]], "station": [9, 9],
+                "first_player": 0}  # fmt: skip
+        env = raw_env(num_players=2, max_pip=9, first_turn="any", **rules)
+        env.reset(seed=0, options={"deal": deal})
+        draw, pass_ = env.game_state.draw_action, env.game_state.pass_action
+        obs = env.observe("player_0")
+        f = ActionFeatures(env.config, ACTION_FEATURES_V2)(obs["observation"], obs["action_mask"])
+        assert list(np.flatnonzero(obs["action_mask"])) == [draw]
+        assert f[draw, COL["legal"]] == f[draw, COL["draw"]] == f[draw, COL["planner_choice"]] == 1
+        assert f.sum() == 3  # nothing else in any row
+        env.step(draw)
+        obs = env.observe("player_0")
+        f = ActionFeatures(env.config, ACTION_FEATURES_V2)(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][pass_] == 1 and f[pass_, COL["legal"]] == f[pass_, COL["pass"]] == 1
+        assert f[pass_, COL["planner_choice"]] == want_pass_choice
+        assert f[:, COL["draw"]].sum() == 0 and f[:, COL["pass"]].sum() == 1
+        assert f[pass_].sum() == 2 + want_pass_choice
