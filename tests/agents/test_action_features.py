@@ -124,12 +124,12 @@ def test_v2_end_columns_equal_the_engines_count(rules):
     # play; the lack sets are the engine's own.
     env = raw_env(**rules)
     features, v1 = ActionFeatures(env.config, ACTION_FEATURES_V2), ActionFeatures(env.config)
-    checked = lacked = 0
+    checked = lacked = covers = others_trains = 0
     p = env.config.num_players
     pips = [sum(1 << i for i, t in enumerate(features.planner.tiles) if pip in t) for pip in range(env.config.max_pip + 1)]
 
     def decide(o, m, rng):
-        nonlocal checked, lacked
+        nonlocal checked, lacked, covers, others_trains
         f = features(o, m)
         np.testing.assert_array_equal(f[:, : len(FEATURES)], v1(o, m))  # v2 extends v1
         state = env.game_state
@@ -159,12 +159,26 @@ def test_v2_end_columns_equal_the_engines_count(rules):
             lacked += bool(lacking)
             nxt = (seat + 1) % p
             assert row["next_lacks_end"] == float(slot != 0 and bool(state.missing[nxt] >> end & 1))
+            # the v1 columns of the move read from the engine too: the tile, the target train
+            # (slot 0 own, P Mexican, else the seat `slot` after), its open double, its owner's hand
+            base = dict(zip(FEATURES, f[a, : len(FEATURES)], strict=True))
+            x, y = features.planner.tiles[tile]
+            assert base["double"] == float(x == y)
+            assert [base[c] for c in ("own_train", "mexican_train", "other_train")] == [
+                slot == 0, slot == p, 0 < slot < p
+            ]
+            assert base["covers_double"] == float(train in state.open_doubles)
+            owner = state.hands[train].bit_count() if 0 < slot < p else 0
+            assert base["target_hand"] == pytest.approx(owner / 20)
+            covers += train in state.open_doubles
+            others_trains += 0 < slot < p
             checked += 1
         legal = np.flatnonzero(m)
         return int(legal[rng.integers(len(legal))])
 
     drive(env, 4, np.random.default_rng, decide)
     assert checked > 300 and lacked > 10  # rows with known lacks: a wrong seat order would show
+    assert others_trains > 3 and (covers > 3 or env.config.doubles == "no_cover")  # no_cover: none open
 
 
 def test_v2_is_mexican_train_only_and_versions_are_checked():
