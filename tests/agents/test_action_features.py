@@ -13,6 +13,7 @@ from domino_env.agents import PlannerAgent
 from domino_env.agents.action_features import (
     ACTION_FEATURES_V1,
     ACTION_FEATURES_V2,
+    ACTION_FEATURES_V3,
     ACTION_FEATURES_VERSION,
     END_FEATURES,
     FEATURES,
@@ -342,6 +343,10 @@ def test_draw_and_pass_rows_say_so_and_mark_the_only_move():
         assert list(np.flatnonzero(obs["action_mask"])) == [draw]
         assert f[draw, COL["legal"]] == f[draw, COL["draw"]] == f[draw, COL["planner_choice"]] == 1
         assert f.sum() == 3  # nothing else in any row
+        # v3 searches only a decision with a choice: no info_state needed, no search columns
+        v3 = ActionFeatures(env.config, ACTION_FEATURES_V3)(obs["observation"], obs["action_mask"])
+        np.testing.assert_array_equal(v3[:, : f.shape[1]], f)
+        assert not v3[:, f.shape[1] :].any()
         env.step(draw)
         obs = env.observe("player_0")
         f = ActionFeatures(env.config, ACTION_FEATURES_V2)(obs["observation"], obs["action_mask"])
@@ -349,3 +354,18 @@ def test_draw_and_pass_rows_say_so_and_mark_the_only_move():
         assert f[pass_, COL["planner_choice"]] == want_pass_choice
         assert f[:, COL["draw"]].sum() == 0 and f[:, COL["pass"]].sum() == 1
         assert f[pass_].sum() == 2 + want_pass_choice
+
+
+def test_v3_rows_of_a_single_legal_placement_need_no_search():
+    """One legal action (the 9-5, on the own train: no Mexican train) is no decision: v3 runs no
+    search, so it needs no info_state, and its rows are v2's plus zero search columns."""
+    deal = {"hands": [[[9, 5], [3, 4]], [[9, 1], [0, 6]]], "boneyard": [[0, 0]], "station": [9, 9],
+            "first_player": 0}  # fmt: skip
+    env = raw_env(num_players=2, max_pip=9, first_turn="any", use_mexican_train=False)
+    env.reset(seed=0, options={"deal": deal})
+    obs = env.observe("player_0")
+    assert list(np.flatnonzero(obs["action_mask"])) == [act((5, 9), 0, 2)]
+    v2 = ActionFeatures(env.config, ACTION_FEATURES_V2)(obs["observation"], obs["action_mask"])
+    v3 = ActionFeatures(env.config, ACTION_FEATURES_V3)(obs["observation"], obs["action_mask"])
+    np.testing.assert_array_equal(v3[:, : v2.shape[1]], v2)
+    assert not v3[:, v2.shape[1] :].any() and v2[act((5, 9), 0, 2), COL["planner_choice"]] == 1
