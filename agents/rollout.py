@@ -131,9 +131,7 @@ def _greedy_line(state: LineState) -> None:
     while not state.round_over:
         legal = legal_actions()
         best = legal[0]
-        if best >= draw:  # DRAW / PASS (forced), or ANNUL alone
-            if best == state.annul_action:
-                best = legal[0]
+        if best >= draw:  # a forced DRAW or PASS (ANNUL only ever follows a placement)
             apply(best)
             continue
         bv = values[best >> 1]
