@@ -243,3 +243,21 @@ def test_late_draw_game_solves_match_a_fresh_solver_per_deal():
                 checked += 1
             state.apply(legal[len(legal) // 2])
     assert checked >= 4
+
+
+def test_a_spec_relabels_only_the_errors_of_the_fields_it_gave(monkeypatch):
+    """``search:...`` names the whole spec for a value it gave (AgentSpecError); an error about a
+    field it did not give (here the default prior failing) stays that field's own ConfigError."""
+    import domino_env.agents.search as search
+
+    def refuse(config, **options):
+        raise ConfigError("prior", "planner", "an agent name for this game")
+
+    monkeypatch.setattr(search, "SearchAgent", refuse)
+    with pytest.raises(ConfigError) as err:
+        make_agent("search:budget=8", MexicanTrainConfig())
+    assert type(err.value) is ConfigError and err.value.field == "prior"
+    with pytest.raises(ConfigError) as err:
+        make_agent("search:budget=8,prior=planner", MexicanTrainConfig())
+    assert type(err.value) is not ConfigError and err.value.field == "agent"
+    assert err.value.value == "search:budget=8,prior=planner"
