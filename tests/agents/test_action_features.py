@@ -17,6 +17,7 @@ from domino_env.agents.action_features import (
     ACTION_FEATURES_VERSION,
     END_FEATURES,
     FEATURES,
+    SEARCH_FEATURES,
     ActionFeatures,
     action_features_for,
     feature_columns,
@@ -199,6 +200,22 @@ def test_v2_is_mexican_train_only_and_versions_are_checked():
     with pytest.raises(ConfigError, match="Mexican Train rules"):
         ActionFeatures(line)
     assert ActionFeatures(raw_env().config, None).version == ACTION_FEATURES_V1 == ACTION_FEATURES_VERSION
+
+
+def test_each_game_and_version_gets_its_builder_and_columns():
+    from domino_env.agents.line_action_features import LINE_FEATURES, LineActionFeatures
+    from domino_env.envs import line_v0
+
+    mexican = raw_env().config
+    for version, columns in ((None, FEATURES), (ACTION_FEATURES_V1, FEATURES),
+                             (ACTION_FEATURES_V2, FEATURES + END_FEATURES),
+                             (ACTION_FEATURES_V3, FEATURES + END_FEATURES + SEARCH_FEATURES)):  # fmt: skip
+        built = action_features_for(mexican, version)
+        assert isinstance(built, ActionFeatures) and built.columns == columns and built.num_features == len(columns)
+        assert feature_columns("mexican_train", version) == columns
+    assert isinstance(action_features_for(line_v0.raw_env(preset="draw").config, ACTION_FEATURES_V1), LineActionFeatures)
+    for game in ("line", "block", "draw", "cuban"):  # v1 rows whatever the version
+        assert feature_columns(game) == feature_columns(game, ACTION_FEATURES_V3) == LINE_FEATURES
 
 
 def test_features_read_only_the_observation_and_pickle():
