@@ -46,8 +46,8 @@ a network could not relate a move to what the other seats are known to lack (the
 ``end_own``         the seat's own tiles with that pip after the move / (max pip + 1)
 ``end_lacked``      share of the other seats (in play) publicly known to lack that pip
                     (the observation's ``missing_pips``)
-``next_lacks_end``  the move is not on the own train and the next seat is known to lack
-                    that pip
+``next_lacks_end``  the move is not on the own train and the next seat (in play) is known to
+                    lack that pip
 =================== =====================================================================
 
 ``action-features-v3`` (``--action-features v3``; ``SEARCH_FEATURES``) appends to v2 the verdict
@@ -237,6 +237,7 @@ class ActionFeatures:
             seen |= 1 << int(t)
         lacks = d["missing_pips"] > 0  # (P - 1, N + 1): the seats after this one, in turn order
         others = [k for k in range(1, p) if v.in_play[k]]
+        nxt = others[0] if others else 0  # the next seat to play: seats out of the game are skipped
         slots, pip_masks, top = p + 1, pl.pip_masks, float(n + 1)
         for tile, slot in places:
             a, b = pl.tiles[tile]
@@ -246,7 +247,7 @@ class ActionFeatures:
             row[_COL["end_own"]] = (pip_masks[end] & v.hand_mask & ~(1 << tile)).bit_count() / top
             if others:
                 row[_COL["end_lacked"]] = sum(bool(lacks[k - 1, end]) for k in others) / len(others)
-            row[_COL["next_lacks_end"]] = float(slot != 0 and p > 1 and bool(lacks[0, end]))
+            row[_COL["next_lacks_end"]] = float(slot != 0 and nxt > 0 and bool(lacks[nxt - 1, end]))
 
     def _search_rows(self, out: np.ndarray, observation: np.ndarray, action_mask: np.ndarray,
                      info_state: Any) -> None:  # fmt: skip
