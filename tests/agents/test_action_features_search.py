@@ -105,3 +105,36 @@ def test_search_columns_of_moves_that_all_go_out():
     moves, _, values = search_of(env, o, m, info)
     assert moves == legal and values[0] == values[1]
     assert f[legal].tolist() == [[1, 0, 0], [1, 0, 0]] and f.sum() == 2
+
+
+
+# 2-player double-9 rounds played to a decision after the boneyard is empty (the seat to act knows
+# the deal): seed 10, seat 0, the planner's move wins where its runner-up loses; seed 69, seat 1,
+# the other way round.
+ROUNDS = {
+    10: [132, 54, 155, 39, 120, 42, 12, 36, 9, 84, 93, 23, 111, 105, 108, 26, 90, 126, 87, 48, 15,
+         30, 33, 27, 6, 99, 77, 81, 96, 74, 51, 149, 165, 166, 140, 18, 45, 69, 123, 57, 78, 129,
+         159, 114, 165, 166, 151, 165, 166, 117, 165, 137, 166],
+    69: [78, 27, 57, 69, 56, 35, 74, 128, 0, 3, 135, 138, 17, 48, 42, 30, 36, 11, 86, 66, 14, 63, 8,
+         39, 77, 98, 89, 125, 146, 51, 134, 24, 131, 21, 152, 149, 95, 165, 62, 165, 166, 112, 117,
+         165, 166, 99, 165, 166],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("seed,seat,sign", [(10, 0, -1), (69, 1, 1)])
+def test_search_gain_and_z_are_clipped_at_one(seed, seat, sign):
+    env = raw_env(num_players=2, max_pip=9)
+    env.reset(seed=seed)
+    for action in ROUNDS[seed]:
+        env.step(action)
+    state = env.game_state
+    assert not state.boneyard and state.current_player == seat
+    obs = env.observe(f"player_{seat}")
+    o, m = obs["observation"], obs["action_mask"]
+    info = InformationState.from_state(state, seat)
+    f = ActionFeatures(env.config, ACTION_FEATURES_V3)(o, m, info)[:, -3:]
+    moves, default, values = search_of(env, o, m, info)
+    (other,) = [a for a in moves if a != default]
+    d = np.asarray(values[moves.index(other)]) - np.asarray(values[moves.index(default)])
+    assert d.mean() * sign > 1 and d.max() - d.min() < 1e-9  # a won round against a lost one, every deal
+    assert f[other].tolist() == [1, sign, sign] and f[default].tolist() == [1, 0, 0]
