@@ -90,3 +90,41 @@ def test_a_placement_that_left_a_0_end_needs_a_tile_with_a_0_kept():
     assert [_tiles(state, need) for need in info.needs] == [
         [(0, 0), (0, 1), (0, 2), (0, 3), (0, 5), (0, 6), (1, 5), (2, 5), (3, 5), (5, 5), (5, 6)]
     ]
+
+
+def test_a_later_round_led_with_any_tile_bars_nothing_above_its_lead():
+    """Constraint 3 binds only in a round whose lead was forced: round 1 (forced 6-6) ends blocked,
+    round 2 is led by seat 1 (``next_lead="next_seat"``) with any tile, 2-3, and seat 0 decides.
+    Its deal record gives ``first_player`` 1, so nothing is barred above 2-3, and samples give seat
+    1 doubles and tiles heavier than 2-3. Kills: the first round's deal record (``deals[0]``, a
+    forced lead) read instead of the current round's."""
+    cfg = line_from_preset("block", num_players=2, hand_size=2)
+    state = LineState.new_game(cfg, None, {"hands": [[[6, 6], [5, 5]], [[0, 1], [0, 2]]]})
+    assert state.deals[0]["first_player"] is None
+    while not state.round_over:
+        state.apply(state.legal_actions()[0])
+    state.start_next_round(None, {"hands": [[[0, 0], [1, 2]], [[2, 3], [4, 4]]]})
+    assert state.current_player == 1 and state.forced_lead == -1 and state.deals[1]["first_player"] == 1
+    state.apply(2 * state._t.tiles.index((2, 3)))
+    info = InformationState.from_state(state, 0)
+    assert info.forbidden == [0, 0] and info.needs == []
+    rng = np.random.default_rng(2)
+    held = set()
+    for _ in range(100):
+        held.update(_tiles(state, info.sample(rng).hands[1]))
+    assert {(4, 4), (6, 6), (0, 6), (5, 6)} <= held
+
+
+def test_the_observers_own_lacks_bar_nothing():
+    """``forbidden`` is 0 for the observer (the class docstring) even when it is publicly known to
+    lack pips: seat 1 leads 2-3 (given, not forced), seat 0 passes (lacks 2 and 3), seat 1 plays
+    3-4 and seat 0 decides. Kills: the observer's own lack set read into ``forbidden[seat]``."""
+    cfg = line_from_preset("block", num_players=2, hand_size=3)
+    hands = [[[0, 0], [1, 1], [5, 6]], [[2, 3], [3, 4], [4, 4]]]
+    state = LineState.new_game(cfg, None, {"hands": hands, "first_player": 1})
+    tiles = state._t.tiles
+    state.apply(2 * tiles.index((2, 3)))
+    state.apply(state.pass_action)
+    state.apply(2 * tiles.index((3, 4)) + 1)  # end 1: the right end, the 3
+    assert state.current_player == 0 and state.missing_pips(0) == [2, 3]
+    assert InformationState.from_state(state, 0).forbidden == [0, 0]
