@@ -1,13 +1,15 @@
 """Which constrained seats the belief sampler deals through its exact class table
 (``InformationState._table``, bounded by ``MAX_TABLE``) and which it checks by rejection, on a
-hand-built block position; the distribution is tested in ``test_belief.py``."""
+hand-built block position, and the table's count of the deals (one possible deal is sampled,
+none refused by name); the distribution is tested in ``test_belief.py``."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import domino_env.core.belief as belief
-from domino_env.core.belief import InformationState
+from domino_env.core.belief import BeliefError, InformationState
 from domino_env.core.config import line_from_preset
 from domino_env.core.line import LineState
 
@@ -72,3 +74,37 @@ def test_table_sizes_count_the_classes_of_seats_allowed_to_hold_a_tile():
     assert not info.forbidden[1] & info.forbidden[2]
     assert [belief._table_cells(info.unseen, [info.forbidden[s]], [3]) for s in (1, 2)] == [8, 8]
     assert belief._table_cells(info.unseen, info.forbidden[1:], [3, 3]) == 64
+
+
+def _one_tile_allowed():
+    """Block, 2 seats, no double dealt: seat 0 must lead the heaviest tile, 0-3, and keeps one tile;
+    seat 1 (1-2, 0-2) decides. Of the 25 unseen tiles only 0-1 is not above 0-3."""
+    cfg = line_from_preset("block", num_players=2, hand_size=2)
+    state = LineState.new_game(cfg, None, {"hands": [[[0, 3], [0, 1]], [[1, 2], [0, 2]]]})
+    assert state._t.tiles[state.forced_lead] == (0, 3)
+    state.apply(state.legal_actions()[0])
+    info = InformationState.from_state(state, 1)
+    assert info.unseen.bit_count() == 25 and info.forbidden[0] == info.unseen & ~(1 << state._t.tiles.index((0, 1)))
+    return state, info
+
+
+def test_a_constrained_hand_with_one_possible_deal_is_sampled():
+    """Exactly one way to fill seat 0's hand (the table's count is 1, not 0): every sample gives it
+    0-1 and the other 24 tiles are out of play. Kills: the "no deal" check ``<= 0`` read as
+    ``<= 1``."""
+    state, info = _one_tile_allowed()
+    assert info._table() == ([0], [])
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        sample = info.sample(rng)
+        assert sample.hands[0] == 1 << state._t.tiles.index((0, 1)) and sample.out_of_play.bit_count() == 24
+
+
+def test_constraints_no_deal_can_meet_are_refused_by_name():
+    """Seat 0 barred from every unseen tile but holding one (information no real position gives):
+    sampling raises the named BeliefError, not a numpy error from all-zero weights. Kills: the
+    "no deal satisfies" check deleted or read as ``< 0``."""
+    state, info = _one_tile_allowed()
+    info.forbidden[0] = info.unseen
+    with pytest.raises(BeliefError, match="no deal satisfies the known constraints"):
+        info.sample(np.random.default_rng(0))
