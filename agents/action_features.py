@@ -29,7 +29,8 @@ Rows (float32, zero for illegal actions; ``FEATURES`` names the columns):
 ``double_ok``       1 unless the tile is a double the rest of the hand cannot cover
 ``lift_marker``     the planner's rule (b): an own-train move that lifts the marker and loses
                     nothing of the plan
-``flexibility``     spare tiles that fit a public open end after the move / 10
+``flexibility``     spare tiles that fit a public open end after the move / 10 (a tile counted
+                    once per distinct end pip it fits, as the planner's rule (d) counts)
 ``planner_choice``  1 for the planner's move in this position
 =================== =====================================================================
 

@@ -127,7 +127,8 @@ class PlannerAgent(_MexicanTrainAgent):
           the chain (a chain tile elsewhere, another tile on the own train) costs what the re-plan
           says. Covering an open double is scored the same way, so it covers with its least useful
           tile: a spare if it has one (the heaviest), else the chain tile whose loss hurts least.
-       d. *flexibility*: more remaining spare tiles that fit a public train's end after the move.
+       d. *flexibility*: more remaining spare tiles that fit a public train's end after the move
+          (summed over the distinct end pips: a spare fitting two of them counts twice).
        e. an opponent's public train rather than the Mexican train for the same tile (it changes
           the end that opponent planned on), then the lowest tile; one tile whose placements on
           two trains tie on every term goes to the higher action (the later slot: the Mexican
