@@ -302,3 +302,22 @@ def test_rank_actions_of_two_legal_actions_and_of_one_without_a_generator():
     sampler = _agent([2.0, 5.0, 9.0], deterministic=False)
     assert sampler.rank_actions(OBS, np.array([0, 1, 0]), None) == [1]  # one legal action: no draw
     assert sampler(OBS, np.array([0, 0, 1]), None) == 2
+
+
+def test_from_policy_sizes_the_feature_rows_from_the_seats_and_set_given():
+    """An action-scores policy snapshot without ``config``: the rows are those of the default rules
+    at the given seats and set (3 players, double-9 here, not the package's 4 and 12)."""
+    from types import SimpleNamespace
+
+    from domino_env.agents.action_features import action_features_for, feature_columns
+    from domino_env.agents.base import as_config
+    from domino_env.train.action_policy import ActionScoringNet
+
+    rows = action_features_for(as_config({"num_players": 3, "max_pip": 9}), "action-features-v1")
+    obs_size = len(observation_scale(3, 9))
+    net = ActionScoringNet(obs_size, rows.num_actions, len(feature_columns("mexican_train", "action-features-v1")),
+                           context=4, hidden=(4, 4), vf_arch=(4,))  # fmt: skip
+    agent = PPOAgent.from_policy(SimpleNamespace(mlp_extractor=net), 3, 9)
+    assert agent.policy_input.kind == "action-features-v1" and agent.num_actions == rows.num_actions
+    assert agent.policy_input.features.num_actions == rows.num_actions
+    assert agent.policy_input.size == obs_size + rows.num_actions * rows.num_features
