@@ -146,7 +146,8 @@ def load_metadata(meta: str | Path) -> dict[str, Any]:
             f"{meta}: not valid JSON ({exc.msg}; line {exc.lineno}, column {exc.colno})"
         ) from None
     if not isinstance(metadata, dict):
-        raise CheckpointError(f"{meta}: a JSON object expected, got a {type(metadata).__name__}")
+        kind = {type(None): "null", bool: "true/false", int: "a number", float: "a number", str: "a string"}
+        raise CheckpointError(f"{meta}: a JSON object expected, got {kind.get(type(metadata), 'a list')}")
     missing = [k for k in METADATA_KEYS if not isinstance(metadata.get(k), str)]
     if missing:
         raise CheckpointError(

@@ -33,6 +33,7 @@ missing or corrupt checkpoint (empty, truncated, random bytes, a damaged member,
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import warnings
 from pathlib import Path
@@ -305,6 +306,8 @@ def check_compatible(
             (or the reverse; the message names both games), or the observation spec hash (or the
             scaling) differs (the message gives seats, set, observation size and hash on both
             sides).
+        CheckpointError: the metadata's ``env_kwargs`` are not valid rules, or name other seats
+            or another set than its spec hash (a damaged or hand-edited file).
     """
     p, n = config.num_players, config.max_pip
     game = "line" if isinstance(config, LineConfig) else "mexican_train"
@@ -343,6 +346,7 @@ def check_compatible(
         raise SpecMismatchError(
             f"{where} uses observation scaling {scaling!r}; this loader applies {scaling_name(game)!r}"
         )
+    _check_trained_rules(rules, type(config), p, n, where)
     differing = {
         k: (rules[k], v)
         for k, v in config.to_dict().items()
@@ -355,6 +359,27 @@ def check_compatible(
             RulesMismatchWarning,
             stacklevel=3,
         )
+
+
+def _check_trained_rules(rules: dict[str, Any], cls: type, p: int, n: int, where: str) -> None:
+    """The metadata's rules must be rules (a hand edit or a damaged file could hold
+    ``doubles="foo"``) and agree with the observation spec the model passed: its hash fixes the
+    seats and the set, so other ``num_players`` / ``max_pip`` mean the file contradicts itself.
+
+    Raises:
+        CheckpointError: either; the message names the field.
+    """
+    fields = {f.name for f in dataclasses.fields(cls)}
+    try:
+        trained = cls.from_dict({k: v for k, v in rules.items() if k in fields})
+    except ConfigError as err:
+        raise CheckpointError(f"{where}: corrupt metadata.json: its env_kwargs are not valid rules ({err})") from None
+    for field, want in (("num_players", p), ("max_pip", n)):
+        if field in rules and getattr(trained, field) != want:
+            raise CheckpointError(
+                f"{where}: corrupt metadata.json: env_kwargs {field}={rules[field]!r}, but its observation "
+                f"spec hash is that of {want} (the hash fixes the seats and the set)"
+            )
 
 
 def load_ppo_agent(

@@ -5,6 +5,7 @@ warning points), and the released networks' logits through numpy equal to torch'
 from __future__ import annotations
 
 import json
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -20,6 +21,7 @@ from domino_env.agents.ppo import (
     RulesMismatchWarning,
     SpecMismatchError,
     check_compatible,
+    load_metadata,
     load_ppo_agent,
     observation_scale,
     spec_for,
@@ -173,3 +175,42 @@ def test_the_critic_only_inputs_count_in_the_models_input_size(monkeypatch):
     with pytest.raises(SpecMismatchError, match=rf"takes network inputs of shape \({size},\), but its metadata's "
                        rf"policy_input 'action-features-v1' gives \({size + 7},\) here"):  # fmt: skip
         load_ppo_agent(MT_SCORES, rules)
+
+
+@pytest.mark.parametrize(
+    ("release", "config", "edit", "message"),
+    [
+        (MT_SCORES, {}, {"doubles": "foo"}, "its env_kwargs are not valid rules (invalid config field 'doubles': "
+         "got 'foo'; allowed: one of ('satisfy', 'double_double', 'chain', 'no_cover'))"),
+        (MT_SCORES, {}, {"num_players": 3}, "env_kwargs num_players=3, but its observation spec hash is that of 4 "
+         "(the hash fixes the seats and the set)"),
+        (MT_SCORES, {}, {"max_pip": 9}, "env_kwargs max_pip=9, but its observation spec hash is that of 12 "
+         "(the hash fixes the seats and the set)"),
+        (CUBAN, {"preset": "cuban"}, {"next_lead": "left"}, "its env_kwargs are not valid rules (invalid config "
+         "field 'next_lead': got 'left'; allowed: "),
+        (CUBAN, {"preset": "cuban"}, {"num_players": "4"}, "its env_kwargs are not valid rules (invalid config "
+         "field 'num_players': got '4'; allowed: "),
+    ],
+)  # fmt: skip
+def test_metadata_rules_that_are_not_rules_or_contradict_the_spec_hash_are_corrupt(release, config, edit, message, tmp_path):
+    """A hand-edited or damaged ``env_kwargs`` used to load with a warning (``doubles='foo'``) or
+    with none: the hash fixes seats and set, and a rule no env accepts cannot be what it learned."""
+    meta = _meta(release)
+    meta["env_kwargs"] = {**meta["env_kwargs"], **edit}
+    with pytest.raises(CheckpointError) as info:
+        check_compatible(meta, as_config(config), where="model M")
+    assert str(info.value).startswith(f"model M: corrupt metadata.json: {message}"), str(info.value)
+    (tmp_path / "metadata.json").write_text(json.dumps(meta))
+    (tmp_path / "model.zip").write_bytes((release / "model.zip").read_bytes())
+    with pytest.raises(CheckpointError, match="corrupt metadata.json"):
+        load_ppo_agent(tmp_path, as_config(config))
+    # a rule the model did not record is not checked: older metadata lists fewer fields
+    meta["env_kwargs"] = {k: v for k, v in meta["env_kwargs"].items() if k not in edit}
+    check_compatible(meta, as_config(config))
+
+
+@pytest.mark.parametrize(("text", "kind"), [("null", "null"), ("7", "a number"), ('"x"', "a string"), ("true", "true/false"), ("[]", "a list")])
+def test_metadata_that_is_not_an_object_names_its_json_kind(text, kind, tmp_path):
+    (tmp_path / "metadata.json").write_text(text)
+    with pytest.raises(CheckpointError, match=rf"metadata.json: a JSON object expected, got {re.escape(kind)}$"):
+        load_metadata(tmp_path / "metadata.json")
