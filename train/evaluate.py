@@ -43,7 +43,8 @@ number of episodes actually played (rounds with ``--episode round``, whole games
   is no such interval: the tables print ``n/a`` (the JSON keeps ``[0, 1]`` and ``deals``); deal
   averages all equal (every deal won) would give no width: it is then Wilson's over D trials.
 * *verdict*: ``above`` / ``below`` when both intervals lie above / below the parity share,
-  else ``parity``.
+  else ``parity``; ``n/a`` with fewer than 2 deals (no per-deal interval: the episodes of one deal
+  are too correlated for Wilson's interval alone to decide).
 * *mean pips per round*: pips left in the agent's hand at each round's end (lower is better);
   *mean game score*: final game total (whole games only), over the games that finished (a game
   truncated at ``max_cycles`` has no final total; None if none finished).

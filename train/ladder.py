@@ -203,7 +203,7 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
     ):
         t.add_column(col, justify="left" if col == "opponents" else "right")
     for opp, r in results.items():
-        verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], "parity")
+        verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], r["verdict"])
         t.add_row(
             f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
             deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict, pips_text(r),

@@ -17,7 +17,7 @@ from domino_env.core.files import replace_file
 from domino_env.train.paired import load_result
 
 #: Colour of a row by its table verdict (both intervals clear of parity, or not).
-VERDICT_COLOURS = {"above": "tab:green", "parity": "tab:grey", "below": "tab:red"}
+VERDICT_COLOURS = {"above": "tab:green", "parity": "tab:grey", "below": "tab:red", "n/a": "tab:grey"}
 
 
 def chart_row(result: Any, agent: str | None = None) -> dict[str, Any]:

@@ -78,9 +78,9 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
         if games:
             results[opponent]["games"] = res.episodes
         # the verdict needs both intervals clear of parity (docs/evaluation.md): print both
-        where = {"above": "above", "below": "below"}.get(s.verdict, "at")
+        where = {"above": "above ", "below": "below ", "n/a": "one deal: no verdict; "}.get(s.verdict, "at ")
         print(f"rllib vs {opponent}: win rate {s.win_rate:.3f}, 95% CI {deal_interval_text(s.ci95_deal, s.deals)} "
-              f"per deal, [{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] Wilson ({where} parity {s.parity:.3f}) "
+              f"per deal, [{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] Wilson ({where}parity {s.parity:.3f}) "
               f"over {res.rounds_played} rounds{f' in {res.episodes} games' if games else ''}")  # fmt: skip
     return results
 

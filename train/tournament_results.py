@@ -237,7 +237,7 @@ class EvaluationResult:
                 f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}]",
                 deal_interval_text(s.ci95_deal, s.deals),
                 f"{s.parity:.3f}",
-                {"above": "[green]above[/]", "below": "[red]below[/]"}.get(s.verdict, "parity"),
+                {"above": "[green]above[/]", "below": "[red]below[/]"}.get(s.verdict, s.verdict),
             ]
             played = s.seat_rounds > 0  # (none when every episode was truncated before a round ended)
             if self.episode == "game":
@@ -336,7 +336,9 @@ def summarize(
         deal_means = [sum(v) / len(v) for v in per_deal.values()]
         lo, hi = deal_interval(deal_means)
         ci_deal = (max(0.0, lo), min(1.0, hi))
-        if min(wilson[0], ci_deal[0]) > parity:
+        if len(deal_means) < 2:  # no per-deal interval: one deal's episodes say nothing either way
+            verdict = "n/a"
+        elif min(wilson[0], ci_deal[0]) > parity:
             verdict = "above"
         elif max(wilson[1], ci_deal[1]) < parity:
             verdict = "below"

@@ -68,6 +68,18 @@ def test_duplicate_deal_arithmetic_two_players():
     assert a.verdict == "parity"  # two deals prove nothing
 
 
+def test_one_deal_has_no_verdict_however_lopsided():
+    """One deal (here 40 rotations of it, every one won by a): no per-deal interval, so no
+    verdict, although Wilson's interval alone lies far above parity; six such deals give one."""
+    records = [rec(0, r % 2, [r % 2]) for r in range(40)]
+    a, b = summarize(records, ["a", "b"], 2)
+    assert (a.win_rate, a.deals, a.ci95_deal) == (1.0, 1, (0.0, 1.0)) and a.ci95_wilson[0] > 0.9
+    assert (a.verdict, b.verdict) == ("n/a", "n/a")
+    records += [rec(d, r % 2, [r % 2]) for d in range(1, 6) for r in range(40)]
+    a, b = summarize(records, ["a", "b"], 2)  # deal averages all 1: Wilson's over 6 deals, [0.61, 1]
+    assert (a.verdict, b.verdict) == ("above", "below")
+
+
 def test_shared_wins_void_rounds_and_aggregated_seats():
     # P=3, agents ["x", "y", "y"]: y is aggregated over its two seats.
     p = 3
