@@ -224,7 +224,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     try:
         with StopSignals() as stop:
             if not args.quiet:  # after the handlers are in place: from here a signal is a clean stop
-                print(_start_line(args, whole, rollout, f"{n_envs} x {type(vec_env).__name__}", out),
+                print(_start_line(args, whole, rollout, f"{n_envs} x {type(vec_env).__name__}", out, resumed),
                       file=sys.stderr, flush=True)  # fmt: skip
             callback = TrainingCallback(schedule, folder, vec_env, stop)
             if resumed and checked.start_model.parent.resolve() == out.resolve():
@@ -374,9 +374,10 @@ def _envs_of(parser, args, checked: CheckedRun, cores: int) -> int:
     return n_envs
 
 
-def _start_line(args, whole: int, rollout: int, envs: str, out: Path) -> str:
-    """The line that says what is trained, and where to: the steps, ``envs`` (``"2 x SubprocVecEnv"``),
-    the opponents, the reward and every option away from its default that changes the training."""
+def _start_line(args, whole: int, rollout: int, envs: str, out: Path, resumed: dict[str, Any] | None = None) -> str:
+    """The line that says what is trained, and where to: the steps (and, resumed, the model and the
+    steps it had), ``envs`` (``"2 x SubprocVecEnv"``), the opponents, the reward and every option
+    away from its default that changes the training."""
     extras = [text for on, text in (
         (args.partner == "learner", "the learner as its own partner"),
         (args.self_play > 0, f"self-play {args.self_play:g}"),
@@ -385,6 +386,8 @@ def _start_line(args, whole: int, rollout: int, envs: str, out: Path) -> str:
         (args.policy == "action-scores" and args.action_features != "v1", f"action features {args.action_features}"),
     ) if on]  # fmt: skip
     rounded = f" ({whole} in whole rollouts of {rollout})" if whole != args.timesteps else ""
+    if resumed:
+        rounded += f", resuming {resumed['path']} after its {resumed['timesteps']} steps"
     return (f"training {args.timesteps} steps{rounded}, {envs}, opponents {args.opponents} ({args.opponent_mode}), "
             f"reward {args.reward}" + "".join(f", {t}" for t in extras) + f" -> {out}")
 

@@ -149,13 +149,17 @@ def test_missing_model_or_metadata(tmp_path):
         make_agent("ppo")
 
 
-def test_resume_continues_the_step_count(run_dir, tmp_path):
+def test_resume_continues_the_step_count(run_dir, tmp_path, capsys):
     out = tmp_path / "resumed"
     args = ["--resume", str(run_dir), "--timesteps", "512", "--n-envs", "1", "--eval-freq", "0",
-            "--final-eval-rounds", "0", "--no-progress", "--quiet", "--no-tensorboard", "--out", str(out)]  # fmt: skip
+            "--final-eval-rounds", "0", "--no-progress", "--no-plot", "--no-tensorboard", "--out", str(out)]  # fmt: skip
     train(args)
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["resumed_from"]["timesteps"] >= 2048
+    # its first line says what it continues (a user's trial: it read as a run from scratch)
+    first = next(line for line in capsys.readouterr().err.splitlines() if line.startswith("training "))
+    assert first.startswith(f"training 512 steps, resuming {run_dir / 'model.zip'} after its "
+                            f"{meta['resumed_from']['timesteps']} steps, 1 x DummyVecEnv, "), first
     assert meta["timesteps"] >= meta["resumed_from"]["timesteps"] + 512
     assert meta["timesteps_this_run"] >= 512
 
