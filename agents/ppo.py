@@ -243,13 +243,16 @@ class PPOAgent:
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
+        self._check_info_state(info_state)
+        logits = self.actor.logits(self.policy_input(observation, action_mask, info_state))
+        return self._pick(logits, legal, rng)
+
+    def _check_info_state(self, info_state: Any) -> None:
         if info_state is None and self.wants_info_state:
             raise ConfigError("info_state", None, f"the seat's InformationState: model {self.name!r} reads "
                               "action-features-v3 rows, a search over the public history (train.evaluate, "
                               "domino-play and SingleAgentEnv pass it; or call agent(obs, mask, rng, "
                               "info_state=InformationState.from_state(state, seat)))")  # fmt: skip
-        logits = self.actor.logits(self.policy_input(observation, action_mask, info_state))
-        return self._pick(logits, legal, rng)
 
     def _check_observation(self, observation: np.ndarray) -> None:
         """Refuse an observation of another layout (a broadcasting or index error deep inside)."""
@@ -270,16 +273,21 @@ class PPOAgent:
         return int(legal[check_rng(rng).choice(len(legal), p=p)])
 
     def rank_actions(
-        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator
+        self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator, info_state: Any = None
     ) -> list[int]:
         """The legal actions of ``action_mask``, this agent's move first (drawn from ``rng`` when
         not deterministic), then the others by decreasing logit (ties: the lower action). What
-        ``search`` uses to look at the policy's best few moves only (``candidates``)."""
+        ``search`` uses to look at the policy's best few moves only (``candidates``).
+        ``info_state``: as for a call (an ``action-features-v3`` model needs it when more than one
+        action is legal; a ConfigError without it)."""
         check_mask_size(self, action_mask)
         self._check_observation(observation)
-        logits = self.actor.logits(self.policy_input(observation, action_mask))
         legal_arr = np.flatnonzero(action_mask)
-        move = int(legal_arr[0]) if len(legal_arr) == 1 else self._pick(logits, legal_arr, rng)
+        if len(legal_arr) == 1:
+            return [int(legal_arr[0])]
+        self._check_info_state(info_state)
+        logits = self.actor.logits(self.policy_input(observation, action_mask, info_state))
+        move = self._pick(logits, legal_arr, rng)
         legal = legal_arr.tolist()
         rest = sorted((a for a in legal if a != move), key=lambda a: (-float(logits[a]), a))
         return [move, *rest]

@@ -278,6 +278,13 @@ def test_a_v3_agent_wants_the_information_state_and_reads_it():
     with pytest.raises(ConfigError, match=r"'info_state'.*reads action-features-v3 rows"):
         agent(x, mask, np.random.default_rng(0))
     assert agent(x, mask, np.random.default_rng(0), info_state=info) == np.flatnonzero(mask)[-1]
+    # its ranking takes the information state too (before, it could not pass one: the rows refused)
+    with pytest.raises(ConfigError, match=r"'info_state'.*reads action-features-v3 rows"):
+        agent.rank_actions(x, mask, None)
+    assert agent.rank_actions(x, mask, None, info_state=info) == np.flatnonzero(mask)[::-1].tolist()
+    one = np.zeros_like(mask)
+    one[np.flatnonzero(mask)[0]] = 1
+    assert agent.rank_actions(x, one, None) == [int(np.flatnonzero(mask)[0])]  # no choice: nothing to read
     v2 = PPOAgent(_Fixed(np.arange(len(mask), dtype=np.float32)), scale, policy_input="action-features-v2",
                   config=env.config)  # fmt: skip
     assert v2.wants_info_state is False and v2(x, mask, np.random.default_rng(0)) == np.flatnonzero(mask)[-1]
