@@ -73,6 +73,10 @@ def test_a_longer_tournament_reuses_the_deals_it_shares(tmp_path):
     evaluate(AGENTS, rounds=20, seed=5, journal=journal)
     longer = evaluate(AGENTS, rounds=40, seed=5, keep_records=True, journal=journal)
     assert _same(longer) == _same(evaluate(AGENTS, rounds=40, seed=5, keep_records=True))
+    # and a shorter one keeps only its own deals (found by mutation testing: `d <= deals` kept one more)
+    shorter = evaluate(AGENTS, rounds=8, seed=5, keep_records=True, journal=journal)
+    assert shorter.resumed_deals == shorter.deals == 2 and len(shorter.records) == 8
+    assert _same(shorter) == _same(evaluate(AGENTS, rounds=8, seed=5, keep_records=True))
 
 
 @pytest.mark.parametrize(
