@@ -50,6 +50,9 @@ from domino_env.wrappers import InfoStateAgent, info_state_kwargs
 #: Seconds the main thread waits for a finished chunk before it runs Python again (:func:`_next_finished`).
 WAIT_SLICE_S = 0.2
 
+#: Seconds a stopped tournament waits for its pool's manager thread to end (:func:`_play_in_workers`).
+POOL_THREAD_JOIN_S = 10.0
+
 
 def _next_finished(finished: queue.SimpleQueue) -> Any:
     """The next finished future, waited for in slices of :data:`WAIT_SLICE_S`: a stop signal that
@@ -280,7 +283,13 @@ def _play_in_workers(workers: int, chunks: list[list[int]], initargs: tuple) -> 
         with contextlib.nullcontext() if done else stop_signals_held():
             for process in () if done else ours:
                 process.terminate()
+            manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it
             pool.shutdown(wait=done)
+            # Python 3.11's exit hook writes to a pipe that this thread closes as it ends: the two
+            # raced, and `kill PID` ended with "OSError: [Errno 9] Bad file descriptor". With its
+            # workers dead it ends at once; the bound keeps a stuck one from holding the signals.
+            if manager is not None and not done:
+                manager.join(POOL_THREAD_JOIN_S)
 
 
 def evaluate(
