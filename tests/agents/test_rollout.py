@@ -326,3 +326,25 @@ def test_plan_sheds_a_double_blank_spare_worth_no_pips():
     played = state.copy()
     playout(played, "plan")
     assert played.actions[1] == 3 * tile_index(0, 0, 9) + 2
+
+
+def test_random_keeps_every_action_of_a_game_without_annul():
+    """Mexican Train has no ANNUL (its states have no ``annul_action``): ``"random"`` drops only an
+    ANNUL, so with the legal actions [0, 1] it plays each (a sentinel of 1 in place of -1 dropped
+    action 1). A one-decision stand-in for the state, since [0, 1] needs the 0-0 on two trains."""
+
+    class OneDecision:
+        round_over, round_result = False, "result"
+
+        def legal_actions(self):
+            return [0, 1]
+
+        def apply(self, action):
+            self.played, self.round_over = action, True
+
+    chosen = set()
+    for seed in range(16):
+        state = OneDecision()
+        assert playout(state, "random", np.random.default_rng(seed)) == "result"
+        chosen.add(state.played)
+    assert chosen == {0, 1}
