@@ -20,6 +20,7 @@ import platform
 import re
 import shlex
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -398,12 +399,21 @@ class RunFolder:
 
 def earlier_evaluations(path: Path, metadata: dict[str, Any]) -> list[dict[str, Any]]:
     """The periodic evaluations a run folder holds so far: its ``evaluations.json`` (written at
-    every evaluation, so also after a hard stop), else ``metadata["evaluations"]``."""
+    every evaluation, so also after a hard stop), else ``metadata["evaluations"]``. A damaged
+    ``evaluations.json`` (not a JSON list) gives a warning: the run's next evaluation rewrites it."""
+    file = Path(path) / EVALUATIONS_FILE
     try:
-        history = json.loads((Path(path) / EVALUATIONS_FILE).read_text())
+        history = json.loads(file.read_text())
         if isinstance(history, list):
             return history
-    except (OSError, ValueError):
-        pass
-    return list(metadata.get("evaluations") or [])
+        why = "not a JSON list"
+    except FileNotFoundError:  # no evaluation yet, or a run from before the file existed
+        why = ""
+    except (OSError, ValueError) as exc:
+        why = f"unreadable: {exc}"
+    earlier = list(metadata.get("evaluations") or [])
+    if why:
+        warnings.warn(f"{file} is {why}; the {len(earlier)} earlier evaluations in metadata.json are used "
+                      "instead, and the next evaluation rewrites the file", stacklevel=2)  # fmt: skip
+    return earlier
 

@@ -230,6 +230,33 @@ def test_resume_into_its_own_folder_keeps_the_earlier_evaluations_and_best(run_d
     assert all(e["timesteps"] > after[-1]["timesteps"] for e in json.loads((other / "evaluations.json").read_text()))
 
 
+def test_resume_over_a_damaged_evaluations_file_says_so_and_rebuilds_it(run_dir, tmp_path):
+    """An evaluations.json that is not JSON (or not a list) was replaced by metadata.json's
+    evaluations without a word: now a warning names the file and the count taken instead."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    earlier = [e["timesteps"] for e in json.loads((run / "metadata.json").read_text())["evaluations"]]
+    assert earlier
+    for damage, why in (("{not json", "unreadable: Expecting property name"), ('{"a": 1}', "not a JSON list")):
+        (run / "evaluations.json").write_text(damage)
+        want = rf"evaluations.json is {why}.*; the {len(earlier)} earlier evaluations in metadata.json are used"
+        with pytest.warns(UserWarning, match=want):
+            train(["--resume", str(run), "--out", str(run), "--timesteps", "256", "--n-envs", "1",
+                   "--final-eval-rounds", "0", "--eval-freq", "256", "--eval-rounds", "4", "--no-progress",
+                   "--quiet", "--no-tensorboard", "--no-plot"])  # fmt: skip
+        after = [e["timesteps"] for e in json.loads((run / "evaluations.json").read_text())]
+        assert after[: len(earlier)] == earlier and len(after) > len(earlier)
+        earlier = after
+    with warnings.catch_warnings():  # a missing file is no damage: no evaluation was written yet
+        warnings.simplefilter("error")
+        (run / "evaluations.json").unlink()
+        from domino_env.train.run_folder import earlier_evaluations
+
+        assert earlier_evaluations(run, {"evaluations": [{"timesteps": 1}]}) == [{"timesteps": 1}]
+
+
 def test_resume_refuses_another_activation_of_an_mlp(run_dir, tmp_path, capsys):
     out = tmp_path / "x"
     with pytest.raises(SystemExit) as exc:
