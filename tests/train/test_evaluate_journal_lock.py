@@ -80,3 +80,26 @@ def test_without_fcntl_nothing_is_locked(tmp_path, monkeypatch):
     assert not lock.held and not (tmp_path / "t.jsonl").exists()
     lock.release()
     assert evaluate(AGENTS, rounds=8, seed=3, journal=tmp_path / "t.jsonl").deals == 2
+
+
+
+def test_a_stopped_tournament_leaves_no_descriptor_open_on_its_journal(tmp_path, monkeypatch):
+    """The journal's writer and lock are closed when the tournament stops, though the exception's
+    traceback (kept by a script or a notebook) holds evaluate's frame and so the writer: each
+    stopped tournament of a session held one more open file."""
+    import os
+
+    journal = tmp_path / "t.partial.jsonl"
+    added = []
+
+    def add(self, records):
+        added.append(records)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament_journal.JournalWriter, "add", add)
+    with pytest.raises(KeyboardInterrupt) as info:
+        evaluate(["greedy", "random"], rounds=4, game="block", num_players=2, journal=journal)
+    fds = Path(f"/proc/{os.getpid()}/fd")
+    held = [fd for fd in fds.iterdir() if os.path.realpath(fd) == str(journal.resolve())]
+    assert len(added) == 1 and journal.stat().st_size > 0 and held == []
+    assert info.value.__traceback__ is not None  # still held here, as a script's would be
