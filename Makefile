@@ -5,6 +5,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 # The exact pin picks the CPU wheel on this machine's disk; an unpinned torch pulls a multi-GB CUDA build.
 TORCH_SPEC ?= torch==2.13.0
+# Where pip looks for torch (e.g. PyTorch's CPU index, https://download.pytorch.org/whl/cpu); empty: PyPI.
+TORCH_INDEX ?=
 STAMP  := $(VENV)/.installed
 PYTEST_WORKERS ?= 2
 # The benchmark's peers (OpenSpiel, the `dominoes` package) live in their own venv, never the project's.
@@ -30,7 +32,7 @@ system-deps:
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
-	$(PIP) install "$(TORCH_SPEC)"
+	$(PIP) install "$(TORCH_SPEC)" $(if $(TORCH_INDEX),--index-url "$(TORCH_INDEX)")
 	$(PIP) install -e ".[train,render,browser,clients,rllib,dev]"
 	touch $(STAMP)
 

@@ -380,3 +380,27 @@ def test_rllib_page_says_what_resume_keeps_of_every_flag():
     named = [{dest[f] for f in re.findall(r"--[a-z][a-z-]*", b) if f in dest} for b in bullets]
     others = set(dest.values()) - set(RUN_OPTIONS) - set(CONTINUED_OPTIONS) - {"help", "resume"}
     assert named == [set(RUN_OPTIONS), set(CONTINUED_OPTIONS), others]
+
+
+@pytest.mark.parametrize("index", ["", "https://download.pytorch.org/whl/cpu"])
+def test_the_set_up_installs_torch_from_the_index_the_readme_names(index, tmp_path):
+    """README: `make run TORCH_INDEX=<PyTorch's CPU index>` keeps torch small where pip would pick
+    a CUDA build. It used to suggest TORCH_SPEC="torch==2.13.0 --index-url ...", which the Makefile
+    quoted into one invalid requirement. Both set-ups are read: make's (dry run) and .ci/run's
+    fallback for a machine without make (its torch line, with pip replaced by printf)."""
+    import shutil
+    import subprocess
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "`make run TORCH_INDEX=https://download.pytorch.org/whl/cpu`" in readme
+    env = {**os.environ, "TORCH_SPEC": "torch==2.13.0", "TORCH_INDEX": index}
+    want = ["torch==2.13.0", *(["--index-url", index] if index else [])]
+    line = next(x for x in (ROOT / ".ci" / "run").read_text().splitlines() if 'install "$TORCH_SPEC"' in x)
+    script = line.replace(".venv/bin/python -m pip install", "printf '%s\\n'")
+    fallback = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert fallback.stdout.splitlines() == want
+    if shutil.which("make"):  # what `make test` and `make run` run
+        dry = subprocess.run(["make", "-n", "-B", "venv", f"VENV={tmp_path / 'v'}"], cwd=ROOT, env=env,
+                             capture_output=True, text=True, check=True)  # fmt: skip
+        torch = next(x for x in dry.stdout.splitlines() if "pip install \"torch" in x)
+        assert torch.split(" install ", 1)[1].replace('"', "").split() == want
