@@ -1,6 +1,6 @@
 """Train masked multi-agent PPO on Ray RLlib, on one machine or a Ray cluster (docs/rllib.md).
 
-Command line (also the ``domino-rllib`` console script; needs ``pip install domino-env[rllib]``)::
+Command line (also the ``domino-rllib`` console script; needs ``pip install 'domino-env[rllib]'``; in a clone ``pip install -e '.[rllib]'``)::
 
     domino-rllib --game mexican_train --players 2 --max-pip 9 --iterations 50
     domino-rllib --game cuban --mode opponents --opponents greedy planner

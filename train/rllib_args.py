@@ -223,7 +223,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
 
     # Found, not imported: ray reads its auth settings at import (see join_cluster).
     if importlib.util.find_spec("ray") is None or importlib.util.find_spec("ray.rllib") is None:
-        parser.error("Ray RLlib is not installed: pip install 'domino-env[rllib]'")
+        parser.error("Ray RLlib is not installed: pip install 'domino-env[rllib]' (in a clone: pip install -e '.[rllib]')")
     rules = check_rules(parser, args)  # a bad rule value names its flag
     try:
         env_config = env_config_of(args.game, rules, args.episode, args.reward)

@@ -217,7 +217,7 @@ def _ctor_model_config(module: Path) -> dict[str, Any]:
     except ImportError as err:
         raise DominoError(
             f"{module} has no {METADATA_FILE}: reading its model config needs ray "
-            "(pip install 'domino-env[rllib]')"
+            "(pip install 'domino-env[rllib]'; in a clone: pip install -e '.[rllib]')"
         ) from err
     try:
         with open(module / "class_and_ctor_args.pkl", "rb") as f:

@@ -95,6 +95,23 @@ def test_cli_validates_flags_before_any_work(argv, message, capsys):
     assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
+
+def test_cli_without_ray_says_how_to_install_it(capsys, monkeypatch):
+    """Without Ray the command stops before any work with the extra to install, as the other
+    commands' missing-extra lines do (the clone form too: the package is not on an index yet)."""
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name.split(".")[0] == "ray"
+                        else find_spec(name, *a))  # fmt: skip
+    parser = build_parser()
+    with pytest.raises(SystemExit) as exc:
+        validate(parser, parser.parse_args([]))
+    assert exc.value.code == 2 and capsys.readouterr().err.splitlines()[-1] == (
+        "domino-rllib: error: Ray RLlib is not installed: pip install 'domino-env[rllib]' "
+        "(in a clone: pip install -e '.[rllib]') (domino-rllib --help lists every option)"
+    )
+
 def _listener(reply: bytes | None):
     """A local TCP server on a free port that answers each connection with ``reply`` (an HTTP
     server's, a gRPC server's SETTINGS frame) or, with None, reads and never answers."""

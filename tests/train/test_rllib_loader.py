@@ -160,3 +160,15 @@ def test_a_label_of_the_wrong_kind_is_refused_before_loading(tmp_path):
         with pytest.raises(ConfigError, match="'name'.*a non-empty string") as info:
             load_rllib_agent(tmp_path / "nothing here", RULES, name=bad)
         assert info.value.field == "name"
+
+
+def test_a_module_without_metadata_needs_ray_and_says_how_to_install_it(tmp_path, monkeypatch):
+    """A module folder without metadata.json is read through Ray's pickled constructor arguments;
+    without Ray that is one line naming the extra (and the clone's install), not an ImportError."""
+    from domino_env.agents.rllib import agent
+
+    monkeypatch.setitem(sys.modules, "ray.rllib", None)  # `import ray.rllib` raises ImportError
+    with pytest.raises(DominoError) as info:
+        agent._ctor_model_config(tmp_path)
+    assert str(info.value) == (f"{tmp_path} has no {METADATA_FILE}: reading its model config needs ray "
+                               "(pip install 'domino-env[rllib]'; in a clone: pip install -e '.[rllib]')")  # fmt: skip
