@@ -131,7 +131,7 @@ def test_a_signal_taken_by_another_thread_stops_the_tournament_without_waiting_f
     assert left == [], "a worker outlived the stopped tournament"
 
 
-def test_a_stopped_tournament_leaves_no_pool_thread_for_the_exit_to_race(monkeypatch):
+def test_a_stopped_tournament_leaves_no_pool_thread_for_the_exit_to_race(monkeypatch, tmp_path):
     """Python 3.11's exit hook wakes each pool's manager thread through a pipe that the thread
     closes as it ends: with the thread still ending after a stop, the write hit the closed pipe and
     `kill PID` printed "OSError: [Errno 9] Bad file descriptor" after domino-evaluate's last line."""
@@ -146,6 +146,7 @@ def test_a_stopped_tournament_leaves_no_pool_thread_for_the_exit_to_race(monkeyp
     monkeypatch.setattr(tournament.JournalWriter, "add", add)
     threads = set(threading.enumerate())
     with pytest.raises(KeyboardInterrupt):
-        tournament.evaluate(["search", "greedy"], rounds=400, workers=2, game="block", journal=os.devnull)
+        tournament.evaluate(["search", "greedy"], rounds=400, workers=2, game="block",
+                            journal=tmp_path / "j.jsonl")  # (not /dev/null: its lock is every process's)
     assert calls == [calls[0]] and calls[0] > 0
     assert [t for t in threading.enumerate() if t not in threads] == []  # at once: nothing left to end
