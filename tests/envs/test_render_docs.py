@@ -50,3 +50,34 @@ def test_make_images_refuses_a_file_as_out_in_one_line(tmp_path):
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert out.returncode == 2 and f"--out {target} is a file; give a folder" in out.stderr
     assert "Traceback" not in out.stderr and target.read_text() == "keep"
+
+
+#: The Pillow (and its FreeType) that drew docs/images: text is drawn pixel for pixel alike only
+#: with the same font rasteriser.
+PICTURES_PILLOW = ("13.0.0", "2.14.3")
+
+
+def test_the_committed_pictures_are_the_pixels_the_code_draws(tmp_path):
+    """docs/images/*.png are the pictures make_images.py draws now, pixel for pixel (with the
+    Pillow that drew them). A renderer change that moved a badge, a pip, a row or a colour passed
+    every other test (they check sizes and that pictures differ), and left the pictures page
+    showing pictures the code no longer draws: run ``python docs/make_images.py``."""
+    import importlib.util
+
+    import numpy as np
+    import PIL
+    from PIL import features
+
+    if (PIL.__version__, features.version("freetype2")) != PICTURES_PILLOW:
+        import pytest
+
+        pytest.skip(f"docs/images were drawn with Pillow/FreeType {PICTURES_PILLOW}")
+    spec = importlib.util.spec_from_file_location("make_images", ROOT / "docs" / "make_images.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for path in module.make_images(tmp_path):
+        with Image.open(path) as drawn, Image.open(ROOT / "docs" / "images" / path.name) as committed:
+            a, b = np.asarray(drawn.convert("RGB")), np.asarray(committed.convert("RGB"))
+            assert a.shape == b.shape, path.name
+            differ = np.argwhere((a != b).any(axis=-1))
+            assert not len(differ), f"{path.name}: {len(differ)} pixels differ, first at (y, x) = {tuple(differ[0])}"
