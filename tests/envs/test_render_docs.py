@@ -58,20 +58,18 @@ PICTURES_PILLOW = ("13.0.0", "2.14.3")
 
 
 def test_the_committed_pictures_are_the_pixels_the_code_draws(tmp_path):
-    """docs/images/*.png are the pictures make_images.py draws now, pixel for pixel (with the
-    Pillow that drew them). A renderer change that moved a badge, a pip, a row or a colour passed
-    every other test (they check sizes and that pictures differ), and left the pictures page
-    showing pictures the code no longer draws: run ``python docs/make_images.py``."""
+    """docs/images/*.png are the pictures make_images.py draws now, pixel for pixel with the
+    Pillow that drew them (with another, up to the text's pixels: 2.2% of a picture at most). A
+    renderer change that moved a badge, a pip, a row or a colour passed every other test (they
+    check sizes and that pictures differ), and left the pictures page showing pictures the code no
+    longer draws: run ``python docs/make_images.py``."""
     import importlib.util
 
     import numpy as np
     import PIL
     from PIL import features
 
-    if (PIL.__version__, features.version("freetype2")) != PICTURES_PILLOW:
-        import pytest
-
-        pytest.skip(f"docs/images were drawn with Pillow/FreeType {PICTURES_PILLOW}")
+    exact = (PIL.__version__, features.version("freetype2")) == PICTURES_PILLOW
     spec = importlib.util.spec_from_file_location("make_images", ROOT / "docs" / "make_images.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -80,4 +78,7 @@ def test_the_committed_pictures_are_the_pixels_the_code_draws(tmp_path):
             a, b = np.asarray(drawn.convert("RGB")), np.asarray(committed.convert("RGB"))
             assert a.shape == b.shape, path.name
             differ = np.argwhere((a != b).any(axis=-1))
-            assert not len(differ), f"{path.name}: {len(differ)} pixels differ, first at (y, x) = {tuple(differ[0])}"
+            # another rasteriser draws the glyphs otherwise: then a layout change (a row, a tile)
+            # is caught as more pixels than all the text covers
+            most = 0 if exact else 0.05 * a.shape[0] * a.shape[1]
+            assert len(differ) <= most, f"{path.name}: {len(differ)} pixels differ, first at (y, x) = {tuple(differ[0])}"
