@@ -258,6 +258,30 @@ def test_the_names_a_script_binds_when_imported(tmp_path):
         assert _script_names(str(tmp_path / "rt.py")) is None  # names made at run time: not refused
 
 
+def test_the_names_a_match_statement_binds_when_imported(tmp_path):
+    """A top-level ``match``: its cases' captures and bodies run on import like any other block
+    (a guard inside a case is followed too). Unread, an agent class defined in a case would be
+    refused as one "defined inside `if __name__ == "__main__":`", though the workers import it
+    (a mutant that skipped the cases passed every test)."""
+    from domino_env.train.tournament_checks import _script_names
+
+    script = tmp_path / "m.py"
+    script.write_text(
+        "import sys\n"
+        "match sys.argv[1:]:\n"
+        "    case [first, *rest] if first:\n"
+        "        class Args: pass\n"
+        "    case (str() as text) | (bytes() as text):\n"
+        "        pass\n"
+        "    case _:\n"
+        "        if __name__ == '__main__':\n"
+        "            class Hidden: pass\n"
+        "        else:\n"
+        "            class Shown: pass\n"
+    )
+    assert _script_names(str(script)) == ({"sys", "first", "rest", "Args", "text", "Shown"}, {"Hidden"})
+
+
 def test_an_agent_of_a_package_main_or_defined_twice_is_refused(tmp_path):
     """``python -m pkg`` (its __main__.py): the workers do not import it at all, so even a
     top-level agent there killed them; a class defined at the top level and again inside the
