@@ -150,3 +150,26 @@ def test_a_stopped_tournament_leaves_no_pool_thread_for_the_exit_to_race(monkeyp
                             journal=tmp_path / "j.jsonl")  # (not /dev/null: its lock is every process's)
     assert calls == [calls[0]] and calls[0] > 0
     assert [t for t in threading.enumerate() if t not in threads] == []  # at once: nothing left to end
+
+
+def test_a_ctrl_c_as_a_finished_tournament_shuts_its_workers_down_is_not_lost(monkeypatch):
+    """A tournament that played every chunk shuts its idle workers down (they exit 0) with no
+    signal held: holding signals there, as a stopped tournament's teardown does, would swallow a
+    Ctrl-C pressed while the workers end, and the caller would carry on as if none came (a mutant
+    that never marked the tournament finished did that, and no test saw it)."""
+    ended = []
+
+    class CtrlCAtShutdown(tournament.ProcessPoolExecutor):
+        def shutdown(self, *args, **kwargs):
+            workers = list(self._processes.values())
+            super().shutdown(*args, **kwargs)
+            ended.extend(p.exitcode for p in workers)
+            os.kill(os.getpid(), signal.SIGINT)  # as the workers end
+
+    monkeypatch.setattr(tournament, "ProcessPoolExecutor", CtrlCAtShutdown)
+    before = set(multiprocessing.active_children())
+    with pytest.raises(KeyboardInterrupt):
+        tournament.evaluate(["planner", "greedy"], rounds=8, workers=2, game="block")
+    assert ended == [0, 0]  # shut down, not terminated (-15)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    _workers_gone(before)
