@@ -173,3 +173,27 @@ def test_a_ctrl_c_as_a_finished_tournament_shuts_its_workers_down_is_not_lost(mo
     assert ended == [0, 0]  # shut down, not terminated (-15)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     _workers_gone(before)
+
+
+def test_the_workers_live_with_ctrl_c_blocked_and_sigterm_open(monkeypatch):
+    """A terminal's Ctrl-C (and SIGHUP, a closed terminal) reaches the whole process group: a
+    worker that took it while importing or idle printed "Process SpawnProcess-N:" and a traceback
+    of its own (one taken mid-chunk is swallowed by the pool, so the Ctrl-C tests did not see a
+    mutant that let the workers be born unblocked). SIGTERM stays open: terminate() ends them."""
+    masks = []
+
+    def blocked(pid: int) -> int:
+        status = Path(f"/proc/{pid}/status").read_text()
+        return int(next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1], 16)
+
+    class ReadMasks(tournament.ProcessPoolExecutor):
+        def shutdown(self, *args, **kwargs):
+            masks.extend(blocked(p.pid) for p in self._processes.values())  # idle, alive
+            super().shutdown(*args, **kwargs)
+
+    monkeypatch.setattr(tournament, "ProcessPoolExecutor", ReadMasks)
+    result = tournament.evaluate(["planner", "greedy"], rounds=8, workers=2, game="block")
+    assert result.episodes == 8
+    hup = 0 if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN else 1 << (signal.SIGHUP - 1)  # (nohup)
+    stops = 1 << (signal.SIGINT - 1) | 1 << (signal.SIGHUP - 1) | 1 << (signal.SIGTERM - 1)
+    assert [m & stops for m in masks] == [1 << (signal.SIGINT - 1) | hup] * 2
