@@ -400,7 +400,7 @@ class RunFolder:
 def earlier_evaluations(path: Path, metadata: dict[str, Any]) -> list[dict[str, Any]]:
     """The periodic evaluations a run folder holds so far: its ``evaluations.json`` (written at
     every evaluation, so also after a hard stop), else ``metadata["evaluations"]``. A damaged
-    ``evaluations.json`` (not a JSON list) gives a warning: the run's next evaluation rewrites it."""
+    ``evaluations.json`` (not a JSON list) gives a warning; a periodic evaluation rewrites it."""
     file = Path(path) / EVALUATIONS_FILE
     try:
         history = json.loads(file.read_text())
@@ -414,6 +414,6 @@ def earlier_evaluations(path: Path, metadata: dict[str, Any]) -> list[dict[str, 
     earlier = list(metadata.get("evaluations") or [])
     if why:
         warnings.warn(f"{file} is {why}; the {len(earlier)} earlier evaluations in metadata.json are used "
-                      "instead, and the next evaluation rewrites the file", stacklevel=2)  # fmt: skip
+                      "instead (a periodic evaluation of this run rewrites the file)", stacklevel=2)  # fmt: skip
     return earlier
 
