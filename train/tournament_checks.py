@@ -143,6 +143,8 @@ def _script_names(path: str) -> tuple[set[str], set[str]] | None:
                 into.add(child.id)
             elif isinstance(child, (ast.MatchAs, ast.MatchStar)) and child.name:
                 into.add(child.name)
+            elif isinstance(child, ast.MatchMapping) and child.rest:  # case {"k": v, **rest}
+                into.add(child.rest)
 
     def visit(body: list[ast.stmt], into: set[str]) -> None:
         for node in body:

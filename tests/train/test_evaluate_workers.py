@@ -273,13 +273,15 @@ def test_the_names_a_match_statement_binds_when_imported(tmp_path):
         "        class Args: pass\n"
         "    case (str() as text) | (bytes() as text):\n"
         "        pass\n"
+        "    case {'k': value, **others}:\n"
+        "        pass\n"
         "    case _:\n"
         "        if __name__ == '__main__':\n"
         "            class Hidden: pass\n"
         "        else:\n"
         "            class Shown: pass\n"
     )
-    assert _script_names(str(script)) == ({"sys", "first", "rest", "Args", "text", "Shown"}, {"Hidden"})
+    assert _script_names(str(script)) == ({"sys", "first", "rest", "Args", "text", "value", "others", "Shown"}, {"Hidden"})
 
 
 def test_an_agent_of_a_package_main_or_defined_twice_is_refused(tmp_path):
