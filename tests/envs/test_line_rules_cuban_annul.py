@@ -100,6 +100,19 @@ def test_cuban_annul_redeals_same_leader_same_round_index(reward):
     assert env.infos["player_0"]["termination_code"] == Termination.NONE
 
 
+def test_cuban_annul_then_a_given_deal_naming_its_first_player():
+    """docs/envs.md (given positions): a queued deal that names ``first_player`` is led by that
+    seat even when it follows an annulled round, whose leader would otherwise lead again."""
+    hands = cuban_hands()
+    hands[2] = [(5, 6), (4, 6), (3, 6)]
+    round2 = [[(0, 1), (0, 2)], [(9, 9), (1, 2)], [(8, 8), (4, 5)], [(6, 7), (2, 3)]]
+    env = make("cuban", deals=[deal(hands), deal(round2, first=3)])
+    step(env, ((9, 9), 0))
+    step(env, "ANNUL")  # seat 1; seat 0 led the annulled round
+    assert env.unwrapped.game_state.leader == 3 and env.agent_selection == "player_3"
+    assert legal(env) == expect(env, *[(t, 0) for t in round2[3]])  # any tile, as a named leader
+
+
 def test_cuban_annul_random_redeal():
     """Without a queued deal the re-deal comes from the generator: 10 tiles each, 15 out of play,
     same leader, nothing played."""
