@@ -1,0 +1,164 @@
+"""Drives the Mexican Train env with random legal players and checks every step against the
+referee (``mt_referee``): the action mask, the public state after each action, and at each round
+end the infos (termination, winners, pips, points, scores, game end) and the rewards.
+
+Only the env's public API is used: ``raw_env``, ``observe``, ``step``, ``infos``, ``rewards``,
+``to_record()`` (the deals) and ``state()`` decoded by its documented ``state_encoder``
+(docs/state.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mt_referee import DRAW, PASS, set_size
+from mt_referee_game import GameRef, Mismatch, expect, resolve
+
+from domino_env.envs.mexican_train_v0 import raw_env
+
+TERM = {1: "went_out", 2: "blocked"}
+
+
+def tile_table(n: int) -> list[tuple[int, int]]:
+    """docs/envs.md: canonical order (0,0), (0,1), ..., (0,N), (1,1), ..., (N,N)."""
+    return [(a, b) for a in range(n + 1) for b in range(a, n + 1)]
+
+
+class Codec:
+    """docs/envs.md "Actions": tile_index * (P + 1) + slot; then DRAW, PASS."""
+
+    def __init__(self, P: int, N: int):
+        self.P, self.tiles = P, tile_table(N)
+        self.index = {t: i for i, t in enumerate(self.tiles)}
+        self.draw = len(self.tiles) * (P + 1)
+        self.pass_ = self.draw + 1
+
+    def encode(self, seat: int, action) -> int:
+        if action == DRAW:
+            return self.draw
+        if action == PASS:
+            return self.pass_
+        tile, train = action
+        slot = self.P if train == self.P else (train - seat) % self.P
+        return self.index[tile] * (self.P + 1) + slot
+
+    def decode(self, seat: int, a: int):
+        if a == self.draw:
+            return DRAW
+        if a == self.pass_:
+            return PASS
+        ti, slot = divmod(a, self.P + 1)
+        train = self.P if slot == self.P else (seat + slot) % self.P
+        return (self.tiles[ti], train)
+
+
+def check_state(env, rr, codec: Codec, where: str) -> None:
+    """The public state after an action: trains (tiles in order, open ends), markers, open doubles
+    and their order, hand sizes, boneyard size, the seat to act."""
+    f = env.state_encoder.decode(env.state())
+    P = rr.P
+    got_ends = [int(np.argmax(row)) for row in f["train_end"]]
+    expect(got_ends == rr.ends, f"{where}: train ends env {got_ends} referee {rr.ends}")
+    expect([bool(x) for x in f["train_in_play"]] == rr.in_play, f"{where}: trains in play")
+    for k in range(P + 1):
+        pos = f["train_tiles"][k]
+        order = [codec.tiles[i] for i in sorted(np.flatnonzero(pos), key=lambda i: pos[i])]
+        expect(order == rr.trains[k], f"{where}: train {k} env {order} referee {rr.trains[k]}")
+    expect([bool(x) for x in f["marker"]] == rr.marker,
+           f"{where}: markers env {f['marker'].tolist()} referee {rr.marker}")
+    od = f["open_double_order"]
+    got = [k for k in sorted(np.flatnonzero(od), key=lambda k: od[k])]
+    expect(got == rr.obliging, f"{where}: open doubles env {got} referee {rr.obliging}")
+    sizes = [int(x) for x in f["hands"].sum(axis=1)]
+    expect(sizes == [len(h) for h in rr.hands], f"{where}: hand sizes env {sizes}")
+    for q in range(P):
+        held = {codec.tiles[i] for i in np.flatnonzero(f["hands"][q])}
+        expect(held == rr.hands[q], f"{where}: seat {q} hand")
+    bone = int((f["boneyard"] > 0).sum())
+    expect(bone == len(rr.boneyard), f"{where}: boneyard env {bone} referee {len(rr.boneyard)}")
+    expect(int(np.argmax(f["current_player"])) == rr.cur, f"{where}: current player")
+
+
+def check_round_end(info, exp: dict, where: str) -> None:
+    expect(TERM.get(int(info["termination_code"])) == exp["termination"],
+           f"{where}: termination env {info['termination_code']!s} referee {exp['termination']}")
+    got_w = [int(x) for x in info["winners"] if x >= 0]
+    expect(got_w == exp["winners"], f"{where}: winners env {got_w} referee {exp['winners']}")
+    for key in ("pips", "points", "scores"):
+        got = [int(x) for x in info[key]]
+        expect(got == exp[key], f"{where}: {key} env {got} referee {exp[key]}")
+    expect(bool(info["game_over"]) == exp["game_over"], f"{where}: game_over")
+    got_gw = [int(x) for x in info["game_winners"] if x >= 0]
+    expect(got_gw == exp["game_winners"], f"{where}: game winners env {got_gw} referee {exp['game_winners']}")
+
+
+def play(kwargs: dict, seed: int, max_steps: int = 20000, state_every: int = 1) -> dict:
+    """Plays one episode of ``raw_env(**kwargs)`` from ``seed`` with uniform random legal moves,
+    checking everything against the referee. Raises ``Mismatch`` (with the move list) on a
+    discrepancy; returns counts."""
+    env = raw_env(**kwargs)
+    env.reset(seed=seed)
+    rec = env.to_record()
+    for key, value in resolve(kwargs).items():
+        expect(rec["env_kwargs"][key] == value, f"config {key}: env {rec['env_kwargs'][key]} referee {value}")
+    cfg = resolve(kwargs)
+    P, N = cfg["num_players"], cfg["max_pip"]
+    codec = Codec(P, N)
+    assert env.action_space("player_0").n == set_size(N) * (P + 1) + 2
+    game = GameRef(cfg, kwargs.get("episode", "round"), kwargs.get("reward", "outcome"))
+    rng = np.random.default_rng(seed)
+    deals_seen = 0
+    rr = None
+    rewards = np.zeros(P)
+    want_rewards = np.zeros(P)
+    steps = rounds = 0
+    moves: list[int] = []
+    try:
+        while env.agents:
+            sel = env.agent_selection
+            if env.terminations[sel] or env.truncations[sel]:
+                env.step(None)
+                rewards += [env.rewards.get(f"player_{q}", 0.0) for q in range(P)]
+                continue
+            if rr is None:
+                deals = env.to_record()["deals"]
+                expect(len(deals) == deals_seen + 1, "a new round without a new deal")
+                rr = game.start_round(deals[-1])
+                deals_seen += 1
+                expect(not rr.over, "a round over before its first move")
+            seat = int(sel.split("_")[1])
+            where = f"seed {seed} round {game.r} move {len(moves)} seat {seat}"
+            expect(seat == rr.cur, f"{where}: env seat {seat} referee {rr.cur}")
+            mask = env.observe(sel)["action_mask"]
+            got = sorted(int(a) for a in np.flatnonzero(mask))
+            legal = rr.legal()
+            want = sorted(codec.encode(seat, a) for a in legal)
+            if got != want:
+                only_env = [codec.decode(seat, a) for a in sorted(set(got) - set(want))]
+                only_ref = [codec.decode(seat, a) for a in sorted(set(want) - set(got))]
+                raise Mismatch(f"{where}: mask; env only {only_env}, referee only {only_ref}; "
+                               f"phase {rr.phase} drew {rr.just_drew}")
+            a = int(rng.choice(got))
+            moves.append(a)
+            env.step(a)
+            rr.step(codec.decode(seat, a))
+            rewards += [env.rewards.get(f"player_{q}", 0.0) for q in range(P)]
+            steps += 1
+            info = env.infos[sel]
+            expect(bool(info["round_over"]) == rr.over,
+                   f"{where}: round over env {bool(info['round_over'])} referee {rr.over}")
+            if rr.over:
+                exp = game.finish_round(rr)
+                want_rewards += exp["rewards"]
+                check_round_end(info, exp, where)
+                rounds += 1
+                rr = None
+            elif steps % state_every == 0:
+                check_state(env, rr, codec, where)
+            if steps > max_steps:
+                break
+        if not any(env.truncations.values()):
+            expect(np.allclose(rewards, want_rewards),
+                   f"seed {seed}: rewards env {rewards.round(4).tolist()} referee {want_rewards.round(4).tolist()}")
+    except Mismatch as e:
+        raise Mismatch(f"{e}\n  kwargs={kwargs!r} seed={seed} moves={moves!r}") from None
+    return {"steps": steps, "rounds": rounds}
