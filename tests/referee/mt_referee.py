@@ -9,6 +9,10 @@ next station). Each rule is tagged with the section of docs/rules.md it comes fr
 from __future__ import annotations
 
 import copy
+from collections import Counter
+
+# how often each rule situation was met (the test reports it and checks each is reached)
+EVENTS: Counter = Counter()
 
 DRAW = "draw"
 PASS = "pass"
@@ -94,6 +98,8 @@ class RoundRef:
     def _start_turn(self) -> None:
         p = self.cur
         if self.cfg["marker_removal"] == "next_turn":
+            if self.marker[p]:
+                EVENTS["marker_off_next_turn"] += 1
             self.marker[p] = False  # §1.3.5: comes off by itself at the start of the owner's turn
         self.in_first_turn = self.first_pending[p]
         self.first_pending[p] = False
@@ -188,6 +194,9 @@ class RoundRef:
             self.hands[p].add(self.drawn)
             self.just_drew = True
         elif action == PASS:
+            if self.just_drew and self.placements():
+                EVENTS["may_play_kept"] += 1
+            EVENTS["pass_open_double" if self.phase != FREE else "pass"] += 1
             self.marker[p] = True  # §1.3.4
             self._end_turn()
         else:
@@ -202,12 +211,26 @@ class RoundRef:
         self.ends[k] = tile[1] if tile[0] == e else tile[0]
         if k in self.obliging:
             self.obliging.remove(k)  # covered
+            EVENTS["cover_obliging"] += 1
+            if k not in (p, self.P) and not self.marker[k]:
+                EVENTS["cover_private_train"] += 1
         if k == p and self.cfg["marker_removal"] == "own_train_play":
+            if self.marker[p]:
+                EVENTS["marker_off_own_play"] += 1
             self.marker[p] = False  # §1.3.5
+        if self.phase == SECOND_OR_COVER and is_double(tile):
+            EVENTS["second_double"] += 1
+        if self.phase == COVER_EITHER:
+            EVENTS["third_tile_cover"] += 1
+        if self.phase == EXTRA:
+            EVENTS["extra_play_" + self._mode()] += 1
+        if self.in_first_turn and self.cfg["first_turn"] == "own_train":
+            EVENTS["first_turn_own_train"] += 1
         self.just_drew = False
         self.drawn = None
         if not self.hands[p]:  # §0: the round is over at once
             self.over, self.termination, self.winner_out = True, "went_out", p
+            EVENTS["went_out_on_double" if is_double(tile) else "went_out"] += 1
             return
         if not is_double(tile):
             self._end_turn()
@@ -259,6 +282,9 @@ class RoundRef:
             blocked = self._nobody_can_place()
         if blocked:
             self.over, self.termination = True, "blocked"
+            EVENTS["blocked_mid_turn" if mid_turn else "blocked"] += 1
+            if self.obliging:
+                EVENTS["blocked_open_double"] += 1
 
     # ---- §1.5 scoring ----------------------------------------------------------------------
     def pips(self) -> list[int]:

@@ -13,6 +13,7 @@ import numpy as np
 from mt_referee import DRAW, PASS, set_size
 from mt_referee_game import GameRef, Mismatch, expect, resolve
 
+from domino_env.encoding.mexican_train import decode_observation
 from domino_env.envs.mexican_train_v0 import raw_env
 
 TERM = {1: "went_out", 2: "blocked"}
@@ -27,7 +28,7 @@ class Codec:
     """docs/envs.md "Actions": tile_index * (P + 1) + slot; then DRAW, PASS."""
 
     def __init__(self, P: int, N: int):
-        self.P, self.tiles = P, tile_table(N)
+        self.P, self.N, self.tiles = P, N, tile_table(N)
         self.index = {t: i for i, t in enumerate(self.tiles)}
         self.draw = len(self.tiles) * (P + 1)
         self.pass_ = self.draw + 1
@@ -76,6 +77,31 @@ def check_state(env, rr, codec: Codec, where: str) -> None:
     bone = int((f["boneyard"] > 0).sum())
     expect(bone == len(rr.boneyard), f"{where}: boneyard env {bone} referee {len(rr.boneyard)}")
     expect(int(np.argmax(f["current_player"])) == rr.cur, f"{where}: current player")
+
+
+def check_observation(env, rr, codec: Codec, observer: int, where: str) -> None:
+    """The same public facts in one seat's egocentric observation (docs/envs.md): train blocks are
+    the observer's own, the others in turn order, then the Mexican train; seat blocks start with
+    the observer."""
+    P = rr.P
+    o = decode_observation(env.observe(f"player_{observer}")["observation"], P, codec.N)
+    seats = [(observer + j) % P for j in range(P)]
+    trains = seats + [P]
+    ends = [int(np.argmax(row)) for row in o["train_end"]]
+    expect(ends == [rr.ends[k] for k in trains], f"{where}: obs of {observer}: train ends {ends}")
+    marks = [bool(x) for x in o["train_marker"]]
+    want = [rr.marker[q] for q in seats] + [rr.in_play[P]]
+    expect(marks == want, f"{where}: obs of {observer}: markers {marks} referee {want}")
+    ranks = {k: i + 1 for i, k in enumerate(rr.obliging)}
+    got = [int(x) for x in o["train_open_double_order"]]
+    expect(got == [ranks.get(k, 0) for k in trains], f"{where}: obs of {observer}: open doubles {got}")
+    dbl = [bool(x) for x in o["train_ends_in_double"]]
+    expect(dbl == [rr.ends_in_double(k) for k in trains], f"{where}: obs of {observer}: ends in double")
+    sizes = [int(x) for x in o["hand_sizes"]]
+    expect(sizes == [len(rr.hands[q]) for q in seats], f"{where}: obs of {observer}: hand sizes")
+    expect(int(o["boneyard_size"][0]) == len(rr.boneyard), f"{where}: obs of {observer}: boneyard")
+    hand = {codec.tiles[i] for i in np.flatnonzero(o["hand"])}
+    expect(hand == rr.hands[observer], f"{where}: obs of {observer}: hand")
 
 
 def check_round_end(info, exp: dict, where: str) -> None:
@@ -154,6 +180,8 @@ def play(kwargs: dict, seed: int, max_steps: int = 20000, state_every: int = 1) 
                 rr = None
             elif steps % state_every == 0:
                 check_state(env, rr, codec, where)
+                check_observation(env, rr, codec, rr.cur, where)
+                check_observation(env, rr, codec, (rr.cur + 1) % P, where)
             if steps > max_steps:
                 break
         if not any(env.truncations.values()):
@@ -162,3 +190,41 @@ def play(kwargs: dict, seed: int, max_steps: int = 20000, state_every: int = 1) 
     except Mismatch as e:
         raise Mismatch(f"{e}\n  kwargs={kwargs!r} seed={seed} moves={moves!r}") from None
     return {"steps": steps, "rounds": rounds}
+
+
+# every rules field of docs/envs.md's config table with its documented values
+FIELD_VALUES = {
+    "preset": ["domino_cubano", "tren_mexicano", "novelty"],
+    "hand_size_rule": ["equal_split", "table"],
+    "first_turn": ["own_train", "any"],
+    "doubles": ["satisfy", "double_double", "chain", "no_cover"],
+    "drawn_tile": ["must_play", "may_play"],
+    "marker_removal": ["own_train_play", "next_turn"],
+    "station_source": ["set_aside", "highest_held"],
+    "use_boneyard": [True, False],
+    "use_mexican_train": [True, False],
+    "blocked_round": ["score", "void"],
+    "double_blank_points": [0, 10, 50],
+    "game_end": ["rounds", "elimination"],
+}
+
+
+def random_config(r, max_pips=(9, 12, 15, 18)) -> dict:
+    """A random env config over every field (``r``: a ``random.Random``); some are refused by
+    the env (hands that do not fit the set), which the caller skips."""
+    kw = {"preset": r.choice(FIELD_VALUES["preset"]), "num_players": r.randint(2, 8),
+          "max_pip": r.choice(max_pips)}
+    if r.random() < 0.3:
+        kw["hand_size"] = r.choice([1, 2, 3, 4, 5, 7, 10])
+    for field, values in FIELD_VALUES.items():
+        if field != "preset" and r.random() < 0.6:
+            kw[field] = r.choice(values)
+    if r.random() < 0.4:
+        kw["elimination_limit"] = r.choice([1, 20, 50, 100])
+    if r.random() < 0.3:
+        kw["first_player"] = r.randrange(kw["num_players"])
+    kw["episode"] = r.choice(["round", "game"])
+    kw["reward"] = r.choice(["outcome", "points"])
+    if kw["episode"] == "game":
+        kw["max_steps"] = 4000
+    return kw
