@@ -102,6 +102,16 @@ def check_observation(env, rr, codec: Codec, observer: int, where: str) -> None:
     expect(int(o["boneyard_size"][0]) == len(rr.boneyard), f"{where}: obs of {observer}: boneyard")
     hand = {codec.tiles[i] for i in np.flatnonzero(o["hand"])}
     expect(hand == rr.hands[observer], f"{where}: obs of {observer}: hand")
+    acting = observer == rr.cur
+    first = rr.in_first_turn if acting else rr.first_pending[observer]
+    expect(bool(o["first_turn"][0]) == first, f"{where}: obs of {observer}: first_turn")
+    if acting:
+        cover = set(rr.cover_targets())
+        got = [bool(x) for x in o["train_coverable"]]
+        expect(got == [k in cover for k in trains], f"{where}: coverable {got} referee {sorted(cover)}")
+        expect(bool(o["just_drew"][0]) == rr.just_drew, f"{where}: just_drew")
+        drawn = [codec.tiles[i] for i in np.flatnonzero(o["drawn_tile"])]
+        expect(drawn == ([rr.drawn] if rr.drawn else []), f"{where}: drawn tile {drawn} referee {rr.drawn}")
 
 
 def check_round_end(info, exp: dict, where: str) -> None:

@@ -3,7 +3,7 @@ rewards): presets, the expected deal of each round, scores, elimination, game en
 
 from __future__ import annotations
 
-from mt_referee import RoundRef, hand_size, norm, set_size
+from mt_referee import EVENTS, RoundRef, hand_size, norm, set_size
 
 DEFAULTS = {
     "num_players": 4, "max_pip": 12, "hand_size": None, "hand_size_rule": "equal_split",
@@ -98,6 +98,14 @@ class GameRef:
             expect(not any(d > station[0] for d in held),
                    f"round {self.r}: station {station} but a higher unused double {sorted(held)} is held")
             sizes = [(h - 1 if q == fp else h) if self.active[q] else 0 for q in range(P)]
+        if station[0] != N - self.r % (N + 1):
+            EVENTS["station_skipped_or_late"] += 1
+        if self.r > N:
+            EVENTS["second_pass_of_stations"] += 1
+            if cfg["station_source"] == "highest_held":
+                EVENTS["second_pass_highest_held"] += 1
+        if self.r and self.prev_result[0] == "blocked":
+            EVENTS["round_after_block"] += 1
         self.stations_used.add(station[0])
         expect([len(x) for x in hands] == sizes, f"hand sizes {[len(x) for x in hands]}, want {sizes}")
         bone = [norm(t) for t in deal.get("boneyard", [])]
@@ -128,6 +136,9 @@ class GameRef:
             for q in knocked:
                 self.active[q] = False
             left = [q for q in range(P) if self.active[q]]
+            EVENTS["knocked_out"] += len(knocked)
+            if not left:
+                EVENTS["everybody_out_together"] += 1
             if len(left) <= 1:
                 self.game_over = True
                 if left:
@@ -140,6 +151,10 @@ class GameRef:
             self.game_over = True
             best = min(self.scores)
             self.game_winners = [q for q in range(P) if self.scores[q] == best]
+        if len(winners) > 1:
+            EVENTS["shared_round_win"] += 1
+        if rr.termination == "blocked" and self.cfg["blocked_round"] == "void":
+            EVENTS["void_round"] += 1
         return {
             "termination": rr.termination, "winners": sorted(winners), "points": points,
             "pips": pips, "scores": list(self.scores), "game_over": self.game_over,

@@ -53,6 +53,13 @@ def test_presets_whole_games(preset):
               "reward": reward, "elimination_limit": 60, "max_steps": 4000}, seed)
 
 
+def test_highest_held_second_pass_of_stations():
+    """Elimination with stations held: the doubles used as stations start again after N + 1
+    rounds (rules §1.6, §1.7)."""
+    play({"preset": "novelty", "game_end": "elimination", "elimination_limit": 300, "max_pip": 9,
+          "num_players": 2, "episode": "game", "hand_size": 5, "max_steps": 6000}, 2)
+
+
 @pytest.mark.parametrize("doubles", FIELD_VALUES["doubles"])
 def test_small_hands_doubles_and_blocks(doubles):
     """Small hands and short boneyards: blocked rounds, open doubles left uncovered, passes."""
@@ -94,6 +101,8 @@ MUST_MEET = [
     "marker_off_own_play", "marker_off_next_turn", "second_double", "third_tile_cover",
     "extra_play_chain", "extra_play_no_cover", "first_turn_own_train", "went_out",
     "went_out_on_double", "blocked", "blocked_mid_turn", "blocked_open_double",
+    "station_skipped_or_late", "second_pass_of_stations", "round_after_block", "knocked_out",
+    "everybody_out_together", "shared_round_win", "void_round", "second_pass_highest_held",
 ]
 
 
