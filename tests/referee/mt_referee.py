@@ -190,6 +190,8 @@ class RoundRef:
         assert action in legal, f"referee: illegal {action!r}; legal {legal}"
         p = self.cur
         if action == DRAW:
+            if self.phase != FREE:
+                EVENTS["draw_for_owed_play_after_double"] += 1
             self.drawn = self.boneyard.pop(0)
             self.hands[p].add(self.drawn)
             self.just_drew = True
@@ -220,6 +222,10 @@ class RoundRef:
             self.marker[p] = False  # §1.3.5
         if self.phase == SECOND_OR_COVER and is_double(tile):
             EVENTS["second_double"] += 1
+            if self.just_drew:
+                EVENTS["drawn_second_double"] += 1
+        if self.just_drew and is_double(tile):
+            EVENTS["drawn_double_placed"] += 1
         if self.phase == COVER_EITHER:
             EVENTS["third_tile_cover"] += 1
         if self.phase == EXTRA:

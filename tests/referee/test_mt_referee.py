@@ -103,6 +103,7 @@ MUST_MEET = [
     "went_out_on_double", "blocked", "blocked_mid_turn", "blocked_open_double",
     "station_skipped_or_late", "second_pass_of_stations", "round_after_block", "knocked_out",
     "everybody_out_together", "shared_round_win", "void_round", "second_pass_highest_held",
+    "draw_for_owed_play_after_double", "drawn_double_placed", "drawn_second_double",
 ]
 
 
