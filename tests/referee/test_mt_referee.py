@@ -60,6 +60,15 @@ def test_highest_held_second_pass_of_stations():
           "num_players": 2, "episode": "game", "hand_size": 5, "max_steps": 6000}, 2)
 
 
+def test_everybody_out_together_rewards():
+    """Elimination where every seat left crosses the limit in one round: the lowest total wins,
+    and the outcome rewards of the knocked-out seats and the winners (docs/envs.md "Rewards")."""
+    for seed in range(10):
+        play({"game_end": "elimination", "elimination_limit": 1, "use_boneyard": False,
+              "hand_size": 4, "max_pip": 9, "num_players": 3 + seed % 4, "episode": "game",
+              "reward": "outcome"}, seed)
+
+
 @pytest.mark.parametrize("doubles", FIELD_VALUES["doubles"])
 def test_small_hands_doubles_and_blocks(doubles):
     """Small hands and short boneyards: blocked rounds, open doubles left uncovered, passes."""
