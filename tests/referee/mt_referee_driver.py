@@ -127,12 +127,13 @@ def check_round_end(info, exp: dict, where: str) -> None:
     expect(got_gw == exp["game_winners"], f"{where}: game winners env {got_gw} referee {exp['game_winners']}")
 
 
-def play(kwargs: dict, seed: int, max_steps: int = 20000, state_every: int = 1) -> dict:
-    """Plays one episode of ``raw_env(**kwargs)`` from ``seed`` with uniform random legal moves,
-    checking everything against the referee. Raises ``Mismatch`` (with the move list) on a
-    discrepancy; returns counts."""
+def play(kwargs: dict, seed: int, max_steps: int = 20000, state_every: int = 1,
+         deal: dict | None = None) -> dict:
+    """Plays one episode of ``raw_env(**kwargs)`` from ``seed`` (and the given first ``deal``, if
+    any) with uniform random legal moves, checking everything against the referee. Raises
+    ``Mismatch`` (with the move list) on a discrepancy; returns counts."""
     env = raw_env(**kwargs)
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=None if deal is None else {"deal": deal})
     rec = env.to_record()
     for key, value in resolve(kwargs).items():
         expect(rec["env_kwargs"][key] == value, f"config {key}: env {rec['env_kwargs'][key]} referee {value}")
@@ -158,7 +159,7 @@ def play(kwargs: dict, seed: int, max_steps: int = 20000, state_every: int = 1) 
             if rr is None:
                 deals = env.to_record()["deals"]
                 expect(len(deals) == deals_seen + 1, "a new round without a new deal")
-                rr = game.start_round(deals[-1])
+                rr = game.start_round(deals[-1], deal if deals_seen == 0 else None)
                 deals_seen += 1
                 expect(not rr.over, "a round over before its first move")
             seat = int(sel.split("_")[1])
@@ -238,3 +239,29 @@ def random_config(r, max_pips=(9, 12, 15, 18)) -> dict:
     if kw["episode"] == "game":
         kw["max_steps"] = 4000
     return kw
+
+
+def random_deal(r, kw: dict) -> dict:
+    """A random position for ``reset(options={"deal": ...})``: hands of 1 to 6 tiles (sizes may
+    differ), a short boneyard, any station double, a first player or none (docs/envs.md)."""
+    cfg = resolve(kw)
+    P, N = cfg["num_players"], cfg["max_pip"]
+    tiles = tile_table(N)
+    r.shuffle(tiles)
+    deal: dict = {}
+    held = cfg["station_source"] == "highest_held" and r.random() < 0.5
+    if not held:
+        station = r.randint(0, N)
+        tiles.remove((station, station))
+        deal["station"] = [station, station]
+        if r.random() < 0.7:
+            deal["first_player"] = r.randrange(P)
+    hands = [[tiles.pop() for _ in range(r.randint(1, 6))] for _ in range(P)]
+    if held and not any(a == b for h in hands for a, b in h):
+        double = next(t for t in tiles if t[0] == t[1])
+        tiles.remove(double)
+        hands[r.randrange(P)].append(double)
+    deal["hands"] = [[list(t) for t in h] for h in hands]
+    if cfg["use_boneyard"]:
+        deal["boneyard"] = [list(tiles.pop()) for _ in range(r.randint(0, 6))]
+    return deal

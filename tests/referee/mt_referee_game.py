@@ -73,7 +73,11 @@ class GameRef:
         best = min(pips[q] for q in order)
         return next(q for q in order if pips[q] == best)
 
-    def start_round(self, deal: dict) -> RoundRef:
+    def start_round(self, deal: dict, given: dict | None = None) -> RoundRef:
+        """The round from its recorded ``deal``; ``given``: the deal passed to ``reset`` (its
+        sizes are free, docs/envs.md "Starting from a given position"), else a dealt one."""
+        if given is not None:
+            return self._given_round(deal, given)
         cfg, P, N = self.cfg, self.P, self.N
         if self.r % (N + 1) == 0:
             self.stations_used = set()
@@ -118,6 +122,29 @@ class GameRef:
         expect(len(set(allt)) == len(allt), "duplicate tiles in the deal")
         self.prev_first = fp
         return RoundRef(cfg, self.active, hands, bone, station, fp)
+
+    def _given_round(self, deal: dict, given: dict) -> RoundRef:
+        P = self.P
+        want_hands = [sorted(norm(t) for t in h) for h in given["hands"]]
+        hands = [sorted(norm(t) for t in h) for h in deal["hands"]]
+        bone = [norm(t) for t in deal.get("boneyard", [])]
+        expect(bone == [norm(t) for t in given.get("boneyard", [])], "given boneyard changed")
+        station, fp = norm(deal["station"]), deal["first_player"]
+        if "station" in given:
+            expect(station == norm(given["station"]) and hands == want_hands, "given hands changed")
+        else:  # §1.7 via envs.md: the holder of the highest double places it and starts
+            held = [(t[0], q) for q, h in enumerate(want_hands) for t in h if t[0] == t[1]]
+            top, holder = max(held)
+            expect(station == (top, top) and fp == holder, f"held station {station}/{fp}, want {top}/{holder}")
+            want_hands[holder].remove(station)
+            expect(hands == want_hands, "given hands changed")
+        if given.get("first_player") is not None:
+            expect(fp == given["first_player"], "given first player changed")
+        elif self.cfg["first_player"] is not None and "station" in given:
+            expect(fp == self.cfg["first_player"], "config first player not used")
+        self.prev_first = fp
+        self.stations_used.add(station[0])
+        return RoundRef(self.cfg, [True] * P, hands, bone, station, fp)
 
     # ---- §1.5 / §1.6 the end of a round ----------------------------------------------------
     def finish_round(self, rr: RoundRef) -> dict:

@@ -18,9 +18,9 @@ import time
 
 import pytest
 from mt_referee import EVENTS
-from mt_referee_driver import FIELD_VALUES, play, random_config
+from mt_referee_driver import FIELD_VALUES, play, random_config, random_deal
 
-from domino_env import ConfigError
+from domino_env import ConfigError, DealError
 
 # (field, value) cases: each value of each field, on the three presets in turn, 2..8 seats
 VALUE_CASES = [
@@ -101,6 +101,22 @@ def _grid(first: int, count: int, max_pips=(9, 12)) -> dict:
 def test_random_combinations():
     done = _grid(0, 40)
     assert done["episodes"] >= 30
+
+
+def test_given_positions():
+    """Positions given to ``reset(options={"deal": ...})``: hands of 1 to 6 tiles of unequal
+    sizes, short boneyards, any station, with or without a first player (docs/envs.md), then
+    the rest of the game as dealt."""
+    played = 0
+    for i in range(20):
+        r = random.Random(i)
+        kw = random_config(r, (9, 12))
+        try:
+            play(kw, i, state_every=2, deal=random_deal(r, kw))
+        except (ConfigError, DealError):
+            continue  # a deal or config the env refuses (a hand left empty by its station...)
+        played += 1
+    assert played >= 16
 
 
 # Rule situations the cases above must reach, so that a broken rule cannot hide behind an
