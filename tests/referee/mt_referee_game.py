@@ -1,5 +1,5 @@
-"""The game level of the Mexican Train referee (docs/rules.md §1.1, §1.5, §1.6, §1.8, envs.md
-rewards): presets, the expected deal of each round, scores, elimination, game end and rewards."""
+"""The game level of the Mexican Train referee (docs/rules.md §1.1, §1.5, §1.6, §1.8; docs/envs.md
+"Rewards"): presets, the expected deal of each round, scores, elimination, game end and rewards."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ class GameRef:
         station, fp = norm(deal["station"]), deal["first_player"]
         if "station" in given:
             expect(station == norm(given["station"]) and hands == want_hands, "given hands changed")
-        else:  # §1.7 via envs.md: the holder of the highest double places it and starts
+        else:  # §1.7 via docs/envs.md: the holder of the highest double places it and starts
             held = [(t[0], q) for q, h in enumerate(want_hands) for t in h if t[0] == t[1]]
             top, holder = max(held)
             expect(station == (top, top) and fp == holder, f"held station {station}/{fp}, want {top}/{holder}")
