@@ -10,13 +10,17 @@ Only the env's public API is used: ``raw_env``, ``observe``, ``step``, ``infos``
 from __future__ import annotations
 
 import numpy as np
-from mt_referee import DRAW, PASS, set_size
+from mt_referee import COVER_EITHER, COVER_OWN, DRAW, EXTRA, FREE, PASS, SECOND_OR_COVER, set_size
 from mt_referee_game import GameRef, Mismatch, expect, resolve
 
 from domino_env.encoding.mexican_train import decode_observation
 from domino_env.envs.mexican_train_v0 import raw_env
 
 TERM = {1: "went_out", 2: "blocked"}
+# docs/state.md "phase": free, cover_own_double, second_double_or_cover, extra_play_after_double
+# (the referee's cover_either, after a second double, has no name of its own there: the env
+# shows it as cover_own_double)
+PHASES = {FREE: 0, COVER_OWN: 1, COVER_EITHER: 1, SECOND_OR_COVER: 2, EXTRA: 3}
 
 
 def tile_table(n: int) -> list[tuple[int, int]]:
@@ -77,6 +81,8 @@ def check_state(env, rr, codec: Codec, where: str) -> None:
     bone = int((f["boneyard"] > 0).sum())
     expect(bone == len(rr.boneyard), f"{where}: boneyard env {bone} referee {len(rr.boneyard)}")
     expect(int(np.argmax(f["current_player"])) == rr.cur, f"{where}: current player")
+    phase = PHASES[rr.phase]
+    expect(int(np.argmax(f["phase"])) == phase, f"{where}: phase env {f['phase'].tolist()} referee {rr.phase}")
 
 
 def check_observation(env, rr, codec: Codec, observer: int, where: str) -> None:
