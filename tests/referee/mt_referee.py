@@ -81,6 +81,9 @@ class RoundRef:
         self.marker = [False] * self.P
         self.obliging: list[int] = []  # trains whose open double obliges everybody, oldest first
         self.first_pending = list(self.active)
+        # §3: pips each seat is publicly known to lack, and what was known before its last draw
+        self.missing: list[set[int]] = [set() for _ in range(self.P)]
+        self.pre_draw: list[set[int]] = [set() for _ in range(self.P)]
         self.over = False
         self.termination = None  # "went_out" | "blocked"
         self.winner_out: int | None = None
@@ -122,28 +125,28 @@ class RoundRef:
     def _mode(self) -> str:
         return self.cfg["doubles"]
 
-    def placements(self) -> list[tuple[tuple[int, int], int]]:
-        """Legal (tile, train) placements of the acting seat in the current phase."""
+    def _target_trains(self) -> tuple[list[int], list[int]]:
+        """(trains any matching tile may go on, trains only a matching double may go on) for the
+        acting seat in the current phase (§1.3.1, §1.4)."""
         p, mode = self.cur, self._mode()
-        cover: list[int] = []
-        doubles_only: list[int] = []
-        anywhere: list[int] = []
         if self.phase == FREE:
             if self.obliging and mode != "no_cover":  # §1.4: the table is frozen
-                cover = [self.obliging[-1]] if mode == "chain" else list(self.obliging)
-            elif self.in_first_turn and self.cfg["first_turn"] == "own_train":
-                anywhere = [p]  # §1.3.1 first turn: own train only
-            else:
-                anywhere = self._free_trains(p)
-        elif self.phase == COVER_OWN:
-            cover = [self.turn_doubles[-1]]
-        elif self.phase == SECOND_OR_COVER:
-            cover = [self.turn_doubles[0]]
-            doubles_only = [k for k in self._free_trains(p) if k != self.turn_doubles[0]]
-        elif self.phase == COVER_EITHER:
-            cover = list(self.turn_doubles)
-        elif self.phase == EXTRA:
-            anywhere = self._free_trains(p)
+                return ([self.obliging[-1]] if mode == "chain" else list(self.obliging)), []
+            if self.in_first_turn and self.cfg["first_turn"] == "own_train":
+                return [p], []  # §1.3.1 first turn: own train only
+            return self._free_trains(p), []
+        if self.phase in (COVER_OWN, COVER_EITHER):
+            return list(self.turn_doubles), []
+        if self.phase == SECOND_OR_COVER:
+            first = self.turn_doubles[0]
+            return [first], [k for k in self._free_trains(p) if k != first]
+        return self._free_trains(p), []  # EXTRA
+
+    def placements(self) -> list[tuple[tuple[int, int], int]]:
+        """Legal (tile, train) placements of the acting seat in the current phase."""
+        p = self.cur
+        anywhere, doubles_only = self._target_trains()
+        cover: list[int] = []
         hand = sorted(self.hands[p])
         out = []
         for k in cover + anywhere:
@@ -189,6 +192,7 @@ class RoundRef:
         legal = self.legal()
         assert action in legal, f"referee: illegal {action!r}; legal {legal}"
         p = self.cur
+        self._infer_missing(p, action)
         if action == DRAW:
             if self.phase != FREE:
                 EVENTS["draw_for_owed_play_after_double"] += 1
@@ -205,6 +209,25 @@ class RoundRef:
             self._place(p, *action)
         if not self.over:
             self._check_block()
+
+    def _infer_missing(self, p: int, action) -> None:
+        """§3: a draw or a pass proves the seat had nothing for the ends it was allowed to use
+        (the trains where a double only may go prove nothing); a draw then clears what was known
+        (an unseen tile joins the hand); a pass after it makes those ends known again (with
+        may_play only where the draw was made to cover a double); placing the drawn tile restores
+        what was known before the draw plus those ends."""
+        anywhere, _ = self._target_trains()
+        ends = {self.ends[k] for k in anywhere}
+        if action == DRAW:
+            self.pre_draw[p] = self.missing[p] | ends
+            self.missing[p] = set()
+        elif action == PASS:
+            if not self.just_drew:
+                self.missing[p] |= ends
+            elif self.cfg["drawn_tile"] == "must_play" or self.cover_targets():
+                self.missing[p] = ends
+        elif self.just_drew and action[0] == self.drawn:
+            self.missing[p] = set(self.pre_draw[p])
 
     def _place(self, p: int, tile, k: int) -> None:
         self.hands[p].remove(tile)

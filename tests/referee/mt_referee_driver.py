@@ -81,6 +81,9 @@ def check_state(env, rr, codec: Codec, where: str) -> None:
     bone = int((f["boneyard"] > 0).sum())
     expect(bone == len(rr.boneyard), f"{where}: boneyard env {bone} referee {len(rr.boneyard)}")
     expect(int(np.argmax(f["current_player"])) == rr.cur, f"{where}: current player")
+    for q in range(P):
+        lack = set(np.flatnonzero(f["missing_pips"][q]).tolist())
+        expect(lack == rr.missing[q], f"{where}: seat {q} known to lack env {sorted(lack)} referee {sorted(rr.missing[q])}")
     phase = PHASES[rr.phase]
     expect(int(np.argmax(f["phase"])) == phase, f"{where}: phase env {f['phase'].tolist()} referee {rr.phase}")
 
