@@ -1,9 +1,10 @@
-"""An independent rules referee for Mexican Train, written from docs/rules.md §0-§1 only.
+"""An independent rules referee for Mexican Train, written from docs/rules.md §0, §1 and §3 (the
+pips a seat is known to lack) and the interface pages, without reading the engine's code.
 
 It shares no code with ``domino_env.core``: tiles are ``(a, b)`` tuples with ``a <= b``, trains are
 numbered by owner seat (``0..P-1``) and ``P`` is the Mexican train. ``RoundRef`` plays one round
 from its deal; ``GameRef`` carries the game across rounds (scores, elimination, next first player,
-next station). Each rule is tagged with the section of docs/rules.md it comes from.
+next station; in ``mt_referee_game``). Rules are tagged with their section of docs/rules.md.
 """
 
 from __future__ import annotations

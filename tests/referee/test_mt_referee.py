@@ -1,8 +1,9 @@
 """Cross-checks the Mexican Train env against an independent referee (``mt_referee``, written from
 docs/rules.md §0-§1 without the engine's code): at every step of seeded games of uniformly random
 legal players, the action mask equals the referee's legal set and the public state (trains, open
-ends, markers, open doubles and their order, hands, boneyard, seat to act; the state and two
-observations) is the referee's; at each round end the termination, winners, pips, points, game
+ends, markers, open doubles and their order, hands, boneyard, seat to act, turn phase, the pips
+each seat is known to lack; the state and two observations) is the referee's; each deal follows
+the setup rules (station, first player, hand sizes); at each round end the termination, winners, pips, points, game
 totals and game end, and over the episode the rewards. The configs cover every preset, every value
 of every rules field (docs/envs.md) and random combinations of them, 2 to 8 seats.
 
