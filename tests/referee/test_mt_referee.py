@@ -120,8 +120,8 @@ def test_given_positions():
     assert played >= 16
 
 
-# Rule situations the cases above must reach, so that a broken rule cannot hide behind an
-# unexercised path (counted by the referee as it plays).
+# Rule situations that the cross-check must meet, so that a broken rule cannot hide behind an
+# unexercised path (counted by the referee as it plays), and a few plays that meet them all.
 MUST_MEET = [
     "pass", "pass_open_double", "may_play_kept", "cover_obliging", "cover_private_train",
     "marker_off_own_play", "marker_off_next_turn", "second_double", "third_tile_cover",
@@ -131,12 +131,33 @@ MUST_MEET = [
     "everybody_out_together", "shared_round_win", "void_round", "second_pass_highest_held",
     "draw_for_owed_play_after_double", "drawn_double_placed", "drawn_second_double",
 ]
+_SMALL = {"max_pip": 9, "episode": "game", "game_end": "elimination", "elimination_limit": 40,
+          "max_steps": 3000}
+SITUATION_PLAYS = [
+    ({"preset": "novelty", "num_players": 2, "max_pip": 9, "marker_removal": "next_turn"}, 0),
+    ({"preset": "tren_mexicano", "num_players": 6, "max_pip": 9, "hand_size_rule": "table"}, 0),
+    ({"preset": "tren_mexicano", "num_players": 8, "max_pip": 9}, 0),
+    ({"preset": "tren_mexicano", "num_players": 5, "max_pip": 9, "doubles": "no_cover"}, 0),
+    ({"preset": "novelty", "num_players": 3, "max_pip": 9, "doubles": "double_double"}, 2),
+    ({"doubles": "double_double", "max_pip": 9, "num_players": 2, "first_turn": "any", "hand_size": 4}, 0),
+    ({**_SMALL, "num_players": 8, "hand_size": 2, "doubles": "no_cover", "use_boneyard": False,
+      "marker_removal": "next_turn", "first_turn": "any"}, 106),
+    ({**_SMALL, "num_players": 5, "hand_size": 4, "doubles": "chain", "use_boneyard": False,
+      "drawn_tile": "may_play", "blocked_round": "void"}, 109),
+    ({"game_end": "elimination", "elimination_limit": 1, "use_boneyard": False, "hand_size": 4,
+      "max_pip": 9, "num_players": 3, "episode": "game"}, 8),
+    ({"preset": "novelty", "game_end": "elimination", "elimination_limit": 300, "max_pip": 9,
+      "num_players": 2, "episode": "game", "hand_size": 5, "max_steps": 6000}, 2),
+]
 
 
-def test_rule_situations_were_met():
-    """Runs last in this file (pytest keeps file order): the referee met every situation."""
-    if len(EVENTS) == 0:
-        pytest.skip("run with the other tests of this file")
+def test_rule_situations_are_met():
+    """The plays above (most of them cases of the tests above) meet every situation of
+    ``MUST_MEET``. On its
+    own: pytest-xdist may run the other tests in other processes."""
+    EVENTS.clear()
+    for kwargs, seed in SITUATION_PLAYS:
+        play(kwargs, seed)
     missing = [e for e in MUST_MEET if EVENTS[e] == 0]
     assert not missing, f"never met: {missing}; met {dict(EVENTS)}"
 
