@@ -153,8 +153,7 @@ SITUATION_PLAYS = [
 
 def test_rule_situations_are_met():
     """The plays above (most of them cases of the tests above) meet every situation of
-    ``MUST_MEET``. On its
-    own: pytest-xdist may run the other tests in other processes."""
+    ``MUST_MEET``; they run here, as pytest-xdist may run the other tests in other processes."""
     EVENTS.clear()
     for kwargs, seed in SITUATION_PLAYS:
         play(kwargs, seed)
