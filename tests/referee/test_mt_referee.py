@@ -170,3 +170,16 @@ def run_grid(episodes: int) -> None:
 
 if __name__ == "__main__":
     run_grid(int(sys.argv[1]) if len(sys.argv) > 1 else 500)
+
+
+def test_the_referee_is_driven_over_every_config_field():
+    """A new rules field fails here until its values are in ``FIELD_VALUES`` and the referee
+    knows the rule (docs/design.md, "Adding a rule variant"); the other fields are drawn by
+    ``random_config`` itself."""
+    import dataclasses
+
+    from domino_env.core.config import MexicanTrainConfig
+
+    drawn_apart = {"num_players", "max_pip", "hand_size", "elimination_limit", "first_player"}
+    names = {f.name for f in dataclasses.fields(MexicanTrainConfig)}
+    assert names == set(FIELD_VALUES) | drawn_apart, names ^ (set(FIELD_VALUES) | drawn_apart)

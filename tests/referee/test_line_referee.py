@@ -1,7 +1,7 @@
 """Cross-check of the line games (block, draw, Cuban) against an independent referee.
 
-``referee.py`` states docs/rules.md §2 (and §3's ``missing_pips``) from the documents alone;
-``crosscheck.py`` plays seeded games of uniformly random legal moves in the env and compares
+``line_referee.py`` states docs/rules.md §2 (and §3's ``missing_pips``) from the documents alone;
+``line_referee_driver.py`` plays seeded games of uniformly random legal moves in the env and compares
 every step with it: the acting seat, the action mask, every observation, ``env.state()``, the
 step rewards, ``infos`` and the round and game results. The cases cover every preset, seat
 count, set, ``teams``, ``next_lead``, ``use_boneyard``, ``annul_doubles``, ``hand_size``,
@@ -10,9 +10,8 @@ each case also asserts that the events it is there for happened (blocks, ties, a
 """
 
 import pytest
-
-from .crosscheck import play_episode
-from .referee import BLOCKED, WENT_OUT, Referee, Rules
+from line_referee import BLOCKED, WENT_OUT, Referee, Rules
+from line_referee_driver import play_episode
 
 # (env kwargs, seeds, events that must occur across the seeds)
 CASES = [
@@ -111,3 +110,14 @@ def test_referee_reads_the_rules_examples():
     res = ref.play(2 * ref.index[ref.forced_lead])
     # seat 0 goes out with 0-0: its team scores all four hands, its own included
     assert res.code == WENT_OUT and res.winners == [0, 2] and res.points == [6, 0, 6, 0]
+
+
+def test_the_cases_set_every_config_field():
+    """A new line-game rules field fails here until a case sets it (and the referee knows it)."""
+    import dataclasses
+
+    from domino_env.core.config import LineConfig
+
+    names = {f.name for f in dataclasses.fields(LineConfig)}
+    set_by_cases = {k for kwargs, _, _ in CASES for k in kwargs}
+    assert names <= set_by_cases, names - set_by_cases

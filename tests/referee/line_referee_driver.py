@@ -1,4 +1,4 @@
-"""Plays the line env against the independent referee (``referee.py``) and compares every step:
+"""Plays the line env against the independent referee (``line_referee.py``) and compares every step:
 the acting seat, the action mask with the referee's legal set, the public state (observations),
 the privileged state (``env.state()``), the step rewards and ``infos``, and the round and game
 results. Only the deals are taken from the env (its seeded shuffle, read from ``to_record()``)."""
@@ -6,11 +6,10 @@ results. Only the deals are taken from the env (its seeded shuffle, read from ``
 from __future__ import annotations
 
 import numpy as np
+from line_referee import ANNULLED, Referee, Rules, tiles_of
 
 from domino_env.encoding.line import decode_line_observation
 from domino_env.envs import line_v0
-
-from .referee import ANNULLED, Referee, Rules, tiles_of
 
 
 class Mismatch(AssertionError):
