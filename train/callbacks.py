@@ -131,6 +131,8 @@ class TrainingCallback(BaseCallback):
 
     Attributes:
         stopped: why training stopped early (a sentence), or None.
+        skipped_eval: the step of the periodic evaluation a signal dropped (during it, or during
+            the update before it), or None.
         history: the periodic evaluations (``[{"timesteps", "wall_s", "results", "best"?}]``).
     """
 
@@ -142,6 +144,7 @@ class TrainingCallback(BaseCallback):
         self.stop = stop
         self.history: list[dict[str, Any]] = []
         self.stopped: str | None = None
+        self.skipped_eval: int | None = None  # the step of a periodic evaluation a signal dropped
         self.next_eval: int | None = None
         self.next_snapshot: int | None = None
         self.snapshots: list[PPOAgent] = []
@@ -243,6 +246,7 @@ class TrainingCallback(BaseCallback):
             return
         if self.stop.received:  # a signal during PPO's update: stop now, not after a whole evaluation
             self.stopped = f"{self.stop.received} at {self.num_timesteps} steps (before an evaluation)"
+            self.skipped_eval = self.num_timesteps
             return
         while self.next_eval <= self.num_timesteps:  # one evaluation, however many --eval-freq passed
             self.next_eval += self.s.eval_freq
@@ -250,6 +254,7 @@ class TrainingCallback(BaseCallback):
             self.run_evaluation()
         except TrainingInterrupted:
             self.stopped = f"{self.stop.received} at {self.num_timesteps} steps (during an evaluation)"
+            self.skipped_eval = self.num_timesteps
         finally:  # also when the signal came just as the evaluation ended
             self.stop.interruptible = False
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import make_agent
-from domino_env.core.errors import DominoError
+from domino_env.core.errors import CheckpointNotFoundError, DominoError
 from domino_env.core.records import load_record, move_name, replay_end
 from domino_env.train.cli import not_a_folder, path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
@@ -132,6 +132,10 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
             try:
                 agents[seat], labels[seat] = make_agent(spec, env.config), spec
             except (DominoError, OSError) as exc:
+                model = spec.partition(":")[2].partition(",")[0]
+                if isinstance(exc, CheckpointNotFoundError) and model and not Path(model).is_absolute():
+                    # the loader's "give their full path" cannot be followed: --resume takes no agents
+                    exc = f"no model at {model} from this folder: run domino-play --resume from the folder the game was started in"
                 parser.error(f"--resume {path}: the agent of seat {seat} ({spec}): {exc}")
     return env, you, agents, labels, seed, list(record["actions"])
 

@@ -303,6 +303,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     if interrupted:  # the hint first: another Ctrl-C during the (slow) plot must not lose it
         dropped = ("" if played <= steps else f" (the model has the {steps} of its last whole rollout)" if steps
                    else " (before its first whole rollout: the model is untrained)")
+        if callback.skipped_eval is not None:  # as metadata.json's stopped_early says
+            dropped += f" (the evaluation due at {callback.skipped_eval} steps is not made)"
         print(f"training interrupted by {interrupted} at {played} steps{dropped}; saved {out / MODEL_FILE} and "
               f"{out / 'metadata.json'} (status interrupted); continue with: "
               f"{resume_command(argv_list, out, args.timesteps - this_run, launcher('train.ppo'))}",

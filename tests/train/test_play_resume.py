@@ -86,6 +86,8 @@ def _record(tmp_path, **changes):
     ([], {"seats": ["human", "greedy"]}, "'seats' names 2 seats, the game has 4"),
     ([], {"seed": None}, "the record has no seed (a game domino-play dealt): got None"),
     ([], {"seats": ["human", "greedy", "nosuchagent", "greedy"]}, "the agent of seat 2 (nosuchagent)"),
+    ([], {"seats": ["human", "greedy", "ppo:checkpoints/nosuch", "greedy"]},  # not "give their full path"
+     "(ppo:checkpoints/nosuch): no model at checkpoints/nosuch from this folder: run domino-play --resume from the folder the game was started in"),
     ([], {"actions": [10**6]}, "move 1 (actions[0], 0-based) does not replay: "),
     ([], {"deals": []}, "record has no deal"),  # was an IndexError traceback
     ([], {"deals": None}, "record field 'deals' must be a JSON list, got NoneType"),

@@ -15,7 +15,7 @@ from domino_env.train import ppo
 from domino_env.train.callbacks import TrainingCallback
 
 
-def test_a_signal_during_the_update_skips_the_evaluation_due_next(tmp_path, monkeypatch):
+def test_a_signal_during_the_update_skips_the_evaluation_due_next(tmp_path, monkeypatch, capsys):
     """It played the whole evaluation (18 s of 600 rounds in the report) before stopping."""
     from sb3_contrib import MaskablePPO
 
@@ -40,6 +40,30 @@ def test_a_signal_during_the_update_skips_the_evaluation_due_next(tmp_path, monk
     assert meta["status"] == "interrupted" and meta["evaluations"] == []
     # SB3 plays the new rollout's first step before the callback can stop it: dropped, not trained
     assert (meta["timesteps"], meta["timesteps_trained"], meta["timesteps_played"]) == (128, 128, 129)
+    # the console says it too, as metadata.json does
+    assert "training interrupted by SIGTERM at 129 steps (the model has the 128 of its last whole rollout) " \
+        "(the evaluation due at 128 steps is not made); saved" in capsys.readouterr().err
+
+
+def test_a_signal_during_a_periodic_evaluation_drops_it_and_says_so(tmp_path, monkeypatch, capsys):
+    """The console said only "interrupted by SIGINT at 2050 steps" where metadata.json said the
+    evaluation was dropped (fresh-user trial)."""
+    from domino_env.train import callbacks
+
+    def evaluation_with_a_signal(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # the handler raises TrainingInterrupted at once
+        raise AssertionError("the signal did not stop the evaluation")
+
+    monkeypatch.setattr(callbacks, "evaluate_vs_ladder", evaluation_with_a_signal)
+    out = tmp_path / "run"
+    args = [*SMALL, "--timesteps", "100000", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "128",
+            "--eval-rounds", "2", "--eval-opponents", "greedy", "--quiet", "--out", str(out)]  # fmt: skip
+    assert ppo.run(args) == (out, "SIGINT")
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["stopped_early"] == "SIGINT at 128 steps (during an evaluation)" and meta["evaluations"] == []
+    err = capsys.readouterr().err
+    assert "training interrupted by SIGINT at 129 steps (the model has the 128 of its last whole rollout) " \
+        "(the evaluation due at 128 steps is not made); saved" in err, err
 
 
 def test_a_stop_inside_the_first_rollout_says_the_model_is_untrained(tmp_path, monkeypatch, capsys):
