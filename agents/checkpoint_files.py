@@ -205,6 +205,8 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
                     "give that path to go on from it)")  # fmt: skip
         elif path.is_dir() and meta.is_file():  # a run stopped hard (SIGKILL) before its first save
             hint = " (its run stopped before its first model was saved: domino-train --overwrite starts it again)"
+        elif path.is_dir() and (path / "domino_rllib.json").is_file():
+            hint = " (it is a run of domino-rllib: load it with rllib:PATH)"
         raise CheckpointNotFoundError(
             f"no trained model at {where}: give a folder written by domino-train or its .zip{hint}"
         )

@@ -15,6 +15,18 @@ adapters from opponent callables.
 
 from __future__ import annotations
 
+try:  # run outside the environment that holds them (a clone's root, no venv): say what to do
+    import gymnasium  # noqa: F401
+    import numpy  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ModuleNotFoundError as err:
+    raise ModuleNotFoundError(
+        f"{err}: domino_env needs numpy, gymnasium and pettingzoo; run it in the environment it is "
+        "installed in (in a clone after make run or make test: . .venv/bin/activate) or install it "
+        "(pip install -e . in the clone)",
+        name=err.name,
+    ) from None
+
 from .core.errors import (
     AgentSpecError,
     CheckpointError,

@@ -96,3 +96,19 @@ def test_every_declared_dependency_is_used():
 
 def test_the_tools_listed_as_used_without_import_are_declared():
     assert set(USED_WITHOUT_IMPORT) <= set(declared())
+
+
+def test_importing_the_package_without_its_dependencies_says_what_to_do():
+    """A resume hint pasted into a shell without the venv ran the clone's domino_env/ with the
+    system Python: a traceback ending in "No module named 'gymnasium'" (fresh-user trial)."""
+    import subprocess
+    import sys
+
+    for missing in ("gymnasium", "numpy", "pettingzoo"):
+        code = f"import sys; sys.modules[{missing!r}] = None; import domino_env"
+        proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        last = proc.stderr.strip().splitlines()[-1]
+        assert proc.returncode == 1 and last.startswith(f"ModuleNotFoundError: import of {missing} halted"), proc.stderr
+        assert last.endswith("domino_env needs numpy, gymnasium and pettingzoo; run it in the environment it is "
+                             "installed in (in a clone after make run or make test: . .venv/bin/activate) or "
+                             "install it (pip install -e . in the clone)"), last

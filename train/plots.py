@@ -131,8 +131,10 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
         raise ValueError(f"{run}: neither evaluations.json nor metadata.json (not a domino-train run folder)")
     ok = isinstance(history, list) and all(_is_evaluation(h) for h in history)
     if not history or not ok:
-        raise ValueError(f"{run}: no periodic evaluations to draw (a domino-bc model folder, or a run "
-                         "stopped before its first evaluation)")  # fmt: skip
+        args = meta.get("args") if isinstance(meta.get("args"), dict) else {}
+        why = ("the run was trained with --eval-freq 0" if args.get("eval_freq") == 0 else
+               "a domino-bc model folder, or a run stopped before its first evaluation")  # fmt: skip
+        raise ValueError(f"{run}: no periodic evaluations to draw ({why})")
     kw = meta.get("env_kwargs", {}) if isinstance(meta.get("env_kwargs"), dict) else {}
     title = (f"MaskablePPO, {kw.get('num_players')} players, double-{kw.get('max_pip')}, {kw.get('preset')}"
              if kw else "")  # fmt: skip

@@ -63,6 +63,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import domino_env
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
 from domino_env.train.arg_types import MAX_ROLLOUT
 from domino_env.train.evaluate import evaluate_command
@@ -195,9 +196,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     made = missing_folders("runs") if claimed else []  # runs/ too, removed again if a failed start leaves it empty
     out = claim_run_folder(time.strftime("runs/ppo_%Y%m%d_%H%M%S")) if claimed else Path(args.out)
     if claimed and args.resume and not args.quiet:  # (a user expected the run's own folder)
-        own = shlex.quote(str(checked.start_model.parent))
-        print(f"--resume: training continues in a new folder, {out} (--out {own} continues in the model's own)",
-              file=sys.stderr, flush=True)  # fmt: skip
+        folder_of_model = checked.start_model.parent.resolve()
+        releases = Path(domino_env.__file__).resolve().parents[1] / "checkpoints"  # the clone's released models
+        where = ("its folder is one of the clone's released models, kept as they are" if releases in folder_of_model.parents
+                 else f"--out {shlex.quote(str(checked.start_model.parent))} continues in the model's own")  # fmt: skip
+        print(f"--resume: training continues in a new folder, {out} ({where})", file=sys.stderr, flush=True)
     tb = str(out / "tb") if args.tensorboard else None
     vec_env = None
     try:

@@ -187,9 +187,10 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
     for c in candidates:
         if (c / MODULE_STATE_FILE).is_file():
             return c
+    other = " (it holds a model of domino-train: load that with ppo:PATH)" if (path / "model.zip").is_file() else ""
     raise CheckpointNotFoundError(
         f"no RLlib module {module_id!r} at {path}: give a run folder of domino-rllib, "
-        "an algorithm checkpoint folder or a module folder (holding module_state.pkl)"
+        f"an algorithm checkpoint folder or a module folder (holding module_state.pkl){other}"
     )
 
 

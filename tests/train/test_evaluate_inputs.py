@@ -208,6 +208,19 @@ def test_search_numbers_are_ascii_and_a_missing_rllib_prior_is_named():
         make_agent("rllib:/nonexistent")
 
 
+def test_a_model_given_to_the_other_loader_names_the_right_one(tmp_path):
+    """ppo: on a domino-rllib run said only that model.zip does not exist, and rllib: on a
+    domino-train run only that there is no RLlib module (fresh-user trial)."""
+    train_run, rllib_run = tmp_path / "train_run", tmp_path / "rllib_run"
+    train_run.mkdir(), rllib_run.mkdir()
+    (train_run / "model.zip").write_bytes(b"a model")
+    (rllib_run / "domino_rllib.json").write_text("{}")
+    with pytest.raises(CheckpointNotFoundError, match=r"\(it holds a model of domino-train: load that with ppo:PATH\)$"):
+        make_agent(f"rllib:{train_run}")
+    with pytest.raises(CheckpointNotFoundError, match=r"\(it is a run of domino-rllib: load it with rllib:PATH\)$"):
+        make_agent(f"ppo:{rllib_run}")
+
+
 def test_partials_and_bound_methods_are_labelled_and_checked_like_functions():
     import functools
 

@@ -40,6 +40,8 @@ def _folder(tmp_path, files):
         ({"evaluations.json": "[1, 2"}, "evaluations.json: not readable JSON"),
         ({"metadata.json": json.dumps({"policy_input": "action-features-v1"})}, "no periodic evaluations to draw"),
         ({"evaluations.json": "[]"}, "no periodic evaluations to draw"),
+        ({"metadata.json": json.dumps({"args": {"eval_freq": 0}})}, "no periodic evaluations to draw (the run was trained with --eval-freq 0)"),
+        ({"metadata.json": json.dumps({"args": {"eval_freq": 5}})}, "to draw (a domino-bc model folder, or a run stopped before its first"),
         ({"evaluations.json": json.dumps([{"timesteps": 5}])}, "no periodic evaluations to draw"),
         ({"evaluations.json": json.dumps([{"timesteps": 5, "results": 3}])}, "no periodic evaluations to draw"),
         ({"evaluations.json": json.dumps([{"timesteps": 5, "results": {}}])}, "no periodic evaluations to draw"),

@@ -175,6 +175,21 @@ def test_resume_without_out_says_it_trains_into_a_new_folder(run_dir, tmp_path, 
     assert line in capsys.readouterr().err.splitlines()
 
 
+def test_resume_of_a_release_without_out_does_not_offer_its_folder(tmp_path, monkeypatch, capsys):
+    """The hint's "--out checkpoints/X continues in the model's own" would have trained over the
+    repository's released model (fresh-user trial)."""
+    from pathlib import Path
+
+    release = Path(domino_env.__file__).resolve().parents[1] / "checkpoints" / "mexican_train_4p_d12_action_scores"
+    monkeypatch.chdir(tmp_path)
+    train(["--resume", str(release), "--timesteps", "64", "--n-envs", "1", "--vec-env", "dummy", "--eval-freq", "0",
+           "--final-eval-rounds", "0", "--no-progress", "--no-tensorboard", "--no-plot"])  # fmt: skip
+    (made,) = (tmp_path / "runs").iterdir()
+    line = (f"--resume: training continues in a new folder, runs/{made.name} (its folder is one of the clone's "
+            "released models, kept as they are)")
+    assert line in capsys.readouterr().err.splitlines()
+
+
 def test_resume_keeps_the_runs_envs_unless_given(run_dir, tmp_path, monkeypatch):
     """A new user's --resume doubled each rollout: --n-envs fell back to the cores, not the run's 2."""
     import domino_env.train.ppo as ppo_module
