@@ -5,10 +5,11 @@ generic ``aec_to_parallel`` refuses them with a bare ``AssertionError`` (it woul
 agent to act once per cycle). ``turn_based_aec_to_parallel`` works: each parallel step takes the
 action of the agent whose turn it is (``infos[agent]["active_agent"]`` names it; the other
 agents' entries of the action dict are ignored) and returns every live agent's observation.
-Two departures from PettingZoo 1.27's wrapper, both errors it handled badly: a step once the
-episode is over returns the five empty dicts of the Parallel API (it returned four), and a bad
+Three departures from PettingZoo 1.27's wrapper, all things it handled badly: a step once the
+episode is over returns the five empty dicts of the Parallel API (it returned four), a bad
 later deal of ``reset(options={"deals": [...]})`` ends the episode here too (``agents`` empty)
-before its ``DealError`` propagates (docs/integrations.md).
+before its ``DealError`` propagates, and ``reset`` / ``step`` return infos dicts of their own
+(it returned the AEC env's, which later steps changed; docs/integrations.md).
 """
 
 from __future__ import annotations
@@ -49,10 +50,27 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
             raise IllegalActionError(f"parallel step: actions must be a dict holding the active agent "
                                      f"{actor!r} (infos[agent]['active_agent']), got {got}")
         try:
-            return super().step(actions)
+            observations, rewards, terminations, truncations, infos = super().step(actions)
         except DealError:
             self.agents = []  # the AEC env has ended the episode: so does this view
             raise
+        return observations, rewards, terminations, truncations, _own_infos(infos)
+
+    def reset(self, seed=None, options=None):
+        observations, infos = super().reset(seed=seed, options=options)
+        return observations, _own_infos(infos)
+
+
+def _own_infos(infos: dict[str, dict]) -> dict[str, dict]:
+    """Copies of ``infos`` for the caller. PettingZoo's wrapper returns the AEC env's own info
+    dicts, which the env keeps from step to step and the wrapper writes ``active_agent`` into:
+    a stored infos dict changed with every later step, and the AEC env's infos left their fixed
+    layout (docs/infos.md). The key is taken back off the AEC env's dicts."""
+    own = {}
+    for agent, info in infos.items():
+        own[agent] = dict(info)
+        info.pop("active_agent", None)
+    return own
 
 
 def parallel_view(make_env: Callable[..., AECEnv], max_cycles: int | None = None, **kwargs: Any) -> ParallelEnv:
