@@ -362,9 +362,10 @@ class DominoAECEnv(AECEnv, EzPickle):
                     self._turns[nxt] += 1
             if limit:
                 self._truncated = True
+                # new dicts: those of the steps since the last round end were returned already
+                self.infos = {a: {**info, "limit_reached": True} for a, info in self.infos.items()}
                 for a in self.agents:
                     self.truncations[a] = True
-                    self.infos[a]["limit_reached"] = True
                 self._written = True
         if not state.round_over:
             self.agent_selection = self.possible_agents[state.current_player]

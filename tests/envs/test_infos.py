@@ -129,3 +129,21 @@ def test_info_layout_of_a_hand_built_round_result_and_of_a_running_round():
     assert running["game_won"].tolist() == [0, 0, 0] and running["limit_reached"] is False
     assert running["scores"].tolist() == [4, 0, 2] and running["leader"] == 2
     assert seat_flags([0, 2], 3).tolist() == [1, 0, 1] and seats_of(seats_padded([2, 0], 3)) == [0, 2]
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+@pytest.mark.parametrize("limit", [{"max_steps": 6}, {"max_cycles": 2}])
+def test_a_truncation_leaves_the_infos_earlier_steps_returned_as_they_were(name, limit):
+    """The truncating step set ``limit_reached`` in the info dicts the env had kept since the last
+    round end: every info an earlier ``last()`` had returned then said the limit was reached."""
+    make = {"mexican_train": mexican_train_v0.env, "block": block_v0.env, "draw": draw_v0.env, "cuban": cuban_v0.env}[name]
+    env = make(**limit)
+    env.reset(seed=0)
+    returned = []
+    for _ in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        returned.append((info, bool(info["limit_reached"])))
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    flags = [flag for _, flag in returned]
+    assert flags[0] is False and flags[-1] is True  # the episode was truncated, not ended
+    assert [bool(info["limit_reached"]) for info, _ in returned] == flags
