@@ -33,6 +33,7 @@ from ..core.errors import (
 )
 from ..core.records import make_record
 from .infos import info_layout
+from .wrapping import caller_stacklevel
 
 ENV_KWARGS = ("preset", "episode", "reward", "render_mode", "max_cycles", "max_steps")
 
@@ -234,7 +235,7 @@ class DominoAECEnv(AECEnv, EzPickle):
             # PettingZoo's api_test resets with options={"options": 1} and expects it accepted
             warnings.warn(
                 f"reset ignores the unknown option(s) {unknown}: the options are 'deal' and 'deals'",
-                UserWarning, stacklevel=2,
+                UserWarning, stacklevel=caller_stacklevel(),
             )  # fmt: skip
         if "deal" in options and "deals" in options:
             raise DealError("give either options['deal'] or options['deals'], not both")

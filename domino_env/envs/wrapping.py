@@ -10,12 +10,38 @@ value a user sets on a wrapper stays on that wrapper, as with PettingZoo's own."
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
+import gymnasium
+import pettingzoo
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..core.errors import DominoError, check_action
+
+#: Where the frames of this package's envs and adapters, and of the PettingZoo and Gymnasium
+#: wrappers around them, come from (:func:`caller_stacklevel` skips them).
+_LIBRARY_DIRS = tuple(
+    os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+    for module in (sys.modules[__name__.split(".")[0]], pettingzoo, gymnasium)
+)
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` for a warning issued by the function that calls this one, so that it
+    names the user's line: the first frame outside the package and the PettingZoo / Gymnasium
+    wrappers (``env()``, ``pettingzoo.make``, the parallel view, the single-agent adapter,
+    ``gymnasium.make``), not a wrapper's ``reset``, which Python's default filter would then
+    report once for every caller together."""
+    frame = sys._getframe(2)  # (0: this function, 1: the warning's issuer, 2: its caller)
+    level = 2
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_LIBRARY_DIRS):
+        frame = frame.f_back
+        level += 1
+    return level
+
 
 #: Attributes read on every step, which the raw env holds (and the wrappers only forward).
 LIVE_ATTRIBUTES = (

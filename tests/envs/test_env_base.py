@@ -79,6 +79,28 @@ def test_the_misspelt_option_warning_points_at_the_callers_line():
     assert [w.filename for w in caught] == [__file__]
 
 
+@pytest.mark.parametrize("make", ["env", "pettingzoo", "parallel", "adapter", "gymnasium"])
+def test_the_misspelt_option_warning_points_at_the_callers_line_through_every_wrapper(make):
+    """Under ``env()`` (and ``pettingzoo.make``, the parallel view) the warning was attributed to
+    PettingZoo's wrapper (pettingzoo/utils/wrappers/base.py), under the adapter to
+    domino_env/wrappers.py: not the caller's line, and Python's default filter then showed it
+    once for every caller together."""
+    import gymnasium
+    import pettingzoo
+
+    from domino_env.wrappers import line_single_agent
+
+    env = {
+        "env": block_v0.env, "pettingzoo": lambda: pettingzoo.make("aec", "dominoes/block-v0"),
+        "parallel": block_v0.parallel_env, "adapter": lambda: line_single_agent("block"),
+        "gymnasium": lambda: gymnasium.make("dominoes/Block-v0"),
+    }[make]()  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.reset(seed=0, options={"dael": {}})
+    assert [(w.filename, "unknown option" in str(w.message)) for w in caught] == [(__file__, True)]
+
+
 def _turns_to_truncation(env) -> list[int]:
     """The seats that act until ``max_cycles`` truncates (the first legal action each time)."""
     seats = []
