@@ -172,3 +172,163 @@ def test_a_module_without_metadata_needs_ray_and_says_how_to_install_it(tmp_path
         agent._ctor_model_config(tmp_path)
     assert str(info.value) == (f"{tmp_path} has no {METADATA_FILE}: reading its model config needs ray "
                                "(pip install 'domino-env[rllib]'; in a clone: pip install -e '.[rllib]')")  # fmt: skip
+
+
+# -------------------------------------------- found by mutation testing of agents/rllib/agent.py
+def _trained_module(env_config, hidden=(16,)):
+    """A masked PPO module for ``env_config``, its model config and its numpy state."""
+    env = DominoMultiAgentEnv(env_config)
+    cfg = model_config_of(env_config, hidden)
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule, observation_space=env.observation_spaces["player_0"],
+        action_space=env.action_spaces["player_0"], model_config=cfg,
+    ).build()  # fmt: skip
+    return env, module, cfg
+
+
+def _torch_actions(module, obs, masks):
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    batch = {Columns.OBS: {"observations": torch.from_numpy(obs), "action_mask": torch.from_numpy(masks)}}
+    with torch.no_grad():
+        return list(module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].argmax(-1).numpy())
+
+
+def test_rllib_spec_loads_a_run_folder_for_a_line_game_and_plays_the_modules_moves(tmp_path):
+    """``make_agent("rllib:PATH")`` for a line game (Block): the line game's observation size and
+    action count, the metadata's observation_scale, the label ``rllib:PATH``; its moves are the
+    torch module's (only Mexican Train runs were loaded outside the Ray smoke runs)."""
+    from rllib_helpers import observation_batch
+
+    from domino_env.agents import make_agent
+
+    rules = {"game": "block", "num_players": 2, "max_pip": 6}
+    env, module, cfg = _trained_module(rules)
+    spec = spec_for(2, 6, "line", env.config)
+    metadata = {"game": "block", "env_kwargs": env.aec.env_kwargs, "model_config": cfg,
+                "observation_spec_hash": spec.hash(), "observation_size": spec.size,
+                "observation_scaling": scaling_name("line")}  # fmt: skip
+    folder = tmp_path / "run"
+    (folder / MODULE).mkdir(parents=True)
+    (folder / METADATA_FILE).write_text(json.dumps(metadata))
+    state = {k: v.detach().numpy() for k, v in module.state_dict().items()}
+    (folder / MODULE / MODULE_STATE_FILE).write_bytes(pickle.dumps(state))
+    agent = make_agent(f"rllib:{folder}", env.config)
+    assert agent.name == f"rllib:{folder}" and agent.metadata == metadata and agent.deterministic is True
+    assert agent.actor.input_size == spec.size and agent.actor.num_actions == env.action_spaces["player_0"].n
+    np.testing.assert_array_equal(agent.scale, np.asarray(cfg["observation_scale"], np.float32))
+    obs, masks = observation_batch(env, n=24, seed=6)
+    rng = np.random.default_rng(0)
+    assert [agent(o, m, rng) for o, m in zip(obs, masks, strict=True)] == _torch_actions(module, obs, masks)
+
+
+def test_an_algorithm_checkpoint_folder_finds_its_main_module(good, tmp_path):
+    """``algo.save_to_path(...)``'s folder (``learner_group/`` inside, no ``checkpoint/``), with
+    the metadata file beside it as domino-rllib writes it."""
+    folder, state, metadata = good
+    algo = tmp_path / "algo"
+    (algo / MODULE.relative_to("checkpoint")).mkdir(parents=True)
+    (algo / MODULE.relative_to("checkpoint") / MODULE_STATE_FILE).write_bytes(pickle.dumps(state))
+    (algo / METADATA_FILE).write_text(json.dumps(metadata))
+    agent = load_rllib_agent(algo, RULES)
+    assert agent.metadata == metadata and agent.actor.input_size == spec_for(2, 9, "mexican_train").size
+
+
+def test_a_metadata_file_that_is_not_json_is_one_clear_error(good, tmp_path):
+    folder = _damaged(good, tmp_path)
+    (folder / METADATA_FILE).write_text('{"model_config": ')
+    with pytest.raises(DominoError, match=re.escape(f"{folder / METADATA_FILE}: not a readable metadata file (")):
+        load_rllib_agent(folder, RULES)
+
+
+def test_the_metadata_is_searched_up_to_the_run_folder_only(tmp_path):
+    """Six folders: the module's own up to the run folder (``checkpoint/learner_group/learner/
+    rl_module/main``); a file further up belongs to something else."""
+    from domino_env.agents.rllib.agent import find_metadata
+
+    module = tmp_path / "runs" / MODULE
+    module.mkdir(parents=True)
+    (tmp_path / METADATA_FILE).write_text(json.dumps({"observation_spec_hash": "x", "model_config": {}}))
+    assert find_metadata(module) is None
+    (tmp_path / "runs" / METADATA_FILE).write_text(json.dumps({"observation_spec_hash": "y", "model_config": {}}))
+    assert find_metadata(module)["observation_spec_hash"] == "y"
+
+
+@pytest.mark.parametrize("damage", ["bias_short", "weight_1d"])
+def test_a_layer_whose_bias_or_weight_has_the_wrong_rank_or_length_is_refused(good, tmp_path, damage):
+    """The shape check of every layer, not only a weight that does not follow the previous one:
+    such a file loaded and failed in the first game."""
+    _, state, _ = good
+    key = "pi.net.mlp.0.bias" if damage == "bias_short" else "pi.net.mlp.0.weight"
+    value = state[key][:-1] if damage == "bias_short" else state[key][0]
+    with pytest.raises(DominoError, match="not a chain of linear layers"):
+        load_rllib_agent(_damaged(good, tmp_path, state={**state, key: value}), RULES)
+
+
+def test_a_module_without_metadata_saved_with_a_model_config_dataclass_loads(tmp_path):
+    """RLlib may pickle the module's constructor with a ``DefaultModelConfig`` (a dataclass), not
+    a dict: its fields are read as the config (here ``vf_share_layers=False``: the actor encoder)."""
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    env = DominoMultiAgentEnv({"game": "mexican_train", **RULES})
+    module = MaskedPPOTorchRLModule(  # built directly: RLModuleSpec.build() would pass a dict
+        observation_space=env.observation_spaces["player_0"], action_space=env.action_spaces["player_0"],
+        model_config=DefaultModelConfig(fcnet_hiddens=[16], fcnet_activation="relu", vf_share_layers=False),
+    )  # fmt: skip
+    module.save_to_path(tmp_path / "main")
+    ctor = pickle.loads((tmp_path / "main" / "class_and_ctor_args.pkl").read_bytes())["ctor_args_and_kwargs"][1]
+    assert isinstance(ctor["model_config"], DefaultModelConfig)
+    agent = load_rllib_agent(tmp_path / "main", RULES)
+    assert [act for _, _, act in agent.actor.layers] == ["relu", None]
+    from rllib_helpers import observation_batch
+
+    obs, masks = observation_batch(env, n=16, seed=2)
+    rng = np.random.default_rng(0)
+    assert [agent(o, m, rng) for o, m in zip(obs, masks, strict=True)] == _torch_actions(module, obs, masks)
+
+
+def test_a_module_without_metadata_and_an_unreadable_constructor_file_is_one_clear_error(good, tmp_path):
+    _, state, _ = good
+    (tmp_path / "main").mkdir()
+    (tmp_path / "main" / MODULE_STATE_FILE).write_bytes(pickle.dumps(state))
+    (tmp_path / "main" / "class_and_ctor_args.pkl").write_bytes(b"garbage")
+    with pytest.raises(DominoError, match=re.escape(f"{tmp_path / 'main'}: not a readable RLlib module (no "
+                                                    f"{METADATA_FILE}, and its class_and_ctor_args.pkl could not be read: ")):  # fmt: skip
+        load_rllib_agent(tmp_path / "main", RULES)
+
+
+def test_reloading_the_rllib_agent_module_registers_rllib_anew():
+    """IPython's autoreload runs the module's ``register_agent`` calls again with a new factory,
+    for both game families (as the other agent modules of the package: test_registry.py)."""
+    code = ("import importlib, warnings\n"
+            "warnings.simplefilter('error')\n"
+            "from domino_env.agents.base import _REGISTRIES\n"
+            "import domino_env.agents.rllib.agent as a\n"
+            "importlib.reload(a)\n"
+            "print([_REGISTRIES[g]['rllib'] is a._factory for g in ('mexican_train', 'line')])\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "[True, True]\n", proc.stderr[-2000:]
+
+
+def test_a_module_without_metadata_for_other_rules_is_a_spec_mismatch_naming_both_sizes(tmp_path):
+    """Without ``domino_rllib.json`` no spec hash is compared: the weights' sizes are, each on its
+    own (a 2-seat Block module asked to play 3 seats has the same 59 actions, only more inputs)."""
+    from domino_env.agents.ppo import SpecMismatchError
+
+    _, module, _ = _trained_module({"game": "block", "num_players": 2, "max_pip": 6})
+    module.save_to_path(tmp_path / "main")
+    assert load_rllib_agent(tmp_path / "main", {"preset": "block", "num_players": 2, "max_pip": 6}).actor.input_size == 91
+    for players, pips, size, actions in ((3, 6, 103, 59), (2, 9, 154, 113)):
+        with pytest.raises(SpecMismatchError, match=re.escape(
+                f"RLlib module {tmp_path / 'main'} takes 91 observation floats and 59 actions; this environment "
+                f"({players} players, double-{pips}) has {size} and {actions}")):  # fmt: skip
+            load_rllib_agent(tmp_path / "main", {"preset": "block", "num_players": players, "max_pip": pips})
+
+
+def test_an_observation_scale_that_is_not_numbers_is_one_clear_error(good, tmp_path):
+    _, _, metadata = good
+    cfg = {**metadata["model_config"], "observation_scale": ["x"] * len(metadata["model_config"]["observation_scale"])}
+    folder = _damaged(good, tmp_path, metadata={**metadata, "model_config": cfg})
+    with pytest.raises(DominoError, match=re.escape(f"RLlib module {folder / MODULE}: its observation_scale is not numeric (")):
+        load_rllib_agent(folder, RULES)
