@@ -35,6 +35,19 @@ def page_blocks() -> list[tuple[str, int, str]]:
     ]
 
 
+@pytest.fixture(autouse=True)
+def agents_registered_by_a_block_are_forgotten():
+    """A block's ``register_agent("own-first", ...)`` stayed in this process's registry: a later
+    test on the same worker (the command lines' --help lists every registered name) saw it."""
+    from domino_env.agents.base import _REGISTRIES
+
+    saved = {game: dict(names) for game, names in _REGISTRIES.items()}
+    yield
+    for game, names in saved.items():
+        _REGISTRIES[game].clear()
+        _REGISTRIES[game].update(names)
+
+
 def test_not_run_marker_skips_only_the_next_block():
     text = "a\n```python\nx = 1\n```\n<!-- not run -->\n```python\nraise SystemExit\n```\n"
     assert python_blocks(text) == ["x = 1\n"]
