@@ -132,8 +132,10 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
             try:
                 agents[seat], labels[seat] = make_agent(spec, env.config), spec
             except (DominoError, OSError) as exc:
-                model = spec.partition(":")[2].partition(",")[0]
-                if isinstance(exc, CheckpointNotFoundError) and model and not Path(model).is_absolute():
+                kind, _, model = spec.partition(":")
+                model = model.partition(",")[0]  # (ppo:PATH or rllib:PATH; a search's prior= keeps the loader's line)
+                if isinstance(exc, CheckpointNotFoundError) and kind in ("ppo", "rllib") and model and \
+                        not Path(model).is_absolute():  # fmt: skip
                     # the loader's "give their full path" cannot be followed: --resume takes no agents
                     exc = f"no model at {model} from this folder: run domino-play --resume from the folder the game was started in"
                 parser.error(f"--resume {path}: the agent of seat {seat} ({spec}): {exc}")
