@@ -161,7 +161,7 @@ class MexicanTrainEncoder(EncoderBase):
     """Builds observations and masks for one config.
 
     Attributes:
-        spec: the :class:`ObservationSpec` (``spec.space`` is the Box of the ``"observation"`` key).
+        spec: the :class:`ObservationSpec` (``spec.space`` equals the Box of the ``"observation"`` key; each env holds its own copy).
         num_actions: ``T * (P + 1) + 2``.
     """
 

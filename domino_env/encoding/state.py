@@ -111,7 +111,7 @@ class StateEncoderBase:
     """Writes an engine state into its global-state array.
 
     Attributes:
-        spec: the state's spec; ``spec.space`` is ``env.state_space`` (float32 Box, low 0).
+        spec: the state's spec; ``spec.space`` equals ``env.state_space`` (float32 Box, low 0; each env holds its own copy).
     """
 
     spec: ObservationSpec

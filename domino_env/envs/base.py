@@ -96,7 +96,9 @@ class DominoAECEnv(AECEnv, EzPickle):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self._observation_space = spaces.Dict(
             {
-                "observation": self.encoder.spec.space,
+                # a copy: the spec is cached per game, seats and set, and a Box shared by every
+                # such env made seeding one env's space seed them all (an API bug battery)
+                "observation": copy.deepcopy(self.encoder.spec.space),
                 "action_mask": spaces.Box(0, 1, (self.encoder.num_actions,), dtype=np.int8),
             }
         )
@@ -109,7 +111,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         self.game_state: Any = None
         self.state_encoder = self.state_encoder_class(self.config, self.encoder.spec)
         #: PettingZoo's global-state space: float32 Box of ``state_encoder.spec.size`` entries
-        self.state_space = self.state_encoder.spec.space
+        self.state_space = copy.deepcopy(self.state_encoder.spec.space)  # (this env's own, as above)
         #: the round-end info (docs/infos.md layout) of every round of the episode so far,
         #: oldest first; the single-agent adapter passes them on.
         self.round_results: list[dict[str, Any]] = []

@@ -28,6 +28,23 @@ def test_the_space_dicts_hold_the_one_cached_space_of_every_agent(name):
         assert env.action_spaces[agent] is env.action_space(agent)
 
 
+@pytest.mark.parametrize("name", ["mexican_train", "cuban"])
+def test_each_env_holds_its_own_spaces_so_seeding_one_leaves_the_others(name):
+    """The observation Box and state_space came from the spec, cached per game, seats and set:
+    every such env held the same objects, so seeding one env's space reseeded all (an API bug
+    battery)."""
+    make = MODULES[name].raw_env
+    a, b = make(), make()
+    assert a.observation_space("player_0")["observation"] == b.observation_space("player_0")["observation"]
+    assert a.state_space == b.state_space and a.state_space == a.state_encoder.spec.space
+    for space_of in (lambda env: env.observation_space("player_0")["observation"], lambda env: env.state_space):
+        space_of(b).seed(1)
+        first = space_of(b).sample()
+        space_of(b).seed(1)
+        space_of(a).seed(2)  # another env's seed leaves b's stream as it was
+        assert np.array_equal(space_of(b).sample(), first)
+
+
 @pytest.mark.parametrize("name", list(MODULES))
 def test_the_action_mask_space_is_int8_zeros_and_ones_of_the_action_count(name):
     env = MODULES[name].raw_env()
