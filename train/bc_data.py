@@ -64,7 +64,7 @@ def collect(
     Raises:
         ValueError: an observation entry that int16 cannot hold exactly.
     """
-    from domino_env.train.progress import progress_bar
+    from domino_env.train.progress import close_bar, progress_bar
 
     rng = np.random.default_rng([seed, 11])
     single = env.unwrapped  # the learner's SingleAgentEnv: its AEC env and (per episode) seat
@@ -101,7 +101,7 @@ def collect(
             on_episode(len(rewards))
         episode += 1
         env.reset()
-    bar.close()
+    close_bar(bar)
     obs = np.asarray(obs_rows, dtype=np.float32).reshape(len(actions), len(env.scale))  # 0 rows when stopped at once
     stored = obs.astype(np.int16)
     if not np.array_equal(stored, obs):
@@ -214,7 +214,7 @@ def collect_parallel(
     """
     import tempfile
 
-    from domino_env.train.progress import progress_bar
+    from domino_env.train.progress import close_bar, progress_bar
 
     workers = max(1, min(int(workers), int(samples)))
     if workers == 1:
@@ -238,7 +238,7 @@ def collect_parallel(
                     event.set()
                 bar.update(counter.value - bar.n)
         finally:  # also when this process is interrupted: no worker outlives it
-            bar.close()
+            close_bar(bar)
             for proc in procs:
                 if proc.is_alive():
                     proc.kill()

@@ -104,7 +104,7 @@ def fit(
         shown = {"loss": f"{entry['train_loss']:.3f}"}
         if "val_agreement" in entry:  # none without a held-out split (--val-fraction 0)
             shown["agree"] = f"{entry['val_agreement']:.3f}"
-        bar.set_postfix(shown)
+        bar.set_postfix(shown, refresh=False)  # drawn by the next update or the close: one line each into a log
     bar.close()
     policy.eval()
     return log

@@ -169,8 +169,9 @@ def _count(value: Any) -> int:
 
 
 def _mean(value: Any) -> float | None:
-    """A mean over the iteration's finished episodes: None (JSON null) when none finished."""
-    return None if value is None or not np.isfinite(value) else float(value)
+    """A mean over the iteration's finished episodes: None (JSON null) when none finished. Rounded
+    to 12 decimals: RLlib's sums leave float noise (a zero-sum mean read 1.7e-17)."""
+    return None if value is None or not np.isfinite(value) else round(float(value), 12)
 
 
 def progress_row(result: dict[str, Any]) -> dict[str, Any]:

@@ -128,3 +128,35 @@ def test_a_tqdm_mininterval_that_is_no_number_is_one_line(tmp_path):
         "domino-evaluate: error: TQDM_MININTERVAL='abc': not a number (tqdm's own variable: the seconds between "
         "redraws of the progress bars)"
     ) and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+def test_a_bar_run_past_its_total_closes_at_100_percent_and_a_short_one_keeps_its_total(monkeypatch, no_override):
+    from domino_env.train.progress import close_bar
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    past, short = progress_bar(total=300, unit="dec"), progress_bar(total=300, unit="dec")
+    past.update(309)
+    short.update(120)  # an interrupted collection: the bar says how far it got
+    close_bar(past)
+    close_bar(short)
+    assert (past.total, past.n, short.total, short.n) == (309, 309, 300, 120)
+
+
+def test_domino_bc_into_a_pipe_draws_each_bar_once_at_its_start_and_once_at_its_end(tmp_path, no_override):
+    """A fresh user piped `domino-bc`: the decisions bar ended at "309dec" (whole episodes run past
+    --samples 300, and tqdm drops the total then), and the cloning bar's 100% line came twice (the
+    epoch's postfix forced a redraw just before the close drew it again)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "TQDM_MININTERVAL"}
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.bc", "--samples", "300", "--epochs", "2",
+                           "--final-eval-rounds", "0", "--seed", "0", "--out", str(tmp_path / "bc")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    draws = [d for d in proc.stderr.replace("\n", "\r").split("\r") if d.strip()]
+    decisions = [d for d in draws if d.startswith("expert decisions:")]
+    cloning = [d for d in draws if d.startswith("cloning:")]
+    assert len(decisions) == 2 and "0/300" in decisions[0], draws
+    count = decisions[1].split("|")[2].split()[0]  # "309/309"
+    done, total = map(int, count.split("/"))
+    assert decisions[1].split(":")[1].strip().startswith("100%") and done == total >= 300, draws
+    assert len(cloning) == 2 and "0/2" in cloning[0] and "2/2" in cloning[1] and "agree=" in cloning[1], draws

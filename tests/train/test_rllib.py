@@ -371,3 +371,15 @@ def test_a_progress_row_of_an_iteration_without_a_finished_episode_is_strict_jso
     assert row == {"iteration": 3, "env_steps": 192, "episodes": 1, "episode_len_mean": None,
                    "main_return_mean": None, "main_win_rate": None, "illegal_actions": 0, "time_s": 4.5}  # fmt: skip
     assert json.loads(json.dumps(row, allow_nan=False)) == row
+
+
+def test_a_progress_rows_means_drop_rllibs_float_noise():
+    """A zero-sum mean return came out of RLlib's sums as 1.7e-17 (a fresh user read it in
+    progress.jsonl): the means are rounded to 12 decimals, which keeps every real digit."""
+    from domino_env.train.rllib_config import progress_row
+
+    row = progress_row({"training_iteration": 1, "env_runners": {"main_seat_return": 1.7e-17,
+                        "main_win_rate": 0.2512345678901234, "episode_len_mean": 57.25}})  # fmt: skip
+    assert row["main_return_mean"] == 0.0
+    assert row["main_win_rate"] == 0.251234567890
+    assert row["episode_len_mean"] == 57.25
