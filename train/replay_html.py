@@ -230,6 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     unreadable or corrupt record, or a bad output path, is one line on stderr and status 2."""
     parser = build_parser()
     args = parser.parse_args(argv)
+
+    def refuse(message: str) -> NoReturn:  # the record is wrong, not an option: no --help hint
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
     if args.output is not None and not args.output.strip():  # it fell back to RECORD.html
         parser.error("--output: give the HTML file to write (got an empty name)")
     to_stdout = args.output == "-"
@@ -239,9 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     src = Path("/dev/stdin") if args.record == "-" else Path(args.record)
     out = Path(args.output) if args.output and not to_stdout else default_page(src)
     if src.is_dir():
-        parser.error(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
+        refuse(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
     if not src.exists():
-        parser.error(f"record {src}: no such file")
+        refuse(f"record {src}: no such file")
     if not src.is_file() and not args.output:  # a pipe (<(zcat rec.json.gz)) reads, but names no page
         parser.error(f"record {src} is not a regular file (a pipe?); give the page to write with --output")
     where = f"--output {out}" if args.output else f"the page {out}"  # (without -o: the record's default page)
@@ -252,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif out.is_dir():
         parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
     elif out.resolve() == src.resolve() and _is_replay_page(src):
-        parser.error(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
+        refuse(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
     elif out.resolve() == src.resolve():
         parser.error(f"{where} would overwrite the record; give the page to write with --output")
     elif out.is_symlink() and not out.exists():  # (as domino-evaluate --json and domino-play --record)
@@ -265,9 +269,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif problem := unwritable(out):
         parser.error(f"{where}: {problem}")
 
-    def refuse(message: str) -> NoReturn:  # the record's content: no option to fix, no --help hint
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
-
     name = "-" if args.record == "-" else str(src)  # as typed: "-", not the /dev/stdin read for it
     try:
         record = load_record(src)
@@ -276,12 +277,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
         refuse(str(err).replace(f"record {src}", f"record {name}", 1))
     except OSError as err:
-        parser.error(f"record {name}: {err.strerror}")
+        refuse(f"record {name}: {err.strerror}")
     try:
         data = page_data(record)
         page = render_html(record, data)
     except OSError as err:
-        parser.error(f"record {name}: {err.strerror}")
+        refuse(f"record {name}: {err.strerror}")
     except RecordError as err:  # its message says what does not replay, and where
         refuse(f"record {name}: {err}")
     except (ValueError, KeyError, TypeError, AttributeError) as err:

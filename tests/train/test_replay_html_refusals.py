@@ -71,6 +71,8 @@ def test_cli_refuses_bad_records_and_paths_in_one_line(cuban_game, tmp_path):
         assert out.returncode == 2, (args, out.stdout, out.stderr)
         assert message in out.stderr, (args, out.stderr)
         assert "Traceback" not in out.stderr
+        # the hint only where an option is wrong (-o); a user trial found it on some record errors
+        assert ("(domino-replay-html --help lists every option)" in out.stderr) == ("-o" in args), (args, out.stderr)
     assert not [p for p in tmp_path.glob("*.html") if p != fifo] and notes.read_text() == "mine"
 
 
@@ -273,6 +275,7 @@ def test_an_endless_file_a_replay_page_and_a_gzip_record(cuban_game, tmp_path):
     out = _cli(str(tmp_path / "game.html"))
     assert out.returncode == 2, out.stderr
     assert f"record {tmp_path / 'game.html'} is a replay page, not a game record; give the record (JSON)" in out.stderr
+    assert "--help" not in out.stderr  # as with -o below: the record is wrong, not an option
     out = _cli(str(tmp_path / "game.html"), "-o", str(tmp_path / "other.html"))  # (said "not valid JSON")
     assert out.returncode == 2, out.stderr
     assert f"record {tmp_path / 'game.html'} is a replay page, not a game record" in out.stderr
