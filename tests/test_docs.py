@@ -283,6 +283,19 @@ def test_no_documented_command_writes_over_the_released_files():
         ROOT / "docs/training.md").read_text()  # the test reads the pages' commands  # fmt: skip
 
 
+@pytest.mark.parametrize("path", sorted(ROOT.glob("checkpoints/*_action_scores/release_eval_vs_*.json")),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")  # fmt: skip
+def test_a_released_evaluation_holds_the_documented_command_that_wrote_it(path):
+    """The released models' evaluation files were written before domino-evaluate kept its command
+    line: each now holds it (and the package version), and it is the one training.md gives."""
+    import json
+
+    result = json.loads(path.read_text())
+    assert result["package_version"] and result["rounds_played"] == 2000 and result["seed"] == 2027
+    assert result["command"].endswith(f"--json runs/{path.parent.name}/{path.name}")
+    assert result["command"] in (ROOT / "docs/training.md").read_text().splitlines()
+
+
 # ---------------------------------------------------------------------------- the repository
 
 FILES = repository_files()
