@@ -87,7 +87,8 @@ def as_config(config: Any = None) -> MexicanTrainConfig | LineConfig:
     ``max_steps``) are dropped.
 
     Raises:
-        ConfigError: the dict has an unknown or invalid field.
+        ConfigError: the dict has an unknown preset or an unknown or invalid field; ``config`` is
+            none of the above (field ``config``).
     """
     if config is None:
         return MexicanTrainConfig()
@@ -168,7 +169,8 @@ def _mark_built_in() -> None:
 
 
 def agent_names(game: str = "mexican_train") -> list[str]:
-    """Registered agent names of the family ``game`` (``"mexican_train"`` or ``"line"``), sorted."""
+    """Registered agent names of the family ``game`` (``"mexican_train"`` or ``"line"``), sorted;
+    ``[]`` for any other ``game``."""
     return sorted(_REGISTRIES.get(game, {}))
 
 
@@ -187,8 +189,13 @@ def make_agent(spec: str | Agent | InfoStateAgent, config: Any = None) -> Agent 
     ``"name:arg"`` is named by the whole spec (``make_agent("planner:1").name == "planner:1"``).
 
     Raises:
-        AgentSpecError: unknown agent name (for that game family), or a bad ``:argument``
-            (a :class:`ConfigError` with field ``agent``).
+        AgentSpecError: unknown agent name (for that game family), a bad ``:argument``, a
+            ``spec`` that is neither a string nor a callable, or a factory that returned no
+            callable (a :class:`ConfigError` with field ``agent``).
+        ConfigError: ``config`` is not rules :func:`as_config` accepts.
+
+    A factory's own errors propagate (``"ppo:PATH"``: those of
+    :func:`~domino_env.agents.ppo.load_ppo_agent`, such as ``CheckpointNotFoundError``).
     """
     if not isinstance(spec, str):
         if callable(spec):

@@ -32,7 +32,13 @@ from .line_planner import LinePlannerAgent, _planner  # noqa: F401
 
 class LineRandomAgent(_LineAgent):
     """Uniform choice among the legal actions (DRAW, PASS and ANNUL included when legal), using
-    ``rng``."""
+    ``rng``.
+
+    Raises:
+        ConfigError: ``config`` does not give line-game rules (None: the block preset); when
+            called, an ``action_mask`` whose length is not the rules' ``2T + 3`` actions, or with
+            no legal action, or an ``rng`` that is not a ``numpy.random.Generator``.
+    """
 
     name = "random"
 
@@ -56,6 +62,11 @@ class LineGreedyAgent(_LineAgent):
        2-4). One tile that fits both ends goes on the left end (end 0: the lowest action).
 
     It ignores the rng (deterministic).
+
+    Raises:
+        ConfigError: ``config`` does not give line-game rules (None: the block preset); when
+            called, an ``action_mask`` whose length is not the rules' ``2T + 3`` actions, or with
+            no legal action.
     """
 
     name = "greedy"

@@ -78,6 +78,12 @@ class LinePlannerAgent(_LineAgent):
             :class:`LineConfig`).
         samples: deals sampled for the closing estimate (rule 6).
         rollouts: deals sampled per decision for the search option (0 = off).
+
+    Raises:
+        ConfigError: ``config`` does not give line-game rules (None: the block preset); when
+            called, an ``action_mask`` whose length is not the rules' ``2T + 3`` actions, or with
+            no legal action; an ``rng`` that is not a ``numpy.random.Generator`` when it samples
+            deals (rule 6, the search option).
     """
 
     name = "planner"

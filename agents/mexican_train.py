@@ -58,7 +58,17 @@ class _MexicanTrainAgent:
 
 
 class RandomAgent(_MexicanTrainAgent):
-    """Uniform choice among the legal actions (DRAW and PASS included when legal), using ``rng``."""
+    """Uniform choice among the legal actions (DRAW and PASS included when legal), using ``rng``.
+
+    Called as ``agent(observation, action_mask, rng) -> int`` (observation float32, mask int8 of
+    the env's spaces).
+
+    Raises:
+        ConfigError: ``config`` is not rules :func:`~domino_env.agents.base.as_config` accepts;
+            when called, an ``action_mask`` whose length is not the rules' ``T * (P + 1) + 2``
+            actions, or with no legal action, or an ``rng`` that is not a
+            ``numpy.random.Generator``.
+    """
 
     name = "random"
 
@@ -82,6 +92,11 @@ class GreedyAgent(_MexicanTrainAgent):
        lowest tile index.
 
     It ignores the rng (deterministic).
+
+    Raises:
+        ConfigError: ``config`` is not rules :func:`~domino_env.agents.base.as_config` accepts;
+            when called, an ``action_mask`` whose length is not the rules' ``T * (P + 1) + 2``
+            actions, or with no legal action.
     """
 
     name = "greedy"
@@ -144,6 +159,11 @@ class PlannerAgent(_MexicanTrainAgent):
         config: the rules (anything :func:`domino_env.agents.base.as_config` accepts).
         budget: search nodes per chain search (the main plan; re-plans of candidate moves use
             ``budget // 8``).
+
+    Raises:
+        ConfigError: ``config`` is not rules :func:`~domino_env.agents.base.as_config` accepts;
+            when called, an ``action_mask`` whose length is not the rules' ``T * (P + 1) + 2``
+            actions, or with no legal action.
     """
 
     name = "planner"

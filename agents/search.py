@@ -130,7 +130,13 @@ class SearchAgent:
             Train with a prior that ranks its moves, such as the planner; else every move).
 
     Raises:
-        ConfigError: a rollout or option the game does not support.
+        ConfigError: a rollout or option the game does not support, a count out of range
+            (``oversample``, ``solve_tiles``, ``node_limit`` >= 1; ``budget``, ``min_worlds`` 1 to
+            :data:`MAX_BUDGET`; ``candidates`` >= 0), a weight not a finite number >= 0, a
+            ``prior`` that is no agent of this game or needs ``info_state`` (or, with
+            ``candidates``, ranks no moves); when called: a mask of another size or with no legal
+            action, or (with more than one legal action) no ``info_state``, or one of another
+            seat or rules.
     """
 
     name = "search"
@@ -277,7 +283,8 @@ class SearchAgent:
         search columns of the action features (``action-features-v3``) read.
 
         Raises:
-            ConfigError: ``info_state`` is None, or holds a state of other rules.
+            ConfigError: ``info_state`` is None, not an InformationState, of a seat other than
+                the one to act, or holds a state of other rules.
         """
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         mask_legal = legal

@@ -244,6 +244,8 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
 
     Raises:
         DominoError: ``viewer`` is not a seat.
+        ConfigError: ``all_hands`` is not True / False (or 1 / 0).
+        ImportError: Pillow (the ``[render]`` extra) is not installed.
     """
     cfg = state.config
     p = state.num_players
@@ -363,6 +365,8 @@ def line_image(state: LineState, viewer: int | None = None, all_hands: bool = Fa
 
     Raises:
         DominoError: ``viewer`` is not a seat.
+        ConfigError: ``all_hands`` is not True / False (or 1 / 0).
+        ImportError: Pillow (the ``[render]`` extra) is not installed.
     """
     cfg = state.config
     p = state.num_players
@@ -426,7 +430,13 @@ def line_image(state: LineState, viewer: int | None = None, all_hands: bool = Fa
 
 # ---------------------------------------------------------------------- dispatch
 def table_image(state: Any, viewer: int | None = None, all_hands: bool = False) -> np.ndarray:
-    """Picture of any engine state (:func:`mexican_train_image` or :func:`line_image`)."""
+    """Picture of any engine state (:func:`mexican_train_image` or :func:`line_image`, whose
+    arguments these are): ``(H, W, 3)`` uint8 RGB, ``(H, W) = image_size(state.config)``.
+
+    Raises:
+        TypeError: ``state`` is not a Mexican Train or line-game engine state.
+        DominoError, ConfigError, ImportError: as :func:`mexican_train_image` raises them.
+    """
     if isinstance(state, MexicanTrainState):
         return mexican_train_image(state, viewer, all_hands)
     if isinstance(state, LineState):
@@ -435,7 +445,8 @@ def table_image(state: Any, viewer: int | None = None, all_hands: bool = False) 
 
 
 def image_size(config: Any) -> tuple[int, int]:
-    """``(height, width)`` of every picture of a game under ``config`` (a rules config)."""
+    """``(height, width)`` in pixels of every picture of a game under ``config`` (a rules config:
+    a :class:`LineConfig`, else Mexican Train rules); needs no Pillow."""
     if isinstance(config, LineConfig):
         return line_size(config)
     return mexican_train_size(config)

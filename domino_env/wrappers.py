@@ -57,7 +57,7 @@ Opponents: TypeAlias = "Opponent | InfoStateAgent | Sequence[Opponent | InfoStat
 
 
 def random_legal_opponent(observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-    """Uniform choice among the legal actions (the adapter's default opponent).
+    """Uniform choice among the legal actions of ``action_mask`` (int8 ``(n,)``): an int (the adapter's default opponent).
 
     Raises:
         ConfigError: ``rng`` is not a ``numpy.random.Generator``."""
@@ -261,6 +261,7 @@ class SingleAgentEnv(gymnasium.Env):
             DominoError: an explicit deal whose round ends before the learner's first turn, or
                 100 deals in a row that did (the message names ``max_steps`` / ``max_cycles`` when
                 the last one was truncated before it).
+            DealError: an invalid ``options`` deal (refused by the AEC env's ``reset``).
 
         An opponent callable's own error propagates and leaves no episode (``step`` asks for
         ``reset``).
@@ -320,7 +321,7 @@ class SingleAgentEnv(gymnasium.Env):
         """Play the learner's ``action``, then the opponents until the learner acts again.
 
         Returns:
-            ``(observation float32 (n,), reward float, terminated bool, truncated bool, info)``;
+            ``(observation float32 (obs size,), reward float, terminated bool, truncated bool, info)``;
             ``info`` carries the round result keys when a round ended on this step, and always
             ``info["round_results"]``: the round-end infos (docs/infos.md layout:
             ``termination_code``, ``winners``, ``pips``, ``points``, ``scores``,
@@ -372,7 +373,7 @@ class SingleAgentEnv(gymnasium.Env):
         return obs, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions, shape ``(n,)`` (for MaskablePPO); all
+        """Boolean mask of the learner's legal actions, shape ``(action_space.n,)`` (for MaskablePPO); all
         False once the episode is over (terminated or truncated).
 
         Raises:
@@ -445,7 +446,8 @@ def mexican_train_single_agent(
 ) -> SingleAgentEnv:
     """Mexican Train as a single-agent Gymnasium env; ``env_kwargs`` go to
     ``mexican_train_v0.raw_env``. The registered id ``"dominoes/MexicanTrain-v0"`` builds the same
-    adapter (through ``domino_env.agents.gym_ids``, which also takes agent names as opponents)."""
+    adapter (through ``domino_env.agents.gym_ids``, which also takes agent names as opponents).
+    Raises ConfigError for an unknown keyword, a render mode other than None / "ansi" / "rgb_array", or as :class:`SingleAgentEnv` and ``raw_env`` do."""
     from .envs.mexican_train_v0 import raw_env
 
     check_adapter_keywords(raw_env, env_kwargs)
@@ -466,7 +468,7 @@ def line_single_agent(
     build the same adapter through ``domino_env.agents.gym_ids``, which also takes agent names).
     With teams, the learner's partner is one of the ``opponents`` callables (entry 1 of a
     sequence: the seat two places after the learner), or with ``team_play=True`` the learner
-    itself (see :class:`SingleAgentEnv`); the learner's reward is its team's."""
+    itself (see :class:`SingleAgentEnv`); the learner's reward is its team's. Raises ConfigError as :func:`mexican_train_single_agent` does (an unknown ``preset`` too)."""
     from .envs.line_v0 import raw_env
 
     check_adapter_keywords(raw_env, env_kwargs, (*ADAPTER_KWARGS, "team_play"))

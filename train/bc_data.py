@@ -345,7 +345,8 @@ def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarra
 
 # ---------------------------------------------------------------------------------- cloning
 def held_out(episodes: np.ndarray, fraction: float) -> np.ndarray:
-    """bool per sample: its episode is held out. A fixed hash of the episode id (Knuth's
-    multiplicative hash), so the split never changes as the dataset grows."""
+    """bool per sample, shape of ``episodes`` (integer episode ids, one per sample): its episode
+    is held out. About ``fraction`` (0 to 1) of the episodes are. A fixed hash of the episode id
+    (Knuth's multiplicative hash), so the split never changes as the dataset grows."""
     h = (episodes.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(2**32)
     return h.astype(np.float64) / 2**32 < fraction

@@ -109,7 +109,11 @@ def plot_results(rows: Sequence[dict[str, Any]], path: str | Path, title: str = 
     """Draw the rows (from :func:`chart_row`) top to bottom as points with horizontal 95% interval
     bars, each with a dotted mark at its own parity share and its figures on the right, coloured
     by verdict (green above parity, grey at it, red below); save a PNG at ``path`` and return it.
-    ``labels`` replace the rows' own (one per row)."""
+    ``labels`` replace the rows' own (one per row).
+
+    Raises:
+        ModuleNotFoundError: matplotlib (the ``[train]`` extra) is not installed.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

@@ -247,10 +247,14 @@ def load_rllib_agent(
     :func:`domino_env.agents.as_config` accepts). See the module docstring for ``path``.
 
     Raises:
-        FileNotFoundError: no module at ``path``.
-        SpecMismatchError: the module was trained on another observation layout or action count.
-        DominoError: an unreadable checkpoint or a module that is not a PPO MLP.
-        ConfigError: ``name`` neither None nor a non-empty string (checked before loading).
+        CheckpointNotFoundError: no module at ``path`` (also a ``FileNotFoundError``).
+        SpecMismatchError: the module was trained on the other game family, or on another
+            observation layout or action count.
+        CheckpointError: its metadata names invalid rules, or seats or a set other than its spec.
+        DominoError: an unreadable checkpoint or metadata, a module that is not a PPO MLP, or a
+            checkpoint without ``domino_rllib.json`` when ray is not installed.
+        ConfigError: ``name`` neither None nor a non-empty string (checked before loading), or
+            ``config`` not rules :func:`~domino_env.agents.as_config` accepts.
     """
     name = agent_label(name, "rllib")
     cfg = as_config(config)

@@ -74,7 +74,8 @@ def _known(name: Any, names: Any) -> bool:
 
 @dataclass(frozen=True)
 class MexicanTrainConfig(_ConfigMixin):
-    """The rules of one Mexican Train game (defaults = seed 000, "Dominó Cubano (Tren Mexicano)").
+    """The rules of one Mexican Train game (docs/rules.md §1; defaults = seed 000, "Dominó Cubano
+    (Tren Mexicano)").
 
     Attributes are documented in ``FIELD_DOCS`` (and docs/envs.md, built from it). Build one with
     :func:`from_preset` to start from a document's rule set.
@@ -207,7 +208,8 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def from_preset(name: str = "domino_cubano", **overrides: Any) -> MexicanTrainConfig:
-    """Config of preset ``name`` with ``overrides`` applied (explicit values win).
+    """Config of preset ``name`` with ``overrides`` applied (explicit values win); the presets are
+    docs/rules.md §1.8's (:data:`PRESETS`).
 
     Raises:
         ConfigError: unknown preset, unknown field or invalid value, or a ``preset=`` override
@@ -315,7 +317,8 @@ class LineConfig(_ConfigMixin):
             raise ConfigError("preset", self.preset, f"one of {tuple(LINE_PRESETS)}")
 
     def team_of(self, seat: int) -> int:
-        """Team of ``seat`` (seat parity) with teams on; the seat itself otherwise."""
+        """Team of ``seat`` (seat parity: 0 for seats 0 and 2, 1 for seats 1 and 3; docs/rules.md
+        §2.1) with teams on; the seat itself otherwise."""
         return seat % 2 if self.teams else seat
 
 
@@ -349,7 +352,8 @@ LINE_PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def line_from_preset(name: str = "block", **overrides: Any) -> LineConfig:
-    """Line-game config of preset ``name`` with ``overrides`` applied (explicit values win).
+    """Line-game config of preset ``name`` (``"block"``, ``"draw"`` or ``"cuban"``: docs/rules.md
+    §2.2) with ``overrides`` applied (explicit values win).
 
     Raises:
         ConfigError: unknown preset, unknown field or invalid value, or a ``preset=`` override

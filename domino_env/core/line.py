@@ -225,7 +225,8 @@ class LineState:
         )
 
     def legal_actions(self) -> list[int]:
-        """Legal actions of the current player, sorted ascending (never empty while the round runs)."""
+        """Legal actions of the current player under docs/rules.md §2.1-2.2, sorted ascending
+        (never empty while the round runs)."""
         if self._legal is not None:
             return self._legal
         if self.round_over:
@@ -261,7 +262,8 @@ class LineState:
         """Apply ``action`` for the current player.
 
         Raises:
-            IllegalActionError: the action is not legal now (the state is left unchanged).
+            IllegalActionError: the action is not an integer or not legal now (the state is left
+                unchanged).
         """
         action = check_action(action)
         legal = self.legal_actions()

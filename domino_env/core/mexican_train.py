@@ -229,7 +229,8 @@ class MexicanTrainState(MexicanTrainRounds, MexicanTrainViews):
         return self._public_trains(seat), []
 
     def legal_actions(self) -> list[int]:
-        """Legal actions of the current player, sorted ascending (never empty while the round runs).
+        """Legal actions of the current player under docs/rules.md §1.3-1.4, sorted ascending
+        (never empty while the round runs).
 
         Returns:
             list of action ints (see the module docstring for the layout).
@@ -279,7 +280,8 @@ class MexicanTrainState(MexicanTrainRounds, MexicanTrainViews):
         """Apply ``action`` for the current player.
 
         Raises:
-            IllegalActionError: the action is not legal now (the state is left unchanged).
+            IllegalActionError: the action is not an integer or not legal now (the state is left
+                unchanged).
         """
         action = check_action(action)
         legal = self.legal_actions()

@@ -55,7 +55,12 @@ def make_record(env_id: str, env_kwargs: dict[str, Any], seed: int | None, state
 def save_record(record: dict[str, Any], path: str | Path) -> None:
     """Write ``record`` as JSON to ``path`` (standard JSON: no NaN or Infinity; gzip-compressed
     when the name ends in ``.gz``), through a temporary file beside it: an interruption keeps an
-    earlier file at ``path`` whole."""
+    earlier file at ``path`` whole.
+
+    Raises:
+        ValueError: ``record`` holds a NaN or infinite float; TypeError: a value JSON cannot hold.
+        OSError: ``path`` cannot be written (see :func:`domino_env.core.files.replace_file`).
+    """
     data = json.dumps(record, indent=1, allow_nan=False).encode("utf-8")
     if Path(path).suffix.lower() == ".gz":
         data = gzip.compress(data, mtime=0)  # (mtime 0: the same record gives the same bytes)

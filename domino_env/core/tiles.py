@@ -74,12 +74,17 @@ def tile_pair(tile: object) -> Tile:
 
 
 def double_index(pip: int, max_pip: int) -> int:
-    """Canonical index of the double ``(pip, pip)``."""
+    """Canonical index of the double ``(pip, pip)``.
+
+    Raises:
+        DominoError: as :func:`tile_index` (``pip`` not an integer 0..max_pip).
+    """
     return tile_index(pip, pip, max_pip)
 
 
 def pip_value(tile: Tile, double_blank_points: int = 0) -> int:
-    """Value of a tile in pips: its pip total, or ``double_blank_points`` for the 0-0."""
+    """Value of a tile in pips: its pip total, or ``double_blank_points`` for the 0-0
+    (docs/rules.md §0, §1.5)."""
     a, b = tile
     if a == 0 and b == 0:
         return double_blank_points

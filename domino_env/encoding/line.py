@@ -132,10 +132,12 @@ def _line_spec_cached(num_players: int, max_pip: int, scores_high: float) -> Obs
 
 
 def decode_line_observation(obs: np.ndarray, num_players: int = 4, max_pip: int = 6) -> dict[str, np.ndarray]:
-    """Named views of a line-game observation (shapes of :func:`line_observation_fields`).
+    """Named views of a line-game observation (shapes of :func:`line_observation_fields`):
+    views into ``obs`` (not copies) when it is a numpy array, float32 for an env's observation.
 
     Raises:
-        ValueError: ``obs`` does not have this config's observation size.
+        ConfigError (a ValueError): ``obs`` does not have shape ``(size,)`` for these seats and set
+            (another seat count or set, or a batch).
     """
     return line_observation_spec(num_players, max_pip).decode(obs)
 

@@ -65,7 +65,12 @@ def decode_action(action: ActionLike, num_players: int, max_pip: int) -> tuple[s
 
 
 def describe_action(action: ActionLike, num_players: int, max_pip: int) -> str:
-    """Readable action relative to the actor, e.g. ``"place 3-12 on slot 4 (Mexican train)"``."""
+    """Readable action relative to the actor, e.g. ``"place 3-12 on slot 4 (Mexican train)"``,
+    or ``"draw"`` / ``"pass"``.
+
+    Raises:
+        DominoError: as :func:`decode_action` (not an integer, or outside the action space).
+    """
     kind, tile, slot = decode_action(action, num_players, max_pip)
     if kind != "place":
         return kind
@@ -149,10 +154,12 @@ def _spec_cached(num_players: int, max_pip: int, scores_high: float) -> Observat
 
 def decode_observation(obs: np.ndarray, num_players: int = 4, max_pip: int = 12) -> dict[str, np.ndarray]:
     """Named views of a Mexican Train observation: ``{field: array}`` with the shapes of
-    :func:`observation_fields` (e.g. ``"hand"`` (T,), ``"train_end"`` (P+1, N+1)).
+    :func:`observation_fields` (e.g. ``"hand"`` (T,), ``"train_end"`` (P+1, N+1)): views into
+    ``obs`` (not copies) when it is a numpy array, float32 for an env's observation.
 
     Raises:
-        ValueError: ``obs`` does not have this config's observation size.
+        ConfigError (a ValueError): ``obs`` does not have shape ``(size,)`` for these seats and set
+            (another seat count or set, or a batch).
     """
     return observation_spec(num_players, max_pip).decode(obs)
 

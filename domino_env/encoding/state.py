@@ -35,7 +35,9 @@ def _totals(obs_spec: ObservationSpec) -> tuple[float, float]:
 
 def mexican_train_state_fields(num_players: int, max_pip: int, scores_high: float = 10000.0,
                                rounds_high: float = 1000.0) -> list[Field]:
-    """The spec table of the Mexican Train global state for P seats on a double-N set."""
+    """The spec table of the Mexican Train global state for P seats on a double-N set (tables in
+    docs/state.md; ``scores_high`` / ``rounds_high``: the Box bounds of ``scores`` (points) and
+    ``round_index`` (rounds), an env's the same as its observation's)."""
     p, v = num_players, max_pip + 1
     t = tile_count(max_pip)
     tr = p + 1
@@ -67,7 +69,8 @@ def mexican_train_state_fields(num_players: int, max_pip: int, scores_high: floa
 
 def line_state_fields(num_players: int, max_pip: int, scores_high: float = 1e7,
                       rounds_high: float = 1000.0) -> list[Field]:
-    """The spec table of the line-game (block, draw, Cuban) global state for P seats, double-N."""
+    """The spec table of the line-game (block, draw, Cuban) global state for P seats, double-N
+    (``scores_high`` / ``rounds_high`` as in :func:`mexican_train_state_fields`)."""
     p, v = num_players, max_pip + 1
     t = tile_count(max_pip)
     return [
@@ -120,7 +123,7 @@ class StateEncoderBase:
         """Named views of a state array: ``{field: array of the field's shape}``.
 
         Raises:
-            ValueError: ``state`` does not have shape ``(spec.size,)``.
+            ConfigError (a ValueError): ``state`` does not have shape ``(spec.size,)``.
         """
         return self.spec.decode(state)
 

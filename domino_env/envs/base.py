@@ -205,7 +205,7 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     @property
     def env_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments that rebuild this environment (rules fully spelled out)."""
+        """Keyword arguments that rebuild this environment (rules fully spelled out; not ``render_mode``)."""
         kwargs = self.config.to_dict()
         kwargs.update(episode=self.episode, reward=self.reward_mode, max_cycles=self.max_cycles,
                       max_steps=self.max_steps)
@@ -220,12 +220,13 @@ class DominoAECEnv(AECEnv, EzPickle):
             options: ``{"deal": {...}}`` an exact first deal (docs/envs.md, "Starting from a given position"), or ``{"deals":
                 [deal, ...]}`` exact deals for successive rounds, used in order (records use
                 this; rounds beyond the list, and a deal given as None, are dealt by the
-                generator). Other keys are ignored, as Gymnasium's convention (and PettingZoo's
-                ``api_test``) expect.
+                generator). Other keys are ignored with a UserWarning, as Gymnasium's convention
+                (and PettingZoo's ``api_test``) expect.
 
         Raises:
             ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
-            DealError: invalid deal, or both ``deal`` and ``deals`` given.
+            DealError: invalid deal, both ``deal`` and ``deals`` given, ``options`` not a dict, or
+                ``deals`` not a non-empty list or tuple (nothing changes).
         """
         seed = check_seed(seed)
         if options is None:
@@ -434,7 +435,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         """Picture of the table, ``(H, W, 3)`` uint8 (see :mod:`domino_env.render_image`):
         ``viewer``'s hand face up (default: the seat to play), the others face down;
         ``all_hands=True`` shows every hand (replays, debugging; no seat is labelled "(you)"
-        unless ``viewer`` is given). Works in any render mode.
+        unless ``viewer`` is given). Works in any render mode; before ``reset``, a blank picture saying so.
 
         Raises:
             DominoError: ``viewer`` is not a seat; ``ConfigError``: ``all_hands`` is not True /

@@ -14,7 +14,12 @@ from .wrapping import wrap
 
 
 class raw_env(line_v0.raw_env):
-    """The draw game; explicit keyword arguments override the preset."""
+    """The draw game; explicit keyword arguments override the preset.
+
+    Raises:
+        ConfigError: a ``preset`` other than ``"draw"`` (None means ``"draw"``), or as
+            :class:`domino_env.envs.line_v0.raw_env` raises it.
+    """
 
     metadata = {**line_v0.raw_env.metadata, "name": "draw_v0"}
 
@@ -26,7 +31,8 @@ class raw_env(line_v0.raw_env):
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """``raw_env`` wrapped in PettingZoo's standard wrappers."""
+    """``raw_env`` wrapped in PettingZoo's standard wrappers (illegal action ends the episode
+    with -1 for the offender; out-of-bounds actions assert; call order enforced)."""
     return wrap(raw_env(**kwargs))
 
 

@@ -31,7 +31,8 @@ class Termination(enum.IntEnum):
 
     @classmethod
     def of(cls, name: str) -> Termination:
-        """The member of an engine's termination name (``"went_out"``, ``"blocked"``...)."""
+        """The member of an engine's termination name (``"went_out"``, ``"blocked"``...; ``"none"``
+        too). Raises KeyError for any other name."""
         return cls[name.upper()]
 
 

@@ -38,7 +38,8 @@ POINTS_SCALE = 100.0
 
 
 class raw_env(DominoAECEnv):
-    """A line game (block, draw or Cuban), one agent per seat (``player_0`` .. ``player_{P-1}``).
+    """A line game (block, draw or Cuban), one agent per seat (``player_0`` .. ``player_{P-1}``),
+    under the rules of docs/rules.md §2 (T = tiles in the set).
 
     Observation: ``{"observation": float32 (spec.size,), "action_mask": int8 (2T+3,)}`` (see
     :func:`domino_env.encoding.line.line_observation_fields`). Actions: ``Discrete(2T+3)``;
@@ -49,10 +50,12 @@ class raw_env(DominoAECEnv):
     ``"outcome"``: at the end of the episode, without teams the winner gets +1 and the others
     share -1; with teams each winner gets +1 and each loser -1. ``"points"``: at every round end
     the winning side gets +points/100 (each partner with teams); without teams each loser gets
-    -(its own pips)/100 (so the sum is 0); with teams each loser gets -points/100.
+    -(its own pips)/100 (so the sum is 0); with teams each loser gets -points/100. An annulled
+    Cuban round pays nothing. Rewards are floats (points as docs/rules.md §2.1 scores them).
 
     Raises:
         ConfigError: invalid keyword argument (names the field and the allowed values).
+        ImportError: ``render_mode="rgb_array"`` without Pillow (the ``[render]`` extra).
     """
 
     metadata = {
@@ -104,7 +107,8 @@ class raw_env(DominoAECEnv):
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """``raw_env`` wrapped in PettingZoo's standard wrappers."""
+    """``raw_env`` wrapped in PettingZoo's standard wrappers (illegal action ends the episode
+    with -1 for the offender; out-of-bounds actions assert; call order enforced)."""
     return wrap(raw_env(**kwargs))
 
 

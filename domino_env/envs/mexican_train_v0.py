@@ -40,7 +40,8 @@ POINTS_SCALE = 100.0
 
 
 class raw_env(DominoAECEnv):
-    """Mexican Train, one agent per seat (``player_0`` .. ``player_{P-1}``).
+    """Mexican Train, one agent per seat (``player_0`` .. ``player_{P-1}``), under the rules of
+    docs/rules.md §1 (T = tiles in the set, P = seats).
 
     Observation of each agent: ``{"observation": float32 (spec.size,), "action_mask": int8
     (T*(P+1)+2,)}`` (see :func:`domino_env.encoding.mexican_train.observation_fields`).
@@ -50,10 +51,12 @@ class raw_env(DominoAECEnv):
     Rewards (``reward``): ``"outcome"``: at the end of the episode the winners share +1 and the
     others share -1 (a void round gives 0; with ``game_end="elimination"`` every seat that loses
     the game gets -1/(P-1) when it is out or beaten, the winners share the rest); ``"points"``: at
-    every round end each seat gets -(points it scored in that round) / 100.
+    every round end each seat gets -(points it scored in that round) / 100. Rewards are floats
+    (docs/envs.md, "Rewards"; points as docs/rules.md §1.5 scores them).
 
     Raises:
         ConfigError: invalid keyword argument (names the field and the allowed values).
+        ImportError: ``render_mode="rgb_array"`` without Pillow (the ``[render]`` extra).
     """
 
     metadata = {
