@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import numbers
 import types
 import warnings
 from collections.abc import Callable
@@ -254,6 +255,17 @@ def positive_int(spec: str, text: str) -> int:
     if value < 1:
         raise AgentSpecError(spec, "a positive integer after the colon")
     return value
+
+
+def check_count(field: str, value: Any, low: int) -> int:
+    """``value`` as an int, when it is an integer (numpy's too; not a bool) >= ``low``.
+
+    Raises:
+        ConfigError: otherwise (``field`` names the constructor argument, e.g. ``budget``).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ConfigError(field, value, f"an integer >= {low}")
+    return int(value)
 
 
 def check_mask_size(agent: Any, action_mask: np.ndarray) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 from domino_env.core.config import LineConfig
 from domino_env.core.errors import AgentSpecError, ConfigError, check_rng
 
-from .base import check_mask_size, positive_int
+from .base import check_count, check_mask_size, positive_int
 from .line_base import LineSeatView, _LineAgent
 
 
@@ -76,11 +76,12 @@ class LinePlannerAgent(_LineAgent):
     Args:
         config: the rules (anything :func:`domino_env.agents.base.as_config` accepts that gives a
             :class:`LineConfig`).
-        samples: deals sampled for the closing estimate (rule 6).
-        rollouts: deals sampled per decision for the search option (0 = off).
+        samples: deals sampled for the closing estimate (rule 6): an integer >= 1.
+        rollouts: deals sampled per decision for the search option (0 = off): an integer >= 0.
 
     Raises:
-        ConfigError: ``config`` does not give line-game rules (None: the block preset); when
+        ConfigError: ``config`` does not give line-game rules (None: the block preset), or
+            ``samples`` / ``rollouts`` is out of range or not an integer; when
             called, an ``action_mask`` whose length is not the rules' ``2T + 3`` actions, or with
             no legal action; an ``rng`` that is not a ``numpy.random.Generator`` when it samples
             deals (rule 6, the search option).
@@ -101,8 +102,8 @@ class LinePlannerAgent(_LineAgent):
 
     def __init__(self, config: Any = None, samples: int = 48, rollouts: int = 0):
         super().__init__(config)
-        self.samples = int(samples)
-        self.rollouts = int(rollouts)
+        self.samples = check_count("samples", samples, 1)
+        self.rollouts = check_count("rollouts", rollouts, 0)
 
     # ------------------------------------------------------------------ decision
     def __call__(

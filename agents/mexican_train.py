@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.config import MexicanTrainConfig
-from domino_env.core.errors import AgentSpecError
+from domino_env.core.errors import AgentSpecError, ConfigError
 from domino_env.core.tiles import double_index, tile_count, tile_table
 from domino_env.wrappers import random_legal_opponent
 
-from .base import as_config, check_mask_size, no_argument, register_agent
+from .base import as_config, check_count, check_mask_size, no_argument, register_agent
 from .seat_view import SeatView, observation_view, state_view  # noqa: F401 (re-exported)
 
 
@@ -31,7 +31,10 @@ class _MexicanTrainAgent:
     name = "agent"
 
     def __init__(self, config: Any = None):
-        cfg: MexicanTrainConfig = as_config(config)
+        cfg = as_config(config)
+        if not isinstance(cfg, MexicanTrainConfig):  # its fields differ: an AttributeError further on
+            raise ConfigError("config", cfg, "Mexican Train rules (a MexicanTrainConfig, a Mexican Train env or "
+                              "its env kwargs); the line-game agents are in domino_env.agents.line")  # fmt: skip
         self.config = cfg
         self.num_players = p = cfg.num_players
         self.max_pip = n = cfg.max_pip
@@ -64,7 +67,7 @@ class RandomAgent(_MexicanTrainAgent):
     the env's spaces).
 
     Raises:
-        ConfigError: ``config`` is not rules :func:`~domino_env.agents.base.as_config` accepts;
+        ConfigError: ``config`` is not Mexican Train rules :func:`~domino_env.agents.base.as_config` accepts;
             when called, an ``action_mask`` whose length is not the rules' ``T * (P + 1) + 2``
             actions, or with no legal action, or an ``rng`` that is not a
             ``numpy.random.Generator``.
@@ -94,7 +97,7 @@ class GreedyAgent(_MexicanTrainAgent):
     It ignores the rng (deterministic).
 
     Raises:
-        ConfigError: ``config`` is not rules :func:`~domino_env.agents.base.as_config` accepts;
+        ConfigError: ``config`` is not Mexican Train rules :func:`~domino_env.agents.base.as_config` accepts;
             when called, an ``action_mask`` whose length is not the rules' ``T * (P + 1) + 2``
             actions, or with no legal action.
     """
@@ -158,10 +161,11 @@ class PlannerAgent(_MexicanTrainAgent):
     Args:
         config: the rules (anything :func:`domino_env.agents.base.as_config` accepts).
         budget: search nodes per chain search (the main plan; re-plans of candidate moves use
-            ``budget // 8``).
+            ``budget // 8``): an integer >= 1.
 
     Raises:
-        ConfigError: ``config`` is not rules :func:`~domino_env.agents.base.as_config` accepts;
+        ConfigError: ``config`` is not Mexican Train rules :func:`~domino_env.agents.base.as_config` accepts,
+            or ``budget`` is not an integer >= 1;
             when called, an ``action_mask`` whose length is not the rules' ``T * (P + 1) + 2``
             actions, or with no legal action.
     """
@@ -179,7 +183,7 @@ class PlannerAgent(_MexicanTrainAgent):
 
     def __init__(self, config: Any = None, budget: int = 400):
         super().__init__(config)
-        self.budget = int(budget)
+        self.budget = check_count("budget", budget, 1)
         n = self.max_pip
         self.doubles = tuple(double_index(p, n) for p in range(n + 1))
         self.weights = tuple(1000 + min(v, 99) for v in self.values)
