@@ -60,8 +60,9 @@ def random_legal_opponent(observation: np.ndarray, action_mask: np.ndarray, rng:
     """Uniform choice among the legal actions of ``action_mask`` (int8 ``(n,)``): an int (the adapter's default opponent).
 
     Raises:
-        ConfigError: ``rng`` is not a ``numpy.random.Generator``."""
-    legal = np.flatnonzero(action_mask)
+        ConfigError: ``rng`` is not a ``numpy.random.Generator``, or no action is legal."""
+    if not len(legal := np.flatnonzero(action_mask)):  # numpy's own words were "high <= 0"
+        raise ConfigError("action_mask", "all zero", "a mask with a legal action (the seat to act's)")
     return int(legal[check_rng(rng).integers(len(legal))])
 
 

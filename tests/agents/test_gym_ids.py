@@ -111,3 +111,10 @@ def test_team_play_is_not_a_keyword_of_the_mexican_train_id():
     with pytest.raises(ConfigError) as err:
         gymnasium.make("dominoes/MexicanTrain-v0", team_play=True)
     assert err.value.field == "team_play" and "'team_play'" not in err.value.allowed
+
+
+def test_the_random_opponent_refuses_a_mask_with_no_legal_action():
+    """numpy's "high <= 0" was the message; a typed error names the mask."""
+    with pytest.raises(ConfigError, match="invalid argument 'action_mask': got 'all zero'; allowed: a mask with a legal action"):
+        random_legal_opponent(np.zeros(4, dtype=np.float32), np.zeros(7, dtype=np.int8), np.random.default_rng(0))
+    assert random_legal_opponent(None, np.array([0, 0, 1, 0], dtype=np.int8), np.random.default_rng(0)) == 2
