@@ -287,7 +287,7 @@ def test_no_documented_command_writes_over_the_released_files():
                          ids=lambda p: f"{p.parent.name}/{p.name}")  # fmt: skip
 def test_a_released_evaluation_holds_the_documented_command_that_wrote_it(path):
     """The released models' evaluation files were written before domino-evaluate kept its command
-    line: each now holds it (and the package version), and it is the one training.md gives."""
+    line: each now holds it (and the package version), and it is the one docs/training.md gives."""
     import json
 
     result = json.loads(path.read_text())

@@ -32,7 +32,6 @@ import numpy as np
 from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
-from domino_env.core.records import save_record
 from domino_env.envs.infos import Termination, seats_of
 from domino_env.train.arg_types import count
 from domino_env.train.cli import ArgumentParser, OutputError, unwritable
@@ -48,7 +47,7 @@ from domino_env.train.evaluate import (
     seats_error_line,
 )
 from domino_env.train.interrupts import raising_is_dropped, signals_wake_main_thread
-from domino_env.train.play_records import checked_record_path, record_hints, resumed
+from domino_env.train.play_records import RecordWriter, checked_record_path, record_hints, resumed
 from domino_env.wrappers import info_state_kwargs
 
 #: Exit status of an interrupted game (Ctrl-C), as shells report SIGINT.
@@ -384,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stopping = True
             raise KeyboardInterrupt
 
+    writer = RecordWriter(record, _say)
     saved_at, save_failed = -1, False
 
     def read(prompt: str) -> str:
@@ -393,11 +393,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise KeyboardInterrupt
         if len(env.game_state.actions) != saved_at and not save_failed:  # the game so far, at each of your
             try:  # turns: a kill (SIGKILL, a crash, a power cut) loses only the moves since
-                save_record(_record_of(env, you, labels), record)
+                writer.save(_record_of(env, you, labels))
                 saved_at = len(env.game_state.actions)
             except OSError as exc:  # (a full disk): the game goes on; the end tries again
                 save_failed = True
-                _say(f"the game so far could not be saved to {record} ({exc.strerror or exc}); "
+                _say(f"the game so far could not be saved to {writer.path} ({exc.strerror or exc}); "
                      "it is tried again when the game stops")  # fmt: skip
         text = input(prompt)
         if not sys.stdin.isatty():  # no terminal echoed it: the next line would follow the prompt
@@ -435,12 +435,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             elif env.game_state is not None:
                 data = _record_of(env, you, labels)
                 try:
-                    save_record(data, record)
+                    writer.save(data)
                 except OSError as exc:
-                    raise OutputError(f"the game record could not be written to {record} ({exc.strerror or exc})") from None
+                    raise OutputError(f"the game record could not be written to {writer.path} ({exc.strerror or exc}); "
+                                      + writer.kept()) from None  # fmt: skip
                 k = len(data["actions"])
-                _say(f"record of {k} move{'' if k == 1 else 's'} written to {record} "
-                     f"({record_hints(str(record), game_over=not env.agents)})")  # fmt: skip
+                _say(f"record of {k} move{'' if k == 1 else 's'} written to {writer.path} "
+                     f"({record_hints(writer.path, game_over=not env.agents)})")  # fmt: skip
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import CheckpointNotFoundError, DominoError
-from domino_env.core.records import load_record, move_name, replay_end
+from domino_env.core.records import load_record, move_name, replay_end, save_record
 from domino_env.train.cli import not_a_folder, path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 
@@ -140,6 +140,59 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
                     exc = f"no model at {model} from this folder: run domino-play --resume from the folder the game was started in"
                 parser.error(f"--resume {path}: the agent of seat {seat} ({spec}): {exc}")
     return env, you, agents, labels, seed, list(record["actions"])
+
+
+class RecordWriter:
+    """Writes the record of the game being played to ``path``, but never over a file that another
+    program changed since this game read or wrote it: two ``domino-play --resume`` of one record
+    each replaced the other's, the last to save winning. Such a game goes on in a new name beside
+    it (``game-2.json``), said once through ``say``."""
+
+    def __init__(self, path: str, say: Callable[[str], None]):
+        self.path, self._say = path, say
+        self._stamp = _stamp(path)  # the file as this game found it (or None: no file yet)
+        self.saved_moves: int | None = None  # the moves of the last record written by this game
+
+    def save(self, data: dict[str, Any]) -> None:
+        """Write ``data``. Raises OSError when it cannot be written (the file is as it was)."""
+        if (now := _stamp(self.path)) is not None and now != self._stamp:  # (a file removed holds nothing to lose)
+            old, self.path = self.path, _free_name(self.path)
+            self._stamp = None
+            self._say(f"{old} was changed by another program while this game was played (another domino-play "
+                      f"of it?): this game's record goes to {self.path}")  # fmt: skip
+        save_record(data, self.path)
+        self._stamp = _stamp(self.path)
+        self.saved_moves = len(data["actions"])
+
+    def kept(self) -> str:
+        """What the file holds after a failed :meth:`save` (a full disk: docs/cli.md), in words."""
+        if not os.path.lexists(self.path):
+            return "no record is there"
+        if self.saved_moves is not None and _stamp(self.path) == self._stamp:  # saved at one of your turns
+            go_on = record_hints(self.path, game_over=False).partition("; ")[2]
+            return f"it keeps the game as saved at your last turn ({self.saved_moves} moves); {go_on}"
+        return "the file is as it was"
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    """What tells one version of a file from another: written through a new file renamed into
+    place (save_record), each version is a new inode."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _free_name(path: str) -> str:
+    """``game.json`` -> ``game-2.json`` (``-3`` ..., the first name not taken; ``.json.gz`` kept)."""
+    base = os.path.basename(path)
+    gz = ".gz" if base.endswith(".gz") else ""
+    stem, ext = os.path.splitext(base.removesuffix(gz))
+    k = 2
+    while os.path.lexists(name := os.path.join(os.path.dirname(path), f"{stem}-{k}{ext}{gz}")):
+        k += 1
+    return name
 
 
 def is_record_file(path: str) -> bool:

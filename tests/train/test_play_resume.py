@@ -391,7 +391,9 @@ def test_a_save_at_your_turn_that_fails_is_said_once_and_the_game_goes_on(tmp_pa
     import errno
 
     path = tmp_path / "game.json"
-    real, calls = play_module.save_record, []
+    from domino_env.train import play_records
+
+    real, calls = play_records.save_record, []
 
     def full_until_the_end(data, where):
         calls.append(len(data["actions"]))
@@ -400,7 +402,7 @@ def test_a_save_at_your_turn_that_fails_is_said_once_and_the_game_goes_on(tmp_pa
         real(data, where)
 
     typed = iter(["1", "1", "1"])
-    monkeypatch.setattr(play_module, "save_record", full_until_the_end)
+    monkeypatch.setattr(play_records, "save_record", full_until_the_end)
 
     def end_of_input(prompt=""):
         try:
