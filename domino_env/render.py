@@ -42,14 +42,14 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
     Shows the round, the station, every train with its open end, markers and open doubles
     (``OPEN DOUBLE k``: the k-th obliging double, in the order they were left open; ``DOUBLE TO
     COVER``: one the acting seat placed this turn and must cover itself), each seat's hand size,
-    the boneyard count, and ``viewer``'s hand (default: the current player). Nothing else hidden
-    is shown.
+    the boneyard count ("no boneyard" without one), and ``viewer``'s hand (default: the current
+    player). Nothing else hidden is shown.
     """
     p = state.num_players
     viewer = check_viewer(state, viewer)
     lines = [
         f"Mexican Train - round {state.round_index + 1}, station [{state.station}|{state.station}], "
-        f"boneyard {_tile_count(state.boneyard_size)}",
+        + (f"boneyard {_tile_count(state.boneyard_size)}" if state.config.use_boneyard else "no boneyard"),
     ]
     obliging = list(state.open_doubles)  # in the order they were left open
     own = set() if state.round_over else set(state.own_doubles_to_cover())  # chain, no_cover: none
@@ -92,7 +92,8 @@ def render_line(state: LineState, viewer: int | None = None) -> str:
     viewer = check_viewer(state, viewer)
     lines = [
         f"{cfg.preset} dominoes - round {state.round_index + 1}, double-{cfg.max_pip}, "
-        f"boneyard {_tile_count(state.boneyard_size)}, leader seat {state.leader}"
+        + (f"boneyard {_tile_count(state.boneyard_size)}" if cfg.use_boneyard else "no boneyard")
+        + f", leader seat {state.leader}"
         + (" (teams 0+2 vs 1+3)" if cfg.teams else "")
     ]
     if state.line:

@@ -257,7 +257,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
     c.text((MARGIN, MARGIN - 2), f"Mexican Train · {cfg.preset} · double-{cfg.max_pip} · round {state.round_index + 1}", size=18)
     x = c.text((MARGIN, MARGIN + 24), "station", size=14, fill=DIM)
     c.tile(x + 8, MARGIN + 20, state.station, state.station)
-    x = c.text((x + TILE_W + 20, MARGIN + 24), f"boneyard {state.boneyard_size}", size=14)
+    x = c.text((x + TILE_W + 20, MARGIN + 24), f"boneyard {state.boneyard_size}" if state.config.use_boneyard else "no boneyard", size=14)
     if acting is not None:
         extra = ", just drew" if state.drawn_tile >= 0 else ""
         c.text((x + 20, MARGIN + 24), f"to play: seat {acting} ({phase_text(state)}{extra})", size=14)

@@ -386,3 +386,12 @@ def test_line_game_hands_keep_to_their_rows():
     img = env.render_image(0)  # 62 face down: 59 backs and "+3"
     assert _backs(img, 250) == 59
     _words(img, (1102, 255), "+3", 12, TEXT, BACK)
+
+
+def test_a_mexican_train_table_without_a_boneyard_says_so():
+    """Sin monte (docs/rules.md §1.7): "no boneyard" where the count was ("boneyard 0")."""
+    env = mexican_train_v0.raw_env(num_players=2, max_pip=9, use_boneyard=False)
+    env.reset(options={"deal": {"hands": [[[1, 2], [9, 4]], [[5, 6], [9, 1]]], "station": [9, 9], "first_player": 0}})
+    img = env.render_image()
+    x = _right((_right((12, 36), "station", 14) + 68, 36), "no boneyard", 14)
+    _words(img, (x + 20, 36), "to play: seat 0 (free)", 14, TEXT, FELT, pad=20)

@@ -99,7 +99,7 @@ def test_a_cuban_line_its_ends_the_teams_and_the_round_end():
     env = cuban_v0.raw_env()
     env.reset(options={"deal": CUBAN_DEAL})
     assert env.render_text(0) == (
-        "cuban dominoes - round 1, double-9, boneyard 0 tiles, leader seat 2 (teams 0+2 vs 1+3)\n"
+        "cuban dominoes - round 1, double-9, no boneyard, leader seat 2 (teams 0+2 vs 1+3)\n"
         "  line: (empty: waiting for the lead)\n"
         "  seat 0: hand 10, score 0\n"
         "  seat 1: hand 10, score 0\n"
@@ -130,3 +130,18 @@ def test_a_cuban_line_its_ends_the_teams_and_the_round_end():
         "round over: went_out, winners [1, 3], pips [17, 14, 10, 0]",
         "hand of seat 0: [8|9]",
     ]
+
+
+def test_a_game_without_a_boneyard_says_so_and_one_with_it_counts_it():
+    """A user trial read "boneyard 0 tiles" for block and Cuban, which have none (docs/rules.md
+    §2.2), and for Mexican Train's sin monte (§1.7): the header says "no boneyard" there."""
+    from domino_env.envs import block_v0, draw_v0, mexican_train_v0
+
+    heads = {}
+    for name, env in {"block": block_v0.raw_env(), "draw": draw_v0.raw_env(),
+                      "mt": mexican_train_v0.raw_env(), "mt sin monte": mexican_train_v0.raw_env(use_boneyard=False)}.items():  # fmt: skip
+        env.reset(seed=0)
+        heads[name] = env.render_text(0).splitlines()[0]
+    assert heads["block"].startswith("block dominoes - round 1, double-6, no boneyard, leader seat ")
+    assert heads["draw"].startswith("draw dominoes - round 1, double-6, boneyard 14 tiles, leader seat ")
+    assert heads["mt"].endswith("boneyard 10 tiles") and heads["mt sin monte"].endswith(", no boneyard")
