@@ -87,10 +87,14 @@ def mexican_train_frame(state: MexicanTrainState) -> dict[str, Any]:
                 "cover": train in own,
             }
         )
+    # the seats a round-ending move knocked out of an elimination game played that round: its end
+    # frame shows their trains (the table as it was) and names them; the next round's, as out
+    knocked = [s for s in range(p) if state.round_over and state.eliminated_at[s] == state.round_index]
     frame.update(
         station=state.station,
         trains=trains,
-        active=list(state.active),
+        active=[a or s in knocked for s, a in enumerate(state.active)],  # the seats in this frame's round
+        knocked_out=knocked,
         phase=None if state.round_over else phase_text(state),  # the text render's words
     )
     return frame
@@ -107,19 +111,32 @@ def _frame(state: Any) -> dict[str, Any]:
     return mexican_train_frame(state) if isinstance(state, MexicanTrainState) else line_frame(state)
 
 
+def stop_limit(record: dict[str, Any]) -> str:
+    """The env limit that truncated a record's episode, e.g. ``"max_cycles=3"`` (as
+    ``domino-play --resume`` names it); for a record :func:`replay_end` says was truncated."""
+    kwargs, moves = record["env_kwargs"], len(record["actions"])
+    max_steps = kwargs.get("max_steps")
+    if max_steps is not None and moves >= max_steps:
+        return f"max_steps={max_steps}"
+    return f"max_cycles={kwargs.get('max_cycles', 100_000)}"  # (records.replay_end's default)
+
+
 def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Every state of a recorded game, as the page shows it: the first deal, then one frame per
     action (``"move"``: 1-based action number, ``"text"``: the move in words, ``"actor"``), and
     after a round that ends with a further deal in the record, a ``"deal"`` frame of the next
-    round (same move number). A round-ending move's frame carries the round's ``"result"``.
+    round (same move number). A round-ending move's frame carries the round's ``"result"`` (and a
+    Mexican Train frame the seats it knocked out, ``"knocked_out"``). When the env's ``max_cycles``
+    or ``max_steps`` truncated the episode, the last frame's ``"stopped"`` names the limit (e.g.
+    ``"max_cycles=3"``) and it has nobody to play; every other frame's ``"stopped"`` is None.
 
     Raises:
         RecordError: the record does not replay (:func:`~domino_env.core.records.replay`'s checks
             and words, e.g. ``move 4 (actions[3], 0-based) does not replay: ...``), or its ``seats``
             are not one name per seat.
     """
-    replay_end(record)  # every check of records.replay (max_cycles too), in its words: the loop below
-    # plays a record known to replay
+    _, truncated = replay_end(record)  # every check of records.replay (max_cycles too), in its words: the
+    # loop below plays a record known to replay
     state, deals = first_state(record)
     names = record.get("seats")
     if names is None:
@@ -139,6 +156,10 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
             state.start_next_round(None, deals.pop(0))  # as the env does, in the same step
             again = " again" if frames[-1]["result"]["termination"] == "annulled" else ""
             frames.append(dict(_frame(state), kind="deal", move=k, actor=None, text=f"round {state.round_index + 1} dealt{again}"))
+    for frame in frames:
+        frame["stopped"] = None
+    if truncated:  # nobody plays on: the env ended the episode here
+        frames[-1].update(stopped=stop_limit(record), to_play=None)
     return frames
 
 
@@ -159,6 +180,7 @@ def page_data(record: dict[str, Any]) -> dict[str, Any]:
         "teams": bool(getattr(config, "teams", False)),
         "seats": [str(s) if s else "" for s in (record.get("seats") or [""] * p)],
         "num_moves": len(record["actions"]),
+        "boneyard": bool(config.use_boneyard),  # block and Cuban have none (docs/rules.md §2)
         "longest_hand": max(max(f["hand_sizes"]) for f in frames),
         "pip_layouts": [pip_layout(v) for v in range(config.max_pip + 1)],
         "pip_colours": ["#{:02x}{:02x}{:02x}".format(*c) for c in PIP_COLOURS],

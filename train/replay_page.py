@@ -4,7 +4,9 @@
 :func:`domino_env.train.replay_html.page_data`. The script only draws what the JSON holds: every state was
 computed by the rules engine in Python. Elements tests read: ``body[data-frame]`` (the frame
 shown), ``[data-end=...]`` (open ends: ``train-S``, ``mexican``, ``left``, ``right``),
-``[data-hand-size=S]``, ``#move``, ``#result`` and ``#rules``; a Mexican Train table is one
+``[data-hand-size=S]``, ``#status`` (frame, move, round, boneyard, who is to play), ``#move``,
+``#result`` (the round's result, the seats it knocked out, the game's end, one line each; or the
+env limit that stopped the game) and ``#rules``; a Mexican Train table is one
 ``div.trow[data-train=S|mexican]`` per train: a label (``svg.label``) and the tiles in their own
 ``div.scroll``, scrolled to the open end at every frame (``[data-hidden]``: the earlier tiles
 scrolled off to the left).
@@ -30,7 +32,7 @@ PAGE = r"""<!doctype html>
   #slider { flex: 1; min-width: 160px; }
   #status { font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
   #move { padding: 8px 16px 0; font-size: 17px; min-height: 1.4em; overflow-wrap: anywhere; }
-  #result { margin: 6px 16px 0; padding: 6px 10px; background: #e63c28; border-radius: 6px; }
+  #result { margin: 6px 16px 0; padding: 6px 10px; background: #e63c28; border-radius: 6px; white-space: pre-line; }
   #result:empty { display: none; }
   section { padding: 0 16px; }
   .scroll { overflow-x: auto; }
@@ -265,15 +267,28 @@ function drawScores(f) {
   }
 }
 
+// The seats a round knocked out of an elimination game, in domino-play's words (one line each); a
+// winner among them is a seat of a game where every seat left reached the limit (the lowest total wins).
+function knockedText(f) {
+  const limit = D.rules.elimination_limit, lines = [];
+  const won = (f.knocked_out || []).filter(s => f.game_winners.includes(s));
+  for (const s of f.knocked_out || []) {
+    if (!won.includes(s)) lines.push(seatName(s) + " is out of the game (score " + f.scores[s] + " reached the limit of " + limit + ")");
+  }
+  if (won.length) lines.push("every seat left reached the limit of " + limit + ": the lowest total wins");
+  return lines;
+}
 function resultText(f) {
+  if (f.stopped) return "the game was stopped by the env's limit " + f.stopped + " (" + f.move + (f.move === 1 ? " move" : " moves") + ")";
   if (!f.result) return "";
   const r = f.result;
   if (r.termination === "annulled") return "round " + (f.round + 1) + " annulled: dealt again";
   const who = r.winners.length ? r.winners.map(seatName).join(", ") : "nobody";
   let text = "round " + (f.round + 1) + " over (" + r.termination.replace("_", " ") + "): won by " + who +
              " · pips left " + JSON.stringify(r.pips) + " · points " + JSON.stringify(r.points);
-  if (f.game_over) text += " · game over, won by " + f.game_winners.map(seatName).join(", ");
-  return text;
+  const lines = [text, ...knockedText(f)];
+  if (f.game_over) lines.push("game over, won by " + f.game_winners.map(seatName).join(", "));
+  return lines.join("\n");
 }
 
 function show(i) {
@@ -281,10 +296,12 @@ function show(i) {
   const f = F[cur];
   document.body.dataset.frame = String(cur);
   document.getElementById("slider").value = String(cur);
+  const boneyard = D.boneyard ? "boneyard " + f.boneyard : "no boneyard";  // block and Cuban have none
   const where = D.game === "mexican_train"
-    ? "station " + f.station + "-" + f.station + " · boneyard " + f.boneyard
-    : "boneyard " + f.boneyard + " · leader seat " + f.leader;
-  const toPlay = f.to_play === null ? "" : " · to play: " + seatName(f.to_play) + (f.phase ? " (" + f.phase + ")" : "");
+    ? "station " + f.station + "-" + f.station + " · " + boneyard
+    : boneyard + " · leader seat " + f.leader;
+  const toPlay = f.stopped ? " · stopped (" + f.stopped + ")"
+    : f.to_play === null ? "" : " · to play: " + seatName(f.to_play) + (f.phase ? " (" + f.phase + ")" : "");
   document.getElementById("status").textContent =
     "frame " + cur + "/" + (F.length - 1) + " · move " + f.move + "/" + D.num_moves + " · round " + (f.round + 1) + " · " + where + toPlay;
   document.getElementById("move").textContent = f.move ? "move " + f.move + ": " + f.text : f.text;
