@@ -197,7 +197,7 @@ def read_move(legal: list[int], show: Callable[[], None], read: Callable[[str], 
         elif word in HELP_WORDS:  # the table again, then what can be typed
             show()
             print(f"  commands: {numbers} plays that move, t (table) shows the table again, q (quit, "
-                  "exit) stops the game and writes its record; Ctrl-D stops too", flush=True)
+                  "exit) stops the game and writes its record; Ctrl-D stops too; h (help, ?) shows this", flush=True)
         elif not re.fullmatch(r"-?[0-9]+", word):  # not str.isdigit: int("²") fails
             shown = text if len(text) <= 40 else text[:40] + chr(0x2026)  # a pasted page is not echoed whole
             print(f"  {shown!r} is not a move number: {hint}", flush=True)
@@ -258,7 +258,7 @@ def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
         who = "you" if seat == you else f"seat {seat}"
         return f"round annulled ({who} had too many doubles): the round is dealt again"
     winners = seats_of(info["winners"])
-    who = ", ".join("you" if s == you else f"seat {s}" for s in winners) or "nobody"
+    who = ", ".join("you" if s == you else f"seat {s}" for s in winners) or "nobody (a void round: it scores nothing)"
     lines = [
         f"round {info['round_index'] + 1} over ({how.replace('_', ' ')}): won by {who}",
         f"  pips left in each hand: {info['pips'].tolist()}; scores now: {info['scores'].tolist()}",

@@ -453,7 +453,7 @@ def test_help_shows_the_table_and_lists_the_commands(typed, capsys):
     assert read_move([10, 20, 30], show=lambda: shown.append(1), read=lambda prompt: next(answers)) == 30
     assert shown == [1]
     assert ("commands: a number from 1 to 3 plays that move, t (table) shows the table again, q (quit, exit) "
-            "stops the game and writes its record") in capsys.readouterr().out
+            "stops the game and writes its record; Ctrl-D stops too; h (help, ?) shows this") in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("typed", ["9" * 5000, "-" + "1" * 5000, "0" * 5000 + "2", "1234567890"])

@@ -88,3 +88,18 @@ def test_a_note_that_fits_a_line_is_never_split(monkeypatch, columns):
         assert sum(text in line for line in out) == 1 or len(text) > width - 6
     assert all(len(line) <= width or line.strip() == "-> open end 12" for line in out), out
     assert " ".join(out).split() == " ".join(rows).split()  # nothing lost
+
+
+def test_a_void_round_is_said_to_score_nothing():
+    """A user trial read "won by nobody" for a void blocked round (docs/rules.md §1.5) and
+    wondered; the line now says why nobody won. The tren_mexicano preset voids a blocked round."""
+    from domino_env.envs import mexican_train_v0
+    from domino_env.train.play import _round_summary
+
+    env = mexican_train_v0.raw_env(preset="tren_mexicano", num_players=2, max_pip=9, use_boneyard=False)
+    env.reset(seed=0, options={"deal": {"hands": [[[1, 2]], [[3, 4]]], "station": [9, 9], "first_player": 0}})
+    env.step(env.unwrapped.game_state.draw_action + 1)  # nobody holds a 9: the PASS blocks the round
+    assert _round_summary(env.infos["player_0"], 0, 0) == (
+        "round 1 over (blocked): won by nobody (a void round: it scores nothing)\n"
+        "  pips left in each hand: [3, 7]; scores now: [0, 0]"
+    )
