@@ -15,6 +15,7 @@ from domino_env.core.errors import CheckpointNotFoundError, DominoError
 from domino_env.core.records import load_record, move_name, replay_end, save_record
 from domino_env.train.cli import not_a_folder, path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
+from domino_env.train.replay_html import is_replay_page
 
 #: domino-play's own module (``python -m domino_env.train.play`` runs it as a script).
 PLAY_MODULE = Path(__file__).with_name("play.py")
@@ -82,9 +83,13 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error("--resume: give the record of the game (got an empty name)")
     if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):  # a FIFO: read forever
         parser.error(f"--resume {path}: not a regular file (a pipe?); copy the record to a file and give that")
+    if not os.path.lexists(path):  # the replay page's words (OSError's are "No such file or directory")
+        parser.error(f"--resume {path}: no such file")
     try:
         record = load_record(path)
     except (DominoError, OSError, UnicodeDecodeError) as exc:
+        if os.path.isfile(path) and is_replay_page(Path(path)):  # (it said "not valid JSON")
+            parser.error(f"--resume {path}: a replay page, not a game record; give the record (JSON) it was made from")
         text = str(getattr(exc, "strerror", None) or exc)  # a RecordError names the record: once is enough
         parser.error(f"--resume: {text}" if isinstance(exc, DominoError) and text.startswith(f"record {path}")
                      else f"--resume {path}: {text}")  # fmt: skip
@@ -93,7 +98,8 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error(f"--resume {path}: not a record of domino-play (its 'seats' must name one 'human' seat "
                      "and the agent of every other)")  # fmt: skip
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        parser.error(f"--resume {path}: the record has no seed (a game domino-play dealt): got {seed!r}")
+        parser.error(f"--resume {path}: the record has no seed, which --resume needs to deal the later rounds as "
+                     f"the game would have (domino-play's records hold one): got {seed!r}")  # fmt: skip
     game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
     try:
         replay_end(record)  # every check and message of records.replay, as the replay page's

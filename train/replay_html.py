@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _is_replay_page(path: Path) -> bool:
+def is_replay_page(path: Path) -> bool:
     """An earlier page of this command (which a new one may replace), not any other file."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -277,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{where}: folder {out.parent} {not_a_folder(out.parent)}")
     elif out.is_dir():
         parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
-    elif out.resolve() == src.resolve() and _is_replay_page(src):
+    elif out.resolve() == src.resolve() and is_replay_page(src):
         refuse(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
     elif out.resolve() == src.resolve():
         parser.error(f"{where} would overwrite the record; give the page to write with --output")
@@ -285,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{where}: is a link to {os.readlink(out)}, which does not exist; give a file name with --output")
     elif out.exists() and not out.is_file():  # a FIFO: reading or writing it would wait
         parser.error(f"{where}: exists and is not a regular file; give a file name with --output")
-    elif out.exists() and not _is_replay_page(out):
+    elif out.exists() and not is_replay_page(out):
         parser.error(f"{where}: the file exists and is not a replay page (it would be overwritten); "
                      "give another name with --output")  # fmt: skip
     elif problem := unwritable(out):
@@ -295,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         record = load_record(src)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
-        if src.is_file() and _is_replay_page(src):
+        if src.is_file() and is_replay_page(src):
             refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
         refuse(str(err).replace(f"record {src}", f"record {name}", 1))
     except OSError as err:

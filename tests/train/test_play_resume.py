@@ -84,7 +84,8 @@ def _record(tmp_path, **changes):
     ([], {"seats": None}, "not a record of domino-play (its 'seats' must name one 'human' seat"),
     ([], {"seats": ["greedy"] * 4}, "not a record of domino-play"),
     ([], {"seats": ["human", "greedy"]}, "'seats' names 2 seats, the game has 4"),
-    ([], {"seed": None}, "the record has no seed (a game domino-play dealt): got None"),
+    ([], {"seed": None}, "the record has no seed, which --resume needs to deal the later rounds as the game would "
+                         "have (domino-play's records hold one): got None"),
     ([], {"seats": ["human", "greedy", "nosuchagent", "greedy"]}, "the agent of seat 2 (nosuchagent)"),
     ([], {"seats": ["human", "greedy", "ppo:checkpoints/nosuch", "greedy"]},  # not "give their full path"
      "(ppo:checkpoints/nosuch): no model at checkpoints/nosuch from this folder: run domino-play --resume from the folder the game was started in"),
@@ -100,6 +101,20 @@ def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, c
     assert len(out.stderr.strip().splitlines()) == 1 and not out.stdout
     assert out.stderr.count(str(path)) <= 1  # ("--resume r.json: record r.json: ..." named it twice)
     assert path.read_text() == before
+
+
+def test_a_missing_record_and_a_replay_page_are_refused_in_the_replay_pages_words(tmp_path):
+    """A user trial: --resume said "No such file or directory" and "is not valid JSON" where
+    domino-replay-html says "no such file" and "a replay page, not a game record"."""
+    path = _record(tmp_path)
+    page = tmp_path / "r.html"
+    out = subprocess.run([sys.executable, "-m", "train.replay_html", str(path), "-o", str(page)], capture_output=True,
+                         text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    for target, words in ((tmp_path / "gone.json", "no such file"),
+                          (page, "a replay page, not a game record; give the record (JSON) it was made from")):  # fmt: skip
+        out = _play(["--resume", str(target)], "1\n")
+        assert out.returncode == 2 and out.stderr == f"domino-play: error: --resume {target}: {words} (domino-play --help lists every option)\n"
 
 
 def test_an_edited_first_deal_or_a_game_over_is_refused(tmp_path):
