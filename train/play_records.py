@@ -185,7 +185,7 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     place (save_record), each version is a new inode."""
     try:
         st = os.stat(path)
-    except FileNotFoundError:
+    except OSError:  # none there (or none to be seen: the save that follows says why)
         return None
     return st.st_ino, st.st_size, st.st_mtime_ns
 
