@@ -206,3 +206,65 @@ def test_t_quantile_matches_scipy_at_every_df():
     for df in [*range(1, 400), 499, 999, 1999, 10**5]:
         # the table has 6 decimals; the expansion beyond it is within 1e-7
         assert t_quantile_975(df) == pytest.approx(stats.t.ppf(0.975, df), abs=1e-6 if df <= 30 else 1e-7)
+
+
+def test_a_0_d_array_of_a_whole_float_is_a_count():
+    """The docstrings take a 0-d array of a whole number as a count, a float one too
+    (``np.array(10.0)``, as ``np.asarray`` of a float count gives it): Wilson's 3 of 10 is
+    [0.10779, 0.60322] (scipy), and t(0.975, 10) = 2.228139. Kills: the 0-d array branch of
+    ``_whole`` deleted (the count refused as not whole)."""
+    ci = stats.binomtest(3, 10).proportion_ci(confidence_level=0.95, method="wilson")
+    assert wilson_interval(3, np.array(10.0)) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert t_quantile_975(np.array(10.0)) == t_quantile_975(10) == 2.228139
+    with pytest.raises(ConfigError):
+        wilson_interval(1, np.array(2.5))
+
+
+
+def test_the_line_of_two_deals_with_the_same_pips_difference_says_so():
+    """PairedDifference.text: with the same pips difference on both of 2 deals there is no
+    interval, and the line says why (not "one deal"). Kills: ``self.deals < 2`` -> ``<= 2``."""
+    d = _paired([(1.0, 1.0), (1.0, 1.0)], metric="pips")
+    assert d.text() == "A - B: -1.00 (the same difference on every deal: no interval) over 2 deals (pips left per round)"
+    one = _paired([(1.0, 1.0)], metric="pips")
+    assert one.text() == "A - B: -1.00 (one deal: no interval) over 1 deals (pips left per round)"
+
+
+def test_a_deal_without_a_finished_round_on_one_side_only_is_left_out():
+    """With ``metric="pips"`` a deal in which A finished no round (every episode truncated before
+    a round ended) has no value for A; it is left out even though B has one there. Deal 0: x keeps
+    2 pips a round in A's file and 5 in B's: -3.00 over the 1 deal compared, 1 left out. Kills:
+    ``isnan(a) or isnan(b)`` -> ``and`` (a nan difference, refused as a value of the interval)."""
+    from domino_env.train.paired import paired_difference
+
+    def result(truncated_deal_1):
+        pips = [0, 0] if truncated_deal_1 else [2, 7]
+        records = [_rec(0, [0, 1], [1.0, 0.0], [2 if truncated_deal_1 else 5, 9]),
+                   _rec(0, [1, 0], [0.0, 1.0], [9, 2 if truncated_deal_1 else 5]),
+                   {**_rec(1, [0, 1], [0.0, 0.0], pips), "rounds": 0 if truncated_deal_1 else 1,
+                    "truncated": truncated_deal_1},
+                   {**_rec(1, [1, 0], [0.0, 0.0], pips[::-1]), "rounds": 0 if truncated_deal_1 else 1,
+                    "truncated": truncated_deal_1}]  # fmt: skip
+        return {"agents": ["x", "y"], "episode": "round", "num_players": 2, "game": "block",
+                "env_kwargs": {"num_players": 2}, "records": records}  # fmt: skip
+
+    d = paired_difference(result(True), result(False), "x", "x", metric="pips")
+    assert (d.deals, d.skipped, d.mean, d.mean_a, d.mean_b) == (1, 1, -3.0, 2.0, 5.0)
+    assert d.ci95 == (-math.inf, math.inf)
+    assert d.text() == "A - B: -3.00 (one deal: no interval) over 1 deals (pips left per round; 1 deals without a finished round left out)"
+
+
+def test_pips_differences_that_vary_by_less_than_a_pip_have_a_t_interval():
+    """Per-deal pips differences -1 and -1.5 (x keeps 0 and then 0.5 a round on average, y 1 and
+    2): not "the same on every deal", so the t interval over the two, -1.25 +- 12.706205 * 0.25
+    (scipy). Kills: the 1e-9 of the same-difference test made 1 + 1e-9 (no interval)."""
+    from domino_env.train.paired import paired_difference
+
+    records = [_rec(0, [0, 1], [1.0, 0.0], [0, 1]), _rec(0, [1, 0], [0.0, 1.0], [1, 0]),
+               _rec(1, [0, 1], [1.0, 0.0], [1, 2]), _rec(1, [1, 0], [0.0, 1.0], [2, 0])]  # fmt: skip
+    result = {"agents": ["x", "y"], "episode": "round", "num_players": 2, "game": "block",
+              "env_kwargs": {"num_players": 2}, "records": records}  # fmt: skip
+    d = paired_difference(result, result, "x", "y", metric="pips")
+    lo, hi = stats.t.interval(0.95, 1, loc=-1.25, scale=0.25)
+    assert d.mean == -1.25 and d.ci95 == (pytest.approx(lo, abs=1e-5), pytest.approx(hi, abs=1e-5))
+    assert d.text() == "A - B: -1.25 [-4.43, +1.93] over 2 deals (pips left per round)"

@@ -185,6 +185,9 @@ def test_damaged_records_name_the_record_the_field_and_what_it_must_be():
                                               "is [1e+308, 0], expected a list of 2 win credits in [0, 1]"),
         (damaged(2, pips=[0, 1.5]), "records[2] (deal 11, rotation 0) is damaged: field 'pips' is [0, 1.5], "
                                     "expected a list of 2 integers >= 0, one per seat"),
+        (damaged(2, pips=[-3, 1]), "records[2] (deal 11, rotation 0) is damaged: field 'pips' is [-3, 1], "
+                                   "expected a list of 2 integers >= 0, one per seat"),
+        (damaged(4, round_credit=[-0.5, 1.0]), "field 'round_credit' is [-0.5, 1.0], expected a list of 2 win credits"),
         (damaged(3, truncated="no"), "field 'truncated' is 'no', expected true or false"),
         (A["records"][:5], "deal 12 (seed 12) lacks seat rotation 1 (a deal has one record per rotation 0..1): "
                            "the records are damaged"),
@@ -195,6 +198,10 @@ def test_damaged_records_name_the_record_the_field_and_what_it_must_be():
         assert str(info.value).startswith("tournament B: ") and what in str(info.value), str(info.value)
     with pytest.raises(DominoError, match=r"field 'game_credit' is \[1\], expected a list of 2 win credits in \[0, 1\], one per seat \(or null\)"):
         deal_values({**A, "episode": "game", "records": damaged(0, game_credit=[1])}, "x")
+    # a journal's pips and scores have no lower bound (low=None); the default bound is 0
+    from domino_env.train.tournament_results import seat_values
+
+    assert seat_values([-2, 3], 2, integers=True, low=None) and not seat_values([-2, 3], 2, integers=True)
 
 
 def test_a_file_missing_rotations_is_refused_naming_the_deal(tmp_path):
@@ -317,3 +324,37 @@ def test_a_numpy_seed_leaves_the_result_writable_as_json():
 
     res = evaluate(["random", "greedy"], num_players=2, rounds=2, seed=np.int64(3), keep_records=True)
     assert json.loads(json.dumps(res.to_dict(records=True)))["seed"] == 3
+
+
+def test_the_pips_lines_of_the_command_have_two_decimals(tmp_path, capsys):
+    """``--metric pips``: x keeps 0, 1.5 and 1 pips a round in the three deals of A (mean 0.83), y
+    6.5, 2.5 and 4 (4.33); the differences -6.5, -1, -3: -3.50 +- t(0.975, 2) * 2.78388 / sqrt(3)
+    = [-10.42, +3.42]. Every line with two decimals, the win lines with four."""
+    from domino_env.train.paired import main
+
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(A))
+    assert main([str(path), str(path), "--agent", "x", "--agent-b", "y", "--metric", "pips"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"A: x in {path}: 0.83", f"B: y in {path}: 4.33",
+        "A - B: -3.50 [-10.42, +3.42] over 3 deals (pips left per round)"]  # fmt: skip
+    assert main([str(path), str(path), "--agent", "x", "--agent-b", "y"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [f"A: x in {path}: 0.7500", f"B: y in {path}: 0.2500"]
+
+
+def test_missing_rotations_are_counted_over_the_deals_and_named_in_the_plural():
+    """The refusal of records lacking seat rotations names the first such deal, its missing
+    rotations ("rotation 1", "rotations 1, 2") and how many other deals lack some."""
+    two_short = [A["records"][k] for k in (0, 1, 2, 4)]  # deals 11 and 12 lack rotation 1
+    with pytest.raises(DominoError) as info:
+        deal_values({**A, "records": two_short}, "x")
+    assert str(info.value) == ("deal 11 (seed 11) lacks seat rotation 1 (a deal has one record per rotation 0..1); "
+                               "1 other deals lack rotations too: the records are damaged")  # fmt: skip
+    three = {"agents": ["x", "y", "w"], "episode": "round", "num_players": 3, "game": "mexican_train",
+             "env_kwargs": {}, "records": [{"deal": 0, "rotation": 0, "seed": 0, "seats": [0, 1, 2], "rounds": 1,
+                                            "round_credit": [1.0, 0.0, 0.0], "pips": [0, 1, 1], "game_credit": None,
+                                            "truncated": False}]}  # fmt: skip
+    with pytest.raises(DominoError) as info:
+        deal_values(three, "x")
+    assert str(info.value) == ("deal 0 (seed 0) lacks seat rotations 1, 2 (a deal has one record per rotation 0..2): "
+                               "the records are damaged")  # fmt: skip
