@@ -358,3 +358,11 @@ def test_missing_rotations_are_counted_over_the_deals_and_named_in_the_plural():
         deal_values(three, "x")
     assert str(info.value) == ("deal 0 (seed 0) lacks seat rotations 1, 2 (a deal has one record per rotation 0..2): "
                                "the records are damaged")  # fmt: skip
+
+
+def test_deal_values_take_an_evaluation_result_kept_with_its_records():
+    """deal_values reads an EvaluationResult as it reads its dict (``to_dict(records=True)``)."""
+    res = evaluate(["greedy", "random"], rounds=4, num_players=2, seed=0, game="block", keep_records=True)
+    values = deal_values(res, "greedy")
+    assert values == deal_values(res.to_dict(records=True), "greedy") and len(values) == 2
+    assert sum(values.values()) / 2 == res.stats_for("greedy").win_rate
