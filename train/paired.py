@@ -81,8 +81,12 @@ class PairedDifference:
         ci = (f"[{lo:+.{dec}f}, {hi:+.{dec}f}]" if math.isfinite(lo) else "(one deal: no interval)" if self.deals < 2
               else "(the same difference on every deal: no interval)")  # fmt: skip
         what = "win credit" if self.metric == "win" else "pips left per round"
-        skipped = f"; {self.skipped} deals without a finished round left out" if self.skipped else ""
-        return f"A - B: {self.mean:+.{dec}f} {ci} over {self.deals} deals ({what}{skipped})"
+        skipped = f"; {_deals(self.skipped)} without a finished round left out" if self.skipped else ""
+        return f"A - B: {self.mean:+.{dec}f} {ci} over {_deals(self.deals)} ({what}{skipped})"
+
+
+def _deals(n: int) -> str:
+    return f"{n} deal{'' if n == 1 else 's'}"
 
 
 _RECORDS_HINT = ("run domino-evaluate with --records --json FILE, or keep_records=True and "
@@ -171,7 +175,8 @@ def deal_values(result: Mapping[str, Any], agent: str, metric: str = "win") -> d
     short = {key: sorted(set(range(p)) - set(rots)) for key, rots in seen.items() if len(rots) < p}
     if short:
         (deal, seed), missing = next(iter(short.items()))
-        others = f"; {len(short) - 1} other deals lack rotations too" if len(short) > 1 else ""
+        others = (f"; {_deals(len(short) - 1).replace(' ', ' other ', 1)} {'lacks' if len(short) == 2 else 'lack'} "
+                  "rotations too") if len(short) > 1 else ""  # fmt: skip
         which = f"rotation{'s' * (len(missing) > 1)} {', '.join(map(str, missing))}"
         raise DominoError(f"deal {deal} (seed {seed}) lacks seat {which} "
                           f"(a deal has one record per rotation 0..{p - 1}){others}: the records are damaged")  # fmt: skip
@@ -283,7 +288,7 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
             raise DominoError(f"tournament {side}: {exc}") from None
     va, vb = values
     if set(va) != set(vb):
-        played = "; ".join(f"{side}: seed {r.get('seed')}, {len(v)} deals" for side, r, v in (("A", a, va), ("B", b, vb)))
+        played = "; ".join(f"{side}: seed {r.get('seed')}, {_deals(len(v))}" for side, r, v in (("A", a, va), ("B", b, vb)))
         raise DominoError(f"the two tournaments played different deals ({played}; {len(set(va) ^ set(vb))} of "
                           f"{len(set(va) | set(vb))} not in both): use the same --seed and --rounds")  # fmt: skip
     keys = [k for k in sorted(va) if not (math.isnan(va[k]) or math.isnan(vb[k]))]

@@ -227,7 +227,7 @@ def test_the_line_of_two_deals_with_the_same_pips_difference_says_so():
     d = _paired([(1.0, 1.0), (1.0, 1.0)], metric="pips")
     assert d.text() == "A - B: -1.00 (the same difference on every deal: no interval) over 2 deals (pips left per round)"
     one = _paired([(1.0, 1.0)], metric="pips")
-    assert one.text() == "A - B: -1.00 (one deal: no interval) over 1 deals (pips left per round)"
+    assert one.text() == "A - B: -1.00 (one deal: no interval) over 1 deal (pips left per round)"
 
 
 def test_a_deal_without_a_finished_round_on_one_side_only_is_left_out():
@@ -251,7 +251,7 @@ def test_a_deal_without_a_finished_round_on_one_side_only_is_left_out():
     d = paired_difference(result(True), result(False), "x", "x", metric="pips")
     assert (d.deals, d.skipped, d.mean, d.mean_a, d.mean_b) == (1, 1, -3.0, 2.0, 5.0)
     assert d.ci95 == (-math.inf, math.inf)
-    assert d.text() == "A - B: -3.00 (one deal: no interval) over 1 deals (pips left per round; 1 deals without a finished round left out)"
+    assert d.text() == "A - B: -3.00 (one deal: no interval) over 1 deal (pips left per round; 1 deal without a finished round left out)"
 
 
 def test_pips_differences_that_vary_by_less_than_a_pip_have_a_t_interval():

@@ -91,7 +91,7 @@ def test_pips_skip_deals_without_a_finished_round():
     assert math.isnan(values[(1, 1)]) and values[(2, 2)] == 4.0 and values[(3, 3)] == 6.0
     d = paired_difference(tour(4), tour(8), "y", metric="pips")
     assert (d.deals, d.skipped, d.mean) == (2, 1, pytest.approx(-5.0))
-    assert d.text().endswith("over 2 deals (pips left per round; 1 deals without a finished round left out)")
+    assert d.text().endswith("over 2 deals (pips left per round; 1 deal without a finished round left out)")
     assert paired_difference(tour(4), tour(8), "y").deals == 3  # win credit: 0 for the truncated deal
     only = _result(["x", "y"], tour(4)["records"][:2])
     with pytest.raises(DominoError, match="no deal has a finished round on both sides"):
@@ -349,7 +349,7 @@ def test_missing_rotations_are_counted_over_the_deals_and_named_in_the_plural():
     with pytest.raises(DominoError) as info:
         deal_values({**A, "records": two_short}, "x")
     assert str(info.value) == ("deal 11 (seed 11) lacks seat rotation 1 (a deal has one record per rotation 0..1); "
-                               "1 other deals lack rotations too: the records are damaged")  # fmt: skip
+                               "1 other deal lacks rotations too: the records are damaged")  # fmt: skip
     three = {"agents": ["x", "y", "w"], "episode": "round", "num_players": 3, "game": "mexican_train",
              "env_kwargs": {}, "records": [{"deal": 0, "rotation": 0, "seed": 0, "seats": [0, 1, 2], "rounds": 1,
                                             "round_credit": [1.0, 0.0, 0.0], "pips": [0, 1, 1], "game_credit": None,
