@@ -15,7 +15,7 @@ never sampled). ``--mode`` picks who plays the other seats, through the policy m
 
 * ``self-play`` (default): every seat is ``main`` (one shared policy, trained on every seat).
 * ``opponents``: one seat per episode, drawn at random, is ``main``; every other seat draws one of
-  ``--opponents`` (scripted agents as :class:`~agents.rllib.modules.ScriptedRLModule`: ``random``,
+  ``--opponents`` (scripted agents as :class:`~domino_env.agents.rllib.modules.ScriptedRLModule`: ``random``,
   ``greedy``, ``planner``, ``ppo:PATH``, ``rllib:PATH``). With teams (Cuban) the partner is one of
   those seats.
 * ``league``: one seat is ``main``; the others draw from ``--league-size`` frozen snapshots of

@@ -3,7 +3,7 @@
 :func:`ppo_config` builds the whole ``PPOConfig`` of a run (use it in your own scripts too):
 the env (:class:`domino_env.agents.rllib.env.DominoMultiAgentEnv`), the learner ``main``
 (:class:`domino_env.agents.rllib.modules.MaskedPPOTorchRLModule`), one
-:class:`~agents.rllib.modules.ScriptedRLModule` per scripted opponent, the frozen league
+:class:`~domino_env.agents.rllib.modules.ScriptedRLModule` per scripted opponent, the frozen league
 snapshots, the policy mapping (:class:`SeatMapping`) and the metrics callbacks. Ray is imported
 inside the functions that need it.
 """
@@ -155,7 +155,7 @@ def model_config_of(env_config: dict[str, Any], hidden: Sequence[int]) -> dict[s
 
 
 def network_parameters(observation_size: int, hidden: Sequence[int], num_actions: int) -> int:
-    """Parameters of one :class:`~agents.rllib.modules.MaskedPPOTorchRLModule` of
+    """Parameters of one :class:`~domino_env.agents.rllib.modules.MaskedPPOTorchRLModule` of
     :func:`model_config_of`: separate policy and value MLPs of ``hidden`` layers (weights and
     biases), the policy head to ``num_actions`` logits, the value head to one value."""
     sizes = [int(observation_size), *map(int, hidden)]
@@ -247,7 +247,7 @@ def ppo_config(
 ) -> Any:
     """The ``PPOConfig`` of a run: env, modules (``main`` + opponents / snapshots), policy
     mapping (:class:`SeatMapping`), callbacks. ``opponents`` are agent specs
-    (:func:`domino_env.agents.make_agent`), one :class:`~agents.rllib.modules.ScriptedRLModule` each.
+    (:func:`domino_env.agents.make_agent`), one :class:`~domino_env.agents.rllib.modules.ScriptedRLModule` each.
 
     Raises:
         DominoError: ``mode`` is ``"opponents"`` with no opponents, ``"self-play"`` with some,
