@@ -24,6 +24,9 @@ from domino_env.wrappers import random_legal_opponent
 from .base import as_config, check_count, check_mask_size, no_argument, register_agent
 from .seat_view import SeatView, observation_view, state_view  # noqa: F401 (re-exported)
 
+_MEXICAN_TRAIN_RULES = ("Mexican Train rules (a MexicanTrainConfig, a Mexican Train env, a dict of its env kwargs "
+                        "or None); the line-game agents are in domino_env.agents.line")  # fmt: skip
+
 
 class _MexicanTrainAgent:
     """Shared set-up: the rules, the tile table and the action layout."""
@@ -31,10 +34,14 @@ class _MexicanTrainAgent:
     name = "agent"
 
     def __init__(self, config: Any = None):
-        cfg = as_config(config)
-        if not isinstance(cfg, MexicanTrainConfig):  # its fields differ: an AttributeError further on
-            raise ConfigError("config", cfg, "Mexican Train rules (a MexicanTrainConfig, a Mexican Train env or "
-                              "its env kwargs); the line-game agents are in domino_env.agents.line")  # fmt: skip
+        try:
+            cfg = as_config(config)
+        except ConfigError as exc:  # its words list line-game rules too, which are refused below
+            if exc.field != "config":
+                raise
+            cfg = None
+        if not isinstance(cfg, MexicanTrainConfig):  # a LineConfig's fields differ: an AttributeError further on
+            raise ConfigError("config", config if cfg is None else cfg, _MEXICAN_TRAIN_RULES)
         self.config = cfg
         self.num_players = p = cfg.num_players
         self.max_pip = n = cfg.max_pip

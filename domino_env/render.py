@@ -59,7 +59,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
             name, tags = "Mexican ", []
         else:
             if not state.active[train]:
-                lines.append(f"  seat {train}: eliminated")
+                lines.append(f"  seat {train}: out of the game")  # (the picture's and the replay page's words)
                 continue
             name = f"seat {train} "
             tags = [f"hand {state.hand_size(train)}", f"score {state.scores[train]}"]

@@ -251,6 +251,12 @@ def _eliminated(state: Any, seat: int) -> bool:
     return getattr(state, "eliminated_at", [None] * (seat + 1))[seat] is not None
 
 
+def _knocked_out(state: Any, round_index: int, you: int) -> list[int]:
+    """The other seats that the round ``round_index`` knocked out of an elimination game."""
+    out = getattr(state, "eliminated_at", ())
+    return [s for s, at in enumerate(out) if s != you and at == round_index]
+
+
 def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
     """The round result of ``info`` (the env's fixed layout, docs/infos.md) in words."""
     how = str(Termination(int(info["termination_code"])))
@@ -322,6 +328,9 @@ def play(
         env.step(action)
         if env.game_state.round_over or len(env.game_state.deals) > deals:
             print("\n" + _round_summary(env.infos[agent], you, seat), flush=True)
+            for other in _knocked_out(env.game_state, env.infos[agent]["round_index"], you):  # (yours: below)
+                print(f"seat {other} is out of the game (score {env.game_state.scores[other]} reached the limit of "
+                      f"{env.config.elimination_limit})", flush=True)  # fmt: skip
             if not out and _eliminated(env.game_state, you) and not env.game_state.game_over:
                 out = True
                 print(f"you are out of the game (your score {env.game_state.scores[you]} reached the limit of "

@@ -85,6 +85,8 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
         parser.error(f"--resume {path}: not a regular file (a pipe?); copy the record to a file and give that")
     if not os.path.lexists(path):  # the replay page's words (OSError's are "No such file or directory")
         parser.error(f"--resume {path}: no such file")
+    if os.path.isdir(path):  # (OSError's "Is a directory")
+        parser.error(f"--resume {path} is a folder; give the record of the game (a file, as domino-play writes it)")
     try:
         record = load_record(path)
     except (DominoError, OSError, UnicodeDecodeError) as exc:
@@ -161,12 +163,19 @@ class RecordWriter:
 
     def save(self, data: dict[str, Any]) -> None:
         """Write ``data``. Raises OSError when it cannot be written (the file is as it was)."""
+        reserved = None
         if (now := _stamp(self.path)) is not None and now != self._stamp:  # (a file removed holds nothing to lose)
             old, self.path = self.path, _free_name(self.path)
-            self._stamp = None
+            self._stamp = reserved = _stamp(self.path)
             self._say(f"{old} was changed by another program while this game was played (another domino-play "
                       f"of it?): this game's record goes to {self.path}")  # fmt: skip
-        save_record(data, self.path)
+        try:
+            save_record(data, self.path)
+        except OSError:
+            if reserved is not None and _stamp(self.path) == reserved:  # the empty name it took: no record
+                os.unlink(self.path)
+            self._stamp = _stamp(self.path)  # this game's own failed write is no other program's change
+            raise
         self._stamp = _stamp(self.path)
         self.saved_moves = len(data["actions"])
 
@@ -176,7 +185,7 @@ class RecordWriter:
             return "no record is there"
         if self.saved_moves is not None and _stamp(self.path) == self._stamp:  # saved at one of your turns
             go_on = record_hints(self.path, game_over=False).partition("; ")[2]
-            return f"it keeps the game as saved at your last turn ({self.saved_moves} moves); {go_on}"
+            return f"it keeps the game as last saved ({self.saved_moves} moves); {go_on}"
         return "the file is as it was"
 
 
@@ -191,14 +200,19 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
 
 
 def _free_name(path: str) -> str:
-    """``game.json`` -> ``game-2.json`` (``-3`` ..., the first name not taken; ``.json.gz`` kept)."""
+    """``game.json`` -> ``game-2.json`` (``-3`` ..., the first name not taken; ``.json.gz`` kept),
+    taken by creating it empty: two games moving at once do not pick the same one."""
     base = os.path.basename(path)
     gz = ".gz" if base.endswith(".gz") else ""
     stem, ext = os.path.splitext(base.removesuffix(gz))
     k = 2
-    while os.path.lexists(name := os.path.join(os.path.dirname(path), f"{stem}-{k}{ext}{gz}")):
-        k += 1
-    return name
+    while True:
+        name = os.path.join(os.path.dirname(path), f"{stem}-{k}{ext}{gz}")
+        try:
+            os.close(os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+            return name
+        except FileExistsError:
+            k += 1
 
 
 def is_record_file(path: str) -> bool:

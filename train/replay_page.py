@@ -283,7 +283,7 @@ function resultText(f) {
   if (!f.result) return "";
   const r = f.result;
   if (r.termination === "annulled") return "round " + (f.round + 1) + " annulled: dealt again";
-  const who = r.winners.length ? r.winners.map(seatName).join(", ") : "nobody";
+  const who = r.winners.length ? r.winners.map(seatName).join(", ") : "nobody (a void round: it scores nothing)";
   let text = "round " + (f.round + 1) + " over (" + r.termination.replace("_", " ") + "): won by " + who +
              " · pips left " + JSON.stringify(r.pips) + " · points " + JSON.stringify(r.points);
   const lines = [text, ...knockedText(f)];

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
@@ -27,7 +28,9 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     The new file keeps the earlier one's permission bits (and owner and group where this user may
     set them); a hard link to the earlier file keeps the earlier content. A symbolic link
     (``/dev/stdout``), a target that is not a regular file (a FIFO), or an existing file in a
-    folder this user cannot write is written in place, as ``open(target, "wb")`` would.
+    folder this user cannot write is written in place, as ``open(target, "wb")`` would; if that
+    fails, a regular file's earlier content (up to 256 MiB) is written back. Two processes writing
+    one target at once each use their own partial file (the second ``.NAME.PID.partial``).
 
     Raises:
         OSError: the file cannot be written (a new file in a read-only folder, a full disk)."""
@@ -36,12 +39,19 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
     if not in_place and target.exists() and not os.access(target.parent, os.W_OK | os.X_OK):
         in_place = True  # no temporary file can be made beside it
     if in_place:
-        with open(target, "wb") as f:
-            write(f)
+        _write_in_place(target, write)
         return target
     tmp = target.with_name(f".{target.name}.partial")
     try:
-        with open(tmp, "wb") as f:
+        try:  # another process writing the same file at once has its own (two domino-play of one record)
+            f = open(tmp, "xb")
+        except FileExistsError:
+            if not _fresh(tmp):  # left by a killed process: taken over, so it goes with the rename
+                f = open(tmp, "wb")
+            else:
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.partial")
+                f = open(tmp, "wb")
+        with f:
             write(f)
             synced = not f.closed  # (a writer may close it: a TextIOWrapper around it, say)
             if synced:
@@ -59,6 +69,41 @@ def replace_file(target: Path, write: Callable[[BinaryIO], Any]) -> Path:
         raise_naming(exc, target)
     sync_folder(target.parent)  # the new file is in place: a signal here leaves it so
     return target
+
+
+def _fresh(path: Path, seconds: float = 60.0) -> bool:
+    """``path`` was written in the last ``seconds``: another process may be writing it now."""
+    try:
+        return time.time() - path.stat().st_mtime < seconds
+    except OSError:
+        return False
+
+
+#: The largest earlier file kept in memory to be written back when writing it in place fails.
+_RESTORE_BYTES = 256 * 2**20
+
+
+def _write_in_place(target: Path, write: Callable[[BinaryIO], Any]) -> None:
+    """``open(target, "wb")`` and ``write``; when that fails, the earlier content of a regular file
+    is written back (best effort: a full disk had room for it before), so a failure does not
+    leave it cut short."""
+    earlier = None
+    try:
+        if target.is_file() and target.stat().st_size <= _RESTORE_BYTES:
+            earlier = target.read_bytes()
+    except OSError:
+        pass
+    try:
+        with open(target, "wb") as f:
+            write(f)
+    except BaseException:
+        if earlier is not None:
+            try:
+                with open(target, "wb") as f:
+                    f.write(earlier)
+            except OSError:
+                pass
+        raise
 
 
 def raise_naming(exc: BaseException, path: str | os.PathLike[str]) -> NoReturn:

@@ -21,6 +21,18 @@ def test_a_mexican_train_agent_refuses_line_game_rules(cls, config):
         cls(config)
 
 
+@pytest.mark.parametrize("cls", [RandomAgent, GreedyAgent, PlannerAgent])
+def test_a_mexican_train_agent_given_no_rules_names_only_what_it_takes(cls):
+    """as_config's words ("a MexicanTrainConfig or LineConfig, ...") listed rules it then refuses."""
+    with pytest.raises(ConfigError) as info:
+        cls("x")
+    assert str(info.value) == ("invalid argument 'config': got 'x'; allowed: Mexican Train rules (a MexicanTrainConfig, "
+                               "a Mexican Train env, a dict of its env kwargs or None); the line-game agents are in "
+                               "domino_env.agents.line")  # fmt: skip
+    with pytest.raises(ConfigError, match="invalid config field 'num_players'"):  # a field's own error stays
+        cls({"num_players": 1})
+
+
 @pytest.mark.parametrize("cls", [LineRandomAgent, LineGreedyAgent, LinePlannerAgent])
 def test_a_line_agent_refuses_mexican_train_rules(cls):
     with pytest.raises(ConfigError, match="invalid argument 'config'.*allowed: line-game rules"):

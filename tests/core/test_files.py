@@ -279,3 +279,39 @@ def test_an_interrupt_two_clean_ups_deep_still_comes_out_as_the_interrupt(tmp_pa
     with pytest.raises(KeyboardInterrupt) as info:
         replace_file(tmp_path / "model.zip", interrupted_then_two_clean_up_errors)
     assert info.value.args == ("SIGINT",) and os.listdir(tmp_path) == []
+
+
+def test_a_second_writer_at_once_uses_its_own_partial_file(tmp_path):
+    """Two domino-play of one record saved at once through one ``.g.json.partial``: one renamed it
+    away under the other (ENOENT, its saves stopped), or both wrote into it. A fresh partial file
+    is another writer's: this one writes ``.g.json.PID.partial`` and leaves that one alone."""
+    target, other = tmp_path / "g.json", tmp_path / ".g.json.partial"
+    other.write_bytes(b"the other writer's half")
+    replace_file(target, lambda f: f.write(b"mine"))
+    assert target.read_bytes() == b"mine" and other.read_bytes() == b"the other writer's half"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".g.json.partial", "g.json"]
+    assert not (tmp_path / f".g.json.{os.getpid()}.partial").exists()
+
+
+def test_a_partial_file_left_by_a_killed_writer_is_taken_over(tmp_path):
+    target, stale = tmp_path / "g.json", tmp_path / ".g.json.partial"
+    stale.write_bytes(b"left by a kill")
+    os.utime(stale, (1_000_000, 1_000_000))  # long ago
+    replace_file(target, lambda f: f.write(b"new"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"] and target.read_bytes() == b"new"
+
+
+def test_a_failed_write_in_place_puts_the_earlier_content_back(tmp_path):
+    """Through a symbolic link (written in place, as open(target, "wb") would) a write that fails
+    half-way left the file cut short: a user trial lost a game record so (a full disk)."""
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_bytes(b'{"earlier": "record"}')
+    link.symlink_to(real)
+
+    def half_then_full(f):
+        f.write(b'{"new": ')
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left on device"):
+        replace_file(link, half_then_full)
+    assert real.read_bytes() == b'{"earlier": "record"}' and link.is_symlink()

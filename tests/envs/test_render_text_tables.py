@@ -71,7 +71,7 @@ def test_the_round_end_and_an_eliminated_seat():
     assert rows[0].startswith("Mexican Train - round 2, station [8|8], boneyard ")
     assert rows[1:6] == [
         "  seat 0 : (empty) -> open end 8  (hand 25, score 0)",
-        "  seat 1: eliminated",
+        "  seat 1: out of the game",
         "  seat 2 : (empty) -> open end 8  (hand 25, score 5)",
         "  Mexican : (empty) -> open end 8",
         "to play: seat 0 (free)",
@@ -85,8 +85,8 @@ def test_the_round_end_and_an_eliminated_seat():
     assert env.render_text(0) == (
         "Mexican Train - round 1, station [9|9], boneyard 1 tile\n"
         "  seat 0 : [9|1] -> open end 1  (hand 0, score 0)\n"
-        "  seat 1: eliminated\n"
-        "  seat 2: eliminated\n"
+        "  seat 1: out of the game\n"
+        "  seat 2: out of the game\n"
         "  Mexican : (empty) -> open end 9\n"
         "round over: went_out, winners [0], pips [0, 11, 5]\n"
         "hand of seat 0: (empty)"

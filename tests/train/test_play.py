@@ -441,6 +441,15 @@ def test_a_seat_knocked_out_of_an_elimination_game_is_told(tmp_path):
     told = f"you are out of the game (your score {state.scores[0]} reached the limit of 40)"
     assert out.stdout.count("you are out of the game") == 1 and told in out.stdout
     assert out.stdout.index(told) < out.stdout.rindex("game over: won by")
+    # the other seats knocked out: one line each, after the summary of the round that did it (a
+    # user trial: only the table's row said so, from the next deal on; the replay page names them)
+    for seat in (1, 2, 3, 4, 5):
+        if state.eliminated_at[seat] is not None:
+            line = f"seat {seat} is out of the game (score "
+            assert out.stdout.count(line) == 1, seat
+            ended = out.stdout.index(f"round {state.eliminated_at[seat] + 1} over (")
+            assert any(x.startswith(line) for x in out.stdout[ended:].splitlines()[2:8]), seat
+    assert sum(at is not None for at in state.eliminated_at[1:]) >= 1
 
 
 @pytest.mark.parametrize("typed", ["h", "help", "?"])

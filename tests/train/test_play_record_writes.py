@@ -69,7 +69,7 @@ def test_a_record_that_outgrows_the_file_size_limit_says_what_the_file_keeps(tmp
     assert proc.returncode == 1 and "Traceback" not in err, err
     assert f"the game so far could not be saved to {rec} (File too large)" in out
     assert err == (f"domino-play: error: the game record could not be written to {rec} (File too large); it keeps "
-                   f"the game as saved at your last turn ({moves} moves); go on with it: domino-play --resume {rec}\n")  # fmt: skip
+                   f"the game as last saved ({moves} moves); go on with it: domino-play --resume {rec}\n")  # fmt: skip
     assert len(load_record(rec)["actions"]) == moves
 
 
@@ -78,7 +78,7 @@ def test_the_writer_says_what_is_kept_and_takes_a_free_name(tmp_path):
     writer = RecordWriter(str(tmp_path / "g.json"), said.append)
     assert writer.kept() == "no record is there"
     writer.save({"actions": [1, 2, 3]})
-    assert writer.kept().startswith("it keeps the game as saved at your last turn (3 moves); go on with it: ")
+    assert writer.kept().startswith("it keeps the game as last saved (3 moves); go on with it: ")
     (tmp_path / "g.json").write_text("{}")  # changed by someone else
     assert writer.kept() == "the file is as it was"
     writer.save({"actions": [1, 2, 3, 4]})
@@ -86,3 +86,40 @@ def test_the_writer_says_what_is_kept_and_takes_a_free_name(tmp_path):
     (tmp_path / "g-3.json.gz").write_text("")
     assert _free_name(str(tmp_path / "g-3.json.gz")) == str(tmp_path / "g-3-2.json.gz")
     assert _free_name(str(tmp_path / "g.json.gz")) == str(tmp_path / "g-2.json.gz")
+
+
+def test_a_failed_save_of_its_own_is_no_change_by_another_program(tmp_path, monkeypatch):
+    """A user trial (a folder that took no new file, a file size limit): the game's own failed
+    write in place changed the file, and its next save took that for another program's change and
+    moved to g-2.json. A name taken for a save that then fails is given back."""
+    from domino_env.train import play_records
+
+    said: list[str] = []
+    writer = RecordWriter(str(tmp_path / "g.json"), said.append)
+    writer.save({"actions": [1]})
+    real = play_records.save_record
+
+    def fails_half_way(data, path):
+        Path(path).write_text('{"cut')  # what a failed write in place may leave
+        raise OSError(27, "File too large")
+
+    monkeypatch.setattr(play_records, "save_record", fails_half_way)
+    try:
+        writer.save({"actions": [1, 2]})
+    except OSError:
+        pass
+    monkeypatch.setattr(play_records, "save_record", real)
+    writer.save({"actions": [1, 2, 3]})
+    assert said == [] and writer.path == str(tmp_path / "g.json")
+    (tmp_path / "g.json").write_text("{}")  # another program's change, then a save that fails whole
+
+    def full(data, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(play_records, "save_record", full)
+    try:
+        writer.save({"actions": [1, 2, 3, 4]})
+    except OSError:
+        pass
+    assert len(said) == 1 and writer.path == str(tmp_path / "g-2.json")
+    assert not (tmp_path / "g-2.json").exists() and writer.kept() == "no record is there"

@@ -111,10 +111,11 @@ def test_a_missing_record_and_a_replay_page_are_refused_in_the_replay_pages_word
     out = subprocess.run([sys.executable, "-m", "train.replay_html", str(path), "-o", str(page)], capture_output=True,
                          text=True, cwd=ROOT, timeout=120)  # fmt: skip
     assert out.returncode == 0, out.stderr
-    for target, words in ((tmp_path / "gone.json", "no such file"),
-                          (page, "a replay page, not a game record; give the record (JSON) it was made from")):  # fmt: skip
+    for target, words in ((tmp_path / "gone.json", ": no such file"), (tmp_path, " is a folder; give the record of the "
+                                                                        "game (a file, as domino-play writes it)"),
+                          (page, ": a replay page, not a game record; give the record (JSON) it was made from")):  # fmt: skip
         out = _play(["--resume", str(target)], "1\n")
-        assert out.returncode == 2 and out.stderr == f"domino-play: error: --resume {target}: {words} (domino-play --help lists every option)\n"
+        assert out.returncode == 2 and out.stderr == f"domino-play: error: --resume {target}{words} (domino-play --help lists every option)\n"
 
 
 def test_an_edited_first_deal_or_a_game_over_is_refused(tmp_path):
@@ -330,7 +331,7 @@ def test_an_os_error_names_the_record_even_when_its_name_is_in_the_errors_words(
     (tmp_path / "dir").mkdir()
     out = subprocess.run([sys.executable, "-m", "domino_env.train.play", "--resume", "dir"], capture_output=True,
                          text=True, cwd=tmp_path, timeout=120)  # fmt: skip
-    assert out.returncode == 2 and "--resume dir: Is a directory" in out.stderr, out.stderr
+    assert out.returncode == 2 and "--resume dir is a folder; give the record of the game" in out.stderr, out.stderr
 
 
 def test_only_a_record_resume_takes_is_kept_and_its_check_copies_no_state(tmp_path, monkeypatch):

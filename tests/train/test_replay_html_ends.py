@@ -176,3 +176,15 @@ def test_games_without_a_boneyard_show_no_boneyard_count(chromium, make, status,
     counts = re.findall(r"boneyard \d+", page.locator("#status").text_content())
     assert len(counts) == ("no boneyard" not in status) and ("no boneyard" in page.locator("#status").text_content()) == (not counts)
     assert errors == []
+
+
+def test_a_void_round_says_it_scores_nothing(chromium, tmp_path):
+    """As domino-play's line: "won by nobody" alone puzzled a user (docs/rules.md §1.5, void)."""
+    env = mexican_train_v0.raw_env(preset="tren_mexicano", num_players=2, max_pip=9, use_boneyard=False)
+    env.reset(seed=0, options={"deal": {"hands": [[[1, 2]], [[3, 4]]], "station": [9, 9], "first_player": 0}})
+    env.step(env.unwrapped.game_state.draw_action + 1)  # nobody holds a 9: the PASS blocks the round
+    page, errors, _ = _open(chromium, env.to_record(), tmp_path)
+    page.keyboard.press("End")
+    assert page.locator("#result").inner_text() == ("round 1 over (blocked): won by nobody (a void round: it scores "
+                                                    "nothing) \u00b7 pips left [3,7] \u00b7 points [0,0]")  # fmt: skip
+    assert errors == []
