@@ -91,7 +91,9 @@ def _one_line_error(command: str, *args: str) -> str:
          "--max-pip 6: too few tiles for the cuban preset's 10-tile hands; give --hand-size too (an integer from 1 to 7)"),
         ("domino-evaluate", ["--game", "cuban", "--max-pip", "6", "--agents", "greedy", "greedy", "greedy", "greedy"],
          "--max-pip 6: too few tiles for the cuban preset's 10-tile hands; give --hand-size too (an integer from 1 to 7)"),
-        ("domino-replay-html", ["/no/such/record.json"], "record /no/such/record.json: no such file"),
+        # (a missing record has no --help hint: the record is wrong, not an option; test_replay_html_refusals)
+        ("domino-replay-html", ["-"], "record -: a record read from stdin names no page; give the page to write with "
+                                      "--output (- for stdout)"),
         ("domino-train", ["--reward", "outcome", "--pips-coef", "2"],
          "--pips-coef 2: weighs the pips term of --reward mixed; the reward here is outcome"),
         ("domino-bc", ["--game", "cuban", "--pips-coef", "0.5"],
