@@ -180,8 +180,9 @@ def test_a_record_from_train_play_names_the_seats(tmp_path):
 
 
 # ---------------------------------------------------------------------- in a real browser
-@pytest.fixture(scope="module")
-def browser():
+def launched_browser():
+    """Headless Chromium through playwright, closed when the generator ends (the module-scoped
+    browser fixtures of this file and test_replay_html_ends.py)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (make test installs it)")
     try:
@@ -192,6 +193,11 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from launched_browser()
 
 
 def _open(browser, record: dict, tmp_path: Path):

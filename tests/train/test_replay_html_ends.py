@@ -6,11 +6,10 @@ Chromium, and the text it shows is checked word for word."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
-from test_replay_html import CHROMIUM, CHROMIUM_ARGS, _open
+from test_replay_html import _open, launched_browser
 
 from domino_env.core.records import replay, replay_end
 from domino_env.envs import block_v0, line_v0, mexican_train_v0
@@ -19,16 +18,7 @@ from domino_env.train.replay_html import frames_from_record
 
 @pytest.fixture(scope="module")
 def chromium():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (make test installs it)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail('playwright is missing: pip install -e ".[browser]" (make test installs it)')
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    yield from launched_browser()
 
 
 def _random_record(env, seed: int) -> dict:
