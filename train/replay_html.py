@@ -33,6 +33,7 @@ from domino_env.core.records import (
     episode_goes_on,
     first_state,
     load_record,
+    naming_file,
     record_config,
     replay_end,
 )
@@ -306,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         refuse(f"record {name}: {err.strerror}")
     except RecordError as err:  # its message says what does not replay, and where
-        refuse(f"record {name}: {err}")
+        refuse(naming_file(name, str(err)))
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         refuse(f"record {name} does not replay: {err}")
     try:

@@ -112,8 +112,19 @@ def load_record(path: str | Path) -> dict[str, Any]:
     try:
         _check(record)
     except RecordError as err:  # name the file in every message
-        raise RecordError(f"record {path}: {err}") from err
+        raise RecordError(naming_file(path, str(err))) from err
     return record
+
+
+def naming_file(path: str | Path, message: str) -> str:
+    """``message`` (of a record's check) with the record's file named in it, once: "record lacks
+    'deals'" becomes "record PATH lacks 'deals'", "record field 'seed' ..." "record PATH: field
+    'seed' ...", any other message "record PATH: MESSAGE"."""
+    if message.startswith("record field "):
+        return f"record {path}: {message.removeprefix('record ')}"
+    if message.startswith(("record lacks ", "record has ")):
+        return f"record {path} {message.removeprefix('record ')}"
+    return f"record {path}: {message}"
 
 
 def _read_at_most(path: str | Path, limit: int) -> bytes:

@@ -399,10 +399,10 @@ def test_malformed_record_files_and_fields_are_record_errors(tmp_path):
     with pytest.raises(RecordError, match=r"record .*r.json: not a game record of format"):
         load_record(path)
     path.write_text(json.dumps({**record, "actions": {}}))
-    with pytest.raises(RecordError, match=r"record .*r.json: record field 'actions' must be a JSON list"):
+    with pytest.raises(RecordError, match=r"record .*r.json: field 'actions' must be a JSON list"):
         load_record(path)
     path.write_text(json.dumps({**record, "seed": "abc"}))  # was read, and replayed
-    with pytest.raises(RecordError, match=r"record .*r.json: record field 'seed' must be null or an integer >= 0"):
+    with pytest.raises(RecordError, match=r"record .*r.json: field 'seed' must be null or an integer >= 0"):
         load_record(path)
     path.write_text("[" * 100_000)  # deeper than the JSON parser goes: was a RecursionError traceback
     with pytest.raises(RecordError, match="nested too deep"):

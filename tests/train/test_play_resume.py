@@ -91,7 +91,7 @@ def _record(tmp_path, **changes):
      "(ppo:checkpoints/nosuch): no model at checkpoints/nosuch from this folder: run domino-play --resume from the folder the game was started in"),
     ([], {"actions": [10**6]}, "move 1 (actions[0], 0-based) does not replay: "),
     ([], {"deals": []}, "record has no deal"),  # was an IndexError traceback
-    ([], {"deals": None}, "record field 'deals' must be a JSON list, got NoneType"),
+    ([], {"deals": None}, "r.json: field 'deals' must be a JSON list, got NoneType"),
 ])  # fmt: skip
 def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, changes, message, tmp_path):
     path = _record(tmp_path, **changes)

@@ -119,6 +119,7 @@ def test_edited_records_are_refused_by_replay_and_the_page(cuban_game, tmp_path)
                 with pytest.raises(RecordError, match=re.escape(message)):
                     list(replay(record))
         out = _cli(str(path))
+        message = message.replace("record field ", f"record {path}: field ", 1)  # the file named, "record" once
         assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1, (name, out.stderr)
     assert not list(tmp_path.glob("*.html"))
     for seed in (None, 0, 2**40):  # what the env writes: the page is made
