@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+from typing import SupportsInt
+
 from .core.errors import DominoError, as_int
 from .core.line import LineState
 from .core.mexican_train import PHASE_NAMES, MexicanTrainState
@@ -25,6 +28,20 @@ def check_viewer(state: MexicanTrainState | LineState, viewer: object) -> int:
     if seat is None or not 0 <= seat < p:
         raise DominoError(f"viewer must be a seat 0..{p - 1} (an integer) or None (the seat to play), got {viewer!r}")
     return seat
+
+
+def seats_out_before(state: MexicanTrainState | LineState, round_index: int) -> set[int]:
+    """The seats an elimination game knocked out before round ``round_index`` (0-based; none in
+    other games). They hold no hand in that round, so its pips left and points are no count of
+    theirs: the displays show "out" there (docs/rules.md §1.6)."""
+    at = getattr(state, "eliminated_at", ())
+    return {s for s, r in enumerate(at) if r is not None and r < round_index}
+
+
+def seat_counts_text(values: Iterable[SupportsInt], out: Collection[int] = ()) -> str:
+    """One count per seat as a list, ``"[12, out, 0, 31]"``: ``out`` seats (:func:`seats_out_before`)
+    read "out". ``values``: P integers in seat order (a list, a tuple or an int64 array (P,))."""
+    return "[" + ", ".join("out" if s in out else str(int(v)) for s, v in enumerate(values)) + "]"
 
 
 def phase_text(state: MexicanTrainState) -> str:
@@ -74,7 +91,8 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
         lines.append(f"  {name}: {body} -> open end {state.open_end(train)}{tail}")
     if state.round_over:
         r = state.round_result
-        lines.append(f"round over: {r.termination}, winners {list(r.winners)}, pips {list(r.pips)}")
+        pips = seat_counts_text(r.pips, seats_out_before(state, r.round_index))
+        lines.append(f"round over: {r.termination}, winners {list(r.winners)}, pips {pips}")
     else:
         lines.append(
             f"to play: seat {state.current_player} ({phase_text(state)})"

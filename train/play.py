@@ -24,7 +24,7 @@ import signal
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.envs.infos import Termination, seats_of
+from domino_env.render import seat_counts_text, seats_out_before
 from domino_env.train.arg_types import count
 from domino_env.train.cli import ArgumentParser, OutputError, unwritable
 from domino_env.train.evaluate import (
@@ -257,8 +258,9 @@ def _knocked_out(state: Any, round_index: int, you: int) -> list[int]:
     return [s for s, at in enumerate(out) if s != you and at == round_index]
 
 
-def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
-    """The round result of ``info`` (the env's fixed layout, docs/infos.md) in words."""
+def _round_summary(info: dict[str, Any], you: int, seat: int, out: Collection[int] = ()) -> str:
+    """The round result of ``info`` (the env's fixed layout, docs/infos.md) in words; the ``out``
+    seats (knocked out before this round) read "out" in place of their pips."""
     how = str(Termination(int(info["termination_code"])))
     if how == "annulled":
         who = "you" if seat == you else f"seat {seat}"
@@ -267,7 +269,7 @@ def _round_summary(info: dict[str, Any], you: int, seat: int) -> str:
     who = ", ".join("you" if s == you else f"seat {s}" for s in winners) or "nobody (a void round: it scores nothing)"
     lines = [
         f"round {info['round_index'] + 1} over ({how.replace('_', ' ')}): won by {who}",
-        f"  pips left in each hand: {info['pips'].tolist()}; scores now: {info['scores'].tolist()}",
+        f"  pips left in each hand: {seat_counts_text(info['pips'], out)}; scores now: {info['scores'].tolist()}",
     ]
     if info["game_over"]:
         champs = ", ".join("you" if s == you else f"seat {s}" for s in seats_of(info["game_winners"]))
@@ -327,8 +329,9 @@ def play(
         deals = len(state.deals)
         env.step(action)
         if env.game_state.round_over or len(env.game_state.deals) > deals:
-            print("\n" + _round_summary(env.infos[agent], you, seat), flush=True)
-            for other in _knocked_out(env.game_state, env.infos[agent]["round_index"], you):  # (yours: below)
+            ended = env.infos[agent]["round_index"]
+            print("\n" + _round_summary(env.infos[agent], you, seat, seats_out_before(env.game_state, ended)), flush=True)
+            for other in _knocked_out(env.game_state, ended, you):  # (yours: below)
                 print(f"seat {other} is out of the game (score {env.game_state.scores[other]} reached the limit of "
                       f"{env.config.elimination_limit})", flush=True)  # fmt: skip
             if not out and _eliminated(env.game_state, you) and not env.game_state.game_over:

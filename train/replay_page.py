@@ -278,6 +278,10 @@ function knockedText(f) {
   if (won.length) lines.push("every seat left reached the limit of " + limit + ": the lowest total wins");
   return lines;
 }
+// One count per seat, "[12,out,0,31]": a seat knocked out before this round holds no hand in it.
+function seatCounts(f, values) {
+  return "[" + values.map((v, s) => f.active && !f.active[s] ? "out" : String(v)).join(",") + "]";
+}
 function resultText(f) {
   if (f.stopped) return "the game was stopped by the env's limit " + f.stopped + " (" + f.move + (f.move === 1 ? " move" : " moves") + ")";
   if (!f.result) return "";
@@ -285,7 +289,7 @@ function resultText(f) {
   if (r.termination === "annulled") return "round " + (f.round + 1) + " annulled: dealt again";
   const who = r.winners.length ? r.winners.map(seatName).join(", ") : "nobody (a void round: it scores nothing)";
   let text = "round " + (f.round + 1) + " over (" + r.termination.replace("_", " ") + "): won by " + who +
-             " · pips left " + JSON.stringify(r.pips) + " · points " + JSON.stringify(r.points);
+             " · pips left " + seatCounts(f, r.pips) + " · points " + seatCounts(f, r.points);
   const lines = [text, ...knockedText(f)];
   if (f.game_over) lines.push("game over, won by " + f.game_winners.map(seatName).join(", "));
   return lines.join("\n");

@@ -450,6 +450,12 @@ def test_a_seat_knocked_out_of_an_elimination_game_is_told(tmp_path):
             ended = out.stdout.index(f"round {state.eliminated_at[seat] + 1} over (")
             assert any(x.startswith(line) for x in out.stdout[ended:].splitlines()[2:8]), seat
     assert sum(at is not None for at in state.eliminated_at[1:]) >= 1
+    # a seat out before a round holds no hand in it: "out", not 0 pips (which read as "went out")
+    rounds = re.findall(r"round (\d+) over \(.*\n  pips left in each hand: \[([^]]*)\]", out.stdout)
+    assert len(rounds) == state.round_index + 1 and any("out" in pips for _, pips in rounds)
+    for n, pips in rounds:
+        gone = [at is not None and at < int(n) - 1 for at in state.eliminated_at]
+        assert [x == "out" for x in pips.split(", ")] == gone and all(x.isdigit() for x in pips.split(", ") if x != "out")
 
 
 @pytest.mark.parametrize("typed", ["h", "help", "?"])

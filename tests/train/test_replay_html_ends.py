@@ -13,6 +13,7 @@ from test_replay_html import _open, launched_browser
 
 from domino_env.core.records import replay, replay_end
 from domino_env.envs import block_v0, line_v0, mexican_train_v0
+from domino_env.render import render_mexican_train
 from domino_env.train.replay_html import frames_from_record
 
 
@@ -81,11 +82,15 @@ def test_a_round_shows_the_seat_it_knocks_out_as_it_played_and_says_it_is_out(ch
     assert _train_label(page, 1) == ["seat 1", "marker", "6 tiles"] and _train_label(page, 0) == ["seat 0", "out of the game"]
     assert page.locator('.trow[data-train="1"] .tile').count() == 6
     assert page.locator("#result").inner_text().split("\n") == [
-        "round 5 over (went out): won by seat 2 \u00b7 pips left [0,69,0] \u00b7 points [0,69,0]",
+        "round 5 over (went out): won by seat 2 \u00b7 pips left [out,69,0] \u00b7 points [out,69,0]",  # (was 0: "went out")
         "seat 1 is out of the game (score 142 reached the limit of 100)",
         "game over, won by seat 2",
     ]
     assert errors == [] and network == []
+    # the text render says the same (seat 0 out of round 5; seat 1 played it, knocked out by it)
+    text = render_mexican_train(list(replay(elimination_game))[217]).splitlines()
+    assert text[-2] == "round over: went_out, winners [2], pips [out, 69, 0]"
+    assert [line for line in text if "out of the game" in line] == ["  seat 0: out of the game", "  seat 1: out of the game"]
 
 
 def test_a_last_round_that_every_seat_left_crosses_names_the_lowest_total(chromium, tmp_path):
