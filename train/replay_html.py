@@ -16,11 +16,13 @@ list of player names, when present, labels the seats).
 from __future__ import annotations
 
 import argparse
+import gzip
 import html
 import json
 import os
 import re
 import sys
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -226,12 +228,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def is_replay_page(path: Path) -> bool:
-    """An earlier page of this command (which a new one may replace), not any other file."""
+    """An earlier page of this command (which a new one may replace), not any other file; also
+    one compressed with gzip (given as a record, it reads as a page, not as "not valid JSON")."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return PAGE_MARK in f.read()
-    except OSError:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data.startswith(b"\x1f\x8b"):
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error):  # (a damaged .gz: no page)
         return False
+    return PAGE_MARK.encode() in data
 
 
 #: A line of every page's footer (replay_page.PAGE), by which an earlier page is known.
@@ -298,7 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
         if src.is_file() and is_replay_page(src):
             refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
-        refuse(str(err).replace(f"record {src}", f"record {name}", 1))
+        message = str(err).replace(f"record {src}", f"record {name}", 1)
+        refuse(message.replace("record - is an empty file (", "record - is empty: stdin gave nothing (", 1))
     except OSError as err:
         refuse(f"record {name}: {err.strerror}")
     try:

@@ -152,7 +152,7 @@ def test_cli_reads_stdin_and_writes_stdout_for_a_dash(cuban_game, tmp_path):
     assert run("-", "-o", str(page)).returncode == 0 and page.read_text() == both.stdout
     empty = subprocess.run([sys.executable, "-m", "domino_env.train.replay_html", "-", "-o", "-"], input="",
                            capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
-    assert empty.returncode == 2 and empty.stderr.strip().endswith("error: record - is an empty file (0 bytes)"), empty.stderr
+    assert empty.returncode == 2 and empty.stderr.strip().endswith("error: record - is empty: stdin gave nothing (0 bytes)"), empty.stderr
     refused = run("-")
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "record -: a record read from stdin names no page; give the page to write with --output" in refused.stderr

@@ -4,6 +4,7 @@ and exit status 2, and the records it refuses are refused by ``records.replay`` 
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -280,6 +281,13 @@ def test_an_endless_file_a_replay_page_and_a_gzip_record(cuban_game, tmp_path):
     out = _cli(str(tmp_path / "game.html"), "-o", str(tmp_path / "other.html"))  # (said "not valid JSON")
     assert out.returncode == 2, out.stderr
     assert f"record {tmp_path / 'game.html'} is a replay page, not a game record" in out.stderr
+    packed = tmp_path / "game.html.gz"  # a page kept compressed (was "not valid JSON")
+    packed.write_bytes(gzip.compress((tmp_path / "game.html").read_bytes()))
+    out = _cli(str(packed), "-o", str(tmp_path / "other.html"))
+    assert out.returncode == 2 and f"record {packed} is a replay page, not a game record; give the record" in out.stderr
+    packed.write_bytes(packed.read_bytes()[:100])  # a damaged .gz: not a page, the record's own message
+    out = _cli(str(packed), "-o", str(tmp_path / "other.html"))
+    assert out.returncode == 2 and f"record {packed} is a damaged gzip file (" in out.stderr, out.stderr
 
 
 def test_a_move_after_the_records_max_cycles_is_refused_as_records_replay_refuses_it():
