@@ -26,7 +26,7 @@ from .core.config import LineConfig
 from .core.errors import ConfigError, as_flag
 from .core.line import LineState
 from .core.mexican_train import MexicanTrainState
-from .render import check_viewer, phase_text
+from .render import check_viewer, phase_text, seat_counts_text, seats_out_before
 
 # Geometry (pixels). A tile is two square halves side by side.
 HALF = 24
@@ -327,7 +327,8 @@ def _footer(c: _Canvas, state: Any, height: int) -> None:
         r = state.round_result
         c.row_bg(y + 4, HIGHLIGHT)
         winners = ", ".join(str(s) for s in r.winners) or "none"
-        text = f"round over: {r.termination.replace('_', ' ')} · winners {winners} · pips left {list(r.pips)}"
+        pips = seat_counts_text(r.pips, seats_out_before(state, r.round_index))  # "out": no hand that round
+        text = f"round over: {r.termination.replace('_', ' ')} · winners {winners} · pips left {pips}"
         if state.game_over:
             text += f" · game over, won by {', '.join(str(s) for s in state.game_winners)}"
         c.text((MARGIN + 4, y + 7), text, size=14)

@@ -216,6 +216,22 @@ def test_just_drew_the_round_end_and_seats_out_of_the_game():
            TEXT, HIGHLIGHT, pad=20)  # fmt: skip
 
 
+def test_a_seat_out_before_the_round_reads_out_in_the_round_result():
+    """Tren Mexicano out at 100, 3 seats, double-9 (seeded random play, as test_replay_html_ends):
+    seat 0 is out after round 4, so the end of round 5 has no pips of seat 0 (it read 0, as if
+    seat 0 went out); seat 1, knocked out by round 5 itself, played it and shows its 69."""
+    env = mexican_train_v0.raw_env(preset="tren_mexicano", episode="game", num_players=3, max_pip=9)
+    env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    for _ in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.game_state.eliminated_at == [3, 4, None] and env.game_state.round_result.round_index == 4
+    img = env.render_image(2)
+    _words(img, (16, img.shape[0] - 34 + 7), "round over: went out · winners 2 · pips left [out, 69, 0] · game over, "
+           "won by 2", 14, TEXT, HIGHLIGHT, pad=20)  # fmt: skip
+
+
 def test_a_hand_too_long_for_its_row_shows_its_first_tiles_and_counts_the_rest():
     """20 tiles face up: the first 16 and a "+4" badge (a 17th tile would pass the row's end)."""
     hand = [[0, 1], [0, 2], [0, 9], [1, 1], [1, 2], [1, 3], [2, 2], [2, 3], [2, 4], [3, 3], [3, 4], [3, 5],
