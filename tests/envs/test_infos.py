@@ -134,8 +134,9 @@ def test_info_layout_of_a_hand_built_round_result_and_of_a_running_round():
 @pytest.mark.parametrize("name", list(GAMES))
 @pytest.mark.parametrize("limit", [{"max_steps": 6}, {"max_cycles": 2}])
 def test_a_truncation_leaves_the_infos_earlier_steps_returned_as_they_were(name, limit):
-    """The truncating step set ``limit_reached`` in the info dicts the env had kept since the last
-    round end: every info an earlier ``last()`` had returned then said the limit was reached."""
+    """A truncating step gives every agent new info dicts with ``limit_reached`` set. It once set
+    the flag in the dicts kept since the last round end, so every info an earlier ``last()`` had
+    returned then said the limit was reached."""
     make = {"mexican_train": mexican_train_v0.env, "block": block_v0.env, "draw": draw_v0.env, "cuban": cuban_v0.env}[name]
     env = make(**limit)
     env.reset(seed=0)
