@@ -130,16 +130,16 @@ def test_reference_finder():
     # Written with {EXT} so that this file itself names no missing file.
     text = (
         f"see docs/rules.{EXT} §1.4, ``notes/x.{EXT}`` and [b](../benchmarks/README.{EXT}#top); "
-        f"/work/y/Z.{EXT}; https://example.org/a/b.{EXT} is a URL; final_evaluation.{EXT}; a.mdx"
+        f"/nowhere/y/Z.{EXT}; https://example.org/a/b.{EXT} is a URL; final_evaluation.{EXT}; a.mdx"
     )
     assert references(text) == [
-        f"docs/rules.{EXT}", f"notes/x.{EXT}", f"../benchmarks/README.{EXT}", f"/work/y/Z.{EXT}",
+        f"docs/rules.{EXT}", f"notes/x.{EXT}", f"../benchmarks/README.{EXT}", f"/nowhere/y/Z.{EXT}",
         f"final_evaluation.{EXT}",
     ]  # fmt: skip
     page = ROOT / "docs/envs.md"
     assert resolves(f"rules.{EXT}", page) and resolves(f"docs/rules.{EXT}", page)
     assert resolves(f"../benchmarks/README.{EXT}", page)
-    assert not resolves(f"notes/x.{EXT}", page) and not resolves(f"/work/y/Z.{EXT}", page)
+    assert not resolves(f"notes/x.{EXT}", page) and not resolves(f"/nowhere/y/Z.{EXT}", page)
     assert not resolves(f"rules.{EXT}", ROOT / "agents/base.py")  # neither agents/ nor the root has it
 
 
