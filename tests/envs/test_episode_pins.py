@@ -5,7 +5,8 @@ The spec hash (saved with trained models) covers the observation's layout: names
 bounds. A change to the values inside that layout (a scale, an egocentric rotation, a field
 filled a step late), to a reward or to an info keeps the hash and every test of hand-built
 positions that does not look at that value, and changes what a trained model sees. The pins
-compare a SHA-256 of all of it with ``episode_pins.json``.
+compare a SHA-256 of all of it with ``episode_pins.json``; two pins do the same for the
+single-agent adapter (``gymnasium.make``, its default random opponents).
 
 A pin that fails means the env returns something else. If that is the intent, it is a new env
 version or a CHANGELOG.md entry (see its versioning paragraph), and the pins are written anew::
@@ -20,6 +21,7 @@ import json
 import sys
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -39,6 +41,10 @@ PINS = {
     "block 2p game": (block_v0.raw_env, {"num_players": 2, "episode": "game"}, range(2)),
     "draw 3p round": (draw_v0.raw_env, {"num_players": 3}, range(4)),
     "cuban teams game": (cuban_v0.raw_env, {"episode": "game"}, range(1)),
+    # the single-agent adapter: its observations, rewards and infos, with its default opponents
+    "gymnasium MexicanTrain-v0 3p d9": (gymnasium.make, {"id": "dominoes/MexicanTrain-v0", "num_players": 3,
+                                        "max_pip": 9}, range(3)),
+    "gymnasium Cuban-v0 teams game": (gymnasium.make, {"id": "dominoes/Cuban-v0", "episode": "game"}, range(2)),
 }  # fmt: skip
 
 #: The info keys of every game whose values are pinned (the game's own keys too: station, leader).
@@ -52,6 +58,8 @@ def play(make, kwargs: dict, seeds: range) -> dict:
     info values)."""
     env = make(**kwargs)
     digest, steps = hashlib.sha256(), 0
+    if make is gymnasium.make:
+        return _play_adapter(env, seeds)
     for seed in seeds:
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
@@ -66,6 +74,23 @@ def play(make, kwargs: dict, seeds: range) -> dict:
                                 [np.asarray(info[k]).tolist() for k in keys])).encode())  # fmt: skip
             steps += 1
             env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return {"steps": steps, "sha256": digest.hexdigest()}
+
+
+def _play_adapter(env, seeds: range) -> dict:
+    """As :func:`play`, for a Gymnasium env: what ``reset`` and ``step`` return, the mask too."""
+    digest, steps = hashlib.sha256(), 0
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        rng, done = np.random.default_rng(seed), False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            digest.update(np.ascontiguousarray(obs).tobytes() + np.ascontiguousarray(mask).tobytes())
+            digest.update(repr(sorted((k, np.asarray(v).tolist()) for k, v in info.items())).encode())
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            digest.update(repr((float(reward), terminated, truncated)).encode())
+            steps, done = steps + 1, terminated or truncated
+        digest.update(np.ascontiguousarray(obs).tobytes() + repr(sorted((k, np.asarray(v).tolist()) for k, v in info.items())).encode())
     return {"steps": steps, "sha256": digest.hexdigest()}
 
 
