@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import html
+import io
 import json
 import os
 import re
@@ -233,8 +234,9 @@ def is_replay_page(path: Path) -> bool:
     try:
         with open(path, "rb") as f:
             data = f.read()
-        if data.startswith(b"\x1f\x8b"):
-            data = gzip.decompress(data)
+        if data.startswith(b"\x1f\x8b"):  # (read up to 1 GiB of it: a gzip bomb is no page)
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as packed:
+                data = packed.read(2**30)
     except (OSError, EOFError, zlib.error):  # (a damaged .gz: no page)
         return False
     return PAGE_MARK.encode() in data
