@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigError as exc:
         parser.error(f"{FLAGS.get(exc.field, exc.field)}: {exc}")
     rng = np.random.default_rng(args.seed)
+    print(f"One Mexican Train round ({args.preset}, {args.players} seats, double-{args.max_pip}, seed {args.seed}): "
+          "every seat plays a random legal move\n")  # fmt: skip
     print(env.render(), "\n")
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         legal = np.flatnonzero(obs["action_mask"])
         action = int(legal[rng.integers(len(legal))])
-        print(f"{agent}: {env.game_state.describe_action(action)}")
+        print(f"seat {env.possible_agents.index(agent)}: {env.game_state.describe_action(action)}")  # (agent player_N)
         env.step(action)
     print("\n" + env.render())
     info = env.infos["player_0"] if "player_0" in env.infos else info

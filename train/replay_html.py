@@ -132,7 +132,9 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
     round (same move number). A round-ending move's frame carries the round's ``"result"`` (and a
     Mexican Train frame the seats it knocked out, ``"knocked_out"``). When the env's ``max_cycles``
     or ``max_steps`` truncated the episode, the last frame's ``"stopped"`` names the limit (e.g.
-    ``"max_cycles=3"``) and it has nobody to play; every other frame's ``"stopped"`` is None.
+    ``"max_cycles=3"``) and it has nobody to play; every other frame's ``"stopped"`` is None. A
+    record that ends before its episode does (a game quit) has ``"unfinished"`` on its last frame:
+    ``"round"`` or ``"game"``, the episode it stops short of (None on every other frame).
 
     Raises:
         RecordError: the record does not replay (:func:`~domino_env.core.records.replay`'s checks
@@ -161,9 +163,11 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
             again = " again" if frames[-1]["result"]["termination"] == "annulled" else ""
             frames.append(dict(_frame(state), kind="deal", move=k, actor=None, text=f"round {state.round_index + 1} dealt{again}"))
     for frame in frames:
-        frame["stopped"] = None
+        frame["stopped"] = frame["unfinished"] = None
     if truncated:  # nobody plays on: the env ended the episode here
         frames[-1].update(stopped=stop_limit(record), to_play=None)
+    elif not (state.round_over and not episode_goes_on(record, state)):  # quit mid-episode (domino-play's q)
+        frames[-1]["unfinished"] = "game" if record["env_kwargs"].get("episode", "round") == "game" else "round"
     return frames
 
 

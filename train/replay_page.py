@@ -282,16 +282,22 @@ function knockedText(f) {
 function seatCounts(f, values) {
   return "[" + values.map((v, s) => f.active && !f.active[s] ? "out" : String(v)).join(",") + "]";
 }
-function resultText(f) {
-  if (f.stopped) return "the game was stopped by the env's limit " + f.stopped + " (" + f.move + (f.move === 1 ? " move" : " moves") + ")";
-  if (!f.result) return "";
+function roundLines(f) {
   const r = f.result;
-  if (r.termination === "annulled") return "round " + (f.round + 1) + " annulled: dealt again";
+  if (r.termination === "annulled") return ["round " + (f.round + 1) + " annulled: dealt again"];
   const who = r.winners.length ? r.winners.map(seatName).join(", ") : "nobody (a void round: it scores nothing)";
   let text = "round " + (f.round + 1) + " over (" + r.termination.replace("_", " ") + "): won by " + who +
              " · pips left " + seatCounts(f, r.pips) + " · points " + seatCounts(f, r.points);
   const lines = [text, ...knockedText(f)];
   if (f.game_over) lines.push("game over, won by " + f.game_winners.map(seatName).join(", "));
+  return lines;
+}
+function resultText(f) {
+  const moves = f.move + (f.move === 1 ? " move" : " moves");
+  if (f.stopped) return "the game was stopped by the env's limit " + f.stopped + " (" + moves + ")";
+  const lines = f.result ? roundLines(f) : [];
+  // a game quit before its end (domino-play's q, Ctrl-C): the record holds no later move
+  if (f.unfinished) lines.push("the record ends here, before the end of its " + f.unfinished + " (" + moves + ")");
   return lines.join("\n");
 }
 

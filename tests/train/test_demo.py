@@ -15,7 +15,12 @@ PROG = "python -m domino_env.train.demo"
 def test_a_round_is_played_to_its_end(tmp_path):
     res = subprocess.run([*DEMO, "--seed", "3"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and res.stderr == "", res.stderr
-    assert res.stdout.startswith("Mexican Train - round 1") and "\nround ended: " in res.stdout
+    lines = res.stdout.splitlines()
+    assert lines[0] == ("One Mexican Train round (domino_cubano, 4 seats, double-12, seed 3): every seat plays a "
+                        "random legal move")  # fmt: skip
+    assert lines[2].startswith("Mexican Train - round 1") and "\nround ended: " in res.stdout
+    moves = [line for line in lines if line.startswith(("seat 0: ", "seat 1: ", "seat 2: ", "seat 3: "))]
+    assert moves and not any(line.startswith("player_") for line in lines)  # the table's words: seat N
 
 
 @pytest.mark.parametrize(

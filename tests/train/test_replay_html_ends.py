@@ -183,3 +183,22 @@ def test_a_void_round_says_it_scores_nothing(chromium, tmp_path):
     assert page.locator("#result").inner_text() == ("round 1 over (blocked): won by nobody (a void round: it scores "
                                                     "nothing) \u00b7 pips left [3,7] \u00b7 points [0,0]")  # fmt: skip
     assert errors == []
+
+
+def test_a_record_quit_before_its_end_says_it_ends_there(chromium, elimination_game, tmp_path):
+    """A user trial: the page of a game quit with domino-play's q ended on its last move without a
+    word. The last frame now says the record ends before the end of its episode; a whole record
+    (the elimination game) and the frames before the end say nothing of it."""
+    assert [f["unfinished"] for f in frames_from_record(elimination_game)] == [None] * 222
+    cut = dict(elimination_game, actions=elimination_game["actions"][:40], deals=elimination_game["deals"][:2])  # round 2
+    frames = frames_from_record(cut)
+    assert [f["unfinished"] for f in frames] == [None] * (len(frames) - 1) + ["game"]
+    assert frames[-1]["stopped"] is None and frames[-1]["to_play"] is not None  # someone would play on
+    env = block_v0.raw_env()
+    quit_round = dict(_random_record(env, 2), actions=[])  # no move at all: a round episode
+    assert frames_from_record(quit_round)[-1]["unfinished"] == "round"
+    page, errors, _ = _open(chromium, cut, tmp_path)
+    page.keyboard.press("End")
+    assert page.locator("#result").inner_text() == "the record ends here, before the end of its game (40 moves)"
+    page.keyboard.press("ArrowLeft")
+    assert page.locator("#result").inner_text() == "" and errors == []
