@@ -287,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if to_stdout:
         pass  # the page goes to stdout: no file to check
     elif not os.path.isdir(out.parent.resolve()):
-        parser.error(f"{where}: folder {out.parent} {not_a_folder(out.parent)}")
+        parser.error(f"{where}: folder {os.path.abspath(out.parent)} {not_a_folder(out.parent)}")  # (as every command)
     elif out.is_dir():
         parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
     elif out.resolve() == src.resolve() and is_replay_page(src):

@@ -8,6 +8,8 @@ import gzip
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -333,3 +335,14 @@ def test_a_refused_default_page_is_not_called_output(cuban_game, tmp_path):
     (tmp_path / "game.html").symlink_to(tmp_path / "game.json")  # the default page is the record itself
     assert f"the page {tmp_path / 'game.html'} would overwrite the record; give the page to write with --output" in \
         _cli(str(tmp_path / "game.json")).stderr  # fmt: skip
+
+
+def test_a_missing_output_folder_is_named_in_full_as_the_other_commands_name_it(cuban_game, tmp_path):
+    """A user trial: ``-o nodir/x.html`` said "folder nodir does not exist" where domino-evaluate
+    and domino-play name the folder's full path."""
+    save_record(cuban_game, tmp_path / "game.json")
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.replay_html", "game.json", "-o", "nodir/x.html"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120)  # fmt: skip
+    assert out.returncode == 2 and out.stderr == (
+        f"domino-replay-html: error: --output nodir/x.html: folder {tmp_path / 'nodir'} does not exist "
+        "(domino-replay-html --help lists every option)\n")
