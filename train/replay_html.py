@@ -311,7 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if src.is_file() and is_replay_page(src):
             refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
         message = str(err).replace(f"record {src}", f"record {name}", 1)
-        refuse(message.replace("record - is an empty file (", "record - is empty: stdin gave nothing (", 1))
+        gave = "nothing" if message.endswith("(0 bytes)") else "only white space"  # ("\n" is not nothing)
+        refuse(message.replace("record - is an empty file (", f"record - is empty: stdin gave {gave} (", 1))
     except OSError as err:
         refuse(f"record {name}: {err.strerror}")
     try:

@@ -346,3 +346,12 @@ def test_a_missing_output_folder_is_named_in_full_as_the_other_commands_name_it(
     assert out.returncode == 2 and out.stderr == (
         f"domino-replay-html: error: --output nodir/x.html: folder {tmp_path / 'nodir'} does not exist "
         "(domino-replay-html --help lists every option)\n")
+
+
+@pytest.mark.parametrize(("given", "said"), [("", "stdin gave nothing (0 bytes)"),
+                                             ("  \n\n", "stdin gave only white space (4 bytes)")])  # fmt: skip
+def test_empty_stdin_says_what_stdin_gave(tmp_path, given, said):
+    """A blank stdin is not "nothing" (it said "stdin gave nothing (4 bytes)")."""
+    out = subprocess.run([sys.executable, "-m", "train.replay_html", "-", "-o", str(tmp_path / "p.html")], input=given,
+                         capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=120)  # fmt: skip
+    assert out.returncode == 2 and out.stderr.strip().endswith(f"error: record - is empty: {said}"), out.stderr
