@@ -45,6 +45,8 @@ PINS = {
     "block search:8": (block_v0.raw_env, {"num_players": 2}, ["search:8", "planner"], range(6)),
     "draw 4p": (draw_v0.raw_env, {}, ["planner", "greedy", "random", "planner"], range(10)),
     "cuban planner team vs greedy team": (cuban_v0.raw_env, {}, ["planner", "greedy", "planner", "greedy"], range(10)),
+    # the line planner's search option (docs/agents.md's search table): rollouts, seeded by the agents' generator
+    "cuban planner:search team vs greedy team": (cuban_v0.raw_env, {}, ["planner:search", "greedy", "planner:search", "greedy"], range(5)),
     "cuban action-scores release": (cuban_v0.raw_env, {}, [f"ppo:{CUBAN}", "planner", f"ppo:{CUBAN}", "planner"], range(3)),
     "cuban flat release": (cuban_v0.raw_env, {}, [f"ppo:{CHECKPOINTS / 'cuban_4p_teams'}", "greedy", f"ppo:{CHECKPOINTS / 'cuban_4p_teams'}", "greedy"], range(2)),
 }  # fmt: skip
