@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import html
-import io
 import json
 import os
 import re
@@ -235,15 +234,20 @@ def build_parser() -> argparse.ArgumentParser:
 def is_replay_page(path: Path) -> bool:
     """An earlier page of this command (which a new one may replace), not any other file; also
     one compressed with gzip (given as a record, it reads as a page, not as "not valid JSON")."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-        if data.startswith(b"\x1f\x8b"):  # (read up to 1 GiB of it: a gzip bomb is no page)
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as packed:
-                data = packed.read(2**30)
+    mark = PAGE_MARK.encode()
+    try:  # a piece at a time: a file of gigabytes given as the record is not held whole in memory
+        with open(path, "rb") as raw:
+            packed = raw.read(2) == b"\x1f\x8b"
+            raw.seek(0)
+            f = gzip.GzipFile(fileobj=raw) if packed else raw
+            seen, left = b"", 2**30 if packed else None  # (up to 1 GiB of a gzip file: a gzip bomb is no page)
+            while piece := f.read(2**20 if left is None else min(2**20, left)):
+                if mark in seen[-len(mark) :] + piece:  # (a mark across two pieces too)
+                    return True
+                seen, left = piece, None if left is None else left - len(piece)
     except (OSError, EOFError, zlib.error):  # (a damaged .gz: no page)
         return False
-    return PAGE_MARK.encode() in data
+    return False
 
 
 #: A line of every page's footer (replay_page.PAGE), by which an earlier page is known.

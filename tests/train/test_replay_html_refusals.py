@@ -355,3 +355,30 @@ def test_empty_stdin_says_what_stdin_gave(tmp_path, given, said):
     out = subprocess.run([sys.executable, "-m", "train.replay_html", "-", "-o", str(tmp_path / "p.html")], input=given,
                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=120)  # fmt: skip
     assert out.returncode == 2 and out.stderr.strip().endswith(f"error: record - is empty: {said}"), out.stderr
+
+
+def test_telling_a_page_reads_a_large_file_in_pieces(tmp_path):
+    """A 1 GiB file given as the record (refused: over 64 MiB) was read whole into memory to tell
+    whether it is a replay page (1.1 GB resident); it is read a piece at a time, and a mark that
+    spans two pieces is still found, in a plain or a gzip file."""
+    import tracemalloc
+
+    from domino_env.train.replay_html import PAGE_MARK, is_replay_page
+
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(200 * 2**20)  # sparse: no disk used
+    tracemalloc.start()
+    try:
+        assert not is_replay_page(big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20, peak
+    for at in (2**20 - 10, 3 * 2**20 - 1):  # across a 1 MiB boundary
+        page = b" " * at + PAGE_MARK.encode() + b"\n</html>\n"
+        (tmp_path / "p.html").write_bytes(page)
+        (tmp_path / "p.html.gz").write_bytes(gzip.compress(page))
+        assert is_replay_page(tmp_path / "p.html") and is_replay_page(tmp_path / "p.html.gz")
+        (tmp_path / "p.html").write_bytes(page.replace(b"rules engine", b"rules_engine"))
+        assert not is_replay_page(tmp_path / "p.html")
