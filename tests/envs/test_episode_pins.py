@@ -41,6 +41,9 @@ PINS = {
     "block 2p game": (block_v0.raw_env, {"num_players": 2, "episode": "game"}, range(2)),
     "draw 3p round": (draw_v0.raw_env, {"num_players": 3}, range(4)),
     "cuban teams game": (cuban_v0.raw_env, {"episode": "game"}, range(1)),
+    # reward="points" (the default pays the outcome): each round's points, in both families
+    "mexican_train 3p d9 points reward": (mexican_train_v0.raw_env, {"num_players": 3, "max_pip": 9, "reward": "points"}, range(2)),
+    "block 3p points reward game": (block_v0.raw_env, {"num_players": 3, "reward": "points", "episode": "game"}, range(1)),
     # the single-agent adapter: its observations, rewards and infos, with its default opponents
     "gymnasium MexicanTrain-v0 3p d9": (gymnasium.make, {"id": "dominoes/MexicanTrain-v0", "num_players": 3,
                                         "max_pip": 9}, range(3)),
