@@ -331,9 +331,14 @@ def play(
         if env.game_state.round_over or len(env.game_state.deals) > deals:
             ended = env.infos[agent]["round_index"]
             print("\n" + _round_summary(env.infos[agent], you, seat, seats_out_before(env.game_state, ended)), flush=True)
+            winners = env.game_state.game_winners  # (a knocked-out winner: every seat left crossed the limit)
             for other in _knocked_out(env.game_state, ended, you):  # (yours: below)
-                print(f"seat {other} is out of the game (score {env.game_state.scores[other]} reached the limit of "
-                      f"{env.config.elimination_limit})", flush=True)  # fmt: skip
+                if other not in winners:
+                    print(f"seat {other} is out of the game (score {env.game_state.scores[other]} reached the limit "
+                          f"of {env.config.elimination_limit})", flush=True)  # fmt: skip
+            at = getattr(env.game_state, "eliminated_at", None)  # (line games: none)
+            if at is not None and any(at[s] == ended for s in winners):  # (the replay page's words)
+                print(f"every seat left reached the limit of {env.config.elimination_limit}: the lowest total wins", flush=True)
             if not out and _eliminated(env.game_state, you) and not env.game_state.game_over:
                 out = True
                 print(f"you are out of the game (your score {env.game_state.scores[you]} reached the limit of "

@@ -1,0 +1,30 @@
+"""``domino-play``'s words when every seat left crosses an elimination game's limit in the same
+round: the lowest total wins the game, and is not "out of the game" (the replay page's words)."""
+
+from __future__ import annotations
+
+from test_play import _play
+
+from domino_env.core.records import load_record, replay
+
+
+def test_the_winner_of_a_game_every_seat_left_crossed_is_not_told_out(tmp_path):
+    """Every seat reaches the limit of 5 in round 1 (blocked, seat 3 with the fewest pips): it said
+    "game over: won by seat 3" and then "seat 3 is out of the game (score 55 reached the limit of 5)"."""
+    rec = tmp_path / "r.json"
+    out = _play(["--episode", "round", "--game-end", "elimination", "--elimination-limit", "5", "--seed", "1",
+                 "--record", str(rec)], "1\n" * 300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    state = list(replay(load_record(rec)))[-1]
+    assert state.game_winners == (3,) and state.eliminated_at == [0, 0, 0, 0]  # every seat crossed the limit
+    assert "game over: won by seat 3" in out.stdout and "seat 3 is out of the game" not in out.stdout
+    assert "seat 1 is out of the game (score " in out.stdout and "seat 2 is out of the game (score " in out.stdout
+    assert out.stdout.count("every seat left reached the limit of 5: the lowest total wins\n") == 1
+
+
+def test_a_line_game_played_to_its_end_names_no_limit(tmp_path):
+    """A line game has no eliminations: its game end says nothing of a limit (and does not fail)."""
+    out = _play(["--game", "block", "--players", "2", "--episode", "game", "--seed", "3", "--record",
+                 str(tmp_path / "r.json")], "1\n" * 2000)  # fmt: skip
+    assert out.returncode == 0 and "game over: won by" in out.stdout, out.stderr
+    assert "limit" not in out.stdout and "out of the game" not in out.stdout
