@@ -39,16 +39,16 @@ PINS = {
     "mexican_train tren_mexicano 3p d9": (mexican_train_v0.raw_env, {"preset": "tren_mexicano", "num_players": 3, "max_pip": 9},
                                           ["planner", "greedy", "random"], range(10)),  # fmt: skip
     "mexican_train search:8": (mexican_train_v0.raw_env, {}, ["search:8", "planner", "planner", "planner"], range(3)),
-    "mexican_train action-scores release": (mexican_train_v0.raw_env, {}, [f"ppo:{MT}", "planner", "planner", "planner"], range(3)),
-    "mexican_train flat release": (mexican_train_v0.raw_env, {}, [f"ppo:{CHECKPOINTS / 'mexican_train_4p_d12'}", "greedy", "greedy", "greedy"], range(2)),
+    "mexican_train action-scores release": (mexican_train_v0.raw_env, {}, [f"ppo:{MT}", "planner", "planner", "planner"], range(10)),
+    "mexican_train flat release": (mexican_train_v0.raw_env, {}, [f"ppo:{CHECKPOINTS / 'mexican_train_4p_d12'}", "greedy", "greedy", "greedy"], range(10)),
     "block 2p": (block_v0.raw_env, {"num_players": 2}, ["planner", "greedy"], range(20)),
     "block search:8": (block_v0.raw_env, {"num_players": 2}, ["search:8", "planner"], range(6)),
     "draw 4p": (draw_v0.raw_env, {}, ["planner", "greedy", "random", "planner"], range(10)),
     "cuban planner team vs greedy team": (cuban_v0.raw_env, {}, ["planner", "greedy", "planner", "greedy"], range(10)),
     # the line planner's search option (docs/agents.md's search table): rollouts, seeded by the agents' generator
     "cuban planner:search team vs greedy team": (cuban_v0.raw_env, {}, ["planner:search", "greedy", "planner:search", "greedy"], range(5)),
-    "cuban action-scores release": (cuban_v0.raw_env, {}, [f"ppo:{CUBAN}", "planner", f"ppo:{CUBAN}", "planner"], range(3)),
-    "cuban flat release": (cuban_v0.raw_env, {}, [f"ppo:{CHECKPOINTS / 'cuban_4p_teams'}", "greedy", f"ppo:{CHECKPOINTS / 'cuban_4p_teams'}", "greedy"], range(2)),
+    "cuban action-scores release": (cuban_v0.raw_env, {}, [f"ppo:{CUBAN}", "planner", f"ppo:{CUBAN}", "planner"], range(10)),
+    "cuban flat release": (cuban_v0.raw_env, {}, [f"ppo:{CHECKPOINTS / 'cuban_4p_teams'}", "greedy", f"ppo:{CHECKPOINTS / 'cuban_4p_teams'}", "greedy"], range(10)),
 }  # fmt: skip
 
 
@@ -85,6 +85,18 @@ def test_the_agents_play_as_pinned(name):
         f"{name}: the agents play differently from play_pins.json; if intended, add a CHANGELOG.md entry, re-measure "
         "the figures it touches and run: python tests/agents/test_play_pins.py --write"
     )  # fmt: skip
+
+
+def test_a_release_pin_sees_the_observation_scale_of_tile_counts_change(monkeypatch):
+    """The released models' pins play enough rounds (10 each) for a loader's arithmetic to show:
+    tile counts scaled by 1/25 instead of 1/20 changed no move in the 2 or 3 rounds they played."""
+    from domino_env.agents import observation_scaling
+
+    pinned = json.loads(PINS_FILE.read_text())
+    names = [name for name in sorted(PINS) if "release" in name]
+    monkeypatch.setitem(observation_scaling._UNIT_DIVISORS, "tiles", 25.0)
+    monkeypatch.setitem(observation_scaling._LINE_UNIT_DIVISORS, "tiles", 12.5)
+    assert [play(*PINS[name]) != pinned[name] for name in names] == [True] * 4, names
 
 
 def test_a_pin_tells_apart_agents_that_differ_in_one_move():
