@@ -12,7 +12,7 @@ from typing import Any
 
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import CheckpointNotFoundError, DominoError
-from domino_env.core.records import load_record, move_name, replay_end, save_record
+from domino_env.core.records import load_record, move_name, naming_file, replay_end, save_record
 from domino_env.train.cli import not_a_folder, path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 from domino_env.train.replay_html import is_replay_page
@@ -90,7 +90,7 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
     try:
         record = load_record(path)
     except (DominoError, OSError, UnicodeDecodeError) as exc:
-        if os.path.isfile(path) and is_replay_page(Path(path)):  # (it said "not valid JSON")
+        if os.path.isfile(path) and is_replay_page(Path(path), compressed=True):  # (it said "not valid JSON")
             parser.error(f"--resume {path}: a replay page, not a game record; give the record (JSON) it was made from")
         text = str(getattr(exc, "strerror", None) or exc)  # a RecordError names the record: once is enough
         parser.error(f"--resume: {text}" if isinstance(exc, DominoError) and text.startswith(f"record {path}")
@@ -105,8 +105,9 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
     game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
     try:
         replay_end(record)  # every check and message of records.replay, as the replay page's
-    except DominoError as exc:
-        parser.error(f"--resume {path}: {exc}")
+    except DominoError as exc:  # "record has no deal": the page's "record r.json has no deal"
+        parser.error(f"--resume: {naming_file(path, str(exc))}" if str(exc).startswith("record ")
+                     else f"--resume {path}: {exc}")  # fmt: skip
     try:
         env = make_env(game, **record["env_kwargs"])
         env.reset(seed=seed)

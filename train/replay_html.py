@@ -231,13 +231,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def is_replay_page(path: Path) -> bool:
-    """An earlier page of this command (which a new one may replace), not any other file; also
-    one compressed with gzip (given as a record, it reads as a page, not as "not valid JSON")."""
+def is_replay_page(path: Path, compressed: bool = False) -> bool:
+    """An earlier page of this command (which a new one may replace), not any other file; with
+    ``compressed``, also one compressed with gzip (a page given as the record reads as a page, not
+    as "not valid JSON"; as an output it is no page to replace: plain HTML would take its place)."""
     mark = PAGE_MARK.encode()
     try:  # a piece at a time: a file of gigabytes given as the record is not held whole in memory
         with open(path, "rb") as raw:
             packed = raw.read(2) == b"\x1f\x8b"
+            if packed and not compressed:
+                return False
             raw.seek(0)
             f = gzip.GzipFile(fileobj=raw) if packed else raw
             seen, left = b"", 2**30 if packed else None  # (up to 1 GiB of a gzip file: a gzip bomb is no page)
@@ -294,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{where}: folder {os.path.abspath(out.parent)} {not_a_folder(out.parent)}")  # (as every command)
     elif out.is_dir():
         parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
-    elif out.resolve() == src.resolve() and is_replay_page(src):
+    elif out.resolve() == src.resolve() and is_replay_page(src, compressed=True):
         refuse(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
     elif out.resolve() == src.resolve():
         parser.error(f"{where} would overwrite the record; give the page to write with --output")
@@ -312,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         record = load_record(src)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
-        if src.is_file() and is_replay_page(src):
+        if src.is_file() and is_replay_page(src, compressed=True):
             refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
         message = str(err).replace(f"record {src}", f"record {name}", 1)
         gave = "nothing" if message.endswith("(0 bytes)") else "only white space"  # ("\n" is not nothing)

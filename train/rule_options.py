@@ -68,7 +68,7 @@ def rule_flags(args: argparse.Namespace) -> list[str]:
 def add_mexican_train_rule_options(parser: argparse.ArgumentParser) -> None:
     """The Mexican Train rule options (``--hand-size``, ``--doubles``, ...; default: the
     preset's value), shared by the evaluation and training commands."""
-    rules = parser.add_argument_group("rules (default: the preset's value; \"seed 000\".. \"seed 004\" name the "
+    rules = parser.add_argument_group("rules (default: the preset's value; \"seed 000\" to \"seed 004\" name the "
                                       "rule documents a value comes from, docs/rules.md, not a --seed)")
     rules.add_argument("--hand-size", type=int, default=None, help=FIELD_DOCS["hand_size"])
     for name in _RULE_OPTIONS:

@@ -96,7 +96,7 @@ def load_record(path: str | Path) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         raise RecordError(f"record {path} is not a text (JSON) file") from err
     if not text.strip():  # (the file's own size: a byte-order mark or "\r\n" counts whole)
-        raise RecordError(f"record {path} is an empty {'gzip ' if packed else ''}file ({len(data)} bytes"
+        raise RecordError(f"record {path} is an empty {'gzip ' if packed else ''}file ({len(data)} byte{'s' * (len(data) != 1)}"
                           f"{' once decompressed' if packed else ''})")
     try:
         record = json.loads(text, parse_constant=_refuse_constant)
@@ -122,7 +122,7 @@ def naming_file(path: str | Path, message: str) -> str:
     'seed' ...", any other message "record PATH: MESSAGE"."""
     if message.startswith("record field "):
         return f"record {path}: {message.removeprefix('record ')}"
-    if message.startswith(("record lacks ", "record has ")):
+    if message.startswith(("record lacks ", "record has ")):  # (the checks' and first_state's words)
         return f"record {path} {message.removeprefix('record ')}"
     return f"record {path}: {message}"
 
@@ -221,7 +221,7 @@ def first_state(record: dict[str, Any]) -> tuple[Any, list[Any]]:
     except RecordError:
         raise
     except ValueError as err:  # ConfigError, DealError
-        raise RecordError(f"the record's rules or first deal are invalid: {err}") from err
+        raise RecordError(f"record has invalid rules or an invalid first deal: {err}") from err
 
 
 def move_name(index: int) -> str:

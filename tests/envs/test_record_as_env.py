@@ -154,6 +154,9 @@ def test_an_empty_record_names_its_size_in_bytes_with_a_byte_order_mark(tmp_path
     path.write_bytes(b"\xef\xbb\xbf  \n")
     with pytest.raises(RecordError, match=r"r.json is an empty file \(6 bytes\)$"):
         load_record(path)
+    path.write_bytes(b"\n")  # one byte: "(1 byte)", not "(1 bytes)"
+    with pytest.raises(RecordError, match=r"r.json is an empty file \(1 byte\)$"):
+        load_record(path)
 
 
 def test_a_gzip_record_loads_as_the_plain_one_and_a_damaged_or_endless_file_is_refused(tmp_path, monkeypatch):

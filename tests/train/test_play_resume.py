@@ -90,13 +90,14 @@ def _record(tmp_path, **changes):
     ([], {"seats": ["human", "greedy", "ppo:checkpoints/nosuch", "greedy"]},  # not "give their full path"
      "(ppo:checkpoints/nosuch): no model at checkpoints/nosuch from this folder: run domino-play --resume from the folder the game was started in"),
     ([], {"actions": [10**6]}, "move 1 (actions[0], 0-based) does not replay: "),
-    ([], {"deals": []}, "record has no deal"),  # was an IndexError traceback
+    ([], {"deals": []}, "--resume: record " + "{path} has no deal"),  # was an IndexError traceback; the page's words
     ([], {"deals": None}, "r.json: field 'deals' must be a JSON list, got NoneType"),
 ])  # fmt: skip
 def test_a_record_that_cannot_be_resumed_is_one_line_and_left_as_it_was(extra, changes, message, tmp_path):
     path = _record(tmp_path, **changes)
     before = path.read_text()
     out = _play(["--resume", str(path), *extra], "1\n")
+    message = message.replace("{path}", str(path))
     assert out.returncode == 2 and message in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and not out.stdout
     assert out.stderr.count(str(path)) <= 1  # ("--resume r.json: record r.json: ..." named it twice)
@@ -319,10 +320,10 @@ def test_a_move_after_the_episode_or_its_max_cycles_is_named_as_records_replay_n
         path = tmp_path / "after.json"
         save_record(data, path)
         out = _play(["--resume", str(path)], "")
-        message = (f"record has {n + 1} actions; its env_kwargs' max_cycles=2 ends the episode after move {n} "
-                   f"(actions[{n - 1}], 0-based)") if kwargs else \
-            f"move {n + 1} (actions[{n}], 0-based) comes after the end of the record's episode (move {n} ended round 1)"
-        assert out.returncode == 2 and f"--resume {path}: {message}" in out.stderr, out.stderr
+        message = (f"--resume: record {path} has {n + 1} actions; its env_kwargs' max_cycles=2 ends the episode after "
+                   f"move {n} (actions[{n - 1}], 0-based)") if kwargs else \
+            f"--resume {path}: move {n + 1} (actions[{n}], 0-based) comes after the end of the record's episode (move {n} ended round 1)"
+        assert out.returncode == 2 and message in out.stderr, out.stderr
         assert "reset()" not in out.stderr
 
 

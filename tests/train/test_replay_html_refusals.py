@@ -164,7 +164,7 @@ def test_truncated_and_odd_records_are_checked_too(tmp_path):
         "max cycles": (dict(record, env_kwargs=dict(record["env_kwargs"], max_cycles=0)),
                        "'env_kwargs': invalid argument 'max_cycles': got 0"),
         "rules": (dict(record, env_kwargs=dict(record["env_kwargs"], max_pip=7)),
-                  "the record's rules or first deal are invalid: "),
+                  " has invalid rules or an invalid first deal: "),
     }  # fmt: skip
     for name, (bad, message) in cases.items():
         with pytest.raises(RecordError, match=re.escape(message)):
@@ -174,6 +174,8 @@ def test_truncated_and_odd_records_are_checked_too(tmp_path):
         out = _cli(str(path))
         assert out.returncode == 2 and message in out.stderr, (name, out.stderr)
         assert "--help lists every option" not in out.stderr  # the record is wrong, not an option
+        if name == "rules":  # "record" said once ("record r.json: the record's rules ..." said it twice)
+            assert f"error: record {path} has invalid rules or an invalid first deal: " in out.stderr
 
 
 def test_a_deal_removed_from_the_middle_of_a_game_is_named():
@@ -287,6 +289,8 @@ def test_an_endless_file_a_replay_page_and_a_gzip_record(cuban_game, tmp_path):
     packed.write_bytes(gzip.compress((tmp_path / "game.html").read_bytes()))
     out = _cli(str(packed), "-o", str(tmp_path / "other.html"))
     assert out.returncode == 2 and f"record {packed} is a replay page, not a game record; give the record" in out.stderr
+    out = _cli(str(tmp_path / "game.json.gz"), "-o", str(packed))  # a compressed page is no output to replace
+    assert out.returncode == 2 and "the file exists and is not a replay page" in out.stderr, out.stderr
     packed.write_bytes(packed.read_bytes()[:100])  # a damaged .gz: not a page, the record's own message
     out = _cli(str(packed), "-o", str(tmp_path / "other.html"))
     assert out.returncode == 2 and f"record {packed} is a damaged gzip file (" in out.stderr, out.stderr
@@ -379,6 +383,7 @@ def test_telling_a_page_reads_a_large_file_in_pieces(tmp_path):
         page = b" " * at + PAGE_MARK.encode() + b"\n</html>\n"
         (tmp_path / "p.html").write_bytes(page)
         (tmp_path / "p.html.gz").write_bytes(gzip.compress(page))
-        assert is_replay_page(tmp_path / "p.html") and is_replay_page(tmp_path / "p.html.gz")
+        assert is_replay_page(tmp_path / "p.html") and is_replay_page(tmp_path / "p.html.gz", compressed=True)
+        assert not is_replay_page(tmp_path / "p.html.gz")  # as an output: plain HTML would replace it
         (tmp_path / "p.html").write_bytes(page.replace(b"rules engine", b"rules_engine"))
         assert not is_replay_page(tmp_path / "p.html")
