@@ -40,6 +40,11 @@ PINS = {
                                           ["planner", "greedy", "random"], range(10)),  # fmt: skip
     "mexican_train search:8": (mexican_train_v0.raw_env, {}, ["search:8", "planner", "planner", "planner"], range(3)),
     "mexican_train action-scores release": (mexican_train_v0.raw_env, {}, [f"ppo:{MT}", "planner", "planner", "planner"], range(10)),
+    # a whole game: the scores and the round index the models read are not 0 (their scaling is pinned)
+    "mexican_train action-scores release, a game": (mexican_train_v0.raw_env, {"episode": "game", "num_players": 4},
+                                                    [f"ppo:{MT}", "planner", "greedy", "planner"], range(1)),
+    "cuban action-scores release, a game": (cuban_v0.raw_env, {"episode": "game"},
+                                            [f"ppo:{CUBAN}", "planner", f"ppo:{CUBAN}", "planner"], range(2)),
     "mexican_train flat release": (mexican_train_v0.raw_env, {}, [f"ppo:{CHECKPOINTS / 'mexican_train_4p_d12'}", "greedy", "greedy", "greedy"], range(10)),
     "block 2p": (block_v0.raw_env, {"num_players": 2}, ["planner", "greedy"], range(20)),
     "block search:8": (block_v0.raw_env, {"num_players": 2}, ["search:8", "planner"], range(6)),
@@ -53,9 +58,9 @@ PINS = {
 
 
 def play(make, kwargs: dict, specs: list[str], seeds: range) -> dict:
-    """Play one round episode per seed with ``make(episode="round", **kwargs)`` and one agent
+    """Play one episode per seed with ``make(episode="round", **kwargs)`` (``kwargs`` may name another) and one agent
     per seat: ``{"moves": int, "sha256": str (of the actions in order), "returns": [float per seat]}``."""
-    env = make(episode="round", **kwargs)
+    env = make(**{"episode": "round", **kwargs})
     agents = [make_agent(spec, env) for spec in specs]
     digest, moves, returns = hashlib.sha256(), 0, np.zeros(len(specs))
     for seed in seeds:
