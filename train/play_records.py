@@ -74,7 +74,7 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
     for action in probe._actions:
         action.default = argparse.SUPPRESS
     typed = vars(probe.parse_args(argv))
-    given = [a.option_strings[-1] for a in parser._actions if a.dest in typed and a.dest not in ("resume", "record")]
+    given = ["/".join(a.option_strings) for a in parser._actions if a.dest in typed and a.dest not in ("resume", "record")]
     if given:
         parser.error(f"--resume takes the game, rules, seats, agents and seed from the record: give only "
                      f"--record with it, not {', '.join(given)}")  # fmt: skip

@@ -160,7 +160,8 @@ def test_a_flag_given_its_default_value_is_refused_with_resume_too(extra, tmp_pa
     assert out.returncode == 2 and f"give only --record with it, not {extra[0]}" in out.stderr, out.stderr
 
 
-@pytest.mark.parametrize(("limit", "named"), [({"max_cycles": 1}, "max_cycles=1"), ({"max_steps": 3}, "max_steps=3")])
+@pytest.mark.parametrize(("limit", "named"), [({"max_cycles": 1}, "max_cycles=1"), ({"max_steps": 3}, "max_steps=3"),
+                                              ({"max_cycles": 1, "max_steps": 1000}, "max_cycles=1")])  # fmt: skip
 def test_a_game_stopped_by_max_cycles_or_max_steps_is_over_and_names_its_limit(limit, named, tmp_path):
     """A game stopped by max_steps was said to be stopped by max_cycles (100000)."""
     env = block_v0.raw_env(**limit)
