@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,12 +47,22 @@ def _free_port(other: int = 0) -> int:
     raise AssertionError("no free port below the ephemeral range")
 
 
+def _ray_default_temp() -> Path:
+    """Where ``ray start`` leaves its ``ray_current_cluster`` pointer: Ray's default temp folder
+    (RAY_TMPDIR, else TMPDIR on Linux, else the system temp folder, joined with "ray"), in Ray's own words if it has them."""
+    try:
+        from ray._common.utils import get_default_ray_temp_dir
+    except ImportError:  # (a private helper: another Ray may lack it)
+        return Path(os.environ.get("RAY_TMPDIR") or tempfile.gettempdir()) / "ray"
+    return Path(get_default_ray_temp_dir())
+
+
 def test_training_joins_a_running_cluster(tmp_path):
     port = _free_port()
     client_port = _free_port(other=port)  # two free ports, not the same one twice
     # A temp dir of its own: `ray.init()` elsewhere on this machine looks for a cluster in
-    # /tmp/ray (ray_current_cluster) and must not find this one.
-    temp = Path("/tmp") / f"ray_test_{os.getpid()}"
+    # its default temp folder (ray_current_cluster) and must not find this one.
+    temp = Path(tempfile.gettempdir()) / f"ray_test_{os.getpid()}"  # (short: Ray's socket paths have a limit)
     head = subprocess.Popen(
         [RAY, "start", "--head", "--port", str(port), "--ray-client-server-port", str(client_port),
          "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", str(temp), "--block"],
@@ -98,7 +109,7 @@ def test_training_joins_a_running_cluster(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
             head.wait()
-        for folder in (temp, Path("/tmp/ray")):  # ray start's pointer to this head
+        for folder in (temp, _ray_default_temp()):  # ray start's pointer to this head
             current = folder / "ray_current_cluster"
             if current.is_file() and current.read_text().strip().endswith(f":{port}"):
                 current.unlink()
