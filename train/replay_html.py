@@ -16,8 +16,10 @@ list of player names, when present, labels the seats).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import html
+import io
 import json
 import os
 import re
@@ -25,13 +27,14 @@ import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
 from domino_env.core.errors import RecordError
 from domino_env.core.files import replace_text
 from domino_env.core.line import LineState
 from domino_env.core.mexican_train import MexicanTrainState
 from domino_env.core.records import (
+    MAX_RECORD_BYTES,
     episode_goes_on,
     first_state,
     load_record,
@@ -231,13 +234,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def is_replay_page(path: Path, compressed: bool = False) -> bool:
+def is_replay_page(path: Path | BinaryIO, compressed: bool = False) -> bool:
     """An earlier page of this command (which a new one may replace), not any other file; with
     ``compressed``, also one compressed with gzip (a page given as the record reads as a page, not
-    as "not valid JSON"; as an output it is no page to replace: plain HTML would take its place)."""
+    as "not valid JSON"; as an output it is no page to replace: plain HTML would take its place).
+    ``path`` may also be an open binary file that can seek (stdin's bytes, already read)."""
     mark = PAGE_MARK.encode()
     try:  # a piece at a time: a file of gigabytes given as the record is not held whole in memory
-        with open(path, "rb") as raw:
+        with open(path, "rb") if isinstance(path, (str, os.PathLike)) else contextlib.nullcontext(path) as raw:
             packed = raw.read(2) == b"\x1f\x8b"
             if packed and not compressed:
                 return False
@@ -287,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if src.is_dir():
         refuse(f"record {src} is a folder; give a record file (JSON, e.g. what domino-play writes)")
     if not src.exists():
-        refuse(f"record {src}: no such file")
+        refuse("record -: stdin is closed (nothing to read)" if args.record == "-" else f"record {src}: no such file")
     if not src.is_file() and not args.output:  # a pipe (<(zcat rec.json.gz)) reads, but names no page
         parser.error(f"record {src} is not a regular file (a pipe?); give the page to write with --output")
     where = f"--output {out}" if args.output else f"the page {out}"  # (without -o: the record's default page)
@@ -312,10 +316,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{where}: {problem}")
 
     name = "-" if args.record == "-" else str(src)  # as typed: "-", not the /dev/stdin read for it
+    piped = None  # a pipe's bytes (stdin, <(...)), read once: it cannot be read again to find a page's mark
     try:
-        record = load_record(src)
+        if not src.is_file():
+            with open(src, "rb") as f:
+                piped = f.read(MAX_RECORD_BYTES + 1)  # (load_record's own limit: /dev/zero ends)
+        record = load_record(src, data=piped)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
-        if src.is_file() and is_replay_page(src, compressed=True):
+        if is_replay_page(src if piped is None else io.BytesIO(piped), compressed=True):
             refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
         message = str(err).replace(f"record {src}", f"record {name}", 1)
         gave = "nothing" if message.endswith("(0 bytes)") else "only white space"  # ("\n" is not nothing)

@@ -71,9 +71,10 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
+def load_record(path: str | Path, data: bytes | None = None) -> dict[str, Any]:
     """Read a record written by :func:`save_record` (plain or gzip-compressed JSON, told by its
-    content, whatever the file's name).
+    content, whatever the file's name); with ``data``, the record is those bytes, already read
+    (from a pipe, which cannot be read twice), and ``path`` only names it in messages.
 
     Raises:
         RecordError: not a record of a known format (also a file that is not UTF-8 JSON, e.g.
@@ -81,7 +82,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
             (a ``seed`` not null nor an integer >= 0...; the message names the file and the field).
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
-    data = _read_at_most(path, MAX_RECORD_BYTES)
+    if data is None:
+        data = _read_at_most(path, MAX_RECORD_BYTES)
     packed = data.startswith(_GZIP_MAGIC)
     if packed:
         try:

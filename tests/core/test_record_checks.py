@@ -123,3 +123,15 @@ def test_a_gzip_record_carries_no_timestamp_and_saves_to_the_same_bytes(block_ro
     data = first.read_bytes()
     assert data[:2] == b"\x1f\x8b" and data[4:8] == b"\0\0\0\0"  # MTIME field (RFC 1952)
     assert data == second.read_bytes() and load_record(first) == block_round
+
+
+def test_load_record_of_bytes_already_read_names_the_path_it_is_given(block_round, tmp_path):
+    """``data``: a pipe's bytes, read once by the caller; the file at ``path`` is not opened (it
+    need not exist) and messages name ``path`` as given."""
+    save_record(block_round, tmp_path / "r.json.gz")
+    packed = (tmp_path / "r.json.gz").read_bytes()
+    assert load_record("-", data=packed) == block_round == load_record(tmp_path / "nowhere.json", data=packed)
+    with pytest.raises(RecordError, match=re.escape("record - is not valid JSON: Expecting value (line 1)")):
+        load_record("-", data=b"<html>")
+    with pytest.raises(RecordError, match=re.escape("record - is an empty file (1 byte)")):
+        load_record("-", data=b"\n")

@@ -387,3 +387,34 @@ def test_telling_a_page_reads_a_large_file_in_pieces(tmp_path):
         assert not is_replay_page(tmp_path / "p.html.gz")  # as an output: plain HTML would replace it
         (tmp_path / "p.html").write_bytes(page.replace(b"rules engine", b"rules_engine"))
         assert not is_replay_page(tmp_path / "p.html")
+
+
+def test_a_piped_replay_page_is_named_a_page(cuban_game, tmp_path):
+    """A page piped in (``cat game.html | domino-replay-html - -o x.html``, plain or gzip, or a
+    ``<(...)`` pipe by its path) read "not valid JSON": a pipe's bytes are now read once and both
+    parsed and searched for the page's mark. A record piped in still makes its page; a closed
+    stdin said "record /dev/stdin: no such file"."""
+    root = Path(__file__).resolve().parents[2]
+    save_record(cuban_game, tmp_path / "game.json")
+    assert _cli(str(tmp_path / "game.json")).returncode == 0
+    page = (tmp_path / "game.html").read_bytes()
+    said = "domino-replay-html: error: record {} is a replay page, not a game record; give the record (JSON) it was made from\n"
+    for given in (page, gzip.compress(page)):
+        out = subprocess.run([sys.executable, "-m", "train.replay_html", "-", "-o", str(tmp_path / "x.html")],
+                             input=given, capture_output=True, cwd=root, timeout=120)  # fmt: skip
+        assert (out.returncode, out.stderr.decode()) == (2, said.format("-")) and not (tmp_path / "x.html").exists()
+    fifo = tmp_path / "page.fifo"  # what bash's <(cat game.html) gives: a pipe by its path
+    os.mkfifo(fifo)
+    cmd = [sys.executable, "-m", "train.replay_html", str(fifo), "-o", str(tmp_path / "x.html")]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, cwd=root)
+    with open(fifo, "wb") as f:
+        f.write(page)
+    assert (proc.wait(timeout=120), proc.stderr.read().decode()) == (2, said.format(fifo))
+    proc.stderr.close()
+    out = subprocess.run([sys.executable, "-m", "train.replay_html", "-", "-o", str(tmp_path / "x.html")],
+                         input=(tmp_path / "game.json").read_bytes(), capture_output=True, cwd=root, timeout=120)  # fmt: skip
+    assert out.returncode == 0 and (tmp_path / "x.html").read_bytes() == page, out.stderr
+    out = subprocess.run([sys.executable, "-m", "train.replay_html", "-", "-o", str(tmp_path / "y.html")],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=root, timeout=120,
+                         preexec_fn=lambda: os.close(0))  # fmt: skip
+    assert (out.returncode, out.stderr) == (2, "domino-replay-html: error: record -: stdin is closed (nothing to read)\n")
