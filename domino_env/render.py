@@ -38,6 +38,14 @@ def seats_out_before(state: MexicanTrainState | LineState, round_index: int) -> 
     return {s for s, r in enumerate(at) if r is not None and r < round_index}
 
 
+def seats_knocked_out(state: MexicanTrainState | LineState) -> set[int]:
+    """The seats the round just ended knocked out of an elimination game (none while a round runs,
+    none in other games). They played that round: its end still shows their trains, tagged "out
+    of the game" (as the replay page); from the next deal on they are a row "out of the game"."""
+    at = getattr(state, "eliminated_at", ())
+    return {s for s, r in enumerate(at) if state.round_over and r == state.round_index}
+
+
 def seat_counts_text(values: Iterable[SupportsInt], out: Collection[int] = ()) -> str:
     """One count per seat as a list, ``"[12, out, 0, 31]"``: ``out`` seats (:func:`seats_out_before`)
     read "out". ``values``: P integers in seat order (a list, a tuple or an int64 array (P,))."""
@@ -60,7 +68,9 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
     (``OPEN DOUBLE k``: the k-th obliging double, in the order they were left open; ``DOUBLE TO
     COVER``: one the acting seat placed this turn and must cover itself), each seat's hand size,
     the boneyard count ("no boneyard" without one), and ``viewer``'s hand (default: the current
-    player). Nothing else hidden is shown.
+    player). Nothing else hidden is shown. In an elimination game a seat out of the game is one
+    row, ``seat k: out of the game``; the end of the round that knocked it out still shows its
+    train, tagged ``out of the game`` (:func:`seats_knocked_out`; docs/rules.md §1.6).
     """
     p = state.num_players
     viewer = check_viewer(state, viewer)
@@ -71,17 +81,20 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
     obliging = list(state.open_doubles)  # in the order they were left open
     own = set() if state.round_over else set(state.own_doubles_to_cover())  # chain, no_cover: none
     trains = list(range(p)) + ([p] if state.config.use_mexican_train else [])
+    knocked = seats_knocked_out(state)
     for train in trains:
         if train == p:
             name, tags = "Mexican ", []
         else:
-            if not state.active[train]:
+            if not state.active[train] and train not in knocked:
                 lines.append(f"  seat {train}: out of the game")  # (the picture's and the replay page's words)
                 continue
             name = f"seat {train} "
             tags = [f"hand {state.hand_size(train)}", f"score {state.scores[train]}"]
             if state.has_marker(train):
                 tags.append("MARKER")
+            if train in knocked:
+                tags.append("out of the game")
         if train in obliging:
             tags.append(f"OPEN DOUBLE {obliging.index(train) + 1}")
         elif train in own:

@@ -26,7 +26,7 @@ from .core.config import LineConfig
 from .core.errors import ConfigError, as_flag
 from .core.line import LineState
 from .core.mexican_train import MexicanTrainState
-from .render import check_viewer, phase_text, seat_counts_text, seats_out_before
+from .render import check_viewer, phase_text, seat_counts_text, seats_knocked_out, seats_out_before
 
 # Geometry (pixels). A tile is two square halves side by side.
 HALF = 24
@@ -265,6 +265,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
     obliging = list(state.open_doubles)
     own = set(state.own_doubles_to_cover()) if acting is not None else set()
     trains = list(range(p)) + ([p] if cfg.use_mexican_train else [])
+    knocked = seats_knocked_out(state)  # (the round just ended knocked them out: their trains are shown)
     y = HEADER
     for train in trains:
         ty = y + 8
@@ -272,7 +273,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
         c.row_bg(ty, OPEN_BG if open_rank else (ACTING_BG if train == acting else ROW_BG))
         if train == p:
             c.text((MARGIN + 4, ty + 1), "Mexican train", size=15)
-        elif not state.active[train]:
+        elif not state.active[train] and train not in knocked:
             c.text((MARGIN + 4, ty + 1), f"seat {train}: out of the game", size=15, fill=DIM)
             y += ROW
             continue
@@ -280,7 +281,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
             lx = _seat_label(c, ty, train, train == acting, viewer)
             if state.has_marker(train):
                 c.badge(lx + 4, ty + 1, "marker", MARKER)
-            c.text((MARGIN + 4, ty + 18), "train", size=11, fill=DIM)
+            c.text((MARGIN + 4, ty + 18), "out of the game" if train in knocked else "train", size=11, fill=DIM)
         tiles = state.train_tiles(train)
         x0 = MARGIN + LABEL_W
         shown = tiles
@@ -309,10 +310,11 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
     for seat in range(p):
         ty = y + 8
         c.row_bg(ty, ACTING_BG if seat == acting else ROW_BG)
-        if state.active[seat]:
+        if state.active[seat] or seat in knocked:
             _seat_label(c, ty, seat, seat == acting, viewer)
             size = state.hand_size(seat)
-            c.text((MARGIN + 4, ty + 18), f"{size} tile{'' if size == 1 else 's'} · score {state.scores[seat]}", size=11, fill=DIM)
+            c.text((MARGIN + 4, ty + 18), f"{size} tile{'' if size == 1 else 's'} · score {state.scores[seat]}"
+                   + (" · out of the game" if seat in knocked else ""), size=11, fill=DIM)  # fmt: skip
             c.hand(MARGIN + LABEL_W, ty, state.hand_tiles(seat) if seat in face_up else [], size, seat in face_up, room)
         else:
             c.text((MARGIN + 4, ty + 1), f"seat {seat}: out · score {state.scores[seat]}", size=15, fill=DIM)

@@ -271,10 +271,12 @@ def _round_summary(info: dict[str, Any], you: int, seat: int, out: Collection[in
         f"round {info['round_index'] + 1} over ({how.replace('_', ' ')}): won by {who}",
         f"  pips left in each hand: {seat_counts_text(info['pips'], out)}; scores now: {info['scores'].tolist()}",
     ]
-    if info["game_over"]:
-        champs = ", ".join("you" if s == you else f"seat {s}" for s in seats_of(info["game_winners"]))
-        lines.append(f"game over: won by {champs}")
     return "\n".join(lines)
+
+
+def _game_over_line(info: dict[str, Any], you: int) -> str:
+    """"game over: won by ...", after the round's summary and the seats it knocked out (as the replay page)."""
+    return "game over: won by " + ", ".join("you" if s == you else f"seat {s}" for s in seats_of(info["game_winners"]))
 
 
 def play(
@@ -339,6 +341,8 @@ def play(
             at = getattr(env.game_state, "eliminated_at", None)  # (line games: none)
             if at is not None and any(at[s] == ended for s in winners):  # (the replay page's words)
                 print(f"every seat left reached the limit of {env.config.elimination_limit}: the lowest total wins", flush=True)
+            if env.infos[agent]["game_over"]:
+                print(_game_over_line(env.infos[agent], you), flush=True)
             if not out and _eliminated(env.game_state, you) and not env.game_state.game_over:
                 out = True
                 print(f"you are out of the game (your score {env.game_state.scores[you]} reached the limit of "

@@ -42,7 +42,7 @@ from domino_env.core.records import (
     record_config,
     replay_end,
 )
-from domino_env.render import phase_text
+from domino_env.render import phase_text, seats_knocked_out
 from domino_env.render_image import PIP_COLOURS, pip_layout
 from domino_env.train.cli import ArgumentParser, OutputError, not_a_folder, unwritable, write_stdout
 
@@ -95,7 +95,7 @@ def mexican_train_frame(state: MexicanTrainState) -> dict[str, Any]:
         )
     # the seats a round-ending move knocked out of an elimination game played that round: its end
     # frame shows their trains (the table as it was) and names them; the next round's, as out
-    knocked = [s for s in range(p) if state.round_over and state.eliminated_at[s] == state.round_index]
+    knocked = sorted(seats_knocked_out(state))
     frame.update(
         station=state.station,
         trains=trains,

@@ -185,9 +185,11 @@ def test_an_open_double_and_a_double_to_cover_are_drawn():
 
 
 def test_just_drew_the_round_end_and_seats_out_of_the_game():
-    """A tile just drawn (tile 0, 0|0) says so in the header; at the end of a game whose seats 1 and
-    2 went out (elimination), their rows say so, no row is lit, and the footer names the end, the
-    winners, the pips left and the game's winner."""
+    """A tile just drawn (tile 0, 0|0) says so in the header; at the end of a game whose last round
+    knocked seats 1 and 2 out (elimination), their trains and hands are still drawn (they played
+    that round, as the replay page shows it; they read "seat 1: out of the game" with no train),
+    each says "out of the game", no row is lit, and the footer names the end, the winners, the
+    pips left and the game's winner."""
     env = mexican_train_v0.raw_env(num_players=2, max_pip=9)
     env.reset(options={"deal": {"hands": [[[1, 2], [3, 4]], [[5, 6], [9, 1]]], "boneyard": [[0, 0], [7, 8]],
                                 "station": [9, 9], "first_player": 0}})  # fmt: skip
@@ -203,14 +205,17 @@ def test_just_drew_the_round_end_and_seats_out_of_the_game():
     img = env.render_image(0)
     _words(img, (12, 36), "station", 14, DIM, FELT)
     assert _px(img, 1130, 78) == ROW_BG  # nobody to play
-    _words(img, (16, 107), "seat 1: out of the game", 15, DIM, ROW_BG, pad=20)
-    _words(img, (16, 147), "seat 2: out of the game", 15, DIM, ROW_BG, pad=20)
-    assert _px(img, 214 + 12, 106 + 3) == ROW_BG  # no train, no open end
+    for seat, ty in ((1, 106), (2, 146)):
+        _words(img, (16, ty + 1), f"seat {seat}", 15, TEXT, ROW_BG, pad=20)
+        _words(img, (16, ty + 18), "out of the game", 11, DIM, ROW_BG, pad=20)
+        assert _px(img, 214 + 12, ty + 3) == FACE  # an empty train: its open end, 9
     _words(img, (16, 187), "Mexican train", 15, TEXT, ROW_BG)
     _words(img, (16, 250 + 18), "0 tiles · score 0", 11, DIM, ROW_BG)
-    _words(img, (16, 291), "seat 1: out · score 11", 15, DIM, ROW_BG, pad=20)
-    _words(img, (16, 331), "seat 2: out · score 5", 15, DIM, ROW_BG, pad=20)
-    assert _backs(img, 290) == 0
+    _words(img, (16, 291), "seat 1", 15, TEXT, ROW_BG, pad=20)
+    _words(img, (16, 290 + 18), "1 tile · score 11 · out of the game", 11, DIM, ROW_BG, pad=20)
+    _words(img, (16, 331), "seat 2", 15, TEXT, ROW_BG, pad=20)
+    _words(img, (16, 330 + 18), "1 tile · score 5 · out of the game", 11, DIM, ROW_BG, pad=20)
+    assert (_backs(img, 290), _backs(img, 330)) == (1, 1)
     assert [_px(img, 1130, y) for y in (371, 372, 390, 407)] == [FELT, HIGHLIGHT, HIGHLIGHT, HIGHLIGHT]  # the red band
     _words(img, (16, 381), "round over: went out · winners 0 · pips left [0, 11, 5] · game over, won by 0", 14,
            TEXT, HIGHLIGHT, pad=20)  # fmt: skip
@@ -230,6 +235,14 @@ def test_a_seat_out_before_the_round_reads_out_in_the_round_result():
     img = env.render_image(2)
     _words(img, (16, img.shape[0] - 34 + 7), "round over: went out · winners 2 · pips left [out, 69, 0] · game over, "
            "won by 2", 14, TEXT, HIGHLIGHT, pad=20)  # fmt: skip
+    # seat 0, out before the round: a row that says so; seat 1, knocked out by it: its train, tagged
+    _words(img, (16, 67), "seat 0: out of the game", 15, DIM, ROW_BG, pad=20)
+    _words(img, (16, 107), "seat 1", 15, TEXT, ROW_BG)  # (its marker badge follows)
+    _words(img, (16, 106 + 18), "out of the game", 11, DIM, ROW_BG, pad=20)
+    assert _px(img, 214 + 12, 106 + 1) == FACE  # its first tile
+    text = env.render_text(2).splitlines()
+    assert text[1] == "  seat 0: out of the game" and text[2].startswith("  seat 1 : [")
+    assert text[2].endswith(", out of the game)") and text[5].endswith("pips [out, 69, 0]"), text
 
 
 def test_a_hand_too_long_for_its_row_shows_its_first_tiles_and_counts_the_rest():

@@ -76,7 +76,9 @@ def test_the_round_end_and_an_eliminated_seat():
         "  Mexican : (empty) -> open end 8",
         "to play: seat 0 (free)",
     ]
-    # a limit of 1 puts seats 1 and 2 out at once: the game ends on the round's last picture
+    # a limit of 1 puts seats 1 and 2 out at once: the game ends on the round's last picture, which
+    # shows the table of the round they played, their trains with a tag (as the replay page; it
+    # drew them as seats out before the round, "seat 1: out of the game" with no train)
     env = mexican_train_v0.raw_env(num_players=3, max_pip=9, episode="game", game_end="elimination",
                                    elimination_limit=1)  # fmt: skip
     env.reset(options={"deal": deal})
@@ -85,8 +87,8 @@ def test_the_round_end_and_an_eliminated_seat():
     assert env.render_text(0) == (
         "Mexican Train - round 1, station [9|9], boneyard 1 tile\n"
         "  seat 0 : [9|1] -> open end 1  (hand 0, score 0)\n"
-        "  seat 1: out of the game\n"
-        "  seat 2: out of the game\n"
+        "  seat 1 : (empty) -> open end 9  (hand 1, score 11, out of the game)\n"
+        "  seat 2 : (empty) -> open end 9  (hand 1, score 5, out of the game)\n"
         "  Mexican : (empty) -> open end 9\n"
         "round over: went_out, winners [0], pips [0, 11, 5]\n"
         "hand of seat 0: (empty)"

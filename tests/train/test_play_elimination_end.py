@@ -20,6 +20,15 @@ def test_the_winner_of_a_game_every_seat_left_crossed_is_not_told_out(tmp_path):
     assert "game over: won by seat 3" in out.stdout and "seat 3 is out of the game" not in out.stdout
     assert "seat 1 is out of the game (score " in out.stdout and "seat 2 is out of the game (score " in out.stdout
     assert out.stdout.count("every seat left reached the limit of 5: the lowest total wins\n") == 1
+    # in the replay page's order: the round, the seats it knocked out, then the game's end (it
+    # said "game over" between the round's summary and the seats it knocked out)
+    end = out.stdout[out.stdout.index("round 1 over (blocked)"):].splitlines()
+    assert end[:6] == ["round 1 over (blocked): won by seat 3",
+                       "  pips left in each hand: [96, 121, 66, 55]; scores now: [96, 121, 66, 55]",
+                       "seat 1 is out of the game (score 121 reached the limit of 5)",
+                       "seat 2 is out of the game (score 66 reached the limit of 5)",
+                       "every seat left reached the limit of 5: the lowest total wins",
+                       "game over: won by seat 3"], end  # fmt: skip
 
 
 def test_a_line_game_played_to_its_end_names_no_limit(tmp_path):

@@ -87,10 +87,13 @@ def test_a_round_shows_the_seat_it_knocks_out_as_it_played_and_says_it_is_out(ch
         "game over, won by seat 2",
     ]
     assert errors == [] and network == []
-    # the text render says the same (seat 0 out of round 5; seat 1 played it, knocked out by it)
+    # the text render says the same (seat 0 out of round 5; seat 1 played it, knocked out by it:
+    # its train as the page shows it, tagged; it read "seat 1: out of the game" with no train)
     text = render_mexican_train(list(replay(elimination_game))[217]).splitlines()
     assert text[-2] == "round over: went_out, winners [2], pips [out, 69, 0]"
-    assert [line for line in text if "out of the game" in line] == ["  seat 0: out of the game", "  seat 1: out of the game"]
+    assert [line for line in text if "out of the game" in line] == [
+        "  seat 0: out of the game",
+        "  seat 1 : [5|9] [9|6] [6|6] [6|0] [0|1] [1|9] -> open end 9  (hand 6, score 142, MARKER, out of the game)"]
 
 
 def test_a_last_round_that_every_seat_left_crosses_names_the_lowest_total(chromium, tmp_path):
