@@ -36,6 +36,7 @@ The checkpoint's save, the metadata and the final evaluation are in :mod:`domino
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import platform
@@ -69,11 +70,13 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     SeatMapping,
     copy_module,
     env_config_of,
+    join_cluster,
     make_callbacks_class,
     model_config_of,
     no_main_step,
     ppo_config,
     progress_row,
+    use_token_if_present,
 )
 from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
     evaluate_checkpoint,
@@ -95,38 +98,6 @@ from domino_env.train.run_folder import (
 from domino_env.train.start_model import continued_seed
 
 METADATA_FORMAT = "domino_env.rllib/1"
-
-
-def use_token_if_present() -> None:
-    """Ray 2.60 turns token authentication on by default for clusters started with ``ray start``:
-    a driver then needs ``RAY_AUTH_MODE=token`` and the head's token (``ray get-auth-token``; in
-    ``~/.ray/auth_token``, ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``). When the mode is unset
-    and a token is there, switch token mode on (before ray is imported: it reads this once)."""
-    has_token = (Path.home() / ".ray" / "auth_token").is_file() or any(
-        k in os.environ for k in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
-    )
-    if "RAY_AUTH_MODE" not in os.environ and has_token:
-        os.environ["RAY_AUTH_MODE"] = "token"
-
-
-def join_cluster(address: str) -> None:
-    """``ray.init(address=...)`` with a one-line error when the head cannot be reached.
-
-    Raises:
-        DominoError: the cluster cannot be joined (the message says what to check; the command
-            prints it as one line, exit status 2).
-    """
-    import ray
-
-    try:
-        ray.init(address=address, log_to_driver=False)
-    except (ConnectionError, RuntimeError, ValueError) as err:
-        first = (str(err).strip().splitlines() or [""])[0]
-        raise DominoError(
-            f"--address {address}: cannot join the Ray cluster ({first}). Is `ray start --head` running "
-            "there, and its port reachable? With token authentication (ray's default) set "
-            "RAY_AUTH_MODE=token and the head's token (ray get-auth-token)."
-        ) from None
 
 
 def _versions() -> dict[str, str]:
@@ -158,10 +129,14 @@ def _abandon_start(out: Path, made: list[Path]) -> None:
 
 
 def _start(
-    args: argparse.Namespace, argv: list[str], env_config: dict[str, Any], out: Path, on_sigterm: Any
+    args: argparse.Namespace, argv: list[str], env_config: dict[str, Any], out: Path, on_sigterm: Any,
+    made: list[Path], claimed: bool,
 ) -> tuple[Any, dict[str, Any], list[dict[str, Any]], int]:
     """Start Ray, build the algorithm (restored with ``--resume``) and the run's metadata: the
-    ``(algo, metadata, history, iterations done before)`` the training loop continues from."""
+    ``(algo, metadata, history, iterations done before)`` the training loop continues from.
+    ``made``: the folders missing at the command's start (:func:`missing_folders`), made here for
+    a new ``--out`` and then set to those this command made (a failed start removes only these);
+    ``claimed``: ``out`` is the default folder, already made."""
     import ray
 
     # While Ray starts a signal is only noted: raised inside ray.init it left a half-started Ray
@@ -189,12 +164,18 @@ def _start(
     if noted:
         raise KeyboardInterrupt
     try:  # once Ray runs: a failed start leaves no folder
-        make_folders(out)
-        hold_run_folder(out)
+        now_made = make_folders(out)
     except OSError as exc:  # checked before Ray started; a folder can change since
         remove_made(getattr(exc, "made", []))
         ray.shutdown()
         raise DominoError(f"--out {out}: cannot make the run folder ({exc.strerror or exc})") from exc
+    if made and not claimed:  # a new --out: from here on, only the folders this command made are its own
+        made[:] = now_made
+        if not now_made or now_made[0] != out.resolve():  # another run made it while Ray started here
+            ray.shutdown()
+            raise DominoError(f"--out {out}: another command made this folder while this one started; "
+                              "give another --out")  # fmt: skip
+    hold_run_folder(out)  # (another run holding it: refused; the folder stays as it is)
     previous: dict[str, Any] = json.loads((out / METADATA_FILE).read_text()) if args.resume is not None else {}
     done_before = int(previous.get("iterations_done", 0))
     # a resumed part must not replay the deals, draws and seatings of the run's first part (--seed
@@ -302,6 +283,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
         stop_on_sigterm = signal.SIG_IGN  # type: ignore[assignment]
     previous_handler = signal.signal(signal.SIGTERM, stop_on_sigterm)
+    claimed = out is None
     if out is None:  # made now, so that a run started in the same second takes another folder
         made = missing_folders("runs")  # before it is made: a failed start removes only its own folders
         out = claim_run_folder(f"runs/rllib_{args.game}_{stamp}")
@@ -310,7 +292,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         made = missing_folders(out)  # (made with its parents once Ray runs)
     hold_run_folder(out)  # an existing folder: no other command may write it (a new one: once made)
     try:
-        algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm)
+        algo, metadata, history, done_before = _start(args, argv, env_config, out, stop_on_sigterm, made, claimed)
         if stopped_by is signal.SIGTERM:  # its KeyboardInterrupt was swallowed (raised in a finalizer?)
             algo.stop()
             raise KeyboardInterrupt
@@ -477,8 +459,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # from the start: the flag checks load the opponents and find ray (about 1.5 s before _run
     # takes SIGTERM over)
-    with sigterm_as_interrupt():
-        return _run(argv)[1]
+    try:
+        with sigterm_as_interrupt():
+            return _run(argv)[1]
+    except KeyboardInterrupt:
+        # Ctrl-C while ray.rllib was imported (Ray not started): Ray's exit hook imports modules as
+        # the process exits, which cleared Python's note of the KeyboardInterrupt (exit status 1,
+        # where a shell loop needs death by SIGINT); with nothing started it has nothing to do
+        if (worker := sys.modules.get("ray._private.worker")) and not worker.is_initialized():
+            atexit.unregister(worker.shutdown)
+        raise
 
 
 if __name__ == "__main__":

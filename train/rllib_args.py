@@ -287,6 +287,8 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         if damaged := damaged_pickle(run / CHECKPOINT_DIR):  # RLlib's restore named no file, after Ray started
             parser.error(f"--resume {run}: the checkpoint cannot be restored: {damaged}")
     elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
+        if not_resumable := _progress_only(Path(args.out)):
+            parser.error(f"--out {args.out}: {not_resumable}")
         parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
     if args.address is not None:
         check_reachable(parser, args.address)
@@ -378,6 +380,18 @@ def damaged_pickle(folder: Path) -> str | None:
     return None
 
 
+def _progress_only(folder: Path) -> str | None:
+    """What to do with a run folder that holds only ``progress.jsonl``: a run killed (SIGKILL, a
+    crash) before its first checkpoint, which nothing can resume; None for any other folder."""
+    try:
+        if [entry.name for entry in folder.iterdir()] != ["progress.jsonl"]:
+            return None
+    except OSError:
+        return None
+    return ("holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing "
+            "in it can be resumed; remove the folder, or give another --out")  # fmt: skip
+
+
 def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     """The ``domino_rllib.json`` of the run folder ``--resume`` names (after
     :func:`finish_checkpoint_swap`, which says on stderr what it did), or a parser error."""
@@ -387,6 +401,8 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
         if (run / METADATA_FILE).is_file() and run.name == CHECKPOINT_DIR:  # RUN/checkpoint: the loader's folder
             parser.error(f"--resume {run}: this is the run's checkpoint; give its run folder, --resume {run.parent}")
+        if not_resumable := _progress_only(run):
+            parser.error(f"--resume {run}: {not_resumable}")
         parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
     try:
         previous = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))

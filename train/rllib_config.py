@@ -1,4 +1,5 @@
-"""The RLlib configuration of ``domino_env.train.rllib``: modules, seat mapping, callbacks, league refresh.
+"""The RLlib configuration of ``domino_env.train.rllib``: modules, seat mapping, callbacks, league refresh;
+joining a Ray cluster (:func:`join_cluster`).
 
 :func:`ppo_config` builds the whole ``PPOConfig`` of a run (use it in your own scripts too):
 the env (:class:`domino_env.agents.rllib.env.DominoMultiAgentEnv`), the learner ``main``
@@ -10,7 +11,9 @@ inside the functions that need it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -328,3 +331,35 @@ def ppo_config(
     )
     config._domino = {"model_config": model_config, "league": league, "opponents": scripted}
     return config
+
+
+def use_token_if_present() -> None:
+    """Ray 2.60 turns token authentication on by default for clusters started with ``ray start``:
+    a driver then needs ``RAY_AUTH_MODE=token`` and the head's token (``ray get-auth-token``; in
+    ``~/.ray/auth_token``, ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``). When the mode is unset
+    and a token is there, switch token mode on (before ray is imported: it reads this once)."""
+    has_token = (Path.home() / ".ray" / "auth_token").is_file() or any(
+        k in os.environ for k in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+    )
+    if "RAY_AUTH_MODE" not in os.environ and has_token:
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
+def join_cluster(address: str) -> None:
+    """``ray.init(address=...)`` with a one-line error when the head cannot be reached.
+
+    Raises:
+        DominoError: the cluster cannot be joined (the message says what to check; the command
+            prints it as one line, exit status 2).
+    """
+    import ray
+
+    try:
+        ray.init(address=address, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        first = (str(err).strip().splitlines() or [""])[0]
+        raise DominoError(
+            f"--address {address}: cannot join the Ray cluster ({first}). Is `ray start --head` running "
+            "there, and its port reachable? With token authentication (ray's default) set "
+            "RAY_AUTH_MODE=token and the head's token (ray get-auth-token)."
+        ) from None
