@@ -60,6 +60,7 @@ from domino_env.train.interrupts import in_import_machinery, stop_signals_held
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
     build_parser,
+    check_mode_flags,
     resume_options,
     validate,
 )
@@ -262,6 +263,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     parser = build_parser()
     args = parser.parse_args(argv)
     resume_options(parser, args, argv)  # --resume RUN: the run's rules, mode, opponents, network
+    check_mode_flags(parser, args, argv)
     if args.address is not None:
         use_token_if_present()  # before anything imports ray
     env_config = validate(parser, args)

@@ -457,6 +457,8 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
             parser.error(f"--resume {run}: {flag_of(name)} is a Mexican Train rule, not of the run's --game {game}")
         # a rule the run left to its preset is compared with the value it played with
         was = rules.get(_RULE_KEY.get(name, name)) if had.get(name) is None else had[name]
+        if name in LEAGUE_OPTIONS and args.mode != "league":  # (check_mode_flags says why)
+            continue
         if name == "opponents" and isinstance(was, list) and sorted(args.opponents) == sorted(was):
             args.opponents = list(was)  # the same opponents in another order: the run's order
             continue
@@ -464,6 +466,19 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
             flag = flag_of(name)
             parser.error(f"--resume {run}: the run has {flag} {_shown(was)}, this command "
                          f"{_shown(getattr(args, name))}; leave {flag} out to continue the run's")  # fmt: skip
+
+
+#: The options of ``--mode league`` alone.
+LEAGUE_OPTIONS = ("league_size", "snapshot_every")
+
+
+def check_mode_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> None:
+    """Refuse a league option given with another ``--mode`` (the run's, with ``--resume``): it
+    would do nothing, as ``--opponents`` would in self-play (refused in :func:`validate`)."""
+    if args.mode != "league":
+        for name in sorted(given_options(argv) & set(LEAGUE_OPTIONS)):
+            whose = "the run's --mode is" if args.resume is not None else "not"
+            parser.error(f"{flag_of(name)} is for --mode league (its frozen snapshots of main), {whose} {args.mode}")
 
 
 #: The run's ``env_config`` key of an option whose name differs.

@@ -271,3 +271,36 @@ def test_a_rule_option_newer_than_the_run_is_compared_with_the_rule_it_played(tm
         resume_options(build_parser(), build_parser().parse_args(argv), argv)
     assert (f"--resume {run}: the run has --hand-size-rule equal_split, this command table; leave "
             "--hand-size-rule out to continue the run's") in capsys.readouterr().err  # fmt: skip
+
+
+def test_league_options_with_another_mode_are_refused(tmp_path, capsys):
+    """--league-size and --snapshot-every did nothing outside --mode league and were accepted; with
+    --resume of an opponents run, --league-size 2 was refused as "the run has --league-size 4"."""
+    import json
+
+    from domino_env.train.rllib import check_mode_flags, resume_options
+
+    def refusal(argv: list[str]) -> str:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        with pytest.raises(SystemExit) as exc:
+            resume_options(parser, args, argv)
+            check_mode_flags(parser, args, argv)
+        assert exc.value.code == 2
+        return capsys.readouterr().err.strip().splitlines()[-1]
+
+    assert refusal(["--league-size", "3"]) == ("domino-rllib: error: --league-size is for --mode league (its frozen "
+                                               "snapshots of main), not self-play (domino-rllib --help lists every option)")  # fmt: skip
+    assert refusal(["--mode", "opponents", "--opponents", "greedy", "--snapshot-every", "5"]).startswith(
+        "domino-rllib: error: --snapshot-every is for --mode league (its frozen snapshots of main), not opponents")
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    had = {"game": "mexican_train", "mode": "opponents", "opponents": ["greedy"], "league_size": 4, "snapshot_every": 5}
+    (run / "domino_rllib.json").write_text(json.dumps({"args": had}))
+    assert refusal(["--resume", str(run), "--league-size", "2"]).startswith(
+        "domino-rllib: error: --league-size is for --mode league (its frozen snapshots of main), the run's --mode is opponents")
+    parser = build_parser()  # league mode, or neither option: accepted
+    for argv in (["--mode", "league", "--league-size", "2", "--snapshot-every", "3"], ["--resume", str(run)]):
+        args = parser.parse_args(argv)
+        resume_options(parser, args, argv)
+        check_mode_flags(parser, args, argv)
