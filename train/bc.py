@@ -105,6 +105,7 @@ from domino_env.train.run_folder import (
     config_of,
     env_metadata,
     launcher,
+    make_run_folder,
     missing_folders,
     removed_if_left_empty,
 )
@@ -188,6 +189,20 @@ def ppo_hyperparameters(args: argparse.Namespace) -> argparse.Namespace:
     return ppo
 
 
+def epochs_done(log: list[dict[str, Any]], desc: str, epochs: int) -> str:
+    """Where a fit ``desc`` stands (``stopped_early``): ``"cloning, after 2 of 10 epochs"``."""
+    return f"{desc}, after {sum(entry['phase'] == desc for entry in log)} of {epochs} epochs"
+
+
+def dagger_note(dagger: dict[str, np.ndarray] | None, out: Path, rounds: int) -> str:
+    """What the line of an interrupted run says of the DAgger decisions it kept (none: nothing):
+    the commands it prints do not read them, and no command continues the rounds."""
+    if dagger is None:
+        return ""
+    return (f"; this run's {len(dagger['actions'])} DAgger decisions so far are kept in {out / DAGGER_SAMPLES_FILE} "
+            f"(a dataset file), which neither command reads: cloning on plays its {rounds} DAgger round(s) again")
+
+
 def continuation_seed(seed: int, have: int) -> int:
     """The env seed that continues an interrupted collection of ``have`` decisions made with
     ``--seed seed``: deals of their own (a SeedSequence of three words, where the workers' are of
@@ -236,7 +251,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                          "domino-bc fine-tunes models whose critic reads the observation (the default)")
     # the shared checks (rules, reward, --opponents, --eval-opponents, --init-from, --out) through train.ppo's
     checks = argparse.Namespace(**{**vars(ppo_hyperparameters(args)), **vars(args), "reward": args.reward,
-                                   "self_play": 0.0, "resume": None, "tensorboard": False})  # fmt: skip (no tb/ here)
+                                   "self_play": 0.0, "resume": None, "tensorboard": False,
+                                   "out_may_hold": args.dataset})  # fmt: skip (no tb/ here; an --out holding only --dataset is new)
     checked = check_args(parser, checks, can_resume=False)
     args.reward, args.pips_coef = checks.reward, checks.pips_coef
     rules, game = checked.rules, args.game
@@ -256,9 +272,11 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     if args.dataset is not None and (problem := dataset_problem(args.dataset)):  # fail now, not after the collection
         parser.error(f"--dataset {args.dataset}: {problem}" if args.dataset.strip() else f"--dataset: {problem}")
     data, missing, asked = None, 0, None
+    env = LearnerEnv(**checked.env_cfg)
+    num_actions = int(env.action_space.n)
     if dataset is not None and dataset.exists():
-        try:
-            data = load_dataset(dataset, fingerprint)
+        try:  # its arrays too: a file whose arrays disagree failed with a traceback in the cloning
+            data = load_dataset(dataset, fingerprint, len(env.scale), num_actions)
         except ValueError as exc:
             parser.error(f"--dataset {dataset}: {exc}")
         have, asked = len(data["actions"]), interrupted_of(dataset)
@@ -280,7 +298,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
     verbose = not args.quiet
     progress = args.progress and verbose
-    env = LearnerEnv(**checked.env_cfg)
     expert = make_agent(args.expert, config)
     venv = DummyVecEnv([make_env_fn(checked.env_cfg)])
     model = new_model(ppo_hyperparameters(args), venv)
@@ -297,7 +314,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         if args.kl_coef > 0:
             anchor = copy.deepcopy(model.policy).eval()
     scale = env.scale
-    num_actions = int(env.action_space.n)
     # the network input of each raw observation (action features for --policy action-scores)
     policy_input = env.policy_input if args.policy == "action-scores" else None
     cloning = {"policy_input": policy_input, "anchor": anchor, "kl_coef": args.kl_coef}
@@ -308,12 +324,14 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     collecting = (f"{ending}, then saving the samples so far to {dataset} (no model: nothing is fitted yet)"
                   if dataset else f"{ending}; no model is written (nothing is fitted yet)")  # fmt: skip
     fitting = "stopping after this minibatch, then saving the model so far"
-    made = missing_folders(out.parent) if args.out is None else []  # runs/, removed again if left empty
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
+        made = missing_folders(out.parent)  # runs/, removed again if left empty
         out = claim_run_folder(str(out))
+    else:  # made and held before the collection: a second command given this --out is refused now, not at the end
+        made = make_run_folder(out)
     relabelling = f"{ending}, then saving the model so far and this run's DAgger samples ({out / DAGGER_SAMPLES_FILE})"
     # a stop while collecting writes no model: a claimed default folder is not left behind empty
-    with removed_if_left_empty(out, claimed=args.out is None, made=made), StopSignals(collecting) as stop:
+    with removed_if_left_empty(out, claimed=args.out is None or bool(made), made=made), StopSignals(collecting) as stop:
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
                                     progress=progress, stop=stop)  # fmt: skip
@@ -350,11 +368,13 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                   file=sys.stderr)  # fmt: skip
             venv.close()
             return None, stop.received
+        doing = "the start"  # what a signal stopped: metadata.json's stopped_early
         if data is not None:
             t = time.perf_counter()
             stop.saving = fitting
             fit(model.policy, data, scale, num_actions, args.epochs, args.batch_size, args.learning_rate,
                 args.vf_coef, args.val_fraction, args.seed, progress, stop, log, "cloning", **cloning)  # fmt: skip
+            doing = epochs_done(log, "cloning", args.epochs)
             phases[-1]["fit_seconds"] = round(time.perf_counter() - t, 1)
         dagger = None  # this run's DAgger samples (out / DAGGER_SAMPLES_FILE)
         for k in range(args.dagger_iters):
@@ -368,6 +388,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                                     first_episode=0 if data is None else int(data["episodes"].max()) + 1,
                                     progress=progress, stop=stop, desc=f"DAgger {k + 1}/{args.dagger_iters}")  # fmt: skip
             data = concat(data, more)
+            doing = f"DAgger round {k + 1} of {args.dagger_iters}, after {len(more['actions'])} decisions"
             if len(more["actions"]):  # the labels are the slow part (search): kept even when interrupted
                 dagger = concat(dagger, more)
                 save_dataset(out / DAGGER_SAMPLES_FILE, dagger, fingerprint)
@@ -382,6 +403,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             fit(model.policy, data, scale, num_actions, args.dagger_epochs or args.epochs, args.batch_size,
                 args.learning_rate, args.vf_coef, args.val_fraction, args.seed + 1 + k, progress, stop, log,
                 f"cloning {k + 1}/{args.dagger_iters}", **cloning)  # fmt: skip
+            doing = epochs_done(log, f"cloning {k + 1}/{args.dagger_iters}", args.dagger_epochs or args.epochs)
             phase["fit_seconds"] = round(time.perf_counter() - t, 1)
             phases.append(phase)
         interrupted = stop.received
@@ -408,6 +430,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             "bc_epochs": log,
             "train_wall_seconds": round(train_seconds, 1),
             "status": "interrupted" if interrupted else "trained",
+            "stopped_early": f"{interrupted} during {doing}" if interrupted else None,  # as domino-train's
             "eval_seed": eval_seed,
         }
         folder = RunFolder(out, meta).create()
@@ -419,7 +442,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         fine_tune = " ".join([launcher("train.ppo"), *rule_flags(args), "--init-from", shlex.quote(str(out))])
         print(f"{interrupted}: interrupted; saved {out / MODEL_FILE}, the model so far (status interrupted); "
               f"it loads as ppo:{out}; clone on from it with {clone_on_command(argv_list, out, launcher('train.bc'))}, "
-              f"or fine-tune it with {fine_tune}", file=sys.stderr)  # fmt: skip
+              f"or fine-tune it with {fine_tune}" + dagger_note(dagger, out, args.dagger_iters), file=sys.stderr)  # fmt: skip
         return out, interrupted
     agent = PPOAgent.from_policy(model.policy, p, n, game, config=config, name="ppo")
     workers = args.eval_workers or max(1, min(os.cpu_count() or 1, 4))

@@ -321,11 +321,16 @@ def interrupted_of(path: Path) -> int | None:
         return int(f["interrupted_of"]) if "interrupted_of" in f.files else None
 
 
-def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarray]:
-    """A dataset written by :func:`save_dataset` for the same rules, expert and opponents.
+def load_dataset(
+    path: Path, fingerprint: dict[str, Any], obs_size: int | None = None, num_actions: int | None = None
+) -> dict[str, np.ndarray]:
+    """A dataset written by :func:`save_dataset` for the same rules, expert and opponents; with
+    ``obs_size`` and ``num_actions`` (the env's), also one whose arrays make a dataset of that env
+    (:func:`arrays_problem`).
 
     Raises:
-        ValueError: not a dataset file, or one for other rules / expert / opponents / reward.
+        ValueError: not a dataset file, one for other rules / expert / opponents / reward, or one
+            whose arrays do not agree.
     """
 
     try:
@@ -340,7 +345,50 @@ def load_dataset(path: Path, fingerprint: dict[str, Any]) -> dict[str, np.ndarra
     if saved != json.loads(json.dumps(fingerprint, sort_keys=True)):
         diff = sorted(k for k in set(saved) | set(fingerprint) if saved.get(k) != fingerprint.get(k))
         raise ValueError(f"written for other settings (differs in: {', '.join(diff)}); give another --dataset")
+    if obs_size is not None and num_actions is not None and (problem := arrays_problem(data, obs_size, num_actions)):
+        raise ValueError(f"{problem}; give a .npz file that domino-bc --dataset wrote")
     return data
+
+
+def arrays_problem(data: dict[str, np.ndarray], obs_size: int, num_actions: int) -> str | None:
+    """Why the arrays of a dataset file are not a dataset of an env with ``obs_size`` observation
+    entries and ``num_actions`` actions (None: they are), found before any cloning (which failed
+    with a traceback on them, or trained on NaN): arrays of other lengths or shapes, non-integer
+    observations, masks, actions or episodes, returns that are not finite, a mask that allows no
+    action, an action out of range or not legal in its mask."""
+    widths = {"observations": obs_size, "masks": -(-num_actions // 8)}
+    for k in DATASET_KEYS:
+        a, ndim = data[k], 2 if k in widths else 1
+        if a.ndim != ndim:
+            return f"its {k} array has {a.ndim} dimension(s), not {ndim}"
+        if (a.dtype.kind not in "fiu") if k == "returns" else (a.dtype.kind not in "iu"):
+            return f"its {k} are {a.dtype}, not {'numbers' if k == 'returns' else 'integers'}"
+    lengths = {k: len(data[k]) for k in DATASET_KEYS}
+    if len(set(lengths.values())) > 1:
+        return f"its arrays are of different lengths ({', '.join(f'{k} {n}' for k, n in lengths.items())}; one row a decision)"
+    if not lengths["actions"]:
+        return "holds no decisions"
+    for k, width in widths.items():
+        if data[k].shape[1] != width:
+            what = f"{num_actions} actions, {width} bytes of bits" if k == "masks" else f"{width} entries"
+            return f"its {k} are {data[k].shape[1]} wide; this env's are {width} ({what})"
+    if data["masks"].dtype != np.uint8:
+        return f"its masks are {data['masks'].dtype}, not bit-packed uint8"
+    if (bad := int(np.count_nonzero(~np.isfinite(data["returns"])))) > 0:
+        return f"{bad} of its returns are not finite (NaN or infinite)"
+    actions = data["actions"].astype(np.int64)
+    if (bad := int(np.count_nonzero((actions < 0) | (actions >= num_actions)))) > 0:
+        return f"{bad} of its actions are outside 0 .. {num_actions - 1} (this env's {num_actions} actions)"
+    empty = illegal = 0
+    for i in range(0, len(actions), 1 << 16):  # in parts: a large dataset's unpacked masks are large
+        masks = np.unpackbits(data["masks"][i : i + (1 << 16)], axis=1, count=num_actions).astype(bool)
+        empty += int(np.count_nonzero(~masks.any(axis=1)))
+        illegal += int(np.count_nonzero(~masks[np.arange(len(masks)), actions[i : i + (1 << 16)]]))
+    if empty:
+        return f"{empty} of its masks allow no action"
+    if illegal:
+        return f"{illegal} of its actions are not legal in their masks"
+    return None
 
 
 # ---------------------------------------------------------------------------------- cloning

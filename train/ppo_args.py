@@ -333,10 +333,12 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
 
 
 def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool = False,
-              resume_folder: Path | None = None, can_resume: bool = True) -> None:  # fmt: skip
+              resume_folder: Path | None = None, can_resume: bool = True, own: str | None = None) -> None:  # fmt: skip
     """``--out`` is a new or empty folder, the folder ``--resume`` continues (``resume_folder``),
     or ``--overwrite`` is given (its run files are deleted when the run starts): an existing
     non-empty folder would mix two runs (an old ``best_model.zip``, ``evaluations.json``, curve).
+    A folder that holds nothing but the file ``own`` counts as empty (``domino-bc``: its
+    ``--dataset``, such as the samples of an interrupted collection the same command continues).
     An existing one is held from here on (:func:`~domino_env.train.folder_lock.hold_run_folder`;
     RunFolderBusyError when another command holds it)."""
     if out is None:
@@ -349,7 +351,8 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
     into_resumed = resume_folder is not None and path.resolve() == Path(resume_folder).resolve()
     if into_resumed and overwrite:
         parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")
-    if path.is_dir() and any(path.iterdir()) and not (into_resumed or overwrite):
+    mine = {Path(own).resolve()} if own else set()
+    if path.is_dir() and any(p.resolve() not in mine for p in path.iterdir()) and not (into_resumed or overwrite):
         model = next((path / m for m in (MODEL_FILE, "best_model.zip") if (path / m).is_file()), None)
         resume = ""  # (a run stopped hard before its first save has no model to resume)
         if can_resume and model is not None:
@@ -476,5 +479,5 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
         parser.error(f"--overwrite would delete the model that --init-from starts from ({start}); give another --out")
     check_overwrite_keeps(parser, args, {"--opponents": args.opponents, "--eval-opponents": args.eval_opponents,
                                          "--reward-baseline": getattr(args, "reward_baseline", None)})  # fmt: skip
-    check_out(parser, args.out, getattr(args, "overwrite", False), resumed, can_resume)
+    check_out(parser, args.out, getattr(args, "overwrite", False), resumed, can_resume, getattr(args, "out_may_hold", None))
     return checked

@@ -103,6 +103,26 @@ def make_folders(path: str | Path) -> list[Path]:
     return made
 
 
+def make_run_folder(path: str | Path) -> list[Path]:
+    """Make the run folder ``path`` (``mkdir -p``) and hold it (:func:`hold_run_folder`) at the
+    start of a run that writes it only at its end (``domino-bc``), so that a second command given
+    the same new ``--out`` is refused before any work, as a folder that exists is since the checks.
+    Returns the folders made, innermost first (:func:`make_folders`; for :func:`removed_if_left_empty`).
+
+    Raises:
+        DominoError: the folder cannot be made (the folders made for it are removed again).
+        RunFolderBusyError: another command holds it. Nothing is removed: a folder this call made
+            a moment ago is the other command's now.
+    """
+    try:
+        made = make_folders(path)
+    except OSError as exc:
+        remove_made(getattr(exc, "made", []))
+        raise DominoError(f"--out {path}: the run folder could not be made ({exc.strerror or exc})") from exc
+    hold_run_folder(path)
+    return made
+
+
 def remove_made(made: Sequence[Path]) -> None:
     """Remove the folders :func:`make_folders` made (innermost first) that are left empty."""
     if made:
