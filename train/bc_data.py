@@ -350,6 +350,10 @@ def load_dataset(
     return data
 
 
+def _are(count: int) -> str:
+    return "is" if count == 1 else "are"
+
+
 def arrays_problem(data: dict[str, np.ndarray], obs_size: int, num_actions: int) -> str | None:
     """Why the arrays of a dataset file are not a dataset of an env with ``obs_size`` observation
     entries and ``num_actions`` actions (None: they are), found before any cloning (which failed
@@ -366,7 +370,7 @@ def arrays_problem(data: dict[str, np.ndarray], obs_size: int, num_actions: int)
     lengths = {k: len(data[k]) for k in DATASET_KEYS}
     if len(set(lengths.values())) > 1:
         return f"its arrays are of different lengths ({', '.join(f'{k} {n}' for k, n in lengths.items())}; one row a decision)"
-    if not lengths["actions"]:
+    if not (n := lengths["actions"]):
         return "holds no decisions"
     for k, width in widths.items():
         if data[k].shape[1] != width:
@@ -375,19 +379,19 @@ def arrays_problem(data: dict[str, np.ndarray], obs_size: int, num_actions: int)
     if data["masks"].dtype != np.uint8:
         return f"its masks are {data['masks'].dtype}, not bit-packed uint8"
     if (bad := int(np.count_nonzero(~np.isfinite(data["returns"])))) > 0:
-        return f"{bad} of its returns are not finite (NaN or infinite)"
+        return f"{bad} of its {n} returns {_are(bad)} not finite (NaN or infinite)"
     actions = data["actions"].astype(np.int64)
     if (bad := int(np.count_nonzero((actions < 0) | (actions >= num_actions)))) > 0:
-        return f"{bad} of its actions are outside 0 .. {num_actions - 1} (this env's {num_actions} actions)"
+        return f"{bad} of its {n} actions {_are(bad)} outside 0 .. {num_actions - 1} (this env's {num_actions} actions)"
     empty = illegal = 0
     for i in range(0, len(actions), 1 << 16):  # in parts: a large dataset's unpacked masks are large
         masks = np.unpackbits(data["masks"][i : i + (1 << 16)], axis=1, count=num_actions).astype(bool)
         empty += int(np.count_nonzero(~masks.any(axis=1)))
         illegal += int(np.count_nonzero(~masks[np.arange(len(masks)), actions[i : i + (1 << 16)]]))
     if empty:
-        return f"{empty} of its masks allow no action"
+        return f"{empty} of its {n} masks allow{'s' * (empty == 1)} no action"
     if illegal:
-        return f"{illegal} of its actions are not legal in their masks"
+        return f"{illegal} of its {n} actions {_are(illegal)} not legal in {'its mask' if illegal == 1 else 'their masks'}"
     return None
 
 

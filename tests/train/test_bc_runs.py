@@ -151,14 +151,14 @@ def _broken(arrays):
                     f"its arrays are of different lengths (observations {n}, masks {n}, actions {n - 1}, returns {n}, "
                     f"episodes {n}; one row a decision)"),
         "range": ({**a, "actions": np.where(np.arange(n) == 2, 10_000, a["actions"]).astype(np.int16)},
-                  "1 of its actions are outside 0 .. "),
+                  f"1 of its {n} actions is outside 0 .. "),
         "width": ({**a, "observations": a["observations"][:, :-1]},
                   f"its observations are {a['observations'].shape[1] - 1} wide; this env's are "
                   f"{a['observations'].shape[1]} ({a['observations'].shape[1]} entries)"),
-        "nan": ({**a, "returns": returns}, "1 of its returns are not finite (NaN or infinite)"),
-        "mask": ({**a, "masks": masks}, "1 of its masks allow no action"),
+        "nan": ({**a, "returns": returns}, f"1 of its {n} returns is not finite (NaN or infinite)"),
+        "mask": ({**a, "masks": masks}, f"1 of its {n} masks allows no action"),
         "float": ({**a, "actions": a["actions"].astype(np.float32)}, "its actions are float32, not integers"),
-        "illegal": ({**a, "actions": illegal}, "1 of its actions are not legal in their masks"),
+        "illegal": ({**a, "actions": illegal}, f"1 of its {n} actions is not legal in its mask"),
     }  # fmt: skip
 
 
