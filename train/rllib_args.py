@@ -279,7 +279,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         if args.out is not None and Path(args.out).resolve() != run.resolve():
             parser.error("--out and --resume name different folders (a resumed run stays in its folder)")
         if previous.get("env_config") != env_config:
-            parser.error(f"--resume {run}: the run's rules {previous.get('env_config')} differ from these {env_config}")
+            parser.error(f"--resume {run}: the run's rules differ from these: {_rule_differences(previous.get('env_config'), env_config)}")
         try:  # the learner's module must load (a damaged checkpoint is one line, not a traceback)
             load_rllib_agent(run, cfg)
         except (DominoError, OSError) as exc:
@@ -466,6 +466,15 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
             flag = flag_of(name)
             parser.error(f"--resume {run}: the run has {flag} {_shown(was)}, this command "
                          f"{_shown(getattr(args, name))}; leave {flag} out to continue the run's")  # fmt: skip
+
+
+def _rule_differences(was: Any, now: dict[str, Any]) -> str:
+    """The rules of a run (its ``env_config``) that differ from ``now``: ``key run's (this command's)``."""
+    if not isinstance(was, dict):
+        return f"the run's are {was!r}"
+    missing = object()
+    return ", ".join(f"{k} {_shown(was.get(k, 'unset'))} (this command's: {_shown(now.get(k, 'unset'))})"
+                     for k in sorted(set(was) | set(now)) if was.get(k, missing) != now.get(k, missing))  # fmt: skip
 
 
 #: The options of ``--mode league`` alone.

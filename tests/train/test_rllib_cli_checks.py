@@ -304,3 +304,21 @@ def test_league_options_with_another_mode_are_refused(tmp_path, capsys):
         args = parser.parse_args(argv)
         resume_options(parser, args, argv)
         check_mode_flags(parser, args, argv)
+
+
+def test_a_run_whose_rules_differ_names_the_rules_that_differ(tmp_path, capsys):
+    """A run without recorded arguments whose rules differ: the refusal printed both whole rule
+    dicts (about 20 keys each) in one line; it names the keys that differ, the run's and this
+    command's values."""
+    import json
+
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    rules = validate(build_parser(), build_parser().parse_args([]))  # the default run's env_config
+    (run / "domino_rllib.json").write_text(json.dumps({"env_config": {**rules, "num_players": 2, "max_pip": 9}}))
+    parser = build_parser()
+    with pytest.raises(SystemExit):
+        validate(parser, parser.parse_args(["--resume", str(run)]))
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"domino-rllib: error: --resume {run}: the run's rules differ from these: max_pip 9 (this command's: 12), "
+        "num_players 2 (this command's: 4) (domino-rllib --help lists every option)")  # fmt: skip
