@@ -28,11 +28,16 @@ def block_round() -> dict:
 
 
 def test_a_refusal_of_the_record_is_exactly_one_line(tmp_path):
-    """The record's refusals (no ``--help`` hint) start as every error of the command does."""
+    """The record's refusals (no ``--help`` hint) and the options' start as every error of the
+    command does, and say nothing else."""
     missing = tmp_path / "missing.json"
     out = _cli(str(missing))
     assert (out.returncode, out.stdout) == (2, "")
     assert out.stderr == f"domino-replay-html: error: record {missing}: no such file\n"
+    out = _cli(str(missing), "-o", "")  # an option is wrong: the --help hint
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == ("domino-replay-html: error: --output: give the HTML file to write (got an empty name) "
+                          "(domino-replay-html --help lists every option)\n")  # fmt: skip
 
 
 def test_help_says_what_the_command_and_its_arguments_do():
