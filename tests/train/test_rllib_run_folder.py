@@ -29,19 +29,25 @@ WRAP = textwrap.dedent("""
 """)
 
 
-def test_a_run_folder_that_cannot_be_made_once_ray_runs_leaves_only_the_users_folders(tmp_path):
-    (tmp_path / "wrap.py").write_text(WRAP)
-    (tmp_path / "old").mkdir()
-    out = subprocess.run(
-        [sys.executable, "wrap.py", "--iterations", "1", "--batch-size", "256", "--minibatch-size", "128",
+def _small_run(tmp_path, script: str, out: str) -> subprocess.CompletedProcess:
+    """``script`` (domino-rllib with a patch) written into ``tmp_path`` and run there, the smallest
+    run into ``out``."""
+    (tmp_path / "script.py").write_text(script)
+    return subprocess.run(
+        [sys.executable, "script.py", "--iterations", "1", "--batch-size", "256", "--minibatch-size", "128",
          "--epochs", "1", "--hidden", "32", "--num-env-runners", "0", "--num-cpus", "2", "--no-progress",
-         "--out", "new/../old/a/run"],
+         "--out", out],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
+
+
+def test_a_run_folder_that_cannot_be_made_once_ray_runs_leaves_only_the_users_folders(tmp_path):
+    (tmp_path / "old").mkdir()
+    out = _small_run(tmp_path, WRAP, "new/../old/a/run")
     assert out.returncode == 2, out.stderr[-2000:]
     assert out.stderr.strip().splitlines()[-1] == ("domino-rllib: error: --out new/../old/a/run: cannot make the run "
                                                    "folder (No space left on device)")  # fmt: skip
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["old", "wrap.py"] and not any((tmp_path / "old").iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old", "script.py"] and not any((tmp_path / "old").iterdir())
 
 
 RACE = textwrap.dedent("""
@@ -67,13 +73,7 @@ def test_a_run_refused_because_another_made_its_folder_leaves_that_folder(tmp_pa
     """Two domino-rllib runs given one new --out: the second was refused by the first's lock, and
     its clean-up removed the folder it had found missing at its start, which the first run had
     made (still empty): the first then failed writing progress.jsonl. The folder is not its own."""
-    (tmp_path / "race.py").write_text(RACE)
-    out = subprocess.run(
-        [sys.executable, "race.py", "--iterations", "1", "--batch-size", "256", "--minibatch-size", "128",
-         "--epochs", "1", "--hidden", "32", "--num-env-runners", "0", "--num-cpus", "2", "--no-progress",
-         "--out", "runs/same"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    out = _small_run(tmp_path, RACE, "runs/same")
     assert out.returncode == 2, out.stderr[-2000:]
     assert out.stderr.strip().splitlines()[-1] == ("domino-rllib: error: --out runs/same: another command made this "
                                                    "folder while this one started; give another --out")  # fmt: skip
