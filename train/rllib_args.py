@@ -6,6 +6,7 @@ what ``--resume`` takes from the run it continues (:func:`resume_options`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -279,7 +280,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         if args.out is not None and Path(args.out).resolve() != run.resolve():
             parser.error("--out and --resume name different folders (a resumed run stays in its folder)")
         if previous.get("env_config") != env_config:
-            parser.error(f"--resume {run}: the run's rules differ from these: {_rule_differences(previous.get('env_config'), env_config)}")
+            parser.error(f"--resume {run}: the run's rules differ from these: {_rule_differences(previous, env_config)}")
         try:  # the learner's module must load (a damaged checkpoint is one line, not a traceback)
             load_rllib_agent(run, cfg)
         except (DominoError, OSError) as exc:
@@ -383,13 +384,11 @@ def damaged_pickle(folder: Path) -> str | None:
 def _progress_only(folder: Path) -> str | None:
     """What to do with a run folder that holds only ``progress.jsonl``: a run killed (SIGKILL, a
     crash) before its first checkpoint, which nothing can resume; None for any other folder."""
-    try:
-        if [entry.name for entry in folder.iterdir()] != ["progress.jsonl"]:
-            return None
-    except OSError:
-        return None
-    return ("holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing "
-            "in it can be resumed; remove the folder, or give another --out")  # fmt: skip
+    with contextlib.suppress(OSError):
+        if [entry.name for entry in folder.iterdir()] == ["progress.jsonl"]:
+            return ("holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing "
+                    "in it can be resumed; remove the folder, or give another --out")  # fmt: skip
+    return None
 
 
 def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
@@ -468,11 +467,9 @@ def resume_options(parser: argparse.ArgumentParser, args: argparse.Namespace, ar
                          f"{_shown(getattr(args, name))}; leave {flag} out to continue the run's")  # fmt: skip
 
 
-def _rule_differences(was: Any, now: dict[str, Any]) -> str:
+def _rule_differences(run: dict[str, Any], now: dict[str, Any]) -> str:
     """The rules of a run (its ``env_config``) that differ from ``now``: ``key run's (this command's)``."""
-    if not isinstance(was, dict):
-        return f"the run's are {was!r}"
-    missing = object()
+    was, missing = run.get("env_config") if isinstance(run.get("env_config"), dict) else {}, object()
     return ", ".join(f"{k} {_shown(was.get(k, 'unset'))} (this command's: {_shown(now.get(k, 'unset'))})"
                      for k in sorted(set(was) | set(now)) if was.get(k, missing) != now.get(k, missing))  # fmt: skip
 

@@ -41,7 +41,7 @@ def fake_start(monkeypatch):
     def install(**kwargs):
         algo = FakeAlgo(**kwargs)
 
-        def start(args, argv, env_config, out, on_sigterm):
+        def start(args, argv, env_config, out, on_sigterm, made, claimed):
             out.mkdir(parents=True, exist_ok=True)
             return algo, {"args": vars(args)}, [], 0
 
@@ -170,7 +170,7 @@ def test_a_failed_start_removes_the_runs_folder_it_made(how, runs_before, monkey
     """A failed or interrupted start with the default --out removed runs/rllib_<game>_<date>_<time>
     but left the runs/ it had made for it, empty. A runs/ that was there before stays."""
 
-    def start(args, argv, env_config, out, on_sigterm):
+    def start(args, argv, env_config, out, on_sigterm, made, claimed):
         assert out.parent.name == "runs" and out.is_dir()
         raise RuntimeError("Ray refused an option") if how == "error" else KeyboardInterrupt
 
