@@ -302,7 +302,7 @@ def save_dataset(
     :func:`interrupted_of`)."""
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".partial.npz")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.partial.npz")  # (its own: two runs may save one --dataset)
     extra = {} if interrupted_of is None else {"interrupted_of": np.array(int(interrupted_of))}
     try:
         np.savez_compressed(tmp, fingerprint=np.array(json.dumps(fingerprint, sort_keys=True)), **extra, **data)

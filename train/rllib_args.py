@@ -288,6 +288,7 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
         if damaged := damaged_pickle(run / CHECKPOINT_DIR):  # RLlib's restore named no file, after Ray started
             parser.error(f"--resume {run}: the checkpoint cannot be restored: {damaged}")
     elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
+        hold_run_folder(args.out)  # first: a live run has only progress.jsonl until its first checkpoint
         if not_resumable := _progress_only(Path(args.out)):
             parser.error(f"--out {args.out}: {not_resumable}")
         parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
@@ -387,7 +388,7 @@ def _progress_only(folder: Path) -> str | None:
     with contextlib.suppress(OSError):
         if [entry.name for entry in folder.iterdir()] == ["progress.jsonl"]:
             return ("holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing "
-                    "in it can be resumed; remove the folder, or give another --out")  # fmt: skip
+                    "in it can be resumed; remove the folder and start the run again")  # fmt: skip
     return None
 
 

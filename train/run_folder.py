@@ -188,7 +188,7 @@ def clear_run_files(path: Path) -> list[str]:
         elif (
             name in RUN_FILES
             or (name.startswith(".") and name.endswith(".partial"))
-            or name.removesuffix(".partial.npz") in RUN_FILES  # an interrupted np.savez (datasets)
+            or re.sub(r"(\.\d+)?\.partial\.npz$", "", name) in RUN_FILES  # an interrupted np.savez (datasets; .PID)
         ):
             entry.unlink()
         else:

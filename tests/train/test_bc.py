@@ -340,13 +340,15 @@ def test_overwrite_clears_run_files_and_half_written_ones_only(tmp_path):
     from domino_env.train.run_folder import clear_run_files
 
     names = ["model.zip", "metadata.json", ".model.zip.partial", "dagger_samples.npz",
-             "dagger_samples.npz.partial.npz", "notes.txt", "my_data.partial.npz"]  # fmt: skip
+             "dagger_samples.npz.partial.npz", "dagger_samples.npz.4242.partial.npz", "notes.txt", "my_data.partial.npz",
+             "notes.txt.4242.partial.npz"]  # fmt: skip
     for name in names:
         (tmp_path / name).write_text("x")
     (tmp_path / "tb").mkdir()
     gone = clear_run_files(tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_data.partial.npz", "notes.txt"]
-    assert set(gone) == set(names) - {"notes.txt", "my_data.partial.npz"} | {"tb"}
+    kept = ["my_data.partial.npz", "notes.txt", "notes.txt.4242.partial.npz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == kept
+    assert set(gone) == set(names) - set(kept) | {"tb"}
 
 
 def test_without_a_held_out_split_the_summary_says_so(tmp_path):

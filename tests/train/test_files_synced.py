@@ -3,6 +3,7 @@ are synced to the disk before they are renamed into place, as ``replace_file``'s
 (tests/core/test_files.py): a crash of the machine leaves the earlier one or the new one whole."""
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ def test_a_dataset_is_on_the_disk_before_its_rename(tmp_path, sync_log):
     path = tmp_path / "data.npz"
     log = sync_log()
     save_dataset(path, {"actions": np.arange(3)}, {"rules": 1})
-    partial = str(tmp_path / "data.npz.partial.npz")
+    partial = str(tmp_path / f"data.npz.{os.getpid()}.partial.npz")  # (this process's own)
     assert [e[:2] for e in log.events] == [("sync file", partial), ("rename", partial), ("sync folder", str(tmp_path))]
     assert log.events[0][2] == path.read_bytes() and np.load(path)["actions"].tolist() == [0, 1, 2]
 

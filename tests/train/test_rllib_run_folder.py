@@ -88,11 +88,25 @@ def test_a_folder_of_a_run_killed_before_its_first_checkpoint_says_what_to_do(tm
     run.mkdir()
     (run / "progress.jsonl").write_text('{"iteration": 1}\n')
     said = "holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing in it can be " \
-           "resumed; remove the folder, or give another --out"  # fmt: skip
+           "resumed; remove the folder and start the run again"  # fmt: skip
     for flag in ("--out", "--resume"):
         out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", flag, str(run)],
                              capture_output=True, text=True, timeout=300)  # fmt: skip
         assert out.returncode == 2 and f"domino-rllib: error: {flag} {run}: {said}" in out.stderr, out.stderr
+    # a live run has only progress.jsonl until its first checkpoint: it is in use (a tester was told
+    # to remove the folder of a run that went on to finish)
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from domino_env.train.folder_lock import "
+                               "hold_run_folder; hold_run_folder(sys.argv[1]); print('held', flush=True); "
+                               "time.sleep(300)", str(run)], stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout.readline() == "held\n"
+        out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", str(run)],
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert out.returncode == 2 and f"domino-rllib: error: {run} is in use by another training command" in out.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
     (run / "notes.txt").write_text("mine")  # any other folder: as before
     out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", str(run)],
                          capture_output=True, text=True, timeout=300)  # fmt: skip
