@@ -82,6 +82,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
     own = set() if state.round_over else set(state.own_doubles_to_cover())  # chain, no_cover: none
     trains = list(range(p)) + ([p] if state.config.use_mexican_train else [])
     knocked = seats_knocked_out(state)
+    out_now = knocked - set(state.game_winners)  # (a game's winner when every seat left crossed the limit: not out)
     for train in trains:
         if train == p:
             name, tags = "Mexican ", []
@@ -93,7 +94,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
             tags = [f"hand {state.hand_size(train)}", f"score {state.scores[train]}"]
             if state.has_marker(train):
                 tags.append("MARKER")
-            if train in knocked:
+            if train in out_now:
                 tags.append("out of the game")
         if train in obliging:
             tags.append(f"OPEN DOUBLE {obliging.index(train) + 1}")

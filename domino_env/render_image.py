@@ -266,6 +266,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
     own = set(state.own_doubles_to_cover()) if acting is not None else set()
     trains = list(range(p)) + ([p] if cfg.use_mexican_train else [])
     knocked = seats_knocked_out(state)  # (the round just ended knocked them out: their trains are shown)
+    out_now = knocked - set(state.game_winners)  # (a game's winner when every seat left crossed the limit: not out)
     y = HEADER
     for train in trains:
         ty = y + 8
@@ -281,7 +282,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
             lx = _seat_label(c, ty, train, train == acting, viewer)
             if state.has_marker(train):
                 c.badge(lx + 4, ty + 1, "marker", MARKER)
-            c.text((MARGIN + 4, ty + 18), "out of the game" if train in knocked else "train", size=11, fill=DIM)
+            c.text((MARGIN + 4, ty + 18), "out of the game" if train in out_now else "train", size=11, fill=DIM)
         tiles = state.train_tiles(train)
         x0 = MARGIN + LABEL_W
         shown = tiles
@@ -314,7 +315,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
             _seat_label(c, ty, seat, seat == acting, viewer)
             size = state.hand_size(seat)
             c.text((MARGIN + 4, ty + 18), f"{size} tile{'' if size == 1 else 's'} · score {state.scores[seat]}"
-                   + (" · out of the game" if seat in knocked else ""), size=11, fill=DIM)  # fmt: skip
+                   + (" · out of the game" if seat in out_now else ""), size=11, fill=DIM)  # fmt: skip
             c.hand(MARGIN + LABEL_W, ty, state.hand_tiles(seat) if seat in face_up else [], size, seat in face_up, room)
         else:
             c.text((MARGIN + 4, ty + 1), f"seat {seat}: out · score {state.scores[seat]}", size=15, fill=DIM)

@@ -252,10 +252,9 @@ def _eliminated(state: Any, seat: int) -> bool:
     return getattr(state, "eliminated_at", [None] * (seat + 1))[seat] is not None
 
 
-def _knocked_out(state: Any, round_index: int, you: int) -> list[int]:
-    """The other seats that the round ``round_index`` knocked out of an elimination game."""
-    out = getattr(state, "eliminated_at", ())
-    return [s for s, at in enumerate(out) if s != you and at == round_index]
+def _knocked_out(state: Any, round_index: int) -> list[int]:
+    """The seats that the round ``round_index`` knocked out of an elimination game."""
+    return [s for s, at in enumerate(getattr(state, "eliminated_at", ())) if at == round_index]
 
 
 def _round_summary(info: dict[str, Any], you: int, seat: int, out: Collection[int] = ()) -> str:
@@ -334,20 +333,21 @@ def play(
             ended = env.infos[agent]["round_index"]
             print("\n" + _round_summary(env.infos[agent], you, seat, seats_out_before(env.game_state, ended)), flush=True)
             winners = env.game_state.game_winners  # (a knocked-out winner: every seat left crossed the limit)
-            for other in _knocked_out(env.game_state, ended, you):  # (yours: below)
-                if other not in winners:
+            limit = getattr(env.config, "elimination_limit", None)  # (line games: no eliminations)
+            for other in (s for s in _knocked_out(env.game_state, ended) if s not in winners):  # (in seat order, as the page)
+                if other == you:  # the others play on only if the episode goes on: its next round is dealt
+                    out, on = True, "" if env.game_state.round_over else (
+                        "; the other seats play on to the end (Ctrl-C stops it; the record is written)")
+                    print(f"you are out of the game (your score {env.game_state.scores[you]} reached the limit of "
+                          f"{limit}){on}", flush=True)  # fmt: skip
+                else:
                     print(f"seat {other} is out of the game (score {env.game_state.scores[other]} reached the limit "
-                          f"of {env.config.elimination_limit})", flush=True)  # fmt: skip
+                          f"of {limit})", flush=True)  # fmt: skip
             at = getattr(env.game_state, "eliminated_at", None)  # (line games: none)
             if at is not None and any(at[s] == ended for s in winners):  # (the replay page's words)
-                print(f"every seat left reached the limit of {env.config.elimination_limit}: the lowest total wins", flush=True)
+                print(f"every seat left reached the limit of {limit}: the lowest total wins", flush=True)
             if env.infos[agent]["game_over"]:
                 print(_game_over_line(env.infos[agent], you), flush=True)
-            if not out and _eliminated(env.game_state, you) and not env.game_state.game_over:
-                out = True
-                print(f"you are out of the game (your score {env.game_state.scores[you]} reached the limit of "
-                      f"{env.config.elimination_limit}); the other seats play on to the end (Ctrl-C stops it; "
-                      "the record is written)", flush=True)  # fmt: skip
             if not env.game_state.round_over:
                 print(f"round {env.game_state.round_index + 1} dealt", flush=True)
 

@@ -301,8 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{where}: folder {os.path.abspath(out.parent)} {not_a_folder(out.parent)}")  # (as every command)
     elif out.is_dir():
         parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
-    elif out.resolve() == src.resolve() and is_replay_page(src, compressed=True):
-        refuse(f"record {src} is a replay page, not a game record; give the record (JSON) it was made from")
+    elif out.resolve() == src.resolve() and is_replay_page(src, compressed=True):  # (stdin redirected from -o's page)
+        refuse(f"record {'-' if args.record == '-' else src} is a replay page, not a game record; give the record "
+               "(JSON) it was made from")  # fmt: skip
     elif out.resolve() == src.resolve():
         parser.error(f"{where} would overwrite the record; give the page to write with --output")
     elif out.is_symlink() and not out.exists():  # (as domino-evaluate --json and domino-play --record)

@@ -411,6 +411,10 @@ def test_a_piped_replay_page_is_named_a_page(cuban_game, tmp_path):
         f.write(page)
     assert (proc.wait(timeout=120), proc.stderr.read().decode()) == (2, said.format(fifo))
     proc.stderr.close()
+    with open(tmp_path / "game.html", "rb") as page_in:  # stdin redirected from the page -o names: "-", not /dev/stdin
+        out = subprocess.run([sys.executable, "-m", "train.replay_html", "-", "-o", str(tmp_path / "game.html")],
+                             stdin=page_in, capture_output=True, cwd=root, timeout=120)  # fmt: skip
+    assert (out.returncode, out.stderr.decode()) == (2, said.format("-"))
     out = subprocess.run([sys.executable, "-m", "train.replay_html", "-", "-o", str(tmp_path / "x.html")],
                          input=(tmp_path / "game.json").read_bytes(), capture_output=True, cwd=root, timeout=120)  # fmt: skip
     assert out.returncode == 0 and (tmp_path / "x.html").read_bytes() == page, out.stderr
