@@ -46,6 +46,12 @@ def seats_knocked_out(state: MexicanTrainState | LineState) -> set[int]:
     return {s for s, r in enumerate(at) if state.round_over and r == state.round_index}
 
 
+def seats_tagged_out(state: MexicanTrainState | LineState) -> set[int]:
+    """:func:`seats_knocked_out` but the game's winners (every seat left crossed the limit: the
+    lowest total wins, docs/rules.md §1.6): the seats the displays tag "out of the game"."""
+    return seats_knocked_out(state) - set(getattr(state, "game_winners", ()))
+
+
 def seat_counts_text(values: Iterable[SupportsInt], out: Collection[int] = ()) -> str:
     """One count per seat as a list, ``"[12, out, 0, 31]"``: ``out`` seats (:func:`seats_out_before`)
     read "out". ``values``: P integers in seat order (a list, a tuple or an int64 array (P,))."""
@@ -82,7 +88,7 @@ def render_mexican_train(state: MexicanTrainState, viewer: int | None = None) ->
     own = set() if state.round_over else set(state.own_doubles_to_cover())  # chain, no_cover: none
     trains = list(range(p)) + ([p] if state.config.use_mexican_train else [])
     knocked = seats_knocked_out(state)
-    out_now = knocked - set(state.game_winners)  # (a game's winner when every seat left crossed the limit: not out)
+    out_now = seats_tagged_out(state)
     for train in trains:
         if train == p:
             name, tags = "Mexican ", []

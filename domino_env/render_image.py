@@ -26,7 +26,14 @@ from .core.config import LineConfig
 from .core.errors import ConfigError, as_flag
 from .core.line import LineState
 from .core.mexican_train import MexicanTrainState
-from .render import check_viewer, phase_text, seat_counts_text, seats_knocked_out, seats_out_before
+from .render import (
+    check_viewer,
+    phase_text,
+    seat_counts_text,
+    seats_knocked_out,
+    seats_out_before,
+    seats_tagged_out,
+)
 
 # Geometry (pixels). A tile is two square halves side by side.
 HALF = 24
@@ -266,7 +273,7 @@ def mexican_train_image(state: MexicanTrainState, viewer: int | None = None, all
     own = set(state.own_doubles_to_cover()) if acting is not None else set()
     trains = list(range(p)) + ([p] if cfg.use_mexican_train else [])
     knocked = seats_knocked_out(state)  # (the round just ended knocked them out: their trains are shown)
-    out_now = knocked - set(state.game_winners)  # (a game's winner when every seat left crossed the limit: not out)
+    out_now = seats_tagged_out(state)
     y = HEADER
     for train in trains:
         ty = y + 8

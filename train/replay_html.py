@@ -257,6 +257,8 @@ def is_replay_page(path: Path | BinaryIO, compressed: bool = False) -> bool:
     return False
 
 
+#: The refusal of a replay page given as the record (by name or through a pipe).
+PAGE_GIVEN = "record {} is a replay page, not a game record; give the record (JSON) it was made from"
 #: A line of every page's footer (replay_page.PAGE), by which an earlier page is known.
 PAGE_MARK = "computed by the domino_env rules engine from the game record"
 
@@ -302,8 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif out.is_dir():
         parser.error(f"{where} is a folder; give the HTML file to write with --output (e.g. {out}/replay.html)")
     elif out.resolve() == src.resolve() and is_replay_page(src, compressed=True):  # (stdin redirected from -o's page)
-        refuse(f"record {'-' if args.record == '-' else src} is a replay page, not a game record; give the record "
-               "(JSON) it was made from")  # fmt: skip
+        refuse(PAGE_GIVEN.format("-" if args.record == "-" else src))
     elif out.resolve() == src.resolve():
         parser.error(f"{where} would overwrite the record; give the page to write with --output")
     elif out.is_symlink() and not out.exists():  # (as domino-evaluate --json and domino-play --record)
@@ -325,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = load_record(src, data=piped)
     except RecordError as err:  # not JSON, not text, not a record: the message names the file
         if is_replay_page(src if piped is None else io.BytesIO(piped), compressed=True):
-            refuse(f"record {name} is a replay page, not a game record; give the record (JSON) it was made from")
+            refuse(PAGE_GIVEN.format(name))
         message = str(err).replace(f"record {src}", f"record {name}", 1)
         gave = "nothing" if message.endswith("(0 bytes)") else "only white space"  # ("\n" is not nothing)
         refuse(message.replace("record - is an empty file (", f"record - is empty: stdin gave {gave} (", 1))
