@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import pickle
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -187,11 +188,36 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
     for c in candidates:
         if (c / MODULE_STATE_FILE).is_file():
             return c
+    if (copy := _cut_swap_copy(path, module_id)) is not None:
+        return copy
     other = " (it holds a model of domino-train: load that with ppo:PATH)" if (path / "model.zip").is_file() else ""
     raise CheckpointNotFoundError(
         f"no RLlib module {module_id!r} at {path}: give a run folder of domino-rllib, "
         f"an algorithm checkpoint folder or a module folder (holding module_state.pkl){other}"
     )
+
+
+def _cut_swap_copy(run: Path, module_id: str) -> Path | None:
+    """The module ``module_id`` of the whole checkpoint in a run folder whose checkpoint swap a
+    crash cut short (``domino_env.train.rllib_output.save_checkpoint``: ``checkpoint/`` renamed to
+    ``checkpoint.old/``, ``checkpoint.saving/`` not yet renamed to ``checkpoint/``): the new one
+    when it was written whole (its ``domino_rllib.json``, written last, is there), else the
+    earlier one, as ``domino-rllib --resume RUN`` puts in place; a warning says which. None for
+    any other folder."""
+    old, saving = run / f"{CHECKPOINT_DIR}.old", run / f"{CHECKPOINT_DIR}.saving"
+    if (run / CHECKPOINT_DIR).exists() or not old.is_dir():
+        return None
+    whole = (saving / METADATA_FILE).is_file()
+    copy = saving if whole else old
+    module = copy / "learner_group" / "learner" / "rl_module" / module_id
+    if not (module / MODULE_STATE_FILE).is_file():
+        return None
+    which = (f"{saving.name}/, the new checkpoint written whole" if whole else
+             f"{old.name}/, the earlier checkpoint (no new one written whole in {saving.name}/)")  # fmt: skip
+    left = " and ".join(f"{f.name}/" for f in (old, saving) if f.is_dir())
+    warnings.warn(f"{run}: a checkpoint swap was cut short (no {CHECKPOINT_DIR}/; {left} {'are' if ' and ' in left else 'is'} "
+                  f"left): playing {which}; the next `domino-rllib --resume {run}` puts it in place", stacklevel=3)  # fmt: skip
+    return module
 
 
 def find_metadata(module: Path) -> dict[str, Any] | None:

@@ -332,3 +332,38 @@ def test_an_observation_scale_that_is_not_numbers_is_one_clear_error(good, tmp_p
     folder = _damaged(good, tmp_path, metadata={**metadata, "model_config": cfg})
     with pytest.raises(DominoError, match=re.escape(f"RLlib module {folder / MODULE}: its observation_scale is not numeric (")):
         load_rllib_agent(folder, RULES)
+
+
+def test_a_run_left_mid_swap_plays_its_whole_copy_and_says_resume_repairs_it(good, tmp_path):
+    """A crash between save_checkpoint's two renames leaves checkpoint.old/ (the earlier
+    checkpoint) and checkpoint.saving/ (the new one, whole once its domino_rllib.json is written)
+    and no checkpoint/: rllib:RUN said "no RLlib module 'main'", where --resume mends the swap.
+    The loader plays the copy --resume would put in place, and says so in one warning."""
+    import shutil
+
+    folder, state, _ = good
+    run = tmp_path / "run"
+    shutil.copytree(folder, run)
+    (run / "checkpoint").rename(run / "checkpoint.old")  # the first rename done, not the second
+    (run / "checkpoint.saving" / MODULE.relative_to("checkpoint")).mkdir(parents=True)  # not written whole
+    said = (f"{run}: a checkpoint swap was cut short (no checkpoint/; checkpoint.old/ and checkpoint.saving/ are "
+            f"left): playing checkpoint.old/, the earlier checkpoint (no new one written whole in checkpoint.saving/); "
+            f"the next `domino-rllib --resume {run}` puts it in place")  # fmt: skip
+    with pytest.warns(UserWarning) as warned:
+        earlier = load_rllib_agent(run, RULES)
+    assert [str(w.message) for w in warned] == [said]
+    np.testing.assert_array_equal(earlier.actor.layers[0][0], state[next(k for k in state if k.endswith("mlp.0.weight"))].T)
+    # the new one was written whole (its domino_rllib.json, written last, is there): it is played
+    doubled = {k: v * 2 for k, v in state.items()}
+    (run / "checkpoint.saving" / MODULE.relative_to("checkpoint") / MODULE_STATE_FILE).write_bytes(pickle.dumps(doubled))
+    shutil.copy(run / METADATA_FILE, run / "checkpoint.saving" / METADATA_FILE)
+    with pytest.warns(UserWarning, match=re.escape("playing checkpoint.saving/, the new checkpoint written whole")):
+        newer = load_rllib_agent(run, RULES)
+    np.testing.assert_array_equal(newer.actor.layers[0][0], 2 * earlier.actor.layers[0][0])
+    # through a command: the games are played, the warning is one line
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--agents", f"rllib:{run}", "greedy",
+                          "--players", "2", "--max-pip", "9", "--rounds", "2", "--no-progress"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert [line for line in out.stderr.splitlines() if "checkpoint swap was cut short" in line] != []
+    assert "Traceback" not in out.stderr
