@@ -6,24 +6,18 @@ what ``--resume`` takes from the run it continues (:func:`resume_options`).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import math
 import os
-import pickletools
 import re
-import shutil
 import socket
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from domino_env.agents.base import make_agent
-from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, load_rllib_agent
+from domino_env.agents.rllib.agent import CHECKPOINT_DIR, load_rllib_agent
 from domino_env.core.config import PRESETS
 from domino_env.core.errors import DominoError
-from domino_env.core.files import replace_text
 from domino_env.train.arg_types import (
     MAX_PARAMETERS,
     MAX_ROLLOUT,
@@ -36,7 +30,6 @@ from domino_env.train.arg_types import (
 from domino_env.train.cli import (
     ArgumentParser,
     DefaultsHelpFormatter,
-    first_line,
     output_folder_problem,
 )
 from domino_env.train.evaluate import add_mexican_train_rule_options
@@ -48,6 +41,13 @@ from domino_env.train.rllib_config import (
     env_config_of,
     min_batch_size,
     network_parameters,
+)
+from domino_env.train.rllib_resume import (  # noqa: F401  (re-exported)
+    damaged_pickle,
+    finish_checkpoint_swap,
+    holds_checkpoint,
+    not_resumable,
+    read_run,
 )
 
 GAMES = ("mexican_train", "block", "draw", "cuban")
@@ -289,8 +289,11 @@ def validate(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[
             parser.error(f"--resume {run}: the checkpoint cannot be restored: {damaged}")
     elif args.out is not None and Path(args.out).exists() and any(Path(args.out).iterdir()):
         hold_run_folder(args.out)  # first: a live run has only progress.jsonl until its first checkpoint
-        if not_resumable := _progress_only(Path(args.out)):
-            parser.error(f"--out {args.out}: {not_resumable}")
+        if why := not_resumable(Path(args.out)):
+            parser.error(f"--out {args.out}: {why}")
+        if not holds_checkpoint(Path(args.out)):  # --resume could not continue it: not told to
+            parser.error(f"--out {args.out} exists and is not empty and holds no run of domino-rllib to resume "
+                         f"(no {CHECKPOINT_DIR}/); give a new or empty --out")  # fmt: skip
         parser.error(f"--out {args.out} exists and is not empty (use --resume {args.out} to continue it)")
     if args.address is not None:
         check_reachable(parser, args.address)
@@ -334,83 +337,6 @@ def check_reachable(parser: argparse.ArgumentParser, address: str, timeout: floa
         seen = f"it replied {reply[:24]!r}" if reply else f"no reply (closed, reset or silent for {timeout:g} s)"
         parser.error(f"--address {address}: something listens at {host}:{port} but it is not a Ray head ({seen}; "
                      "a head answers in gRPC); give the address `ray start --head` printed")  # fmt: skip
-
-
-def finish_checkpoint_swap(run: Path) -> str | None:
-    """Finish what a crash (SIGKILL, an out-of-memory kill) cut short in ``save_checkpoint``'s
-    swap. Between its renames ``checkpoint.old/`` (the earlier checkpoint) and ``checkpoint.saving/`` are left:
-    the new one, whole when its ``domino_rllib.json`` (written last) is there, becomes
-    ``checkpoint/`` and the run's ``domino_rllib.json`` its copy, as the swap would have done;
-    else the earlier one is put back. After the renames a leftover ``checkpoint.old/`` is
-    removed and the run's ``domino_rllib.json`` made the checkpoint's. Returns what was done, or
-    None. (``save_checkpoint`` syncs the new checkpoint to the disk before the first rename, so
-    this holds after a crash of the machine too.)"""
-    final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
-    saving = run / f"{CHECKPOINT_DIR}.saving"
-    if not old.is_dir():
-        return None
-    if not final.exists() and not (saving / METADATA_FILE).is_file():
-        old.rename(final)
-        return f"the earlier checkpoint put back ({old.name}/ as {final.name}/; the new one was not written whole)"
-    done = f"{old.name}/ removed"
-    if not final.exists():  # the new one is whole: the swap's second rename
-        saving.rename(final)
-        done = f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {done})"
-    shutil.rmtree(old)
-    own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
-    if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
-        replace_text(copy, own.read_text(encoding="utf-8"))
-        done += f", {METADATA_FILE} taken from {final.name}/"
-    return done
-
-
-def damaged_pickle(folder: Path) -> str | None:
-    """The first ``*.pkl`` file under ``folder`` (an RLlib checkpoint: the learner's and optimizer's
-    state, the env runner's, the connectors', ...) whose pickle stream is cut short or garbled, as
-    ``"PATH: why"``; None when every one is whole. Its opcodes are only parsed
-    (``pickletools.genops``: nothing is unpickled, no code runs), so a damage inside a whole stream
-    is left to RLlib's restore."""
-    for path in sorted(folder.rglob("*.pkl")):
-        try:
-            with open(path, "rb") as f:
-                for _ in pickletools.genops(f):
-                    pass
-        except OSError as exc:
-            return f"{path}: cannot be read ({exc.strerror or exc})"
-        except Exception as exc:  # ValueError: cut short (no STOP), an unknown opcode, ...
-            return f"{path}: cut short or damaged, not a whole pickle ({first_line(exc)[:80]})"
-    return None
-
-
-def _progress_only(folder: Path) -> str | None:
-    """What to do with a run folder that holds only ``progress.jsonl``: a run killed (SIGKILL, a
-    crash) before its first checkpoint, which nothing can resume; None for any other folder."""
-    with contextlib.suppress(OSError):
-        if [entry.name for entry in folder.iterdir()] == ["progress.jsonl"]:
-            return ("holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing "
-                    "in it can be resumed; remove the folder and start the run again")  # fmt: skip
-    return None
-
-
-def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
-    """The ``domino_rllib.json`` of the run folder ``--resume`` names (after
-    :func:`finish_checkpoint_swap`, which says on stderr what it did), or a parser error."""
-    hold_run_folder(run)  # first: a swap being made by the command that trains it is not one to finish
-    if run.is_dir() and (repaired := finish_checkpoint_swap(run)):
-        print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
-    if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
-        if (run / METADATA_FILE).is_file() and run.name == CHECKPOINT_DIR:  # RUN/checkpoint: the loader's folder
-            parser.error(f"--resume {run}: this is the run's checkpoint; give its run folder, --resume {run.parent}")
-        if not_resumable := _progress_only(run):
-            parser.error(f"--resume {run}: {not_resumable}")
-        parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
-    try:
-        previous = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        parser.error(f"--resume {run}: {METADATA_FILE} is not readable JSON ({exc})")
-    if not isinstance(previous, dict):
-        parser.error(f"--resume {run}: {METADATA_FILE} is not a domino-rllib metadata object")
-    return previous
 
 
 #: What a resumed run keeps of its own: taken from the run when the command does not give it, and

@@ -1,9 +1,10 @@
 """``domino-rllib`` makes its run folder once Ray runs; when that fails (a full disk, or a folder
 changed since the checks), the folders it made for it are removed again and the user's are kept
 (``run_folder.make_folders``), as ``domino-train`` and ``domino-bc`` do; a folder another run made
-meanwhile is left to it. Also: a folder of a run killed before its first checkpoint, and a Ctrl-C
-while ray.rllib is imported."""
+meanwhile is left to it. Also: a folder of a run killed before its first checkpoint, a Ctrl-C
+while ray.rllib is imported, and a run whose domino_rllib.json was deleted."""
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -107,10 +108,23 @@ def test_a_folder_of_a_run_killed_before_its_first_checkpoint_says_what_to_do(tm
         holder.kill()
         holder.wait()
         holder.stdout.close()
-    (run / "notes.txt").write_text("mine")  # any other folder: as before
+    # progress.jsonl and any other file, still no checkpoint: --out was told "use --resume", which
+    # cannot work there (--resume said "not a run folder"); both now say what the folder holds
+    (run / "notes.txt").write_text("mine")
+    said = ("holds progress.jsonl and notes.txt but no checkpoint/, of a run stopped before its first checkpoint "
+            "(killed?): nothing in it can be resumed; give another --out, or move out the files you keep, remove "
+            "the folder and start the run again")  # fmt: skip
+    for flag in ("--out", "--resume"):
+        out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", flag, str(run)],
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+        assert out.stderr.startswith(f"domino-rllib: error: {flag} {run}: {said}"), out.stderr
+    (run / "progress.jsonl").unlink()  # a folder of other files: nothing of domino-rllib to resume either
     out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", str(run)],
                          capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert out.returncode == 2 and f"--out {run} exists and is not empty (use --resume {run} to continue it)" in out.stderr
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith(f"domino-rllib: error: --out {run} exists and is not empty and holds no run of "
+                                 "domino-rllib to resume (no checkpoint/); give a new or empty --out"), out.stderr
 
 
 STOP_IN_IMPORT = textwrap.dedent("""
@@ -143,3 +157,29 @@ def test_a_ctrl_c_while_ray_rllib_is_imported_dies_of_sigint(tmp_path):
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert (out.returncode, out.stderr) == (-2, "domino-rllib: interrupted\n")
     assert not (tmp_path / "run").exists()
+
+
+SMALL = ["--game", "draw", "--players", "2", "--batch-size", "128", "--minibatch-size", "64", "--epochs", "1",
+         "--hidden", "16", "--num-env-runners", "0", "--num-cpus", "2", "--seed", "3", "--no-progress",
+         "--eval-rounds", "0"]  # fmt: skip
+
+
+def test_a_resume_of_a_run_whose_domino_rllib_json_was_deleted_restores_it_from_the_checkpoint(tmp_path):
+    """RUN/checkpoint/ holds a copy of the run's domino_rllib.json (the loader's): --resume said
+    "not a run folder of domino-rllib (no domino_rllib.json / checkpoint/)" when the run folder's
+    own was deleted. It now puts the copy back, says so, and continues the run."""
+    run = tmp_path / "run"
+    first = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", str(run),
+                            *SMALL], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    (run / "domino_rllib.json").unlink()
+    again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", str(run), "--iterations", "1",
+                            "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert (f"--resume {run}: {run}/domino_rllib.json was missing: restored from its copy in {run}/checkpoint/"
+            in again.stderr.splitlines())  # fmt: skip
+    meta = json.loads((run / "domino_rllib.json").read_text())
+    assert meta["iterations_done"] == 2 and meta["resumed_from"]["iterations_done"] == 1
+    assert (run / "checkpoint" / "domino_rllib.json").read_bytes() == (run / "domino_rllib.json").read_bytes()
+

@@ -1,0 +1,131 @@
+"""The run folder ``domino-rllib --resume RUN`` continues (:func:`read_run`): what it repairs
+before reading it (a checkpoint swap a crash cut short, :func:`finish_checkpoint_swap`; a deleted
+``RUN/domino_rllib.json``, put back from its copy in ``RUN/checkpoint/``), the checkpoint's pickles
+checked before Ray starts (:func:`damaged_pickle`), and what a folder that holds no checkpoint is
+told (:func:`not_resumable`, also for ``--out``). Re-exported by :mod:`domino_env.train.rllib_args`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import pickletools
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
+from domino_env.core.files import replace_text
+from domino_env.train.cli import first_line
+from domino_env.train.folder_lock import hold_run_folder
+
+PROGRESS_FILE = "progress.jsonl"
+
+
+def finish_checkpoint_swap(run: Path) -> str | None:
+    """Finish what a crash (SIGKILL, an out-of-memory kill) cut short in ``save_checkpoint``'s
+    swap. Between its renames ``checkpoint.old/`` (the earlier checkpoint) and ``checkpoint.saving/`` are left:
+    the new one, whole when its ``domino_rllib.json`` (written last) is there, becomes
+    ``checkpoint/`` and the run's ``domino_rllib.json`` its copy, as the swap would have done;
+    else the earlier one is put back. After the renames a leftover ``checkpoint.old/`` is
+    removed and the run's ``domino_rllib.json`` made the checkpoint's. Returns what was done, or
+    None. (``save_checkpoint`` syncs the new checkpoint to the disk before the first rename, so
+    this holds after a crash of the machine too.)"""
+    final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
+    saving = run / f"{CHECKPOINT_DIR}.saving"
+    if not old.is_dir():
+        return None
+    if not final.exists() and not (saving / METADATA_FILE).is_file():
+        old.rename(final)
+        return f"the earlier checkpoint put back ({old.name}/ as {final.name}/; the new one was not written whole)"
+    done = f"{old.name}/ removed"
+    if not final.exists():  # the new one is whole: the swap's second rename
+        saving.rename(final)
+        done = f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {done})"
+    shutil.rmtree(old)
+    own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
+    if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
+        replace_text(copy, own.read_text(encoding="utf-8"))
+        done += f", {METADATA_FILE} taken from {final.name}/"
+    return done
+
+
+def damaged_pickle(folder: Path) -> str | None:
+    """The first ``*.pkl`` file under ``folder`` (an RLlib checkpoint: the learner's and optimizer's
+    state, the env runner's, the connectors', ...) whose pickle stream is cut short or garbled, as
+    ``"PATH: why"``; None when every one is whole. Its opcodes are only parsed
+    (``pickletools.genops``: nothing is unpickled, no code runs), so a damage inside a whole stream
+    is left to RLlib's restore."""
+    for path in sorted(folder.rglob("*.pkl")):
+        try:
+            with open(path, "rb") as f:
+                for _ in pickletools.genops(f):
+                    pass
+        except OSError as exc:
+            return f"{path}: cannot be read ({exc.strerror or exc})"
+        except Exception as exc:  # ValueError: cut short (no STOP), an unknown opcode, ...
+            return f"{path}: cut short or damaged, not a whole pickle ({first_line(exc)[:80]})"
+    return None
+
+
+def holds_checkpoint(folder: Path) -> bool:
+    """``folder`` holds a checkpoint that ``--resume`` can continue from (``checkpoint/``, or the
+    ``checkpoint.old/`` of a swap a crash cut short, which :func:`finish_checkpoint_swap` mends)."""
+    return (folder / CHECKPOINT_DIR).is_dir() or (folder / f"{CHECKPOINT_DIR}.old").is_dir()
+
+
+def not_resumable(folder: Path) -> str | None:
+    """What to do with a run folder that holds ``progress.jsonl`` but no checkpoint: a run killed
+    (SIGKILL, a crash) before its first checkpoint, which nothing can resume (the other files
+    named: a user's, or what is left of the run); None for any other folder."""
+    with contextlib.suppress(OSError):
+        names = sorted(entry.name for entry in folder.iterdir())
+        if PROGRESS_FILE not in names or holds_checkpoint(folder):
+            return None
+        if names == [PROGRESS_FILE]:
+            return ("holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing "
+                    "in it can be resumed; remove the folder and start the run again")  # fmt: skip
+        others = [name for name in names if name != PROGRESS_FILE]
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        return (f"holds {PROGRESS_FILE} and {shown} but no {CHECKPOINT_DIR}/, of a run stopped before its first "
+                "checkpoint (killed?): nothing in it can be resumed; give another --out, or move out the files you "
+                "keep, remove the folder and start the run again")  # fmt: skip
+    return None
+
+
+def _restore_metadata(parser: argparse.ArgumentParser, run: Path) -> None:
+    """Put back a run's deleted ``domino_rllib.json`` from its copy in ``checkpoint/`` (written with
+    it at every save: the same text), saying so on stderr; a parser error when it cannot be written."""
+    copy, own = run / CHECKPOINT_DIR / METADATA_FILE, run / METADATA_FILE
+    try:
+        replace_text(own, copy.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        parser.error(f"--resume {run}: {own} is missing and could not be restored from its copy {copy} "
+                     f"({getattr(exc, 'strerror', None) or exc}); copy it there (cp {copy} {own}) and resume again")  # fmt: skip
+    print(f"--resume {run}: {own} was missing: restored from its copy in {run / CHECKPOINT_DIR}/", file=sys.stderr)
+
+
+def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
+    """The ``domino_rllib.json`` of the run folder ``--resume`` names (after
+    :func:`finish_checkpoint_swap`, which says on stderr what it did, and with a deleted
+    ``domino_rllib.json`` put back from ``checkpoint/``), or a parser error."""
+    hold_run_folder(run)  # first: a swap being made by the command that trains it is not one to finish
+    if run.is_dir() and (repaired := finish_checkpoint_swap(run)):
+        print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
+    if not (run / METADATA_FILE).exists() and (run / CHECKPOINT_DIR / METADATA_FILE).is_file():  # deleted by hand
+        _restore_metadata(parser, run)
+    if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
+        if (run / METADATA_FILE).is_file() and run.name == CHECKPOINT_DIR:  # RUN/checkpoint: the loader's folder
+            parser.error(f"--resume {run}: this is the run's checkpoint; give its run folder, --resume {run.parent}")
+        if why := not_resumable(run):
+            parser.error(f"--resume {run}: {why}")
+        parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
+    try:
+        previous = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        parser.error(f"--resume {run}: {METADATA_FILE} is not readable JSON ({exc})")
+    if not isinstance(previous, dict):
+        parser.error(f"--resume {run}: {METADATA_FILE} is not a domino-rllib metadata object")
+    return previous
