@@ -80,9 +80,13 @@ from domino_env.train.rllib_config import (  # noqa: F401  (re-exported: the com
     use_token_if_present,
 )
 from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
+    WriteRefused,
     evaluate_checkpoint,
     evaluation_commands,
+    refusal_error,
+    refused_as,
     save_checkpoint,
+    skip_evaluation,
     write_metadata,
 )
 from domino_env.train.run_folder import (
@@ -322,13 +326,20 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
 
     saved_at = done_before if args.resume is not None else None  # the checkpoint's iteration in out/
 
+    def refused(exc: WriteRefused) -> DominoError:  # a write the run folder refused: one line, what is kept
+        left = args.iterations - (saved_at - done_before) if saved_at is not None else 0
+        then = (f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}" if left > 0 else
+                None if saved_at is not None else "start the run again")  # fmt: skip
+        return refusal_error(exc, out, saved_at, then)
+
     def save(interrupted: bool = False) -> None:
         nonlocal saved_at
         metadata.update(
             iterations_done=done_before + new_iterations, history=history,
             interrupted=interrupted, wall_seconds=round(time.perf_counter() - start, 2),
         )  # fmt: skip
-        noted = save_checkpoint(algo, out, metadata)
+        with refused_as(out / f"{CHECKPOINT_DIR}.saving"):  # (pyarrow's error names no file)
+            noted = save_checkpoint(algo, out, metadata)
         saved_at = done_before + new_iterations
         if noted is not None:  # it came while the new checkpoint replaced the old one: now
             signal.raise_signal(noted)
@@ -341,7 +352,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
 
         bar = progress_bar(total=args.iterations, unit="it", desc=f"rllib {args.game} {args.mode}", dynamic_ncols=True)
     start = time.perf_counter()
-    interrupted, failed = False, None
+    interrupted, failed, refusal = False, None, None
     try:
         for i in range(args.iterations):
             result = algo.train()
@@ -349,7 +360,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
             row["time_s"] += time_before  # RLlib's time_total_s restarts at 0 in a resumed run
             history.append(row)
             new_iterations += 1
-            with open(out / "progress.jsonl", "a") as f:
+            with refused_as(out / "progress.jsonl"), open(out / "progress.jsonl", "a") as f:
                 f.write(json.dumps(row) + "\n")
             if bar is not None:
                 advance(bar, 1, steps=row["env_steps"], eps=row["episodes"], ret=_fmt(row["main_return_mean"]),
@@ -372,6 +383,9 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         hint = (f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}" if left
                 else f"the run's {done_before + new_iterations} iterations")  # fmt: skip
         print(f"\ninterrupted: saving a checkpoint ({hint})", file=sys.stderr)
+    except WriteRefused as exc:  # refused again if saved now (a full disk, a folder made read-only)
+        refusal = refused(exc)
+        interrupted, failed = True, refusal
     except Exception as exc:  # a crash (RLlib's or ours): the iterations trained are kept, then it fails
         if no_main_step(exc):  # RLlib's UnboundLocalError: the flag checks cover one action per turn only
             exc = DominoError(f"iteration {done_before + new_iterations + 1}: {NO_MAIN_STEP} (it was {args.batch_size})")
@@ -394,8 +408,10 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                 stopped_by = signal.SIGTERM if exc.args[:1] == ("SIGTERM",) else stopped_by
                 print(f"\ninterrupted: saving a checkpoint (the run's {done_before + new_iterations} iterations)",
                       file=sys.stderr)  # fmt: skip
-        if interrupted:
+        if interrupted and refusal is None:
             save(interrupted=True)
+    except WriteRefused as exc:
+        interrupted, failed = True, refused(exc)
     except KeyboardInterrupt as exc:  # out/ keeps the last whole checkpoint
         name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
         kept = f"{out / CHECKPOINT_DIR} is the one of iteration {saved_at}" if saved_at is not None else "no checkpoint was written"
@@ -409,20 +425,24 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         raise failed
     if noted and not interrupted:
         interrupted, stopped_by = True, signal.Signals(noted[0])
-    if interrupted and trained_all:  # a signal after the last iteration
-        _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "after the last iteration", saved_at,
-                         new_iterations)  # fmt: skip
-    elif not interrupted and args.eval_rounds > 0:
-        signal.signal(signal.SIGTERM, stop_on_sigterm)
-        try:
-            metadata["evaluation"] = evaluate_checkpoint(out, args, env_config)
-            write_metadata(out, metadata)
-        except KeyboardInterrupt:  # the checkpoint is saved: only the evaluation is missing
-            interrupted = True
-            _skip_evaluation(out, args, env_config, metadata, stopped_by.name, "during the final evaluation", saved_at,
-                             new_iterations)  # fmt: skip
-        finally:
-            signal.signal(signal.SIGTERM, previous_handler)
+    try:
+        if interrupted and trained_all:  # a signal after the last iteration
+            skip_evaluation(out, args, env_config, metadata, stopped_by.name, "after the last iteration", saved_at,
+                            new_iterations)  # fmt: skip
+        elif not interrupted and args.eval_rounds > 0:
+            signal.signal(signal.SIGTERM, stop_on_sigterm)
+            try:
+                metadata["evaluation"] = evaluate_checkpoint(out, args, env_config)
+                with refused_as(out / METADATA_FILE):
+                    write_metadata(out, metadata)
+            except KeyboardInterrupt:  # the checkpoint is saved: only the evaluation is missing
+                interrupted = True
+                skip_evaluation(out, args, env_config, metadata, stopped_by.name, "during the final evaluation",
+                                saved_at, new_iterations)  # fmt: skip
+            finally:
+                signal.signal(signal.SIGTERM, previous_handler)
+    except WriteRefused as exc:  # the checkpoint is whole: only the record of the run's end is missing
+        raise refused(exc) from None
     total_illegal = sum(r["illegal_actions"] for r in history)
     so_far = f" ({done_before + new_iterations} in the run)" if done_before else ""
     print(f"{new_iterations} iteration{'s' * (new_iterations != 1)}{so_far}, "
@@ -430,26 +450,6 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
           f"{total_illegal} illegal actions; checkpoint {out / CHECKPOINT_DIR}; play it: "
           f"{evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
     return out, 128 + stopped_by.value if interrupted else 0
-
-
-def _skip_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, Any], metadata: dict[str, Any],
-                     name: str, when: str, saved_at: int | None, trained: int) -> None:  # fmt: skip
-    """A signal after the last iteration (while its checkpoint was written, while Ray stopped, during the
-    final evaluation): the whole checkpoint is kept and the metadata says it was interrupted and what
-    was skipped (``evaluation_skipped``); one line on stderr says so and how to run the evaluation.
-    ``trained``: the iterations this command trained (fewer than ``--iterations`` after ``--time-limit``)."""
-    metadata["interrupted"] = True
-    if args.eval_rounds > 0:
-        metadata["evaluation_skipped"] = f"{name} {when}"
-    write_metadata(out, metadata)
-    commands = evaluation_commands(out, args, env_config)
-    done = ("all iterations trained" if trained >= args.iterations else
-            f"{trained} of {args.iterations} iterations trained (--time-limit stopped the training)")  # fmt: skip
-    rest = (f"the final evaluation ({args.eval_rounds} rounds against each of {' '.join(args.eval_opponents)}) is "
-            f"skipped; run it with: {'; '.join(commands)}" if args.eval_rounds > 0 else
-            f"nothing else was left to do (--eval-rounds 0); play it: {evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
-    print(f"\ninterrupted {when} ({name}): the checkpoint of iteration {saved_at} is saved whole in "
-          f"{out / CHECKPOINT_DIR}, {done}; {rest}", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

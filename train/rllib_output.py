@@ -1,20 +1,72 @@
 """What ``domino-rllib`` (:mod:`domino_env.train.rllib`) leaves in its run folder at each save and
 at the end: the checkpoint, swapped in whole (:func:`save_checkpoint`), the metadata
-(:func:`write_metadata`) and the final evaluation of the checkpoint (:func:`evaluate_checkpoint`).
+(:func:`write_metadata`), the final evaluation of the checkpoint (:func:`evaluate_checkpoint`) or
+the line of one a signal skipped (:func:`skip_evaluation`), and the one line of a write the run
+folder refused (:func:`refused_as`, :func:`refusal_error`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
+import os
 import shlex
 import shutil
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.files import replace_text, sync_tree
 from domino_env.train.interrupts import stop_signals_held
+from domino_env.train.outputs import WRITE_FAILURES, OutputError
+from domino_env.train.rule_options import evaluate_command
+
+#: The errors of a write that the run folder refused: the disk's (:data:`WRITE_FAILURES`: full, over
+#: quota, a file too large, a read-only file system) and a permission refusal (EPERM: a folder made
+#: immutable, ``chattr +i``; EACCES: one made read-only, ``chmod a-w``, for a user other than root).
+WRITE_REFUSALS = WRITE_FAILURES | {errno.EPERM, errno.EACCES}
+_PERMISSION = frozenset({errno.EPERM, errno.EACCES, errno.EROFS})
+
+
+class WriteRefused(Exception):
+    """A write of the run into its folder that was refused (:data:`WRITE_REFUSALS`): ``error`` (the
+    OSError; pyarrow's, from RLlib's checkpoint writer, names no file) and ``path``, what was written."""
+
+    def __init__(self, error: OSError, path: Path):
+        super().__init__(error, path)
+        self.error, self.path = error, Path(path)
+
+
+@contextlib.contextmanager
+def refused_as(path: Path) -> Iterator[None]:
+    """Around a write of the run into ``path``: an OSError of :data:`WRITE_REFUSALS` is raised as
+    :class:`WriteRefused` (other errors as they are)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in WRITE_REFUSALS:
+            raise WriteRefused(exc, path) from exc
+        raise
+
+
+def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: str | None) -> OutputError:
+    """The one line (``domino-rllib: error: ...``, exit status 1) of a write the run folder ``out``
+    refused: the file, why, the checkpoint kept (of iteration ``saved_at``; None: none was written),
+    what to do and ``then`` (the command that continues the run, or what else to do; None: at the
+    run's end, when only its record in ``domino_rllib.json`` is missing)."""
+    code = refused.error.errno
+    why = os.strerror(code) + (": the folder refuses writes, made read-only or immutable?" if code in (errno.EPERM, errno.EACCES) else "")
+    kept = (f"the checkpoint of iteration {saved_at} in {out / CHECKPOINT_DIR} is kept whole" if saved_at is not None
+            else "no checkpoint was written")  # fmt: skip
+    fix = "make the folder writable" if code in _PERMISSION else "free some disk space"
+    rest = (f"{fix}, then {then}" if then is not None else
+            f"all iterations are trained; only the run's end said above is missing from {METADATA_FILE}")  # fmt: skip
+    return OutputError(f"--out {out}: {refused.error.filename or refused.path} could not be written ({why}); {kept}; "
+                       f"{rest}")  # fmt: skip
 
 
 def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | None:
@@ -102,3 +154,24 @@ def evaluation_commands(out: Path, args: argparse.Namespace, env_config: dict[st
                       *map(shlex.quote, _lineup(f"rllib:{out}", opponent, p, teams)),
                       "--rounds", str(args.eval_rounds), "--seed", str(args.seed)])
             for opponent in args.eval_opponents]  # fmt: skip
+
+
+def skip_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, Any], metadata: dict[str, Any],
+                    name: str, when: str, saved_at: int | None, trained: int) -> None:  # fmt: skip
+    """A signal after the last iteration (while its checkpoint was written, while Ray stopped, during the
+    final evaluation): the whole checkpoint is kept and the metadata says it was interrupted and what
+    was skipped (``evaluation_skipped``); one line on stderr says so and how to run the evaluation.
+    ``trained``: the iterations this command trained (fewer than ``--iterations`` after ``--time-limit``)."""
+    metadata["interrupted"] = True
+    if args.eval_rounds > 0:
+        metadata["evaluation_skipped"] = f"{name} {when}"
+    with refused_as(out / METADATA_FILE):
+        write_metadata(out, metadata)
+    commands = evaluation_commands(out, args, env_config)
+    done = ("all iterations trained" if trained >= args.iterations else
+            f"{trained} of {args.iterations} iterations trained (--time-limit stopped the training)")  # fmt: skip
+    rest = (f"the final evaluation ({args.eval_rounds} rounds against each of {' '.join(args.eval_opponents)}) is "
+            f"skipped; run it with: {'; '.join(commands)}" if args.eval_rounds > 0 else
+            f"nothing else was left to do (--eval-rounds 0); play it: {evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
+    print(f"\ninterrupted {when} ({name}): the checkpoint of iteration {saved_at} is saved whole in "
+          f"{out / CHECKPOINT_DIR}, {done}; {rest}", file=sys.stderr, flush=True)  # fmt: skip

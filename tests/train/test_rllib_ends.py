@@ -239,3 +239,51 @@ def test_a_signal_while_ray_stops_after_a_time_limit_says_how_many_iterations_we
     assert f"--time-limit reached: {said[1]} of 5 iterations trained" in err
     meta = json.loads((out / "domino_rllib.json").read_text())
     assert meta["time_limit_reached"] == f"{said[1]} of 5 iterations"
+
+
+def test_a_write_the_run_folder_refuses_is_one_line_saying_what_is_kept(fake_start, monkeypatch, tmp_path, capsys):
+    """A permission refusal (EACCES: a folder made read-only; EPERM: immutable) was not among the
+    write failures said in one line: the failed checkpoint was saved again, refused again, and the
+    command ended in a traceback. Now: one OutputError (exit 1) naming the file, the checkpoint
+    kept and the command that continues; no second save. At the run's end (the metadata after the
+    final evaluation) it says that only that record is missing."""
+    import errno
+
+    from domino_env.train.outputs import OutputError
+
+    algo = fake_start()
+    real_save, saves = algo.save_to_path, []
+
+    def save_to_path(path):
+        saves.append(path)
+        if len(saves) >= 2:
+            raise PermissionError(errno.EACCES, "Permission denied")  # (as pyarrow's: no file name)
+        real_save(path)
+
+    algo.save_to_path = save_to_path
+    out = tmp_path / "run"
+    with pytest.raises(OutputError) as exc:
+        rllib._run(_argv(out, "--iterations", "3", "--checkpoint-every", "1"))
+    assert str(exc.value) == (
+        f"--out {out}: {out}/checkpoint.saving could not be written (Permission denied: the folder refuses writes, "
+        f"made read-only or immutable?); the checkpoint of iteration 1 in {out}/checkpoint is kept whole; make the "
+        f"folder writable, then continue with: python -m domino_env.train.rllib --resume {out} --iterations 2 "
+        f"--game block --players 2 --batch-size 8 --minibatch-size 8 --eval-rounds 0 --no-progress "
+        f"--checkpoint-every 1")  # fmt: skip
+    assert len(saves) == 2 and algo.stopped and "training failed" not in capsys.readouterr().err
+    assert json.loads((out / "domino_rllib.json").read_text())["iterations_done"] == 1
+    # a full disk when the final evaluation's result is written: the checkpoint is whole
+    fake_start()
+    monkeypatch.setattr(rllib, "evaluate_checkpoint", lambda out, args, env_config: {"random": {"win_rate": 0.5}})
+
+    def full(out, metadata):
+        raise OSError(errno.ENOSPC, "No space left on device", str(out / "domino_rllib.json"))
+
+    monkeypatch.setattr(rllib, "write_metadata", full)
+    out = tmp_path / "end"
+    with pytest.raises(OutputError) as exc:
+        rllib._run(_argv(out, "--iterations", "2", "--eval-rounds", "8"))
+    assert str(exc.value) == (
+        f"--out {out}: {out}/domino_rllib.json could not be written (No space left on device); the checkpoint of "
+        f"iteration 2 in {out}/checkpoint is kept whole; all iterations are trained; only the run's end said above is "
+        f"missing from domino_rllib.json")  # fmt: skip

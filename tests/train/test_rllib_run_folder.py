@@ -2,7 +2,8 @@
 changed since the checks), the folders it made for it are removed again and the user's are kept
 (``run_folder.make_folders``), as ``domino-train`` and ``domino-bc`` do; a folder another run made
 meanwhile is left to it. Also: a folder of a run killed before its first checkpoint, a Ctrl-C
-while ray.rllib is imported, and a run whose domino_rllib.json was deleted."""
+while ray.rllib is imported, a run whose domino_rllib.json was deleted, and a write the run folder
+refuses mid-run."""
 
 import json
 import subprocess
@@ -183,3 +184,46 @@ def test_a_resume_of_a_run_whose_domino_rllib_json_was_deleted_restores_it_from_
     assert meta["iterations_done"] == 2 and meta["resumed_from"]["iterations_done"] == 1
     assert (run / "checkpoint" / "domino_rllib.json").read_bytes() == (run / "domino_rllib.json").read_bytes()
 
+
+REFUSED = textwrap.dedent("""
+    import errno
+    import sys
+
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    from domino_env.train import rllib
+    from domino_env.train.cli import launch
+
+    real, calls = Algorithm.save_to_path, []
+
+
+    def save_to_path(self, path, *args, **kwargs):  # the folder made immutable after the first checkpoint
+        calls.append(path)
+        if len(calls) >= 2:  # as pyarrow raises it (chattr +i RUN: EPERM, no file name)
+            raise PermissionError(errno.EPERM, f"Cannot create directory '{path}'. Detail: [errno 1] Operation "
+                                               "not permitted")
+        return real(self, path, *args, **kwargs)
+
+
+    Algorithm.save_to_path = save_to_path
+    launch("domino-rllib", rllib.main)
+""")
+
+
+def test_a_write_the_run_folder_refuses_mid_run_is_one_line(tmp_path):
+    """A run folder made immutable (chattr +i: EPERM) or read-only mid-run: the checkpoint's
+    save failed, "training failed ... saving a checkpoint" tried it again, and that ended in
+    pyarrow's PermissionError traceback. Now one line names the folder, what is kept and how to
+    continue, and the command exits 1 (as for a full disk). Simulated: chattr needs root."""
+    (tmp_path / "script.py").write_text(REFUSED)
+    out = subprocess.run([sys.executable, "script.py", "--iterations", "3", "--checkpoint-every", "1", "--out", "run",
+                          *SMALL], cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-3000:]
+    said = [line for line in out.stderr.splitlines() if line and not line.startswith("20")]  # (Ray's log lines)
+    assert said == [
+        "domino-rllib: error: --out run: run/checkpoint.saving could not be written (Operation not permitted: the "
+        "folder refuses writes, made read-only or immutable?); the checkpoint of iteration 1 in run/checkpoint is "
+        "kept whole; make the folder writable, then continue with: python -m domino_env.train.rllib --resume run "
+        "--iterations 2 --checkpoint-every 1 " + " ".join(SMALL)], out.stderr[-3000:]  # fmt: skip
+    meta = json.loads((tmp_path / "run" / "domino_rllib.json").read_text())
+    assert meta["iterations_done"] == 1 and not (tmp_path / "run" / "checkpoint.saving").exists()
