@@ -293,8 +293,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
-    if args.overwrite:  # after every check: a refused command deletes nothing
-        clear_run_files(out)
+    # after every check: a refused command deletes nothing
+    removed = clear_run_files(out) if args.overwrite else []
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
     verbose = not args.quiet
     progress = args.progress and verbose
@@ -364,7 +364,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             kept = len(data["actions"]) if dataset else 0
             print(f"{stop.received}: interrupted while collecting; no model written"
                   + (f" (the {kept} samples so far are in {dataset}: the same command continues the collection, "
-                     f"with --samples {kept} it clones them)" if kept else ""),
+                     f"with --samples {kept} it clones them)" if kept else "")
+                  + (f"; --overwrite removed the old run's files from {out} at the start ({', '.join(removed)}): run "
+                     f"the command again to make the run there: {command_line('train.bc', argv_list)}" if removed else ""),
                   file=sys.stderr)  # fmt: skip
             venv.close()
             return None, stop.received

@@ -418,6 +418,30 @@ def test_a_stop_while_collecting_leaves_no_empty_default_folder(tmp_path, monkey
     assert not (tmp_path / "runs").exists()  # and the runs/ made for it (it was left empty)
 
 
+def test_a_stop_while_collecting_after_overwrite_says_the_old_runs_files_are_gone(tmp_path, monkeypatch, capsys):
+    """--overwrite deletes the old run's files before collecting (as documented); a stop while
+    collecting then writes no model, and the folder was left empty with a line that said only "no
+    model written". The line now says what --overwrite removed and the command to run again."""
+    import domino_env.train.bc as bc
+
+    def interrupted(env_cfg, expert, samples, seed, gamma, workers, progress=True, stop=None, **kwargs):
+        stop.received = "SIGINT"
+        return {k: np.zeros((0,), np.int32) for k in bc.DATASET_KEYS}
+
+    monkeypatch.setattr(bc, "collect_parallel", interrupted)
+    out = tmp_path / "old"
+    out.mkdir()
+    for name in ("model.zip", "metadata.json", "notes.txt"):
+        (out / name).write_text("the old run's")
+    argv = [*SMALL, "--samples", "100", "--out", str(out), "--overwrite"]
+    assert bc.run(argv) == (None, "SIGINT")
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line == (f"SIGINT: interrupted while collecting; no model written; --overwrite removed the old run's files "
+                    f"from {out} at the start (metadata.json, model.zip): run the command again to make the run there: "
+                    f"python -m domino_env.train.bc {shlex.join(argv)}")  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
 def test_the_commands_an_interrupted_cloning_prints_run_as_printed(tmp_path, monkeypatch, capsys):
     """The line named `domino-bc --init-from OUT --out NEW_FOLDER` and `domino-train --init-from
     OUT` alone: for any rules but the defaults both were refused (the model's spec differs), and the
