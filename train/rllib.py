@@ -330,7 +330,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         left = args.iterations - (saved_at - done_before) if saved_at is not None else 0
         then = (f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}" if left > 0 else
                 None if saved_at is not None else "start the run again")  # fmt: skip
-        return refusal_error(exc, out, saved_at, then)
+        return refusal_error(exc, out, saved_at, then, "--out" if args.resume is None else "--resume")
 
     def save(interrupted: bool = False) -> None:
         nonlocal saved_at

@@ -53,9 +53,10 @@ def refused_as(path: Path) -> Iterator[None]:
         raise
 
 
-def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: str | None) -> OutputError:
-    """The one line (``domino-rllib: error: ...``, exit status 1) of a write the run folder ``out``
-    refused: the file, why, the checkpoint kept (of iteration ``saved_at``; None: none was written),
+def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: str | None,
+                  flag: str = "--out") -> OutputError:  # fmt: skip
+    """The one line (``domino-rllib: error: FLAG OUT: ...``, exit status 1) of a write the run folder ``out``
+    (given as ``flag``: ``--out`` or ``--resume``) refused: the file, why, the checkpoint kept (of iteration ``saved_at``; None: none was written),
     what to do and ``then`` (the command that continues the run, or what else to do; None: at the
     run's end, when only its record in ``domino_rllib.json`` is missing)."""
     code = refused.error.errno
@@ -65,7 +66,7 @@ def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: 
     fix = "make the folder writable" if code in _PERMISSION else "free some disk space"
     rest = (f"{fix}, then {then}" if then is not None else
             f"all iterations are trained; only the run's end said above is missing from {METADATA_FILE}")  # fmt: skip
-    return OutputError(f"--out {out}: {refused.error.filename or refused.path} could not be written ({why}); {kept}; "
+    return OutputError(f"{flag} {out}: {refused.error.filename or refused.path} could not be written ({why}); {kept}; "
                        f"{rest}")  # fmt: skip
 
 

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import pickletools
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -89,9 +90,10 @@ def not_resumable(folder: Path) -> str | None:
                     "in it can be resumed; remove the folder and start the run again")  # fmt: skip
         others = [name for name in names if name != PROGRESS_FILE]
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-        return (f"holds {PROGRESS_FILE} and {shown} but no {CHECKPOINT_DIR}/, of a run stopped before its first "
-                "checkpoint (killed?): nothing in it can be resumed; give another --out, or move out the files you "
-                "keep, remove the folder and start the run again")  # fmt: skip
+        why = (f" (removed? {METADATA_FILE} is written with it)" if METADATA_FILE in names else
+               ", of a run stopped before its first checkpoint (killed?)")  # fmt: skip
+        return (f"holds {PROGRESS_FILE} and {shown} but no {CHECKPOINT_DIR}/{why}: nothing in it can be resumed; "
+                "give another --out, or move out the files you keep, remove the folder and start the run again")  # fmt: skip
     return None
 
 
@@ -103,7 +105,8 @@ def _restore_metadata(parser: argparse.ArgumentParser, run: Path) -> None:
         replace_text(own, copy.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         parser.error(f"--resume {run}: {own} is missing and could not be restored from its copy {copy} "
-                     f"({getattr(exc, 'strerror', None) or exc}); copy it there (cp {copy} {own}) and resume again")  # fmt: skip
+                     f"({getattr(exc, 'strerror', None) or exc}); copy it there ({shlex.join(['cp', str(copy), str(own)])}) and "
+                     "resume again")  # fmt: skip
     print(f"--resume {run}: {own} was missing: restored from its copy in {run / CHECKPOINT_DIR}/", file=sys.stderr)
 
 

@@ -227,3 +227,29 @@ def test_a_write_the_run_folder_refuses_mid_run_is_one_line(tmp_path):
         "--iterations 2 --checkpoint-every 1 " + " ".join(SMALL)], out.stderr[-3000:]  # fmt: skip
     meta = json.loads((tmp_path / "run" / "domino_rllib.json").read_text())
     assert meta["iterations_done"] == 1 and not (tmp_path / "run" / "checkpoint.saving").exists()
+
+
+def test_a_deleted_domino_rllib_json_that_cannot_be_put_back_says_how_to(tmp_path, monkeypatch, capsys):
+    """The copy cannot be written back (a folder made read-only): one line naming both files and
+    the cp that restores it, before Ray starts."""
+    import argparse
+    import errno
+
+    import pytest
+
+    from domino_env.train import rllib_resume
+
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    (run / "checkpoint" / "domino_rllib.json").write_text("{}")
+
+    def refused(path, text):
+        raise PermissionError(errno.EPERM, "Operation not permitted", str(path))
+
+    monkeypatch.setattr(rllib_resume, "replace_text", refused)
+    with pytest.raises(SystemExit):
+        rllib_resume.read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"domino-rllib: error: --resume {run}: {run}/domino_rllib.json is missing and could not be restored from "
+        f"its copy {run}/checkpoint/domino_rllib.json (Operation not permitted); copy it there (cp "
+        f"{run}/checkpoint/domino_rllib.json {run}/domino_rllib.json) and resume again")  # fmt: skip
