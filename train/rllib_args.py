@@ -42,13 +42,7 @@ from domino_env.train.rllib_config import (
     min_batch_size,
     network_parameters,
 )
-from domino_env.train.rllib_resume import (  # noqa: F401  (re-exported)
-    damaged_pickle,
-    finish_checkpoint_swap,
-    holds_checkpoint,
-    not_resumable,
-    read_run,
-)
+from domino_env.train.rllib_resume import damaged_pickle, holds_checkpoint, not_resumable, read_run
 
 GAMES = ("mexican_train", "block", "draw", "cuban")
 

@@ -138,7 +138,7 @@ def test_a_home_relative_module_path_is_expanded(tmp_path, monkeypatch):
 def test_the_resume_check_finds_a_cut_or_garbled_pickle_without_unpickling_it(tmp_path):
     """--resume checks every pickle of the checkpoint before Ray starts (RLlib's restore named no
     file): parsed with pickletools, so a whole one passes and nothing in it runs."""
-    from domino_env.train.rllib_args import damaged_pickle
+    from domino_env.train.rllib_resume import damaged_pickle
 
     whole = pickle.dumps({"weights": np.arange(1000.0), "step": 3})
     (tmp_path / "a").mkdir()

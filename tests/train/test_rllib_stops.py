@@ -244,7 +244,7 @@ def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     new one when it was written whole."""
     import argparse
 
-    from domino_env.train.rllib_args import finish_checkpoint_swap, read_run
+    from domino_env.train.rllib_resume import finish_checkpoint_swap, read_run
 
     parser = argparse.ArgumentParser(prog="domino-rllib")
     run = tmp_path / "run"
@@ -282,7 +282,7 @@ def test_a_swap_in_a_run_another_command_holds_is_left_to_it(tmp_path):
     import argparse
 
     from domino_env.train.folder_lock import RunFolderBusyError
-    from domino_env.train.rllib_args import read_run
+    from domino_env.train.rllib_resume import read_run
 
     run = tmp_path / "run"
     (run / "checkpoint.old").mkdir(parents=True)
