@@ -265,6 +265,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             # trained, and only the final evaluation is skipped (none was asked: the run is done).
             complete = this_run >= whole
             stopped = None if complete else callback.stopped
+            if stopped and played > steps:  # what the model holds, as the printed line says
+                stopped += (f" (the model has the {steps} of its last whole rollout)" if steps else
+                            " (before its first whole rollout: the model is untrained)")  # fmt: skip
             folder.save_model(model)
             if not (out / BEST_MODEL_FILE).exists():
                 folder.save_model(model, BEST_MODEL_FILE)
@@ -316,7 +319,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         return out, interrupted
 
     if stopped and this_run <= 0:  # the same command would stop at the same place again
-        print(f"training stopped early: {stopped}, before its first whole rollout "
+        print(f"training stopped early: {callback.stopped}, before its first whole rollout "
               f"({model.n_steps} x {model.n_envs} steps): nothing was trained; give a longer --time-limit or a "
               "smaller --n-steps", file=sys.stderr, flush=True)  # fmt: skip
     elif stopped and not args.quiet:  # the time limit: say so, and how to go on

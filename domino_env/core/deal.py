@@ -28,9 +28,11 @@ class TileReader:
     def __init__(self, max_pip: int):
         self.max_pip = max_pip
         self.seen: dict[int, str] = {}
+        self.station = -1  # the index of the Mexican Train station double, once read
 
-    def tile(self, raw: Any, where: str) -> int:
-        """Index of one tile. Raises DealError naming ``where``."""
+    def tile(self, raw: Any, where: str, station: bool = False) -> int:
+        """Index of one tile (``station``: the round's station double, which no hand or boneyard
+        may hold). Raises DealError naming ``where``."""
         n = self.max_pip
         try:
             a, b = tile_pair(raw)
@@ -39,9 +41,14 @@ class TileReader:
         if not (0 <= a <= n and 0 <= b <= n):
             raise DealError(f"{where}: tile {[a, b]} is not in the double-{n} set")
         index = tile_index(a, b, n)
+        if index == self.station:
+            raise DealError(f"{where}: tile {[a, b]} is {self.seen[index]}: no hand or boneyard "
+                            "holds the station double")  # fmt: skip
         if index in self.seen:
             raise DealError(f"{where}: tile {[a, b]} appears twice (also in {self.seen[index]})")
         self.seen[index] = where
+        if station:
+            self.station = index
         return index
 
     def hand(self, raw: Any, where: str) -> int:
@@ -70,6 +77,23 @@ class TileReader:
         if not isinstance(raw, (list, tuple)):
             raise DealError(f"deal['boneyard'] must be a list of [a, b] tiles, got {raw!r}")
         return [self.tile(item, "boneyard") for item in raw]
+
+
+def deals_of_options(options: dict[str, Any]) -> list[Any]:
+    """The deals of ``reset``'s options, first round first: ``[options["deal"]]``, the list
+    ``options["deals"]``, or ``[]`` (docs/envs.md, "Starting from a given position").
+
+    Raises:
+        DealError: both options given, or ``deals`` not a non-empty list or tuple."""
+    if "deal" in options and "deals" in options:
+        raise DealError("give either options['deal'] or options['deals'], not both")
+    if "deals" not in options:
+        return [options["deal"]] if "deal" in options else []
+    deals = options["deals"]
+    if not isinstance(deals, (list, tuple)) or not deals:  # an iterator could be endless: not read
+        got = "an empty one" if isinstance(deals, (list, tuple)) else "None" if deals is None else type(deals).__name__
+        raise DealError(f"options['deals'] must be a non-empty list or tuple of deals, got {got}")
+    return list(deals)
 
 
 def plain(raw: Any) -> Any:

@@ -127,22 +127,22 @@ class LineState:
         return new
 
     # ------------------------------------------------------------------ dealing
+    @classmethod
+    def check_later_deal(cls, config: LineConfig, deal: Any, round_index: int) -> None:
+        """Refuse, before any play, a deal given for a later round (``reset``'s
+        ``options["deals"][k]``): every check of a line game's deal is independent of the play.
+
+        Raises:
+            DealError: as :meth:`start_next_round` would for the same deal."""
+        read_deal(config, deal)
+
     def _start_round(self, rng: np.random.Generator | None, leader: int | None, deal: Any) -> None:
         cfg, t = self.config, self._t
         p = self.num_players
         forced = -1
         if deal is not None:
-            check_keys(deal, ("hands", "boneyard", "first_player"))
-            reader = TileReader(cfg.max_pip)
-            hands = reader.hands(deal, p)
-            for s, hand in enumerate(hands):
-                if not hand:
-                    raise DealError(f"hand of seat {s} is empty: every seat needs a tile")
-            boneyard = reader.boneyard(deal)
-            if boneyard and not cfg.use_boneyard:
-                raise DealError("use_boneyard=False (block game): the deal's boneyard must be empty")
-            if deal.get("first_player") is not None:
-                leader = check_seat(deal["first_player"], p, "first_player")
+            hands, boneyard, given = read_deal(cfg, deal)
+            leader = leader if given is None else given
             out = (1 << t.num_tiles) - 1
             for h in hands:
                 out &= ~h
@@ -476,3 +476,23 @@ class LineState:
         """Pip values ``seat`` is publicly known to lack (from its passes and draws)."""
         missing = self.missing[check_index(seat, self.num_players, "seat")]
         return [v for v in range(self.config.max_pip + 1) if missing >> v & 1]
+
+
+def read_deal(config: LineConfig, deal: Any) -> tuple[list[int], list[int], int | None]:
+    """``(hands, boneyard, first_player)`` of a given deal (docs/envs.md, "Starting from a given
+    position"): hands as bitmasks, boneyard as tile indices in drawing order, first_player None
+    when the deal names none.
+
+    Raises:
+        DealError: naming the deal's field that is wrong."""
+    check_keys(deal, ("hands", "boneyard", "first_player"))
+    reader = TileReader(config.max_pip)
+    hands = reader.hands(deal, config.num_players)
+    for s, hand in enumerate(hands):
+        if not hand:
+            raise DealError(f"hand of seat {s} is empty: every seat needs a tile")
+    boneyard = reader.boneyard(deal)
+    if boneyard and not config.use_boneyard:
+        raise DealError("use_boneyard=False (block game): the deal's boneyard must be empty")
+    first = deal.get("first_player")
+    return hands, boneyard, None if first is None else check_seat(first, config.num_players, "first_player")

@@ -194,38 +194,22 @@ class MexicanTrainRounds:
         return None
 
     def _parse_deal(self, deal: Any):
-        cfg = self.config
-        n, p = cfg.max_pip, self.num_players
-        check_keys(deal, ("hands", "boneyard", "station", "first_player"))
-        reader = TileReader(n)
-        if "station" in deal:
-            st = plain(deal["station"])
-            try:
-                a, b = tile_pair(st)
-            except DominoError:  # (9.5 was read as 9)
-                raise DealError(f"station must be a double [s, s] of integers, got {st!r}") from None
-            if a != b or not 0 <= a <= n:
-                raise DealError(f"station must be a double [s, s] with 0 <= s <= {n}, got {st!r}")
-            station = a
-            reader.tile((station, station), "station")
-        elif cfg.station_source == "highest_held":
-            station = None  # chosen from the hands by the rule (_held_station_of_deal)
-        else:
-            station = self.station_for_round(self.round_index)
-            reader.tile((station, station), "station")
-        hands = reader.hands(deal, p)
-        for s in range(p):
-            if hands[s] and not self.active[s]:
-                raise DealError(f"seat {s} has been eliminated and cannot be dealt tiles")
-            if not hands[s] and self.active[s]:
-                raise DealError(f"hand of seat {s} is empty: every seat in the game needs a tile")
-        boneyard = reader.boneyard(deal)
-        if boneyard and not cfg.use_boneyard:
-            raise DealError("use_boneyard=False: the deal's boneyard must be empty")
-        first = deal.get("first_player")
-        if first is not None:
-            first = check_seat(first, p, "first_player")
-        return hands, boneyard, station, first
+        return read_deal(self.config, deal, self.round_index, self.active)
+
+    @classmethod
+    def check_later_deal(cls, config: Any, deal: Any, round_index: int) -> None:
+        """Refuse, before any play, a deal given for round ``round_index`` (``reset``'s
+        ``options["deals"][k]``) for what does not depend on the play: its keys, the number of
+        hands, tiles outside the set or given twice, a hand or the boneyard holding the round's
+        station (given, or the schedule's), a boneyard with ``use_boneyard=False``, an empty hand
+        (unless ``game_end="elimination"``, where the seat may be out by then), ``first_player``'s
+        range. Whether a seat is still in the game, and the station under ``highest_held``, are
+        checked when the round starts.
+
+        Raises:
+            DealError: as :meth:`start_next_round` would for the same deal."""
+        seats = None if config.game_end == "elimination" else [True] * config.num_players
+        read_deal(config, deal, round_index, seats)
 
     def _deal_record(self, hands: list[int], boneyard: list[int], station: int, first: int):
         n = self.config.max_pip
@@ -323,3 +307,45 @@ class MexicanTrainRounds:
         except DealError:  # a refused deal changes nothing: the same call may be made again
             self.round_index, self._used_stations = index, used
             raise
+
+
+def read_deal(config: Any, deal: Any, round_index: int, active: list[bool] | None):
+    """``(hands, boneyard, station, first_player)`` of a given deal for round ``round_index``
+    (docs/envs.md, "Starting from a given position"): hands as bitmasks, boneyard as tile indices
+    in drawing order, station None when ``highest_held`` picks it from the hands, first_player
+    None when the deal names none. ``active``: who is still in the game (None: not known yet,
+    and the checks that need it are left out).
+
+    Raises:
+        DealError: naming the deal's field that is wrong."""
+    n, p = config.max_pip, config.num_players
+    check_keys(deal, ("hands", "boneyard", "station", "first_player"))
+    reader = TileReader(n)
+    if "station" in deal:
+        st = plain(deal["station"])
+        try:
+            a, b = tile_pair(st)
+        except DominoError:  # (9.5 was read as 9)
+            raise DealError(f"station must be a double [s, s] of integers, got {st!r}") from None
+        if a != b or not 0 <= a <= n:
+            raise DealError(f"station must be a double [s, s] with 0 <= s <= {n}, got {st!r}")
+        station = a
+        reader.tile((station, station), "the deal's station", station=True)
+    elif config.station_source == "highest_held":
+        station = None  # chosen from the hands by the rule (_held_station_of_deal)
+    else:
+        station = n - round_index % (n + 1)  # the schedule (MexicanTrainRounds.station_for_round)
+        reader.tile((station, station), f"round {round_index}'s station (the schedule's double)", station=True)
+    hands = reader.hands(deal, p)
+    for s in range(p) if active is not None else ():
+        if hands[s] and not active[s]:
+            raise DealError(f"seat {s} has been eliminated and cannot be dealt tiles")
+        if not hands[s] and active[s]:
+            raise DealError(f"hand of seat {s} is empty: every seat in the game needs a tile")
+    boneyard = reader.boneyard(deal)
+    if boneyard and not config.use_boneyard:
+        raise DealError("use_boneyard=False: the deal's boneyard must be empty")
+    first = deal.get("first_player")
+    if first is not None:
+        first = check_seat(first, p, "first_player")
+    return hands, boneyard, station, first

@@ -22,6 +22,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 from ..core.config import NO_RENDER_MODE, NOT_RESET, check_env_options
+from ..core.deal import deals_of_options
 from ..core.errors import (
     ActionLike,
     ConfigError,
@@ -226,7 +227,8 @@ class DominoAECEnv(AECEnv, EzPickle):
         Raises:
             ConfigError: ``seed`` is not None nor an integer >= 0 (numpy integers are accepted).
             DealError: invalid deal, both ``deal`` and ``deals`` given, ``options`` not a dict, or
-                ``deals`` not a non-empty list or tuple (nothing changes).
+                ``deals`` not a non-empty list or tuple (nothing changes). A later deal is checked
+                here for what the play cannot change, the rest when its round starts (:meth:`step`).
         """
         seed = check_seed(seed)
         if options is None:
@@ -240,16 +242,7 @@ class DominoAECEnv(AECEnv, EzPickle):
                 f"reset ignores the unknown option(s) {unknown}: the options are 'deal' and 'deals'",
                 UserWarning, stacklevel=caller_stacklevel(),
             )  # fmt: skip
-        if "deal" in options and "deals" in options:
-            raise DealError("give either options['deal'] or options['deals'], not both")
-        if "deals" in options:
-            deals = options["deals"]
-            if not isinstance(deals, (list, tuple)) or not deals:  # an iterator could be endless: not read
-                got = "an empty one" if isinstance(deals, (list, tuple)) else "None" if deals is None else type(deals).__name__
-                raise DealError(f"options['deals'] must be a non-empty list or tuple of deals, got {got}")
-            deals = list(deals)
-        else:
-            deals = [options["deal"]] if "deal" in options else []
+        deals = deals_of_options(options)
         if seed is not None:
             rng = seeding.np_random(seed)[0]
         else:  # a copy while an explicit deal may still be refused: a failed reset changes nothing
@@ -259,6 +252,12 @@ class DominoAECEnv(AECEnv, EzPickle):
         except DealError as err:  # name the deal, as a refused later deal is named
             field = "options['deals'][0]" if "deals" in options else "options['deal']"
             raise DealError(f"{field}: {err}") from None
+        for k, later in enumerate(deals[1:], start=1):  # what the play cannot change: refused now
+            try:
+                if later is not None:
+                    self.state_class.check_later_deal(self.config, later, k)
+            except DealError as err:  # named as when its round starts
+                raise DealError(f"options['deals'][{k}]: {err}") from None
         self.game_state = state  # only once the deal is valid: a failed reset changes nothing
         self.np_random, self._seed = rng, seed
         self._deal_queue = deals[1:]

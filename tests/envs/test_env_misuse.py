@@ -246,17 +246,19 @@ def test_none_for_the_seat_to_act_under_env_is_an_assertion_and_the_episode_goes
         raw.step(None)
 
 
-@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
-def test_a_bad_later_deal_ends_the_episode_cleanly_and_names_its_index(module):
-    """reset checks only options["deals"][0]; a bad later deal is refused when its round starts.
-    Before, the DealError left the env stuck: round over, no agent terminated, the round's
-    rewards never added, every later step an IllegalActionError, and the engine's round index
-    moved on. Now the round is paid, every agent terminated, and the error names the deal."""
-    first = module.raw_env(episode="game")
+NO_DOUBLES = {"hands": [[[0, 1]], [[2, 3]], [[4, 5]], [[6, 7]]]}  # highest_held: nobody can place a station
+
+
+def test_a_bad_later_deal_ends_the_episode_cleanly_and_names_its_index():
+    """A later deal whose fault depends on the play (here: under station_source='highest_held',
+    no hand holds a double not yet used as a station) is refused when its round starts. Before,
+    the DealError left the env stuck: round over, no agent terminated, the round's rewards never
+    added, every later step an IllegalActionError, and the engine's round index moved on. Now
+    the round is paid, every agent terminated, and the error names the deal."""
+    first = mexican_train_v0.raw_env(episode="game", station_source="highest_held")
     first.reset(seed=11)
-    good = first.game_state.deals[0]
-    bad = {"hands": [[[0, 0], [0, 0]]] + [[[1, 2]]] * (len(good["hands"]) - 1)}  # a tile twice
-    env = module.raw_env(episode="game", reward="points")  # points: every round end pays
+    good, bad = first.game_state.deals[0], NO_DOUBLES
+    env = mexican_train_v0.raw_env(episode="game", reward="points", station_source="highest_held")
     env.reset(seed=0, options={"deals": [good, bad]})
     rng = np.random.default_rng(0)
     with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: .*the episode ends with the round before it"):
@@ -273,6 +275,61 @@ def test_a_bad_later_deal_ends_the_episode_cleanly_and_names_its_index(module):
     assert env.agents == []
     env.reset(seed=0, options={"deals": [good]})  # and it plays again
     assert env.game_state.deals[0] == good
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__.rsplit(".", 1)[1])
+def test_a_later_deal_is_refused_by_reset_for_what_the_play_cannot_change(module):
+    """A tile given twice in options['deals'][2] was refused only when round 2 started, after two
+    rounds had been played (and the episode then ended). reset now refuses it, names it, and
+    changes nothing."""
+    first = module.raw_env(episode="game")
+    first.reset(seed=11)
+    good = first.game_state.deals[0]
+    seats = len(good["hands"])
+    env = module.raw_env(episode="game")
+    env.reset(seed=3)
+    before = env.game_state.deals[0]
+    for bad, message in (
+        ({"hands": [[[0, 0], [0, 0]]] + [[[1, 2]]] * (seats - 1)}, r"hand of seat 0: tile \[0, 0\] appears twice "
+                                                                    r"\(also in hand of seat 0\)"),
+        ({"hands": [[[1, 2]]] * (seats - 1)}, rf"deal\['hands'\] must list one hand per seat \({seats} seats\), got {seats - 1}"),
+        ({"hands": [[[1, 2]]] + [[[3 + s, 4 + s]] for s in range(seats - 1)], "first_player": seats},
+         rf"first_player must be a seat 0\.\.{seats - 1}, got {seats}"),
+        ({"hands": [[[30, 1]]] * seats}, r"hand of seat 0: tile \[30, 1\] is not in the double-\d+ set"),
+        ({"hand": []}, r"unknown deal keys \['hand'\]; allowed: hands, boneyard, .*first_player"),
+    ):  # fmt: skip
+        with pytest.raises(DealError, match=rf"^options\['deals'\]\[2\]: {message}$"):
+            env.reset(seed=0, options={"deals": [good, None, bad]})
+        assert env.game_state.deals == [before]  # a failed reset changes nothing
+    env.reset(seed=0, options={"deals": [good, None, None]})
+    assert env.game_state.deals == [good]
+
+
+def test_a_later_mexican_train_deal_holding_its_rounds_station_is_refused_by_reset():
+    """The schedule gives round k the station N-k whatever the play, so a later deal holding it
+    is refused by reset, in words that say the tile is the station (it read "appears twice (also
+    in station)" of a tile the user gave once); under game_end='elimination' an empty hand is left
+    to the round's start (the seat may be out by then), elsewhere refused at once."""
+    env = mexican_train_v0.raw_env(episode="game", num_players=2, max_pip=9)
+    hands = {"hands": [[[9, 9], [0, 1]], [[2, 3]]]}  # 9-9: round 0's station, not round 1's
+    with pytest.raises(DealError, match=r"^options\['deal'\]: hand of seat 0: tile \[9, 9\] is round 0's station "
+                       r"\(the schedule's double\): no hand or boneyard holds the station double$"):  # fmt: skip
+        env.reset(seed=0, options={"deal": hands})
+    later = {"hands": [[[8, 8], [0, 1]], [[2, 3]]]}
+    with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: hand of seat 0: tile \[8, 8\] is round 1's "
+                       r"station \(the schedule's double\): no hand or boneyard holds the station double$"):  # fmt: skip
+        env.reset(seed=0, options={"deals": [None, later]})
+    given = {"hands": [[[0, 1]], [[2, 3]]], "boneyard": [[4, 4]], "station": [4, 4]}
+    with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: boneyard: tile \[4, 4\] is the deal's station: "
+                       r"no hand or boneyard holds the station double$"):  # fmt: skip
+        env.reset(seed=0, options={"deals": [None, given]})
+    env.reset(seed=0, options={"deals": [hands | {"station": [8, 8]}, later | {"station": [9, 9]}]})  # given stations
+    empty = {"hands": [[[0, 1]], []]}
+    with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: hand of seat 1 is empty: every seat in the game"):
+        env.reset(seed=0, options={"deals": [None, empty]})
+    out = mexican_train_v0.raw_env(episode="game", num_players=2, max_pip=9, game_end="elimination")
+    out.reset(seed=0, options={"deals": [None, empty]})  # seat 1 may be out when round 1 starts
+    assert len(out.game_state.deals) == 1
 
 
 def test_a_refused_next_deal_leaves_the_engine_as_it_was():
@@ -298,11 +355,10 @@ def test_a_bad_later_deal_ends_the_adapters_episode_too():
     learner's illegal move (illegal_reward, terminated) instead of "the episode is over"."""
     from domino_env.wrappers import SingleAgentEnv
 
-    first = block_v0.raw_env(episode="game")
+    first = mexican_train_v0.raw_env(episode="game", station_source="highest_held")
     first.reset(seed=11)
-    good = first.game_state.deals[0]
-    bad = {"hands": [[[0, 0]]] * len(good["hands"])}
-    env = SingleAgentEnv(block_v0.raw_env(episode="game", reward="points"))
+    good, bad = first.game_state.deals[0], NO_DOUBLES
+    env = SingleAgentEnv(mexican_train_v0.raw_env(episode="game", reward="points", station_source="highest_held"))
     env.reset(seed=0, options={"deals": [good, bad]})
     rng = np.random.default_rng(0)
     with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: "):

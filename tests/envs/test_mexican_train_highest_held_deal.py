@@ -62,7 +62,8 @@ def test_given_deal_matches_the_dealt_rule():
 
 
 def test_round_double_in_a_hand_is_accepted_not_a_duplicate():
-    with pytest.raises(DealError, match="appears twice"):  # set_aside: 12-12 is the station
+    with pytest.raises(DealError, match=r"^options\['deal'\]: hand of seat 0: tile \[12, 12\] is round 0's station "
+                       r"\(the schedule's double\): no hand or boneyard holds the station double$"):  # set_aside
         raw_env(num_players=3, max_pip=12).reset(
             seed=0, options={"deal": {"hands": [[[12, 12]], [[1, 2]], [[3, 4]]], "first_player": 0}}
         )

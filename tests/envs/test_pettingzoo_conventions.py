@@ -213,11 +213,11 @@ def test_a_parallel_step_without_the_active_agents_action_names_it(bad):
 def test_a_bad_later_deal_ends_the_parallel_episode_too():
     """The AEC env ends its episode when a later deal of options['deals'] is refused; the
     parallel view still listed every agent, so the next step played into the finished round."""
-    first = block_v0.raw_env(episode="game")
+    first = mexican_train_v0.raw_env(episode="game", station_source="highest_held")
     first.reset(seed=11)
     good = first.game_state.deals[0]
-    bad = {"hands": [[[0, 0]]] * len(good["hands"])}
-    par = block_v0.parallel_env(episode="game", reward="points")
+    bad = {"hands": [[[0, 1]], [[2, 3]], [[4, 5]], [[6, 7]]]}  # no double: refused as its round starts
+    par = mexican_train_v0.parallel_env(episode="game", reward="points", station_source="highest_held")
     obs, infos = par.reset(seed=0, options={"deals": [good, bad]})
     rng = np.random.default_rng(0)
     with pytest.raises(DealError, match=r"^options\['deals'\]\[1\]: "):

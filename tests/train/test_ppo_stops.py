@@ -100,7 +100,7 @@ def test_a_stop_inside_a_rollout_saves_the_trained_step_count_and_a_resume_count
             "--eval-opponents", "greedy"]  # fmt: skip
     assert ppo.run([*base, "--timesteps", "256", "--out", str(out)]) == (out, "SIGINT")
     meta = json.loads((out / "metadata.json").read_text())
-    assert meta["stopped_early"] == "SIGINT at 74 steps"
+    assert meta["stopped_early"] == "SIGINT at 74 steps (the model has the 64 of its last whole rollout)"
     assert (meta["timesteps"], meta["timesteps_trained"], meta["timesteps_played"]) == (64, 64, 74)
     assert MaskablePPO.load(out / "model.zip").num_timesteps == 64
     err = capsys.readouterr().err
@@ -131,6 +131,8 @@ def test_a_time_limit_stop_says_so_and_how_to_continue(tmp_path, monkeypatch, ca
     """The run ended with exit 0 and only the table title hinted at the limit."""
     out, meta = _run_on_a_fake_clock(tmp_path, monkeypatch, "100000", "120s")
     assert meta["stopped_early"].startswith("time limit of 2 min reached at ") and meta["timesteps"] >= 64
+    assert meta["stopped_early"] == (f"time limit of 2 min reached at {meta['timesteps_played']} steps (the model "
+                                     f"has the {meta['timesteps']} of its last whole rollout)")  # a rollout cut short
     printed = capsys.readouterr().out
     assert f"training stopped early: {meta['stopped_early']}; saved {out / 'model.zip'}; continue with: " in printed
     assert f"--resume {out} --out {out} --timesteps {100000 - meta['timesteps']}" in printed
@@ -141,9 +143,11 @@ def test_a_time_limit_before_the_first_whole_rollout_says_nothing_was_trained(tm
     gives no such command."""
     _, meta = _run_on_a_fake_clock(tmp_path, monkeypatch, "1000", "2s")
     assert meta["timesteps"] == 0 and 0 < meta["timesteps_played"] < 64
-    assert meta["stopped_early"].startswith("time limit of 2 s reached at ")  # seconds, as given
+    played = meta["timesteps_played"]  # seconds, as given; what the model holds, as the line says
+    assert meta["stopped_early"] == (f"time limit of 2 s reached at {played} steps (before its first whole "
+                                     "rollout: the model is untrained)")  # fmt: skip
     captured = capsys.readouterr()
-    assert (f"training stopped early: {meta['stopped_early']}, before its first whole rollout (64 x 1 steps): "
+    assert (f"training stopped early: time limit of 2 s reached at {played} steps, before its first whole rollout (64 x 1 steps): "
             "nothing was trained; give a longer --time-limit or a smaller --n-steps") in captured.err
     assert "continue with" not in captured.out + captured.err
 
