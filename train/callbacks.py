@@ -144,6 +144,7 @@ class TrainingCallback(BaseCallback):
         self.stop = stop
         self.history: list[dict[str, Any]] = []
         self.stopped: str | None = None
+        self.stopped_at = 0  #: the step of a stop inside a rollout (0: none)
         self.skipped_eval: int | None = None  # the step of a periodic evaluation a signal dropped
         self.next_eval: int | None = None
         self.next_snapshot: int | None = None
@@ -201,13 +202,13 @@ class TrainingCallback(BaseCallback):
         if self.stopped:  # a signal during the evaluation at this rollout's start
             return False
         if self.stop.received:
-            self.stopped = f"{self.stop.received} at {self.num_timesteps} steps"
+            self.stopped, self.stopped_at = f"{self.stop.received} at {self.num_timesteps} steps", self.num_timesteps
             return False
         if self.s.deadline is not None and time.perf_counter() > self.s.deadline:
             minutes = self.s.time_limit
             seconds = round(minutes * 60, 3)  # --time-limit 4s: "4 s"; 200s: "200 s", not "3.33333 min"
             limit = f"{minutes:g} min" if minutes >= 1 and seconds % 60 == 0 else f"{seconds:g} s"
-            self.stopped = f"time limit of {limit} reached at {self.num_timesteps} steps"
+            self.stopped, self.stopped_at = f"time limit of {limit} reached at {self.num_timesteps} steps", self.num_timesteps
             return False
         for info in self.locals.get("infos", []):
             if "learner_won" in info and "episode" in info:

@@ -265,7 +265,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
             # trained, and only the final evaluation is skipped (none was asked: the run is done).
             complete = this_run >= whole
             stopped = None if complete else callback.stopped
-            if stopped and played > steps:  # what the model holds, as the printed line says
+            if stopped and callback.stopped_at > steps:  # inside a rollout: what the model holds, as printed
                 stopped += (f" (the model has the {steps} of its last whole rollout)" if steps else
                             " (before its first whole rollout: the model is untrained)")  # fmt: skip
             folder.save_model(model)
