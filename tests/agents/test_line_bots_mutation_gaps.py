@@ -417,3 +417,19 @@ def test_rank_actions_keeps_a_draw_after_an_annul():
     assert got == [planner.annul_action, planner.draw_action]
     planner, got = ranked([(0, 0), (1, 1), (0, 1), (2, 4), (3, 4)])
     assert got == [planner.draw_action, planner.annul_action]
+
+
+def test_a_lone_placement_next_to_annul_is_played_on_its_own_end():
+    # Cuban, a first turn with ANNUL legal and one placement, 5-9 on the right end (ends 8 / 9);
+    # the doubles 0-0 and 1-1 are covered by 0-1: the planner keeps the hand and plays 5-9 there.
+    cfg = line_from_preset("cuban")
+    hand = [(0, 0), (1, 1), (0, 1), (5, 9), (2, 3)]
+
+    class Seated(LinePlannerAgent):
+        def view(self, observation):
+            return seat_view(self, hand, [(8, 9)], (8, 9), [5, 10, 10, 10], partner=2)
+
+    planner = Seated(cfg)
+    mask = np.zeros(planner.num_actions, np.int8)
+    mask[[2 * t(5, 9, 9) + 1, planner.annul_action]] = 1
+    assert planner(np.zeros(1, np.float32), mask, np.random.default_rng(0)) == 2 * t(5, 9, 9) + 1
