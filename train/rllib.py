@@ -329,7 +329,8 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     def refused(exc: WriteRefused) -> DominoError:  # a write the run folder refused: one line, what is kept
         left = args.iterations - (saved_at - done_before) if saved_at is not None else 0
         then = (f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}" if left > 0 else
-                None if saved_at is not None else "start the run again")  # fmt: skip
+                None if saved_at is not None else f"remove {out} (nothing in it can be resumed) and start the run "
+                "again, or give another --out")  # fmt: skip
         return refusal_error(exc, out, saved_at, then, "--out" if args.resume is None else "--resume")
 
     def save(interrupted: bool = False) -> None:

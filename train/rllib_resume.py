@@ -36,16 +36,21 @@ def finish_checkpoint_swap(run: Path) -> str | None:
     this holds after a crash of the machine too.)"""
     final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
     saving = run / f"{CHECKPOINT_DIR}.saving"
-    if not old.is_dir():
-        return None
-    if not final.exists() and not (saving / METADATA_FILE).is_file():
+    whole = (saving / METADATA_FILE).is_file()
+    if not old.is_dir():  # the first checkpoint (no earlier one to move aside), whole but not renamed
+        if final.exists() or not whole:
+            return None
+        saving.rename(final)
+        done = f"the first checkpoint, written whole, put in place ({saving.name}/ as {final.name}/)"
+    elif not final.exists() and not whole:
         old.rename(final)
         return f"the earlier checkpoint put back ({old.name}/ as {final.name}/; the new one was not written whole)"
-    done = f"{old.name}/ removed"
-    if not final.exists():  # the new one is whole: the swap's second rename
-        saving.rename(final)
-        done = f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {done})"
-    shutil.rmtree(old)
+    else:
+        done = f"{old.name}/ removed"
+        if not final.exists():  # the new one is whole: the swap's second rename
+            saving.rename(final)
+            done = f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {done})"
+        shutil.rmtree(old)
     own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
     if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
         replace_text(copy, own.read_text(encoding="utf-8"))
@@ -73,8 +78,11 @@ def damaged_pickle(folder: Path) -> str | None:
 
 def holds_checkpoint(folder: Path) -> bool:
     """``folder`` holds a checkpoint that ``--resume`` can continue from (``checkpoint/``, or the
-    ``checkpoint.old/`` of a swap a crash cut short, which :func:`finish_checkpoint_swap` mends)."""
-    return (folder / CHECKPOINT_DIR).is_dir() or (folder / f"{CHECKPOINT_DIR}.old").is_dir()
+    ``checkpoint.old/`` or whole ``checkpoint.saving/`` of a swap a crash cut short, which
+    :func:`finish_checkpoint_swap` mends)."""
+    saving = folder / f"{CHECKPOINT_DIR}.saving"
+    return any((folder / name).is_dir() for name in (CHECKPOINT_DIR, f"{CHECKPOINT_DIR}.old")) or (
+        saving / METADATA_FILE).is_file()  # fmt: skip
 
 
 def not_resumable(folder: Path) -> str | None:
@@ -89,10 +97,11 @@ def not_resumable(folder: Path) -> str | None:
             return ("holds only progress.jsonl, of a run stopped before its first checkpoint (killed?): nothing "
                     "in it can be resumed; remove the folder and start the run again")  # fmt: skip
         others = [name for name in names if name != PROGRESS_FILE]
-        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        listed = [PROGRESS_FILE, *others[:3]] + ([f"{len(others) - 3} more"] if len(others) > 3 else [])
+        shown = ", ".join(listed[:-1]) + f" and {listed[-1]}"
         why = (f" (removed? {METADATA_FILE} is written with it)" if METADATA_FILE in names else
                ", of a run stopped before its first checkpoint (killed?)")  # fmt: skip
-        return (f"holds {PROGRESS_FILE} and {shown} but no {CHECKPOINT_DIR}/{why}: nothing in it can be resumed; "
+        return (f"holds {shown} but no {CHECKPOINT_DIR}/{why}: nothing in it can be resumed; "
                 "give another --out, or move out the files you keep, remove the folder and start the run again")  # fmt: skip
     return None
 

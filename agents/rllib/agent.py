@@ -200,20 +200,21 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
 def _cut_swap_copy(run: Path, module_id: str) -> Path | None:
     """The module ``module_id`` of the whole checkpoint in a run folder whose checkpoint swap a
     crash cut short (``domino_env.train.rllib_output.save_checkpoint``: ``checkpoint/`` renamed to
-    ``checkpoint.old/``, ``checkpoint.saving/`` not yet renamed to ``checkpoint/``): the new one
+    ``checkpoint.old/``, or none yet, ``checkpoint.saving/`` not yet renamed to ``checkpoint/``): the new one
     when it was written whole (its ``domino_rllib.json``, written last, is there), else the
     earlier one, as ``domino-rllib --resume RUN`` puts in place; a warning says which. None for
     any other folder."""
     old, saving = run / f"{CHECKPOINT_DIR}.old", run / f"{CHECKPOINT_DIR}.saving"
-    if (run / CHECKPOINT_DIR).exists() or not old.is_dir():
+    whole = (saving / METADATA_FILE).is_file()  # (the first checkpoint has no checkpoint.old/)
+    if (run / CHECKPOINT_DIR).exists() or not (whole or old.is_dir()):
         return None
-    whole = (saving / METADATA_FILE).is_file()
     copy = saving if whole else old
     module = copy / "learner_group" / "learner" / "rl_module" / module_id
     if not (module / MODULE_STATE_FILE).is_file():
         return None
     which = (f"{saving.name}/, the new checkpoint written whole" if whole else
-             f"{old.name}/, the earlier checkpoint (no new one written whole in {saving.name}/)")  # fmt: skip
+             f"{old.name}/, the earlier checkpoint (no new one written whole"
+             f"{f' in {saving.name}/' if saving.is_dir() else ''})")  # fmt: skip
     left = " and ".join(f"{f.name}/" for f in (old, saving) if f.is_dir())
     warnings.warn(f"{run}: a checkpoint swap was cut short (no {CHECKPOINT_DIR}/; {left} {'are' if ' and ' in left else 'is'} "
                   f"left): playing {which}; the next `domino-rllib --resume {run}` puts it in place", stacklevel=3)  # fmt: skip

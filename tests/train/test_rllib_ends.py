@@ -272,6 +272,19 @@ def test_a_write_the_run_folder_refuses_is_one_line_saying_what_is_kept(fake_sta
         f"--checkpoint-every 1")  # fmt: skip
     assert len(saves) == 2 and algo.stopped and "training failed" not in capsys.readouterr().err
     assert json.loads((out / "domino_rllib.json").read_text())["iterations_done"] == 1
+    # refused at the first save: nothing to resume, and the folder (progress.jsonl) must go first,
+    # as the next command would say ("start the run again" alone was refused there)
+    algo, saves = fake_start(), []
+    algo.save_to_path = save_to_path
+    saves.append("a first save refused")
+    out = tmp_path / "first"
+    with pytest.raises(OutputError) as exc:
+        rllib._run(_argv(out, "--iterations", "3", "--checkpoint-every", "1"))
+    assert str(exc.value) == (
+        f"--out {out}: {out}/checkpoint.saving could not be written (Permission denied: the folder refuses writes, "
+        f"made read-only or immutable?); no checkpoint was written; make the folder writable, then remove {out} "
+        f"(nothing in it can be resumed) and start the run again, or give another --out")  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == ["progress.jsonl"]
     # a full disk when the final evaluation's result is written: the checkpoint is whole
     fake_start()
     monkeypatch.setattr(rllib, "evaluate_checkpoint", lambda out, args, env_config: {"random": {"win_rate": 0.5}})

@@ -360,6 +360,15 @@ def test_a_run_left_mid_swap_plays_its_whole_copy_and_says_resume_repairs_it(goo
     with pytest.warns(UserWarning, match=re.escape("playing checkpoint.saving/, the new checkpoint written whole")):
         newer = load_rllib_agent(run, RULES)
     np.testing.assert_array_equal(newer.actor.layers[0][0], 2 * earlier.actor.layers[0][0])
+    # only checkpoint.old/ left (the new one's folder not made yet): the warning names no other folder
+    kept = run.parent / "kept"
+    (run / "checkpoint.saving").rename(kept)
+    with pytest.warns(UserWarning) as warned:
+        load_rllib_agent(run, RULES)
+    assert [str(w.message) for w in warned] == [
+        f"{run}: a checkpoint swap was cut short (no checkpoint/; checkpoint.old/ is left): playing checkpoint.old/, "
+        f"the earlier checkpoint (no new one written whole); the next `domino-rllib --resume {run}` puts it in place"]
+    kept.rename(run / "checkpoint.saving")
     # through a command: the games are played, the warning is one line
     out = subprocess.run([sys.executable, "-m", "domino_env.train.evaluate", "--agents", f"rllib:{run}", "greedy",
                           "--players", "2", "--max-pip", "9", "--rounds", "2", "--no-progress"],
@@ -367,3 +376,14 @@ def test_a_run_left_mid_swap_plays_its_whole_copy_and_says_resume_repairs_it(goo
     assert out.returncode == 0, out.stderr[-2000:]
     assert [line for line in out.stderr.splitlines() if "checkpoint swap was cut short" in line] != []
     assert "Traceback" not in out.stderr
+    # the first checkpoint: no checkpoint.old/ (nothing to move aside), checkpoint.saving/ whole
+    shutil.rmtree(run / "checkpoint.old")
+    with pytest.warns(UserWarning) as warned:
+        first = load_rllib_agent(run, RULES)
+    assert [str(w.message) for w in warned] == [
+        f"{run}: a checkpoint swap was cut short (no checkpoint/; checkpoint.saving/ is left): playing "
+        f"checkpoint.saving/, the new checkpoint written whole; the next `domino-rllib --resume {run}` puts it in place"]
+    np.testing.assert_array_equal(first.actor.layers[0][0], newer.actor.layers[0][0])
+    (run / "checkpoint.saving" / METADATA_FILE).unlink()  # not written whole, and nothing earlier
+    with pytest.raises(DominoError, match="no RLlib module .main."):
+        load_rllib_agent(run, RULES)

@@ -276,6 +276,34 @@ def test_resume_finishes_a_checkpoint_swap_that_a_crash_cut_short(tmp_path):
     assert json.loads((run / "domino_rllib.json").read_text()) == {"iterations": 6}
 
 
+def test_resume_puts_a_whole_first_checkpoint_left_in_checkpoint_saving_in_place(tmp_path):
+    """The first save has no checkpoint/ to move aside: a crash after checkpoint.saving/ was
+    written whole, before its rename, left progress.jsonl and checkpoint.saving/ only, and
+    --resume said "nothing in it can be resumed". A checkpoint.saving/ not written whole is still
+    nothing to resume."""
+    import argparse
+
+    from domino_env.train.rllib_resume import (
+        finish_checkpoint_swap,
+        holds_checkpoint,
+        not_resumable,
+        read_run,
+    )
+
+    run = tmp_path / "run"
+    (run / "checkpoint.saving").mkdir(parents=True)
+    (run / "progress.jsonl").write_text("{}\n")
+    (run / "checkpoint.saving" / "module_state.pkl").write_bytes(b"weights")
+    assert not holds_checkpoint(run) and finish_checkpoint_swap(run) is None  # not written whole
+    assert not_resumable(run).startswith("holds progress.jsonl and checkpoint.saving but no checkpoint/")
+    (run / "checkpoint.saving" / "domino_rllib.json").write_text('{"iterations": 1}')  # written last
+    assert holds_checkpoint(run) and not_resumable(run) is None
+    assert read_run(argparse.ArgumentParser(prog="domino-rllib"), run) == {"iterations": 1}
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoint", "domino_rllib.json", "progress.jsonl"]
+    assert (run / "checkpoint" / "module_state.pkl").read_bytes() == b"weights"
+    assert finish_checkpoint_swap(run) is None
+
+
 def test_a_swap_in_a_run_another_command_holds_is_left_to_it(tmp_path):
     """An attacker: --resume finished a checkpoint swap in a run folder that another command held
     (perhaps making that very swap), then was refused as the folder was in use."""
