@@ -154,7 +154,6 @@ def test_the_baseline_steps_a_knocked_out_seat_and_plays_on():
     """An elimination game: a seat knocked out while the learner plays on gets its dead steps
     (``step(None)``) in the baseline's replay too. A learner playing the baseline's own moves
     gets exactly 0, its return without a baseline is the baseline's."""
-    from domino_env.agents import make_agent
 
     rules = {"num_players": 3, "max_pip": 9, "episode": "game", "game_end": "elimination", "elimination_limit": 30}
     plain = LearnerEnv(rules, ["planner"], reward="outcome", learner_seat=0)
@@ -169,16 +168,8 @@ def test_the_baseline_steps_a_knocked_out_seat_and_plays_on():
     signal.alarm(120)
     try:
         for seed in range(6):
-            totals = []
-            for env in (plain, dup):
-                me, rng = make_agent("planner", env.unwrapped.aec.config), np.random.default_rng(0)
-                env.reset(seed=seed)
-                total, done = 0.0, False
-                while not done:
-                    _, r, term, trunc, info = env.step(int(me(env.raw_observation, env.action_masks(), rng)))
-                    total, done = total + r, term or trunc
-                totals.append(total)
-            assert totals[1] == 0.0 and info["baseline_return"] == pytest.approx(totals[0])
+            (total, _), (zero, info) = (_play(env, "planner", seed) for env in (plain, dup))
+            assert zero == 0.0 and info["baseline_return"] == pytest.approx(total)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
@@ -256,21 +247,25 @@ def test_a_fixed_two_player_table_names_one_agent():
 def test_the_baseline_plays_the_learners_seats_and_the_opponents_theirs(game, kwargs):
     """A greedy learner with a greedy baseline against planners: exactly 0 on every deal (a
     baseline that put greedy in another seat, or a planner in the learner's, would differ)."""
-    from domino_env.agents import make_agent
 
     plain = LearnerEnv(game=game, opponents=["planner"], **kwargs)
     dup = LearnerEnv(game=game, opponents=["planner"], baseline="greedy", **kwargs)
     returns = []
     for seed in range(6):
-        totals = []
-        for env in (plain, dup):
-            me, rng = make_agent("greedy", env.unwrapped.aec.config), np.random.default_rng(0)
-            env.reset(seed=seed)
-            total, done = 0.0, False
-            while not done:
-                _, r, term, trunc, info = env.step(int(me(env.raw_observation, env.action_masks(), rng)))
-                total, done = total + r, term or trunc
-            totals.append(total)
-        assert totals[1] == 0.0 and info["baseline_return"] == pytest.approx(totals[0])
-        returns.append(totals[0])
+        (total, _), (zero, info) = (_play(env, "greedy", seed) for env in (plain, dup))
+        assert zero == 0.0 and info["baseline_return"] == pytest.approx(total)
+        returns.append(total)
     assert len(set(np.round(returns, 6))) > 1
+
+
+def _play(env, name: str, seed: int):
+    """One episode of ``env`` with the learner played by agent ``name``: (its return, the last info)."""
+    from domino_env.agents import make_agent
+
+    me, rng = make_agent(name, env.unwrapped.aec.config), np.random.default_rng(0)
+    env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        _, r, term, trunc, info = env.step(int(me(env.raw_observation, env.action_masks(), rng)))
+        total, done = total + r, term or trunc
+    return total, info
