@@ -133,6 +133,13 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
             parser.error(f"--resume {run}: this is the run's checkpoint; give its run folder, --resume {run.parent}")
         if why := not_resumable(run):
             parser.error(f"--resume {run}: {why}")
+        again = f"start the run again (with another --out, or after removing {run})"
+        if (run / METADATA_FILE).is_file():  # one of the pair removed by hand: say which
+            parser.error(f"--resume {run}: {METADATA_FILE} is there but no {CHECKPOINT_DIR}/ (removed?): "
+                         f"nothing to resume from; {again}")  # fmt: skip
+        if (run / CHECKPOINT_DIR).is_dir():
+            parser.error(f"--resume {run}: {CHECKPOINT_DIR}/ is there but no {METADATA_FILE}, here or in "
+                         f"{CHECKPOINT_DIR}/ (removed?): the run's options are lost, so it cannot be resumed; {again}")  # fmt: skip
         parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
     try:
         previous = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))

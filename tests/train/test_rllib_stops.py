@@ -407,3 +407,34 @@ def test_a_sigterm_whose_exception_is_swallowed_still_stops_the_run(tmp_path):
     proc = _run_draw_2p(_SWALLOWED.replace("sys.argv.pop(1)", '"train"'), out, 3)
     assert proc.returncode == 143 and f"interrupted: saving a checkpoint (continue with: python -m domino_env.train.rllib --resume {out} --iterations 2 --game draw" in proc.stderr
     assert json.loads((out / "domino_rllib.json").read_text())["iterations_done"] == 1
+
+
+def test_resume_of_a_folder_missing_one_of_its_two_parts_says_which(tmp_path, capsys):
+    """A run folder with domino_rllib.json but no checkpoint/ (or the other way round, with no copy
+    to restore from) was called "not a run folder of domino-rllib (no domino_rllib.json /
+    checkpoint/)"; it now says which part is there and which is missing."""
+    import argparse
+
+    from domino_env.train.rllib_resume import read_run
+
+    said = {}
+    for name, part in (("meta", "domino_rllib.json"), ("ck", "checkpoint"), ("empty", None)):
+        run = tmp_path / name
+        run.mkdir()
+        if part == "checkpoint":
+            (run / part).mkdir()
+        elif part:
+            (run / part).write_text("{}")
+        with pytest.raises(SystemExit):
+            read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
+        said[name] = capsys.readouterr().err.strip().splitlines()[-1]
+    again = "start the run again (with another --out, or after removing {})"
+    assert said == {
+        "meta": f"domino-rllib: error: --resume {tmp_path / 'meta'}: domino_rllib.json is there but no checkpoint/ "
+                f"(removed?): nothing to resume from; {again.format(tmp_path / 'meta')}",
+        "ck": f"domino-rllib: error: --resume {tmp_path / 'ck'}: checkpoint/ is there but no domino_rllib.json, here "
+              f"or in checkpoint/ (removed?): the run's options are lost, so it cannot be resumed; "
+              f"{again.format(tmp_path / 'ck')}",
+        "empty": f"domino-rllib: error: --resume {tmp_path / 'empty'}: not a run folder of domino-rllib (no "
+                 "domino_rllib.json / checkpoint/)",
+    }  # fmt: skip
