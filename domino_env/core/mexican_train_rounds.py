@@ -51,8 +51,7 @@ class MexicanTrainRounds:
     # ------------------------------------------------------------------ dealing
     def station_for_round(self, round_index: int) -> int:
         """Scheduled station pip of ``round_index``: N, N-1, ..., 0, then N again (docs/rules.md §1.1)."""
-        n = self.config.max_pip
-        return n - round_index % (n + 1)
+        return scheduled_station(self.config.max_pip, round_index)
 
     def _start_round(self, rng: np.random.Generator | None, first: int | None, deal: Any) -> None:
         cfg, t = self.config, self._t
@@ -334,7 +333,7 @@ def read_deal(config: Any, deal: Any, round_index: int, active: list[bool] | Non
     elif config.station_source == "highest_held":
         station = None  # chosen from the hands by the rule (_held_station_of_deal)
     else:
-        station = n - round_index % (n + 1)  # the schedule (MexicanTrainRounds.station_for_round)
+        station = scheduled_station(n, round_index)
         reader.tile((station, station), f"round {round_index}'s station (the schedule's double)", station=True)
     hands = reader.hands(deal, p)
     for s in range(p) if active is not None else ():
@@ -349,3 +348,9 @@ def read_deal(config: Any, deal: Any, round_index: int, active: list[bool] | Non
     if first is not None:
         first = check_seat(first, p, "first_player")
     return hands, boneyard, station, first
+
+
+def scheduled_station(max_pip: int, round_index: int) -> int:
+    """Station pip of round ``round_index`` by the schedule: N, N-1, ..., 0, then N again
+    (docs/rules.md §1.1)."""
+    return max_pip - round_index % (max_pip + 1)
