@@ -242,3 +242,17 @@ def test_a_closing_estimate_of_zero_has_a_zero_value():
     q = (1 - 21 / 21) ** 4  # seat 1 holds all 21 unseen tiles: it can play
     assert rows[0, COL["next_cannot"]] == q == 0
     assert rows[0, COL["planner_score"]] == pytest.approx(14 / 50, rel=1e-6)
+
+
+# ---------------------------------------------------------------- the line planner's spec parser
+@pytest.mark.parametrize("spec", ["planner:x", "planner:-3", "planner:searchXYZ", "planner:search:4",
+                                  "planner:0", "planner:search=0"])  # fmt: skip
+def test_a_planner_argument_it_does_not_take_names_the_planner_specs(spec):
+    import re
+
+    from domino_env.agents import make_agent
+    from domino_env.core.errors import AgentSpecError
+
+    with pytest.raises(AgentSpecError, match=rf"^invalid agent '{re.escape(spec)}'; allowed: planner, planner:N, "
+                                             r"planner:search or planner:search=N \(N an integer >= 1\)$"):  # fmt: skip
+        make_agent(spec, {"preset": "block"})
