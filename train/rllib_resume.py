@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
+from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, swap_copy
 from domino_env.core.files import replace_text
 from domino_env.train.cli import first_line
 from domino_env.train.folder_lock import hold_run_folder
@@ -35,21 +35,21 @@ def finish_checkpoint_swap(run: Path) -> str | None:
     None. (``save_checkpoint`` syncs the new checkpoint to the disk before the first rename, so
     this holds after a crash of the machine too.)"""
     final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
-    saving = run / f"{CHECKPOINT_DIR}.saving"
-    whole = (saving / METADATA_FILE).is_file()
-    if not old.is_dir():  # the first checkpoint (no earlier one to move aside), whole but not renamed
-        if final.exists() or not whole:
-            return None
-        saving.rename(final)
-        done = f"the first checkpoint, written whole, put in place ({saving.name}/ as {final.name}/)"
-    elif not final.exists() and not whole:
+    whole = swap_copy(run)
+    if whole is None and not (final.exists() and old.is_dir()):
+        return None
+    if whole == old:  # the new one was not written whole
         old.rename(final)
         return f"the earlier checkpoint put back ({old.name}/ as {final.name}/; the new one was not written whole)"
-    else:
+    if whole is None:  # both renames done, the old one not yet removed
         done = f"{old.name}/ removed"
-        if not final.exists():  # the new one is whole: the swap's second rename
-            saving.rename(final)
-            done = f"the new checkpoint, written whole, put in place ({saving.name}/ as {final.name}/; {done})"
+    elif old.is_dir():  # the new one is whole: the swap's second rename
+        done = f"the new checkpoint, written whole, put in place ({whole.name}/ as {final.name}/; {old.name}/ removed)"
+    else:  # the first checkpoint (no earlier one to move aside), whole but not renamed
+        done = f"the first checkpoint, written whole, put in place ({whole.name}/ as {final.name}/)"
+    if whole is not None:
+        whole.rename(final)
+    if old.is_dir():
         shutil.rmtree(old)
     own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
     if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
@@ -80,9 +80,7 @@ def holds_checkpoint(folder: Path) -> bool:
     """``folder`` holds a checkpoint that ``--resume`` can continue from (``checkpoint/``, or the
     ``checkpoint.old/`` or whole ``checkpoint.saving/`` of a swap a crash cut short, which
     :func:`finish_checkpoint_swap` mends)."""
-    saving = folder / f"{CHECKPOINT_DIR}.saving"
-    return any((folder / name).is_dir() for name in (CHECKPOINT_DIR, f"{CHECKPOINT_DIR}.old")) or (
-        saving / METADATA_FILE).is_file()  # fmt: skip
+    return (folder / CHECKPOINT_DIR).is_dir() or swap_copy(folder) is not None
 
 
 def not_resumable(folder: Path) -> str | None:

@@ -197,22 +197,28 @@ def module_dir(path: str | Path, module_id: str = "main") -> Path:
     )
 
 
-def _cut_swap_copy(run: Path, module_id: str) -> Path | None:
-    """The module ``module_id`` of the whole checkpoint in a run folder whose checkpoint swap a
-    crash cut short (``domino_env.train.rllib_output.save_checkpoint``: ``checkpoint/`` renamed to
-    ``checkpoint.old/``, or none yet, ``checkpoint.saving/`` not yet renamed to ``checkpoint/``): the new one
-    when it was written whole (its ``domino_rllib.json``, written last, is there), else the
-    earlier one, as ``domino-rllib --resume RUN`` puts in place; a warning says which. None for
-    any other folder."""
+def swap_copy(run: Path) -> Path | None:
+    """The whole checkpoint of a run folder whose checkpoint swap a crash cut short
+    (``domino_env.train.rllib_output.save_checkpoint``: ``checkpoint/`` renamed to
+    ``checkpoint.old/``, or none yet, ``checkpoint.saving/`` not yet renamed to ``checkpoint/``):
+    ``checkpoint.saving/`` when it was written whole (its ``domino_rllib.json``, written last, is
+    there), else ``checkpoint.old/``; None when ``checkpoint/`` is there or neither is left. What
+    ``domino-rllib --resume`` puts in place, and ``rllib:PATH`` plays meanwhile."""
     old, saving = run / f"{CHECKPOINT_DIR}.old", run / f"{CHECKPOINT_DIR}.saving"
-    whole = (saving / METADATA_FILE).is_file()  # (the first checkpoint has no checkpoint.old/)
-    if (run / CHECKPOINT_DIR).exists() or not (whole or old.is_dir()):
+    if (run / CHECKPOINT_DIR).exists():
         return None
-    copy = saving if whole else old
-    module = copy / "learner_group" / "learner" / "rl_module" / module_id
-    if not (module / MODULE_STATE_FILE).is_file():
+    return saving if (saving / METADATA_FILE).is_file() else old if old.is_dir() else None
+
+
+def _cut_swap_copy(run: Path, module_id: str) -> Path | None:
+    """The module ``module_id`` of :func:`swap_copy` of ``run``, with a warning that says which
+    copy is played; None for any other folder."""
+    copy = swap_copy(run)
+    module = None if copy is None else copy / "learner_group" / "learner" / "rl_module" / module_id
+    if module is None or not (module / MODULE_STATE_FILE).is_file():
         return None
-    which = (f"{saving.name}/, the new checkpoint written whole" if whole else
+    old, saving = run / f"{CHECKPOINT_DIR}.old", run / f"{CHECKPOINT_DIR}.saving"
+    which = (f"{saving.name}/, the new checkpoint written whole" if copy == saving else
              f"{old.name}/, the earlier checkpoint (no new one written whole"
              f"{f' in {saving.name}/' if saving.is_dir() else ''})")  # fmt: skip
     left = " and ".join(f"{f.name}/" for f in (old, saving) if f.is_dir())
