@@ -44,7 +44,8 @@ number of episodes actually played (rounds with ``--episode round``, whole games
   averages all equal (every deal won) would give no width: it is then Wilson's over D trials.
 * *verdict*: ``above`` / ``below`` when both intervals lie above / below the parity share,
   else ``parity``; ``n/a`` with fewer than 2 deals (no per-deal interval: the episodes of one deal
-  are too correlated for Wilson's interval alone to decide).
+  are too correlated for Wilson's interval alone to decide), and when every episode was truncated
+  (at ``max_cycles``: none ended, so none can be won).
 * *mean pips per round*: pips left in the agent's hand at each round's end (lower is better);
   *mean game score*: final game total (whole games only), over the games that finished (a game
   truncated at ``max_cycles`` has no final total; None if none finished).
@@ -425,12 +426,12 @@ def _write_result(args: argparse.Namespace, argv: list[str], script: str | None,
     if closed is not None:
         raise closed  # launch: exit 141, nothing more printed
     if args.json and args.json != "-":
-        console.print(f"wrote {args.json}")
+        console.print(f"wrote {args.json}", markup=False, emoji=False, highlight=False)
 
 
 def print_result(console: Any, result: EvaluationResult) -> None:
     """The tournament's table and its summary line (rounds, how they ended, the parity share)."""
-    console.print(result.table())
+    console.print(result.table(width=console.width))
     annulled = f", {result.annulled_rounds} annulled and re-dealt" if result.annulled_rounds else ""
     parity = (
         "Teams: win rate = team win rate, parity share = 1/2"
@@ -438,7 +439,8 @@ def print_result(console: Any, result: EvaluationResult) -> None:
         else "Parity share = 1/P x fraction of episodes someone won (not void, not truncated)"
     )
     games = f" in {result.episodes} games" if result.episode == "game" else ""
-    resumed = (f" ({result.deals - result.resumed_deals} deals in this run, {result.resumed_deals} from the "
+    here = result.deals - result.resumed_deals
+    resumed = (f" ({here} deal{'s' * (here != 1)} in this run, {result.resumed_deals} from the "
                "interrupted run's journal)") if result.resumed_deals else ""  # fmt: skip
     console.print(
         f"{result.rounds_played} rounds{games} "

@@ -182,34 +182,24 @@ def _others_column(results: dict[str, dict[str, Any]], n: int) -> str:
 
 
 def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> None:
-    """The summary as a rich table on stdout."""
-    from rich.table import Table
-
+    """The summary as a rich table on stdout (:func:`~domino_env.train.tables.fitted_table`: one
+    row an opponent, or transposed when the terminal is too narrow)."""
     from domino_env.train.cli import rich_console
     from domino_env.train.evaluate import deal_interval_text
+    from domino_env.train.tables import fitted_table, verdict_cell
 
-    t = Table(title=title)
     n = _opponent_seats(results, p)
-    for col in (
-        "opponents",
-        "rounds",
-        "win rate",
-        "95% CI Wilson",
-        "95% CI per deal",
-        "parity",
-        "verdict",
-        "pips (learner)",
-        _others_column(results, n),
-    ):
-        t.add_column(col, justify="left" if col == "opponents" else "right")
-    for opp, r in results.items():
-        verdict = {"above": "[green]above[/]", "below": "[red]below[/]"}.get(r["verdict"], r["verdict"])
-        t.add_row(
-            f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
-            deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict, pips_text(r),
-            pips_text(r, "opponent"),
-        )  # fmt: skip
-    rich_console(width=None if sys.stdout.isatty() else 150).print(t)
+    columns = [("opponents", "left")] + [(c, "right") for c in (
+        "rounds", "win rate", "95% CI Wilson", "95% CI per deal", "parity", "verdict", "pips (learner)",
+        _others_column(results, n))]  # fmt: skip
+    rows = [
+        [f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
+         deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict_cell(r["verdict"]),
+         pips_text(r), pips_text(r, "opponent")]
+        for opp, r in results.items()
+    ]  # fmt: skip
+    console = rich_console(width=None if sys.stdout.isatty() else 150)
+    console.print(fitted_table(title, columns, rows, console.width))
 
 
 def finish_run(folder: Any, agent: Any, args: Any, rules: dict[str, Any], game: str, eval_seed: int,

@@ -197,9 +197,11 @@ class EvaluationResult:
             s["ci95_deal"] = list(s["ci95_deal"])
         return d
 
-    def table(self) -> Table:
-        """The results as a ``rich.table.Table``."""
-        from rich.table import Table
+    def table(self, width: int | None = None) -> Table:
+        """The results as a ``rich.table.Table``: one row an agent (labels shown as written, never
+        read as rich markup); with ``width`` (characters) too narrow for that, one row a figure
+        and one column an agent (:func:`~domino_env.train.tables.fitted_table`)."""
+        from domino_env.train.tables import fitted_table, verdict_cell, wide_table
 
         unit = "games" if self.episode == "game" else "rounds"
         game = "" if self.game == "mexican_train" else f"{self.game} game, "
@@ -210,23 +212,17 @@ class EvaluationResult:
             f"{self.episodes} {unit} = {self.deals} deal{'s' * (self.deals != 1)} x {self.num_players} seat rotations | "
             f"seed {self.seed}"
         )
-        t = Table(title=title)
-        t.add_column("agent")
-        t.add_column("seats", justify="right")
-        t.add_column(f"seat-{unit}", justify="right")
-        t.add_column("wins", justify="right")
-        t.add_column("win rate", justify="right")
-        t.add_column("95% CI Wilson", justify="right")
-        t.add_column("95% CI per deal", justify="right")
-        t.add_column("parity 1/2" if self.teams else "parity 1/P", justify="right")
-        t.add_column("vs parity")
+        columns = [("agent", "left"), ("seats", "right"), (f"seat-{unit}", "right"), ("wins", "right"),
+                   ("win rate", "right"), ("95% CI Wilson", "right"), ("95% CI per deal", "right"),
+                   ("parity 1/2" if self.teams else "parity 1/P", "right"), ("vs parity", "left")]  # fmt: skip
         if self.episode == "game":
-            t.add_column("round win rate", justify="right")
-        t.add_column("mean pips/round", justify="right")
+            columns.append(("round win rate", "right"))
+        columns.append(("mean pips/round", "right"))
         if self.episode == "game":
-            t.add_column("mean game score", justify="right")
+            columns.append(("mean game score", "right"))
         # shared wins (a tie, a team) give fractions: then every row has two decimals, never 1345.33 beside 654.667
         whole = all(float(s.wins).is_integer() for s in self.stats)
+        rows = []
         for s in self.stats:
             row = [
                 s.name,
@@ -237,7 +233,7 @@ class EvaluationResult:
                 f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}]",
                 deal_interval_text(s.ci95_deal, s.deals),
                 f"{s.parity:.3f}",
-                {"above": "[green]above[/]", "below": "[red]below[/]"}.get(s.verdict, s.verdict),
+                verdict_cell(s.verdict),
             ]
             played = s.seat_rounds > 0  # (none when every episode was truncated before a round ended)
             if self.episode == "game":
@@ -245,8 +241,10 @@ class EvaluationResult:
             row.append(f"{s.mean_pips_per_round:.2f}" if played else "n/a")
             if self.episode == "game":
                 row.append("n/a" if s.mean_game_score is None else f"{s.mean_game_score:.1f}")
-            t.add_row(*row)
-        return t
+            rows.append(row)
+        if width is None:
+            return wide_table(title, columns, rows)
+        return fitted_table(title, columns, rows, width)
 
     def markdown(self) -> str:
         """The main columns as a Markdown table (as in docs/evaluation.md)."""
@@ -296,6 +294,7 @@ def summarize(
     order = list(dict.fromkeys(names))
     episodes = len(records)
     total_credit = 0.0
+    ended = sum(not rec.truncated for rec in records)
     for rec in records:
         credit = rec.game_credit if game_mode else rec.round_credit
         if credit is not None and not rec.truncated:
@@ -336,8 +335,8 @@ def summarize(
         deal_means = [sum(v) / len(v) for v in per_deal.values()]
         lo, hi = deal_interval(deal_means)
         ci_deal = (max(0.0, lo), min(1.0, hi))
-        if len(deal_means) < 2:  # no per-deal interval: one deal's episodes say nothing either way
-            verdict = "n/a"
+        if len(deal_means) < 2 or ended == 0:  # one deal says nothing either way; nor do episodes
+            verdict = "n/a"  # that were all truncated before they ended (parity 0 is no measure then)
         elif min(wilson[0], ci_deal[0]) > parity:
             verdict = "above"
         elif max(wilson[1], ci_deal[1]) < parity:

@@ -304,7 +304,7 @@ def test_the_table_title_names_the_rules_that_differ_from_the_preset(kwargs, sho
     seats = kwargs.get("num_players", 4)
     agents = ["planner", "greedy"] * (seats // 2) + ["greedy"] * (seats % 2)  # one agent a team in Cuban
     res = evaluate(agents, rounds=seats, seed=0, **kwargs)
-    assert shown in res.table().title
+    assert shown in str(res.table().title)
 
 
 def test_stats_for_names_the_labels_it_has():

@@ -23,10 +23,10 @@ def test_a_truncated_ladder_says_no_pips_where_no_round_was_played(capsys):
     r = _results(2)["random"]  # two cycles: no Mexican Train round ends in 8 actions
     assert (r["seat_rounds"], r["opponent_seat_rounds"], r["mean_pips"], r["opponent_mean_pips"]) == (0, 0, 0.0, 0.0)
     row = summary_markdown({"random": r}).splitlines()[2]
-    assert row.endswith("| parity | n/a | n/a | 0.000 |"), row
+    assert row.endswith("| n/a | n/a | n/a | 0.000 |"), row  # none ended: no verdict
     print_summary({"random": r}, 4, "title")
     line = next(x for x in capsys.readouterr().out.splitlines() if "3 x random" in x)
-    assert line.replace(" ", "").endswith("│parity│n/a│n/a│"), line
+    assert line.replace(" ", "").endswith("│n/a│n/a│n/a│"), line
     assert math.isnan(_pips(r, "")) and math.isnan(_pips(r, "opponent_"))
 
 
