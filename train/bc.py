@@ -75,6 +75,7 @@ from domino_env.train.bc_fit import fit, on_policy_agreement  # noqa: F401 (re-e
 from domino_env.train.cli import load_failure
 from domino_env.train.evaluate import evaluate_command, rule_flags
 from domino_env.train.folder_lock import releasing_run_folders
+from domino_env.train.interrupts import aborts_also_say
 from domino_env.train.ladder import (
     finish_run,
     print_summary,
@@ -107,6 +108,7 @@ from domino_env.train.run_folder import (
     launcher,
     make_run_folder,
     missing_folders,
+    overwrite_note,
     removed_if_left_empty,
 )
 from domino_env.train.start_model import resolve_policy
@@ -293,8 +295,6 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
-    # after every check: a refused command deletes nothing
-    removed = clear_run_files(out) if args.overwrite else []
     eval_seed = args.eval_seed if args.eval_seed is not None else args.seed + 1000
     verbose = not args.quiet
     progress = args.progress and verbose
@@ -324,6 +324,9 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
     collecting = (f"{ending}, then saving the samples so far to {dataset} (no model: nothing is fitted yet)"
                   if dataset else f"{ending}; no model is written (nothing is fitted yet)")  # fmt: skip
     fitting = "stopping after this minibatch, then saving the model so far"
+    # after every check and load: a refused command deletes nothing (an abort from here on names what is gone)
+    removed = clear_run_files(out) if args.overwrite else []
+    again = overwrite_note(out, removed, command_line("train.bc", argv_list))
     if args.out is None:  # made now, after every check and load: a run started in the same second takes another
         made = missing_folders(out.parent)  # runs/, removed again if left empty
         out = claim_run_folder(str(out))
@@ -331,7 +334,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
         made = make_run_folder(out)
     relabelling = f"{ending}, then saving the model so far and this run's DAgger samples ({out / DAGGER_SAMPLES_FILE})"
     # a stop while collecting writes no model: a claimed default folder is not left behind empty
-    with removed_if_left_empty(out, claimed=args.out is None or bool(made), made=made), StopSignals(collecting) as stop:
+    with aborts_also_say(again), removed_if_left_empty(out, claimed=args.out is None or bool(made), made=made), \
+            StopSignals(collecting) as stop:  # fmt: skip
         if data is None and args.samples > 0:
             data = collect_parallel(checked.env_cfg, expert, args.samples, args.seed, args.gamma, args.workers,
                                     progress=progress, stop=stop)  # fmt: skip
@@ -365,9 +369,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
             print(f"{stop.received}: interrupted while collecting; no model written"
                   + (f" (the {kept} samples so far are in {dataset}: the same command continues the collection, "
                      f"with --samples {kept} it clones them)" if kept else "")
-                  + (f"; --overwrite removed the old run's files from {out} at the start ({', '.join(removed)}): run "
-                     f"the command again to make the run there: {command_line('train.bc', argv_list)}" if removed else ""),
-                  file=sys.stderr)  # fmt: skip
+                  + (f"; {again}" if again else ""), file=sys.stderr)  # fmt: skip
             venv.close()
             return None, stop.received
         doing = "the start"  # what a signal stopped: metadata.json's stopped_early

@@ -109,6 +109,24 @@ def stop_signals_held(signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM)) 
             signal.signal(signum, handler)
 
 
+@contextlib.contextmanager
+def aborts_also_say(note: str) -> Iterator[None]:
+    """While it lasts, an abort that passes through (a ``KeyboardInterrupt``: the second signal of
+    :class:`~domino_env.train.callbacks.StopSignals`, or a signal before its handlers are in place)
+    also says ``note``, what the work had already changed and how to make it again: it is raised
+    again as ``KeyboardInterrupt(name, "detail; note")``, whose detail
+    :func:`~domino_env.train.cli.launch` adds to its ``CMD: interrupted (...)`` line. Nothing when
+    ``note`` is empty."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        if not note:
+            raise
+        name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
+        detail = exc.args[1] if len(exc.args) == 2 and isinstance(exc.args[1], str) else ""
+        raise KeyboardInterrupt(name, f"{detail}; {note}" if detail else note) from None
+
+
 def exit_interrupted() -> NoReturn:
     """End a command that Ctrl-C stopped (its message printed) as Python ends on an uncaught
     ``KeyboardInterrupt``, silently: the interpreter finishes (atexit hooks, flushes), then kills

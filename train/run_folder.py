@@ -197,6 +197,16 @@ def clear_run_files(path: Path) -> list[str]:
     return gone
 
 
+def overwrite_note(path: Path, removed: Sequence[str], command: str) -> str:
+    """What a run that ``--overwrite`` emptied says when it stops before writing its model (a stop
+    while collecting, an abort): the old run's files :func:`clear_run_files` ``removed`` from
+    ``path``, and ``command``, which makes the run there again; "" when it removed none."""
+    if not removed:
+        return ""
+    return (f"--overwrite removed the old run's files from {path} at the start ({', '.join(removed)}): run the "
+            f"command again to make the run there: {command}")  # fmt: skip
+
+
 def versions() -> dict[str, str]:
     """Versions of the package and of the libraries a model depends on."""
     import gymnasium as gym

@@ -160,6 +160,41 @@ def test_ctrl_c_during_parallel_collection_saves_the_samples(tmp_path):
         pytest.fail("a process of the command's group is still alive 10 s after it exited")
 
 
+def test_a_second_ctrl_c_while_the_collection_stops_after_overwrite_says_the_old_runs_files_are_gone(tmp_path):
+    """A real Ctrl-C while two workers collect with --overwrite, then a second one while they
+    finish their episodes (the abort): the first one's line says what --overwrite removed and the
+    command that makes the run again; the abort said only "a second signal: aborted without
+    saving". It now says the same facts, in the same words."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "old"
+    out.mkdir()
+    for name in ("model.zip", "metadata.json", "notes.txt"):
+        (out / name).write_text("the old run's")
+    # a slow expert: each worker is still in its episode when the second signal comes
+    argv = [*SMALL, "--samples", "1000000", "--workers", "2", "--expert", "search:100000", "--out", str(out),
+            "--overwrite"]  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-m", "domino_env.train.bc", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    try:
+        wait_for_worker_cpu(proc, 2)  # the workers collect
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(1.5)  # more than StopSignals.SAME_REQUEST: a user asking again, not one request twice
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == -signal.SIGINT, err
+    assert "Traceback" not in err and err.splitlines()[1] == (  # (after the first signal's line)
+        "domino-bc: interrupted (a second signal: aborted without saving; --overwrite removed the old run's files "
+        f"from {out} at the start (metadata.json, model.zip): run the command again to make the run there: "
+        f"python -m domino_env.train.bc {shlex.join(argv)})"), err  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
 def _children(pid):
     """Process ids whose parent is ``pid`` (Linux /proc)."""
     kids = []

@@ -191,3 +191,21 @@ def test_a_stop_that_could_not_raise_stops_the_game_at_the_next_prompt(tmp_path)
         proc.kill()
     assert proc.returncode == 130 and "interrupted (Ctrl-C)" in out and err == "", err
     assert len(load_record(rec)["actions"]) < 40  # stopped at the next prompt, not at the end of the input
+
+
+def test_an_abort_also_says_what_the_work_had_changed():
+    """``aborts_also_say(note)``: the abort keeps its signal (launch's exit status) and detail, and
+    adds ``note`` (domino-bc --overwrite: the old run's files it removed, the command to run again);
+    an empty note leaves the abort as it was."""
+    from domino_env.train.interrupts import aborts_also_say
+
+    for raised, said in [(KeyboardInterrupt("SIGTERM", "a second signal: aborted without saving"),
+                          ("SIGTERM", "a second signal: aborted without saving; NOTE")),
+                         (KeyboardInterrupt("SIGHUP"), ("SIGHUP", "NOTE")),
+                         (KeyboardInterrupt(), ("SIGINT", "NOTE"))]:  # fmt: skip
+        with pytest.raises(KeyboardInterrupt) as info, aborts_also_say("NOTE"):
+            raise raised
+        assert info.value.args == said
+    with pytest.raises(KeyboardInterrupt) as info, aborts_also_say(""):
+        raise KeyboardInterrupt("SIGTERM", "a second signal: aborted without saving")
+    assert info.value.args == ("SIGTERM", "a second signal: aborted without saving")
