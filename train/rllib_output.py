@@ -34,11 +34,12 @@ _PERMISSION = frozenset({errno.EPERM, errno.EACCES, errno.EROFS})
 
 class WriteRefused(Exception):
     """A write of the run into its folder that was refused (:data:`WRITE_REFUSALS`): ``error`` (the
-    OSError; pyarrow's, from RLlib's checkpoint writer, names no file) and ``path``, what was written."""
+    OSError; pyarrow's, from RLlib's checkpoint writer, names no file) and ``path``, what was written;
+    for a rename, ``target``, where ``path`` was moved (both as the user gave the run folder)."""
 
-    def __init__(self, error: OSError, path: Path):
-        super().__init__(error, path)
-        self.error, self.path = error, Path(path)
+    def __init__(self, error: OSError, path: Path, target: Path | None = None):
+        super().__init__(error, path, target)
+        self.error, self.path, self.target = error, Path(path), None if target is None else Path(target)
 
 
 @contextlib.contextmanager
@@ -56,18 +57,34 @@ def refused_as(path: Path) -> Iterator[None]:
 def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: str | None,
                   flag: str = "--out") -> OutputError:  # fmt: skip
     """The one line (``domino-rllib: error: FLAG OUT: ...``, exit status 1) of a write the run folder ``out``
-    (given as ``flag``: ``--out`` or ``--resume``) refused: the file, why, the checkpoint kept (of iteration ``saved_at``; None: none was written),
+    (given as ``flag``: ``--out`` or ``--resume``) refused: the file (or the rename: what was moved where), why, the checkpoint kept (of iteration ``saved_at``; None: none was written),
     what to do and ``then`` (the command that continues the run, or what else to do; None: at the
     run's end, when only its record in ``domino_rllib.json`` is missing)."""
-    code = refused.error.errno
-    why = os.strerror(code) + (": the folder refuses writes, made read-only or immutable?" if code in (errno.EPERM, errno.EACCES) else "")
+    code, moved = refused.error.errno, refused.target is not None
+    folders = f"{refused.path} or {refused.path.parent}" if moved else "the folder"
+    why = os.strerror(code)
+    if code in (errno.EPERM, errno.EACCES):
+        why += f": {folders} made read-only or immutable?" if moved else ": the folder refuses writes, made read-only or immutable?"
     kept = (f"the checkpoint of iteration {saved_at} in {out / CHECKPOINT_DIR} is kept whole" if saved_at is not None
             else "no checkpoint was written")  # fmt: skip
-    fix = "make the folder writable" if code in _PERMISSION else "free some disk space"
+    fix = (f"make {folders.replace(' or ', ' and ')} writable" if code in _PERMISSION else "free some disk space")
     rest = (f"{fix}, then {then}" if then is not None else
             f"all iterations are trained; only the run's end said above is missing from {METADATA_FILE}")  # fmt: skip
-    return OutputError(f"{flag} {out}: {refused.error.filename or refused.path} could not be written ({why}); {kept}; "
-                       f"{rest}")  # fmt: skip
+    what = (f"{refused.path} could not be moved to {refused.target}: the rename was refused" if moved else
+            f"{refused.error.filename or refused.path} could not be written")  # fmt: skip
+    return OutputError(f"{flag} {out}: {what} ({why}); {kept}; {rest}")
+
+
+def _move(source: Path, target: Path, shown: Path) -> None:
+    """Rename ``source`` to ``target`` (in one folder); a refusal (:data:`WRITE_REFUSALS`) is raised
+    as :class:`WriteRefused` naming both in the run folder ``shown`` (as the user gave it: a
+    relative path stays relative, where ``source`` may be resolved)."""
+    try:
+        source.rename(target)
+    except OSError as exc:
+        if exc.errno in WRITE_REFUSALS:
+            raise WriteRefused(exc, shown / source.name, shown / target.name) from exc
+        raise
 
 
 def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | None:
@@ -75,7 +92,11 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
     the place of ``checkpoint/`` (and the run folder's ``domino_rllib.json``), with SIGINT and SIGTERM
     held for the swap: a signal (a second Ctrl-C) or an error while RLlib writes leaves the earlier
     checkpoint whole, where writing in place left it unloadable (an empty ``module_state.pkl``).
-    Returns the signal that came during the swap (the caller raises it), or None."""
+    Returns the signal that came during the swap (the caller raises it), or None.
+
+    Raises:
+        WriteRefused: a rename of the swap was refused (``checkpoint/`` or the run folder made
+            immutable: ``chattr +i``), naming its paths as ``out`` gives them."""
     final = (out / CHECKPOINT_DIR).resolve()
     partial, old = final.with_name(f"{CHECKPOINT_DIR}.saving"), final.with_name(f"{CHECKPOINT_DIR}.old")
     shutil.rmtree(partial, ignore_errors=True)
@@ -87,10 +108,10 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    with stop_signals_held() as noted:
+    with stop_signals_held() as noted:  # (a refused rename: WriteRefused, naming both of its paths)
         if final.exists():
-            final.rename(old)
-        partial.rename(final)
+            _move(final, old, out)
+        _move(partial, final, out)
         replace_text(out / METADATA_FILE, text)  # (syncs the run folder, and so the renames)
         shutil.rmtree(old, ignore_errors=True)
     return noted[0] if noted else None

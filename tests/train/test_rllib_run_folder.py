@@ -229,6 +229,39 @@ def test_a_write_the_run_folder_refuses_mid_run_is_one_line(tmp_path):
     assert meta["iterations_done"] == 1 and not (tmp_path / "run" / "checkpoint.saving").exists()
 
 
+def test_a_checkpoint_folder_that_cannot_be_renamed_says_the_rename_was_refused(tmp_path):
+    """RUN/checkpoint made immutable (chattr +i, for real: root on a file system with the flag):
+    the swap's rename of RUN/checkpoint to RUN/checkpoint.old is refused (EPERM). The line said
+    "/abs/RUN/checkpoint could not be written", with an absolute path for a relative --resume; it
+    now says which rename was refused, with the paths as given, and the command exits 1."""
+    import os
+    import shutil
+
+    import pytest
+
+    first = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", "run",
+                            *SMALL], cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    checkpoint = tmp_path / "run" / "checkpoint"
+    chattr = shutil.which("chattr")
+    if os.geteuid() != 0 or chattr is None or subprocess.run([chattr, "+i", str(checkpoint)]).returncode:
+        pytest.skip("needs root and chattr +i (a file system with the immutable flag)")
+    try:
+        out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", "run", "--iterations", "1",
+                              "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+    finally:
+        subprocess.run([chattr, "-i", str(checkpoint)], check=True)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-3000:]
+    said = [line for line in out.stderr.splitlines() if line.startswith("domino-rllib")]
+    assert said == [
+        "domino-rllib: error: --resume run: run/checkpoint could not be moved to run/checkpoint.old: the rename was "
+        "refused (Operation not permitted: run/checkpoint or run made read-only or immutable?); the checkpoint of "
+        "iteration 1 in run/checkpoint is kept whole; make run/checkpoint and run writable, then continue with: "
+        "python -m domino_env.train.rllib --resume run --iterations 1 --num-cpus 2 --no-progress --eval-rounds 0"]
+    assert json.loads((checkpoint / "domino_rllib.json").read_text())["iterations_done"] == 1
+
+
 def test_a_deleted_domino_rllib_json_that_cannot_be_put_back_says_how_to(tmp_path, monkeypatch, capsys):
     """The copy cannot be written back (a folder made read-only): one line naming both files and
     the cp that restores it, before Ray starts."""
