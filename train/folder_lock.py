@@ -53,8 +53,10 @@ def releasing_run_folders(command: F) -> F:
     return run  # type: ignore[return-value]
 
 
-def hold_run_folder(path: str | os.PathLike[str]) -> bool:
+def hold_run_folder(path: str | os.PathLike[str], then: str = "or give another --out") -> bool:
     """Lock the run folder ``path`` for this process until it exits (again: nothing to do).
+    ``then``: what the refusal tells after "wait for it to end, " (a ``--resume`` of the run:
+    ``"then resume it"``; a new run, the default: another ``--out``).
 
     Returns:
         True when the folder is held now, False when there is nothing to lock: the folder does
@@ -80,7 +82,7 @@ def hold_run_folder(path: str | os.PathLike[str]) -> bool:
         os.close(fd)
         raise RunFolderBusyError(
             f"{Path(path)} is in use by another training command (it holds the folder's lock): two runs "
-            "writing one folder would mix their checkpoints and records; wait for it to end, or give another --out"
+            f"writing one folder would mix their checkpoints and records; wait for it to end, {then}"
         ) from None
     except OSError:  # a file system without locks: go on unlocked
         os.close(fd)

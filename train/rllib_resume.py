@@ -19,7 +19,7 @@ from typing import Any
 
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE, swap_copy
 from domino_env.core.files import replace_text
-from domino_env.train.cli import first_line
+from domino_env.train.cli import first_line, path_word
 from domino_env.train.folder_lock import hold_run_folder
 
 PROGRESS_FILE = "progress.jsonl"
@@ -83,10 +83,19 @@ def holds_checkpoint(folder: Path) -> bool:
     return (folder / CHECKPOINT_DIR).is_dir() or swap_copy(folder) is not None
 
 
-def not_resumable(folder: Path) -> str | None:
+def start_again(run: Path) -> str:
+    """What ``--resume RUN`` tells of a run folder nothing can be resumed from: a new run, given
+    ``--out`` (a flag of a new run, not of ``--resume``), in a new folder or in this one emptied."""
+    word = shlex.quote(path_word(run))
+    return (f"start the run again with --out NEW_FOLDER, or move out the files you keep, remove {run} and start it "
+            f"again with --out {word}")  # fmt: skip
+
+
+def not_resumable(folder: Path, resume: bool = False) -> str | None:
     """What to do with a run folder that holds ``progress.jsonl`` but no checkpoint: a run killed
     (SIGKILL, a crash) before its first checkpoint, which nothing can resume (the other files
-    named: a user's, or what is left of the run); None for any other folder."""
+    named: a user's, or what is left of the run); None for any other folder. ``resume``: it was
+    given as ``--resume`` (told :func:`start_again`), else as ``--out``."""
     with contextlib.suppress(OSError):
         names = sorted(entry.name for entry in folder.iterdir())
         if PROGRESS_FILE not in names or holds_checkpoint(folder):
@@ -99,8 +108,9 @@ def not_resumable(folder: Path) -> str | None:
         shown = ", ".join(listed[:-1]) + f" and {listed[-1]}"
         why = (f" (removed? {METADATA_FILE} is written with it)" if METADATA_FILE in names else
                ", of a run stopped before its first checkpoint (killed?)")  # fmt: skip
-        return (f"holds {shown} but no {CHECKPOINT_DIR}/{why}: nothing in it can be resumed; "
+        then = (start_again(folder) if resume else
                 "give another --out, or move out the files you keep, remove the folder and start the run again")  # fmt: skip
+        return f"holds {shown} but no {CHECKPOINT_DIR}/{why}: nothing in it can be resumed; {then}"
     return None
 
 
@@ -121,7 +131,7 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     """The ``domino_rllib.json`` of the run folder ``--resume`` names (after
     :func:`finish_checkpoint_swap`, which says on stderr what it did, and with a deleted
     ``domino_rllib.json`` put back from ``checkpoint/``), or a parser error."""
-    hold_run_folder(run)  # first: a swap being made by the command that trains it is not one to finish
+    hold_run_folder(run, "then resume it")  # first: a swap being made by the command that trains it is not one to finish
     if run.is_dir() and (repaired := finish_checkpoint_swap(run)):
         print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
     if not (run / METADATA_FILE).exists() and (run / CHECKPOINT_DIR / METADATA_FILE).is_file():  # deleted by hand
@@ -129,9 +139,9 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     if not (run / METADATA_FILE).is_file() or not (run / CHECKPOINT_DIR).is_dir():
         if (run / METADATA_FILE).is_file() and run.name == CHECKPOINT_DIR:  # RUN/checkpoint: the loader's folder
             parser.error(f"--resume {run}: this is the run's checkpoint; give its run folder, --resume {run.parent}")
-        if why := not_resumable(run):
+        if why := not_resumable(run, resume=True):
             parser.error(f"--resume {run}: {why}")
-        again = f"start the run again (with another --out, or after removing {run})"
+        again = start_again(run)
         if (run / METADATA_FILE).is_file():  # one of the pair removed by hand: say which
             parser.error(f"--resume {run}: {METADATA_FILE} is there but no {CHECKPOINT_DIR}/ (removed?): "
                          f"nothing to resume from; {again}")  # fmt: skip

@@ -110,16 +110,19 @@ def test_a_folder_of_a_run_killed_before_its_first_checkpoint_says_what_to_do(tm
         holder.wait()
         holder.stdout.close()
     # progress.jsonl and any other file, still no checkpoint: --out was told "use --resume", which
-    # cannot work there (--resume said "not a run folder"); both now say what the folder holds
+    # cannot work there (--resume said "not a run folder"); both now say what the folder holds, and
+    # what fits the flag given (--resume was told "give another --out", a flag of a new run)
     (run / "notes.txt").write_text("mine")
     said = ("holds progress.jsonl and notes.txt but no checkpoint/, of a run stopped before its first checkpoint "
-            "(killed?): nothing in it can be resumed; give another --out, or move out the files you keep, remove "
-            "the folder and start the run again")  # fmt: skip
+            "(killed?): nothing in it can be resumed; ")  # fmt: skip
+    then = {"--out": "give another --out, or move out the files you keep, remove the folder and start the run again",
+            "--resume": "start the run again with --out NEW_FOLDER, or move out the files you keep, remove rk and "
+                        "start it again with --out rk"}  # fmt: skip
     for flag in ("--out", "--resume"):
-        out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", flag, str(run)],
-                             capture_output=True, text=True, timeout=300)  # fmt: skip
+        out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", flag, "rk"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
-        assert out.stderr.startswith(f"domino-rllib: error: {flag} {run}: {said}"), out.stderr
+        assert out.stderr.startswith(f"domino-rllib: error: {flag} rk: {said}{then[flag]} ("), out.stderr
     (run / "progress.jsonl").unlink()  # a folder of other files: nothing of domino-rllib to resume either
     out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", str(run)],
                          capture_output=True, text=True, timeout=300)  # fmt: skip
@@ -227,6 +230,33 @@ def test_a_write_the_run_folder_refuses_mid_run_is_one_line(tmp_path):
         "--iterations 2 --checkpoint-every 1 " + " ".join(SMALL)], out.stderr[-3000:]  # fmt: skip
     meta = json.loads((tmp_path / "run" / "domino_rllib.json").read_text())
     assert meta["iterations_done"] == 1 and not (tmp_path / "run" / "checkpoint.saving").exists()
+
+
+def test_a_resume_of_a_run_another_command_holds_says_to_resume_it_once_that_ends(tmp_path):
+    """--resume RUN while another command holds RUN (it trains there): the refusal told "wait for it
+    to end, or give another --out", a flag of a new run; --resume is told to resume it then."""
+    import argparse
+
+    import pytest
+
+    from domino_env.train.folder_lock import RunFolderBusyError
+    from domino_env.train.rllib_resume import read_run
+
+    run = tmp_path / "run"
+    run.mkdir()
+    hold = "import sys, time; from domino_env.train.folder_lock import hold_run_folder as h; h(sys.argv[1]); print(1, flush=True); time.sleep(99)"
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(run)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "1\n"
+        with pytest.raises(RunFolderBusyError) as info:
+            read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    assert str(info.value) == (f"{run} is in use by another training command (it holds the folder's lock): two runs "
+                               "writing one folder would mix their checkpoints and records; wait for it to end, then "
+                               "resume it")  # fmt: skip
 
 
 def test_a_checkpoint_folder_that_cannot_be_renamed_says_the_rename_was_refused(tmp_path):

@@ -428,7 +428,9 @@ def test_resume_of_a_folder_missing_one_of_its_two_parts_says_which(tmp_path, ca
         with pytest.raises(SystemExit):
             read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
         said[name] = capsys.readouterr().err.strip().splitlines()[-1]
-    again = "start the run again (with another --out, or after removing {})"
+    # (it said "with another --out": --resume has no --out of its own; a new run's command is meant)
+    again = ("start the run again with --out NEW_FOLDER, or move out the files you keep, remove {0} and start it again "
+             "with --out {0}")  # fmt: skip
     assert said == {
         "meta": f"domino-rllib: error: --resume {tmp_path / 'meta'}: domino_rllib.json is there but no checkpoint/ "
                 f"(removed?): nothing to resume from; {again.format(tmp_path / 'meta')}",
