@@ -151,6 +151,14 @@ def _collect_part(job: tuple, event: Any, counter: Any, path: str, parent: int) 
     signal.signal(signal.SIGTERM, lambda *_: event.set())
     if hasattr(signal, "pthread_sigmask"):  # blocked by the parent since the spawn (_start_blocked)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    import threading
+
+    from tqdm import tqdm
+
+    # collect's (hidden) bar took tqdm's default lock, a multiprocessing semaphore: when an abort
+    # kills this worker, the resource tracker printed "There appear to be 2 leaked semaphore objects"
+    # after the command's line. A worker draws no bar: a thread lock does
+    tqdm.set_lock(threading.RLock())
 
     def tick(n: int) -> None:
         with counter.get_lock():
