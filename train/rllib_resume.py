@@ -132,7 +132,15 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     :func:`finish_checkpoint_swap`, which says on stderr what it did, and with a deleted
     ``domino_rllib.json`` put back from ``checkpoint/``), or a parser error."""
     hold_run_folder(run, "then resume it")  # first: a swap being made by the command that trains it is not one to finish
-    if run.is_dir() and (repaired := finish_checkpoint_swap(run)):
+    try:
+        repaired = finish_checkpoint_swap(run) if run.is_dir() else None
+    except OSError as exc:  # a folder made immutable or read-only: one line (it was a traceback)
+        what = (f"the rename of {exc.filename} to {exc.filename2} was refused" if exc.filename2 else
+                f"{exc.filename} could not be changed")  # fmt: skip
+        parser.error(f"--resume {run}: a checkpoint swap that a crash interrupted could not be finished: {what} "
+                     f"({exc.strerror or exc}); make {run} and the checkpoint folders in it writable (read-only or "
+                     "immutable?), then resume again")  # fmt: skip
+    if repaired:
         print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
     if not (run / METADATA_FILE).exists() and (run / CHECKPOINT_DIR / METADATA_FILE).is_file():  # deleted by hand
         _restore_metadata(parser, run)

@@ -292,6 +292,37 @@ def test_a_checkpoint_folder_that_cannot_be_renamed_says_the_rename_was_refused(
     assert json.loads((checkpoint / "domino_rllib.json").read_text())["iterations_done"] == 1
 
 
+def test_a_cut_short_swap_that_cannot_be_finished_is_one_line(tmp_path, capsys):
+    """--resume RUN mends a checkpoint swap a crash cut short by renaming its folders; with RUN made
+    immutable (chattr +i, for real) the rename's PermissionError was a traceback. Now one line
+    says which rename was refused and what to do, and the folder is left as it was."""
+    import argparse
+    import os
+    import shutil
+
+    import pytest
+
+    from domino_env.train.rllib_resume import read_run
+
+    run = tmp_path / "run"
+    (run / "checkpoint.old").mkdir(parents=True)
+    (run / "checkpoint.saving").mkdir()
+    (run / "checkpoint.saving" / "domino_rllib.json").write_text("{}")  # the new one, whole
+    chattr = shutil.which("chattr")
+    if os.geteuid() != 0 or chattr is None or subprocess.run([chattr, "+i", str(run)]).returncode:
+        pytest.skip("needs root and chattr +i (a file system with the immutable flag)")
+    try:
+        with pytest.raises(SystemExit):
+            read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
+    finally:
+        subprocess.run([chattr, "-i", str(run)], check=True)
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"domino-rllib: error: --resume {run}: a checkpoint swap that a crash interrupted could not be finished: the "
+        f"rename of {run}/checkpoint.saving to {run}/checkpoint was refused (Operation not permitted); make {run} and "
+        "the checkpoint folders in it writable (read-only or immutable?), then resume again")  # fmt: skip
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoint.old", "checkpoint.saving"]
+
+
 def test_a_deleted_domino_rllib_json_that_cannot_be_put_back_says_how_to(tmp_path, monkeypatch, capsys):
     """The copy cannot be written back (a folder made read-only): one line naming both files and
     the cp that restores it, before Ray starts."""
