@@ -259,29 +259,40 @@ def test_a_resume_of_a_run_another_command_holds_says_to_resume_it_once_that_end
                                "resume it")  # fmt: skip
 
 
+RENAME_REFUSED = textwrap.dedent("""
+    import errno
+    from pathlib import Path
+
+    from domino_env.train import rllib
+    from domino_env.train.cli import launch
+
+    real = Path.rename
+
+
+    def rename(self, target):  # RUN/checkpoint made immutable (chattr +i): its rename is refused
+        if self.name == "checkpoint":
+            raise PermissionError(errno.EPERM, "Operation not permitted", str(self), None, str(target))
+        return real(self, target)
+
+
+    Path.rename = rename
+    launch("domino-rllib", rllib.main)
+""")
+
+
 def test_a_checkpoint_folder_that_cannot_be_renamed_says_the_rename_was_refused(tmp_path):
-    """RUN/checkpoint made immutable (chattr +i, for real: root on a file system with the flag):
-    the swap's rename of RUN/checkpoint to RUN/checkpoint.old is refused (EPERM). The line said
-    "/abs/RUN/checkpoint could not be written", with an absolute path for a relative --resume; it
-    now says which rename was refused, with the paths as given, and the command exits 1."""
-    import os
-    import shutil
-
-    import pytest
-
+    """RUN/checkpoint made immutable (chattr +i; reproduced for real as root on ext4, simulated
+    here: chattr needs root and a file system with the flag): the swap's rename of RUN/checkpoint
+    to RUN/checkpoint.old is refused (EPERM). The line said "/abs/RUN/checkpoint could not be
+    written", with an absolute path for a relative --resume; it now says which rename was refused,
+    with the paths as given, and the command exits 1."""
     first = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", "run",
                             *SMALL], cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert first.returncode == 0, first.stderr[-2000:]
-    checkpoint = tmp_path / "run" / "checkpoint"
-    chattr = shutil.which("chattr")
-    if os.geteuid() != 0 or chattr is None or subprocess.run([chattr, "+i", str(checkpoint)]).returncode:
-        pytest.skip("needs root and chattr +i (a file system with the immutable flag)")
-    try:
-        out = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--resume", "run", "--iterations", "1",
-                              "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=300)  # fmt: skip
-    finally:
-        subprocess.run([chattr, "-i", str(checkpoint)], check=True)
+    (tmp_path / "script.py").write_text(RENAME_REFUSED)
+    out = subprocess.run([sys.executable, "script.py", "--resume", "run", "--iterations", "1", "--num-cpus", "2",
+                          "--no-progress", "--eval-rounds", "0"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-3000:]
     said = [line for line in out.stderr.splitlines() if line.startswith("domino-rllib")]
     assert said == [
@@ -289,16 +300,18 @@ def test_a_checkpoint_folder_that_cannot_be_renamed_says_the_rename_was_refused(
         "refused (Operation not permitted: run/checkpoint or run made read-only or immutable?); the checkpoint of "
         "iteration 1 in run/checkpoint is kept whole; make run/checkpoint and run writable, then continue with: "
         "python -m domino_env.train.rllib --resume run --iterations 1 --num-cpus 2 --no-progress --eval-rounds 0"]
+    checkpoint = tmp_path / "run" / "checkpoint"
     assert json.loads((checkpoint / "domino_rllib.json").read_text())["iterations_done"] == 1
 
 
-def test_a_cut_short_swap_that_cannot_be_finished_is_one_line(tmp_path, capsys):
+def test_a_cut_short_swap_that_cannot_be_finished_is_one_line(tmp_path, capsys, monkeypatch):
     """--resume RUN mends a checkpoint swap a crash cut short by renaming its folders; with RUN made
-    immutable (chattr +i, for real) the rename's PermissionError was a traceback. Now one line
-    says which rename was refused and what to do, and the folder is left as it was."""
+    immutable (chattr +i; reproduced for real, simulated here) the rename's PermissionError was a
+    traceback. Now one line says which rename was refused and what to do, and the folder is left
+    as it was."""
     import argparse
-    import os
-    import shutil
+    import errno
+    from pathlib import Path
 
     import pytest
 
@@ -308,14 +321,14 @@ def test_a_cut_short_swap_that_cannot_be_finished_is_one_line(tmp_path, capsys):
     (run / "checkpoint.old").mkdir(parents=True)
     (run / "checkpoint.saving").mkdir()
     (run / "checkpoint.saving" / "domino_rllib.json").write_text("{}")  # the new one, whole
-    chattr = shutil.which("chattr")
-    if os.geteuid() != 0 or chattr is None or subprocess.run([chattr, "+i", str(run)]).returncode:
-        pytest.skip("needs root and chattr +i (a file system with the immutable flag)")
-    try:
-        with pytest.raises(SystemExit):
-            read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
-    finally:
-        subprocess.run([chattr, "-i", str(run)], check=True)
+
+    def refused(self, target):
+        raise PermissionError(errno.EPERM, "Operation not permitted", str(self), None, str(target))
+
+    monkeypatch.setattr(Path, "rename", refused)
+    with pytest.raises(SystemExit):
+        read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
+    monkeypatch.undo()
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"domino-rllib: error: --resume {run}: a checkpoint swap that a crash interrupted could not be finished: the "
         f"rename of {run}/checkpoint.saving to {run}/checkpoint was refused (Operation not permitted); make {run} and "
