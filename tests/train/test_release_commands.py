@@ -70,3 +70,23 @@ def test_a_released_command_still_gives_the_recorded_settings(release, tmp_path)
     added = {name: now[name] for name in now if name not in meta["args"]}
     assert added == {name: before[name] for name in added}, f"{release}: new flags {added}"
     assert checked.env_kwargs.items() >= meta["env_kwargs"].items()
+
+
+RELEASE_EVALUATIONS = sorted((ROOT / "checkpoints").glob("*/release_eval_vs_*.json"))
+
+
+@pytest.mark.parametrize("path", RELEASE_EVALUATIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_releases_metadata_holds_the_figures_of_its_evaluation_file(path):
+    """``metadata.json``'s ``release.vs_X`` repeats ``release_eval_vs_X.json``'s figures: the Cuban
+    release kept the Wilson intervals of before the team-trial fix (2026-12-05; [0.459, 0.489]
+    where its evaluation file says [0.452, 0.496]), which a user trial found."""
+    kept = json.loads((path.parent / "metadata.json").read_text())["release"][path.stem.removeprefix("release_eval_")]
+    stats = {s["name"]: s for s in json.loads(path.read_text())["stats"]}
+    assert sorted(kept) == sorted(stats)
+    for name, figures in kept.items():
+        assert {"win_rate", "ci95_wilson", "ci95_deal", "verdict"} <= set(figures)
+        assert figures == {field: stats[name][field] for field in figures}, name
+
+
+def test_every_evaluated_release_is_checked():
+    assert len(RELEASE_EVALUATIONS) >= 6  # two per release with a release block
