@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from test_result_tables import _result, _stats
 
 from domino_env.train.evaluate import evaluate, print_result
 from domino_env.train.ladder import print_summary
 from domino_env.train.tables import fitted_table, transposed_table, verdict_cell, wide_table
-from tests.train.test_result_tables import _result, _stats
 
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = ["ppo:exp[/]y", "own[v2]", "ppo:a:b", "[bold]x"]
