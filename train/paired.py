@@ -36,11 +36,16 @@ from pathlib import Path
 from typing import Any
 
 from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
+from domino_env.core.files import read_at_most
 from domino_env.train.intervals import mean_interval, wilson_interval
 from domino_env.train.tournament_journal import JOURNAL_SUFFIX
 from domino_env.train.tournament_results import is_count, played_rounds, seat_values, win_credit
 
 METRICS = ("win", "pips")
+#: The most bytes :func:`load_result` reads: a ``--records`` file takes about 250 bytes an episode
+#: (two seats; more with more), so this is some 4 million episodes; anything larger is not a
+#: result to hold in memory (``/dev/zero`` was read until the memory ran out).
+MAX_RESULT_BYTES = 2**30
 
 
 @dataclass(frozen=True)
@@ -320,13 +325,18 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
-    """A ``--json`` tournament file. Raises DominoError (one line) for a missing or damaged file."""
+    """A ``--json`` tournament file. Raises DominoError (one line) for a missing or damaged file, or
+    one of more than :data:`MAX_RESULT_BYTES` (1 GiB)."""
     if str(path).endswith(JOURNAL_SUFFIX):  # an interrupted tournament's: its JSON is not written yet
         json_path = str(path)[: -len(JOURNAL_SUFFIX)]
         raise DominoError(f"{path}: the journal of an interrupted tournament, not its result: finish it "
                           f"with its domino-evaluate command and --json {json_path} --resume, then give {json_path}")  # fmt: skip
     try:
-        data = json.loads(Path(path).read_text())
+        raw = read_at_most(path, MAX_RESULT_BYTES)
+        if len(raw) > MAX_RESULT_BYTES:
+            raise DominoError(f"{path} holds more than {MAX_RESULT_BYTES // 2**30} GiB: not a tournament JSON file "
+                              "(domino-evaluate --json writes one)")  # fmt: skip
+        data = json.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise DominoError(f"{path}: {exc.strerror or exc}") from None
     except RecursionError:

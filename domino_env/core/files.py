@@ -106,6 +106,17 @@ def _write_in_place(target: Path, write: Callable[[BinaryIO], Any]) -> None:
         raise
 
 
+def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The file's first ``limit + 1`` bytes: enough to tell it is larger than ``limit`` without
+    reading an endless one (``/dev/zero``, a pipe) whole; the size guard of the files the commands
+    read (game records, tournament results).
+
+    Raises:
+        OSError: the file cannot be read."""
+    with open(path, "rb") as f:
+        return f.read(limit + 1)
+
+
 def raise_naming(exc: BaseException, path: str | os.PathLike[str]) -> NoReturn:
     """Raise ``exc`` (being handled), as an OSError naming ``path`` when it is an OSError that names
     no file: a write's own error (``f.write``, numpy's, an fsync) does not, and the command's

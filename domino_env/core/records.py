@@ -17,7 +17,7 @@ from typing import Any
 
 from .config import LineConfig, MexicanTrainConfig, check_env_options, from_preset, line_from_preset
 from .errors import ConfigError, RecordError
-from .files import replace_file
+from .files import read_at_most, replace_file
 from .line import LineState
 from .mexican_train import MexicanTrainState
 
@@ -83,7 +83,7 @@ def load_record(path: str | Path, data: bytes | None = None) -> dict[str, Any]:
         OSError: the file cannot be read (FileNotFoundError, ...).
     """
     if data is None:
-        data = _read_at_most(path, MAX_RECORD_BYTES)
+        data = read_at_most(path, MAX_RECORD_BYTES)
     packed = data.startswith(_GZIP_MAGIC)
     if packed:
         try:
@@ -127,13 +127,6 @@ def naming_file(path: str | Path, message: str) -> str:
     if message.startswith(("record lacks ", "record has ")):  # (the checks' and first_state's words)
         return f"record {path} {message.removeprefix('record ')}"
     return f"record {path}: {message}"
-
-
-def _read_at_most(path: str | Path, limit: int) -> bytes:
-    """The file's first ``limit + 1`` bytes: enough to tell it is too large without reading an
-    endless one (a character device, a pipe) whole."""
-    with open(path, "rb") as f:
-        return f.read(limit + 1)
 
 
 #: The record's fields that replay reads, and their JSON types.

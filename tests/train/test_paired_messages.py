@@ -183,3 +183,27 @@ def test_the_help_states_each_option_and_its_default(monkeypatch, capsys):
         "--agent-b AGENT_B": "B's label in B.json (default: A's label if it played there, else B.json's first agent)",
         "--metric {win,pips}": "win: win credit (the win rate's); pips: pips left per round (default: win)",
     }  # fmt: skip
+
+
+def test_an_endless_file_is_refused_at_the_size_limit(tmp_path):
+    """A user trial: ``domino-paired A.json /dev/zero`` read /dev/zero until the memory ran out
+    (about 2 GB/s); the file is read only up to its limit (1 GiB, docs/evaluation.md), then refused
+    in one line naming the file and the limit. The memory cap makes the old reading fail fast."""
+    import resource
+    import subprocess
+    import sys
+
+    (tmp_path / "a.json").write_text(json.dumps(A))
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
+
+    out = subprocess.run([sys.executable, "-m", "domino_env.train.paired", "a.json", "/dev/zero"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, preexec_fn=cap)  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert out.stderr == ("domino-paired: error: /dev/zero holds more than 1 GiB: not a tournament JSON file "
+                          "(domino-evaluate --json writes one) (A: a.json, B: /dev/zero) "
+                          "(domino-paired --help lists every option)\n")  # fmt: skip
+    from domino_env.train import paired
+
+    assert paired.MAX_RESULT_BYTES == 2**30
