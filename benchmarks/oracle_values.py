@@ -55,7 +55,7 @@ import numpy as np
 
 from domino_env.core.errors import DominoError
 from domino_env.core.files import replace_file
-from domino_env.train.arg_types import int_at_least, real
+from domino_env.train.arg_types import SEED, int_at_least, real
 from domino_env.train.cli import output_folder_problem
 from domino_env.train.tournament import deal_seed
 
@@ -328,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--val-fraction", type=real(0.0, 0.5), default=0.15, help="rounds held out (default 0.15)")
     for p in (c, f):
         p.add_argument("--model", type=Path, default=RELEASE, help="ppo model folder (default the release)")
-        p.add_argument("--seed", type=int_at_least(0), default=0)
+        p.add_argument("--seed", type=SEED, default=0)
         p.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     return parser
 

@@ -16,7 +16,7 @@ import argparse
 from domino_env.agents.line_planner import LinePlannerAgent
 from domino_env.agents.mexican_train import PlannerAgent
 from domino_env.core.errors import DominoError
-from domino_env.train.arg_types import int_at_least
+from domino_env.train.arg_types import SEED, int_at_least
 from domino_env.train.evaluate import evaluate
 
 VARIANTS = {
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("variants", nargs="+", metavar="VARIANT",
                         help=f"Mexican Train: {' '.join(VARIANTS)}; line games: {' '.join(LINE_VARIANTS)}")  # fmt: skip
     parser.add_argument("--game", choices=("mexican_train", "block", "draw", "cuban"), default="mexican_train")
-    parser.add_argument("--seed", type=int_at_least(0), default=7)
+    parser.add_argument("--seed", type=SEED, default=7)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)
     table = VARIANTS if args.game == "mexican_train" else LINE_VARIANTS

@@ -19,7 +19,7 @@ import numpy as np
 from domino_env.agents.base import make_agent
 from domino_env.core.config import MexicanTrainConfig
 from domino_env.core.errors import DominoError
-from domino_env.train.arg_types import int_at_least
+from domino_env.train.arg_types import SEED, int_at_least
 from domino_env.train.evaluate import evaluate
 
 
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("models", nargs="+", metavar="MODEL", help="ppo model folders (topk: one)")
     parser.add_argument("--k", type=int_at_least(1), default=2, help="topk: the planner's moves kept")
     parser.add_argument("--rounds", type=int_at_least(1), default=2000)
-    parser.add_argument("--seed", type=int_at_least(0), default=4041)
+    parser.add_argument("--seed", type=SEED, default=4041)
     parser.add_argument("--workers", type=int_at_least(1), default=2)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (stderr)")
     args = parser.parse_args(argv)

@@ -47,6 +47,7 @@ import domino_env.train.tournament as tournament  # noqa: E402
 from domino_env.agents.search import ROLLOUTS_LINE, ROLLOUTS_MEXICAN, SearchAgent  # noqa: E402
 from domino_env.core.config import MexicanTrainConfig, line_from_preset  # noqa: E402
 from domino_env.core.deal import bits  # noqa: E402
+from domino_env.train.arg_types import SEED  # noqa: E402
 from domino_env.train.evaluate import evaluate  # noqa: E402
 
 
@@ -141,7 +142,7 @@ def main(argv=None) -> None:
         default=400,
         help="rounds, rounded up to a multiple of the players (default 400)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="tournament seed, 0 to 2**32 - 1 (default 0)")
     parser.add_argument(
         "--candidates",
         type=int,
@@ -175,7 +176,7 @@ def main(argv=None) -> None:
     allowed = ROLLOUTS_MEXICAN if args.game == "mexican_train" else ROLLOUTS_LINE
     if args.rollout is not None and args.rollout not in allowed:
         parser.error(f"--rollout must be one of {allowed} for --game {args.game}, got {args.rollout!r}")
-    for flag, value, low in (("--budget", args.budget, 1), ("--rounds", args.rounds, 1), ("--seed", args.seed, 0), ("--candidates", args.candidates, 0)):
+    for flag, value, low in (("--budget", args.budget, 1), ("--rounds", args.rounds, 1), ("--candidates", args.candidates, 0)):
         if value < low:
             parser.error(f"{flag} must be >= {low}, got {value}")
     if not 0.0 <= args.reveal <= 1.0:

@@ -50,6 +50,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 from domino_env.core.config import LineConfig, MexicanTrainConfig  # noqa: E402
 from domino_env.core.errors import ConfigError  # noqa: E402
 from domino_env.envs import line_v0, mexican_train_v0  # noqa: E402
+from domino_env.train.arg_types import SEED  # noqa: E402
 from domino_env.train.cli import check_output_file  # noqa: E402
 
 MT_PRESETS = ("domino_cubano", "tren_mexicano", "novelty")
@@ -236,7 +237,7 @@ def _unit_and_result(unit: Unit) -> tuple[Unit, dict[str, Any]]:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=100_000, help="rounds per preset (default 100000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of every random choice, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), metavar="PRESET",
                         help=f"presets to soak (default all: {' '.join(PRESETS)})")  # fmt: skip

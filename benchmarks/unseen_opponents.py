@@ -32,7 +32,7 @@ from domino_env.agents.base import agent_label, make_agent
 from domino_env.core.config import LineConfig, MexicanTrainConfig, line_from_preset
 from domino_env.core.errors import DominoError
 from domino_env.core.tiles import tile_table
-from domino_env.train.arg_types import PER_CPU, POSITIVE, int_at_least
+from domino_env.train.arg_types import PER_CPU, POSITIVE, SEED
 from domino_env.train.evaluate import evaluate
 from domino_env.train.paired import paired_difference
 from domino_env.train.result_chart import short_label
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--agent", default=None, help="the agent measured (default: the game's release)")
     parser.add_argument("--compare", default="planner", help="the agent in its seat on the same deals")
     parser.add_argument("--rounds", type=POSITIVE, default=2000, help="rounds per table (default 2000)")
-    parser.add_argument("--seed", type=int_at_least(0), default=31337, help="tournament seed (default 31337)")
+    parser.add_argument("--seed", type=SEED, default=31337, help="tournament seed (default 31337)")
     parser.add_argument("--workers", type=PER_CPU, default=2, help="processes (default 2)")
     parser.add_argument("--tables", nargs="+", choices=[*TABLES, *SLOW_TABLES, *CUBAN_TABLES], default=None,
                         metavar="TABLE", help="tables to play (default: the game's, but the slow "

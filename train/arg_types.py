@@ -120,8 +120,11 @@ def duration(unit: str, bare: bool = True) -> Callable[[str], float]:
 
 POSITIVE = int_at_least(1)
 NON_NEGATIVE = int_at_least(0)
-#: --seed: numpy and torch take seeds below 2**32 (a larger one was a traceback).
-SEED = int_at_least(0, 2**32 - 1, " (2**32 - 1)")
+#: The largest --seed: numpy and torch take seeds below 2**32 (a larger one was a traceback), and
+#: ``SeedSequence([seed, n])`` splits a larger one into 32-bit words, so that tournament seed 2**32's
+#: deal 0 was seed 0's deal 1 (:func:`~domino_env.train.tournament_checks.checked_seed`).
+MAX_SEED = 2**32 - 1
+SEED = int_at_least(0, MAX_SEED, " (2**32 - 1)")
 #: Processes and threads: more than 4 per CPU only wait for each other (a huge count crashed).
 MOST_PER_CPU = 4 * (os.cpu_count() or 1)
 PER_CPU = int_at_least(1, MOST_PER_CPU, " (4 x the CPUs)")

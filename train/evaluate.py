@@ -67,7 +67,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_text
 from domino_env.envs.games import GAMES, make_raw_env
-from domino_env.train.arg_types import MOST_PER_CPU, ROUNDS, count
+from domino_env.train.arg_types import MOST_PER_CPU, ROUNDS, SEED, count
 from domino_env.train.cli import (
     ArgumentParser,
     OutputError,
@@ -242,9 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--seed",
-        type=count,
+        type=SEED,
         default=0,
-        help="tournament seed: deals and agent generators (default 0)",
+        help="tournament seed, 0 to 2**32 - 1: deals and agent generators (default 0)",
     )
     parser.add_argument(
         "--json",
@@ -308,8 +308,6 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
     script = sys.argv[0] if argv is None else None  # what the user started (None: a call from Python)
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
-    if args.seed < 0:
-        parser.error(f"--seed must be >= 0, got {args.seed}")
     if not 1 <= args.workers <= MOST_PER_CPU:  # more processes than that only wait for each other
         parser.error(f"--workers must be from 1 to {MOST_PER_CPU} (4 x the CPUs), got {args.workers}")
     if args.json is not None and args.json != "-":

@@ -34,7 +34,7 @@ from domino_env.core.config import PRESETS
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.envs.infos import Termination, seats_of
 from domino_env.render import seat_counts_text, seats_out_before
-from domino_env.train.arg_types import count
+from domino_env.train.arg_types import SEED, count
 from domino_env.train.cli import ArgumentParser, OutputError, unwritable
 from domino_env.train.evaluate import (
     GAMES,
@@ -95,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--episode", default="round", choices=("round", "game"),
         help="play one round (default) or a whole game of rounds",
     )  # fmt: skip
-    parser.add_argument("--seed", type=count, default=None, help="seed of the deals and the agents (default: a fresh one, printed)")
+    parser.add_argument("--seed", type=SEED, default=None,
+                        help="seed of the deals and the agents, 0 to 2**32 - 1 (default: a fresh one, printed)")  # fmt: skip
     parser.add_argument(
         "--record", default=None, metavar="PATH",
         help="where to write the game record (default: domino-play-GAME-SEED.json here)",
@@ -124,8 +125,6 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     line, before any play."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.seed is not None and args.seed < 0:
-        parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.record is not None and not args.record.strip():  # it fell back to the default name
         parser.error("--record: give a file name (got an empty name)")
     if args.resume is not None:

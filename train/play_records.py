@@ -13,6 +13,7 @@ from typing import Any
 from domino_env.agents.base import make_agent
 from domino_env.core.errors import CheckpointNotFoundError, DominoError
 from domino_env.core.records import load_record, move_name, naming_file, replay_end, save_record
+from domino_env.train.arg_types import MAX_SEED
 from domino_env.train.cli import not_a_folder, path_word, unwritable, users_script
 from domino_env.train.evaluate import make_env
 from domino_env.train.replay_html import is_replay_page
@@ -102,6 +103,9 @@ def resumed(parser: argparse.ArgumentParser, probe: argparse.ArgumentParser, arg
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         parser.error(f"--resume {path}: the record has no seed, which --resume needs to deal the later rounds as "
                      f"the game would have (domino-play's records hold one): got {seed!r}")  # fmt: skip
+    if seed > MAX_SEED:  # the agents' generator, [seed, 1], would be another seed's
+        parser.error(f"--resume {path}: the record's seed {seed} is above 2**32 - 1 ({MAX_SEED:,}), the largest "
+                     "domino-play plays (--seed)")  # fmt: skip
     game = str(record["env_id"]).partition("/")[2].rpartition("-v")[0]
     try:
         replay_end(record)  # every check and message of records.replay, as the replay page's

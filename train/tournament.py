@@ -37,7 +37,12 @@ from domino_env.train.interrupts import (
     children_born_blocked,
     stop_signals_held,
 )
-from domino_env.train.tournament_checks import check_built_labels, check_for_workers, check_labels
+from domino_env.train.tournament_checks import (
+    check_built_labels,
+    check_for_workers,
+    check_labels,
+    checked_seed,
+)
 from domino_env.train.tournament_journal import (
     JournalLock,
     JournalWriter,
@@ -69,8 +74,8 @@ def _next_finished(finished: queue.SimpleQueue) -> Any:
 
 
 def deal_seed(seed: int, deal: int) -> int:
-    """Env seed of deal ``deal`` of a tournament seeded ``seed`` (independent 31-bit streams)."""
-    return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0] >> 1)
+    """Env seed of deal ``deal`` of a tournament seeded ``seed`` in 0..2**32 - 1 (31-bit streams)."""
+    return int(np.random.SeedSequence([checked_seed(seed), deal]).generate_state(1)[0] >> 1)
 
 
 def rotation_seats(num_players: int, rotation: int) -> list[int]:
@@ -329,7 +334,7 @@ def evaluate(
         rounds: episodes to play (rounds, or whole games with ``episode="game"``), rounded up to
             a multiple of the number of players (every deal is played in every seat rotation).
         num_players: seats; defaults to ``len(agents)`` and must equal it.
-        seed: tournament seed (deal ``d`` uses env seed :func:`deal_seed(seed, d) <deal_seed>`).
+        seed: tournament seed, 0 to 2**32 - 1 (deal ``d`` uses env seed :func:`deal_seed(seed, d) <deal_seed>`).
         episode: ``"round"`` or ``"game"``.
         workers: processes (deals are split between them; the result does not depend on it).
             They are spawned and import the calling script: call this under
@@ -391,9 +396,7 @@ def evaluate(
     workers = _positive("workers", workers)
     if workers > MOST_PER_CPU:  # each is a process: thousands were started, to wait for each other
         raise ConfigError("workers", workers, f"a positive integer up to {MOST_PER_CPU} (4 x the CPUs)")
-    if (number := as_int(seed)) is None or number < 0:
-        raise ConfigError("seed", seed, "an integer >= 0")
-    seed = number  # a plain int: a numpy integer made to_dict() unwritable as JSON
+    seed = checked_seed(seed)  # (0 to 2**32 - 1; a plain int: a numpy one made to_dict() unwritable)
     check_labels(agents)
     env_kwargs = {**env_kwargs, "num_players": num_players, "episode": episode}
     env = make_raw_env(game, **env_kwargs)

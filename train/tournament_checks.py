@@ -15,7 +15,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from domino_env.agents.base import agent_label
-from domino_env.core.errors import ConfigError
+from domino_env.core.errors import ConfigError, as_int
+from domino_env.train.arg_types import MAX_SEED
+
+
+def checked_seed(seed: object) -> int:
+    """``seed`` as a plain int (a numpy integer made ``to_dict()`` unwritable as JSON) when it is a
+    tournament seed, 0 to 2**32 - 1 (``SeedSequence([seed, deal])`` splits a larger one into 32-bit
+    words: seed 2**32's deal 0 was seed 0's deal 1; seeds below derive their deals as they always
+    did); else a ConfigError (a ``ValueError``) naming ``seed``."""
+    number = as_int(seed)
+    if number is None or not 0 <= number <= MAX_SEED:
+        raise ConfigError("seed", seed, f"an integer from 0 to {MAX_SEED:,} (2**32 - 1)")
+    return number
 
 
 def check_labels(agents: Sequence[Any]) -> None:

@@ -161,7 +161,9 @@ def test_search_oracle_benchmark_sees_the_true_state(tmp_path):
     [
         (["--budget", "0"], "--budget must be >= 1, got 0"),
         (["--budget", "-3"], "--budget must be >= 1, got -3"),
-        (["--seed", "-1"], "--seed must be >= 0, got -1"),
+        (["--seed", "-1"], "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got -1"),
+        # SeedSequence([seed, deal]) split a larger seed into 32-bit words: 2**32 played seed 0's deals
+        (["--seed", "4294967296"], "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),
         (["--candidates", "-1"], "--candidates must be >= 0, got -1"),
         (["--rollout", "solve"], "--rollout must be one of ('plan', 'planner'"),
         (["--rollout", ""], "for --game mexican_train, got ''"),

@@ -73,7 +73,13 @@ def _one_line_error(command: str, *args: str) -> str:
          f"--workers must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs), got 0"),
         ("domino-evaluate", ["--agents", "random", "random", "--workers", "1000"],
          f"--workers must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs), got 1000"),
-        ("domino-evaluate", ["--agents", "random", "random", "--seed", "-1"], "--seed must be >= 0, got -1"),
+        ("domino-evaluate", ["--agents", "random", "random", "--seed", "-1"],
+         "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got -1"),
+        # SeedSequence([seed, deal]) split a larger seed into 32-bit words: seed 2**32's deal 0 was seed 0's deal 1
+        ("domino-evaluate", ["--agents", "random", "random", "--seed", "4294967296"],
+         "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),
+        ("domino-evaluate", ["--agents", "random", "random", "--seed", "1e30"],
+         "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 1000000000000000000000000000000"),
         ("domino-evaluate", ["--agents", "greedy", "greedy", "--hand-size", "0"],
          "--hand-size: invalid config field 'hand_size': got 0; allowed: an integer from 1 to 91"),
         ("domino-evaluate", ["--agents", "greedy"],
@@ -85,7 +91,9 @@ def _one_line_error(command: str, *args: str) -> str:
          "mexican_train; use a model trained for mexican_train (domino-train --game mexican_train)"),
         ("domino-play", ["--game", "draw", "--max-pip", "18"],
          "--max-pip: invalid config field 'max_pip': got 18; allowed: one of (6, 9, 12)"),
-        ("domino-play", ["--seed", "-3"], "--seed must be >= 0, got -3"),
+        ("domino-play", ["--seed", "-3"], "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got -3"),
+        ("domino-play", ["--seed", "4294967296"],  # the agents' generator [seed, 1] was another seed's
+         "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),
         # a preset hand that --max-pip leaves too few tiles for: it blamed --hand-size, never given
         ("domino-play", ["--game", "cuban", "--max-pip", "6"],
          "--max-pip 6: too few tiles for the cuban preset's 10-tile hands; give --hand-size too (an integer from 1 to 7)"),

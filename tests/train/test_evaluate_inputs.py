@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,22 @@ def test_two_different_agents_with_one_label_are_refused():
 def test_bad_counts_and_seeds_are_config_errors(kwargs, field):
     with pytest.raises(ConfigError, match=f"'{field}'"):
         evaluate(["greedy", "random"], game="block", **{"rounds": 4, **kwargs})
+
+
+def test_a_seed_of_2_to_the_32_or_more_is_refused_its_deals_would_be_another_seed_s():
+    """``SeedSequence([seed, deal])`` splits a seed of 2**32 or more into 32-bit words: seed 2**32's
+    deal 0 was seed 0's deal 1. Such seeds are refused, naming ``seed`` and the range; the deals of
+    the seeds below are the ones every published figure was played with."""
+    from domino_env.train.tournament import deal_seed
+
+    allowed = "allowed: an integer from 0 to 4,294,967,295 (2**32 - 1)"
+    for seed in (2**32, 10**30, np.uint64(2**63), -1):
+        with pytest.raises(ConfigError, match=re.escape(f"invalid argument 'seed': got {seed!r}; {allowed}")):
+            evaluate(["greedy", "random"], rounds=2, game="block", seed=seed)
+        with pytest.raises(ValueError, match=re.escape(f"'seed': got {seed!r}; {allowed}")):
+            deal_seed(seed, 0)
+    assert [deal_seed(0, 0), deal_seed(0, 1), deal_seed(2**32 - 1, 0)] == [1484405855, 1982462498, 996212484]
+    assert evaluate(["greedy", "random"], rounds=2, game="block", seed=2**32 - 1).deal_seeds == [996212484]
 
 
 def test_more_workers_than_4_per_cpu_are_refused_before_any_process_starts():

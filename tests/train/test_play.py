@@ -131,7 +131,7 @@ def test_ppo_opponent_from_a_released_checkpoint(tmp_path):
         (["--game", "block", "--preset", "novelty"], "--preset is for --game mexican_train"),
         (["--game", "cuban", "--players", "3"], "--players: Cuban plays in teams of two"),
         (["--game", "draw", "--max-pip", "18"], "invalid config field 'max_pip'"),
-        (["--seed", "-3"], "--seed must be >= 0"),
+        (["--seed", "-3"], "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got -3"),
         (["--record", "/no/such/folder/x.json"], "--record /no/such/folder/x.json: folder /no/such/folder does not exist"),
         (["--record", ""], "--record: give a file name (got an empty name)"),
         (["--game", "chess"], "invalid choice: 'chess'"),

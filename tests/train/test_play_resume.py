@@ -86,6 +86,8 @@ def _record(tmp_path, **changes):
     ([], {"seats": ["human", "greedy"]}, "'seats' names 2 seats, the game has 4"),
     ([], {"seed": None}, "the record has no seed, which --resume needs to deal the later rounds as the game would "
                          "have (domino-play's records hold one): got None"),
+    ([], {"seed": 2**32}, "the record's seed 4294967296 is above 2**32 - 1 (4,294,967,295), the largest domino-play "
+                          "plays (--seed)"),  # the agents' generator, [seed, 1], would be another seed's
     ([], {"seats": ["human", "greedy", "nosuchagent", "greedy"]}, "the agent of seat 2 (nosuchagent)"),
     ([], {"seats": ["human", "greedy", "ppo:checkpoints/nosuch", "greedy"]},  # not "give their full path"
      "(ppo:checkpoints/nosuch): no model at checkpoints/nosuch from this folder: run domino-play --resume from the folder the game was started in"),
