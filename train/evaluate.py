@@ -319,8 +319,9 @@ def run(argv: Sequence[str] | None = None) -> EvaluationResult:
         if args.max_pip not in allowed:
             parser.error(f"--max-pip: max_pip={args.max_pip} is not a set of --game {args.game}; allowed: {allowed}")
     players = args.players if args.players is not None else len(args.agents)
-    if args.game == "cuban" and args.teams is not False and players != 4:
-        parser.error(f"--game cuban plays in teams of two: give 4 agents, or --no-teams ({players} given)")
+    if args.game == "cuban" and args.teams is not False and players != 4:  # (the count said: --players's, if given)
+        seats = ("--players 4", f"--players {players}") if args.players is not None else ("4 agents", str(players))
+        parser.error(f"--game cuban plays in teams of two: give {seats[0]}, or --no-teams ({seats[1]} given)")
     kwargs = rule_kwargs(parser, args)
     check_agents(parser, args, players, kwargs)
     journal = check_journal(parser, args, players, kwargs)

@@ -84,6 +84,11 @@ def _one_line_error(command: str, *args: str) -> str:
          "--hand-size: invalid config field 'hand_size': got 0; allowed: an integer from 1 to 91"),
         ("domino-evaluate", ["--agents", "greedy"],
          "--agents needs one agent per seat, 2 to 8 seats for Mexican Train; got 1"),
+        ("domino-evaluate", ["--game", "cuban", "--agents", "greedy", "random", "greedy"],
+         "--game cuban plays in teams of two: give 4 agents, or --no-teams (3 given)"),
+        # 4 agents given: the 2 is --players's (it said "give 4 agents, or --no-teams (2 given)")
+        ("domino-evaluate", ["--game", "cuban", "--agents", "greedy", "random", "greedy", "random", "--players", "2"],
+         "--game cuban plays in teams of two: give --players 4, or --no-teams (--players 2 given)"),
         ("domino-evaluate", ["--agents", "greedy", "--players", "9"],
          "--players 9 needs 9 --agents (one per seat); got 1"),
         ("domino-play", ["--opponents", f"ppo:{CUBAN_MODEL}"],
