@@ -123,13 +123,30 @@ def check_output_file(
 
 def unwritable(path: str | os.PathLike[str]) -> str | None:
     """Why this user could not write the output file ``path`` (its folder exists; None: it can):
-    an existing file it may not write, or a new file in a folder it may not write. Checked before
-    any work, so that a command does not fail once its results are in."""
+    an existing file it may not write, or a new file in a folder it may not write (a real try: a
+    file made in the folder and removed, as ``os.access`` says yes to root everywhere, /proc and
+    /sys included). Checked before any work, so that a command does not fail once its results
+    are in."""
     text = os.fspath(path)
     if os.path.exists(text):
         return None if os.access(text, os.W_OK) else "the file is not writable by this user"
     folder = os.path.dirname(os.path.abspath(text))
-    return None if os.access(folder, os.W_OK | os.X_OK) else f"folder {folder} is not writable by this user"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"folder {folder} is not writable by this user"
+    return _cannot_write_in(folder)
+
+
+def _cannot_write_in(folder: str) -> str | None:
+    """Why no file can be made in ``folder`` (a real try), or None."""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".domino-check-", dir=folder)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        return f"no file can be made in folder {folder} ({exc.strerror or exc})"
+    return None
 
 
 def output_folder_problem(path: str | os.PathLike[str]) -> str | None:

@@ -4,6 +4,7 @@ of a folder that exists as a file, where domino-evaluate said "is a file, not a 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,3 +33,32 @@ def test_a_file_in_place_of_the_output_folder_is_named_as_such(tmp_path, command
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert proc.stderr.count("\n") == 1 and f": folder {notes} is a file, not a folder" in proc.stderr, proc.stderr
     assert notes.read_text() == "not a folder"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("command", ["evaluate", "play", "replay_html", "plots", "result_chart"])
+@pytest.mark.parametrize("folder, why", [("/proc", "No such file or directory"), ("/sys/kernel", "Permission denied")])
+def test_a_folder_no_file_can_be_made_in_is_refused_before_any_work(tmp_path, command, folder, why):
+    """A user trial: ``domino-evaluate --json /proc/x.json`` played, then failed (exit 1, "0 of 2
+    deals kept"), and ``domino-play --record /proc/x.json`` played the game and kept no record:
+    ``os.access`` says yes to root for /proc and /sys. A file is now made in the folder and removed
+    before any work; a user other than root is refused by ``os.access`` as before."""
+    if not Path(folder).is_dir():
+        pytest.skip(f"no {folder} here")
+    out = Path(folder) / f"x.{'png' if command in ('plots', 'result_chart') else 'json'}"
+    flag = {"evaluate": "--json", "play": "--record", "plots": "--out", "result_chart": "--out"}.get(command)
+    argv = {
+        "evaluate": ["--agents", "greedy", "random", "--rounds", "2", "--json", str(out)],
+        "play": ["--record", str(out), "--seed", "1"],
+        "replay_html": [str(block_record(tmp_path / "game.json")), "-o", str(out.with_suffix(".html"))],
+        "plots": [str(RELEASE), "--out", str(out)],
+        "result_chart": [str(RELEASE / "release_eval_vs_planner.json"), "--out", str(out)],
+    }[command]
+    proc = subprocess.run([sys.executable, "-m", f"domino_env.train.{command}", *argv], capture_output=True,
+                          text=True, input="1\n" * 50, timeout=120, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == "", proc.stdout + proc.stderr
+    said = (f"no file can be made in folder {folder} ({why})" if os.access(folder, os.W_OK | os.X_OK)
+            else f"folder {folder} is not writable by this user")  # fmt: skip
+    assert proc.stderr.count("\n") == 1 and said in proc.stderr, proc.stderr
+    if flag:
+        assert f"{flag} {out}: {said}" in proc.stderr
