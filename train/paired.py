@@ -105,11 +105,20 @@ def _as_dict(result: Any) -> Mapping[str, Any]:
         parts = [_as_dict(r) for r in result]
         if not parts:
             raise DominoError("an empty list of tournaments")
-        for i, part in enumerate(parts[1:], 1):
+        seeds: dict[str, int] = {}  # a seed's repr -> the first tournament of the list played with it
+        for i, part in enumerate(parts):
             problem = _differences(parts[0], part, ("the first", "this"))
             if problem or list(part.get("agents") or []) != list(parts[0].get("agents") or []):
                 raise DominoError(f"tournament {i} of the list differs from the first in "
                                   f"{problem or 'its agents'}: pool only tournaments of one line-up and rules")  # fmt: skip
+            same = next((k for k in range(i) if result[k] is result[i]), None)
+            if same is not None:  # (its records would repeat every deal: "the records are damaged")
+                raise DominoError(f"tournament {i} of the list is tournament {same} again: the same result given "
+                                  "twice; pool results played with other seeds")  # fmt: skip
+            if part.get("seed") is not None and seeds.setdefault(repr(part["seed"]), i) != i:
+                raise DominoError(f"tournaments {seeds[repr(part['seed'])]} and {i} of the list have the same seed "
+                                  f"({part['seed']!r}), so the same deals: the same result given twice? pool results "
+                                  "played with other seeds")  # fmt: skip
         return {**parts[0], "seed": [part.get("seed") for part in parts],
                 "records": [rec for part in parts for rec in part.get("records") or []]}  # fmt: skip
     if hasattr(result, "to_dict"):

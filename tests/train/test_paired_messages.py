@@ -207,3 +207,15 @@ def test_an_endless_file_is_refused_at_the_size_limit(tmp_path):
     from domino_env.train import paired
 
     assert paired.MAX_RESULT_BYTES == 2**30
+
+
+def test_one_result_given_twice_in_a_list_is_named_as_such():
+    """A user trial: ``paired_difference([A0, A0], [B0, B0])`` said "records[40] repeats deal 0 ...
+    the records are damaged"; the same object twice, or two results of one seed (the same deals),
+    is now named so."""
+    assert _refusal([A, A], [A, A], "x", "y") == ("tournament 1 of the list is tournament 0 again: the same result "
+                                                  "given twice; pool results played with other seeds")  # fmt: skip
+    seeded = [{**A, "seed": 3}, {**A, "seed": 4}, json.loads(json.dumps({**A, "seed": 3}))]  # (a file read twice)
+    assert _refusal(seeded, seeded, "x", "y") == ("tournaments 0 and 2 of the list have the same seed (3), so the same "
+                                                  "deals: the same result given twice? pool results played with other "
+                                                  "seeds")  # fmt: skip
