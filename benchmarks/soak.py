@@ -246,8 +246,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be a positive integer, got {args.rounds}")
-    if args.seed < 0:
-        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
     if not 1 <= args.workers <= (os.cpu_count() or 1) * 4:
         parser.error(f"--workers must be from 1 to {(os.cpu_count() or 1) * 4}, got {args.workers}")
     unknown = [p for p in args.presets if p not in PRESETS]

@@ -39,7 +39,8 @@ def test_bad_players_rounds_and_seed_are_one_line_before_any_round():
         (["1", "40", "full"], "PLAYERS 1 for --game mexican_train: invalid config field 'num_players': got 1"),
         (["5", "40", "full", "--game", "block"], "PLAYERS 5 for --game block: invalid config field 'num_players'"),
         (["4", "0", "full"], "argument ROUNDS: must be a positive integer, got 0"),
-        (["4", "40", "full", "--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+        (["4", "40", "full", "--seed", "-1"], "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got -1"),
+        (["4", "40", "full", "--seed", "4294967296"], "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),
     ):
         out = _run(*args)
         assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr, out.stderr

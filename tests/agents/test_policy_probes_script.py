@@ -78,4 +78,4 @@ def test_a_negative_seed_is_one_line_before_any_model_is_loaded():
     out = subprocess.run([sys.executable, str(SCRIPT), "ensemble", RELEASE, "--seed", "-1"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
-    assert out.stderr.splitlines()[-1] == "policy_probes.py: error: argument --seed: must be an integer >= 0, got -1"
+    assert out.stderr.splitlines()[-1] == "policy_probes.py: error: argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got -1"

@@ -53,7 +53,8 @@ def test_bad_arguments_are_one_line_errors():
     for args, message in (
         (("--rounds", "0"), "--rounds must be a positive integer"),
         (("--presets", "mahjong"), "unknown preset(s) ['mahjong']"),
-        (("--seed", "-1"), "--seed must be a non-negative integer"),
+        (("--seed", "-1"), "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got -1"),
+        (("--seed", "4294967296"), "argument --seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),  # (SeedSequence's 32-bit words)
     ):
         proc = run(*args)
         assert proc.returncode == 2 and message in proc.stderr
