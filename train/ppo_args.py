@@ -20,6 +20,7 @@ from domino_env.core.errors import ConfigError, DominoError
 from domino_env.train.arg_types import (
     MAX_PARAMETERS,
     MAX_ROUNDS,
+    MAX_SEED,
     NON_NEGATIVE,
     PER_CPU,
     POSITIVE,
@@ -155,8 +156,8 @@ def add_evaluation_options(parser: argparse.ArgumentParser, group: Any = None) -
                    help="rounds per ladder opponent in the final evaluation (0: skip)")
     e.add_argument("--eval-workers", type=PER_CPU, default=None,
                    help="processes for the final evaluation (default: CPU cores, at most 4)")
-    e.add_argument("--eval-seed", type=NON_NEGATIVE, default=None,
-                   help="tournament seed of the evaluations (default: --seed + 1000)")  # fmt: skip
+    e.add_argument("--eval-seed", type=SEED, default=None,
+                   help="tournament seed of the evaluations, 0 to 2**32 - 1 (default: --seed + 1000)")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -402,6 +403,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace, can_re
     """
     if getattr(args, "reward_baseline", None) == "none":  # the explicit off switch
         args.reward_baseline = None
+    if args.eval_seed is None and args.seed + 1000 > MAX_SEED:  # a tournament's seed (evaluate() refuses more)
+        parser.error(f"--seed {args.seed}: the evaluations' seed, --seed + 1000, would be above 2**32 - 1; give "
+                     f"--eval-seed (0 to 2**32 - 1) too, or a --seed up to {MAX_SEED - 1000:,}")  # fmt: skip
     if args.reward is None:  # mixed needs round episodes (its pips term is a round's)
         args.reward = "mixed" if args.game == "mexican_train" and args.episode == "round" else "outcome"
     if args.pips_coef is not None and args.reward != "mixed":

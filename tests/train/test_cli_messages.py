@@ -89,6 +89,13 @@ def _one_line_error(command: str, *args: str) -> str:
         # 4 agents given: the 2 is --players's (it said "give 4 agents, or --no-teams (2 given)")
         ("domino-evaluate", ["--game", "cuban", "--agents", "greedy", "random", "greedy", "random", "--players", "2"],
          "--game cuban plays in teams of two: give --players 4, or --no-teams (--players 2 given)"),
+        # a tournament seed is at most 2**32 - 1: the evaluations' default, --seed + 1000, is refused before training
+        ("domino-train", ["--seed", "4294967295"], "--seed 4294967295: the evaluations' seed, --seed + 1000, would be "
+         "above 2**32 - 1; give --eval-seed (0 to 2**32 - 1) too, or a --seed up to 4,294,966,295"),
+        ("domino-bc", ["--seed", "4294967295"], "--seed 4294967295: the evaluations' seed, --seed + 1000, would be "
+         "above 2**32 - 1; give --eval-seed (0 to 2**32 - 1) too, or a --seed up to 4,294,966,295"),
+        ("domino-train", ["--eval-seed", "4294967296"],
+         "argument --eval-seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),
         ("domino-evaluate", ["--agents", "greedy", "--players", "9"],
          "--players 9 needs 9 --agents (one per seat); got 1"),
         ("domino-play", ["--opponents", f"ppo:{CUBAN_MODEL}"],
