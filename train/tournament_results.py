@@ -198,9 +198,10 @@ class EvaluationResult:
         return d
 
     def table(self, width: int | None = None) -> Table:
-        """The results as a ``rich.table.Table``: one row an agent (labels shown as written, never
-        read as rich markup); with ``width`` (characters) too narrow for that, one row a figure
-        and one column an agent (:func:`~domino_env.train.tables.fitted_table`)."""
+        """The results as a ``rich.table.Table``, one row an agent (labels shown as written, never
+        read as rich markup). With ``width`` (characters), a renderable that fits it with every
+        figure whole: that table, else one row a figure and one column an agent, in as many
+        tables as the agents need (:func:`~domino_env.train.tables.fitted_table`)."""
         from domino_env.train.tables import fitted_table, verdict_cell, wide_table
 
         unit = "games" if self.episode == "game" else "rounds"
