@@ -83,8 +83,10 @@ from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
     WriteRefused,
     evaluate_checkpoint,
     evaluation_commands,
+    finish_swap_command,
     refusal_error,
     refused_as,
+    refused_replace,
     save_checkpoint,
     skip_evaluation,
     write_metadata,
@@ -208,7 +210,15 @@ def _start(
         history = list(previous.get("history", []))
         # rows of iterations after the checkpoint (a crash or a kill between checkpoints) were lost
         # with it: the run goes on from the checkpoint's, without them (they came twice: 1 2 3 3)
-        replace_text(out / "progress.jsonl", "".join(json.dumps(row) + "\n" for row in history))
+        try:
+            with refused_replace():
+                replace_text(out / "progress.jsonl", "".join(json.dumps(row) + "\n" for row in history))
+        except WriteRefused as exc:  # (chattr +i RUN/progress.jsonl: it was a traceback)
+            algo.stop()
+            ray.shutdown()
+            kept = f"nothing was trained and the run is as it was (the checkpoint of iteration {done_before} in {out / CHECKPOINT_DIR})"
+            raise refusal_error(exc, out, done_before, f"continue with: {rllib_resume_command(argv, out, args.iterations, launcher('train.rllib'))}",
+                                "--resume", kept) from None  # fmt: skip
     elif domino["league"]:
         for slot in domino["league"]["slots"]:  # every snapshot starts as the initial main
             copy_module(algo, MAIN, slot)
@@ -327,11 +337,13 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     saved_at = done_before if args.resume is not None else None  # the checkpoint's iteration in out/
 
     def refused(exc: WriteRefused) -> DominoError:  # a write the run folder refused: one line, what is kept
-        left = args.iterations - (saved_at - done_before) if saved_at is not None else 0
-        then = (f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}" if left > 0 else
-                None if saved_at is not None else f"remove {out} (nothing in it can be resumed) and start the run "
-                "again, or give another --out")  # fmt: skip
-        return refusal_error(exc, out, saved_at, then, "--out" if args.resume is None else "--resume")
+        at = done_before + new_iterations if exc.swapped else saved_at  # (swapped: the new checkpoint is in place)
+        left = args.iterations - (at - done_before) if at is not None else 0
+        more = f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}"
+        then = (more + " (it finishes the swap first)" * exc.swapped if left > 0 else finish_swap_command(out)
+                if exc.swapped else None if at is not None else f"remove {out} (nothing in it can be resumed) and "
+                "start the run again, or give another --out")  # fmt: skip
+        return refusal_error(exc, out, at, then, "--out" if args.resume is None else "--resume")
 
     def save(interrupted: bool = False) -> None:
         nonlocal saved_at

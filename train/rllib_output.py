@@ -35,11 +35,16 @@ _PERMISSION = frozenset({errno.EPERM, errno.EACCES, errno.EROFS})
 class WriteRefused(Exception):
     """A write of the run into its folder that was refused (:data:`WRITE_REFUSALS`): ``error`` (the
     OSError; pyarrow's, from RLlib's checkpoint writer, names no file) and ``path``, what was written;
-    for a rename, ``target``, where ``path`` was moved (both as the user gave the run folder)."""
+    for a rename, ``target``, where ``path`` was moved (both as the user gave the run folder), and
+    ``blamed``, the one of them that refuses (made immutable?: ``path`` unless given). ``swapped``:
+    refused after the swap's renames, the new checkpoint in ``checkpoint/`` (``checkpoint.old/``
+    left, the run's ``domino_rllib.json`` not yet its copy)."""
 
-    def __init__(self, error: OSError, path: Path, target: Path | None = None):
+    def __init__(self, error: OSError, path: Path, target: Path | None = None, blamed: Path | None = None,
+                 swapped: bool = False):  # fmt: skip
         super().__init__(error, path, target)
         self.error, self.path, self.target = error, Path(path), None if target is None else Path(target)
+        self.blamed, self.swapped = Path(blamed) if blamed is not None else self.path, swapped
 
 
 @contextlib.contextmanager
@@ -54,25 +59,52 @@ def refused_as(path: Path) -> Iterator[None]:
         raise
 
 
+@contextlib.contextmanager
+def refused_replace(swapped: bool = False) -> Iterator[None]:
+    """Around :func:`replace_text` of a run's file: a refusal (:data:`WRITE_REFUSALS`) is raised as
+    :class:`WriteRefused`, the refused rename of its ``.NAME.partial`` onto the file (blamed: the
+    file, made immutable?) or the write of the ``.partial`` (``swapped``: as :class:`WriteRefused`)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in WRITE_REFUSALS or exc.filename is None:
+            raise
+        target = None if exc.filename2 is None else Path(exc.filename2)
+        raise WriteRefused(exc, Path(exc.filename), target, target, swapped) from exc
+
+
 def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: str | None,
-                  flag: str = "--out") -> OutputError:  # fmt: skip
+                  flag: str = "--out", kept: str | None = None) -> OutputError:  # fmt: skip
     """The one line (``domino-rllib: error: FLAG OUT: ...``, exit status 1) of a write the run folder ``out``
     (given as ``flag``: ``--out`` or ``--resume``) refused: the file (or the rename: what was moved where), why, the checkpoint kept (of iteration ``saved_at``; None: none was written),
     what to do and ``then`` (the command that continues the run, or what else to do; None: at the
-    run's end, when only its record in ``domino_rllib.json`` is missing)."""
+    run's end, when only its record in ``domino_rllib.json`` is missing); ``kept``: what is kept,
+    said instead of the checkpoint."""
     code, moved = refused.error.errno, refused.target is not None
-    folders = f"{refused.path} or {refused.path.parent}" if moved else "the folder"
+    folders = f"{refused.blamed} or {refused.blamed.parent}" if moved else "the folder"
     why = os.strerror(code)
     if code in (errno.EPERM, errno.EACCES):
         why += f": {folders} made read-only or immutable?" if moved else ": the folder refuses writes, made read-only or immutable?"
     kept = (f"the checkpoint of iteration {saved_at} in {out / CHECKPOINT_DIR} is kept whole" if saved_at is not None
-            else "no checkpoint was written")  # fmt: skip
+            else "no checkpoint was written") if kept is None else kept  # fmt: skip
+    if refused.swapped:  # both renames done: the new checkpoint is in place, the rest of the swap is not
+        kept += (f" ({out / CHECKPOINT_DIR}.old, the earlier one, is left and {out / METADATA_FILE} is still "
+                 "the earlier one's)")  # fmt: skip
     fix = (f"make {folders.replace(' or ', ' and ')} writable" if code in _PERMISSION else "free some disk space")
     rest = (f"{fix}, then {then}" if then is not None else
             f"all iterations are trained; only the run's end said above is missing from {METADATA_FILE}")  # fmt: skip
     what = (f"{refused.path} could not be moved to {refused.target}: the rename was refused" if moved else
             f"{refused.error.filename or refused.path} could not be written")  # fmt: skip
     return OutputError(f"{flag} {out}: {what} ({why}); {kept}; {rest}")
+
+
+def finish_swap_command(out: Path) -> str:
+    """What finishes a checkpoint swap refused after its renames when no iteration is left to train
+    (a ``--resume`` would train more): the run's ``domino_rllib.json`` made the checkpoint's copy and
+    ``checkpoint.old/`` removed."""
+    copy, old = out / CHECKPOINT_DIR / METADATA_FILE, out / f"{CHECKPOINT_DIR}.old"
+    return (f"finish the swap: {shlex.join(['cp', str(copy), str(out / METADATA_FILE)])} && "
+            f"{shlex.join(['rm', '-r', str(old)])}")  # fmt: skip
 
 
 def _move(source: Path, target: Path, shown: Path) -> None:
@@ -112,7 +144,8 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
         if final.exists():
             _move(final, old, out)
         _move(partial, final, out)
-        replace_text(out / METADATA_FILE, text)  # (syncs the run folder, and so the renames)
+        with refused_replace(swapped=True):  # (the new checkpoint is in place: the refusal says so)
+            replace_text(out / METADATA_FILE, text)  # (syncs the run folder, and so the renames)
         shutil.rmtree(old, ignore_errors=True)
     return noted[0] if noted else None
 

@@ -47,15 +47,33 @@ def finish_checkpoint_swap(run: Path) -> str | None:
         done = f"the new checkpoint, written whole, put in place ({whole.name}/ as {final.name}/; {old.name}/ removed)"
     else:  # the first checkpoint (no earlier one to move aside), whole but not renamed
         done = f"the first checkpoint, written whole, put in place ({whole.name}/ as {final.name}/)"
-    if whole is not None:
-        whole.rename(final)
-    if old.is_dir():
-        shutil.rmtree(old)
-    own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
-    if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
-        replace_text(copy, own.read_text(encoding="utf-8"))
-        done += f", {METADATA_FILE} taken from {final.name}/"
+    steps = []  # what was done, said when a later step is refused
+    try:
+        if whole is not None:
+            whole.rename(final)
+            steps.append(f"{whole.name}/ (the new checkpoint, whole) was put in place as {final.name}/")
+        if old.is_dir():
+            shutil.rmtree(old, onerror=_removal_refused)
+            steps.append(f"{old.name}/ was removed")
+        own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
+        if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
+            replace_text(copy, own.read_text(encoding="utf-8"))
+            done += f", {METADATA_FILE} taken from {final.name}/"
+    except OSError as exc:
+        exc.done = steps  # type: ignore[attr-defined]
+        raise
     return done
+
+
+def _removal_refused(function: Any, path: str, exc_info: Any) -> None:
+    """``shutil.rmtree``'s onerror: its error raised naming ``path`` in full (its own names a file
+    inside the folder only by its name), and that it was a removal."""
+    exc = exc_info[1]
+    if isinstance(exc, OSError) and exc.errno is not None:
+        named = OSError(exc.errno, exc.strerror, path)
+        named.removing = True  # type: ignore[attr-defined]
+        raise named from exc
+    raise exc
 
 
 def damaged_pickle(folder: Path) -> str | None:
@@ -136,10 +154,12 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
         repaired = finish_checkpoint_swap(run) if run.is_dir() else None
     except OSError as exc:  # a folder made immutable or read-only: one line (it was a traceback)
         what = (f"the rename of {exc.filename} to {exc.filename2} was refused" if exc.filename2 else
-                f"{exc.filename} could not be changed")  # fmt: skip
+                f"{exc.filename} could not be {'removed' if getattr(exc, 'removing', False) else 'changed'}")  # fmt: skip
+        done = getattr(exc, "done", [])
+        before = f"; done before the refusal: {', '.join(done)}" if done else "; the folder is left as it was"
         parser.error(f"--resume {run}: a checkpoint swap that a crash interrupted could not be finished: {what} "
-                     f"({exc.strerror or exc}); make {run} and the checkpoint folders in it writable (read-only or "
-                     "immutable?), then resume again")  # fmt: skip
+                     f"({exc.strerror or exc}){before}; make {run} and the checkpoint folders in it writable (read-only "
+                     "or immutable?), then resume again")  # fmt: skip
     if repaired:
         print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
     if not (run / METADATA_FILE).exists() and (run / CHECKPOINT_DIR / METADATA_FILE).is_file():  # deleted by hand

@@ -331,8 +331,9 @@ def test_a_cut_short_swap_that_cannot_be_finished_is_one_line(tmp_path, capsys, 
     monkeypatch.undo()
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"domino-rllib: error: --resume {run}: a checkpoint swap that a crash interrupted could not be finished: the "
-        f"rename of {run}/checkpoint.saving to {run}/checkpoint was refused (Operation not permitted); make {run} and "
-        "the checkpoint folders in it writable (read-only or immutable?), then resume again")  # fmt: skip
+        f"rename of {run}/checkpoint.saving to {run}/checkpoint was refused (Operation not permitted); the folder is "
+        f"left as it was; make {run} and the checkpoint folders in it writable (read-only or immutable?), then resume "
+        "again")  # fmt: skip
     assert sorted(p.name for p in run.iterdir()) == ["checkpoint.old", "checkpoint.saving"]
 
 
@@ -360,3 +361,119 @@ def test_a_deleted_domino_rllib_json_that_cannot_be_put_back_says_how_to(tmp_pat
         f"domino-rllib: error: --resume {run}: {run}/domino_rllib.json is missing and could not be restored from "
         f"its copy {run}/checkpoint/domino_rllib.json (Operation not permitted); copy it there (cp "
         f"{run}/checkpoint/domino_rllib.json {run}/domino_rllib.json) and resume again")  # fmt: skip
+
+
+REPLACE_REFUSED = textwrap.dedent("""
+    import errno
+    import os
+    import sys
+    from pathlib import Path
+
+    from domino_env.train import rllib
+    from domino_env.train.cli import launch
+
+    real, refused = os.replace, sys.argv.pop(1)  # the run's file made immutable (chattr +i): replacing it is refused
+
+
+    def replace(source, target):
+        if Path(target).name == refused and Path(target).parent.name == "run":
+            raise PermissionError(errno.EPERM, "Operation not permitted", str(source), None, str(target))
+        return real(source, target)
+
+
+    os.replace = replace
+    launch("domino-rllib", rllib.main)
+""")
+RESUME = ["--resume", "run", "--iterations", "1", "--num-cpus", "2", "--no-progress", "--eval-rounds", "0"]
+
+
+def _first_run(tmp_path) -> None:
+    first = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", "--iterations", "1", "--out", "run",
+                            *SMALL], cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert first.returncode == 0, first.stderr[-2000:]
+    (tmp_path / "script.py").write_text(REPLACE_REFUSED)
+
+
+def _refused_resume(tmp_path, name: str) -> list[str]:
+    out = subprocess.run([sys.executable, "script.py", name, *RESUME], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr[-3000:]
+    return [line for line in out.stderr.splitlines() if line.startswith("domino-rllib")]
+
+
+def test_a_resume_whose_progress_jsonl_cannot_be_replaced_is_one_line(tmp_path):
+    """--resume RUN rewrites RUN/progress.jsonl (the rows up to the checkpoint) before training; with
+    the file made immutable (chattr +i; simulated) the refused rename of its .partial was a
+    traceback. Now one line names the rename, says nothing changed and how to continue (exit 1)."""
+    _first_run(tmp_path)
+    before = (tmp_path / "run" / "progress.jsonl").read_bytes()
+    assert _refused_resume(tmp_path, "progress.jsonl") == [
+        "domino-rllib: error: --resume run: run/.progress.jsonl.partial could not be moved to run/progress.jsonl: the "
+        "rename was refused (Operation not permitted: run/progress.jsonl or run made read-only or immutable?); nothing "
+        "was trained and the run is as it was (the checkpoint of iteration 1 in run/checkpoint); make "
+        "run/progress.jsonl and run writable, then continue with: python -m domino_env.train.rllib " + " ".join(RESUME)]
+    assert (tmp_path / "run" / "progress.jsonl").read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["checkpoint",
+                                                                    "domino_rllib.json", "progress.jsonl"]
+
+
+def test_a_swap_refused_after_its_renames_names_the_checkpoint_in_place(tmp_path):
+    """RUN/domino_rllib.json made immutable (chattr +i; simulated): the swap's renames were done,
+    then its write was refused. The line said "RUN/.domino_rllib.json.partial could not be written;
+    the checkpoint of iteration 1 ... is kept whole", where RUN/checkpoint held iteration 2's. Now
+    it names the refused rename, the checkpoint in place and what is left of the swap, and how to
+    finish it; the next --resume finishes it too."""
+    _first_run(tmp_path)
+    run = tmp_path / "run"
+    assert _refused_resume(tmp_path, "domino_rllib.json") == [
+        "domino-rllib: error: --resume run: run/.domino_rllib.json.partial could not be moved to run/domino_rllib.json: "
+        "the rename was refused (Operation not permitted: run/domino_rllib.json or run made read-only or immutable?); "
+        "the checkpoint of iteration 2 in run/checkpoint is kept whole (run/checkpoint.old, the earlier one, is left "
+        "and run/domino_rllib.json is still the earlier one's); make run/domino_rllib.json and run writable, then "
+        "finish the swap: cp run/checkpoint/domino_rllib.json run/domino_rllib.json && rm -r run/checkpoint.old"]
+    assert json.loads((run / "checkpoint" / "domino_rllib.json").read_text())["iterations_done"] == 2
+    assert json.loads((run / "domino_rllib.json").read_text())["iterations_done"] == 1
+    again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", *RESUME], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert ("--resume run: finished a checkpoint swap that a crash interrupted (checkpoint.old/ removed, "
+            "domino_rllib.json taken from checkpoint/)" in again.stderr.splitlines())  # fmt: skip
+    meta = json.loads((run / "domino_rllib.json").read_text())
+    assert meta["iterations_done"] == 3 and meta["resumed_from"]["iterations_done"] == 2
+    assert not (run / "checkpoint.old").exists()
+
+
+def test_a_cut_short_swap_whose_old_checkpoint_cannot_be_removed_says_what_was_done(tmp_path, capsys, monkeypatch):
+    """RUN/checkpoint.old made immutable (chattr +i; simulated): the line said "domino_rllib.json
+    could not be changed", the name rmtree gives a file inside the folder, and the folder was not
+    left as it was: checkpoint.saving/ had been put in place. Now it names the file in full, that
+    it could not be removed, and what was done before."""
+    import argparse
+    import errno
+    import os
+
+    import pytest
+
+    from domino_env.train.rllib_resume import read_run
+
+    run = tmp_path / "run"
+    for name in ("checkpoint.old", "checkpoint.saving"):
+        (run / name).mkdir(parents=True)
+        (run / name / "domino_rllib.json").write_text("{}")  # the new one (checkpoint.saving/), whole
+    real = os.unlink
+
+    def unlink(path, *args, **kwargs):  # as in an immutable folder (rmtree gives the name in it only)
+        if kwargs.get("dir_fd") is not None or "checkpoint.old" in str(path):
+            raise PermissionError(errno.EPERM, "Operation not permitted", path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    with pytest.raises(SystemExit):
+        read_run(argparse.ArgumentParser(prog="domino-rllib"), run)
+    monkeypatch.undo()
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"domino-rllib: error: --resume {run}: a checkpoint swap that a crash interrupted could not be finished: "
+        f"{run}/checkpoint.old/domino_rllib.json could not be removed (Operation not permitted); done before the "
+        "refusal: checkpoint.saving/ (the new checkpoint, whole) was put in place as checkpoint/; make "
+        f"{run} and the checkpoint folders in it writable (read-only or immutable?), then resume again")  # fmt: skip
+    assert sorted(p.name for p in run.iterdir()) == ["checkpoint", "checkpoint.old"]
