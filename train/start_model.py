@@ -117,7 +117,7 @@ SETUP_OPTIONS = ("partner", "opponents", "opponent_mode", "reward", "pips_coef",
 
 
 def setup_changes(args, run_args: dict) -> list[str]:
-    """``--flag value (the model's run: value)`` for each of :data:`SETUP_OPTIONS` that this
+    """``--flag value (the model's run: --flag value)`` for each of :data:`SETUP_OPTIONS` that this
     command sets otherwise than the run that made the model (as its metadata records it): a
     resume without ``--partner learner`` would otherwise switch to scripted partners silently."""
     def text(value):
