@@ -433,6 +433,14 @@ def test_a_swap_refused_after_its_renames_names_the_checkpoint_in_place(tmp_path
         "finish the swap: cp run/checkpoint/domino_rllib.json run/domino_rllib.json && rm -r run/checkpoint.old"]
     assert json.loads((run / "checkpoint" / "domino_rllib.json").read_text())["iterations_done"] == 2
     assert json.loads((run / "domino_rllib.json").read_text())["iterations_done"] == 1
+    import shutil  # the printed finish, run in a copy: the folder as --resume's own repair leaves it
+
+    shutil.copytree(run, tmp_path / "copy" / "run")
+    subprocess.run("cp run/checkpoint/domino_rllib.json run/domino_rllib.json && rm -r run/checkpoint.old", shell=True,
+                   cwd=tmp_path / "copy", check=True)  # fmt: skip
+    copy = tmp_path / "copy" / "run"
+    assert (copy / "domino_rllib.json").read_text() == (copy / "checkpoint" / "domino_rllib.json").read_text()
+    assert sorted(p.name for p in copy.iterdir()) == sorted(p.name for p in run.iterdir() if p.name != "checkpoint.old")
     again = subprocess.run([sys.executable, "-m", "domino_env.train.rllib", *RESUME], cwd=tmp_path,
                            capture_output=True, text=True, timeout=300)  # fmt: skip
     assert again.returncode == 0, again.stderr[-2000:]
