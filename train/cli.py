@@ -47,6 +47,7 @@ from domino_env.train.interrupts import exit_interrupted
 from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands' output checks)
     WRITE_FAILURES,
     OutputError,
+    check_image_file,
     check_output_file,
     not_a_folder,
     output_folder_problem,

@@ -121,6 +121,22 @@ def check_output_file(
         parser.error(f"{flag} {text}: {problem}")
 
 
+def check_image_file(parser: argparse.ArgumentParser, flag: str, path: Path, example: str | os.PathLike[str]) -> None:
+    """Refuse (``parser.error``, before any work) a picture the command could not write: a name
+    without ``.png`` (``example`` shows one), a folder, a missing parent folder, something that is
+    not a regular file (matplotlib writing into a FIFO waited for a reader forever), a file or a
+    folder this user may not write."""
+    if path.suffix.lower() != ".png" or path.is_dir():
+        parser.error(f"{flag} {path}: give a .png file name (e.g. {example})")
+    if not path.parent.is_dir():
+        parser.error(f"{flag} {path}: folder {path.parent} {not_a_folder(path.parent)}")
+    if path.exists() and not path.is_file():
+        parser.error(f"{flag} {path}: exists and is not a regular file; give a file name")
+    problem = unwritable(path)
+    if problem:
+        parser.error(f"{flag} {path}: {problem}")
+
+
 def unwritable(path: str | os.PathLike[str]) -> str | None:
     """Why this user could not write the output file ``path`` (its folder exists; None: it can):
     an existing file it may not write, or a new file in a folder it may not write (a real try: a
@@ -142,10 +158,12 @@ def _cannot_write_in(folder: str) -> str | None:
 
     try:
         fd, name = tempfile.mkstemp(prefix=".domino-check-", dir=folder)
-        os.close(fd)
-        os.unlink(name)
     except OSError as exc:
         return f"no file can be made in folder {folder} ({exc.strerror or exc})"
+    try:
+        os.close(fd)
+    finally:  # (a Ctrl-C here would leave the empty file)
+        os.unlink(name)
     return None
 
 

@@ -152,7 +152,7 @@ def _is_evaluation(row: Any) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from domino_env.train.cli import ArgumentParser, not_a_folder, unwritable
+    from domino_env.train.cli import ArgumentParser, check_image_file
 
     parser = ArgumentParser(
         prog="python -m domino_env.train.plots", description="Redraw a domino-train run's learning curve."
@@ -166,13 +166,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(str(exc))
     out = Path(args.out) if args.out else run / "learning_curve.png"
-    if out.suffix.lower() != ".png" or out.is_dir():
-        parser.error(f"--out {out}: give a .png file name (e.g. {run / 'learning_curve.png'})")
-    if not out.parent.is_dir():
-        parser.error(f"--out {out}: folder {out.parent} {not_a_folder(out.parent)}")
-    problem = unwritable(out)  # a released model's folder may be read-only
-    if problem:
-        parser.error(f"--out {out}: {problem}")
+    check_image_file(parser, "--out", out, run / "learning_curve.png")  # a released model's folder may be read-only
     try:
         print(plot_learning_curve(history, out, title=title))
     except OSError as exc:  # a full disk, a file system that takes no files (/proc): not a traceback

@@ -158,10 +158,9 @@ def _plain(text: str) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     from domino_env.train.cli import (
         ArgumentParser,
+        check_image_file,
         extra_hint,
         missing_modules,
-        not_a_folder,
-        unwritable,
     )
 
     parser = ArgumentParser(
@@ -180,13 +179,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if missing_modules(["matplotlib"]):
         parser.exit(2, f"{extra_hint(parser.prog, 'train', ['matplotlib'])}\n")
     out = Path(args.out)
-    if out.suffix.lower() != ".png" or out.is_dir():
-        parser.error(f"--out {out}: give a .png file name (e.g. chart.png)")
-    if not out.parent.is_dir():
-        parser.error(f"--out {out}: folder {out.parent} {not_a_folder(out.parent)}")
-    problem = unwritable(out)
-    if problem:
-        parser.error(f"--out {out}: {problem}")
+    check_image_file(parser, "--out", out, "chart.png")
     if args.labels is not None and len(args.labels) != len(args.results):
         parser.error(f"--labels: give one per result file ({len(args.results)}), got {len(args.labels)}")
     rows = []

@@ -62,3 +62,24 @@ def test_a_folder_no_file_can_be_made_in_is_refused_before_any_work(tmp_path, co
     assert proc.stderr.count("\n") == 1 and said in proc.stderr, proc.stderr
     if flag:
         assert f"{flag} {out}: {said}" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["plots", "result_chart"])
+def test_a_fifo_as_the_picture_is_refused_before_any_work(tmp_path, command):
+    """A tester: ``--out fifo.png`` (``mkfifo``) made matplotlib wait for a reader forever; the
+    JSON and record outputs already refused what is not a regular file."""
+    fifo = tmp_path / "fifo.png"
+    os.mkfifo(fifo)
+    source = RELEASE if command == "plots" else RELEASE / "release_eval_vs_planner.json"
+    proc = subprocess.run([sys.executable, "-m", f"domino_env.train.{command}", str(source), "--out", "fifo.png"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr == (f"python -m domino_env.train.{command}: error: --out fifo.png: exists and is not a regular "
+                           f"file; give a file name (python -m domino_env.train.{command} --help lists every option)\n")
+
+
+def test_the_write_check_leaves_no_file_behind(tmp_path):
+    from domino_env.train.outputs import unwritable
+
+    assert unwritable(tmp_path / "x.json") is None and unwritable(tmp_path / "sub" / "x.json") is not None
+    assert list(tmp_path.iterdir()) == []
