@@ -15,6 +15,7 @@ import os
 import shlex
 import shutil
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ class WriteRefused(Exception):
         super().__init__(error, path, target)
         self.error, self.path, self.target = error, Path(path), None if target is None else Path(target)
         self.blamed, self.swapped = Path(blamed) if blamed is not None else self.path, swapped
+        self.removing = False  # a removal refused: ``path``, a file (or folder) of a leftover checkpoint.old/
 
 
 @contextlib.contextmanager
@@ -81,10 +83,10 @@ def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: 
     run's end, when only its record in ``domino_rllib.json`` is missing); ``kept``: what is kept,
     said instead of the checkpoint."""
     code, moved = refused.error.errno, refused.target is not None
-    folders = f"{refused.blamed} or {refused.blamed.parent}" if moved else "the folder"
+    folders = f"{refused.blamed} or {refused.blamed.parent}" if moved or refused.removing else "the folder"
     why = os.strerror(code)
     if code in (errno.EPERM, errno.EACCES):
-        why += f": {folders} made read-only or immutable?" if moved else ": the folder refuses writes, made read-only or immutable?"
+        why += f": {folders} made read-only or immutable?" if moved or refused.removing else ": the folder refuses writes, made read-only or immutable?"
     kept = (f"the checkpoint of iteration {saved_at} in {out / CHECKPOINT_DIR} is kept whole" if saved_at is not None
             else "no checkpoint was written") if kept is None else kept  # fmt: skip
     if refused.swapped:  # both renames done: the new checkpoint is in place, the rest of the swap is not
@@ -94,6 +96,7 @@ def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: 
     rest = (f"{fix}, then {then}" if then is not None else
             f"all iterations are trained; only the run's end said above is missing from {METADATA_FILE}")  # fmt: skip
     what = (f"{refused.path} could not be moved to {refused.target}: the rename was refused" if moved else
+            f"{refused.path} could not be removed" if refused.removing else
             f"{refused.error.filename or refused.path} could not be written")  # fmt: skip
     return OutputError(f"{flag} {out}: {what} ({why}); {kept}; {rest}")
 
@@ -119,6 +122,27 @@ def _move(source: Path, target: Path, shown: Path) -> None:
         raise
 
 
+def _remove_old(old: Path, out: Path) -> WriteRefused | None:
+    """Remove ``old`` (``checkpoint.old/``) as far as it can be: the first refused removal
+    (:data:`WRITE_REFUSALS`: a file in it made immutable, ``chattr +i``, or the folder read-only) as
+    :class:`WriteRefused` (``removing``), naming the file in the run folder ``out`` as the user gave
+    it; None when it is gone. (It was ``rmtree(ignore_errors=True)``: the leftover went unsaid.)"""
+    refusals: list[WriteRefused] = []
+
+    def refused(function: Any, path: str, exc_info: Any) -> None:
+        exc = exc_info[1]
+        if refusals:  # (what follows a refusal: its folder not empty)
+            return
+        if not isinstance(exc, OSError) or exc.errno not in WRITE_REFUSALS:
+            raise exc
+        shown = out / old.name / Path(path).relative_to(old) if Path(path) != old else out / old.name
+        refusals.append(WriteRefused(exc, shown))
+        refusals[0].removing = True
+
+    shutil.rmtree(old, onerror=refused)
+    return refusals[0] if refusals else None
+
+
 def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | None:
     """Write the algorithm checkpoint and ``metadata`` into ``checkpoint.saving/``, then put it in
     the place of ``checkpoint/`` (and the run folder's ``domino_rllib.json``), with SIGINT and SIGTERM
@@ -126,12 +150,19 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
     checkpoint whole, where writing in place left it unloadable (an empty ``module_state.pkl``).
     Returns the signal that came during the swap (the caller raises it), or None.
 
+    ``checkpoint.old/`` that cannot be removed after the swap (a file in it made immutable) is
+    left, with a warning that names the file (the new checkpoint is in place and whole).
+
     Raises:
         WriteRefused: a rename of the swap was refused (``checkpoint/`` or the run folder made
-            immutable: ``chattr +i``), naming its paths as ``out`` gives them."""
+            immutable: ``chattr +i``), naming its paths as ``out`` gives them; or the removal of a
+            ``checkpoint.old/`` left by an earlier save (``removing``: before the swap, which needs
+            its name)."""
     final = (out / CHECKPOINT_DIR).resolve()
     partial, old = final.with_name(f"{CHECKPOINT_DIR}.saving"), final.with_name(f"{CHECKPOINT_DIR}.old")
     shutil.rmtree(partial, ignore_errors=True)
+    if old.is_dir() and (left := _remove_old(old, out)) is not None:
+        raise left
     text = json.dumps(metadata, indent=1, default=str)
     try:
         algo.save_to_path(str(partial))
@@ -146,8 +177,19 @@ def save_checkpoint(algo: Any, out: Path, metadata: dict[str, Any]) -> int | Non
         _move(partial, final, out)
         with refused_replace(swapped=True):  # (the new checkpoint is in place: the refusal says so)
             replace_text(out / METADATA_FILE, text)  # (syncs the run folder, and so the renames)
-        shutil.rmtree(old, ignore_errors=True)
+        left = _remove_old(old, out) if old.is_dir() else None
+    if left is not None:
+        warnings.warn(leftover_warning(left, out), stacklevel=2)
     return noted[0] if noted else None
+
+
+def leftover_warning(left: WriteRefused, out: Path) -> str:
+    """The warning of a ``checkpoint.old/`` the swap could not remove (``left``: the refused file)."""
+    old = out / f"{CHECKPOINT_DIR}.old"
+    return (f"{old}/ (the earlier checkpoint) could not be removed: {left.path} ({left.error.strerror}: "
+            f"it or {left.path.parent} made read-only or immutable?); the new checkpoint in {out / CHECKPOINT_DIR} "
+            f"is in place and whole; make {left.path} and {left.path.parent} writable, then "
+            f"{shlex.join(['rm', '-r', str(old)])} (or the next --resume removes it)")
 
 
 def write_metadata(out: Path, metadata: dict[str, Any]) -> None:

@@ -53,7 +53,15 @@ def finish_checkpoint_swap(run: Path) -> str | None:
             whole.rename(final)
             steps.append(f"{whole.name}/ (the new checkpoint, whole) was put in place as {final.name}/")
         if old.is_dir():
-            shutil.rmtree(old, onerror=_removal_refused)
+            entries = sum(1 for _ in old.rglob("*"))
+            try:
+                shutil.rmtree(old, onerror=_removal_refused)
+            except OSError:  # rmtree removed what came before the refused file: say so
+                with contextlib.suppress(OSError):
+                    if (left := sum(1 for _ in old.rglob("*"))) < entries:
+                        steps.append(f"{old.name}/ was partly removed ({entries - left} of the {entries} files "
+                                     "and folders in it)")  # fmt: skip
+                raise
             steps.append(f"{old.name}/ was removed")
         own, copy = final / METADATA_FILE, run / METADATA_FILE  # the run's copy may predate the swap
         if own.is_file() and (not copy.is_file() or copy.read_bytes() != own.read_bytes()):
@@ -63,6 +71,18 @@ def finish_checkpoint_swap(run: Path) -> str | None:
         exc.done = steps  # type: ignore[attr-defined]
         raise
     return done
+
+
+def leftover_old(run: Path) -> bool:
+    """``checkpoint.old/`` left beside a whole ``checkpoint/`` by a swap finished but for its removal
+    (refused: a file in it made immutable; or cut short): the run's ``domino_rllib.json`` is already
+    the checkpoint's copy, so there is nothing to finish but the removal, and no crash to tell of."""
+    final, old = run / CHECKPOINT_DIR, run / f"{CHECKPOINT_DIR}.old"
+    with contextlib.suppress(OSError):
+        own, copy = final / METADATA_FILE, run / METADATA_FILE
+        return (swap_copy(run) is None and old.is_dir() and own.is_file() and copy.is_file()
+                and own.read_bytes() == copy.read_bytes())  # fmt: skip
+    return False
 
 
 def _removal_refused(function: Any, path: str, exc_info: Any) -> None:
@@ -150,17 +170,28 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
     :func:`finish_checkpoint_swap`, which says on stderr what it did, and with a deleted
     ``domino_rllib.json`` put back from ``checkpoint/``), or a parser error."""
     hold_run_folder(run, "then resume it")  # first: a swap being made by the command that trains it is not one to finish
+    leftover = run.is_dir() and leftover_old(run)  # not a crash: only checkpoint.old/ is left to remove
+    old = run / f"{CHECKPOINT_DIR}.old"
     try:
         repaired = finish_checkpoint_swap(run) if run.is_dir() else None
     except OSError as exc:  # a folder made immutable or read-only: one line (it was a traceback)
+        removing = getattr(exc, "removing", False)
         what = (f"the rename of {exc.filename} to {exc.filename2} was refused" if exc.filename2 else
-                f"{exc.filename} could not be {'removed' if getattr(exc, 'removing', False) else 'changed'}")  # fmt: skip
+                f"{exc.filename} could not be {'removed' if removing else 'changed'}")  # fmt: skip
+        fix = (f"make {exc.filename} and {Path(exc.filename).parent} writable" if removing and exc.filename else
+               f"make {run} and the checkpoint folders in it writable")  # fmt: skip
+        if leftover:  # its resumed run could not save: the swap renames checkpoint/ to checkpoint.old
+            parser.error(f"--resume {run}: {old}/, the earlier checkpoint left behind (its removal refused or cut "
+                         f"short), is still there beside the whole {run / CHECKPOINT_DIR}/ and its saves need the name: {what} "
+                         f"({exc.strerror or exc}); {fix} (read-only or immutable?), then resume again")  # fmt: skip
         done = getattr(exc, "done", [])
         before = f"; done before the refusal: {', '.join(done)}" if done else "; the folder is left as it was"
         parser.error(f"--resume {run}: a checkpoint swap that a crash interrupted could not be finished: {what} "
-                     f"({exc.strerror or exc}){before}; make {run} and the checkpoint folders in it writable (read-only "
-                     "or immutable?), then resume again")  # fmt: skip
-    if repaired:
+                     f"({exc.strerror or exc}){before}; {fix} (read-only or immutable?), then resume again")  # fmt: skip
+    if repaired and leftover:
+        print(f"--resume {run}: removed {old}/, the earlier checkpoint left behind (its removal refused or cut short)",
+              file=sys.stderr)  # fmt: skip
+    elif repaired:
         print(f"--resume {run}: finished a checkpoint swap that a crash interrupted ({repaired})", file=sys.stderr)
     if not (run / METADATA_FILE).exists() and (run / CHECKPOINT_DIR / METADATA_FILE).is_file():  # deleted by hand
         _restore_metadata(parser, run)

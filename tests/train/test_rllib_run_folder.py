@@ -483,5 +483,6 @@ def test_a_cut_short_swap_whose_old_checkpoint_cannot_be_removed_says_what_was_d
         f"domino-rllib: error: --resume {run}: a checkpoint swap that a crash interrupted could not be finished: "
         f"{run}/checkpoint.old/domino_rllib.json could not be removed (Operation not permitted); done before the "
         "refusal: checkpoint.saving/ (the new checkpoint, whole) was put in place as checkpoint/; make "
-        f"{run} and the checkpoint folders in it writable (read-only or immutable?), then resume again")  # fmt: skip
+        f"{run}/checkpoint.old/domino_rllib.json and {run}/checkpoint.old writable (read-only or immutable?), then "
+        "resume again")  # fmt: skip
     assert sorted(p.name for p in run.iterdir()) == ["checkpoint", "checkpoint.old"]
