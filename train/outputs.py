@@ -144,12 +144,35 @@ def unwritable(path: str | os.PathLike[str]) -> str | None:
     /sys included). Checked before any work, so that a command does not fail once its results
     are in."""
     text = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(text))
+    too_long = _name_too_long(text, folder)
+    if too_long:
+        return too_long
     if os.path.exists(text):
         return None if os.access(text, os.W_OK) else "the file is not writable by this user"
-    folder = os.path.dirname(os.path.abspath(text))
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"folder {folder} is not writable by this user"
     return _cannot_write_in(folder)
+
+
+#: The most a file written beside an output adds to its name: ``.NAME.PID.partial`` (a file written
+#: whole, then renamed over NAME), and a tournament's journal ``NAME.partial.jsonl`` written so.
+BESIDE_NAME = 32
+
+
+def _name_too_long(text: str, folder: str) -> str | None:
+    """Why the output's name is too long for the files written beside it (a 250-character
+    ``--record`` name played the game, then its ``.NAME.PID.partial`` could not be made), or None."""
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):  # (no such folder: said by the checks after)
+        return None
+    size = len(os.fsencode(os.path.basename(text)))
+    if size + BESIDE_NAME <= limit:
+        return None
+    return (f"the file name is too long: {size} bytes, and the files written beside it (a partial copy, a "
+            f"journal) add up to {BESIDE_NAME}; this folder takes names of up to {limit} bytes, so give one of "
+            f"at most {limit - BESIDE_NAME}")
 
 
 def _cannot_write_in(folder: str) -> str | None:

@@ -83,3 +83,31 @@ def test_the_write_check_leaves_no_file_behind(tmp_path):
 
     assert unwritable(tmp_path / "x.json") is None and unwritable(tmp_path / "sub" / "x.json") is not None
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["evaluate", "play"])
+def test_a_name_too_long_for_the_files_beside_it_is_refused_before_any_work(tmp_path, command):
+    """A tester: ``--json`` of 250 bytes was an ``OSError: File name too long`` traceback (its
+    journal's name is 14 bytes longer), and ``--record`` of 250 bytes played the game, then kept no
+    record (its partial copy's name is longer)."""
+    name = "a" * 245 + ".json"
+    flag, argv = {"evaluate": ("--json", ["--agents", "greedy", "random", "--rounds", "2", "--game", "block"]),
+                  "play": ("--record", ["--seed", "1"])}[command]  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", f"domino_env.train.{command}", *argv, flag, name],
+                          capture_output=True, text=True, input="1\n" * 50, timeout=120, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == "" and list(tmp_path.iterdir()) == [], proc.stderr
+    assert proc.stderr == (
+        f"domino-{command}: error: {flag} {name}: the file name is too long: 250 bytes, and the files written beside it "
+        "(a partial copy, a journal) add up to 32; this folder takes names of up to 255 bytes, so give one of at most "
+        f"223 (domino-{command} --help lists every option)\n")  # fmt: skip
+
+
+def test_the_longest_name_the_check_takes_is_written_with_its_journal(tmp_path):
+    from domino_env.core.files import replace_text
+    from domino_env.train.outputs import unwritable
+
+    longest = tmp_path / ("a" * 218 + ".json")  # 223 bytes
+    assert unwritable(longest) is None and unwritable(tmp_path / ("a" * 219 + ".json")).startswith("the file name is")
+    replace_text(str(longest) + ".partial.jsonl", "{}")  # the journal, written whole then renamed, as it is
+    replace_text(longest, "{}")
+    assert sorted(len(p.name) for p in tmp_path.iterdir()) == [223, 237]
