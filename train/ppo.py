@@ -65,7 +65,7 @@ from typing import Any
 
 import domino_env
 from domino_env.agents.ppo import MODEL_FILE, PPOAgent
-from domino_env.train.arg_types import MAX_ROLLOUT
+from domino_env.train.arg_types import MAX_ROLLOUT, MAX_SEED
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.folder_lock import releasing_run_folders
 from domino_env.train.interrupts import sigterm_as_interrupt, terminate_as_interrupt
@@ -362,8 +362,8 @@ def eval_seed_of(run_args: dict[str, Any]) -> int | None:
 
 def _envs_of(parser, args, checked: CheckedRun, cores: int) -> int:
     """How many training envs: ``--n-envs``, else a resumed run's own (the size of its rollouts),
-    else the usable cores (at most 8). Too many for the machine or the rollout limit, or fewer
-    samples a rollout than ``--batch-size``, is a parser error."""
+    else the usable cores (at most 8). Too many for the machine or the rollout limit, env seeds
+    (``--seed`` + i) past 2**32 - 1, or fewer samples a rollout than ``--batch-size``, is a parser error."""
     from domino_env.train.vec_envs import process_count_problem
 
     run_envs = (checked.start_metadata or {}).get("n_envs") if args.resume else None
@@ -372,6 +372,11 @@ def _envs_of(parser, args, checked: CheckedRun, cores: int) -> int:
     n_envs = args.n_envs or run_envs or max(1, min(cores, 8))
     if problem := process_count_problem(n_envs, args.vec_env, cores):  # (a resumed run's too: a larger machine's)
         parser.error(problem)
+    if args.seed + n_envs - 1 > MAX_SEED:  # env i is seeded --seed + i (make_vec_env): the limit of every seed
+        given = "--n-envs" if args.n_envs else "the resumed run's --n-envs:" if run_envs else "the --n-envs default here:"
+        parser.error(f"--seed {args.seed}: env i of the {n_envs} training envs ({given} {n_envs}) is seeded --seed + i, "
+                     f"up to {args.seed + n_envs - 1:,}, above 2**32 - 1; give a --seed up to "
+                     f"{MAX_SEED - n_envs + 1:,} with --n-envs {n_envs}")  # fmt: skip
     if args.n_steps * n_envs > MAX_ROLLOUT:
         parser.error(f"--n-steps {args.n_steps} x {n_envs} envs = {args.n_steps * n_envs} samples a rollout; "
                      f"give at most {MAX_ROLLOUT} (--n-steps x --n-envs)")  # fmt: skip

@@ -23,6 +23,8 @@ CUBAN_MODEL = "checkpoints/cuban_4p_teams_action_scores"
 MODULES = {"domino-evaluate": "evaluate", "domino-play": "play", "domino-train": "ppo",
            "domino-bc": "bc", "domino-replay-html": "replay_html", "domino-rllib": "rllib",
            "domino-paired": "paired"}  # fmt: skip
+#: Refused by domino-train after its seed checks (any --n-envs up to 256): a command that passes them does not train.
+TOO_BIG_BATCH = ["--n-steps", "32", "--batch-size", "16384"]
 
 
 def _run(command: str, *args: str) -> subprocess.CompletedProcess:
@@ -94,6 +96,17 @@ def _one_line_error(command: str, *args: str) -> str:
          "above 2**32 - 1; give --eval-seed (0 to 2**32 - 1) too, or a --seed up to 4,294,966,295"),
         ("domino-bc", ["--seed", "4294967295"], "--seed 4294967295: the evaluations' seed, --seed + 1000, would be "
          "above 2**32 - 1; give --eval-seed (0 to 2**32 - 1) too, or a --seed up to 4,294,966,295"),
+        # env i trains on seed --seed + i (make_vec_env): each of those is a seed too, at most 2**32 - 1 (the
+        # too large --batch-size, checked after the seeds, keeps a command that passes them from training)
+        ("domino-train", ["--seed", "4294967295", "--eval-seed", "0", "--n-envs", "2", *TOO_BIG_BATCH],
+         "--seed 4294967295: env i of the 2 training envs (--n-envs 2) is seeded --seed + i, up to 4,294,967,296, "
+         "above 2**32 - 1; give a --seed up to 4,294,967,294 with --n-envs 2"),
+        ("domino-train", ["--seed", "4294967100", "--eval-seed", "0", "--n-envs", "256", "--vec-env", "dummy", *TOO_BIG_BATCH],
+         "--seed 4294967100: env i of the 256 training envs (--n-envs 256) is seeded --seed + i, up to "
+         "4,294,967,355, above 2**32 - 1; give a --seed up to 4,294,967,040 with --n-envs 256"),
+        ("domino-train", ["--seed", "4294967294", "--eval-seed", "0", "--n-envs", "2", *TOO_BIG_BATCH],  # the largest
+         "--batch-size 16384: larger than a rollout, --n-steps 32 x 2 envs = 64 samples; give at most that (or more "
+         "--n-steps / --n-envs)"),
         ("domino-train", ["--eval-seed", "4294967296"],
          "argument --eval-seed: must be from 0 to 4,294,967,295 (2**32 - 1), got 4294967296"),
         ("domino-evaluate", ["--agents", "greedy", "--players", "9"],
