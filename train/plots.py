@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from domino_env.core.files import replace_file
+from domino_env.core.files import read_at_most, replace_file
+
+#: The largest ``evaluations.json`` / ``metadata.json`` read (an evaluation is about 1 kB): a huge
+#: file, or ``/dev/zero``, would be read whole into memory before the JSON parser saw it.
+MAX_RUN_FILE_BYTES = 64 * 2**20
 
 
 def plot_learning_curve(
@@ -104,8 +108,8 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
     ``metadata.json``'s ``evaluations``) and the plot's title.
 
     Raises:
-        ValueError: no such folder (or a file instead of one), unreadable JSON, or no evaluation to draw (the message
-            names the file).
+        ValueError: no such folder (or a file instead of one), a run file that is not a regular file or holds more
+            than :data:`MAX_RUN_FILE_BYTES`, unreadable JSON, or no evaluation to draw (the message names the file).
     """
     want = "give a domino-train run folder (it holds evaluations.json or metadata.json)"
     if run.exists() and not run.is_dir():
@@ -116,11 +120,19 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
     meta: dict[str, Any] = {}
     for name in ("metadata.json", "evaluations.json"):
         path = run / name
-        if not path.is_file():
+        if not path.exists():
             continue
+        if not path.is_file():  # a FIFO would wait for a writer, a device (/dev/zero) never ends
+            raise ValueError(f"{path}: not a regular file (a run's {name} is one); {want}")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            raw = read_at_most(path, MAX_RUN_FILE_BYTES)
+        except OSError as exc:
+            raise ValueError(f"{path}: not readable JSON ({exc})") from exc
+        if len(raw) > MAX_RUN_FILE_BYTES:
+            raise ValueError(f"{path}: holds more than {MAX_RUN_FILE_BYTES // 2**20} MiB, not a run's {name}; {want}")
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # (RecursionError: nested too deeply, a traceback before)
             raise ValueError(f"{path}: not readable JSON ({exc})") from exc
         if name == "metadata.json":
             meta = data if isinstance(data, dict) else {}

@@ -1,6 +1,7 @@
 """``python -m domino_env.train.plots RUN``: redraws a run's learning curve; bad input is one line."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -131,3 +132,37 @@ def test_a_failed_write_keeps_the_earlier_curve_whole(tmp_path, sync_log):
         plot_learning_curve(history[:2], out)
     assert info.value.filename == str(out) and out.read_bytes() == earlier and [p.name for p in tmp_path.iterdir()] == [out.name]
     assert log.events[0][1] == str(tmp_path / ".learning_curve.png.partial")
+
+
+
+def _sparse(path):
+    """One byte more than the plots read (sparse: no disk space taken)."""
+    from domino_env.train.plots import MAX_RUN_FILE_BYTES
+
+    with path.open("wb") as f:
+        f.truncate(MAX_RUN_FILE_BYTES + 1)
+
+
+@pytest.mark.parametrize(
+    "name, make, message",
+    [
+        ("evaluations.json", _sparse, "holds more than 64 MiB, not a run's evaluations.json; give a domino-train run "
+                                      "folder (it holds evaluations.json or metadata.json)"),
+        ("metadata.json", _sparse, "holds more than 64 MiB, not a run's metadata.json; give a domino-train run folder"),
+        ("metadata.json", lambda p: p.symlink_to("/dev/zero"), "not a regular file (a run's metadata.json is one); "
+                                                               "give a domino-train run folder"),
+        ("evaluations.json", os.mkfifo, "not a regular file (a run's evaluations.json is one); give a domino-train"),
+        ("evaluations.json", lambda p: p.write_text("[" * 100_000), "not readable JSON (maximum recursion depth"),
+    ],
+)  # fmt: skip
+def test_a_run_file_that_is_huge_endless_or_not_a_file_is_one_line(tmp_path, name, make, message):
+    """Both run files were read whole (``read_text``) without a size guard: a huge one filled the
+    memory (a MemoryError traceback under a memory limit); one that is not a regular file
+    (``/dev/zero``, a FIFO) was skipped as if missing ("neither evaluations.json nor
+    metadata.json"); a deeply nested one was a RecursionError traceback."""
+    run = _folder(tmp_path, {})
+    make(run / name)
+    proc = plots(run)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith(f"python -m domino_env.train.plots: error: {run / name}: {message}"), proc.stderr
+    assert not (run / "learning_curve.png").exists()
