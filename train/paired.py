@@ -98,25 +98,31 @@ _RECORDS_HINT = ("run domino-evaluate with --records --json FILE, or keep_record
                  "to_dict(records=True) in Python")  # fmt: skip
 
 
-def _as_dict(result: Any) -> Mapping[str, Any]:
+def _as_dict(result: Any, side: str | None = None) -> Mapping[str, Any]:
     """A result dict; an ``EvaluationResult`` becomes ``to_dict(records=True)``; a list or tuple
-    of results (same agents, game and rules; other seeds) becomes one with all their records."""
+    of results (same agents, game and rules; other seeds) becomes one with all their records.
+    ``side`` ("A" or "B": the argument of :func:`paired_difference`) is named in a list's errors."""
     if isinstance(result, list | tuple):
+        where = f"{side}'s list" if side else "the list"
+        if not result:
+            raise DominoError(f"an empty list of tournaments{f' as {side}' if side else ''}")
+        for i, item in enumerate(result):  # (a list in it was pooled too, past the checks below)
+            if isinstance(item, list | tuple):
+                raise DominoError(f"tournament {i} of {where} is itself a list: give one flat list of the "
+                                  "results to pool")  # fmt: skip
         parts = [_as_dict(r) for r in result]
-        if not parts:
-            raise DominoError("an empty list of tournaments")
         seeds: dict[str, int] = {}  # a seed's repr -> the first tournament of the list played with it
         for i, part in enumerate(parts):
             problem = _differences(parts[0], part, ("the first", "this"))
             if problem or list(part.get("agents") or []) != list(parts[0].get("agents") or []):
-                raise DominoError(f"tournament {i} of the list differs from the first in "
+                raise DominoError(f"tournament {i} of {where} differs from the first in "
                                   f"{problem or 'its agents'}: pool only tournaments of one line-up and rules")  # fmt: skip
             same = next((k for k in range(i) if result[k] is result[i]), None)
             if same is not None:  # (its records would repeat every deal: "the records are damaged")
-                raise DominoError(f"tournament {i} of the list is tournament {same} again: the same result given "
+                raise DominoError(f"tournament {i} of {where} is tournament {same} again: the same result given "
                                   "twice; pool results played with other seeds")  # fmt: skip
             if part.get("seed") is not None and seeds.setdefault(repr(part["seed"]), i) != i:
-                raise DominoError(f"tournaments {seeds[repr(part['seed'])]} and {i} of the list have the same seed "
+                raise DominoError(f"tournaments {seeds[repr(part['seed'])]} and {i} of {where} have the same seed "
                                   f"({part['seed']!r}), so the same deals: the same result given twice? pool results "
                                   "played with other seeds")  # fmt: skip
         return {**parts[0], "seed": [part.get("seed") for part in parts],
@@ -276,8 +282,8 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
             (naming tournament A or B).
     """
     same = a is b
-    a = _as_dict(a)
-    b = a if same else _as_dict(b)
+    a = _as_dict(a, "A")
+    b = a if same else _as_dict(b, "B")
     problem = _differences(a, b)
     if problem:
         raise DominoError(f"the two tournaments differ in {problem}: "
@@ -352,9 +358,20 @@ def load_result(path: str | Path) -> dict[str, Any]:
         raise DominoError(f"{path}: not a tournament JSON file (nested too deeply)") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DominoError(f"{path}: not a tournament JSON file ({exc})") from None
+    if _results_list(data):  # (as paired_difference pools them: not what --json writes)
+        raise DominoError(f"{path}: a JSON list of tournaments, not a tournament JSON file (domino-evaluate --json "
+                          "writes one object): give one tournament per side; to pool several seeds' tournaments, "
+                          "pass a list of load_result(FILE) to paired_difference in Python")  # fmt: skip
     if not isinstance(data, dict) or not isinstance(data.get("agents"), list):
         raise DominoError(f"{path}: not a tournament JSON file (domino-evaluate --json writes one)")
     return data
+
+
+def _results_list(data: Any) -> bool:
+    """``data`` is a non-empty JSON list of tournament results (objects with an ``agents`` list),
+    or of such lists."""
+    return isinstance(data, list) and bool(data) and all(
+        isinstance(d, dict) and isinstance(d.get("agents"), list) or _results_list(d) for d in data)  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -159,7 +159,7 @@ def test_lists_of_tournaments_pool_their_deals():
     assert (d.deals, d.mean, d.mean_a) == (6, pytest.approx(one.mean), pytest.approx(one.mean_a))
     sd = math.sqrt(sum((v - one.mean) ** 2 for v in [0.5, -0.5, 0.25] * 2) / 5)
     assert d.ci95[1] == pytest.approx(one.mean + t_quantile_975(5) * sd / math.sqrt(6))
-    with pytest.raises(DominoError, match="tournament 1 of the list differs from the first in its agents"):
+    with pytest.raises(DominoError, match="tournament 1 of A's list differs from the first in its agents"):
         paired_difference([A, B], [B, B])
     with pytest.raises(DominoError, match=r"differs from the first in rules: max_pip \(6 in the first, 9 in this\)"):
         paired_difference([A, {**A, "env_kwargs": {"max_pip": 9}}], B)

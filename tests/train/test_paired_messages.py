@@ -59,9 +59,10 @@ def test_the_result_is_a_frozen_record_that_skips_nothing_by_default():
 
 
 def test_the_refusals_of_two_tournaments_word_for_word():
-    assert _refusal([], A) == "an empty list of tournaments"
+    assert _refusal([], A) == "an empty list of tournaments as A"
+    assert _refusal(A, ()) == "an empty list of tournaments as B"
     assert _refusal([A, {**A, "agents": ["x", "w"]}], A) == (
-        "tournament 1 of the list differs from the first in its agents: pool only tournaments of one line-up and rules")
+        "tournament 1 of A's list differs from the first in its agents: pool only tournaments of one line-up and rules")
     assert _refusal(A, {**A, "game": "block"}) == (
         "the two tournaments differ in game ('mexican_train' in A, 'block' in B): "
         "pair only tournaments of the same game and rules")  # fmt: skip
@@ -212,10 +213,45 @@ def test_an_endless_file_is_refused_at_the_size_limit(tmp_path):
 def test_one_result_given_twice_in_a_list_is_named_as_such():
     """A user trial: ``paired_difference([A0, A0], [B0, B0])`` said "records[40] repeats deal 0 ...
     the records are damaged"; the same object twice, or two results of one seed (the same deals),
-    is now named so."""
-    assert _refusal([A, A], [A, A], "x", "y") == ("tournament 1 of the list is tournament 0 again: the same result "
+    is now named so, with the side (A or B) whose list holds it (it said "the list")."""
+    assert _refusal([A, A], [A, A], "x", "y") == ("tournament 1 of A's list is tournament 0 again: the same result "
                                                   "given twice; pool results played with other seeds")  # fmt: skip
+    assert _refusal(A, (A, A), "x", "y") == ("tournament 1 of B's list is tournament 0 again: the same result "
+                                             "given twice; pool results played with other seeds")  # fmt: skip
     seeded = [{**A, "seed": 3}, {**A, "seed": 4}, json.loads(json.dumps({**A, "seed": 3}))]  # (a file read twice)
-    assert _refusal(seeded, seeded, "x", "y") == ("tournaments 0 and 2 of the list have the same seed (3), so the same "
-                                                  "deals: the same result given twice? pool results played with other "
-                                                  "seeds")  # fmt: skip
+    assert _refusal(seeded, seeded, "x", "y") == ("tournaments 0 and 2 of A's list have the same seed (3), so the "
+                                                  "same deals: the same result given twice? pool results played with "
+                                                  "other seeds")  # fmt: skip
+    assert _refusal({**A, "seed": 1}, seeded, "x", "y").startswith("tournaments 0 and 2 of B's list have the same seed")
+    with pytest.raises(DominoError, match="^tournaments 0 and 2 of the list have the same seed"):
+        deal_values(seeded, "x")  # (no side outside paired_difference)
+
+
+def test_a_list_inside_a_list_is_refused_naming_its_place():
+    """A list in a list was pooled past the checks of one result given twice: ``[[A3, A4], [A3]]``
+    said "tournament A: records[6] repeats deal 10 ... the records are damaged"."""
+    a3, a4 = {**A, "seed": 3}, {**A, "seed": 4, "records": [{**r, "deal": r["deal"] + 10} for r in A["records"]]}
+    for nested, i in (([[a3, a4], [a3]], 0), ([a3, [a4]], 1), ([[a3]], 0)):
+        assert _refusal(nested, a3, "x", "y") == (f"tournament {i} of A's list is itself a list: give one flat list "
+                                                  "of the results to pool")  # fmt: skip
+        assert _refusal(a3, nested, "x", "y").startswith(f"tournament {i} of B's list is itself a list")
+    assert paired_difference([a3, a4], [a3, a4], "x", "y").deals == 6  # (flat: pooled)
+
+
+def test_a_file_holding_a_list_of_results_is_named_as_such(tmp_path):
+    """``domino-paired`` takes one tournament per side; a file of a JSON list of results (what
+    paired_difference pools) was "not a tournament JSON file", as any other JSON."""
+    import subprocess
+    import sys
+
+    (tmp_path / "a.json").write_text(json.dumps(A))
+    (tmp_path / "both.json").write_text(json.dumps([A, A]))
+    (tmp_path / "nested.json").write_text(json.dumps([[A], A]))
+    for name in ("both.json", "nested.json"):
+        proc = subprocess.run([sys.executable, "-m", "domino_env.train.paired", "a.json", name], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert proc.stderr == (f"domino-paired: error: {name}: a JSON list of tournaments, not a tournament JSON file "
+                               "(domino-evaluate --json writes one object): give one tournament per side; to pool "
+                               "several seeds' tournaments, pass a list of load_result(FILE) to paired_difference in "
+                               f"Python (A: a.json, B: {name}) (domino-paired --help lists every option)\n")  # fmt: skip
