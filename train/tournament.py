@@ -41,6 +41,7 @@ from domino_env.train.tournament_checks import (
     check_built_labels,
     check_for_workers,
     check_labels,
+    checked_deal,
     checked_seed,
 )
 from domino_env.train.tournament_journal import (
@@ -74,8 +75,8 @@ def _next_finished(finished: queue.SimpleQueue) -> Any:
 
 
 def deal_seed(seed: int, deal: int) -> int:
-    """Env seed of deal ``deal`` of a tournament seeded ``seed`` in 0..2**32 - 1 (31-bit streams)."""
-    return int(np.random.SeedSequence([checked_seed(seed), deal]).generate_state(1)[0] >> 1)
+    """Env seed of deal ``deal`` (0..2**32 - 1) of a tournament seeded ``seed`` in 0..2**32 - 1 (31-bit streams)."""
+    return int(np.random.SeedSequence([checked_seed(seed), checked_deal(deal)]).generate_state(1)[0] >> 1)
 
 
 def rotation_seats(num_players: int, rotation: int) -> list[int]:

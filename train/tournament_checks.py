@@ -30,6 +30,17 @@ def checked_seed(seed: object) -> int:
     return number
 
 
+def checked_deal(deal: object) -> int:
+    """``deal`` as a plain int when it is a deal number of :func:`~domino_env.train.tournament.deal_seed`,
+    0 to 2**32 - 1 (a tournament has at most ``MAX_ROUNDS`` deals; ``SeedSequence([seed, deal])``
+    splits a larger one into 32-bit words, as it does a seed); else a ConfigError (a ``ValueError``)
+    naming ``deal``. Numpy took a bool, a string of digits, or a deal of 2**32 and more silently."""
+    number = as_int(deal)
+    if number is None or not 0 <= number <= MAX_SEED:
+        raise ConfigError("deal", deal, f"an integer from 0 to {MAX_SEED:,} (2**32 - 1)")
+    return number
+
+
 def check_labels(agents: Sequence[Any]) -> None:
     """Results are aggregated by label: two different agent objects under one label (two
     SearchAgents, two PPO models, both named "ppo") would be one row of win rate 1/2 by

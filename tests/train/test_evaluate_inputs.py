@@ -74,6 +74,20 @@ def test_a_seed_of_2_to_the_32_or_more_is_refused_its_deals_would_be_another_see
     assert evaluate(["greedy", "random"], rounds=2, game="block", seed=2**32 - 1).deal_seeds == [996212484]
 
 
+def test_a_deal_number_that_is_not_an_integer_in_the_seed_range_is_refused():
+    """``deal_seed(seed, deal)`` checked the seed only: numpy took a bool (True: deal 1), a string
+    of digits ('3': deal 3), or a deal of 2**32 and more (split into 32-bit words), and a float or a
+    negative one failed inside numpy with its own words. ``deal`` is now checked as the seed is."""
+    from domino_env.train.tournament import deal_seed
+
+    allowed = "allowed: an integer from 0 to 4,294,967,295 (2**32 - 1)"
+    for deal in (-1, True, np.True_, 1.0, 1.5, "3", None, 2**32, 2**64, np.uint64(2**63)):
+        with pytest.raises(ConfigError, match=re.escape(f"invalid argument 'deal': got {deal!r}; {allowed}")):
+            deal_seed(0, deal)
+    # the deals of every tournament are unchanged (numpy integers too: a journal's or a worker's)
+    assert [deal_seed(0, 1), deal_seed(0, np.int64(1)), deal_seed(0, 2**32 - 1)] == [1982462498, 1982462498, 596984018]
+
+
 def test_more_workers_than_4_per_cpu_are_refused_before_any_process_starts():
     """evaluate(workers=N) started N processes, however many (the command line's cap is 4 x the CPUs)."""
     import os
