@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-pip", type=int, default=None,
         help="double-N set (Mexican Train: 9, 12, 15, 18; line games: 6, 9, 12; default: the preset's)",
     )  # fmt: skip
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
+    parser.add_argument("--seat", type=count, default=0, help="your seat, 0..players-1 (default 0)")
     parser.add_argument(
         "--opponents", nargs="+", default=["greedy"], metavar="AGENT",
         help="one agent for every other seat, or one per other seat in seat order after yours: "
