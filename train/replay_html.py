@@ -173,8 +173,37 @@ def frames_from_record(record: dict[str, Any]) -> list[dict[str, Any]]:
     return frames
 
 
+def seed_deals(record: dict[str, Any]) -> bool | None:
+    """Whether the record's seed deals its deals: its env reset with the seed, playing the
+    record's actions, deals each of them (the check ``domino-play --resume`` makes); None for a
+    record without a seed. False for an edited seed or deal, and for a record of deals given to
+    ``env.reset(seed=..., options={"deals": ...})``, whose seed ``to_record`` keeps too: the
+    replay reads only the deals (:mod:`domino_env.core.records`), so such a record is shown, its
+    seed marked. Call it on a record that replays (:func:`frames_from_record`)."""
+    from domino_env.envs.games import make_raw_env
+
+    seed = record.get("seed")
+    if seed is None:
+        return None
+    env = make_raw_env(record["env_id"].partition("/")[2].rpartition("-v")[0], **record["env_kwargs"])
+    env.reset(seed=seed)
+    try:
+        for action in record["actions"]:  # the same deals play the same moves: the env's later deals differ or not
+            if env.game_state.deals != record["deals"][: len(env.game_state.deals)]:
+                return False
+            while env.agents and (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+                env.step(None)
+            env.step(action)
+    except ValueError:  # a move the env's own later deal does not allow (a DominoError)
+        return False
+    finally:
+        env.close()
+    return list(env.game_state.deals) == record["deals"]
+
+
 def page_data(record: dict[str, Any]) -> dict[str, Any]:
-    """Everything the page needs: the rules, seat names, pip drawings and every frame."""
+    """Everything the page needs: the rules, seat names, pip drawings and every frame (and
+    ``seed_deals``, :func:`seed_deals`: the header marks a seed that did not deal the game)."""
     frames = frames_from_record(record)
     config = record_config(record)  # (frames_from_record checked the record)
     p = config.num_players
@@ -186,6 +215,7 @@ def page_data(record: dict[str, Any]) -> dict[str, Any]:
         "rules": config.to_dict(),
         "episode": record["env_kwargs"].get("episode", "round"),
         "seed": None if seed is None else str(seed),  # a string: JavaScript's numbers lose digits past 2**53
+        "seed_deals": seed_deals(record),
         "num_players": p,
         "teams": bool(getattr(config, "teams", False)),
         "seats": [str(s) if s else "" for s in (record.get("seats") or [""] * p)],
@@ -351,6 +381,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:  # checked before; a full disk, a folder removed since
         raise OutputError(f"{'-o -: stdout' if to_stdout else where}: could not be written{' whole' if to_stdout else ''} "
                           f"({err.strerror or err})") from None
+    if data["seed_deals"] is False:  # shown, as the record replays from its deals; said here too
+        print(f"{parser.prog}: note: record {name}: its deals are not the ones seed {data['seed']} deals (an edited "
+              "record, or deals given to env.reset); the page's header says so", file=sys.stderr)  # fmt: skip
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     moves, frames = data["num_moves"], len(data["frames"])
     print(f"wrote {'the page to stdout' if to_stdout else out}: {moves} move{'s' * (moves != 1)}, "

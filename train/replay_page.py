@@ -345,7 +345,7 @@ function togglePlay() {
 const rules = D.rules;
 const ruleText = Object.keys(rules).filter(k => rules[k] !== null).map(k => k + "=" + rules[k]).join(", ");
 document.getElementById("rules").textContent =
-  D.env_id + " · episode " + D.episode + " · " + (D.seed === null ? "no seed" : "seed " + D.seed) + " · " + D.num_moves + " moves · " + ruleText;
+  D.env_id + " · episode " + D.episode + " · " + (D.seed === null ? "no seed" : "seed " + D.seed + (D.seed_deals === false ? " (the deals are not this seed's: an edited record, or deals given to reset)" : "")) + " · " + D.num_moves + " moves · " + ruleText;
 const slider = document.getElementById("slider");
 slider.max = String(F.length - 1);
 slider.addEventListener("input", () => show(Number(slider.value)));

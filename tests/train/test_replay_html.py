@@ -430,10 +430,14 @@ def test_labels_of_eliminated_seats_and_unmarked_trains_are_whole(browser, tmp_p
 
 def test_a_seed_past_2_to_the_53_is_shown_exactly(browser, cuban_game, tmp_path):
     """A user trial: ``domino-play --seed 123456789012345678901234567890`` showed ``seed
-    1.2345678901234568e+29`` (a JavaScript number); the page gets the seed as a string."""
+    1.2345678901234568e+29`` (a JavaScript number); the page gets the seed as a string. A seed
+    that did not deal the record's deals (here: edited in) is marked (test_replay_html_seed.py)."""
     seed = 123456789012345678901234567890
     page, errors, _ = _open(browser, dict(cuban_game, seed=seed), tmp_path)
-    assert f" \u00b7 seed {seed} \u00b7 " in page.locator("#rules").text_content() and errors == []
+    assert (f" \u00b7 seed {seed} (the deals are not this seed's: an edited record, or deals given to reset) "
+            "\u00b7 ") in page.locator("#rules").text_content() and errors == []  # fmt: skip
+    page, errors, _ = _open(browser, cuban_game, tmp_path)  # the seed that dealt it: no mark
+    assert " \u00b7 seed 2 \u00b7 " in page.locator("#rules").text_content() and errors == []
     page, errors, _ = _open(browser, dict(cuban_game, seed=None), tmp_path)
     assert " \u00b7 no seed \u00b7 " in page.locator("#rules").text_content() and errors == []
 
