@@ -89,6 +89,7 @@ from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
     refused_replace,
     save_checkpoint,
     skip_evaluation,
+    skipped_evaluation,
     write_metadata,
 )
 from domino_env.train.run_folder import (
@@ -336,14 +337,17 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
 
     saved_at = done_before if args.resume is not None else None  # the checkpoint's iteration in out/
 
-    def refused(exc: WriteRefused) -> DominoError:  # a write the run folder refused: one line, what is kept
+    def refused(exc: WriteRefused, evaluation_next: bool = False) -> DominoError:  # one line, what is kept
         at = done_before + new_iterations if exc.swapped else saved_at  # (swapped: the new checkpoint is in place)
         left = args.iterations - (at - done_before) if at is not None else 0
         more = f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}"
         then = (more + " (it finishes the swap first)" * exc.swapped if left > 0 else finish_swap_command(out)
                 if exc.swapped else None if at is not None else f"remove {out} (nothing in it can be resumed) and "
                 "start the run again, or give another --out")  # fmt: skip
-        return refusal_error(exc, out, at, then, "--out" if args.resume is None else "--resume")
+        # a save before the final evaluation: the run ends here, and no command it prints evaluates
+        skipped = evaluation_next and at is not None and left == 0 and args.eval_rounds > 0
+        return refusal_error(exc, out, at, then, "--out" if args.resume is None else "--resume",
+                             skipped=skipped_evaluation(out, args, env_config) if skipped else None)  # fmt: skip
 
     def save(interrupted: bool = False) -> None:
         nonlocal saved_at
@@ -397,7 +401,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                 else f"the run's {done_before + new_iterations} iterations")  # fmt: skip
         print(f"\ninterrupted: saving a checkpoint ({hint})", file=sys.stderr)
     except WriteRefused as exc:  # refused again if saved now (a full disk, a folder made read-only)
-        refusal = refused(exc)
+        refusal = refused(exc, evaluation_next=True)
         interrupted, failed = True, refusal
     except Exception as exc:  # a crash (RLlib's or ours): the iterations trained are kept, then it fails
         if no_main_step(exc):  # RLlib's UnboundLocalError: the flag checks cover one action per turn only
@@ -424,7 +428,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
         if interrupted and refusal is None:
             save(interrupted=True)
     except WriteRefused as exc:
-        interrupted, failed = True, refused(exc)
+        interrupted, failed = True, refused(exc, evaluation_next=True)
     except KeyboardInterrupt as exc:  # out/ keeps the last whole checkpoint
         name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
         kept = f"{out / CHECKPOINT_DIR} is the one of iteration {saved_at}" if saved_at is not None else "no checkpoint was written"

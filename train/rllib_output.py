@@ -76,12 +76,13 @@ def refused_replace(swapped: bool = False) -> Iterator[None]:
 
 
 def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: str | None,
-                  flag: str = "--out", kept: str | None = None) -> OutputError:  # fmt: skip
+                  flag: str = "--out", kept: str | None = None, skipped: str | None = None) -> OutputError:  # fmt: skip
     """The one line (``domino-rllib: error: FLAG OUT: ...``, exit status 1) of a write the run folder ``out``
     (given as ``flag``: ``--out`` or ``--resume``) refused: the file (or the rename: what was moved where), why, the checkpoint kept (of iteration ``saved_at``; None: none was written),
     what to do and ``then`` (the command that continues the run, or what else to do; None: at the
     run's end, when only its record in ``domino_rllib.json`` is missing); ``kept``: what is kept,
-    said instead of the checkpoint."""
+    said instead of the checkpoint; ``skipped``: the final evaluation the refusal skipped
+    (:func:`skipped_evaluation`), said last."""
     code, moved = refused.error.errno, refused.target is not None
     folders = f"{refused.blamed} or {refused.blamed.parent}" if moved or refused.removing else "the folder"
     why = os.strerror(code)
@@ -93,8 +94,10 @@ def refusal_error(refused: WriteRefused, out: Path, saved_at: int | None, then: 
         kept += (f" ({out / CHECKPOINT_DIR}.old, the earlier one, is left and {out / METADATA_FILE} is still "
                  "the earlier one's)")  # fmt: skip
     fix = (f"make {folders.replace(' or ', ' and ')} writable" if code in _PERMISSION else "free some disk space")
-    rest = (f"{fix}, then {then}" if then is not None else
+    rest = (f"{fix}, then {then}" if then is not None else f"all iterations are trained; {skipped}" if skipped else
             f"all iterations are trained; only the run's end said above is missing from {METADATA_FILE}")  # fmt: skip
+    if skipped and then is not None:  # (a refused final save: the run ends before its evaluation)
+        rest += f"; {skipped}"
     what = (f"{refused.path} could not be moved to {refused.target}: the rename was refused" if moved else
             f"{refused.path} could not be removed" if refused.removing else
             f"{refused.error.filename or refused.path} could not be written")  # fmt: skip
@@ -253,6 +256,13 @@ def evaluation_commands(out: Path, args: argparse.Namespace, env_config: dict[st
             for opponent in args.eval_opponents]  # fmt: skip
 
 
+def skipped_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, Any]) -> str:
+    """What a run that ends before its final evaluation says of it (``--eval-rounds`` above 0): that
+    it is skipped, and the commands that run it (:func:`evaluation_commands`)."""
+    return (f"the final evaluation ({args.eval_rounds} rounds against each of {' '.join(args.eval_opponents)}) is "
+            f"skipped; run it with: {'; '.join(evaluation_commands(out, args, env_config))}")
+
+
 def skip_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, Any], metadata: dict[str, Any],
                     name: str, when: str, saved_at: int | None, trained: int) -> None:  # fmt: skip
     """A signal after the last iteration (while its checkpoint was written, while Ray stopped, during the
@@ -264,11 +274,9 @@ def skip_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, A
         metadata["evaluation_skipped"] = f"{name} {when}"
     with refused_as(out / METADATA_FILE):
         write_metadata(out, metadata)
-    commands = evaluation_commands(out, args, env_config)
     done = ("all iterations trained" if trained >= args.iterations else
             f"{trained} of {args.iterations} iterations trained (--time-limit stopped the training)")  # fmt: skip
-    rest = (f"the final evaluation ({args.eval_rounds} rounds against each of {' '.join(args.eval_opponents)}) is "
-            f"skipped; run it with: {'; '.join(commands)}" if args.eval_rounds > 0 else
+    rest = (skipped_evaluation(out, args, env_config) if args.eval_rounds > 0 else
             f"nothing else was left to do (--eval-rounds 0); play it: {evaluate_command(args, f'rllib:{out}')}")  # fmt: skip
     print(f"\ninterrupted {when} ({name}): the checkpoint of iteration {saved_at} is saved whole in "
           f"{out / CHECKPOINT_DIR}, {done}; {rest}", file=sys.stderr, flush=True)  # fmt: skip
