@@ -111,20 +111,24 @@ def _as_dict(result: Any, side: str | None = None) -> Mapping[str, Any]:
                 raise DominoError(f"tournament {i} of {where} is itself a list: give one flat list of the "
                                   "results to pool")  # fmt: skip
         parts = [_as_dict(r) for r in result]
+
+        def named(k: int) -> str:  # "tournament 2 (runs/s3.json)": the file load_result read it from, as given
+            return f"{k} ({result[k].path})" if isinstance(result[k], ResultFile) else str(k)
+
         seeds: dict[str, int] = {}  # a seed's repr -> the first tournament of the list played with it
         for i, part in enumerate(parts):
             problem = _differences(parts[0], part, ("the first", "this"))
             if problem or list(part.get("agents") or []) != list(parts[0].get("agents") or []):
-                raise DominoError(f"tournament {i} of {where} differs from the first in "
+                raise DominoError(f"tournament {named(i)} of {where} differs from the first in "
                                   f"{problem or 'its agents'}: pool only tournaments of one line-up and rules")  # fmt: skip
             same = next((k for k in range(i) if result[k] is result[i]), None)
             if same is not None:  # (its records would repeat every deal: "the records are damaged")
-                raise DominoError(f"tournament {i} of {where} is tournament {same} again: the same result given "
-                                  "twice; pool results played with other seeds")  # fmt: skip
+                raise DominoError(f"tournament {named(i)} of {where} is tournament {same} again: the same result "
+                                  "given twice; pool results played with other seeds")  # fmt: skip
             if part.get("seed") is not None and seeds.setdefault(repr(part["seed"]), i) != i:
-                raise DominoError(f"tournaments {seeds[repr(part['seed'])]} and {i} of {where} have the same seed "
-                                  f"({part['seed']!r}), so the same deals: the same result given twice? pool results "
-                                  "played with other seeds")  # fmt: skip
+                raise DominoError(f"tournaments {named(seeds[repr(part['seed'])])} and {named(i)} of {where} have the "
+                                  f"same seed ({part['seed']!r}), so the same deals: the same result given twice? pool "
+                                  "results played with other seeds")  # fmt: skip
         return {**parts[0], "seed": [part.get("seed") for part in parts],
                 "records": [rec for part in parts for rec in part.get("records") or []]}  # fmt: skip
     if hasattr(result, "to_dict"):
@@ -339,9 +343,17 @@ def paired_difference(a: Any, b: Any, agent_a: str | None = None,
                             agent_b=agent_b, skipped=len(va) - n)  # fmt: skip
 
 
+class ResultFile(dict):
+    """A tournament result dict as :func:`load_result` read it, with the ``path`` it was read from
+    (as given): a list of them that gives one file twice names it."""
+
+    path: str
+
+
 def load_result(path: str | Path) -> dict[str, Any]:
-    """A ``--json`` tournament file. Raises DominoError (one line) for a missing or damaged file, or
-    one of more than :data:`MAX_RESULT_BYTES` (1 GiB)."""
+    """A ``--json`` tournament file (a :class:`ResultFile`: a dict that knows its path). Raises
+    DominoError (one line) for a missing or damaged file, or one of more than
+    :data:`MAX_RESULT_BYTES` (1 GiB)."""
     if str(path).endswith(JOURNAL_SUFFIX):  # an interrupted tournament's: its JSON is not written yet
         json_path = str(path)[: -len(JOURNAL_SUFFIX)]
         raise DominoError(f"{path}: the journal of an interrupted tournament, not its result: finish it "
@@ -364,7 +376,9 @@ def load_result(path: str | Path) -> dict[str, Any]:
                           "pass a list of load_result(FILE) to paired_difference in Python")  # fmt: skip
     if not isinstance(data, dict) or not isinstance(data.get("agents"), list):
         raise DominoError(f"{path}: not a tournament JSON file (domino-evaluate --json writes one)")
-    return data
+    result = ResultFile(data)
+    result.path = str(path)
+    return result
 
 
 def _results_list(data: Any) -> bool:

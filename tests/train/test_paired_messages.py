@@ -227,6 +227,20 @@ def test_one_result_given_twice_in_a_list_is_named_as_such():
         deal_values(seeded, "x")  # (no side outside paired_difference)
 
 
+def test_a_file_given_twice_in_a_list_is_named_by_its_path_as_given(tmp_path, monkeypatch):
+    """Results read by load_result name their file in the list's refusals, as the path was given."""
+    monkeypatch.chdir(tmp_path)
+    for seed in (3, 4):
+        (tmp_path / f"s{seed}.json").write_text(json.dumps({**A, "seed": seed}))
+    s3, s4, again = load_result("s3.json"), load_result("s4.json"), load_result("./s3.json")
+    assert s3 == {**A, "seed": 3} and json.loads(json.dumps(s3)) == s3  # (still the dict it was)
+    assert _refusal([s3, s3], s4, "x", "y") == ("tournament 1 (s3.json) of A's list is tournament 0 again: the same "
+                                                "result given twice; pool results played with other seeds")  # fmt: skip
+    assert _refusal(s3, [s3, s4, again], "x", "y") == (
+        "tournaments 0 (s3.json) and 2 (./s3.json) of B's list have the same seed (3), so the same deals: the same "
+        "result given twice? pool results played with other seeds")  # fmt: skip
+
+
 def test_a_list_inside_a_list_is_refused_naming_its_place():
     """A list in a list was pooled past the checks of one result given twice: ``[[A3, A4], [A3]]``
     said "tournament A: records[6] repeats deal 10 ... the records are damaged"."""
