@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
 
 from domino_env.core.errors import CheckpointError, CheckpointNotFoundError, ConfigError
+from domino_env.core.files import read_at_most
 
 #: File names inside a model folder written by ``domino-train``.
 MODEL_FILE = "model.zip"
@@ -25,6 +27,18 @@ SB3_MEMBERS = ("data", "policy.pth")
 #: ``metadata.json`` keys the loader checks a model against (written by ``domino_env.train.ppo``).
 METADATA_KEYS = ("observation_spec_hash", "observation_scaling")
 _ZIP_MAGIC = b"PK\x03\x04"
+#: The largest ``metadata.json`` read (the released ones are a few kB): a huge file, or one linked
+#: to ``/dev/zero``, is refused rather than read whole into memory.
+MAX_METADATA_BYTES = 16 * 2**20
+
+
+def _not_regular(path: Path, mode: int) -> CheckpointError | None:
+    """The error for a model file that is not a regular file: opening a FIFO waits for a writer
+    forever, and a device (``/dev/zero``) never ends."""
+    if stat.S_ISREG(mode):
+        return None
+    return CheckpointError(f"{path}: not a regular file (a {'folder' if stat.S_ISDIR(mode) else 'FIFO, device or socket'}); "
+                           "give the model's own file")  # fmt: skip
 
 
 #: What a model whose tensor file does not unpickle is called (torch's own text advises loading
@@ -62,14 +76,17 @@ def check_model_file(model: str | Path) -> None:
 
     Raises:
         CheckpointNotFoundError: ``model`` does not exist.
-        CheckpointError: it is empty, not a zip archive (random bytes, another format), truncated
-            (a zip whose end is missing), corrupt (a member fails its CRC), not a Stable-Baselines3
-            model (no ``data`` / ``policy.pth``) or its ``data`` member is not JSON. The message
-            names the file.
+        CheckpointError: it is not a regular file (a FIFO, a device), empty, not a zip archive
+            (random bytes, another format), truncated (a zip whose end is missing), corrupt (a
+            member fails its CRC), not a Stable-Baselines3 model (no ``data`` / ``policy.pth``) or
+            its ``data`` member is not JSON. The message names the file.
     """
     model = Path(model)
     try:
-        size = model.stat().st_size
+        info = model.stat()
+        if problem := _not_regular(model, info.st_mode):
+            raise problem
+        size = info.st_size
         with model.open("rb") as f:
             head = f.read(4)
     except FileNotFoundError:
@@ -122,13 +139,16 @@ def load_metadata(meta: str | Path) -> dict[str, Any]:
 
     Raises:
         CheckpointNotFoundError: the file does not exist.
-        CheckpointError: it is empty, not UTF-8 text, not valid JSON (the message gives line and
+        CheckpointError: it is not a regular file (a FIFO, a device), holds more than
+            :data:`MAX_METADATA_BYTES`, is empty, not UTF-8 text, not valid JSON (the message gives line and
             column), not a JSON object, lacks ``observation_spec_hash`` / ``observation_scaling``
             (strings) or has an ``env_kwargs`` that is not an object. The message names the file.
     """
     meta = Path(meta)
     try:
-        raw = meta.read_bytes()
+        if problem := _not_regular(meta, meta.stat().st_mode):
+            raise problem
+        raw = read_at_most(meta, MAX_METADATA_BYTES)
     except FileNotFoundError:
         raise CheckpointNotFoundError(f"{meta}: no such file") from None
     except OSError as exc:
@@ -137,6 +157,8 @@ def load_metadata(meta: str | Path) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CheckpointError(f"{meta}: not UTF-8 text (byte {exc.start} is {raw[exc.start:exc.start + 1]!r})") from None
+    if len(raw) > MAX_METADATA_BYTES:
+        raise CheckpointError(f"{meta}: holds more than {MAX_METADATA_BYTES // 2**20} MiB, not a model's metadata")
     if not text.strip():
         raise CheckpointError(f"{meta}: empty file, not a model's metadata")
     try:
@@ -194,6 +216,8 @@ def read_metadata(path: str | Path) -> tuple[Path, dict[str, Any]]:
         meta = model.parent / METADATA_FILE
     for found in (model, meta):
         _refuse_a_folder(found)
+        if found.exists() and (problem := _not_regular(found, found.stat().st_mode)):  # not "does not exist"
+            raise problem
     if not model.is_file():
         where = f"{path}" if model == path else f"{path} ({model} does not exist)"
         hint = ""

@@ -102,3 +102,40 @@ def test_agent_label():
     for bad in ("", 5, b"x"):
         with pytest.raises(ConfigError, match=r"'name'.*None \(the label 'ppo'\) or a non-empty string"):
             agent_label(bad, "ppo")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("which", ["model.zip", "metadata.json"])
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_model_file_that_is_a_fifo_or_a_device_is_refused_without_reading_it(tmp_path, which, kind):
+    """Opening a FIFO waited for a writer forever (``load_metadata``, ``check_model_file``) and
+    ``read_metadata`` called one "does not exist"; ``/dev/zero`` never ends."""
+    import os
+
+    folder = tmp_path / "run"
+    shutil.copytree(RELEASED, folder)
+    (folder / which).unlink()
+    if kind == "fifo":
+        os.mkfifo(folder / which)
+    else:
+        (folder / which).symlink_to("/dev/zero")
+    want = rf"{folder / which}: not a regular file \(a FIFO, device or socket\); give the model's own file"
+    with pytest.raises(CheckpointError, match=want):
+        read_metadata(folder)
+    check, other = (check_model_file, load_metadata) if which == "model.zip" else (load_metadata, check_model_file)
+    with pytest.raises(CheckpointError, match=want):
+        check(folder / which)
+    other(folder / ("metadata.json" if which == "model.zip" else "model.zip"))  # the other file is fine
+
+
+def test_a_metadata_file_past_the_size_limit_is_refused(tmp_path, monkeypatch):
+    from domino_env.agents import checkpoint_files
+
+    monkeypatch.setattr(checkpoint_files, "MAX_METADATA_BYTES", 2**20)  # (16 MiB: written in a test, slow)
+    meta = tmp_path / "metadata.json"
+    head = '{"observation_spec_hash": "x", "observation_scaling": "y", "pad": "'
+    meta.write_text(head + "z" * (2**20 - len(head) - 2) + '"}')  # 1 MiB exactly: read
+    assert len(load_metadata(meta)["pad"]) == 2**20 - len(head) - 2
+    meta.write_text(head + "z" * (2**20 - len(head) - 1) + '"}')
+    with pytest.raises(CheckpointError, match=rf"^{meta}: holds more than 1 MiB, not a model's metadata$"):
+        load_metadata(meta)
