@@ -87,6 +87,24 @@ def test_other_rules_warn_naming_each_difference_at_the_callers_line():
         check_compatible(_meta(MT), as_config({"num_players": 4, "max_pip": 12, "first_player": 1}))
 
 
+@pytest.mark.parametrize("game", ["draw", "block"])
+def test_a_cuban_model_plays_another_line_game_of_its_layout_after_a_warning(game):
+    """docs/training.md: another line game of the same seats and set keeps the observation layout,
+    so a Cuban model loads with a warning naming the rules that differ; another set is refused."""
+    from domino_env.agents.ppo import SpecMismatchError
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agent = make_agent(f"ppo:{CUBAN}", as_config({"preset": game, "num_players": 4, "max_pip": 9}))
+    assert callable(agent)
+    (message,) = [str(w.message) for w in caught if w.category is RulesMismatchWarning]
+    for rule in (f"preset='cuban' vs '{game}'", "teams=True vs False", "hand_size=10 vs 7"):
+        assert rule in message, rule
+    assert ("use_boneyard=False vs True" in message) == (game == "draw")  # block has none either
+    with pytest.raises(SpecMismatchError, match="max_pip 9 vs 6"):
+        make_agent(f"ppo:{CUBAN}", as_config({"preset": game, "num_players": 4, "max_pip": 6}))
+
+
 def test_unknown_policy_input_in_metadata_is_refused_after_the_spec_check(tmp_path):
     import shutil
 

@@ -286,6 +286,21 @@ def test_deal_averages_without_spread_give_wilsons_interval_over_the_deals_not_a
     assert 0 < lo < hi < 1 and hi - lo < 0.35  # the t interval (20 deals)
 
 
+def test_the_few_deals_figures_of_the_evaluation_page():
+    """docs/evaluation.md's "every deal alike": no win over 10 deals is [0, 0.278] (parity against
+    1/4) while one win is the t interval [-0.032, 0.082]; the distribution-free bound it cites,
+    (1 - p)**10 = 0.025 at p = 0.308; no win over 50 deals, [0, 0.071]."""
+    from domino_env.train.tournament_results import deal_interval
+
+    assert [round(b, 3) for b in deal_interval([0.0] * 10)] == [0.0, 0.278]
+    assert [round(b, 3) for b in deal_interval([0.25] + [0.0] * 9)] == [-0.032, 0.082]
+    assert [round(b, 3) for b in deal_interval([0.0] * 50)] == [0.0, 0.071]
+    assert round(1 - 0.025 ** (1 / 10), 2) == 0.31
+    text = (Path(__file__).resolve().parents[2] / "docs/evaluation.md").read_text()
+    for shown in ("`[0.000, 0.278]`", "`[-0.032, 0.082]`", "p up to 0.31", "`[0.000, 0.071]`"):
+        assert shown in " ".join(text.split()), shown
+
+
 @pytest.mark.parametrize(
     "kwargs, shown",
     [({"doubles": "chain"}, "4 players, double-12, domino_cubano + doubles=chain |"),
