@@ -21,6 +21,7 @@ from domino_env.train.interrupts import in_import_machinery, redeliver_later
 from domino_env.train.ladder import evaluate_vs_ladder, pips_text
 from domino_env.train.progress import advance, progress_bar
 from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder, config_of
+from domino_env.train.start_model import first_snapshot
 
 
 def say(text: str) -> None:
@@ -149,6 +150,7 @@ class TrainingCallback(BaseCallback):
         self.next_eval: int | None = None
         self.next_snapshot: int | None = None
         self.snapshots: list[PPOAgent] = []
+        self.snapshots_taken: dict[str, Any] = {}  #: with --self-play, this run's: {"taken", "first_step"}
         self.best = -np.inf
         self.won: list[float] = []
         self.pips: list[int] = []
@@ -194,7 +196,11 @@ class TrainingCallback(BaseCallback):
         if self.s.eval_freq > 0:
             self.next_eval = (self.num_timesteps // self.s.eval_freq + 1) * self.s.eval_freq
         if self.s.self_play > 0:
-            self.next_snapshot = (self.num_timesteps // self.s.snapshot_freq + 1) * self.s.snapshot_freq
+            self.next_snapshot = first_snapshot(self.num_timesteps, self.s.snapshot_freq)
+            # this run's snapshots (a resumed run starts with none): metadata.json says whether self-play happened
+            self.snapshots_taken = {"taken": 0, "first_step": None}
+            if self.folder is not None:  # (None: the schedule driven without a run folder)
+                self.folder.metadata["self_play_snapshots"] = self.snapshots_taken
 
     def _on_step(self) -> bool:
         if self.bar is not None:  # (the bar's count, n, is the steps shown so far)
@@ -223,6 +229,12 @@ class TrainingCallback(BaseCallback):
             snapshot = self.agent(deterministic=False, name="self")
             self.snapshots = (self.snapshots + [snapshot])[-self.s.max_snapshots :]
             self.vec_env.env_method("set_snapshots", self.snapshots)
+            taken = self.snapshots_taken  # the run folder's metadata: written with the next metadata.json
+            taken["taken"] += 1
+            taken["first_step"] = taken["first_step"] or int(self.num_timesteps)
+            if self.s.verbose:
+                say(f"[self-play @ {self.num_timesteps} steps] snapshot {taken['taken']} of the learner taken; "
+                    f"opponent seats draw from the last {len(self.snapshots)}")
         return True
 
     # Evaluations run between rollouts, after PPO's update: the model evaluated (and saved as

@@ -176,11 +176,14 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
     from stable_baselines3.common.utils import set_random_seed
 
     from domino_env.train.callbacks import Schedule, StopSignals, TrainingCallback
+    from domino_env.train.start_model import self_play_problem
 
     game, rules = args.game, checked.rules
     p, n = rules["num_players"], rules["max_pip"]
     cores = usable_cores()
     n_envs = _envs_of(parser, args, checked, cores)
+    if problem := self_play_problem(args, checked, n_envs):  # no snapshot within the run: self-play would do nothing
+        parser.error(problem)
     if args.n_envs is None:  # the default follows the cores: the recorded command must not
         argv_list = [*argv_list, "--n-envs", str(n_envs)]
     torch.set_num_threads(args.torch_threads)

@@ -111,6 +111,45 @@ def continued_seed(seed: int, timesteps: int) -> int:
     return int(np.random.SeedSequence([seed, timesteps]).generate_state(1)[0]) % 2**31
 
 
+def saved_counts(zip_path: Path) -> dict[str, int]:
+    """``num_timesteps`` and ``n_steps`` of a saved model (the JSON ``data`` of SB3's zip; ``{}``
+    where it does not say): what a ``--resume`` continues from, read before the model is loaded."""
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(zip_path) as z:
+            data = json.loads(z.read("data"))
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return {}
+    return {k: data[k] for k in ("num_timesteps", "n_steps") if isinstance(data, dict) and isinstance(data.get(k), int)}
+
+
+def first_snapshot(done: int, freq: int) -> int:
+    """The step of a run's first self-play snapshot: the next multiple of ``--snapshot-freq`` after
+    the ``done`` steps it starts from (a resumed run keeps the run's schedule)."""
+    return (done // freq + 1) * freq
+
+
+def self_play_problem(args: Any, checked: Any, n_envs: int) -> str | None:
+    """Why ``--self-play`` would do nothing in this run (no snapshot before its last step: the
+    opponents would all be scripted), else None. The run ends after whole rollouts of ``n_steps``
+    (a resumed model's own) x ``n_envs``, from the steps a resumed model has."""
+    if args.self_play <= 0:
+        return None
+    saved = saved_counts(checked.start_model) if args.resume else {}
+    done = saved.get("num_timesteps", 0)
+    rollout = saved.get("n_steps", args.n_steps) * n_envs
+    end = done + -(-args.timesteps // rollout) * rollout
+    first = first_snapshot(done, args.snapshot_freq)
+    if first < end:
+        return None
+    after = f" after the resumed model's {done}" if done else ""
+    return (f"--self-play {args.self_play:g}: the first snapshot of the learner (every --snapshot-freq "
+            f"{args.snapshot_freq} steps) would come at step {first}, but the run ends at step {end} (--timesteps "
+            f"{args.timesteps}{after}): no self-play; give a --snapshot-freq below {end - done} or more --timesteps")
+
+
 #: Training-setup options a ``--resume`` takes from this command, not from the model's run.
 SETUP_OPTIONS = ("partner", "opponents", "opponent_mode", "reward", "pips_coef", "self_play",
                  "reward_baseline")  # fmt: skip

@@ -219,14 +219,19 @@ def test_the_progress_bar_counts_the_steps_and_the_end_of_training_closes_it(cap
     assert "250/500" in capsys.readouterr().err
 
 
-def test_a_snapshot_is_taken_at_each_multiple_of_the_snapshot_freq():
-    cb = _callback(_schedule(self_play=0.5, snapshot_freq=100))
+def test_a_snapshot_is_taken_at_each_multiple_of_the_snapshot_freq(tmp_path, capsys):
+    folder = RunFolder(tmp_path, {}).create()
+    cb = _callback(_schedule(self_play=0.5, snapshot_freq=100), folder)
+    assert folder.metadata["self_play_snapshots"] == {"taken": 0, "first_step": None}
     cb.vec_env = SimpleNamespace(env_method=lambda name, pool: None)
     cb.agent = lambda deterministic=True, name="ppo": cb.num_timesteps
     for steps in (99, 100, 101, 199, 200, 350):
         cb.num_timesteps = steps
         cb._on_step()
     assert cb.snapshots == [200, 350] and cb.next_snapshot == 400  # (max_snapshots 2: 100 dropped)
+    # every snapshot this run took, and the first one's step (metadata.json had no trace of them)
+    assert folder.metadata["self_play_snapshots"] == {"taken": 3, "first_step": 100}
+    assert "[self-play @ 350 steps] snapshot 3 of the learner taken; opponent seats draw from the last 2\n" in capsys.readouterr().err
 
 
 def test_a_resumed_run_counts_its_trained_steps_from_where_it_resumed():

@@ -79,7 +79,7 @@ def test_none_turns_the_baseline_off_and_the_start_line_names_the_options_that_a
         return res.stderr.splitlines()[0], json.loads((out / "metadata.json").read_text())
 
     one_core = min(os.sched_getaffinity(0))
-    line, meta = train(tmp_path / "off", "--reward-baseline", "none", "--self-play", "0.25",
+    line, meta = train(tmp_path / "off", "--reward-baseline", "none", "--self-play", "0.25", "--snapshot-freq", "32",
                        preexec_fn=lambda: os.sched_setaffinity(0, {one_core}))  # fmt: skip
     assert meta["args"]["reward_baseline"] is None and "reward baseline" not in line
     assert line.startswith("training 64 steps, 1 x DummyVecEnv,") and ", self-play 0.25 ->" in line
