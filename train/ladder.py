@@ -36,12 +36,13 @@ def evaluate_vs_ladder(
     Returns:
         ``{X: {"win_rate", "ci95_wilson", "ci95_deal", "parity", "verdict", "mean_pips",
         "seat_rounds", "opponent_win_rate", "opponent_mean_pips", "opponent_seat_rounds",
-        "opponent_seats", "rounds", "seconds", "partner_is_opponent", "table"}}`` (``table``:
+        "opponent_seats", "rounds", "episode", "seconds", "partner_is_opponent", "table"}}`` (``table``:
         Markdown; ``opponent_seats``: how many seats X played, P-1 or 2 with the agent in both seats
         of its team; ``partner_is_opponent``: with teams, X also plays the agent's partner, so X's
         pips and win rate include that seat; ``seat_rounds``, ``opponent_seat_rounds``: the seat
         rounds behind each mean pips, 0 when every episode was truncated before a round ended:
-        the mean is then 0.0 and :func:`pips_text` shows ``n/a``).
+        the mean is then 0.0 and :func:`pips_text` shows ``n/a``; ``rounds``: the episodes played,
+        whole games with ``episode`` ``"game"``, as the tables say: :func:`episode_unit`).
     """
     from domino_env.train.evaluate import evaluate
 
@@ -81,6 +82,7 @@ def evaluate_vs_ladder(
             "opponent_seats": 2 if both else p - 1,
             "partner_is_opponent": bool(rules.get("teams")) and not both,  # X also sits at seat 2
             "rounds": res.episodes,
+            "episode": episode,  # what "rounds" counts: rounds, or whole games
             "seconds": res.seconds,
             "table": res.markdown(),
         }
@@ -109,6 +111,12 @@ def strip_tables(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def episode_unit(results: dict[str, dict[str, Any]]) -> str:
+    """What a row's episodes are, as the tables name them: ``"games"`` with ``--episode game``,
+    else ``"rounds"`` (results from before ``episode`` was kept were rounds)."""
+    return "games" if any(r.get("episode") == "game" for r in results.values()) else "rounds"
+
+
 def summary_markdown(
     results: dict[str, dict[str, Any]], label: str = "ppo", num_players: int | None = None
 ) -> str:
@@ -119,7 +127,7 @@ def summary_markdown(
     if _partner_is_opponent(results):
         their = "X seats' (partner + opponents)"
     rows = [
-        f"| opponents | rounds | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | {their} mean pips | {their} win rate |",
+        f"| opponents | {episode_unit(results)} | {label} win rate | 95% CI (Wilson) | 95% CI (per deal) | parity | verdict | {label} mean pips | {their} mean pips | {their} win rate |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for opp, r in results.items():
@@ -132,19 +140,20 @@ def summary_markdown(
 
 
 def rounds_played(results: dict[str, dict[str, Any]]) -> int:
-    """The rounds each row of :func:`evaluate_vs_ladder`'s results played: the requested count
-    rounded up to whole deals (every deal is played in every seat rotation: 20 -> 21 with 3 players)."""
+    """The episodes (rounds, or games: :func:`episode_unit`) each row of :func:`evaluate_vs_ladder`'s
+    results played: the requested count rounded up to whole deals (every deal is played in every
+    seat rotation: 20 -> 21 with 3 players)."""
     return max(r["rounds"] for r in results.values())
 
 
 def summary_title(model: Any, results: dict[str, dict[str, Any]], p: int) -> str:
-    """``MODEL: R duplicate-deal rounds vs P-1 copies of each ladder agent`` (R: the rounds played,
+    """``MODEL: R duplicate-deal rounds (or games) vs P-1 copies of each ladder agent`` (R: the rounds played,
     :func:`rounds_played`; "1 copy" with 2 players; 2 copies, "the model in both seats of its
     team", when it played as its own partner)."""
     n = _opponent_seats(results, p)
     both = ", the model in both seats of its team" if n < p - 1 else ""
     return (
-        f"{model}: {rounds_played(results)} duplicate-deal rounds vs {n} "
+        f"{model}: {rounds_played(results)} duplicate-deal {episode_unit(results)} vs {n} "
         f"{'copy' if n == 1 else 'copies'} of each ladder agent{both}"
     )
 
@@ -160,7 +169,7 @@ def final_evaluation_markdown(
     """The ``final_evaluation.md`` of a run folder: the summary and every tournament table (the
     header gives the rounds each row played, :func:`rounds_played`)."""
     return (
-        f"Final evaluation of {model} ({rounds_played(results)} duplicate-deal rounds per row, seed {seed}):\n\n"
+        f"Final evaluation of {model} ({rounds_played(results)} duplicate-deal {episode_unit(results)} per row, seed {seed}):\n\n"
         + summary_markdown(results, num_players=num_players)
         + "\n\n"
         + "\n\n".join(f"vs {o}:\n\n{r['table']}" for o, r in results.items())
@@ -190,7 +199,7 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
 
     n = _opponent_seats(results, p)
     columns = [("opponents", "left")] + [(c, "right") for c in (
-        "rounds", "win rate", "95% CI Wilson", "95% CI per deal", "parity", "verdict", "pips (learner)",
+        episode_unit(results), "win rate", "95% CI Wilson", "95% CI per deal", "parity", "verdict", "pips (learner)",
         _others_column(results, n))]  # fmt: skip
     rows = [
         [f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
