@@ -318,6 +318,10 @@ def check_start_model(parser: argparse.ArgumentParser, flag: str, path: str, con
         zip_path, meta = read_metadata(path)
         check_compatible(meta, config, where=f"model {zip_path}")
     except (OSError, ValueError) as exc:  # missing files, corrupt JSON, another observation spec
+        if Path(path).is_dir() and (Path(path) / "domino_rllib.json").is_file():  # the loader's hint, rllib:PATH, is no start model
+            also = f"; continue it with domino-rllib --resume {path}" if flag == "--resume" else ""
+            parser.error(f"{flag} {path}: a domino-rllib run; {flag} takes only models of domino-train and domino-bc (rllib:PATH "
+                         f"plays it as an opponent of domino-evaluate, domino-play or --opponents){also}")  # fmt: skip
         parser.error(f"{flag} {path}: {exc}")
     if args is not None:
         trained = trained_options(zip_path, meta)
