@@ -207,6 +207,8 @@ def read_run(parser: argparse.ArgumentParser, run: Path) -> dict[str, Any]:
         if (run / CHECKPOINT_DIR).is_dir():
             parser.error(f"--resume {run}: {CHECKPOINT_DIR}/ is there but no {METADATA_FILE}, here or in "
                          f"{CHECKPOINT_DIR}/ (removed?): the run's options are lost, so it cannot be resumed; {again}")  # fmt: skip
+        if not run.exists():  # (a typo: "not a run folder" read as if the folder were there)
+            parser.error(f"--resume {run}: does not exist; give the run folder of a domino-rllib run (its --out)")
         parser.error(f"--resume {run}: not a run folder of domino-rllib (no {METADATA_FILE} / {CHECKPOINT_DIR}/)")
     try:
         previous = json.loads((run / METADATA_FILE).read_text(encoding="utf-8"))
