@@ -246,6 +246,7 @@ def _start(
         "league": domino["league"],
         "args": vars(args),
         "train_seed": train_seed,
+        "eval_seed": args.seed,  # the final evaluation's (evaluate_checkpoint), as domino-train's metadata names it
         "command": command_line("train.rllib", argv),
         # the run this command continued: the chain back to the command that began it
         "resumed_from": {k: previous.get(k) for k in ("command", "iterations_done", "interrupted", "failed", "resumed_from")}
