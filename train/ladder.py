@@ -122,7 +122,8 @@ def summary_markdown(
 ) -> str:
     """One Markdown row per ladder opponent: the learner's win rate, CIs and pips against P-1 of it
     (``num_players`` 2: the columns say "opponent's")."""
-    from domino_env.train.evaluate import deal_interval_text
+    from domino_env.train.tournament_results import deal_interval_text, interval_text
+
     their = "opponent's" if num_players == 2 else "opponents'"
     if _partner_is_opponent(results):
         their = "X seats' (partner + opponents)"
@@ -132,8 +133,8 @@ def summary_markdown(
     ]
     for opp, r in results.items():
         rows.append(
-            f"| {opp} | {r['rounds']} | {r['win_rate']:.3f} | [{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}] | "
-            f"{deal_interval_text(r['ci95_deal'], r.get('deals', 2))} | {r['parity']:.3f} | {r['verdict']} | "
+            f"| {opp} | {r['rounds']} | {r['win_rate']:.3f} | {interval_text(r['ci95_wilson'], r['parity'])} | "
+            f"{deal_interval_text(r['ci95_deal'], r.get('deals', 2), r['parity'])} | {r['parity']:.3f} | {r['verdict']} | "
             f"{pips_text(r)} | {pips_text(r, 'opponent')} | {r['opponent_win_rate']:.3f} |"
         )
     return "\n".join(rows)
@@ -194,16 +195,16 @@ def print_summary(results: dict[str, dict[str, Any]], p: int, title: str) -> Non
     """The summary as a rich table on stdout (:func:`~domino_env.train.tables.fitted_table`: one
     row an opponent, or transposed when the terminal is too narrow)."""
     from domino_env.train.cli import rich_console
-    from domino_env.train.evaluate import deal_interval_text
     from domino_env.train.tables import fitted_table, verdict_cell
+    from domino_env.train.tournament_results import deal_interval_text, interval_text
 
     n = _opponent_seats(results, p)
     columns = [("opponents", "left")] + [(c, "right") for c in (
         episode_unit(results), "win rate", "95% CI Wilson", "95% CI per deal", "parity", "verdict", "pips (learner)",
         _others_column(results, n))]  # fmt: skip
     rows = [
-        [f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", f"[{r['ci95_wilson'][0]:.3f}, {r['ci95_wilson'][1]:.3f}]",
-         deal_interval_text(r["ci95_deal"], r.get("deals", 2)), f"{r['parity']:.3f}", verdict_cell(r["verdict"]),
+        [f"{n} x {opp}", str(r["rounds"]), f"{r['win_rate']:.3f}", interval_text(r["ci95_wilson"], r["parity"]),
+         deal_interval_text(r["ci95_deal"], r.get("deals", 2), r["parity"]), f"{r['parity']:.3f}", verdict_cell(r["verdict"]),
          pips_text(r), pips_text(r, "opponent")]
         for opp, r in results.items()
     ]  # fmt: skip

@@ -15,6 +15,7 @@ from typing import Any
 from domino_env.core.errors import ConfigError, DominoError
 from domino_env.core.files import replace_file
 from domino_env.train.paired import load_result
+from domino_env.train.tournament_results import interval_text
 
 #: Colour of a row by its table verdict (both intervals clear of parity, or not).
 VERDICT_COLOURS = {"above": "tab:green", "parity": "tab:grey", "below": "tab:red", "n/a": "tab:grey"}
@@ -128,7 +129,7 @@ def plot_results(rows: Sequence[dict[str, Any]], path: str | Path, title: str = 
             lo, hi = row["ci95"]
             ax.errorbar(row["win_rate"], y, xerr=[[row["win_rate"] - lo], [hi - row["win_rate"]]],
                         fmt="o", color=colour, capsize=4)  # fmt: skip
-            figures = f"{row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
+            figures = f"{row['win_rate']:.3f} {interval_text((lo, hi), row['parity'])}"
         else:
             ax.plot(row["win_rate"], y, "o", color=colour)
             figures = f"{row['win_rate']:.3f} (no interval: < 2 deals)"

@@ -208,7 +208,7 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
     rllib:OUT, X]``: with X on both teams its team win rate would be 1/2 by construction)."""
     from domino_env.agents.rllib.env import aec_from_env_config
     from domino_env.train.evaluate import evaluate  # looked up at call time (tests replace it)
-    from domino_env.train.tournament_results import deal_interval_text
+    from domino_env.train.tournament_results import deal_interval_text, interval_text
 
     kwargs = {k: v for k, v in env_config.items() if k not in ("game", "num_players", "reward")}
     p = env_config["num_players"]
@@ -231,8 +231,8 @@ def evaluate_checkpoint(out: Path, args: argparse.Namespace, env_config: dict[st
             results[opponent]["games"] = res.episodes
         # the verdict needs both intervals clear of parity (docs/evaluation.md): print both
         where = {"above": "above ", "below": "below ", "n/a": "one deal: no verdict; "}.get(s.verdict, "at ")
-        print(f"rllib vs {opponent}: win rate {s.win_rate:.3f}, 95% CI {deal_interval_text(s.ci95_deal, s.deals)} "
-              f"per deal, [{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] Wilson ({where}parity {s.parity:.3f}) "
+        print(f"rllib vs {opponent}: win rate {s.win_rate:.3f}, 95% CI {deal_interval_text(s.ci95_deal, s.deals, s.parity)} "
+              f"per deal, {interval_text(s.ci95_wilson, s.parity)} Wilson ({where}parity {s.parity:.3f}) "
               f"over {res.rounds_played} rounds{f' in {res.episodes} games' if games else ''}")  # fmt: skip
     return results
 

@@ -127,10 +127,26 @@ def deal_interval(deal_means: Sequence[float]) -> tuple[float, float]:
     return mean_interval(deal_means)
 
 
-def deal_interval_text(ci: Sequence[float], deals: int) -> str:
-    """The per-deal 95% interval as the tables print it: ``[lo, hi]``, or ``n/a`` for fewer than
-    2 deals (a t interval needs two deal averages; the stored interval is then ``[0, 1]``)."""
-    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if deals >= 2 else "n/a"
+def interval_text(ci: Sequence[float], parity: float | None = None) -> str:
+    """A 95% interval as every table and line prints it: ``[lo, hi]`` to 3 decimals, where a bound
+    clear of ``parity`` (above it for ``lo``, below for ``hi``: what an above / below verdict reads)
+    that would print as the parity share shown (0.500) gets the digits that show it differ:
+    ``[0.5004, 0.825]``, never ``[0.500, 0.825]`` beside "above parity 0.500"."""
+    def bound(x: float, clear: bool) -> str:
+        digits = 3
+        while clear and digits < 12 and f"{x:.{digits}f}" == f"{parity:.{digits}f}":
+            digits += 1
+        return f"{x:.{digits}f}"
+
+    if parity is None:
+        return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+    return f"[{bound(ci[0], ci[0] > parity)}, {bound(ci[1], ci[1] < parity)}]"
+
+
+def deal_interval_text(ci: Sequence[float], deals: int, parity: float | None = None) -> str:
+    """The per-deal 95% interval as the tables print it: :func:`interval_text`, or ``n/a`` for fewer
+    than 2 deals (a t interval needs two deal averages; the stored interval is then ``[0, 1]``)."""
+    return interval_text(ci, parity) if deals >= 2 else "n/a"
 
 
 @dataclass
@@ -231,8 +247,8 @@ class EvaluationResult:
                 str(s.seat_episodes),
                 f"{s.wins:.0f}" if whole else f"{s.wins:.2f}",
                 f"{s.win_rate:.3f}",
-                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}]",
-                deal_interval_text(s.ci95_deal, s.deals),
+                interval_text(s.ci95_wilson, s.parity),
+                deal_interval_text(s.ci95_deal, s.deals, s.parity),
                 f"{s.parity:.3f}",
                 verdict_cell(s.verdict),
             ]
@@ -257,7 +273,7 @@ class EvaluationResult:
         for s in self.stats:
             rows.append(
                 f"| {s.name} | {s.seats_per_table} | {s.seat_episodes} | {s.win_rate:.3f} | "
-                f"[{s.ci95_wilson[0]:.3f}, {s.ci95_wilson[1]:.3f}] | {deal_interval_text(s.ci95_deal, s.deals)} | "
+                f"{interval_text(s.ci95_wilson, s.parity)} | {deal_interval_text(s.ci95_deal, s.deals, s.parity)} | "
                 f"{s.parity:.3f} | {f'{s.mean_pips_per_round:.1f}' if s.seat_rounds else 'n/a'} |"
             )
         return "\n".join(rows)
