@@ -269,6 +269,13 @@ def load_start_model(parser: argparse.ArgumentParser, args: Any, checked: Any, v
         changed = setup_changes(args, (checked.start_metadata or {}).get("args") or {})
         if changed and not args.quiet:
             print("--resume trains with this command's " + ", ".join(changed), file=sys.stderr, flush=True)
+        if args.lr_schedule == "linear" and not args.quiet:  # SB3 stretches it over the new total (docs/training.md)
+            done, rollout = int(model.num_timesteps), model.n_steps * vec_env.num_envs
+            total = done + -(-args.timesteps // rollout) * rollout
+            print(f"--resume: --lr-schedule linear runs over the new total of {total} steps: the learning rate restarts "
+                  f"from {args.learning_rate * (1 - done / total):.3g} ({1 - done / total:.1%} of --learning-rate "
+                  f"{args.learning_rate:g}) at the model's {done} steps and decays to 0 at step {total}",
+                  file=sys.stderr, flush=True)  # fmt: skip
     started = None
     if flag:
         meta = checked.start_metadata or {}
