@@ -17,7 +17,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from domino_env.agents.ppo import PPOAgent
-from domino_env.train.interrupts import in_import_machinery, redeliver_later
+from domino_env.train.interrupts import in_import_machinery, redeliver_later, stop_began
 from domino_env.train.ladder import evaluate_vs_ladder, pips_text
 from domino_env.train.progress import advance, progress_bar
 from domino_env.train.run_folder import BEST_MODEL_FILE, RunFolder, config_of
@@ -82,6 +82,7 @@ class StopSignals:
             signal.signal(s, handler)
 
     def _handle(self, signum: int, frame: Any) -> None:
+        stop_began()  # its line (and the save's) may meet a closed pipe: `| tee` killed by the same Ctrl-C
         name = signal.Signals(signum).name
         if self.received is not None:
             if time.monotonic() - self._first < self.SAME_REQUEST:

@@ -43,7 +43,7 @@ from typing import Any, NoReturn
 
 from domino_env.agents.checkpoint_files import first_line  # noqa: F401  (re-exported)
 from domino_env.train.hangup import stop_on_hangup
-from domino_env.train.interrupts import exit_interrupted
+from domino_env.train.interrupts import exit_interrupted, output_dropped_once_stopping, stop_began
 from domino_env.train.outputs import (  # noqa: F401  (re-exported: the commands' output checks)
     WRITE_FAILURES,
     OutputError,
@@ -333,7 +333,10 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     after one line on Ctrl-C, or when ``main`` returns 130
     (:func:`~domino_env.train.interrupts.exit_interrupted`: a shell reports 130) (143 when a SIGTERM handler raised ``KeyboardInterrupt("SIGTERM")`` or
     ``KeyboardInterrupt("SIGTERM", detail)``, whose detail the line adds; from then on
-    SIGINT is ignored, as the process is exiting); silently with 141 when its output pipe is closed (``| head``); with 1 and
+    SIGINT is ignored, as the process is exiting); silently with 141 when its output pipe is closed (``| head``),
+    except in a stop of ``domino-train``, ``domino-bc``, ``domino-rllib`` or ``domino-evaluate`` (the same Ctrl-C
+    killed ``| tee``): its messages are dropped and it saves and ends as for the signal
+    (:func:`~domino_env.train.interrupts.output_dropped_once_stopping`); with 1 and
     one line naming the file when the disk refused a write (:data:`WRITE_FAILURES`: full, over
     quota, read-only); else with ``main``'s return value (an int) or 0.
     """
@@ -348,49 +351,54 @@ def launch(command: str, main: Callable[[], object] | None = None) -> NoReturn:
     if not show_traceback:  # TensorBoard's writer thread: one line, not its traceback
         report_thread_write_failures(command)
     failures_said = write_failures_said()
-    try:
-        with stop_on_hangup() if spec.stops_on_hangup else contextlib.nullcontext():
-            result = (main or _resolve(spec.target))()
-    except ModuleNotFoundError as exc:
-        top = (exc.name or "").partition(".")[0]
-        if show_traceback or not top or top in OWN_PACKAGES:
-            raise
-        if (exc.name or "").startswith("numpy._core"):  # numpy 1 unpickling numpy 2's names (a model)
-            _fail(f"{command}: error: a file saved with numpy 2 cannot be read by numpy < 2: pip install 'numpy>=2' ({exc})")
-        owner = next((e for e, mods in spec.needs.items() if top in mods), EXTRA_OF_MODULE.get(top))
-        if owner:
-            _fail(extra_hint(command, owner, [top]))
-        _fail(f"{command}: error: module {top!r} is not installed ({exc})")
-    except DominoError as exc:  # bad input (a corrupt model, rules, agents): its message says it
-        if show_traceback:
-            raise
-        _fail(f"{command}: error: {exc}", 1 if isinstance(exc, OutputError) else EXIT_USAGE)
-    except BrokenProcessPool as exc:  # a worker was killed (domino-evaluate --workers N): say so
-        if show_traceback:
-            raise
-        _fail(f"{command}: error: {exc}", 1)
-    except KeyboardInterrupt as exc:
-        if show_traceback:
-            raise
-        # A repeated signal while the interpreter exits (coreutils timeout signals the process and
-        # then its group) raised inside an atexit hook (torch's): a traceback after our line.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        # a SIGTERM handler that stops work as Ctrl-C does raises KeyboardInterrupt("SIGTERM"): 143;
-        # KeyboardInterrupt(name, detail) also says what happened (StopSignals' abort)
-        name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
-        detail = f" ({exc.args[1]})" if len(exc.args) == 2 and isinstance(exc.args[1], str) else ""
-        if name != "SIGINT":
-            _fail(f"{command}: interrupted{detail}", 128 + signal.Signals[name].value)
-        print(f"{command}: interrupted{detail}", file=sys.stderr, flush=True)
-        result = EXIT_INTERRUPTED  # (exit_interrupted here would chain this exception, and the
-        # interpreter would keep its frames, a process pool's among them, alive while it exits)
-    except BrokenPipeError:
-        _exit_on_closed_pipe()
-    except OSError as exc:  # a full disk (or quota, or a file system gone read-only) met while writing
-        if show_traceback or exc.errno not in WRITE_FAILURES:
-            raise
-        say_write_failure(command, exc)  # (once: a thread's failure that its library raised here again)
-        raise SystemExit(1) from None
+    # a stop's messages may meet a closed pipe (Ctrl-C also killed `| tee`): dropped, the stop goes on
+    with output_dropped_once_stopping() if spec.stops_on_hangup else contextlib.nullcontext():
+        try:
+            with stop_on_hangup() if spec.stops_on_hangup else contextlib.nullcontext():
+                result = (main or _resolve(spec.target))()
+            if result in (EXIT_INTERRUPTED, 128 + signal.SIGTERM):  # stopped (saved, said): as a KeyboardInterrupt
+                stop_began()
+        except ModuleNotFoundError as exc:
+            top = (exc.name or "").partition(".")[0]
+            if show_traceback or not top or top in OWN_PACKAGES:
+                raise
+            if (exc.name or "").startswith("numpy._core"):  # numpy 1 unpickling numpy 2's names (a model)
+                _fail(f"{command}: error: a file saved with numpy 2 cannot be read by numpy < 2: pip install 'numpy>=2' ({exc})")
+            owner = next((e for e, mods in spec.needs.items() if top in mods), EXTRA_OF_MODULE.get(top))
+            if owner:
+                _fail(extra_hint(command, owner, [top]))
+            _fail(f"{command}: error: module {top!r} is not installed ({exc})")
+        except DominoError as exc:  # bad input (a corrupt model, rules, agents): its message says it
+            if show_traceback:
+                raise
+            _fail(f"{command}: error: {exc}", 1 if isinstance(exc, OutputError) else EXIT_USAGE)
+        except BrokenProcessPool as exc:  # a worker was killed (domino-evaluate --workers N): say so
+            if show_traceback:
+                raise
+            _fail(f"{command}: error: {exc}", 1)
+        except KeyboardInterrupt as exc:
+            stop_began()
+            if show_traceback:
+                raise
+            # A repeated signal while the interpreter exits (coreutils timeout signals the process and
+            # then its group) raised inside an atexit hook (torch's): a traceback after our line.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            # a SIGTERM handler that stops work as Ctrl-C does raises KeyboardInterrupt("SIGTERM"): 143;
+            # KeyboardInterrupt(name, detail) also says what happened (StopSignals' abort)
+            name = exc.args[0] if exc.args and exc.args[0] in ("SIGTERM", "SIGHUP") else "SIGINT"
+            detail = f" ({exc.args[1]})" if len(exc.args) == 2 and isinstance(exc.args[1], str) else ""
+            if name != "SIGINT":
+                _fail(f"{command}: interrupted{detail}", 128 + signal.Signals[name].value)
+            print(f"{command}: interrupted{detail}", file=sys.stderr, flush=True)
+            result = EXIT_INTERRUPTED  # (exit_interrupted here would chain this exception, and the
+            # interpreter would keep its frames, a process pool's among them, alive while it exits)
+        except BrokenPipeError:
+            _exit_on_closed_pipe()
+        except OSError as exc:  # a full disk (or quota, or a file system gone read-only) met while writing
+            if show_traceback or exc.errno not in WRITE_FAILURES:
+                raise
+            say_write_failure(command, exc)  # (once: a thread's failure that its library raised here again)
+            raise SystemExit(1) from None
     if write_failures_said() > failures_said and not (isinstance(result, int) and result):
         raise SystemExit(1)  # a thread's write failure, said in its line and never raised here: not a success
     _exit_with(result)

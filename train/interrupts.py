@@ -1,6 +1,8 @@
 """Stop signals (Ctrl-C's SIGINT, SIGTERM, and SIGHUP: a closed terminal) in the commands: handlers
 that stop work as Ctrl-C does, holding them over a step that must not be cut in two, and ending a
-command that Ctrl-C stopped as a shell expects (:func:`exit_interrupted`).
+command that Ctrl-C stopped as a shell expects (:func:`exit_interrupted`), and standard streams that
+drop a stop's messages when the reader of the output died with the same Ctrl-C
+(:func:`output_dropped_once_stopping`: ``CMD 2>&1 | tee LOG``).
 :func:`~domino_env.train.cli.launch` prints the one-line message; the commands install these
 around their work.
 """
@@ -59,11 +61,108 @@ def redeliver_later(signum: int, delay: float = REDELIVERY_DELAY) -> None:
     timer.start()
 
 
+#: Whether a stop signal has begun this command's stop (:func:`stop_began`).
+_STOP_BEGAN = [False]
+
+
+def stop_began() -> None:
+    """Note that a stop signal (Ctrl-C, SIGTERM, a closed terminal) has begun the command's stop:
+    from now on a standard stream whose reader has gone drops what it is given
+    (:class:`StopSafeStream`) instead of ending the command before it saves. The stop handlers call
+    it (:func:`terminate_as_interrupt`, :class:`~domino_env.train.callbacks.StopSignals`,
+    ``domino-rllib``'s), and :func:`~domino_env.train.cli.launch` for a ``KeyboardInterrupt`` or a
+    ``main`` that returns 128 + a stop signal."""
+    _STOP_BEGAN[0] = True
+
+
+def stopping() -> bool:
+    """Whether a stop has begun (:func:`stop_began`) or a ``KeyboardInterrupt`` is being handled
+    (an ``except`` or ``finally`` that it passes through: a stop too), also as the context of the
+    exception handled now (a ``BrokenPipeError`` raised in that ``finally``)."""
+    exc, seen = sys.exc_info()[1], 0
+    while exc is not None and seen < 8 and not _STOP_BEGAN[0]:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__context__, seen + 1
+    return _STOP_BEGAN[0]
+
+
+class StopSafeStream:
+    """``stream`` (``sys.stdout`` or ``sys.stderr``) whose ``write`` / ``flush``, once a stop has
+    begun (:func:`stopping`), drop the text when its reader has gone (EPIPE) instead of raising
+    ``BrokenPipeError``: Ctrl-C in a terminal reaches the whole process group, so it also kills a
+    reader of the command's output (``domino-train ... 2>&1 | tee run.log``), and the stop's own
+    message (``SIGINT received: ...``) then ended the command with 141 before it saved. The stream's
+    file is pointed at ``/dev/null`` (what it still holds, and what comes later, even the exit's
+    flush, go there) and the stop goes on. Before a stop a closed pipe still raises: the command
+    ends quietly with 141 (``CMD | head``). Every other attribute is the stream's."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            if not stopping():
+                raise
+            self._drop()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            if not stopping():
+                raise
+            self._drop()
+
+    def _drop(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, self._stream.fileno())
+            finally:
+                os.close(devnull)
+            self._stream.flush()  # what it held goes to /dev/null: the exit's flush has nothing left
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def output_dropped_once_stopping() -> Iterator[None]:
+    """While it lasts, ``sys.stdout`` and ``sys.stderr`` (those on a file: not a test's capture)
+    are :class:`StopSafeStream`: a stop saves and ends with its signal's status (130 / 143) also when
+    the reader of the output has gone. Afterwards the streams come back, flushed first if a stop
+    began (a failed flush at the exit printed "Exception ignored ... BrokenPipeError")."""
+    _STOP_BEGAN[0] = False
+    wrapped = {}
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            stream.fileno()
+        except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+            continue
+        wrapped[name] = StopSafeStream(stream)
+        setattr(sys, name, wrapped[name])
+    try:
+        yield
+    finally:
+        for name, stream in wrapped.items():
+            if stopping():
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+            if getattr(sys, name) is stream:
+                setattr(sys, name, stream._stream)
+
+
 def terminate_as_interrupt(signum: int, frame: Any) -> None:
     """A SIGTERM handler that stops work as Ctrl-C does: :func:`~domino_env.train.cli.launch` then prints
     ``CMD: interrupted`` and exits 143 (SIGTERM's default ended the command silently with -15).
     In Python's import machinery, where the exception would be dropped and the signal lost, it
     has the signal sent again shortly (:func:`redeliver_later`) instead of raising."""
+    stop_began()
     if raising_is_dropped(frame):
         redeliver_later(signum)
         return

@@ -56,7 +56,7 @@ from domino_env.core.files import replace_text
 from domino_env.train.cli import first_line
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.folder_lock import hold_run_folder, releasing_run_folders
-from domino_env.train.interrupts import in_import_machinery, stop_signals_held
+from domino_env.train.interrupts import in_import_machinery, stop_began, stop_signals_held
 from domino_env.train.rllib_args import (  # noqa: F401  (re-exported: the command line)
     GAMES,
     build_parser,
@@ -294,6 +294,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
     def stop_on_sigterm(signum: int, frame: Any) -> None:  # a scheduler's stop: like Ctrl-C
         nonlocal stopped_by
         stopped_by = signal.SIGTERM
+        stop_began()  # its lines may meet a closed pipe (`| tee`): dropped, the checkpoint is saved
         if not in_import_machinery(frame):  # (there the checks after the start and each iteration act)
             raise KeyboardInterrupt
 
@@ -397,6 +398,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                 break
     except KeyboardInterrupt:
         interrupted = True
+        stop_began()  # (Ctrl-C also killed `| tee`: this line and the later ones are dropped, the save goes on)
         left = args.iterations - new_iterations  # 0: the signal came while the last iteration was saved
         hint = (f"continue with: {rllib_resume_command(argv, out, left, launcher('train.rllib'))}" if left
                 else f"the run's {done_before + new_iterations} iterations")  # fmt: skip
@@ -423,6 +425,7 @@ def _run(argv: Sequence[str] | None = None) -> tuple[Path, int]:
                 save()
             except KeyboardInterrupt as exc:  # a first signal while the final checkpoint was written: as in the loop
                 interrupted = True
+                stop_began()
                 stopped_by = signal.SIGTERM if exc.args[:1] == ("SIGTERM",) else stopped_by
                 print(f"\ninterrupted: saving a checkpoint (the run's {done_before + new_iterations} iterations)",
                       file=sys.stderr)  # fmt: skip

@@ -22,7 +22,7 @@ from typing import Any
 
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
 from domino_env.core.files import replace_text, sync_tree
-from domino_env.train.interrupts import stop_signals_held
+from domino_env.train.interrupts import stop_began, stop_signals_held
 from domino_env.train.outputs import WRITE_FAILURES, OutputError
 from domino_env.train.rule_options import evaluate_command
 
@@ -269,6 +269,7 @@ def skip_evaluation(out: Path, args: argparse.Namespace, env_config: dict[str, A
     final evaluation): the whole checkpoint is kept and the metadata says it was interrupted and what
     was skipped (``evaluation_skipped``); one line on stderr says so and how to run the evaluation.
     ``trained``: the iterations this command trained (fewer than ``--iterations`` after ``--time-limit``)."""
+    stop_began()  # (a signal held while Ray stopped: its lines may meet a closed pipe, then dropped)
     metadata["interrupted"] = True
     if args.eval_rounds > 0:
         metadata["evaluation_skipped"] = f"{name} {when}"
