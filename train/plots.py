@@ -18,6 +18,22 @@ from domino_env.core.files import read_at_most, replace_file
 MAX_RUN_FILE_BYTES = 64 * 2**20
 
 
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (files only, no display), imported with the Agg
+    canvas, which a figure would import later: every compiled module the drawing needs is loaded
+    here, so that a caller can hold the stop signals over this import
+    (:func:`domino_env.train.ppo.run` does: a ``KeyboardInterrupt`` raised inside the
+    initialisation of one of them crashed Python, "ImportError: initialization failed" then "Fatal
+    Python error")."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends import backend_agg  # noqa: F401  (the figure's canvas: its compiled module)
+
+    return plt
+
+
 def plot_learning_curve(
     history: Sequence[dict[str, Any]], path: str | Path, title: str = ""
 ) -> Path:
@@ -32,11 +48,7 @@ def plot_learning_curve(
     Returns:
         ``path``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     path = Path(path)
     steps = [e["timesteps"] for e in history]
     opponents = list(dict.fromkeys(o for e in history for o in e["results"]))

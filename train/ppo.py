@@ -68,7 +68,11 @@ from domino_env.agents.ppo import MODEL_FILE, PPOAgent
 from domino_env.train.arg_types import MAX_ROLLOUT, MAX_SEED
 from domino_env.train.evaluate import evaluate_command
 from domino_env.train.folder_lock import releasing_run_folders
-from domino_env.train.interrupts import sigterm_as_interrupt, terminate_as_interrupt
+from domino_env.train.interrupts import (
+    sigterm_as_interrupt,
+    stop_signals_held,
+    terminate_as_interrupt,
+)
 from domino_env.train.ladder import (
     LADDER,
     evaluate_vs_ladder,
@@ -409,12 +413,29 @@ def _start_line(args, whole: int, rollout: int, envs: str, out: Path, resumed: d
 
 
 def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> None:
-    if args.plot and history:
-        from domino_env.train.plots import plot_learning_curve
+    """Draw ``learning_curve.png`` with SIGINT / SIGTERM held (noted): a signal here (a second
+    Ctrl-C after an interrupted run's save) raised inside the import of matplotlib's compiled
+    modules and crashed Python (a traceback, "ImportError: initialization failed", "Fatal Python
+    error", exit 134). A signal while matplotlib is imported skips the drawing; one while it draws
+    (under a second) waits for the file; either then stops the command with one line, its
+    ``KeyboardInterrupt(name, detail)`` (:func:`~domino_env.train.cli.launch`)."""
+    if not (args.plot and history):
+        return
+    name, drawn = (args.preset if game == "mexican_train" else game), False
+    with stop_signals_held() as noted:
+        from domino_env.train.plots import plot_learning_curve, pyplot
 
-        name = args.preset if game == "mexican_train" else game
-        plot_learning_curve(history, out / LEARNING_CURVE_FILE,
-                            title=f"MaskablePPO, {rules['num_players']} players, double-{rules['max_pip']}, {name}")  # fmt: skip
+        pyplot()  # whole: its compiled modules' initialisation must not be cut
+        if not noted:
+            plot_learning_curve(history, out / LEARNING_CURVE_FILE,
+                                title=f"MaskablePPO, {rules['num_players']} players, double-{rules['max_pip']}, {name}")  # fmt: skip
+            drawn = True
+    if noted:
+        from domino_env.train.cli import path_word
+
+        what = (f"{out / LEARNING_CURVE_FILE} is written" if drawn else f"{out / LEARNING_CURVE_FILE} not drawn; draw it "
+                f"with: python -m domino_env.train.plots {shlex.quote(path_word(out))}")  # fmt: skip
+        raise KeyboardInterrupt(signal.Signals(noted[0]).name, f"a signal while the learning curve was drawn: {what}")
 
 
 def train(argv: Sequence[str] | None = None) -> Path:
