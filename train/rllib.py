@@ -39,15 +39,12 @@ import argparse
 import atexit
 import json
 import os
-import platform
 import signal
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from domino_env.agents.ppo import scaling_name, spec_for
 from domino_env.agents.rllib.agent import CHECKPOINT_DIR, METADATA_FILE
@@ -90,6 +87,7 @@ from domino_env.train.rllib_output import (  # noqa: F401  (re-exported)
     save_checkpoint,
     skip_evaluation,
     skipped_evaluation,
+    versions,
     write_metadata,
 )
 from domino_env.train.run_folder import (
@@ -106,16 +104,6 @@ from domino_env.train.run_folder import (
 from domino_env.train.start_model import continued_seed
 
 METADATA_FORMAT = "domino_env.rllib/1"
-
-
-def _versions() -> dict[str, str]:
-    import ray
-    import torch
-
-    import domino_env
-
-    return {"domino_env": domino_env.__version__, "ray": ray.__version__, "torch": torch.__version__,
-            "python": platform.python_version(), "numpy": np.__version__}  # fmt: skip
 
 
 def _fmt(value: float | None) -> str:
@@ -251,7 +239,7 @@ def _start(
         # the run this command continued: the chain back to the command that began it
         "resumed_from": {k: previous.get(k) for k in ("command", "iterations_done", "interrupted", "failed", "resumed_from")}
         if args.resume is not None else None,
-        "versions": _versions(),
+        "versions": versions(),
         "source": source_commit(),
         "ray_resources": {k: float(v) for k, v in ray.cluster_resources().items() if k in ("CPU", "GPU")},
     }

@@ -12,6 +12,7 @@ import contextlib
 import errno
 import json
 import os
+import platform
 import shlex
 import shutil
 import sys
@@ -31,6 +32,18 @@ from domino_env.train.rule_options import evaluate_command
 #: immutable, ``chattr +i``; EACCES: one made read-only, ``chmod a-w``, for a user other than root).
 WRITE_REFUSALS = WRITE_FAILURES | {errno.EPERM, errno.EACCES}
 _PERMISSION = frozenset({errno.EPERM, errno.EACCES, errno.EROFS})
+
+
+def versions() -> dict[str, str]:
+    """The versions ``domino_rllib.json`` records: this package's, Ray's, torch's, Python's, numpy's."""
+    import numpy as np
+    import ray
+    import torch
+
+    import domino_env
+
+    return {"domino_env": domino_env.__version__, "ray": ray.__version__, "torch": torch.__version__,
+            "python": platform.python_version(), "numpy": np.__version__}  # fmt: skip
 
 
 class WriteRefused(Exception):
