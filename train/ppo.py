@@ -106,7 +106,12 @@ from domino_env.train.run_folder import (
     remove_if_empty,
     resume_command,
 )
-from domino_env.train.start_model import continued_seed, load_start_model, new_model  # noqa: F401  (new_model re-exported)
+from domino_env.train.start_model import (  # noqa: F401  (new_model re-exported)
+    continued_seed,
+    load_start_model,
+    new_model,
+    saved_counts,
+)
 from domino_env.train.vec_envs import close_vec_env, make_vec_env, usable_cores  # noqa: F401  (re-exported)
 
 __all__ = [
@@ -370,7 +375,8 @@ def eval_seed_of(run_args: dict[str, Any]) -> int | None:
 def _envs_of(parser, args, checked: CheckedRun, cores: int) -> int:
     """How many training envs: ``--n-envs``, else a resumed run's own (the size of its rollouts),
     else the usable cores (at most 8). Too many for the machine or the rollout limit, env seeds
-    (``--seed`` + i) past 2**32 - 1, or fewer samples a rollout than ``--batch-size``, is a parser error."""
+    (``--seed`` + i; not a resumed model's with steps, :func:`continued_seed`) past 2**32 - 1, or
+    fewer samples a rollout than ``--batch-size``, is a parser error."""
     from domino_env.train.vec_envs import process_count_problem
 
     run_envs = (checked.start_metadata or {}).get("n_envs") if args.resume else None
@@ -379,7 +385,10 @@ def _envs_of(parser, args, checked: CheckedRun, cores: int) -> int:
     n_envs = args.n_envs or run_envs or max(1, min(cores, 8))
     if problem := process_count_problem(n_envs, args.vec_env, cores):  # (a resumed run's too: a larger machine's)
         parser.error(problem)
-    if args.seed + n_envs - 1 > MAX_SEED:  # env i is seeded --seed + i (make_vec_env): the limit of every seed
+    # env i is seeded --seed + i (make_vec_env): the limit of every seed; a resumed model with steps
+    # seeds them from continued_seed instead, always below 2**31
+    resumed_steps = saved_counts(checked.start_model).get("num_timesteps", 0) if args.resume else 0
+    if resumed_steps <= 0 and args.seed + n_envs - 1 > MAX_SEED:
         given = "--n-envs" if args.n_envs else "the resumed run's --n-envs:" if run_envs else "the --n-envs default here:"
         parser.error(f"--seed {args.seed}: env i of the {n_envs} training envs ({given} {n_envs}) is seeded --seed + i, "
                      f"up to {args.seed + n_envs - 1:,}, above 2**32 - 1; give a --seed up to "
