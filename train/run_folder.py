@@ -32,7 +32,7 @@ from domino_env.agents.action_scorer import FLAT_INPUT
 from domino_env.agents.ppo import METADATA_FILE, MODEL_FILE, scaling_name, spec_for
 from domino_env.core.config import from_preset, line_from_preset
 from domino_env.core.errors import DominoError
-from domino_env.core.files import replace_file, replace_text
+from domino_env.core.files import read_at_most, replace_file, replace_text
 from domino_env.envs import line_v0
 from domino_env.envs.mexican_train_v0 import ENV_ID
 from domino_env.train.cli import path_word
@@ -430,16 +430,24 @@ class RunFolder:
 def earlier_evaluations(path: Path, metadata: dict[str, Any]) -> list[dict[str, Any]]:
     """The periodic evaluations a run folder holds so far: its ``evaluations.json`` (written at
     every evaluation, so also after a hard stop), else ``metadata["evaluations"]``. A damaged
-    ``evaluations.json`` (not a JSON list) gives a warning; a periodic evaluation rewrites it."""
+    ``evaluations.json`` (not a JSON list; not a regular file, or larger than the plots' limit, so
+    never read whole) gives a warning; a periodic evaluation rewrites it."""
+    from domino_env.train.plots import MAX_RUN_FILE_BYTES
+
     file = Path(path) / EVALUATIONS_FILE
     try:
-        history = json.loads(file.read_text())
+        if file.exists() and not file.is_file():  # a FIFO waited for a writer forever, /dev/zero filled the memory
+            raise ValueError("not a regular file")
+        raw = read_at_most(file, MAX_RUN_FILE_BYTES)
+        if len(raw) > MAX_RUN_FILE_BYTES:
+            raise ValueError(f"larger than {MAX_RUN_FILE_BYTES // 2**20} MiB")
+        history = json.loads(raw.decode("utf-8"))
         if isinstance(history, list):
             return history
         why = "not a JSON list"
     except FileNotFoundError:  # no evaluation yet, or a run from before the file existed
         why = ""
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # (RecursionError: nested too deeply)
         why = f"unreadable: {exc}"
     earlier = list(metadata.get("evaluations") or [])
     if why:
