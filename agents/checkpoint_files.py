@@ -153,12 +153,12 @@ def load_metadata(meta: str | Path) -> dict[str, Any]:
         raise CheckpointNotFoundError(f"{meta}: no such file") from None
     except OSError as exc:
         raise CheckpointError(f"{meta}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_METADATA_BYTES:
+        raise CheckpointError(f"{meta}: holds more than {MAX_METADATA_BYTES // 2**20} MiB, not a model's metadata")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CheckpointError(f"{meta}: not UTF-8 text (byte {exc.start} is {raw[exc.start:exc.start + 1]!r})") from None
-    if len(raw) > MAX_METADATA_BYTES:
-        raise CheckpointError(f"{meta}: holds more than {MAX_METADATA_BYTES // 2**20} MiB, not a model's metadata")
     if not text.strip():
         raise CheckpointError(f"{meta}: empty file, not a model's metadata")
     try:

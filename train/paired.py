@@ -113,7 +113,8 @@ def _as_dict(result: Any, side: str | None = None) -> Mapping[str, Any]:
         parts = [_as_dict(r) for r in result]
 
         def named(k: int) -> str:  # "tournament 2 (runs/s3.json)": the file load_result read it from, as given
-            return f"{k} ({result[k].path})" if isinstance(result[k], ResultFile) else str(k)
+            path = result[k].path if isinstance(result[k], ResultFile) else None
+            return f"{k} ({path})" if path is not None else str(k)
 
         seeds: dict[str, int] = {}  # a seed's repr -> the first tournament of the list played with it
         for i, part in enumerate(parts):
@@ -347,7 +348,7 @@ class ResultFile(dict):
     """A tournament result dict as :func:`load_result` read it, with the ``path`` it was read from
     (as given): a list of them that gives one file twice names it."""
 
-    path: str
+    path: str | None = None  # (None: made in Python, not by load_result)
 
 
 def load_result(path: str | Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -132,9 +133,13 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
     meta: dict[str, Any] = {}
     for name in ("metadata.json", "evaluations.json"):
         path = run / name
-        if not path.exists():
+        try:
+            mode = path.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):  # (also a link to nothing)
             continue
-        if not path.is_file():  # a FIFO would wait for a writer, a device (/dev/zero) never ends
+        except OSError as exc:  # a folder that cannot be searched: exists() raised it, a traceback
+            raise ValueError(f"{path}: cannot be read ({exc.strerror or exc}); {want}") from None
+        if not stat.S_ISREG(mode):  # a FIFO would wait for a writer, a device (/dev/zero) never ends
             raise ValueError(f"{path}: not a regular file (a run's {name} is one); {want}")
         try:
             raw = read_at_most(path, MAX_RUN_FILE_BYTES)

@@ -139,3 +139,6 @@ def test_a_metadata_file_past_the_size_limit_is_refused(tmp_path, monkeypatch):
     meta.write_text(head + "z" * (2**20 - len(head) - 1) + '"}')
     with pytest.raises(CheckpointError, match=rf"^{meta}: holds more than 1 MiB, not a model's metadata$"):
         load_metadata(meta)
+    meta.write_text(head + "z" * (2**20 - len(head) - 1) + 'é"}')  # the limit cuts the é in two: still the size
+    with pytest.raises(CheckpointError, match=rf"^{meta}: holds more than 1 MiB, not a model's metadata$"):
+        load_metadata(meta)

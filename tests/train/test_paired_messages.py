@@ -14,6 +14,7 @@ import pytest
 from domino_env.core.errors import AgentSpecError, ConfigError, DominoError
 from domino_env.train.paired import (
     PairedDifference,
+    ResultFile,
     _shown,
     deal_values,
     load_result,
@@ -239,6 +240,10 @@ def test_a_file_given_twice_in_a_list_is_named_by_its_path_as_given(tmp_path, mo
     assert _refusal(s3, [s3, s4, again], "x", "y") == (
         "tournaments 0 (s3.json) and 2 (./s3.json) of B's list have the same seed (3), so the same deals: the same "
         "result given twice? pool results played with other seeds")  # fmt: skip
+    made = ResultFile({**A, "seed": 3})  # one made in Python has no file to name (it was an AttributeError)
+    assert made.path is None
+    assert _refusal([made, s4, made], s4, "x", "y") == ("tournament 2 of A's list is tournament 0 again: the same "
+                                                        "result given twice; pool results played with other seeds")  # fmt: skip
 
 
 def test_a_list_inside_a_list_is_refused_naming_its_place():

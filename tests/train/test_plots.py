@@ -166,3 +166,22 @@ def test_a_run_file_that_is_huge_endless_or_not_a_file_is_one_line(tmp_path, nam
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.startswith(f"python -m domino_env.train.plots: error: {run / name}: {message}"), proc.stderr
     assert not (run / "learning_curve.png").exists()
+
+
+def test_a_run_folder_that_cannot_be_searched_is_one_error(tmp_path, monkeypatch):
+    """``chmod 000 RUN`` as another user: ``path.exists()`` raised PermissionError (a traceback);
+    as root the folder is searchable, so the refusal is simulated at ``Path.stat``."""
+    from domino_env.train.plots import read_history
+
+    run = _folder(tmp_path, {})
+    real = Path.stat
+
+    def stat(self, *args, **kwargs):
+        if self.parent == run:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", stat)
+    with pytest.raises(ValueError, match=rf"^{run / 'metadata.json'}: cannot be read \(Permission denied\); give a "
+                                         r"domino-train run folder"):  # fmt: skip
+        read_history(run)
