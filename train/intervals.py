@@ -44,7 +44,7 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
         raise ConfigError("successes", successes, f"a number from 0 to trials ({trials})")
     if trials == 0:
         return (0.0, 1.0)
-    p = successes / trials
+    p = min(1.0, max(0.0, successes / trials))  # (within the slack past 0 or trials: p(1 - p) < 0 broke sqrt at 1e9 trials)
     z2 = z * z
     denom = 1.0 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denom

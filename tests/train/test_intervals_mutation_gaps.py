@@ -71,3 +71,15 @@ def test_the_expansion_beyond_the_table_errs_by_its_fifth_order_term_only(df):
     error = t_quantile_975(df) - stats.t.ppf(0.975, df)
     assert -0.76 < error * df**5 < -0.72
     assert math.isfinite(t_quantile_975(df))
+
+
+def test_successes_within_the_slack_of_a_billion_trials_are_the_edge_interval():
+    """Found by the mutation run: successes taken within the 1e-9-a-trial slack past ``trials`` (or
+    below 0) made p(1 - p) negative, and from about 1e9 trials it outweighed z^2 / 4n^2: a "math
+    domain error". They are now the interval of the edge."""
+    n = 2_000_000_000
+    assert wilson_interval(n + 1.5, n) == wilson_interval(n, n)
+    assert wilson_interval(-1.5, n) == wilson_interval(0, n)
+    assert wilson_interval(10**10 + 5, 10**10) == wilson_interval(10**10, 10**10)
+    low, high = wilson_interval(n, n)
+    assert high == 1.0 and 1 - 1e-8 < low < 1.0
