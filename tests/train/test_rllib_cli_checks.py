@@ -34,7 +34,7 @@ from domino_env.train.rllib import build_parser, validate
         (["--num-cpus", str(4 * (os.cpu_count() or 1) + 1)], f"--num-cpus must be from 1 to {4 * (os.cpu_count() or 1)} (4 x the CPUs of this machine), got"),
         (["--game", "cuban", "--doubles", "chain"], "--doubles is a Mexican Train rule"),
         (["--max-pip", "6"], "max_pip"),
-        (["--resume", "/nonexistent"], "not a run folder"),
+        (["--resume", "/nonexistent"], "--resume /nonexistent: does not exist"),
         (["--hidden", "0"], "--hidden sizes must be >= 1"),
         (["--seed", "-1"], "--seed must be >= 0"),
         (["--lr", "0"], "--lr must be in (0, 1], got 0.0"),
