@@ -38,6 +38,14 @@ def _wait_for(log, text: str, procs, timeout: float = 120) -> None:
         time.sleep(0.02)
 
 
+def _reap(*procs: subprocess.Popen) -> None:
+    """Kill and wait for what is still running of ``procs`` (a test that failed midway)."""
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 @pytest.mark.parametrize(
     "signum, send",
     [(signal.SIGINT, "group"), (signal.SIGINT, "reader-gone-first"), (signal.SIGTERM, "group")],
@@ -58,10 +66,7 @@ def test_a_stop_whose_output_pipe_is_closed_still_saves_the_run(tmp_path, signum
             os.kill(proc.pid, signum)
         rc = proc.wait(timeout=120)
     finally:
-        for p in (proc, tee):
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        _reap(proc, tee)
     assert tee.returncode == (-signum if send == "group" else -signal.SIGKILL)
     assert rc == stopped_status(signum), rc  # was 141: the closed pipe ended it before the save
     meta = json.loads((out / "metadata.json").read_text())
@@ -88,10 +93,7 @@ def test_domino_evaluate_stopped_with_its_output_pipe_closed_keeps_its_journal_a
         os.killpg(tee.pid, signal.SIGINT)
         rc = proc.wait(timeout=120)
     finally:
-        for p in (proc, tee):
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        _reap(proc, tee)
     assert tee.returncode == -signal.SIGINT
     assert rc == -signal.SIGINT, rc  # killed by SIGINT after its (dropped) line: a shell's 130
     assert journal.read_text().count("\n") > 10 and not result.exists()  # --resume continues it
