@@ -42,7 +42,7 @@ from domino_env.train.evaluate import (  # noqa: F401  (MEXICAN_TRAIN_RULE_ARGS 
 from domino_env.train.folder_lock import hold_run_folder
 from domino_env.train.ladder import LADDER
 from domino_env.train.learner_env import CRITIC_INPUTS, GAMES, PARTNERS, REWARDS, LearnerEnv
-from domino_env.train.run_folder import check_overwrite_keeps, config_of
+from domino_env.train.run_folder import RUN_FILES, check_overwrite_keeps, config_of
 from domino_env.train.start_model import policy_input_of, resolve_policy, trained_options
 
 #: ``--device`` choices of ``domino-train`` (SB3's ``device``).
@@ -341,7 +341,8 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
               resume_folder: Path | None = None, can_resume: bool = True, own: str | None = None) -> None:  # fmt: skip
     """``--out`` is a new or empty folder, the folder ``--resume`` continues (``resume_folder``),
     or ``--overwrite`` is given (its run files are deleted when the run starts): an existing
-    non-empty folder would mix two runs (an old ``best_model.zip``, ``evaluations.json``, curve).
+    non-empty folder would mix two runs (an old ``best_model.zip``, ``evaluations.json``, curve);
+    in the folder it continues, a run file that is not a regular file (a FIFO) is refused.
     A folder that holds nothing but the file ``own`` counts as empty (``domino-bc``: its
     ``--dataset``, such as the samples of an interrupted collection the same command continues).
     An existing one is held from here on (:func:`~domino_env.train.folder_lock.hold_run_folder`;
@@ -356,6 +357,10 @@ def check_out(parser: argparse.ArgumentParser, out: str | None, overwrite: bool 
     into_resumed = resume_folder is not None and path.resolve() == Path(resume_folder).resolve()
     if into_resumed and overwrite:
         parser.error(f"--overwrite would delete the model that --resume continues ({out}); give one of them")
+    for name in RUN_FILES if into_resumed else ():  # rewritten in place (not a regular file): a FIFO hung the run
+        if (path / name).exists() and not (path / name).is_file():
+            parser.error(f"--out {out}: {path / name} is not a regular file (a FIFO, a device or a folder), and "
+                         "the run rewrites it; remove it, or give another --out")  # fmt: skip
     mine = {Path(own).resolve()} if own else set()
     if path.is_dir() and any(p.resolve() not in mine for p in path.iterdir()) and not (into_resumed or overwrite):
         model = next((path / m for m in (MODEL_FILE, "best_model.zip") if (path / m).is_file()), None)

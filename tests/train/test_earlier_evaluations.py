@@ -37,3 +37,29 @@ def test_an_evaluations_file_past_the_limit_is_not_read_whole(tmp_path, monkeypa
     file.write_text("[" * 100_000 + "]" * 100_000)  # nested too deeply for the parser: a traceback before
     with pytest.warns(UserWarning, match="evaluations.json is unreadable: maximum recursion depth"):
         assert earlier_evaluations(tmp_path, META) == [{"timesteps": 1}]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["evaluations.json", "best_model.zip", "learning_curve.png"])
+def test_a_resume_into_its_folder_refuses_a_run_file_it_would_hang_on(tmp_path, name):
+    """The warning above was not enough: the first periodic evaluation rewrote the FIFO in place,
+    ``open(FIFO, "wb")`` waited for a reader, and a single SIGTERM or Ctrl-C did not end it. A run
+    file that is not a regular file is refused before any work (a real process)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    run = tmp_path / "run"
+    shutil.copytree(root / "checkpoints" / "mexican_train_4p_d12_action_scores", run)
+    (run / name).unlink(missing_ok=True)
+    os.mkfifo(run / name)
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.ppo", "--resume", str(run), "--out", str(run),
+                           "--timesteps", "64", "--eval-freq", "64", "--eval-rounds", "4", "--final-eval-rounds", "0",
+                           "--n-envs", "1", "--no-progress"], capture_output=True, text=True, timeout=100,
+                          stdin=subprocess.DEVNULL)  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (2, ""), proc.stderr
+    assert proc.stderr == (f"domino-train: error: --out {run}: {run / name} is not a regular file (a FIFO, a device "
+                           "or a folder), and the run rewrites it; remove it, or give another --out "
+                           "(domino-train --help lists every option)\n")  # fmt: skip
