@@ -134,20 +134,23 @@ def first_snapshot(done: int, freq: int) -> int:
 def self_play_problem(args: Any, checked: Any, n_envs: int) -> str | None:
     """Why ``--self-play`` would do nothing in this run (no snapshot before its last step: the
     opponents would all be scripted), else None. The run ends after whole rollouts of ``n_steps``
-    (a resumed model's own) x ``n_envs``, from the steps a resumed model has."""
+    (a resumed model's own) x ``n_envs``, from the steps a resumed model has; its step count
+    moves ``n_envs`` at a time, so a snapshot comes at the first count at or past its multiple."""
     if args.self_play <= 0:
         return None
     saved = saved_counts(checked.start_model) if args.resume else {}
     done = saved.get("num_timesteps", 0)
     rollout = saved.get("n_steps", args.n_steps) * n_envs
     end = done + -(-args.timesteps // rollout) * rollout
-    first = first_snapshot(done, args.snapshot_freq)
+    # the steps go n_envs at a time: the snapshot is taken at the first count at or past its multiple
+    first = done + -(-(first_snapshot(done, args.snapshot_freq) - done) // n_envs) * n_envs
     if first < end:
         return None
     after = f" after the resumed model's {done}" if done else ""
     return (f"--self-play {args.self_play:g}: the first snapshot of the learner (every --snapshot-freq "
             f"{args.snapshot_freq} steps) would come at step {first}, but the run ends at step {end} (--timesteps "
-            f"{args.timesteps}{after}): no self-play; give a --snapshot-freq below {end - done} or more --timesteps")
+            f"{args.timesteps}{after}): no self-play; give a --snapshot-freq below {end - done - n_envs + 1} or "
+            "more --timesteps")
 
 
 #: Training-setup options a ``--resume`` takes from this command, not from the model's run.
@@ -274,7 +277,8 @@ def load_start_model(parser: argparse.ArgumentParser, args: Any, checked: Any, v
             total = done + -(-args.timesteps // rollout) * rollout
             print(f"--resume: --lr-schedule linear runs over the new total of {total} steps: the learning rate restarts "
                   f"from {args.learning_rate * (1 - done / total):.3g} ({1 - done / total:.1%} of --learning-rate "
-                  f"{args.learning_rate:g}) at the model's {done} steps and decays to 0 at step {total}",
+                  f"{args.learning_rate:g}) at the model's {done} steps (its first update, after a rollout of {rollout} "
+                  f"steps, uses {args.learning_rate * (1 - (done + rollout) / total):.3g}) and decays to 0 at step {total}",
                   file=sys.stderr, flush=True)  # fmt: skip
     started = None
     if flag:

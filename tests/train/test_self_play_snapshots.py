@@ -18,6 +18,12 @@ def test_self_play_without_a_snapshot_in_the_run_is_refused_before_any_work(tmp_
         assert r.returncode == 2, r.stderr
         assert NO_SNAPSHOT.format(freq=freq, first=freq, end=2048, steps=2048, after="", below=2048) in r.stderr
         assert not (tmp_path / "sp").exists()
+    # 3 envs: the step count goes 3 at a time, so the multiple 100 is met at 102, the run's last step
+    r = run_ppo([*SMALL, "--n-envs", "3", "--vec-env", "dummy", "--n-steps", "34", "--batch-size", "34",
+                 "--self-play", "0.5", "--timesteps", "102", "--snapshot-freq", "100", "--out", str(tmp_path / "sp")])  # fmt: skip
+    assert r.returncode == 2, r.stderr
+    assert NO_SNAPSHOT.format(freq=100, first=102, end=102, steps=102, after="", below=100) in r.stderr
+    assert not (tmp_path / "sp").exists()
 
 
 def test_the_snapshots_taken_are_recorded_and_a_resume_counts_from_the_model_steps(tmp_path):
