@@ -386,7 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise OutputError(f"{'-o -: stdout' if to_stdout else where}: could not be written{' whole' if to_stdout else ''} "
                           f"({err.strerror or err})") from None
     if data["seed_deals"] is False:  # shown, as the record replays from its deals; said here too
-        print(f"{parser.prog}: note: record {name}: its deals are not the ones seed {data['seed']} deals (an edited "
+        seed = data["seed"] if len(data["seed"]) <= 40 else data["seed"][:40] + chr(0x2026)  # (an edit of 4,000 digits)
+        print(f"{parser.prog}: note: record {name}: its deals are not the ones seed {seed} deals (an edited "
               "record, or deals given to env.reset); the page's header says so", file=sys.stderr)  # fmt: skip
     deals = sum(f["kind"] == "deal" for f in data["frames"])
     moves, frames = data["num_moves"], len(data["frames"])

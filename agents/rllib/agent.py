@@ -32,10 +32,12 @@ import numpy as np
 
 from domino_env.core.config import LineConfig
 from domino_env.core.errors import AgentSpecError, CheckpointNotFoundError, DominoError
+from domino_env.core.files import read_at_most
 from domino_env.encoding.line import LineEncoder
 from domino_env.encoding.mexican_train import MexicanTrainEncoder
 
 from ..base import as_config, register_agent
+from ..checkpoint_files import MAX_METADATA_BYTES
 from ..ppo import PPOAgent, SpecMismatchError, agent_label, check_compatible, spec_for
 
 #: Metadata file ``domino_env.train.rllib`` writes in the run folder and in every checkpoint folder.
@@ -233,8 +235,11 @@ def find_metadata(module: Path) -> dict[str, Any] | None:
         f = folder / METADATA_FILE
         if f.is_file():
             try:
-                data = json.loads(f.read_text())
-            except (OSError, ValueError) as err:
+                raw = read_at_most(f, MAX_METADATA_BYTES)  # (a huge file, or /dev/zero linked, is not read whole)
+                if len(raw) > MAX_METADATA_BYTES:
+                    raise ValueError(f"more than {MAX_METADATA_BYTES // 2**20} MiB")
+                data = json.loads(raw.decode("utf-8"))
+            except (OSError, ValueError, RecursionError) as err:
                 raise DominoError(f"{f}: not a readable metadata file ({err})") from err
             missing = [k for k in ("observation_spec_hash", "model_config") if k not in data] if isinstance(data, dict) else []
             if not isinstance(data, dict) or missing or not isinstance(data["model_config"], dict):

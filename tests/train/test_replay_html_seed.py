@@ -92,3 +92,13 @@ def test_each_deal_is_compared_once_not_at_every_move():
         hand = edited["deals"][k]["hands"][0]
         hand[0], hand[-1] = hand[-1], hand[0]  # the same tiles in another order: another deal all the same
         assert seed_deals(edited) is False, k
+
+
+def test_a_long_edited_seed_is_cut_in_the_note_line(tmp_path):
+    """An edited seed of 4,001 digits was printed whole: a 4 kB note line. The line shows its
+    first 40 digits; the page's header keeps the seed whole."""
+    game = _game_record(line_v0.raw_env(preset="block"), 5)
+    save_record(dict(game, seed=10**4000), tmp_path / "long.json")
+    page = _run("replay_html", "long.json", cwd=tmp_path)
+    assert (page.returncode, page.stderr) == (0, NOTE.format(name="long.json", seed="1" + "0" * 39 + "\u2026"))
+    assert f'"seed":"{10**4000}","seed_deals":false' in (tmp_path / "long.html").read_text()

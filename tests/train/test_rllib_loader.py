@@ -255,6 +255,23 @@ def test_the_metadata_is_searched_up_to_the_run_folder_only(tmp_path):
     assert find_metadata(module)["observation_spec_hash"] == "y"
 
 
+def test_a_metadata_file_past_the_size_limit_is_not_read_whole(tmp_path, monkeypatch):
+    """``domino_rllib.json`` was read whole: a huge one (or a link to ``/dev/zero``, which
+    ``is_file`` passes) filled the memory. It is read up to the PPO loader's metadata limit."""
+    from domino_env.agents.rllib import agent
+
+    monkeypatch.setattr(agent, "MAX_METADATA_BYTES", 2**20)  # (16 MiB: slow to write in a test)
+    module = tmp_path / "runs" / MODULE
+    module.mkdir(parents=True)
+    text = json.dumps({"observation_spec_hash": "y", "model_config": {}, "pad": ""})
+    (tmp_path / "runs" / METADATA_FILE).write_text(text[:-2] + "z" * (2**20 - len(text)) + '"}')  # 1 MiB: read
+    assert agent.find_metadata(module)["observation_spec_hash"] == "y"
+    (tmp_path / "runs" / METADATA_FILE).write_text(text[:-2] + "z" * (2**20 - len(text) + 1) + '"}')
+    with pytest.raises(DominoError, match=re.escape(f"{tmp_path / 'runs' / METADATA_FILE}: not a readable metadata "
+                                                    "file (more than 1 MiB)")):  # fmt: skip
+        agent.find_metadata(module)
+
+
 @pytest.mark.parametrize("damage", ["bias_short", "weight_1d"])
 def test_a_layer_whose_bias_or_weight_has_the_wrong_rank_or_length_is_refused(good, tmp_path, damage):
     """The shape check of every layer, not only a weight that does not follow the previous one:
