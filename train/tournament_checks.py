@@ -24,10 +24,7 @@ def checked_seed(seed: object) -> int:
     tournament seed, 0 to 2**32 - 1 (``SeedSequence([seed, deal])`` splits a larger one into 32-bit
     words: seed 2**32's deal 0 was seed 0's deal 1; seeds below derive their deals as they always
     did); else a ConfigError (a ``ValueError``) naming ``seed``."""
-    number = as_int(seed)
-    if number is None or not 0 <= number <= MAX_SEED:
-        raise ConfigError("seed", seed, f"an integer from 0 to {MAX_SEED:,} (2**32 - 1)")
-    return number
+    return _seed_word(seed, "seed")
 
 
 def checked_deal(deal: object) -> int:
@@ -35,9 +32,15 @@ def checked_deal(deal: object) -> int:
     0 to 2**32 - 1 (a tournament has at most ``MAX_ROUNDS`` deals; ``SeedSequence([seed, deal])``
     splits a larger one into 32-bit words, as it does a seed); else a ConfigError (a ``ValueError``)
     naming ``deal``. Numpy took a bool, a string of digits, or a deal of 2**32 and more silently."""
-    number = as_int(deal)
+    return _seed_word(deal, "deal")
+
+
+def _seed_word(value: object, field: str) -> int:
+    """``value`` as a plain int from 0 to 2**32 - 1 (one word of a ``SeedSequence``), else a
+    ConfigError naming ``field``."""
+    number = as_int(value)
     if number is None or not 0 <= number <= MAX_SEED:
-        raise ConfigError("deal", deal, f"an integer from 0 to {MAX_SEED:,} (2**32 - 1)")
+        raise ConfigError(field, value, f"an integer from 0 to {MAX_SEED:,} (2**32 - 1)")
     return number
 
 
