@@ -417,3 +417,36 @@ def test_the_set_up_installs_torch_from_the_index_the_readme_names(index, tmp_pa
                              capture_output=True, text=True, check=True)  # fmt: skip
         torch = next(x for x in dry.stdout.splitlines() if "pip install \"torch" in x)
         assert torch.split(" install ", 1)[1].replace('"', "").split() == want
+
+
+def test_envs_md_example_of_a_given_station_names_the_double_the_game_skips():
+    """docs/envs.md, "Starting from a given position": a station given off the schedule is played
+    and the later rounds keep the schedule of their round index (round r: N-r), so the example's
+    game plays the given double twice and never the double of the round it was given in. The page
+    said 9-9 in round 2 skipped 8-8 (round 1's double); round 2 plays 7-7 (this test failed)."""
+    import numpy as np
+
+    from domino_env.core.tiles import tile_table
+    from domino_env.envs.mexican_train_v0 import raw_env
+
+    text = " ".join(ENVS.read_text().split())
+    m = re.search(r"a game given station (\d+)-\1 in round (\d+) (?:\([^)]*\) )?of double-(\d+) "
+                  r"plays \1-\1 twice and never (\d+)-\4", text)  # fmt: skip
+    assert m, "docs/envs.md lost the example of a given station"
+    given, index, n, skipped = (int(g) for g in m.groups())
+    rng = np.random.default_rng(0)
+    pool = [list(t) for t in tile_table(n) if t != (given, given)]
+    order = rng.permutation(len(pool))
+    tiles = [pool[i] for i in order]
+    deal = {"hands": [tiles[:20], tiles[20:40]], "boneyard": tiles[40:], "station": [given, given]}
+    env = raw_env(num_players=2, max_pip=n, episode="game")
+    env.reset(seed=0, options={"deals": [None] * index + [deal]})
+    stations = {}
+    while env.agents:
+        obs, _, terminated, truncated, _ = env.last()
+        stations.setdefault(env.game_state.round_index, env.game_state.station)
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert stations[index] == given
+    played = list(stations.values())
+    assert played.count(given) == 2 and skipped not in played
+    assert sorted(played + [skipped]) == sorted([given] + list(range(n + 1)))
