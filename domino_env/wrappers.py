@@ -309,8 +309,8 @@ class SingleAgentEnv(gymnasium.Env):
             obs, self._reset_reward, terminated, truncated, info = self._learner_view()
             if not (terminated or truncated):
                 return obs, info
-            if options and ("deal" in options or "deals" in options):
-                break  # dealing again would deal the same
+            if options and (options.get("deal") is not None or (options.get("deals") or [None])[0] is not None):
+                break  # a given first deal: dealing again would deal the same (None: the generator's)
         if truncated:
             raise DominoError(
                 f"the episode was truncated (max_cycles={self.aec.max_cycles}, max_steps="

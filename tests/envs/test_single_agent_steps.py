@@ -128,6 +128,21 @@ def test_a_random_deal_the_learner_never_reaches_is_dealt_again_and_a_given_one_
         assert len(seeds) == 1
 
 
+@pytest.mark.parametrize("options", [{"deal": None}, {"deals": [None]}, {"deals": [None, None]}])
+def test_a_deal_given_as_none_is_dealt_again_as_without_the_option(options):
+    """docs/envs.md: "A deal given as None (in either option) is dealt by the env's generator, as
+    without the option", so reset deals on until the learner decides, as above with no options.
+    Block, 2 seats, one-tile hands, the learner at seat 1, seed 4: the first deals end at once.
+    Before the fix any "deal" / "deals" key counted as a given deal: DominoError after one deal."""
+    env = line_single_agent("block", num_players=2, hand_size=1, learner_seat=1)
+    seeds = _counting_deals(env)
+    env.reset(seed=4)
+    plain = list(seeds)
+    seeds.clear()
+    env.reset(seed=4, options=options)
+    assert len(seeds) > 1 and seeds == plain
+    assert env.aec.game_state.current_player == 1 and env.action_masks().any()
+
 def test_an_illegal_action_ends_the_episode_with_an_empty_mask():
     """``action_masks``: "all False once the episode is over", an illegal action's end too (the
     AEC env still waits on the learner, whose own mask there is unchanged). Kills: the illegal
