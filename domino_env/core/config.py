@@ -56,14 +56,27 @@ class _ConfigMixin:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
-        """Inverse of :meth:`to_dict`.
+        """Config from a dict of fields, the inverse of :meth:`to_dict`: it starts from the values
+        of the dict's ``"preset"`` (the class's default preset when the dict names none) with the
+        dict's other keys over them, as ``from_preset(preset, **others)`` (``line_from_preset``
+        for a :class:`LineConfig`) and ``records.record_config`` do. A dict from ``to_dict()``
+        lists every field, so it gives an equal config whatever its preset; a trimmed one such as
+        ``{"preset": "tren_mexicano"}`` gives that preset's rules (it gave the default rules
+        under the preset's name).
 
         Raises:
             ConfigError: ``data`` is not a dict (``None`` or a list was a TypeError, or the
-                default rules), or has an unknown or invalid field."""
+                default rules), names an unknown preset (or one of the other class's), or has an
+                unknown or invalid field (a preset value that the dict's other fields make
+                invalid is named as the preset's, with the field to give)."""
         if not isinstance(data, Mapping):
             raise ConfigError("data", data, f"a dict of {cls.__name__} fields, as to_dict() gives")
-        return cls(**_checked_kwargs(cls, data))
+        overrides = dict(data)
+        presets = LINE_PRESETS if issubclass(cls, LineConfig) else PRESETS
+        name = overrides.pop("preset", next(f.default for f in fields(cls) if f.name == "preset"))
+        if not _known(name, presets):
+            raise ConfigError("preset", name, f"one of {tuple(presets)}")
+        return _from_preset_values(cls, name, presets[name][1], overrides)
 
 
 

@@ -182,8 +182,9 @@ def _classes_of(record: dict[str, Any]) -> tuple[Any, Any]:
 def record_config(record: dict[str, Any]) -> Any:
     """The rules ``raw_env(**record["env_kwargs"])`` plays: the record's preset (the env id's for a
     line game, ``domino_cubano`` for Mexican Train when the record names none) with the recorded
-    fields over it. Records the envs write list every field, so only a trimmed record relies on
-    the preset (``from_dict`` gave the default rules to ``{"preset": "tren_mexicano"}``).
+    fields over it, as the config class's ``from_dict`` reads a rules dict (this also drops the
+    env-only keys and takes a line game's preset from its env id). Records the envs write list
+    every field, so only a trimmed record relies on the preset.
 
     Raises:
         RecordError: unknown env id, an env id and preset that disagree.

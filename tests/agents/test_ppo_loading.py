@@ -232,3 +232,17 @@ def test_metadata_that_is_not_an_object_names_its_json_kind(text, kind, tmp_path
     (tmp_path / "metadata.json").write_text(text)
     with pytest.raises(CheckpointError, match=rf"metadata.json: a JSON object expected, got {re.escape(kind)}$"):
         load_metadata(tmp_path / "metadata.json")
+
+
+def test_metadata_trimmed_to_fewer_rules_reads_them_over_its_preset():
+    """The metadata's rules are read with ``from_dict``, which now starts from the dict's preset:
+    a Cuban model's env_kwargs without ``max_pip`` were checked as the block game's double-6 with
+    the Cuban 10-tile hands, and the model refused as corrupt metadata."""
+    meta = _meta(CUBAN)
+    meta["env_kwargs"] = {k: v for k, v in meta["env_kwargs"].items() if k != "max_pip"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the preset's rules are the wanted ones: nothing differs
+        check_compatible(meta, as_config({"preset": "cuban"}))
+    meta["env_kwargs"]["teams"] = "yes"  # still checked
+    with pytest.raises(CheckpointError, match=r"not valid rules \(invalid config field 'teams': got 'yes'"):
+        check_compatible(meta, as_config({"preset": "cuban"}))
