@@ -91,7 +91,12 @@ class MexicanTrainConfig(_ConfigMixin):
     (Tren Mexicano)").
 
     Attributes are documented in ``FIELD_DOCS`` (and docs/envs.md, built from it). Build one with
-    :func:`from_preset` to start from a document's rule set.
+    :func:`from_preset` (or :meth:`from_dict`) to start from a document's rule set: the
+    constructor does not apply a preset. ``MexicanTrainConfig(preset="tren_mexicano")`` is the
+    default rules labelled ``tren_mexicano``, every field not given keeping the default above
+    (a constructor cannot tell a field left out from one given its default value, and
+    ``from_preset`` itself builds its result through it with every field given), and the label
+    is what render titles show; ``from_preset("tren_mexicano")`` is the preset's rules.
 
     Raises:
         ConfigError: on any invalid field (``__post_init__``).
@@ -194,7 +199,8 @@ FIELD_DOCS: dict[str, str] = {
     "game_end": "'rounds' (stations N..0) or 'elimination' (seed 002: out at the limit).",
     "elimination_limit": "Total points at which a seat is out with game_end='elimination' (100).",
     "first_player": "Seat that starts the game; None = drawn from the env's seeded RNG.",
-    "preset": "Name of the preset the other fields started from.",
+    "preset": "Name of the preset: from_preset, from_dict and raw_env(preset=...) start the other "
+    "fields from its values; MexicanTrainConfig(preset=...) only records the name.",
 }
 
 #: Presets (docs/rules.md §1.8): name -> (source document, fields differing from the default).
@@ -292,7 +298,12 @@ LINE_RULE_CHOICES: dict[str, tuple[str, ...]] = {"next_lead": ("next_seat", "win
 class LineConfig(_ConfigMixin):
     """The rules of a line game: block, draw or Cuban (docs/rules.md §2; seeds 001, 003, 004).
 
-    Attributes are documented in ``LINE_FIELD_DOCS``. Build one with :func:`line_from_preset`.
+    Attributes are documented in ``LINE_FIELD_DOCS``. Build one with :func:`line_from_preset`
+    (or :meth:`from_dict`) to start from a preset: the constructor does not apply it.
+    ``LineConfig(preset="cuban")`` is the block game's rules labelled ``cuban``, every field not
+    given keeping the default above (see :class:`MexicanTrainConfig` for why), while the label
+    names the game: render titles, an env's id, the game a PPO model is checked against;
+    ``line_from_preset("cuban")`` is the Cuban rules.
 
     Raises:
         ConfigError: on any invalid field (``__post_init__``).
@@ -347,7 +358,8 @@ LINE_FIELD_DOCS: dict[str, str] = {
     "annul_doubles": "Doubles dealt that let a player annul the round on its first turn (Cuban: "
     "5); None = no annulment.",
     "target_score": "Points that end a game (100; seed 003 prints 5,000 for the draw game).",
-    "preset": "Name of the preset the other fields started from.",
+    "preset": "Name of the preset: line_from_preset, from_dict and raw_env(preset=...) start the "
+    "other fields from its values; LineConfig(preset=...) only records the name.",
 }
 
 #: Line-game presets (docs/rules.md §2.2): name -> (source document, fields differing from the default).

@@ -141,3 +141,24 @@ def test_property_overridden_configs_round_trip_and_read_back_as_the_preset_with
     except ConfigError:
         return
     assert cls.from_dict(plain.to_dict()) == plain
+
+
+def test_the_constructor_records_the_preset_name_only_and_says_so():
+    """The constructor keeps its defaults under a preset's name (it cannot tell a field left out
+    from one given its default value, and from_preset builds through it with every field given):
+    the field doc said the other fields "started from" the preset, which only the builders do."""
+    from pathlib import Path
+
+    from domino_env.core.config import FIELD_DOCS, LINE_FIELD_DOCS
+
+    for cls, name, build in ((MexicanTrainConfig, "tren_mexicano", from_preset), (LineConfig, "cuban", line_from_preset)):
+        labelled = cls(preset=name)
+        assert {**labelled.to_dict(), "preset": None} == {**cls().to_dict(), "preset": None}
+        assert labelled != build(name) and labelled.preset == name
+        assert cls.from_dict(labelled.to_dict()) == labelled  # every field listed: read back as it is
+        assert cls.from_dict({"preset": name}) == build(name)
+        assert "the constructor does not apply" in " ".join(cls.__doc__.split())
+    assert FIELD_DOCS["preset"].endswith("MexicanTrainConfig(preset=...) only records the name.")
+    assert LINE_FIELD_DOCS["preset"].endswith("LineConfig(preset=...) only records the name.")
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs/envs.md").read_text().split())
+    assert "The constructor does not apply a preset: `MexicanTrainConfig(preset=\"tren_mexicano\")`" in page
