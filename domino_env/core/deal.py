@@ -72,8 +72,9 @@ class TileReader:
         return [self.hand(h, f"hand of seat {s}") for s, h in enumerate(raw)]
 
     def boneyard(self, deal: dict[str, Any]) -> list[int]:
-        """``deal["boneyard"]`` in drawing order (first element drawn first)."""
-        raw = plain(deal.get("boneyard", []))
+        """``deal["boneyard"]`` in drawing order (first element drawn first); absent or None: empty."""
+        raw = deal.get("boneyard")
+        raw = [] if raw is None else plain(raw)
         if not isinstance(raw, (list, tuple)):
             raise DealError(f"deal['boneyard'] must be a list of [a, b] tiles, got {raw!r}")
         return [self.tile(item, "boneyard") for item in raw]

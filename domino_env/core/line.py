@@ -480,8 +480,8 @@ class LineState:
 
 def read_deal(config: LineConfig, deal: Any) -> tuple[list[int], list[int], int | None]:
     """``(hands, boneyard, first_player)`` of a given deal (docs/envs.md, "Starting from a given
-    position"): hands as bitmasks, boneyard as tile indices in drawing order, first_player None
-    when the deal names none.
+    position"): hands as bitmasks, boneyard as tile indices in drawing order (empty when the deal
+    gives none, or None), first_player None when the deal names none (or gives None).
 
     Raises:
         DealError: naming the deal's field that is wrong."""

@@ -81,7 +81,8 @@ class MexicanTrainState(MexicanTrainRounds, MexicanTrainViews):
                 tiles of the set that appear nowhere are out of play for the round. Without
                 ``"station"``: the round's scheduled double (``station_source="set_aside"``), or
                 with ``"highest_held"`` the rule picks it from the hands (docs/rules.md §1.7:
-                its holder places it and moves first).
+                its holder places it and moves first); without ``"boneyard"``, none. An
+                optional key given as None reads as if it were absent.
 
         Raises:
             ConfigError: ``config`` is not a MexicanTrainConfig, or ``rng`` neither None nor a

@@ -312,15 +312,16 @@ def read_deal(config: Any, deal: Any, round_index: int, active: list[bool] | Non
     """``(hands, boneyard, station, first_player)`` of a given deal for round ``round_index``
     (docs/envs.md, "Starting from a given position"): hands as bitmasks, boneyard as tile indices
     in drawing order, station None when ``highest_held`` picks it from the hands, first_player
-    None when the deal names none. ``active``: who is still in the game (None: not known yet,
-    and the checks that need it are left out).
+    None when the deal names none. An optional key given as None (``station``, ``boneyard``,
+    ``first_player``) reads as if it were absent. ``active``: who is still in the game (None:
+    not known yet, and the checks that need it are left out).
 
     Raises:
         DealError: naming the deal's field that is wrong."""
     n, p = config.max_pip, config.num_players
     check_keys(deal, ("hands", "boneyard", "station", "first_player"))
     reader = TileReader(n)
-    if "station" in deal:
+    if deal.get("station") is not None:  # None: as if absent, as first_player's None
         st = plain(deal["station"])
         try:
             a, b = tile_pair(st)

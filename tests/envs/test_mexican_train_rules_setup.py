@@ -288,15 +288,17 @@ def test_a_deal_may_give_numpy_arrays_and_its_messages_say_what_is_wrong():
 
 
 def test_a_hand_or_boneyard_that_is_not_a_list_is_refused_by_name():
-    """A deal's hand or boneyard given as a number or None is a DealError naming it, not a
-    TypeError from iterating it. Kills: deleting the list checks of TileReader.hand and
-    TileReader.boneyard (core/deal.py)."""
+    """A deal's hand given as a number or None, or its boneyard as a number, is a DealError
+    naming it, not a TypeError from iterating it (a boneyard None is an empty one, as when left
+    out: tests/envs/test_deal_none_keys.py). Kills: deleting the list checks of TileReader.hand
+    and TileReader.boneyard (core/deal.py)."""
     e = raw_env(num_players=2, max_pip=9)
     base = {"hands": [[[1, 2], [3, 9]], [[4, 5], [6, 7]]], "boneyard": [[0, 8]], "station": [9, 9]}
     for bad in (7, None):
         with pytest.raises(DealError, match=re.escape(f"options['deal']: hand of seat 1 must be a list of [a, b] tiles, got {bad}") + "$"):
             e.reset(seed=0, options={"deal": {**base, "hands": [base["hands"][0], bad]}})
-        with pytest.raises(DealError, match=re.escape(f"options['deal']: deal['boneyard'] must be a list of [a, b] tiles, got {bad}") + "$"):
+    for bad in (7, "88"):
+        with pytest.raises(DealError, match=re.escape(f"options['deal']: deal['boneyard'] must be a list of [a, b] tiles, got {bad!r}") + "$"):
             e.reset(seed=0, options={"deal": {**base, "boneyard": bad}})
     e.reset(seed=0, options={"deal": base})  # the same deal with lists is valid
     assert hand(e, 1) == [(4, 5), (6, 7)] and state(e).deals[0]["boneyard"] == [[0, 8]]
