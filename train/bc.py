@@ -65,6 +65,7 @@ from domino_env.train.bc_data import (  # noqa: F401 (re-exported: domino_env.tr
     collect,
     collect_parallel,
     concat,
+    dagger_seed_problem,
     dataset_problem,
     held_out,
     interrupted_of,
@@ -257,6 +258,8 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path | None, str | None]:
                                    "out_may_hold": args.dataset})  # fmt: skip (no tb/ here; an --out holding only --dataset is new)
     checked = check_args(parser, checks, can_resume=False)
     args.reward, args.pips_coef = checks.reward, checks.pips_coef
+    if problem := dagger_seed_problem(args.seed, args.dagger_iters):  # (after the evaluations' seed, --seed + 1000)
+        parser.error(problem)
     rules, game = checked.rules, args.game
     config = config_of(rules, game)
     check_agents(parser, "--expert", [args.expert], config)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from domino_env.core.files import raise_naming, sync_file, sync_folder
+from domino_env.train.arg_types import MAX_SEED
 from domino_env.train.interrupts import SIGHUP, WORKER_STOP_SIGNALS, children_born_blocked
 from domino_env.train.learner_env import LearnerEnv
 from domino_env.wrappers import info_state_kwargs
@@ -138,6 +139,19 @@ class _SharedStop:
     @property
     def received(self) -> str | None:
         return "signal" if self.event.is_set() else "the parent is gone" if self.orphaned else None
+
+
+def dagger_seed_problem(seed: int, rounds: int) -> str | None:
+    """What is wrong with ``--seed seed`` and ``--dagger-iters rounds`` (None: nothing): DAgger
+    round ``k`` (1 to ``rounds``) collects and fits with seed ``--seed + k``, a seed too, at most
+    2**32 - 1 (above it ``SeedSequence`` splits it into 32-bit words: seed 2**32's stream was
+    another seed's)."""
+    if seed + rounds <= MAX_SEED:
+        return None
+    fix = (f"give a --seed up to {MAX_SEED - rounds:,} with --dagger-iters {rounds}" if rounds <= MAX_SEED
+           else f"give --dagger-iters up to {MAX_SEED - seed:,} with --seed {seed}")  # fmt: skip
+    return (f"--seed {seed}: DAgger round k (1 to {rounds}, --dagger-iters {rounds}) is seeded --seed + k, up to "
+            f"{seed + rounds:,}, above 2**32 - 1; {fix}")  # fmt: skip
 
 
 def _collect_part(job: tuple, event: Any, counter: Any, path: str, parent: int) -> None:
