@@ -40,7 +40,10 @@ def plot_learning_curve(
 ) -> Path:
     """Draw win rate (with its per-deal 95% CI band and the parity line) and mean pips per round
     (the learner's, solid; the opponents', dashed) against training steps, one colour per ladder
-    opponent, and save a PNG.
+    opponent, and save a PNG. Where the evaluation setting changes (a ``--resume`` with other
+    ``--eval-opponents``, ``--eval-rounds``, ``--eval-seed`` or ``--partner``: :func:`setting_changes`)
+    every line breaks, and a vertical line marks the first evaluation of the new setting, its
+    legend entry saying what changed.
 
     Args:
         history: evaluations as written by ``domino_env.train.ppo`` (``[{"timesteps", "results": {opp: {...}}}]``).
@@ -53,52 +56,46 @@ def plot_learning_curve(
     path = Path(path)
     steps = [e["timesteps"] for e in history]
     opponents = list(dict.fromkeys(o for e in history for o in e["results"]))
+    changes = setting_changes(history)
+    bounds = [0, *(i for i, _ in changes), len(history)]
     # one x-axis: a pips panel whose points are gaps (NaN: no round played) keeps the steps' range
     fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
     for i, opp in enumerate(opponents):
         colour = f"C{i}"
-        rows = [
-            (s, e["results"][opp])
-            for s, e in zip(steps, history, strict=True)
-            if opp in e["results"]
-        ]
-        xs = [s for s, _ in rows]
-        ax_w.plot(xs, [r["win_rate"] for _, r in rows], "o-", color=colour, label=f"vs {opp}")
-        ax_w.fill_between(
-            xs,
-            [r["ci95_deal"][0] for _, r in rows],
-            [r["ci95_deal"][1] for _, r in rows],
-            color=colour,
-            alpha=0.15,
-        )
-        ax_p.plot(
-            xs, [_pips(r, "") for _, r in rows], "o-", color=colour, label=f"learner vs {opp}"
-        )
-        ax_p.plot(
-            xs,
-            [_pips(r, "opponent_") for _, r in rows],
-            "x--",  # a marker: a point between two gaps is drawn too
-            color=colour,
-            alpha=0.7,
-            label=f"{opp} seats",
-        )
+        labelled = False
+        for lo, hi in zip(bounds, bounds[1:], strict=False):  # one line a setting: never joined across a change
+            points = [(s, e["results"][opp]) for s, e in zip(steps[lo:hi], history[lo:hi], strict=True)
+                     if opp in e["results"]]  # fmt: skip
+            if not points:
+                continue
+            xs = [s for s, _ in points]
+            names = (f"vs {opp}", f"learner vs {opp}", f"{opp} seats") if not labelled else ("_", "_", "_")
+            labelled = True
+            ax_w.plot(xs, [r["win_rate"] for _, r in points], "o-", color=colour, label=names[0])
+            ax_w.fill_between(xs, [r["ci95_deal"][0] for _, r in points], [r["ci95_deal"][1] for _, r in points],
+                              color=colour, alpha=0.15)  # fmt: skip
+            ax_p.plot(xs, [_pips(r, "") for _, r in points], "o-", color=colour, label=names[1])
+            ax_p.plot(xs, [_pips(r, "opponent_") for _, r in points], "x--",  # a marker: a point between two gaps is drawn too
+                      color=colour, alpha=0.7, label=names[2])  # fmt: skip
+    for index, what in changes:
+        for ax in (ax_w, ax_p):
+            ax.axvline(steps[index], color="black", lw=1.2, ls="-.",
+                       label=f"evaluations from {_steps_text(steps[index])}: {what}")  # fmt: skip
     from matplotlib.ticker import FuncFormatter
 
-    steps_fmt = FuncFormatter(lambda x, _: f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k")
+    steps_fmt = FuncFormatter(lambda x, _: _steps_text(x))
     for ax in (ax_w, ax_p):
         ax.xaxis.set_major_formatter(steps_fmt)
     if history:
         parity = next(iter(history[-1]["results"].values()))["parity"]
         ax_w.axhline(parity, color="grey", lw=1, ls=":", label=f"parity {parity:.2f}")
-    ax_w.set_xlabel("training steps (learner decisions)")
     ax_w.set_ylabel("win rate (band: 95% CI per deal)")
     ax_w.set_ylim(0, 1)
-    ax_w.legend(fontsize=8)
-    ax_w.grid(alpha=0.3)
-    ax_p.set_xlabel("training steps (learner decisions)")
     ax_p.set_ylabel("mean pips left per round (lower is better)")
-    ax_p.legend(fontsize=8)
-    ax_p.grid(alpha=0.3)
+    for ax in (ax_w, ax_p):
+        ax.set_xlabel("training steps (learner decisions)")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
@@ -107,6 +104,41 @@ def plot_learning_curve(
     replace_file(path, lambda f: fig.savefig(f, dpi=110, format=fmt))  # an error keeps the earlier picture whole
     plt.close(fig)
     return path
+
+
+def _steps_text(x: float) -> str:
+    """A step count as the axis shows it: ``250k``, ``1.5M``."""
+    return f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k"
+
+
+def evaluation_setting(entry: dict[str, Any]) -> dict[str, Any]:
+    """What an evaluation measured on, as far as its entry says: the opponents of its results,
+    and its ``ladder``'s rounds, seed and seating (``partner``); an entry written before the
+    ladder was kept gives the rounds its results played and no seed or seating (None)."""
+    ladder = entry.get("ladder") if isinstance(entry.get("ladder"), dict) else {}
+    played = [r.get("rounds") for r in entry["results"].values() if isinstance(r.get("rounds"), int)]
+    return {"opponents": list(entry["results"]), "rounds": ladder.get("rounds", max(played, default=None)),
+            "seed": ladder.get("seed"), "seating": ladder.get("partner")}  # fmt: skip
+
+
+def setting_changes(history: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+    """Where the evaluation setting changes: ``[(index of the first evaluation of the new
+    setting, what changed)]``, e.g. ``(3, "rounds 200 -> 400, opponents + planner")``. Only the
+    fields both evaluations record are compared (:func:`evaluation_setting`)."""
+    out = []
+    for i in range(1, len(history)):
+        a, b = evaluation_setting(history[i - 1]), evaluation_setting(history[i])
+        said = []
+        new = [o for o in b["opponents"] if o not in a["opponents"]]
+        gone = [o for o in a["opponents"] if o not in b["opponents"]]
+        if new or gone:  # (the same opponents in another order: the same measurements)
+            said.append("opponents " + " ".join([*(f"+ {o}" for o in new), *(f"- {o}" for o in gone)]))
+        for key in ("rounds", "seed", "seating"):
+            if a[key] is not None and b[key] is not None and a[key] != b[key]:
+                said.append(f"{key} {a[key]} -> {b[key]}")
+        if said:
+            out.append((i, ", ".join(said)))
+    return out
 
 
 def _pips(result: dict[str, Any], prefix: str) -> float:
