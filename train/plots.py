@@ -43,7 +43,7 @@ def plot_learning_curve(
     opponent, and save a PNG. Where the evaluation setting changes (a ``--resume`` with other
     ``--eval-opponents``, ``--eval-rounds``, ``--eval-seed`` or ``--partner``: :func:`setting_changes`)
     every line breaks, and a vertical line marks the first evaluation of the new setting, its
-    legend entry saying what changed.
+    legend entry saying what changed. The legends sit below the panels, never over a point.
 
     Args:
         history: evaluations as written by ``domino_env.train.ppo`` (``[{"timesteps", "results": {opp: {...}}}]``).
@@ -58,8 +58,10 @@ def plot_learning_curve(
     opponents = list(dict.fromkeys(o for e in history for o in e["results"]))
     changes = setting_changes(history)
     bounds = [0, *(i for i, _ in changes), len(history)]
-    # one x-axis: a pips panel whose points are gaps (NaN: no round played) keeps the steps' range
-    fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
+    # one x-axis: a pips panel whose points are gaps (NaN: no round played) keeps the steps' range;
+    # the legends' rows below the panels (two columns) make the figure taller
+    legend_rows = -(-max(len(opponents) + 1 + len(changes), 2 * len(opponents) + len(changes)) // 2)
+    fig, (ax_w, ax_p) = plt.subplots(1, 2, figsize=(11, 4.2 + 0.2 * legend_rows), sharex=True)
     for i, opp in enumerate(opponents):
         colour = f"C{i}"
         labelled = False
@@ -94,14 +96,15 @@ def plot_learning_curve(
     ax_p.set_ylabel("mean pips left per round (lower is better)")
     for ax in (ax_w, ax_p):
         ax.set_xlabel("training steps (learner decisions)")
-        ax.legend(fontsize=8)
+        # below the panel, outside it: inside, a legend of several opponents covered points
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
         ax.grid(alpha=0.3)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fmt = path.suffix[1:].lower() or None  # (a file object tells matplotlib no name)
-    replace_file(path, lambda f: fig.savefig(f, dpi=110, format=fmt))  # an error keeps the earlier picture whole
+    replace_file(path, lambda f: fig.savefig(f, dpi=110, format=fmt, bbox_inches="tight"))  # an error keeps the earlier picture whole
     plt.close(fig)
     return path
 

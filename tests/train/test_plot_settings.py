@@ -1,14 +1,15 @@
 """The learning curve (``train.plots.plot_learning_curve``) and what it is drawn from: a change of
 the evaluation setting (a ``--resume`` with other ``--eval-opponents`` / ``--eval-rounds`` /
 ``--eval-seed`` / ``--partner``) breaks every line and is marked, with a legend entry saying what
-changed (the evaluations of two ladders were one line, with no mark).
+changed (the evaluations of two ladders were one line, with no mark); the legends cover no point.
 
 The figure drawn is kept (``plt.close`` replaced) and its artists read: the lines' data, the
-vertical marks, the legends' texts.
+vertical marks, the legends' texts and boxes.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from domino_env.train.plots import evaluation_setting, plot_learning_curve, setting_changes
@@ -92,3 +93,25 @@ def test_the_seed_and_seating_are_changes_too_and_the_same_setting_is_one_line(d
     assert _data_lines(ax_w) == [("vs greedy", [1000, 2000, 3000]), ("vs random", [1000, 2000, 3000])]
     assert _marks(ax_w) == []
     assert evaluation_setting(same[0]) == {"opponents": ["greedy", "random"], "rounds": 200, "seed": None, "seating": None}
+
+
+def test_the_legends_cover_no_point(drawn):
+    """Four opponents whose pips fill the panel from top to bottom at every step: the pips legend
+    (eight entries, placed "best" inside the panel) covered points."""
+    opponents = ["random", "greedy", "planner", "search"]
+    history = []
+    for k, step in enumerate(range(10_000, 110_000, 10_000)):
+        entry = _entry(step, opponents)
+        for i, opp in enumerate(opponents):
+            r = entry["results"][opp]
+            r["mean_pips"], r["opponent_mean_pips"] = 5.0 + 10 * i + k % 3, 10.0 + 10 * i - k % 3
+            r["win_rate"] = 0.1 + 0.25 * i + 0.02 * (k % 3)
+        history.append(entry)
+    fig = drawn(history)
+    for ax in fig.axes:
+        box = ax.get_legend().get_window_extent()
+        points = np.vstack([ax.transData.transform(line.get_xydata()) for line in ax.lines
+                            if line.get_linestyle() not in ("-.", ":")])
+        inside = [(x, y) for x, y in points if box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1]
+        assert len(points) >= 40 and inside == [], (ax.get_ylabel(), len(inside))
+        assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= fig.bbox.x1  # in the figure, not cut off
