@@ -236,3 +236,62 @@ def test_on_policy_agreement_reads_the_first_2000_decisions_unless_told():
             "actions": np.zeros(2003, dtype=np.int16)}  # fmt: skip
     calls = []
     assert on_policy_agreement(lambda o, m, r: calls.append(1) or 0, more, 8) == 1.0 and len(calls) == 2000
+
+
+def test_the_batches_are_fitted_in_train_mode_and_validated_in_eval_mode(env, data):
+    policy = _policy(1)
+    modes = []
+    evaluate, distribution = policy.evaluate_actions, policy.get_distribution
+    policy.evaluate_actions = lambda *a, **k: (modes.append(("fit", policy.training)), evaluate(*a, **k))[1]
+    policy.get_distribution = lambda *a, **k: (modes.append(("val", policy.training)), distribution(*a, **k))[1]
+    _fit(policy, env, data, epochs=2)
+    n_train = int(np.count_nonzero(~held_out(data["episodes"], 0.3)))
+    epoch = [("fit", True)] * -(-n_train // 16) + [("val", False)]  # (dropout or batch norm would differ)
+    assert modes == epoch * 2
+
+
+def test_the_held_out_decisions_are_all_read_in_chunks_of_4_batches(env, data):
+    policy = _policy(1, spread=True)
+    log = _fit(policy, env, data, epochs=1, batch_size=2)
+    val_idx = np.flatnonzero(held_out(data["episodes"], 0.3))
+    assert len(val_idx) > 8  # two chunks of 4 x 2 at least
+    obs, masks, acts, _ = _batch(env, data, val_idx)
+    with torch.no_grad():
+        dist = policy.get_distribution(obs, action_masks=masks)
+        val_loss = float(-dist.log_prob(acts).sum()) / len(val_idx)
+        agree = float((dist.distribution.probs.argmax(dim=1) == acts).sum()) / len(val_idx)
+    assert log[0]["val_loss"] == pytest.approx(val_loss, rel=1e-5) and log[0]["val_agreement"] == agree
+    assert 0 < agree < 1 and log[0]["val_samples"] == len(val_idx)
+
+
+def _rows(data, idx):
+    return {k: v[idx] for k, v in data.items()}
+
+
+def test_one_training_decision_is_one_batch_a_loss_of_its_own(env, data, capsys):
+    one = _rows(data, [0])
+    log = _fit(_policy(1), env, one, val_fraction=0.0, epochs=2, progress=True, desc="probe")
+    assert capsys.readouterr().err.rsplit("\r", 1)[1].startswith("probe: 100%|██████████| 2/2 ")
+    loss, value = _losses(_policy(1), env, one, [0], 0.5)
+    assert log[0]["train_loss"] == pytest.approx(loss, rel=1e-5) and log[0]["samples"] == 1
+    assert log[0]["train_value_loss"] == pytest.approx(value, rel=1e-5)
+
+
+def test_a_fit_on_no_decisions_logs_zero_losses_and_one_step_an_epoch(env, data, capsys):
+    log = _fit(_policy(1), env, _rows(data, []), val_fraction=0.0, epochs=2, progress=True, desc="probe")
+    assert log == [{"phase": "probe", "epoch": e, "train_loss": 0.0, "train_value_loss": 0.0, "samples": 0}
+                   for e in (1, 2)]  # fmt: skip
+    assert capsys.readouterr().err.rsplit("\r", 1)[1].startswith("probe:   0%|          | 0/2 ")
+
+
+def test_a_kl_coefficient_without_an_anchor_adds_nothing(env, data):
+    plain = _fit(_policy(1), env, data, epochs=1)[0]["train_loss"]
+    assert _fit(_policy(1), env, data, epochs=1, kl_coef=3.0)[0]["train_loss"] == plain
+
+
+def test_a_kl_coefficient_below_1_weighs_the_divergence_too(env, data):
+    policy, anchor = _policy(1, spread=True), _policy(2, spread=True).eval()
+    plain = _fit(policy, env, data, epochs=1)[0]["train_loss"]
+    half = _fit(policy, env, data, epochs=1, anchor=anchor, kl_coef=0.5)[0]["train_loss"]
+    whole = _fit(policy, env, data, epochs=1, anchor=anchor, kl_coef=1.0)[0]["train_loss"]
+    assert half > plain and whole - plain == pytest.approx(2 * (half - plain), rel=1e-5)
