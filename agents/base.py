@@ -140,15 +140,16 @@ def register_agent(name: str, factory: AgentFactory, game: str = "mexican_train"
     ``replace=True``: reloading one, as IPython's autoreload does, registers its agents anew.)
 
     Raises:
-        ConfigError: unknown ``game``; a ``name`` that is not a non-empty string without ``:`` and
-            spaces (``make_agent`` could never build it); a ``factory`` that is not callable; a
+        ConfigError: unknown ``game``; a ``name`` that is not a non-empty string without ``:``,
+            ``,`` and spaces (``make_agent`` could never build it, nor search take it as its
+            ``prior=``: a comma separates search's options); a ``factory`` that is not callable; a
             built-in ``name`` with another factory, without ``replace=True``.
     """
     if game not in _REGISTRIES:
         raise ConfigError("game", game, f"one of {GAMES}")
-    if not isinstance(name, str) or not name or ":" in name or any(c.isspace() for c in name):
-        raise ConfigError("name", name, "a non-empty string without ':' or spaces (make_agent reads "
-                          "'name:arg')")  # fmt: skip
+    if not isinstance(name, str) or not name or ":" in name or "," in name or any(c.isspace() for c in name):
+        raise ConfigError("name", name, "a non-empty string without ':', ',' or spaces (make_agent reads "
+                          "'name:arg', and search's options 'search:N,prior=name,...')")  # fmt: skip
     if not callable(factory):
         raise ConfigError("factory", type(factory).__name__, "a callable factory(config, arg) -> agent")
     known = _REGISTRIES[game].get(name)

@@ -21,9 +21,11 @@ def registry_snapshot():
         _REGISTRIES[game].update(names)
 
 
-@pytest.mark.parametrize("name", ["my:agent", 5, "", "two words", None])
+@pytest.mark.parametrize("name", ["my:agent", 5, "", "two words", None, "a,b"])
 def test_a_name_make_agent_cannot_read_is_refused(name, registry_snapshot):
-    with pytest.raises(ConfigError, match=r"'name': got .*; allowed: a non-empty string without ':' or spaces"):
+    """``a,b`` (a user trial): make_agent builds it, but ``search:prior=a,b`` cannot name it,
+    though docs/agents.md says any registered agent can be search's prior."""
+    with pytest.raises(ConfigError, match=r"'name': got .*; allowed: a non-empty string without ':', ',' or spaces"):
         register_agent(name, lambda config, arg: None)
     assert name not in _REGISTRIES["mexican_train"]
     with pytest.raises(AgentSpecError, match="invalid agent 'nosuch'; allowed: one of"):  # the list still sorts
