@@ -118,16 +118,26 @@ def evaluation_setting(entry: dict[str, Any]) -> dict[str, Any]:
     """What an evaluation measured on, as far as its entry says: the opponents of its results,
     and its ``ladder``'s rounds, seed and seating (``partner``); an entry written before the
     ladder was kept gives the rounds its results played and no seed or seating (None)."""
-    ladder = entry.get("ladder") if isinstance(entry.get("ladder"), dict) else {}
-    played = [r.get("rounds") for r in entry["results"].values() if isinstance(r.get("rounds"), int)]
-    return {"opponents": list(entry["results"]), "rounds": ladder.get("rounds", max(played, default=None)),
+    ladder = _ladder(entry)
+    return {"opponents": list(entry["results"]), "rounds": ladder.get("rounds", _played_rounds(entry)),
             "seed": ladder.get("seed"), "seating": ladder.get("partner")}  # fmt: skip
+
+
+def _ladder(entry: dict[str, Any]) -> dict[str, Any]:
+    return entry.get("ladder") if isinstance(entry.get("ladder"), dict) else {}
+
+
+def _played_rounds(entry: dict[str, Any]) -> int | None:
+    """The rounds the entry's results played (``--eval-rounds`` rounded up to whole deals)."""
+    return max((r["rounds"] for r in entry["results"].values() if isinstance(r.get("rounds"), int)), default=None)
 
 
 def setting_changes(history: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
     """Where the evaluation setting changes: ``[(index of the first evaluation of the new
     setting, what changed)]``, e.g. ``(3, "rounds 200 -> 400, opponents + planner")``. Only the
-    fields both evaluations record are compared (:func:`evaluation_setting`)."""
+    fields both evaluations record are compared (:func:`evaluation_setting`); where one of the two
+    has no ``ladder`` rounds, the rounds both results played are (an older entry shows 204 for
+    ``--eval-rounds 201`` with 4 seats, its whole deals, and so does the ladder's 201)."""
     out = []
     for i in range(1, len(history)):
         a, b = evaluation_setting(history[i - 1]), evaluation_setting(history[i])
@@ -136,6 +146,10 @@ def setting_changes(history: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
         gone = [o for o in a["opponents"] if o not in b["opponents"]]
         if new or gone:  # (the same opponents in another order: the same measurements)
             said.append("opponents " + " ".join([*(f"+ {o}" for o in new), *(f"- {o}" for o in gone)]))
+        if "rounds" not in _ladder(history[i - 1]) or "rounds" not in _ladder(history[i]):
+            # one entry without its ladder: compare the rounds both played (a ladder's 201 rounds
+            # of 4 seats play 204, what an older entry of the same --eval-rounds shows)
+            a["rounds"], b["rounds"] = _played_rounds(history[i - 1]), _played_rounds(history[i])
         for key in ("rounds", "seed", "seating"):
             if a[key] is not None and b[key] is not None and a[key] != b[key]:
                 said.append(f"{key} {a[key]} -> {b[key]}")

@@ -115,3 +115,17 @@ def test_the_legends_cover_no_point(drawn):
         inside = [(x, y) for x, y in points if box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1]
         assert len(points) >= 40 and inside == [], (ax.get_ylabel(), len(inside))
         assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= fig.bbox.x1  # in the figure, not cut off
+
+
+def test_an_older_entry_and_a_ladder_of_the_same_eval_rounds_not_a_multiple_of_the_seats_are_one_setting():
+    """--eval-rounds 201 with 4 seats plays 204 rounds (whole deals): an entry written before the
+    ladder was kept shows 204, the resumed run's ladder 201, the same measurements. Compared
+    as 204 -> 201 they were marked as a change of rounds."""
+    older = [_entry(s, ["greedy"], rounds=204, seed=None) for s in (1000, 2000)]  # (no ladder)
+    resumed = _entry(3000, ["greedy"], rounds=204)
+    resumed["ladder"]["rounds"] = 201
+    assert setting_changes([*older, resumed]) == []
+    bigger = _entry(4000, ["greedy"], rounds=404)
+    bigger["ladder"]["rounds"] = 401
+    assert setting_changes([*older, bigger]) == [(2, "rounds 204 -> 404")]
+    assert setting_changes([resumed, bigger]) == [(1, "rounds 201 -> 401")]  # two ladders: as given
