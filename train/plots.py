@@ -71,7 +71,8 @@ def plot_learning_curve(
             if not points:
                 continue
             xs = [s for s, _ in points]
-            names = (f"vs {opp}", f"learner vs {opp}", f"{opp} seats") if not labelled else ("_", "_", "_")
+            name = _literal(opp)
+            names = (f"vs {name}", f"learner vs {name}", f"{name} seats") if not labelled else ("_", "_", "_")
             labelled = True
             ax_w.plot(xs, [r["win_rate"] for _, r in points], "o-", color=colour, label=names[0])
             ax_w.fill_between(xs, [r["ci95_deal"][0] for _, r in points], [r["ci95_deal"][1] for _, r in points],
@@ -82,7 +83,7 @@ def plot_learning_curve(
     for index, what in changes:
         for ax in (ax_w, ax_p):
             ax.axvline(steps[index], color="black", lw=1.2, ls="-.",
-                       label=f"evaluations from {_steps_text(steps[index])}: {what}")  # fmt: skip
+                       label=f"evaluations from {_steps_text(steps[index])}: {_literal(what)}")  # fmt: skip
     from matplotlib.ticker import FuncFormatter
 
     steps_fmt = FuncFormatter(lambda x, _: _steps_text(x))
@@ -107,6 +108,12 @@ def plot_learning_curve(
     replace_file(path, lambda f: fig.savefig(f, dpi=110, format=fmt, bbox_inches="tight"))  # an error keeps the earlier picture whole
     plt.close(fig)
     return path
+
+
+def _literal(text: str) -> str:
+    """``text`` (an agent's name: ``ppo:PATH`` may hold ``$``) as a legend shows it as written:
+    between two ``$`` matplotlib reads math, and a name it could not parse crashed the drawing."""
+    return text.replace("$", r"\$")
 
 
 def _steps_text(x: float) -> str:

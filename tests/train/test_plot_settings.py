@@ -129,3 +129,12 @@ def test_an_older_entry_and_a_ladder_of_the_same_eval_rounds_not_a_multiple_of_t
     bigger["ladder"]["rounds"] = 401
     assert setting_changes([*older, bigger]) == [(2, "rounds 204 -> 404")]
     assert setting_changes([resumed, bigger]) == [(1, "rounds 201 -> 401")]  # two ladders: as given
+
+
+def test_an_opponent_named_with_dollar_signs_is_shown_as_written(drawn):
+    """An agent's name may hold ``$`` (``ppo:PATH``); between two of them matplotlib read math,
+    and ``a$x^$b`` crashed the drawing (ParseSyntaxException) instead of showing the name."""
+    fig = drawn([_entry(1000, ["ppo:a$x^$b"]), _entry(2000, ["ppo:a$x^$b", "c$$"])])
+    ax_w, ax_p = fig.axes
+    assert _data_lines(ax_w)[0][0] == r"vs ppo:a\$x^\$b"
+    assert _marks(ax_p) == [(2000.0, r"evaluations from 2k: opponents + c\$\$")]
