@@ -227,13 +227,24 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
 
 
 def _is_evaluation(row: Any) -> bool:
-    """A periodic evaluation as ``domino-train`` writes it: steps, and per opponent a win rate."""
-    if not isinstance(row, dict) or not isinstance(row.get("timesteps"), int):
+    """A periodic evaluation as ``domino-train`` writes it: steps, and per opponent every number
+    the curve reads (win rate, its per-deal interval, parity, both mean pips): a row missing one
+    was a ``KeyError`` traceback while drawing."""
+    if not isinstance(row, dict) or not isinstance(row.get("timesteps"), int) or isinstance(row["timesteps"], bool):
         return False
     results = row.get("results")
     if not isinstance(results, dict) or not results:
         return False
-    return all(isinstance(r, dict) and isinstance(r.get("win_rate"), int | float) for r in results.values())
+    return all(_is_result(r) for r in results.values())
+
+
+def _is_result(r: Any) -> bool:
+    def number(x: Any) -> bool:
+        return isinstance(x, int | float) and not isinstance(x, bool)
+
+    ci = r.get("ci95_deal") if isinstance(r, dict) else None
+    return (isinstance(r, dict) and all(number(r.get(k)) for k in ("win_rate", "parity", "mean_pips", "opponent_mean_pips"))
+            and isinstance(ci, list) and len(ci) == 2 and all(number(x) for x in ci))  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -15,12 +15,19 @@ ROW = {"timesteps": 5, "results": {"greedy": {"win_rate": 0.5, "parity": 0.5, "c
 
 @pytest.mark.parametrize(
     "row, ok",
-    [(ROW, True), ({"timesteps": 5, "results": {"a": {"win_rate": 1}}}, True),
+    [(ROW, True), ({"timesteps": 5, "results": {"a": {**ROW["results"]["greedy"], "win_rate": 1}}}, True),
+     # a row missing a number the curve reads was a KeyError traceback while drawing (a tester's find)
+     ({"timesteps": 5, "results": {"a": {"win_rate": 1}}}, False),
+     *(({"timesteps": 5, "results": {"a": {k: v for k, v in ROW["results"]["greedy"].items() if k != key}}}, False)
+       for key in ("win_rate", "parity", "ci95_deal", "mean_pips", "opponent_mean_pips")),
+     ({"timesteps": 5, "results": {"a": {**ROW["results"]["greedy"], "ci95_deal": [0.4]}}}, False),
+     ({"timesteps": 5, "results": {"a": {**ROW["results"]["greedy"], "mean_pips": True}}}, False),
+     ({"timesteps": True, "results": ROW["results"]}, False),
      ([5], False), ({"timesteps": "5", "results": ROW["results"]}, False),
      ({"timesteps": 5.0, "results": ROW["results"]}, False), ({"results": ROW["results"]}, False),
      ({"timesteps": 5}, False), ({"timesteps": 5, "results": []}, False), ({"timesteps": 5, "results": {}}, False),
      ({"timesteps": 5, "results": {"a": 3}}, False), ({"timesteps": 5, "results": {"a": {"win_rate": "1"}}}, False),
-     ({"timesteps": 5, "results": {"a": {"win_rate": 1}, "b": {}}}, False)],
+     ({"timesteps": 5, "results": {"a": ROW["results"]["greedy"], "b": {}}}, False)],
 )  # fmt: skip
 def test_an_evaluation_is_int_steps_and_a_win_rate_per_opponent(row, ok):
     assert _is_evaluation(row) is ok
