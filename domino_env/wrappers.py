@@ -246,7 +246,8 @@ class SingleAgentEnv(gymnasium.Env):
         return obs["observation"], reward, terminated, truncated, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode; opponents seated before the learner play their first moves.
+        """Start an episode and return ``(observation float32 (obs size,), info)`` at the learner's
+        first decision; opponents seated before the learner play their first moves.
 
         ``options`` go to the AEC env's ``reset`` (e.g. ``{"deal": ...}``).
 

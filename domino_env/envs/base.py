@@ -166,7 +166,8 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
-        """The (cached) observation space of ``agent``, the same object for every agent.
+        """The (cached) observation space of ``agent``, the same object for every agent: a Dict of
+        ``"observation"`` (float32 Box ``(encoder.spec.size,)``) and ``"action_mask"`` (int8 0/1).
 
         Raises:
             DominoError: ``agent`` is not one of :attr:`possible_agents`."""
@@ -174,7 +175,7 @@ class DominoAECEnv(AECEnv, EzPickle):
         return self._observation_space
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        """The (cached) action space of ``agent``, the same object for every agent.
+        """The (cached) ``Discrete(num_actions)`` action space, the same object for every agent.
 
         Raises:
             DominoError: ``agent`` is not one of :attr:`possible_agents`."""
@@ -188,7 +189,7 @@ class DominoAECEnv(AECEnv, EzPickle):
     # ------------------------------------------------------------------ global state
     @property
     def state(self) -> _StateCall:
-        """``env.state()``: PettingZoo's global state, a float32 array in :attr:`state_space`.
+        """``env.state()``: the global state, float32 ``(state_encoder.spec.size,)`` in :attr:`state_space`.
 
         PRIVILEGED: it holds every hand and the boneyard's order (for centralised critics,
         search, debugging; never a policy input). Fields: ``env.state_encoder.spec`` (decode with
@@ -282,9 +283,10 @@ class DominoAECEnv(AECEnv, EzPickle):
             raise DominoError(f"{type(self).__name__}: call reset() first")
 
     def last(self, observe: bool = True) -> tuple:
-        """PettingZoo's ``last`` (observation, reward, termination, truncation, info of the
-        selected agent). Raises DominoError before ``reset``, as ``step`` and ``observe`` do, and
-        once every agent is done (the episode is over: call ``reset()``)."""
+        """PettingZoo's ``last`` of the selected agent: its :meth:`observe` dict (None if not
+        ``observe``), reward (float, summed since its last action), termination and truncation
+        (bools), info (docs/infos.md). Raises DominoError before ``reset``, as ``step`` and
+        ``observe`` do, and once every agent is done (the episode is over: call ``reset()``)."""
         self._require_reset()
         if not self.agents:
             raise DominoError("the episode is over (every agent is done): call reset()")
@@ -296,7 +298,10 @@ class DominoAECEnv(AECEnv, EzPickle):
         return super().agent_iter(max_iter)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """PettingZoo's ``observe``. Raises DominoError before ``reset`` or for an unknown agent."""
+        """PettingZoo's ``observe``: new ``{"observation": float32 (spec.size,), "action_mask": int8
+        (num_actions,)}`` arrays, egocentric, only what ``agent``'s seat may know (docs/rules.md §3);
+        the mask is all zeros but for the seat to act in a running round (none once truncated).
+        Raises DominoError before ``reset`` or for an unknown agent."""
         self._require_reset()
         try:
             seat = self._seat[agent]
@@ -422,10 +427,10 @@ class DominoAECEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ records / render
     def to_record(self) -> dict[str, Any]:
-        """The game so far as a JSON-ready dict: env id, kwargs, seed, every deal, every action.
-
-        Replay it with :func:`domino_env.core.records.replay` (engine states) or by building
-        ``raw_env(**record["env_kwargs"])`` and ``reset(options={"deals": record["deals"]})``.
+        """The game so far as a JSON-ready dict: env id, kwargs, seed, every deal, every action
+        (DominoError before ``reset``). Replay it with :func:`domino_env.core.records.replay`
+        (engine states) or by building ``raw_env(**record["env_kwargs"])`` and
+        ``reset(options={"deals": record["deals"]})``.
         """
         self._require_reset()
         return make_record(self.ENV_ID, self.env_kwargs, self._seed, self.game_state)
@@ -447,9 +452,9 @@ class DominoAECEnv(AECEnv, EzPickle):
         return table_image(self.game_state, viewer, all_hands)
 
     def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the text picture as seen by the current player; ``"human"``: printed;
-        ``"rgb_array"``: :meth:`render_image` as seen by the current player; no render mode:
-        None, with Gymnasium's warning."""
+        """``"ansi"``: the text picture (str) as seen by the current player; ``"human"``: printed,
+        None; ``"rgb_array"``: :meth:`render_image` ``(H, W, 3)`` uint8 as seen by the current
+        player; no render mode: None, with Gymnasium's warning."""
         if self.render_mode is None:
             gymnasium.logger.warn(NO_RENDER_MODE)
             return None
