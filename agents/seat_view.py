@@ -71,7 +71,12 @@ def state_view(state: Any, seat: int) -> SeatView:
 
 def observation_view(observation: np.ndarray, num_players: int, max_pip: int) -> SeatView:
     """The :class:`SeatView` of the seat whose observation vector (float32, shape of the spec of
-    ``num_players`` / ``max_pip``) is ``observation``."""
+    ``num_players`` / ``max_pip``) is ``observation``.
+
+    Raises:
+        ConfigError: ``observation`` does not have that shape (another seat count or set, or a
+            batch), as :func:`~domino_env.encoding.mexican_train.decode_observation` refuses it.
+    """
     return decoded_view(decode_observation(observation, num_players, max_pip))
 
 

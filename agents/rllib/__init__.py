@@ -6,7 +6,7 @@
 * :mod:`domino_env.agents.rllib.modules`: :class:`MaskedPPOTorchRLModule` (masked PPO policy) and
   :class:`ScriptedRLModule` (our scripted agents, mask-aware, as non-trainable modules).
 * :mod:`domino_env.agents.rllib.agent`: ``make_agent("rllib:PATH", config)`` loads a checkpoint's module as
-  a numpy agent (registered on import of :mod:`agents`).
+  a numpy agent (registered on import of :mod:`domino_env.agents`).
 
 Importing this package does not import ray or torch (the ``[rllib]`` extra): the env and module
 classes are loaded on first access (``domino_env.agents.rllib.DominoMultiAgentEnv``).

@@ -410,8 +410,8 @@ class LineState:
 
     # ------------------------------------------------------------------ views
     def describe_action(self, action: int, seat: int | None = None) -> str:
-        """Readable action, e.g. ``"place 6-6 on the left end"`` (the same for every seat:
-        ``seat`` is taken as Mexican Train's is, and not needed)."""
+        """Readable action, e.g. ``"place 6-6 on the left end"``, the same for every seat (``seat``
+        is taken as Mexican Train's is, and ignored); ``"out-of-range action N"`` outside the space."""
         t = self._t.num_tiles
         if action == self.draw_action:
             return "draw"
@@ -473,7 +473,7 @@ class LineState:
         return self._t.num_tiles
 
     def missing_pips(self, seat: int) -> list[int]:
-        """Pip values ``seat`` is publicly known to lack (from its passes and draws)."""
+        """Pip values ``seat`` is publicly known to lack, from its passes and draws (docs/rules.md §3)."""
         missing = self.missing[check_index(seat, self.num_players, "seat")]
         return [v for v in range(self.config.max_pip + 1) if missing >> v & 1]
 

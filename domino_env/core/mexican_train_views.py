@@ -24,7 +24,12 @@ class MexicanTrainViews:
 
     def describe_action(self, action: int, seat: int | None = None) -> str:
         """Human-readable action, e.g. ``"place 6-12 on own train"``, relative to the seat that
-        plays it: ``seat`` (a :meth:`round_history` entry's), default the current player."""
+        plays it: ``seat`` (a :meth:`round_history` entry's), default the current player. An
+        integer outside the action space reads ``"out-of-range action N"``.
+
+        Raises:
+            DominoError: ``seat`` is not an integer 0..P-1.
+        """
         p = self.num_players
         seat = self.current_player if seat is None else check_index(seat, p, "seat")
         if action == self.draw_action:
@@ -85,6 +90,6 @@ class MexicanTrainViews:
         return self.hands[check_index(seat, self.num_players, "seat")].bit_count()
 
     def missing_pips(self, seat: int) -> list[int]:
-        """Pip values ``seat`` is publicly known to lack (from its draws and passes)."""
+        """Pip values ``seat`` is publicly known to lack, from its draws and passes (docs/rules.md §3)."""
         missing = self.missing[check_index(seat, self.num_players, "seat")]
         return [v for v in range(self.config.max_pip + 1) if missing >> v & 1]

@@ -14,13 +14,15 @@ Tile = tuple[int, int]
 
 
 def tile_count(max_pip: int) -> int:
-    """Number of tiles in a double-``max_pip`` set: (N+1)(N+2)/2 (28, 55, 91, 136, 190)."""
+    """Number of tiles in a double-``max_pip`` set: (N+1)(N+2)/2 (28, 55, 91, 136, 190 for N = 6, 9,
+    12, 15, 18; docs/rules.md §0). ``max_pip`` is not checked here: the rules configs check it."""
     return (max_pip + 1) * (max_pip + 2) // 2
 
 
 @cache
 def tile_table(max_pip: int) -> tuple[Tile, ...]:
-    """All tiles of the double-``max_pip`` set in canonical order, each as ``(a, b)`` with a <= b."""
+    """All tiles of the double-``max_pip`` set in canonical order (docs/rules.md §0), each as
+    ``(a, b)`` with a <= b. ``max_pip`` is not checked here (a negative one gives ``()``)."""
     return tuple((a, b) for a in range(max_pip + 1) for b in range(a, max_pip + 1))
 
 
