@@ -19,7 +19,8 @@ env, by assigning ``env.game_state``).
 **Constraints** (never violated by a sample):
 
 1. hand sizes, boneyard size, the seat's own hand and everything on the table are as observed;
-2. a seat holds no tile carrying a pip it is publicly known to lack (``missing_pips``);
+2. a seat holds no tile carrying a pip it is publicly known to lack (``missing_pips``,
+   docs/rules.md §3);
 3. line games, first round of a game (the lead forced on the holder of the highest double, or of
    the heaviest tile when no double was dealt, docs/rules.md §2.1): no seat was dealt a tile
    above the lead tile in that order, so a seat that has not drawn this round holds none;
