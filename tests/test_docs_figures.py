@@ -245,3 +245,94 @@ def test_soak_tables_are_the_scripts():
         row = next(r for r in page.splitlines() if r.startswith("| ") and f"`{name}`" in r.split(" | ")[1])
         listed = [(int(p), int(n)) for p, n in re.findall(r"\((\d+), (\d+)\)", row)]
         assert listed == [tuple(t) for t in soak.valid_tables(name)] == [tuple(t) for t in report["presets"][name]["tables"]], name
+
+
+# ---------------------------------------------------------------------------- re-computed
+
+
+def test_block_ladder_planner_table_is_recomputed():
+    """The planner against three greedy players in block (2,000 rounds, seed 0; about 7 s on one
+    core): docs/evaluation.md's two rows, every column, README's headline and docs/agents.md's
+    reference column, as ``domino-evaluate --game block --agents planner greedy greedy greedy
+    --rounds 2000 --seed 0`` prints them today."""
+    from domino_env.train.tournament import evaluate
+
+    result = evaluate(["planner", "greedy", "greedy", "greedy"], game="block", rounds=2000, seed=0)
+    planner, greedy = (result.stats_for(name) for name in ("planner", "greedy"))
+    rows = [f"{s.name} | {s.seats_per_table} | {s.seat_episodes} | {s.win_rate:.3f} | "
+            f"{interval_text(s.ci95_wilson, s.parity)} | {interval_text(s.ci95_deal, s.parity)} | {s.verdict} | "
+            f"{s.mean_pips_per_round:.1f} |" for s in (planner, greedy)]  # fmt: skip
+    text = (ROOT / "docs/evaluation.md").read_text().replace("**", "")
+    section = text[text.index("Block, 4 players") : text.index("Block, 2 players")]
+    table = [line.split(" | ", 1)[1] for line in section.splitlines() if line.startswith("| ")]
+    start = table.index(rows[0])  # the row after "| planner + 3 greedy"
+    assert section.splitlines().count(f"| planner + 3 greedy | {rows[0]}") == 1 and table[start + 1] == rows[1]
+    figure = f"{planner.win_rate:.3f} {interval_text(planner.ci95_deal, planner.parity)}"
+    assert not missing([
+        ("README.md", f"block 4 players {figure} (parity {planner.parity:.3f})"),
+        ("docs/agents.md", f"| block 4p | **0.435** [0.413, 0.457] | {planner.win_rate:.3f} |"),
+        ("docs/evaluation.md", f"The margin is wide in block 4p ({planner.win_rate:.3f} against 0.25)"),
+    ])
+
+
+def test_the_loaders_refusal_quoted_in_training_md_is_todays():
+    """docs/training.md's SpecMismatchError for the first checkpoint in a 3-player double-9 env:
+    the spec hashes, sizes and wording are what the loader raises (it stops before torch)."""
+    from domino_env.agents import make_agent
+    from domino_env.agents.ppo import SpecMismatchError
+    from domino_env.envs import mexican_train_v0
+
+    with pytest.raises(SpecMismatchError) as refused:
+        make_agent(f"ppo:checkpoints/{MT_MLP}", mexican_train_v0.raw_env(num_players=3, max_pip=9))
+    line = f"{SpecMismatchError.__module__}.{SpecMismatchError.__name__}: {refused.value}"
+    assert line in (ROOT / "docs/training.md").read_text().splitlines()
+    assert load(f"checkpoints/{MT_MLP}/metadata.json")["observation_spec_hash"] in line
+
+
+def test_interval_notes_are_recomputed():
+    """The per-deal interval's Student t (docs/training.md, docs/evaluation.md, the MLP release's
+    final_evaluation.md) and domino-paired's Wilson fall-backs (docs/evaluation.md)."""
+    from domino_env.train.intervals import Z95, t_quantile_975
+    from domino_env.train.paired import paired_difference
+
+    def short(deals: int) -> float:  # how much narrower the normal quantile made the half-width
+        return 1 - Z95 / t_quantile_975(deals - 1)
+
+    assert not missing([
+        (f"checkpoints/{MT_MLP}/final_evaluation.md", f"the normal quantile {Z95:.3f} where Student's t with 499 "
+                                                      f"degrees of freedom, {t_quantile_975(499):.3f}, belongs"),
+        ("docs/training.md", f"(the half-width was {short(500):.2%} short at 500 deals, {short(125):.0%} at 125)"),
+        ("docs/training_experiments.md", f"(the half-width was {short(500):.2%} short at 500 deals, {short(125):.0%} at 125)"),
+        ("docs/evaluation.md", f"which made it {short(500):.2%} too narrow at 500 deals and {short(50):.1%} at 50"),
+    ])
+
+    def four_deals(credit: tuple[float, float]) -> dict:  # 4 deals x 2 rotations of x against y
+        records = [{"deal": k, "rotation": r, "seed": k, "seats": [r, 1 - r], "rounds": 1, "pips": [0, 0],
+                    "round_credit": list(credit) if r == 0 else list(credit[::-1]), "game_credit": None,
+                    "truncated": False} for k in range(4) for r in (0, 1)]  # fmt: skip
+        return {"agents": ["x", "y"], "episode": "round", "num_players": 2, "game": "mexican_train",
+                "env_kwargs": {"max_pip": 6}, "records": records}  # fmt: skip
+
+    won = four_deals((1.0, 0.0))
+    every_deal = paired_difference(won, won, "x", "y").text().split(": ")[1].split(" over")[0]
+    no_deal = paired_difference(won, json.loads(json.dumps(won)), "x").text().split(": ")[1].split(" over")[0]
+    assert not missing([
+        ("docs/evaluation.md", f"mapped back: 4 such deals give `{every_deal}`"),
+        ("docs/evaluation.md", f"the one-sided bound): 4 such deals give `{no_deal}`"),
+    ])
+
+
+def test_rules_set_and_hand_sizes_are_recomputed():
+    """docs/rules.md §0's tile counts and §1.1's default deal (double-12, 4 players)."""
+    from domino_env.core.tiles import tile_table
+    from domino_env.envs import mexican_train_v0
+
+    counts = [len(tile_table(n)) for n in (6, 9, 12, 15, 18)]
+    env = mexican_train_v0.raw_env(num_players=4, max_pip=12)
+    env.reset(seed=0)
+    hands = {len(env.game_state.hand_tiles(seat)) for seat in range(4)}
+    assert len(hands) == 1
+    assert not missing([
+        ("docs/rules.md", f"so {', '.join(map(str, counts[:-1]))} and {counts[-1]} tiles for N = 6, 9, 12, 15 and 18"),
+        ("docs/rules.md", f"Double-12 with 4 players: {hands.pop()} tiles each, a boneyard of {env.game_state.boneyard_size}."),
+    ])
