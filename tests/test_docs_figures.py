@@ -299,7 +299,7 @@ def test_interval_notes_are_recomputed():
         return 1 - Z95 / t_quantile_975(deals - 1)
 
     assert not missing([
-        (f"checkpoints/{MT_MLP}/final_evaluation.md", f"the normal quantile {Z95:.3f} where Student's t with 499 "
+        (str((CHECKPOINTS / MT_MLP / "final_evaluation.md").relative_to(ROOT)), f"the normal quantile {Z95:.3f} where Student's t with 499 "
                                                       f"degrees of freedom, {t_quantile_975(499):.3f}, belongs"),
         ("docs/training.md", f"(the half-width was {short(500):.2%} short at 500 deals, {short(125):.0%} at 125)"),
         ("docs/training_experiments.md", f"(the half-width was {short(500):.2%} short at 500 deals, {short(125):.0%} at 125)"),
