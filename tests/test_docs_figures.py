@@ -186,6 +186,9 @@ def test_training_runs_are_described_as_their_metadata_says():
     claims.append(("docs/training.md", f"(win rate 0.394 vs {final['win_rate']:.3f}; 15.96 vs {final['mean_pips']:.2f} pips)"))
     assert f"final: win {final['win_rate']:.3f}, {final['mean_pips']:.2f} vs" in mlp["release"]["chosen_as"]
     assert "best: win 0.394, 15.96 vs" in mlp["release"]["chosen_as"]
+    size = {f: (CHECKPOINTS / f / "model.zip").stat().st_size / 1e6 for f in (MT_MLP, "cuban_4p_teams")}
+    claims += [("docs/training.md", f"Folder contents: `model.zip` ({size[MT_MLP]:.1f} MB,"),
+               ("docs/training.md", f"holds that model (`model.zip`, {size['cuban_4p_teams']:.1f} MB,")]
     assert not missing(claims)
 
 
