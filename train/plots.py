@@ -178,7 +178,9 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
 
     Raises:
         ValueError: no such folder (or a file instead of one), a run file that is not a regular file or holds more
-            than :data:`MAX_RUN_FILE_BYTES`, unreadable JSON, or no evaluation to draw (the message names the file).
+            than :data:`MAX_RUN_FILE_BYTES`, unreadable JSON, or no evaluation to draw (the message names the file);
+            an evaluation holding a number the curve cannot draw (:func:`_out_of_range`: the message names the file,
+            the evaluation and the field).
     """
     want = "give a domino-train run folder (it holds evaluations.json or metadata.json)"
     if run.exists() and not run.is_dir():
@@ -187,6 +189,7 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
     if not run.is_dir():
         raise ValueError(f"{run}: no such folder; {want}")
     meta: dict[str, Any] = {}
+    source = run / "metadata.json"  # the file the evaluations come from (evaluations.json where it is read)
     for name in ("metadata.json", "evaluations.json"):
         path = run / name
         try:
@@ -211,6 +214,7 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
             meta = data if isinstance(data, dict) else {}
         else:
             meta = {**meta, "evaluations": data}
+            source = path
     history = meta.get("evaluations")
     if not meta:
         raise ValueError(f"{run}: neither evaluations.json nor metadata.json (not a domino-train run folder)")
@@ -220,6 +224,9 @@ def read_history(run: Path) -> tuple[list[dict[str, Any]], str]:
         why = ("the run was trained with --eval-freq 0" if args.get("eval_freq") == 0 else
                "a domino-bc model folder, or a run stopped before its first evaluation")  # fmt: skip
         raise ValueError(f"{run}: no periodic evaluations to draw ({why})")
+    fault = _out_of_range(history)
+    if fault:
+        raise ValueError(f"{source}: {fault}")
     kw = meta.get("env_kwargs", {}) if isinstance(meta.get("env_kwargs"), dict) else {}
     title = (f"MaskablePPO, {kw.get('num_players')} players, double-{kw.get('max_pip')}, {kw.get('preset')}"
              if kw else "")  # fmt: skip
@@ -236,6 +243,27 @@ def _is_evaluation(row: Any) -> bool:
     if not isinstance(results, dict) or not results:
         return False
     return all(_is_result(r) for r in results.values())
+
+
+#: The whole numbers the curve can draw: numpy takes a larger int as an object, and matplotlib's
+#: drawing of it was a ``TypeError`` traceback (``timesteps`` 10**30 in a hand-made file).
+MAX_CURVE_INT = 2**63 - 1
+
+
+def _out_of_range(history: Sequence[dict[str, Any]]) -> str | None:
+    """What the first evaluation (of rows :func:`_is_evaluation` accepts) holds that the curve cannot
+    draw, naming the evaluation and the field: ``timesteps`` outside 0 to :data:`MAX_CURVE_INT`, or a
+    result's number a whole number outside -(MAX_CURVE_INT + 1) to MAX_CURVE_INT; None if nothing."""
+    for i, row in enumerate(history, 1):
+        if not 0 <= row["timesteps"] <= MAX_CURVE_INT:
+            return f"evaluation {i}'s timesteps is not a step count from 0 to 2**63 - 1"
+        for opp, r in row["results"].items():
+            for key in ("win_rate", "ci95_deal", "parity", "mean_pips", "opponent_mean_pips"):
+                values = r[key] if key == "ci95_deal" else [r[key]]
+                if any(isinstance(x, int) and not -MAX_CURVE_INT - 1 <= x <= MAX_CURVE_INT for x in values):
+                    return (f"evaluation {i}'s results[{json.dumps(opp)}][\"{key}\"] holds a whole number "
+                            "outside -2**63 to 2**63 - 1")
+    return None
 
 
 def _is_result(r: Any) -> bool:

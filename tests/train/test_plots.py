@@ -185,3 +185,15 @@ def test_a_run_folder_that_cannot_be_searched_is_one_error(tmp_path, monkeypatch
     with pytest.raises(ValueError, match=rf"^{run / 'metadata.json'}: cannot be read \(Permission denied\); give a "
                                          r"domino-train run folder"):  # fmt: skip
         read_history(run)
+
+
+def test_a_huge_step_count_is_one_line_naming_the_file_and_the_field(tmp_path):
+    """``timesteps`` 10**30 in a hand-made evaluations.json ended in a matplotlib ``TypeError``
+    traceback ("ufunc 'isfinite' not supported")."""
+    row = json.loads((RELEASE / "evaluations.json").read_text())[0]
+    run = _folder(tmp_path, {"evaluations.json": json.dumps([{**row, "timesteps": 10**30}])})
+    proc = plots(run)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith(f"python -m domino_env.train.plots: error: {run / 'evaluations.json'}: "
+                                  "evaluation 1's timesteps is not a step count from 0 to 2**63 - 1 ("), proc.stderr
+    assert not (run / "learning_curve.png").exists()

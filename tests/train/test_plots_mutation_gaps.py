@@ -116,3 +116,40 @@ def test_a_curve_that_cannot_be_written_names_the_systems_reason(tmp_path, monke
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert f"error: --out {run / 'learning_curve.png'}: could not be written (No space left on device) (" in err
+
+
+def _with(key, value):
+    return {**ROW, "results": {"greedy": {**ROW["results"]["greedy"], key: value}}}
+
+
+@pytest.mark.parametrize(
+    "row, field",
+    [({**ROW, "timesteps": 10**30}, "timesteps is not a step count from 0 to 2**63 - 1"),
+     ({**ROW, "timesteps": 2**63}, "timesteps is not a step count from 0 to 2**63 - 1"),
+     ({**ROW, "timesteps": -1}, "timesteps is not a step count from 0 to 2**63 - 1"),
+     (_with("ci95_deal", [0, 10**30]), 'results["greedy"]["ci95_deal"] holds a whole number outside -2**63 to 2**63 - 1'),
+     (_with("mean_pips", 10**400), 'results["greedy"]["mean_pips"] holds a whole number outside -2**63 to 2**63 - 1'),
+     (_with("opponent_mean_pips", -(2**63) - 1), 'results["greedy"]["opponent_mean_pips"] holds a whole number outside'),
+     (_with("win_rate", 2**63), 'results["greedy"]["win_rate"] holds a whole number outside'),
+     (_with("parity", 2**63), 'results["greedy"]["parity"] holds a whole number outside')],
+)  # fmt: skip
+def test_a_number_the_curve_cannot_draw_names_the_file_and_the_field(tmp_path, row, field):
+    """``timesteps`` 10**30 in a hand-made file was a ``TypeError`` traceback from matplotlib
+    (numpy held it as an object), a mean pips of 10**400 an ``OverflowError``."""
+    run = _run(tmp_path, evaluations=[ROW, row])
+    with pytest.raises(ValueError) as err:
+        read_history(run)
+    assert str(err.value).startswith(f"{run / 'evaluations.json'}: evaluation 2's {field}")
+    (run / "evaluations.json").unlink()
+    with pytest.raises(ValueError) as err:
+        read_history(_run(tmp_path, metadata={"evaluations": [row]}))
+    assert str(err.value).startswith(f"{run / 'metadata.json'}: evaluation 1's {field}")
+
+
+def test_the_largest_numbers_the_curve_takes_are_drawn(tmp_path, capsys):
+    edge = {"timesteps": 2**63 - 1, "results": {"greedy": {"win_rate": 1, "parity": 0, "ci95_deal": [-(2**63), 2**63 - 1],
+                                                           "mean_pips": 2**63 - 1, "opponent_mean_pips": -(2**63)}}}
+    run = _run(tmp_path, evaluations=[{**ROW, "timesteps": 0}, edge])
+    assert read_history(run) == ([{**ROW, "timesteps": 0}, edge], "")
+    main([str(run)])
+    assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
