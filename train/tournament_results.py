@@ -131,10 +131,12 @@ def interval_text(ci: Sequence[float], parity: float | None = None) -> str:
     """A 95% interval as every table and line prints it: ``[lo, hi]`` to 3 decimals, where a bound
     clear of ``parity`` (above it for ``lo``, below for ``hi``: what an above / below verdict reads)
     that would print as the parity share shown (0.500) gets the digits that show it differ:
-    ``[0.5004, 0.825]``, never ``[0.500, 0.825]`` beside "above parity 0.500"."""
+    ``[0.5004, 0.825]``, never ``[0.500, 0.825]`` beside "above parity 0.500". As many digits as
+    that takes: a cap of 12 printed 0.5 + 1e-14 as ``0.500000000000`` beside "above parity"
+    (two distinct finite floats differ within 1074 decimals, their exact expansions)."""
     def bound(x: float, clear: bool) -> str:
         digits = 3
-        while clear and digits < 12 and f"{x:.{digits}f}" == f"{parity:.{digits}f}":
+        while clear and digits < 1100 and f"{x:.{digits}f}" == f"{parity:.{digits}f}":
             digits += 1
         return f"{x:.{digits}f}"
 

@@ -20,6 +20,12 @@ def test_a_bound_clear_of_parity_shows_the_digits_that_make_it_differ():
     assert interval_text((0.50004, 0.825), 0.5) == "[0.50004, 0.825]"
     assert interval_text((0.2, 0.49996), 0.5) == "[0.200, 0.49996]"  # below: the upper bound
     assert interval_text((0.33334, 0.4), 1 / 3) == "[0.33334, 0.400]"  # 0.3333 would still read as 1/3
+    # as many digits as it takes: a cap of 12 printed "[0.500000000000, 0.800]" beside "above parity"
+    assert interval_text((0.5 + 1e-14, 0.8), 0.5) == "[0.50000000000001, 0.800]"
+    assert interval_text((0.2, 0.5 - 1e-14), 0.5) == "[0.200, 0.49999999999999]"
+    above = 0.5 + 2**-53  # the next float after parity: 0.5000000000000001110...
+    assert interval_text((above, 0.8), 0.5) == "[0.5000000000000001, 0.800]"
+    assert interval_text((5e-324, 0.2), 0.0).startswith("[0." + "0" * 323 + "5") and interval_text((5e-324, 0.2), 0.0).endswith(", 0.200]")
     # a bound on parity, or one inside the interval's side of it, keeps three decimals
     assert interval_text((0.5, 0.8), 0.5) == "[0.500, 0.800]"
     assert interval_text((0.49996, 0.8), 0.5) == "[0.500, 0.800]"
