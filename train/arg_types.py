@@ -16,11 +16,19 @@ from itertools import pairwise
 #: Suffixes a count may carry (``--timesteps 200k``, ``2M``): powers of ten only, so a value is exact.
 COUNT_SUFFIXES = {"k": 10**3, "K": 10**3, "M": 10**6}
 
+_DIGITS = r"[0-9]+(?:_[0-9]+)*"  # ASCII digits, a single _ only between two of them (100_000)
+#: The spellings of a count: an optional sign, digits, a fraction, an exponent, a suffix, spaces
+#: around. ``Decimal`` alone also took ``3_``, ``_3``, ``1__0`` and other scripts' digits (``٣``).
+_COUNT = re.compile(rf"\s*[+-]?(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?[kKM]?\s*", re.ASCII)
+
 
 def parse_count(text: str) -> int:
     """An integer as people write step counts: ``100000``, ``100_000``, ``1e5``, ``2.5e5``, ``100k``
     or ``2M`` (``k`` / ``K`` = 1,000, ``M`` = 1,000,000). Raises ``ValueError`` for anything that is
-    not exactly an integer (``1.5``, ``2.5k5``, ``nan``)."""
+    not exactly an integer (``1.5``, ``2.5k5``, ``nan``), and for other spellings: digits other
+    than ASCII ones (``٣``), ``_`` other than between two digits (``3_``, ``1__0``), ``0x3``."""
+    if not _COUNT.fullmatch(text):
+        raise ValueError(text)
     try:
         return int(text)
     except ValueError:

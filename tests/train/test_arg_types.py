@@ -18,7 +18,8 @@ from domino_env.train.arg_types import parse_count
     [("100000", 100_000), ("100_000", 100_000), ("1e5", 100_000), ("1E5", 100_000), ("2.5e5", 250_000),
      ("100k", 100_000), ("100K", 100_000), ("2M", 2_000_000), ("2.5k", 2_500), ("1.0", 1), (" 7 ", 7),
      ("-1e3", -1_000), ("+4k", 4_000), ("0", 0), ("1e99", 10**99),
-     ("1234567890123456789012345678901e0", 1234567890123456789012345678901)],  # 31 digits, not rounded to 28
+     ("1234567890123456789012345678901e0", 1234567890123456789012345678901),  # 31 digits, not rounded to 28
+     ("1_0", 10), ("+3", 3), ("3.0", 3), ("3e0", 3), ("1_0e1", 100), ("1_0k", 10_000), ("\t3\n", 3), ("03", 3)],
 )  # fmt: skip
 def test_a_count_reads_as_people_write_it(text, value):
     assert parse_count(text) == value and type(parse_count(text)) is int
@@ -28,7 +29,10 @@ def test_a_count_reads_as_people_write_it(text, value):
     "text", ["1.5", "1e-3", "2.5e5x", "k", "e5", "1m", "4 kk", "nan", "inf", "Infinity", "0x10", "", "1e100",
              "1e100000000", "1e-999999999k",
              # not integers, though the default decimal context (28 digits) rounded them to one
-             "1.99999999999999999999999999999", "1.00000000000000000000000000001", "12345678901234567890123456789.5"],
+             "1.99999999999999999999999999999", "1.00000000000000000000000000001", "12345678901234567890123456789.5",
+             # spellings no doc promises, which Decimal (or int) took: _ not between two digits, other
+             # scripts' digits (Arabic-Indic, full-width), other bases
+             "3_", "_3", "1__0", "1_e5", "1e5_", "3_k", "\u0663", "\u0663k", "\uff13", "0x3", "0b1", "0o3", "\u22123"],
 )  # fmt: skip
 def test_what_is_not_exactly_an_integer_is_refused(text):
     with pytest.raises(ValueError):

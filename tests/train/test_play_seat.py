@@ -27,6 +27,11 @@ def _play(args: list[str], cwd) -> subprocess.CompletedProcess:
         (["--seat", "4"], "--seat must be a seat 0..3 of this 4-seat game, got 4"),
         (["--seat", "1.5"], "argument --seat: expected an integer (such as 4000, 4e3 or 4k), got '1.5'"),
         (["--seat", "one"], "argument --seat: expected an integer (such as 4000, 4e3 or 4k), got 'one'"),
+        # read as seat 3 (Decimal takes a trailing _ and other scripts' digits), 0x3 as not an integer
+        (["--seat", "3_"], "argument --seat: expected an integer (such as 4000, 4e3 or 4k), got '3_'"),
+        (["--seat", "\u0663"], "argument --seat: expected an integer (such as 4000, 4e3 or 4k), got '\u0663'"),
+        (["--seat", "0x3"], "argument --seat: expected an integer (such as 4000, 4e3 or 4k), got '0x3'"),
+        (["--players", "1__0"], "argument --players: expected an integer (such as 4000, 4e3 or 4k), got '1__0'"),
     ],
 )  # fmt: skip
 def test_a_seat_outside_the_game_or_not_an_integer_is_one_line(tmp_path, args, message):
