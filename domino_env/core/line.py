@@ -410,16 +410,17 @@ class LineState:
 
     # ------------------------------------------------------------------ views
     def describe_action(self, action: int, seat: int | None = None) -> str:
-        """Readable action, e.g. ``"place 6-6 on the left end"``, the same for every seat (``seat``
-        is taken as Mexican Train's is, and ignored); ``"out-of-range action N"`` outside the space."""
-        t = self._t.num_tiles
+        """Readable action, e.g. ``"place 6-6 on the left end"``, the same for every ``seat`` (checked:
+        outside 0..P-1 raises DominoError, as Mexican Train's); ``"out-of-range action N"`` outside the space."""
+        if seat is not None:
+            check_index(seat, self.num_players, "seat")
         if action == self.draw_action:
             return "draw"
         if action == self.pass_action:
             return "pass"
         if action == self.annul_action:
             return "annul the round"
-        if not 0 <= action < 2 * t:
+        if not 0 <= action < 2 * self._t.num_tiles:
             return f"out-of-range action {action}"
         tile, end = divmod(action, 2)
         a, b = self._t.tiles[tile]

@@ -70,6 +70,20 @@ def test_the_seat_views_refuse_a_seat_outside_the_table():
     assert mexican.open_end(4) == mexican.ends[4] and len(line.hand_tiles(3)) == 7
 
 
+@pytest.mark.parametrize("engine,config,other", ENGINES, ids=["mexican_train", "line"])
+def test_describe_action_refuses_a_seat_outside_the_table(engine, config, other):
+    """The line engine's ``describe_action(action, seat)`` took any ``seat`` (it names an action
+    the same for every seat), where Mexican Train's, and the line engine's other views, refuse one
+    outside 0..P-1."""
+    state = engine.new_game(config, np.random.default_rng(0))
+    action = state.legal_actions()[0]
+    for bad in (-1, 4, 9, True, 1.0, "0"):
+        with pytest.raises(DominoError, match=rf"seat must be an integer 0\.\.3, got {bad!r}"):
+            state.describe_action(action, bad)
+    said = state.describe_action(action)
+    assert said.startswith(("place ", "lead ")) and state.describe_action(action, np.int64(state.current_player)) == said
+
+
 def test_the_unread_view_and_parameters_are_gone():
     """``pips_in_hand`` had no caller; ``_update_game``'s ``pips`` and ``check_no_deals_left``'s
     ``state`` were never read (both callers of the latter are updated)."""
