@@ -10,7 +10,6 @@ value a user sets on a wrapper stays on that wrapper, as with PettingZoo's own."
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -21,12 +20,12 @@ from pettingzoo.utils import wrappers
 
 from ..core.errors import DominoError, check_action
 
-#: Where the frames of this package's envs and adapters, and of the PettingZoo and Gymnasium
-#: wrappers around them, come from (:func:`caller_stacklevel` skips them).
-_LIBRARY_DIRS = tuple(
-    os.path.dirname(os.path.abspath(module.__file__)) + os.sep
-    for module in (sys.modules[__name__.split(".")[0]], pettingzoo, gymnasium)
-)
+#: The top-level packages whose frames :func:`caller_stacklevel` skips: this package's envs and
+#: adapters (also ``domino_env.agents``, the RLlib env), and the PettingZoo and Gymnasium wrappers
+#: around them. By module name, not folder: an editable install maps ``domino_env.agents`` and
+#: ``domino_env.train`` to folders beside ``domino_env/``, and the RLlib env's warning named its
+#: own ``reset`` line (agents/rllib/env.py) where an installed package named the caller's.
+_LIBRARIES = frozenset({__name__.split(".")[0], pettingzoo.__name__, gymnasium.__name__})
 
 
 def caller_stacklevel() -> int:
@@ -37,7 +36,7 @@ def caller_stacklevel() -> int:
     report once for every caller together."""
     frame = sys._getframe(2)  # (0: this function, 1: the warning's issuer, 2: its caller)
     level = 2
-    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_LIBRARY_DIRS):
+    while frame.f_back is not None and str(frame.f_globals.get("__name__")).split(".")[0] in _LIBRARIES:
         frame = frame.f_back
         level += 1
     return level

@@ -213,3 +213,17 @@ def test_deals_given_as_a_tuple_deal_the_later_rounds_too():
     while env.game_state.round_index == 0:
         env.step(env.game_state.legal_actions()[0])
     assert env.game_state.deals == deals
+
+
+def test_the_warning_skips_the_packages_frames_by_module_name_wherever_its_files_are(tmp_path):
+    """A module of the package outside domino_env/ (an editable install maps domino_env.agents
+    and domino_env.train to folders beside it) is the package, not the caller: the warning was
+    attributed to its line."""
+    code = compile("def reset(env):\n    env.reset(seed=0, options={'dael': {}})\n", str(tmp_path / "adapter.py"), "exec")
+    module = {"__name__": "domino_env.agents.adapter"}
+    exec(code, module)
+    env = block_v0.raw_env()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module["reset"](env)
+    assert [(w.filename, "unknown option" in str(w.message)) for w in caught] == [(__file__, True)]

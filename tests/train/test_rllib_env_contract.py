@@ -167,3 +167,15 @@ def test_render_is_the_pettingzoo_envs():
     env.reset(seed=1)
     text = env.render()
     assert isinstance(text, str) and text and text == env.aec.render()
+
+
+def test_the_unknown_option_warning_points_at_the_callers_line():
+    """In an editable install (``domino_env.agents`` mapped to agents/, beside domino_env/) the
+    warning named ``DominoMultiAgentEnv.reset``'s own line in agents/rllib/env.py."""
+    import warnings
+
+    env = DominoMultiAgentEnv(MT)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env.reset(seed=0, options={"dael": {}})
+    assert [(w.filename, "unknown option(s) ['dael']" in str(w.message)) for w in caught] == [(__file__, True)]
