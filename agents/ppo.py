@@ -240,10 +240,10 @@ class PPOAgent:
     ) -> int:
         check_mask_size(self, action_mask)
         self._check_observation(observation)
+        self._check_info_state(info_state)  # before the shortcut, as search: a caller's wiring shows on its first call
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
-        self._check_info_state(info_state)
         logits = self.actor.logits(self.policy_input(observation, action_mask, info_state))
         return self._pick(logits, legal, rng)
 

@@ -135,8 +135,8 @@ class SearchAgent:
             :data:`MAX_BUDGET`; ``candidates`` >= 0), a weight not a finite number >= 0, a
             ``prior`` that is no agent of this game or needs ``info_state`` (or, with
             ``candidates``, ranks no moves); when called: a mask of another size or with no legal
-            action, or (with more than one legal action) no ``info_state``, or one of another
-            seat or rules.
+            action, or no ``info_state`` (also with one legal action), or one of another seat or
+            rules.
     """
 
     name = "search"
@@ -254,6 +254,7 @@ class SearchAgent:
         info_state: InformationState | None = None,
     ) -> int:
         check_mask_size(self, action_mask)
+        self._check_info_state(info_state)  # before the shortcut: a caller's wiring shows on its first call
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         if len(legal) == 1:
             return legal[0]
@@ -288,6 +289,23 @@ class SearchAgent:
         """
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         mask_legal = legal
+        self._check_info_state(info_state)
+        default = -1
+        if self.prior is not None and self.candidates and len(legal) > self.candidates:
+            # One call for the move and the ranking: a prior that draws from the rng (the line
+            # planner's closing estimate) could rank after other draws than its move's.
+            ranked = [int(a) for a in self.prior.rank_actions(observation, action_mask, rng)]
+            default = ranked[0]
+            if self.candidates == 1:
+                return [default], default, [[]]
+            legal = sorted(ranked[: self.candidates])
+        elif self.prior is not None:
+            default = int(self.prior(observation, action_mask, rng))
+        return legal, default, self.action_values(info_state, legal, rng, mask_legal)
+
+    def _check_info_state(self, info_state: Any) -> None:
+        """Refuse (ConfigError) an ``info_state`` that is None, not an InformationState, of a seat
+        other than the one to act, or of other rules (:meth:`searched_values`' Raises)."""
         if info_state is None:
             raise ConfigError(
                 "info_state",
@@ -304,18 +322,6 @@ class SearchAgent:
             raise ConfigError("info_state", f"seat {info_state.seat}", "the information of the seat to act "
                               f"(seat {info_state.public.current_player})")  # fmt: skip
         self._check_rules(info_state.public.config)
-        default = -1
-        if self.prior is not None and self.candidates and len(legal) > self.candidates:
-            # One call for the move and the ranking: a prior that draws from the rng (the line
-            # planner's closing estimate) could rank after other draws than its move's.
-            ranked = [int(a) for a in self.prior.rank_actions(observation, action_mask, rng)]
-            default = ranked[0]
-            if self.candidates == 1:
-                return [default], default, [[]]
-            legal = sorted(ranked[: self.candidates])
-        elif self.prior is not None:
-            default = int(self.prior(observation, action_mask, rng))
-        return legal, default, self.action_values(info_state, legal, rng, mask_legal)
 
     def _check_rules(self, rules: Any) -> None:
         """Refuse a state of other rules than the agent's (its solver threshold, prior and

@@ -285,6 +285,11 @@ def test_a_v3_agent_wants_the_information_state_and_reads_it():
     one = np.zeros_like(mask)
     one[np.flatnonzero(mask)[0]] = 1
     assert agent.rank_actions(x, one, None) == [int(np.flatnonzero(mask)[0])]  # no choice: nothing to read
+    # called as an agent it refuses a missing info_state with one legal move too (as search does:
+    # the caller's wiring shows on its first call, not at its first real choice)
+    with pytest.raises(ConfigError, match=r"'info_state'.*reads action-features-v3 rows"):
+        agent(x, one, np.random.default_rng(0))
+    assert agent(x, one, np.random.default_rng(0), info_state=info) == int(np.flatnonzero(mask)[0])
     v2 = PPOAgent(_Fixed(np.arange(len(mask), dtype=np.float32)), scale, policy_input="action-features-v2",
                   config=env.config)  # fmt: skip
     assert v2.wants_info_state is False and v2(x, mask, np.random.default_rng(0)) == np.flatnonzero(mask)[-1]

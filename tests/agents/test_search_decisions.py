@@ -71,6 +71,7 @@ def decide(agent, legal, default, values, mask=None):
         mask = np.zeros(agent.num_actions, dtype=np.int8)
         mask[legal] = 1
     agent.searched_values = lambda *args: (legal, default, values)
+    agent._check_info_state = lambda info_state: None  # (no position: the values are given)
     return agent(None, mask, np.random.default_rng(0), info_state=object())
 
 
@@ -116,13 +117,18 @@ def test_equal_means_go_to_the_priors_move_then_to_the_lowest_action():
 
 
 def test_one_legal_action_is_played_without_a_search():
-    """A single legal action is returned as is: no info_state needed, nothing drawn from the rng."""
+    """A single legal action is returned as is, nothing drawn from the rng; the info_state is
+    still needed (it was not: a caller that never passed one found out at its first choice)."""
     agent = SearchAgent(MexicanTrainConfig())
     mask = np.zeros(agent.num_actions, dtype=np.int8)
     mask[agent.num_actions - 2] = 1  # DRAW alone
+    state = MexicanTrainState.new_game(MexicanTrainConfig(), np.random.default_rng(0))
+    info = InformationState.from_state(state, state.current_player)
     rng = np.random.default_rng(5)
-    assert agent(None, mask, rng) == agent.num_actions - 2
+    assert agent(None, mask, rng, info_state=info) == agent.num_actions - 2
     assert rng.integers(1 << 30) == np.random.default_rng(5).integers(1 << 30)
+    with pytest.raises(ConfigError, match="info_state"):
+        agent(None, mask, rng)
 
 
 def test_the_priors_move_is_the_default_of_a_line_search_over_every_move():
