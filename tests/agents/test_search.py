@@ -157,21 +157,6 @@ def test_refuses_to_play_blind():
         )
 
 
-def test_refuses_to_play_blind_with_one_legal_move_too():
-    """With one legal move search returned it without ``info_state``, so a caller that never
-    passed one found out only at its first real choice (docs/search.md: it raises)."""
-    env = mexican_train_v0.raw_env()
-    obs, info = decision(env, 0)
-    one = np.zeros_like(obs["action_mask"])
-    one[np.flatnonzero(obs["action_mask"])[-1]] = 1
-    agent = make_agent("search:10", env.config)
-    with pytest.raises(ConfigError, match="info_state"):
-        agent(obs["observation"], one, np.random.default_rng(0))
-    with pytest.raises(ConfigError, match=r"'info_state': got 'str'; allowed: an InformationState"):
-        agent(obs["observation"], one, np.random.default_rng(0), info_state="junk")
-    assert agent(obs["observation"], one, np.random.default_rng(0), info_state=info) == np.flatnonzero(one)[0]
-
-
 def test_info_state_kwargs_only_for_agents_that_ask():
     env = mexican_train_v0.raw_env()
     env.reset(seed=0)

@@ -129,6 +129,8 @@ def test_one_legal_action_is_played_without_a_search():
     assert rng.integers(1 << 30) == np.random.default_rng(5).integers(1 << 30)
     with pytest.raises(ConfigError, match="info_state"):
         agent(None, mask, rng)
+    with pytest.raises(ConfigError, match=r"'info_state': got 'str'; allowed: an InformationState"):
+        agent(None, mask, rng, info_state="junk")
 
 
 def test_the_priors_move_is_the_default_of_a_line_search_over_every_move():
