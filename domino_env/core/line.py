@@ -18,14 +18,7 @@ import numpy as np
 
 from .config import LineConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
-from .errors import (
-    ConfigError,
-    DealError,
-    IllegalActionError,
-    check_action,
-    check_index,
-    check_optional_rng,
-)
+from .errors import ConfigError, DealError, IllegalActionError, check_action, check_index, check_optional_rng
 from .history import set_slots
 from .tiles import Tile, set_tables
 
@@ -411,7 +404,9 @@ class LineState:
     # ------------------------------------------------------------------ views
     def describe_action(self, action: int, seat: int | None = None) -> str:
         """Readable action, e.g. ``"place 6-6 on the left end"``, the same for every ``seat`` (checked:
-        outside 0..P-1 raises DominoError, as Mexican Train's); ``"out-of-range action N"`` outside the space."""
+        outside 0..P-1 raises DominoError, as Mexican Train's); ``"out-of-range action N"`` outside the
+        space. A non-integer ``action`` (float, bool, str, None) raises IllegalActionError."""
+        action = check_action(action)
         if seat is not None:
             check_index(seat, self.num_players, "seat")
         if action == self.draw_action:

@@ -9,7 +9,7 @@ None of these methods changes the game.
 from __future__ import annotations
 
 from .deal import bits
-from .errors import check_index
+from .errors import check_action, check_index
 from .tiles import Tile
 
 _TRAINS = " (the seats' trains, then the Mexican train)"  # what a train number means
@@ -28,8 +28,10 @@ class MexicanTrainViews:
         integer outside the action space reads ``"out-of-range action N"``.
 
         Raises:
-            DominoError: ``seat`` is not an integer 0..P-1.
+            DominoError: ``seat`` is not an integer 0..P-1; IllegalActionError (a DominoError):
+                ``action`` is not an integer (a float, bool, string or None).
         """
+        action = check_action(action)
         p = self.num_players
         seat = self.current_player if seat is None else check_index(seat, p, "seat")
         if action == self.draw_action:

@@ -4,6 +4,8 @@ it (they failed deep inside with an AttributeError or TypeError: ``'int' object 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -83,6 +85,21 @@ def test_describe_action_refuses_a_seat_outside_the_table(engine, config, other)
     said = state.describe_action(action)
     assert said.startswith(("place ", "lead ")) and state.describe_action(action, np.int64(state.current_player)) == said
 
+
+@pytest.mark.parametrize("engine,config,other", ENGINES, ids=["mexican_train", "line"])
+def test_describe_action_refuses_an_action_that_is_not_an_integer(engine, config, other):
+    """``describe_action(1.5)`` was a bare TypeError from a tuple index (and ``True`` named action
+    1): a non-integer action is refused as ``step`` refuses it, numpy integers are taken."""
+    from domino_env.core.errors import IllegalActionError
+
+    state = engine.new_game(config, np.random.default_rng(0))
+    action = state.legal_actions()[0]
+    for bad in (1.5, None, "3", True, np.float64(2.0)):
+        with pytest.raises(IllegalActionError, match=rf"an action must be an integer, got {re.escape(repr(bad))}"):
+            state.describe_action(bad)
+    assert state.describe_action(np.int64(action)) == state.describe_action(action)
+    assert state.describe_action(np.array(action)) == state.describe_action(action)
+    assert state.describe_action(10**9) == "out-of-range action 1000000000"
 
 def test_the_unread_view_and_parameters_are_gone():
     """``pips_in_hand`` had no caller; ``_update_game``'s ``pips`` and ``check_no_deals_left``'s
