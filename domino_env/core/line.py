@@ -18,7 +18,14 @@ import numpy as np
 
 from .config import LineConfig
 from .deal import TileReader, bits, check_keys, check_seat, tiles_as_pairs
-from .errors import ConfigError, DealError, IllegalActionError, check_action, check_index, check_optional_rng
+from .errors import (
+    ConfigError,
+    DealError,
+    IllegalActionError,
+    check_action,
+    check_index,
+    check_optional_rng,
+)
 from .history import set_slots
 from .tiles import Tile, set_tables
 
@@ -211,11 +218,7 @@ class LineState:
         """ANNUL is legal: first turn of the round, no tile placed yet by this player, and at least
         ``annul_doubles`` doubles dealt to it (seed 001)."""
         need = self.config.annul_doubles
-        return (
-            need is not None
-            and self.in_first_turn
-            and self.doubles_dealt[self.current_player] >= need
-        )
+        return need is not None and self.in_first_turn and self.doubles_dealt[self.current_player] >= need
 
     def legal_actions(self) -> list[int]:
         """Legal actions of the current player under docs/rules.md §2.1-2.2, sorted ascending
