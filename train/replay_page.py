@@ -137,7 +137,7 @@ function labelColumn() {
   const room = document.getElementById("table").clientWidth;
   return Math.max(LABEL_MIN, Math.min(FULL_LABEL, Math.floor(room * LABEL_SHARE)));
 }
-function rowBg(g, y, width, fill) { el("rect", {x: 0, y: y - 7, width: width, height: TH + 14, rx: 6, fill: fill}, g); }
+function rowBg(g, y, width, fill, rows) { el("rect", {x: 0, y: y - 7, width: width, height: ((rows || 1) - 1) * ROWH + TH + 14, rx: 6, fill: fill}, g); }
 // Shorten an SVG text to ``room`` pixels with an ellipsis (a long agent name, e.g. ppo:PATH, ran over
 // the marker badge and the tiles); the whole text stays in a tooltip.
 function fit(node, room) {
@@ -227,22 +227,27 @@ function drawLine(box, f) {
   endPip(g, LABEL + (k % LINE_ROW + 1) * STEP + 2, 10 + Math.floor(k / LINE_ROW) * ROWH, f.ends[1], "right", "right end");
 }
 
+// Each hand wraps onto as many rows as the window's width needs (a 2-seat double-12 deal of 43
+// tiles a hand ran past a 1,280 px window, the seat names scrolling off with the tiles).
 function drawHands(svg, f) {
-  const width = LABEL + Math.max(8, D.longest_hand) * STEP + 20;
+  const perRow = Math.max(1, Math.floor((svg.parentNode.clientWidth - LABEL - 20) / STEP));
+  const cols = Math.min(Math.max(8, D.longest_hand), perRow);
+  const rows = f.hands.map(hand => Math.max(1, Math.ceil(hand.length / cols)));
+  const width = LABEL + cols * STEP + 20;
   svg.setAttribute("width", width);
-  svg.setAttribute("height", 8 + D.num_players * ROWH + 4);
+  svg.setAttribute("height", 8 + rows.reduce((a, b) => a + b, 0) * ROWH + 4);
   let y = 10;
   f.hands.forEach((hand, s) => {
     const g = el("g", {"data-hand": s}, svg);
-    rowBg(g, y, width, s === f.to_play ? "#34805a" : "#246c44");
+    rowBg(g, y, width, s === f.to_play ? "#34805a" : "#246c44", rows[s]);
     const colour = D.teams ? (s % 2 ? "#ffaa78" : "#78beff") : "#f0f0e6";
     const name = fit(el("text", {x: 8, y: y + 10, "font-size": 14, fill: colour}, g, seatName(s)), LABEL - 16 - (s === f.to_play ? 64 : 0));
     if (s === f.to_play) el("tspan", {}, name, "  to play");
     const size = el("text", {x: 8, y: y + 25, "font-size": 11, fill: "#bed2c3"}, g);
     el("tspan", {"data-hand-size": s}, size, String(f.hand_sizes[s]));
     size.appendChild(document.createTextNode((f.hand_sizes[s] === 1 ? " tile" : " tiles") + (D.game === "line" && s === f.leader ? " · leader" : "")));
-    hand.forEach((t, k) => tile(g, LABEL + k * STEP, y, t));
-    y += ROWH;
+    hand.forEach((t, k) => tile(g, LABEL + (k % cols) * STEP, y + Math.floor(k / cols) * ROWH, t));
+    y += rows[s] * ROWH;
   });
 }
 
