@@ -42,7 +42,7 @@ def _check_hands(page) -> int:
     bottom = 0.0
     for h in drawn:
         assert h["left"] <= h["name"][0] and h["name"][1] <= h["right"], (frame, h["name"])
-        for left, top, right, low in h["boxes"]:
+        for left, top, right, _low in h["boxes"]:
             assert h["left"] <= left and right <= h["right"], (frame, left, right, h["right"])
             assert top >= bottom - 0.5, (frame, "a seat's tiles overlap the seat above")
         for a, b in zip(h["boxes"], h["boxes"][1:], strict=False):  # reading order, no overlap
