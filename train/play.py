@@ -150,7 +150,8 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
     if len(specs) == 1:
         specs = specs * (p - 1)
     if len(specs) != p - 1:
-        parser.error(f"--opponents: give one agent, or {p - 1} (one per other seat); got {len(args.opponents)}")
+        want = "one agent (for the other seat)" if p == 2 else f"one agent, or {p - 1} (one per other seat)"
+        parser.error(f"--opponents: give {want}; got {len(args.opponents)}")
     agents: dict[int, Any] = {}
     labels: dict[int, str] = {}
     for k, spec in enumerate(specs):

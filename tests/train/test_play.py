@@ -126,6 +126,7 @@ def test_ppo_opponent_from_a_released_checkpoint(tmp_path):
     [
         (["--seat", "4"], "--seat must be a seat 0..3 of this 4-seat game, got 4"),
         (["--opponents", "greedy", "random"], "--opponents: give one agent, or 3 (one per other seat); got 2"),
+        (["--game", "draw", "--opponents", "greedy", "random"], "--opponents: give one agent (for the other seat); got 2"),
         (["--opponents", "champion"], "--opponents champion: invalid agent"),
         (["--opponents", "ppo:/no/such/model"], "--opponents ppo:/no/such/model: no trained model"),
         (["--game", "block", "--preset", "novelty"], "--preset is for --game mexican_train"),
