@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import math
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -245,23 +246,38 @@ def _is_evaluation(row: Any) -> bool:
     return all(_is_result(r) for r in results.values())
 
 
-#: The whole numbers the curve can draw: numpy takes a larger int as an object, and matplotlib's
-#: drawing of it was a ``TypeError`` traceback (``timesteps`` 10**30 in a hand-made file).
+#: The numbers the curve can draw: numpy takes a larger int as an object, and matplotlib's drawing
+#: of it was a ``TypeError`` traceback (``timesteps`` 10**30 in a hand-made file); a float near the
+#: largest one overflowed its axis limits.
 MAX_CURVE_INT = 2**63 - 1
+
+
+def curve_fault(history: Sequence[Any]) -> str | None:
+    """Why :func:`plot_learning_curve` cannot draw ``history`` (a row that is no evaluation
+    ``domino-train`` writes, or :func:`_out_of_range`), naming the evaluation; None if it can. A
+    resumed run's own curve checks its evaluations with it (a hand-made ``timesteps`` 10**30 in the
+    run's evaluations.json was a matplotlib traceback at the end of the training)."""
+    for i, row in enumerate(history, 1):
+        if not _is_evaluation(row):
+            return f"evaluation {i} is not one domino-train writes"
+    return _out_of_range(history)
 
 
 def _out_of_range(history: Sequence[dict[str, Any]]) -> str | None:
     """What the first evaluation (of rows :func:`_is_evaluation` accepts) holds that the curve cannot
     draw, naming the evaluation and the field: ``timesteps`` outside 0 to :data:`MAX_CURVE_INT`, or a
-    result's number a whole number outside -(MAX_CURVE_INT + 1) to MAX_CURVE_INT; None if nothing."""
+    result's number (a whole number, or a finite float: 9e307 was a matplotlib ``LinAlgError`` or
+    ``ValueError`` traceback) outside -(MAX_CURVE_INT + 1) to MAX_CURVE_INT; None if nothing. Infinite
+    and NaN floats are drawn (off the panel, a gap)."""
     for i, row in enumerate(history, 1):
         if not 0 <= row["timesteps"] <= MAX_CURVE_INT:
             return f"evaluation {i}'s timesteps is not a step count from 0 to 2**63 - 1"
         for opp, r in row["results"].items():
             for key in ("win_rate", "ci95_deal", "parity", "mean_pips", "opponent_mean_pips"):
                 values = r[key] if key == "ci95_deal" else [r[key]]
-                if any(isinstance(x, int) and not -MAX_CURVE_INT - 1 <= x <= MAX_CURVE_INT for x in values):
-                    return (f"evaluation {i}'s results[{json.dumps(opp)}][\"{key}\"] holds a whole number "
+                if any((isinstance(x, int) or math.isfinite(x)) and not -MAX_CURVE_INT - 1 <= x <= MAX_CURVE_INT
+                       for x in values):  # fmt: skip
+                    return (f"evaluation {i}'s results[{json.dumps(opp)}][\"{key}\"] holds a number "
                             "outside -2**63 to 2**63 - 1")
     return None
 

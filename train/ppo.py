@@ -350,7 +350,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
         raise
     finally:
         signal.signal(signal.SIGTERM, previous)
-    _plot(args, history, out, rules, game)
+    drawn = _plot(args, history, out, rules, game)
     if final and not args.quiet:
         # a resumed run's wall time is this run's: say which steps it covers
         trained = f"{steps} steps, {this_run} of them in this run," if resumed else f"{steps} steps"
@@ -358,7 +358,7 @@ def run(argv: Sequence[str] | None = None) -> tuple[Path, str | None]:
                       f"{train_seconds / 60:.1f} min")  # fmt: skip
     if not args.quiet:  # every file this run wrote (evaluations.json, final_evaluation.md too)
         wrote = {EVALUATIONS_FILE: bool(history), FINAL_EVALUATION_FILE: bool(final),
-                 LEARNING_CURVE_FILE: bool(args.plot and history)}  # fmt: skip
+                 LEARNING_CURVE_FILE: drawn}  # fmt: skip
         saved = [str(out / f) for f in (MODEL_FILE, BEST_MODEL_FILE, "metadata.json", *wrote) if wrote.get(f, True)]
         print(f"saved {', '.join(saved)}" + (f"; tensorboard --logdir {out / 'tb'}" if args.tensorboard else ""))
     return out, None
@@ -421,15 +421,24 @@ def _start_line(args, whole: int, rollout: int, envs: str, out: Path, resumed: d
             f"reward {args.reward}" + "".join(f", {t}" for t in extras) + f" -> {out}")
 
 
-def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> None:
+def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> bool:
     """Draw ``learning_curve.png`` with SIGINT / SIGTERM held (noted): a signal here (a second
     Ctrl-C after an interrupted run's save) raised inside the import of matplotlib's compiled
     modules and crashed Python (a traceback, "ImportError: initialization failed", "Fatal Python
     error", exit 134). A signal while matplotlib is imported skips the drawing; one while it draws
     (under a second) waits for the file; either then stops the command with one line, its
-    ``KeyboardInterrupt(name, detail)`` (:func:`~domino_env.train.cli.launch`)."""
+    ``KeyboardInterrupt(name, detail)`` (:func:`~domino_env.train.cli.launch`). Returns whether it
+    drew: not with ``--no-plot``, without evaluations, or (one line on stderr) with evaluations the
+    curve cannot draw (:func:`~domino_env.train.plots.curve_fault`)."""
     if not (args.plot and history):
-        return
+        return False
+    from domino_env.train.plots import curve_fault
+
+    fault = curve_fault(history)  # a resumed run's hand-edited evaluations.json: one line, not a traceback
+    if fault:
+        print(f"{out / LEARNING_CURVE_FILE} not drawn: the run's evaluations ({EVALUATIONS_FILE}) cannot be drawn: "
+              f"{fault}", file=sys.stderr, flush=True)  # fmt: skip
+        return False
     name, drawn = (args.preset if game == "mexican_train" else game), False
     with stop_signals_held() as noted:
         from domino_env.train.plots import plot_learning_curve, pyplot
@@ -445,6 +454,7 @@ def _plot(args, history, out: Path, rules: dict[str, Any], game: str) -> None:
         what = (f"{out / LEARNING_CURVE_FILE} is written" if drawn else f"{out / LEARNING_CURVE_FILE} not drawn; draw it "
                 f"with: python -m domino_env.train.plots {shlex.quote(path_word(out))}")  # fmt: skip
         raise KeyboardInterrupt(signal.Signals(noted[0]).name, f"a signal while the learning curve was drawn: {what}")
+    return drawn
 
 
 def train(argv: Sequence[str] | None = None) -> Path:

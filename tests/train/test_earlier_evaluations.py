@@ -63,3 +63,36 @@ def test_a_resume_into_its_folder_refuses_a_run_file_it_would_hang_on(tmp_path, 
     assert proc.stderr == (f"domino-train: error: --out {run}: {run / name} is not a regular file (a FIFO, a device "
                            "or a folder), and the run rewrites it; remove it, or give another --out "
                            "(domino-train --help lists every option)\n")  # fmt: skip
+
+
+@pytest.mark.timeout(120)
+def test_a_resumed_run_whose_evaluations_the_curve_cannot_draw_says_so_in_one_line(tmp_path):
+    """A hand-made ``timesteps`` 10**30 in the run's evaluations.json: ``python -m
+    domino_env.train.plots`` refused it in one line, but the resumed run trained, saved, and then
+    ended in a matplotlib ``TypeError`` traceback (exit status 1) drawing its own curve. Now it
+    says the curve is not drawn and why, saves everything else, and exits 0 (a real process)."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    run = tmp_path / "run"
+    shutil.copytree(root / "checkpoints" / "mexican_train_4p_d12_action_scores", run)
+    (run / "learning_curve.png").unlink()
+    history = json.loads((run / "evaluations.json").read_text())
+    history[1]["timesteps"] = 10**30
+    (run / "evaluations.json").write_text(json.dumps(history))
+    proc = subprocess.run([sys.executable, "-m", "domino_env.train.ppo", "--resume", str(run), "--out", str(run),
+                           "--timesteps", "64", "--n-steps", "64", "--eval-freq", "0", "--final-eval-rounds", "0",
+                           "--n-envs", "1", "--no-progress"], capture_output=True, text=True, timeout=100,
+                          stdin=subprocess.DEVNULL)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (f"{run / 'learning_curve.png'} not drawn: the run's evaluations (evaluations.json) cannot be drawn: "
+            "evaluation 2's timesteps is not a step count from 0 to 2**63 - 1\n") in proc.stderr
+    assert not (run / "learning_curve.png").exists()
+    assert proc.stdout.splitlines()[-1].startswith(f"saved {run / 'model.zip'}, {run / 'best_model.zip'}, ")
+    assert "learning_curve.png" not in proc.stdout.splitlines()[-1]
+    assert json.loads((run / "evaluations.json").read_text())[1]["timesteps"] == 10**30

@@ -127,11 +127,16 @@ def _with(key, value):
     [({**ROW, "timesteps": 10**30}, "timesteps is not a step count from 0 to 2**63 - 1"),
      ({**ROW, "timesteps": 2**63}, "timesteps is not a step count from 0 to 2**63 - 1"),
      ({**ROW, "timesteps": -1}, "timesteps is not a step count from 0 to 2**63 - 1"),
-     (_with("ci95_deal", [0, 10**30]), 'results["greedy"]["ci95_deal"] holds a whole number outside -2**63 to 2**63 - 1'),
-     (_with("mean_pips", 10**400), 'results["greedy"]["mean_pips"] holds a whole number outside -2**63 to 2**63 - 1'),
-     (_with("opponent_mean_pips", -(2**63) - 1), 'results["greedy"]["opponent_mean_pips"] holds a whole number outside'),
-     (_with("win_rate", 2**63), 'results["greedy"]["win_rate"] holds a whole number outside'),
-     (_with("parity", 2**63), 'results["greedy"]["parity"] holds a whole number outside')],
+     (_with("ci95_deal", [0, 10**30]), 'results["greedy"]["ci95_deal"] holds a number outside -2**63 to 2**63 - 1'),
+     (_with("mean_pips", 10**400), 'results["greedy"]["mean_pips"] holds a number outside -2**63 to 2**63 - 1'),
+     (_with("opponent_mean_pips", -(2**63) - 1), 'results["greedy"]["opponent_mean_pips"] holds a number outside'),
+     (_with("win_rate", 2**63), 'results["greedy"]["win_rate"] holds a number outside'),
+     (_with("parity", 2**63), 'results["greedy"]["parity"] holds a number outside'),
+     # finite floats past the bound: 9e307 was a matplotlib LinAlgError, 8e307 / -8e307 pips a ValueError
+     (_with("win_rate", 9e307), 'results["greedy"]["win_rate"] holds a number outside -2**63 to 2**63 - 1'),
+     (_with("ci95_deal", [-1.7e308, 0.5]), 'results["greedy"]["ci95_deal"] holds a number outside'),
+     (_with("mean_pips", 8e307), 'results["greedy"]["mean_pips"] holds a number outside'),
+     (_with("opponent_mean_pips", -(2.0**64)), 'results["greedy"]["opponent_mean_pips"] holds a number outside')],
 )  # fmt: skip
 def test_a_number_the_curve_cannot_draw_names_the_file_and_the_field(tmp_path, row, field):
     """``timesteps`` 10**30 in a hand-made file was a ``TypeError`` traceback from matplotlib
@@ -151,5 +156,16 @@ def test_the_largest_numbers_the_curve_takes_are_drawn(tmp_path, capsys):
                                                            "mean_pips": 2**63 - 1, "opponent_mean_pips": -(2**63)}}}
     run = _run(tmp_path, evaluations=[{**ROW, "timesteps": 0}, edge])
     assert read_history(run) == ([{**ROW, "timesteps": 0}, edge], "")
+    main([str(run)])
+    assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_floats_up_to_the_bound_and_infinite_or_nan_ones_are_drawn(tmp_path, capsys):
+    """The float bound refuses no number the curve draws: 9.2e18 either way (below 2**63), inf
+    (off the panel) and NaN (a gap)."""
+    edge = _with("win_rate", 9.2e18)
+    edge["results"]["greedy"].update(ci95_deal=[-9.2e18, float("inf")], mean_pips=float("nan"), opponent_mean_pips=-9.2e18)
+    run = _run(tmp_path, evaluations=[ROW, edge])
+    assert read_history(run)[0][1]["results"]["greedy"]["ci95_deal"] == [-9.2e18, float("inf")]
     main([str(run)])
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
