@@ -5,6 +5,9 @@ duplicate deals (the "every lever tried" table of docs/training_experiments.md):
   of the sum), e.g. the release and models of the same command with other ``--seed`` values;
 * ``topk``: one model chooses among the planner's ``k`` best moves only (``rank_actions``).
 
+A model reading ``--action-features v3`` rows (a search at play time) is given the seat's
+``info_state`` by the tournament, through either agent.
+
 Usage: ``python benchmarks/policy_probes.py ensemble MODEL [MODEL ...] --rounds 2000 --seed 4041``,
 ``python benchmarks/policy_probes.py topk MODEL --k 3 --rounds 2000 --seed 2027`` (Mexican Train,
 4 players, double-12, the default rules; ``--workers 2`` by default).
@@ -31,14 +34,18 @@ class Ensemble:
 
     def __init__(self, paths: list[str]):
         self.models = [make_agent(f"ppo:{p}", MexicanTrainConfig()) for p in paths]
+        # a model reading action-features-v3 rows searches the public history: the tournament passes it
+        self.wants_info_state = any(m.wants_info_state for m in self.models)
 
-    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator,
+                 info_state: object = None) -> int:  # fmt: skip
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
         total = np.zeros(len(legal))
         for model in self.models:
-            z = model.actor.logits(model.policy_input(observation, action_mask, None))[legal].astype(np.float64)
+            x = model.policy_input(observation, action_mask, info_state)
+            z = model.actor.logits(x)[legal].astype(np.float64)
             z -= z.max()
             total += z - np.log(np.exp(z).sum())
         return int(legal[int(np.argmax(total))])
@@ -51,13 +58,15 @@ class PlannerTopK:
         self.planner = make_agent("planner", MexicanTrainConfig())
         self.model = make_agent(f"ppo:{path}", MexicanTrainConfig())
         self.k, self.name = k, f"top{k}"
+        self.wants_info_state = self.model.wants_info_state
 
-    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator,
+                 info_state: object = None) -> int:  # fmt: skip
         if int(action_mask.sum()) == 1:
             return int(np.flatnonzero(action_mask)[0])
         kept = np.zeros_like(action_mask)
         kept[self.planner.rank_actions(observation, action_mask, rng)[: self.k]] = 1
-        return self.model(observation, kept, rng)
+        return self.model(observation, kept, rng, info_state=info_state)
 
 
 def main(argv: list[str] | None = None) -> None:

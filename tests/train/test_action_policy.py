@@ -393,6 +393,12 @@ def test_a_v3_model_searches_at_play_time_and_domino_bc_refuses_it(tmp_path):
     assert one.stats_for(f"ppo:{out}").wins == two.stats_for(f"ppo:{out}").wins  # seeded by its inputs
     with pytest.raises(ConfigError, match="reads action-features-v3 rows"):
         agent(obs["observation"], obs["action_mask"], np.random.default_rng(0))
+    probes = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
+        "policy_probes", ROOT / "benchmarks" / "policy_probes.py"))  # fmt: skip
+    spec.loader.exec_module(probes)  # its agents pass the tournament's info_state on to the model
+    for combined in (probes.Ensemble([str(out)]), probes.PlannerTopK(str(out), 1000)):
+        got = evaluate([combined, "planner", "planner", "planner"], rounds=8, seed=3, workers=1)
+        assert combined.wants_info_state and got.stats_for(combined.name).wins == one.stats_for(f"ppo:{out}").wins
     with pytest.raises(ConfigError, match="nor a model reading action-features-v3"):
         make_agent(f"search:25,prior=ppo:{out}", env.config)
     res = subprocess.run([sys.executable, "-m", "train.rllib", "--mode", "opponents", "--opponents", f"ppo:{out}",
