@@ -115,3 +115,11 @@ def test_a_path_given_as_text_in_new_folders_is_written_and_returned_as_a_path(t
     out = plot_learning_curve([_entry(1000, ["greedy"])], str(tmp_path / "new" / "runs" / "curve.png"))
     assert out == tmp_path / "new" / "runs" / "curve.png" and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert plt.get_fignums() == before  # the figure is closed once saved (a long run draws one an evaluation)
+
+
+def test_the_legends_sit_centred_below_their_panels(drawn):
+    fig = drawn([_entry(1000, ["random", "greedy"]), _entry(2000, ["random", "greedy"], rounds=400)])
+    for ax in fig.axes:
+        box, panel = ax.get_legend().get_window_extent(), ax.get_window_extent()
+        assert box.y1 < panel.y0  # under the panel (its tick labels and axis label between)
+        assert (box.x0 + box.x1) / 2 == pytest.approx((panel.x0 + panel.x1) / 2, abs=1)
