@@ -1,6 +1,7 @@
 """``domino_env.train.replay_html`` behaviour no fast test pinned (found by mutation testing; the
-browser tests of the page cover some of it, in minutes): the limit :func:`stop_limit` names, and
-the move number, actor and words of every frame."""
+browser tests of the page cover some of it, in minutes): the limit :func:`stop_limit` names,
+the move number, actor and words of every frame, the episode a quit record stops short of, and
+:func:`seed_deals` without a seed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import pytest
 from test_replay_html import _game_record
 
 from domino_env.envs import line_v0, mexican_train_v0
-from domino_env.train.replay_html import frames_from_record, stop_limit
+from domino_env.train.replay_html import (
+    frames_from_record,
+    page_data,
+    render_html,
+    seed_deals,
+    stop_limit,
+)
 
 
 @pytest.mark.parametrize(
@@ -23,8 +30,14 @@ def test_the_stop_names_max_steps_only_when_the_moves_reached_it(env_kwargs, mov
     assert stop_limit({"env_kwargs": env_kwargs, "actions": [0] * moves}) == limit
 
 
-def test_frames_number_the_moves_name_the_actor_and_say_each_deal():
-    record = _game_record(line_v0.raw_env(preset="cuban", episode="game"), 2)
+@pytest.fixture(scope="module")
+def cuban_game() -> dict:
+    """A whole game of Cuban dominoes, 4 seats, seed 2."""
+    return _game_record(line_v0.raw_env(preset="cuban", episode="game"), 2)
+
+
+def test_frames_number_the_moves_name_the_actor_and_say_each_deal(cuban_game):
+    record = cuban_game
     frames = frames_from_record(dict(record, seats=["ann", "", "bo", "cy"]))
     assert {k: frames[0][k] for k in ("kind", "move", "actor", "text")} == {
         "kind": "deal", "move": 0, "actor": None, "text": "round 1 dealt"}  # fmt: skip
@@ -53,3 +66,29 @@ def test_only_the_last_frame_of_a_record_the_env_cut_names_the_limit():
     assert (frames[-1]["stopped"], frames[-1]["to_play"], frames[-1]["unfinished"]) == ("max_cycles=3", None, None)
     assert [f["stopped"] for f in frames[:-1]] == [None] * (len(frames) - 1)
     assert all(f["to_play"] is not None for f in frames[:-1])
+
+
+def test_only_the_last_frame_of_a_record_quit_early_says_which_episode_it_stops_short_of(cuban_game):
+    assert [f["unfinished"] for f in frames_from_record(cuban_game)] == [None] * (len(cuban_game["actions"]) + len(cuban_game["deals"]))
+    cut = dict(cuban_game, actions=cuban_game["actions"][:3], deals=cuban_game["deals"][:1])  # quit in round 1 of a game
+    assert [f["unfinished"] for f in frames_from_record(cut)] == [None] * 3 + ["game"]
+    one_round = _game_record(line_v0.raw_env(preset="block"), 5)
+    assert frames_from_record(one_round)[-1]["unfinished"] is None
+    assert [f["unfinished"] for f in frames_from_record(dict(one_round, actions=one_round["actions"][:2]))] == [None, None, "round"]
+
+
+def test_seed_deals_is_none_without_a_seed_and_true_for_the_seed_that_dealt(cuban_game):
+    assert seed_deals(cuban_game) is True
+    assert seed_deals(dict(cuban_game, seed=None)) is None
+    assert page_data(dict(cuban_game, seed=None))["seed_deals"] is None
+
+
+def test_page_data_tells_a_mexican_train_game_from_a_line_game(cuban_game):
+    mexican = _game_record(mexican_train_v0.raw_env(num_players=2, max_pip=9), 3)
+    assert (page_data(mexican)["game"], page_data(cuban_game)["game"]) == ("mexican_train", "line")
+
+
+def test_the_page_is_titled_with_the_escaped_title_and_carries_its_data(cuban_game):
+    page = render_html(dict(cuban_game, seats=["<b>", "", "", ""]))
+    assert "<title>Cuban dominoes (double-9) replay</title>" in page and "__TITLE__" not in page
+    assert "__DATA__" not in page and '"seats":["\\u003cb>","","",""]' in page
