@@ -1,12 +1,13 @@
 """``domino_env.train.replay_html`` behaviour no fast test pinned (found by mutation testing; the
 browser tests of the page cover some of it, in minutes): the limit :func:`stop_limit` names,
 the move number, actor and words of every frame, the episode a quit record stops short of, and
-:func:`seed_deals` without a seed."""
+:func:`seed_deals` without a seed, the title and data of the page, and the open doubles' ranks and the
+doubles to cover of a Mexican Train frame."""
 
 from __future__ import annotations
 
 import pytest
-from test_replay_html import _game_record
+from test_replay_html import _expected, _game_record
 
 from domino_env.envs import line_v0, mexican_train_v0
 from domino_env.train.replay_html import (
@@ -92,3 +93,18 @@ def test_the_page_is_titled_with_the_escaped_title_and_carries_its_data(cuban_ga
     page = render_html(dict(cuban_game, seats=["<b>", "", "", ""]))
     assert "<title>Cuban dominoes (double-9) replay</title>" in page and "__TITLE__" not in page
     assert "__DATA__" not in page and '"seats":["\\u003cb>","","",""]' in page
+
+
+def test_open_doubles_are_ranked_and_own_doubles_to_cover_marked_as_the_engine_has_them():
+    record = _game_record(mexican_train_v0.raw_env(num_players=3, max_pip=9, episode="game"), 1)
+    ranked = covered = 0
+    for frame, state in zip(frames_from_record(record), _expected(record), strict=True):
+        if state is None:  # (a round-ending move whose next deal came in the same step)
+            continue
+        ranks = {t: rank for t, rank in enumerate(tr["open_rank"] for tr in frame["trains"]) if rank}
+        assert sorted(ranks.values()) == list(range(1, len(state.open_doubles) + 1))
+        assert [t for t, _ in sorted(ranks.items(), key=lambda kv: kv[1])] == list(state.open_doubles)
+        cover = [t for t, tr in enumerate(frame["trains"]) if tr["cover"]]
+        assert cover == ([] if state.round_over else sorted(state.own_doubles_to_cover()))
+        ranked, covered = ranked + bool(ranks), covered + bool(cover)
+    assert ranked > 0 and covered > 0  # (not vacuous: open doubles and doubles to cover were shown)
