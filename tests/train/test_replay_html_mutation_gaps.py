@@ -1,8 +1,8 @@
 """``domino_env.train.replay_html`` behaviour no fast test pinned (found by mutation testing; the
 browser tests of the page cover some of it, in minutes): the limit :func:`stop_limit` names,
-the move number, actor and words of every frame, the episode a quit record stops short of, and
-:func:`seed_deals` without a seed, the title and data of the page, and the open doubles' ranks and the
-doubles to cover of a Mexican Train frame."""
+the move number, actor and words of every frame, the episode a quit record stops short of,
+:func:`seed_deals` without a seed, the page's title and data, and a Mexican Train frame's open
+doubles' ranks and doubles to cover."""
 
 from __future__ import annotations
 
