@@ -118,10 +118,11 @@ def _env_kwargs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> di
     return kwargs
 
 
-def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, str, list[int]]:
+def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[int, str], int, str, list[int], bool]:
     """Parse and check every flag, build the env and the agents: ``(env, seat, agents by seat,
-    agent names by seat, seed, record path, the recorded moves to play again first)``; the moves
-    are those of ``--resume``'s record, else none. Any bad flag exits (status 2) with one clear
+    agent names by seat, seed, record path, the recorded moves to play again first, keep)``; the
+    moves are those of ``--resume``'s record, else none; ``keep``: the record path holds another
+    game's record, kept (``checked_record_path``). Any bad flag exits (status 2) with one clear
     line, before any play."""
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -132,8 +133,8 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
         if args.record is None and (problem := unwritable(args.resume)):  # not "--record X", which was not given
             parser.error(f"--resume {args.resume}: the game goes on in this record, and {problem}; give --record "
                          "PATH to write it elsewhere")  # fmt: skip
-        record = checked_record_path(parser, args.record or args.resume, args.record is not None, args.resume)
-        return env, seat, agents, labels, seed, record, moves
+        record, keep = checked_record_path(parser, args.record or args.resume, args.record is not None, args.resume)
+        return env, seat, agents, labels, seed, record, moves, keep
     kwargs = _env_kwargs(args, parser)
     try:
         env = make_env(args.game, **kwargs)
@@ -162,8 +163,9 @@ def setup(argv: Sequence[str] | None) -> tuple[Any, int, dict[int, Any], dict[in
             parser.error(f"--opponents {spec}: {exc}")
         labels[seat] = agent_label(spec)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    record = checked_record_path(parser, args.record or f"domino-play-{args.game}-{seed}.json", args.record is not None)
-    return env, args.seat, agents, labels, seed, record, []
+    record, keep = checked_record_path(parser, args.record or f"domino-play-{args.game}-{seed}.json",
+                                       args.record is not None)  # fmt: skip
+    return env, args.seat, agents, labels, seed, record, [], keep
 
 
 def describe(state: Any, action: int, you: int) -> str:
@@ -382,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Raises:
         OutputError: the record cannot be written (its folder removed, a full disk): one line, exit 1.
     """
-    env, you, agents, labels, seed, record, moves = setup(argv)
+    env, you, agents, labels, seed, record, moves, keep = setup(argv)
     print(
         f"{env.ENV_ID} (preset {env.config.preset}, {env.episode}), seed {seed}; you are seat "
         f"{you}. Type a move number, t for the table, q to quit.",
@@ -404,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stopping = True
             raise KeyboardInterrupt
 
-    writer = RecordWriter(record, _say)
+    writer = RecordWriter(record, _say, keep)  # another game's record there: kept, this one's beside it
     saved_at, save_failed = -1, False
 
     def read(prompt: str) -> str:
@@ -452,8 +454,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             replayed = env.game_state is not None and len(env.game_state.actions) >= len(moves)
             if moves and not replayed:  # stopped before the resumed game was back where it was
+                writer.give_back()
                 _say(f"stopped while playing the recorded moves again: no record written ({record} is as it was)")
-            elif env.game_state is not None:
+            elif env.game_state is None:  # stopped before the deal
+                writer.give_back()
+            else:
                 data = _record_of(env, you, labels)
                 try:
                     writer.save(data)

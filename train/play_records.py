@@ -23,11 +23,14 @@ PLAY_MODULE = Path(__file__).with_name("play.py")
 
 
 def checked_record_path(parser: argparse.ArgumentParser, record: str, given: bool = True,
-                        resuming: str | None = None) -> str:
-    """``record`` when the game's record can be written there (else ``parser.error``): not a
-    folder or another kind of file, and not the record of a game not over, which would be lost
-    (unless it is ``resuming``, the record this game goes on from). ``given``: the name was typed
-    as ``--record`` (else it is the default name, which the messages say)."""
+                        resuming: str | None = None) -> tuple[str, bool]:
+    """``(record, keep)`` when the game's record can be written there (else ``parser.error``): not
+    a folder or another kind of file, and not the record of a game not over, which would be lost
+    (unless it is ``resuming``, the record this game goes on from, written again in place).
+    ``keep``: the file holds another game's record (a game over, one the env's limits stopped,
+    one domino-play did not write), which this game's must not replace: it goes to a name beside
+    it (:class:`RecordWriter`). ``given``: the name was typed as ``--record`` (else it is the
+    default name, which the messages say)."""
     name = f"--record {record}" if given else f"the record {record}"
     folder = os.path.dirname(os.path.abspath(record))
     if not os.path.isdir(folder):
@@ -44,10 +47,11 @@ def checked_record_path(parser: argparse.ArgumentParser, record: str, given: boo
         word = shlex.quote(path_word(record))
         parser.error(f"{name} holds a game not over ({moves} move{'' if moves == 1 else 's'}), which this game's "
                      f"record would replace: go on with it (--resume {word}) or give another name with --record")  # fmt: skip
-    problem = unwritable(record)
+    keep = os.path.lexists(record) and not same
+    problem = unwritable(_next_name(record) if keep else record)
     if problem:  # found now, not once the game is played
         parser.error(f"{name}: {problem}")
-    return record
+    return record, keep
 
 
 def moves_not_over(path: str) -> int | None:
@@ -159,30 +163,43 @@ class RecordWriter:
     """Writes the record of the game being played to ``path``, but never over a file that another
     program changed since this game read or wrote it: two ``domino-play --resume`` of one record
     each replaced the other's, the last to save winning. Such a game goes on in a new name beside
-    it (``game-2.json``), said once through ``say``."""
+    it (``game-2.json``), said once through ``say``. ``keep``: ``path`` holds another game's
+    record (:func:`checked_record_path`), kept: this game's goes to a name beside it from the
+    start, said now."""
 
-    def __init__(self, path: str, say: Callable[[str], None]):
+    def __init__(self, path: str, say: Callable[[str], None], keep: bool = False):
         self.path, self._say = path, say
-        self._stamp = _stamp(path)  # the file as this game found it (or None: no file yet)
+        self._reserved = None  # the stamp of an empty name taken beside, until a record is written there
+        if keep:
+            self.path = _free_name(path)
+            self._reserved = _stamp(self.path)
+            say(f"{path} holds another game's record, which is kept: this game's record goes to {self.path}")
+        self._stamp = _stamp(self.path)  # the file as this game found it (or None: no file yet)
         self.saved_moves: int | None = None  # the moves of the last record written by this game
 
     def save(self, data: dict[str, Any]) -> None:
         """Write ``data``. Raises OSError when it cannot be written (the file is as it was)."""
-        reserved = None
         if (now := _stamp(self.path)) is not None and now != self._stamp:  # (a file removed holds nothing to lose)
             old, self.path = self.path, _free_name(self.path)
-            self._stamp = reserved = _stamp(self.path)
+            self._stamp = self._reserved = _stamp(self.path)
             self._say(f"{old} was changed by another program while this game was played (another domino-play "
                       f"of it?): this game's record goes to {self.path}")  # fmt: skip
         try:
             save_record(data, self.path)
         except OSError:
-            if reserved is not None and _stamp(self.path) == reserved:  # the empty name it took: no record
-                os.unlink(self.path)
+            self.give_back()  # the empty name it took: no record
             self._stamp = _stamp(self.path)  # this game's own failed write is no other program's change
             raise
         self._stamp = _stamp(self.path)
+        self._reserved = None
         self.saved_moves = len(data["actions"])
+
+    def give_back(self) -> None:
+        """Remove the empty name this game took (beside another record) when no record was
+        written there."""
+        if self._reserved is not None and _stamp(self.path) == self._reserved:
+            os.unlink(self.path)
+        self._reserved = None
 
     def kept(self) -> str:
         """What the file holds after a failed :meth:`save` (a full disk: docs/cli.md), in words."""
@@ -207,17 +224,30 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
 def _free_name(path: str) -> str:
     """``game.json`` -> ``game-2.json`` (``-3`` ..., the first name not taken; ``.json.gz`` kept),
     taken by creating it empty: two games moving at once do not pick the same one."""
-    base = os.path.basename(path)
-    gz = ".gz" if base.endswith(".gz") else ""
-    stem, ext = os.path.splitext(base.removesuffix(gz))
     k = 2
     while True:
-        name = os.path.join(os.path.dirname(path), f"{stem}-{k}{ext}{gz}")
+        name = _beside(path, k)
         try:
             os.close(os.open(name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
             return name
         except FileExistsError:
             k += 1
+
+
+def _beside(path: str, k: int) -> str:
+    """``game.json`` -> ``game-K.json`` (``game.json.gz`` -> ``game-K.json.gz``)."""
+    base = os.path.basename(path)
+    gz = ".gz" if base.endswith(".gz") else ""
+    stem, ext = os.path.splitext(base.removesuffix(gz))
+    return os.path.join(os.path.dirname(path), f"{stem}-{k}{ext}{gz}")
+
+
+def _next_name(path: str) -> str:
+    """The name :func:`_free_name` would take now (not taken: for the check before any play)."""
+    k = 2
+    while os.path.lexists(name := _beside(path, k)):
+        k += 1
+    return name
 
 
 def is_record_file(path: str) -> bool:

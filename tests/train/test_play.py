@@ -236,7 +236,7 @@ def test_the_prompt_for_a_single_legal_move_offers_that_move_alone(capsys):
     assert prompts == ["your move (1-3): "]
 
 
-def test_record_refuses_to_overwrite_a_file_that_is_not_a_record_and_replaces_an_old_record(tmp_path):
+def test_record_refuses_to_overwrite_a_file_that_is_not_a_record_and_keeps_an_old_record(tmp_path):
     keep = tmp_path / "notes.json"
     keep.write_text("precious data")
     out = _play(["--seed", "1", "--record", str(keep)], "q\n")
@@ -245,7 +245,7 @@ def test_record_refuses_to_overwrite_a_file_that_is_not_a_record_and_replaces_an
     old = tmp_path / "old.json"
     assert "game stopped" not in _play(["--seed", "1", "--record", str(old)], "1\n" * 400).stdout  # played out
     assert _play(["--seed", "2", "--game", "draw", "--record", str(old)], "q\n").returncode == 0
-    assert load_record(old)["env_id"] == "dominoes/draw-v0"  # the record of a game over may be replaced
+    assert load_record(tmp_path / "old-2.json")["env_id"] == "dominoes/draw-v0" != load_record(old)["env_id"]  # kept
 
 
 def test_the_record_of_a_game_not_over_is_kept_unless_it_is_the_one_resumed(tmp_path, monkeypatch):

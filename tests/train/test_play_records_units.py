@@ -102,8 +102,8 @@ def test_a_record_that_goes_on_after_a_seat_is_knocked_out_resumes(tmp_path):
     assert env.agents == env.possible_agents[1:]  # seat 0 out (stepped with None), the game on
     path = tmp_path / "out.json"
     save_record({**env.to_record(), "seats": ["greedy", "greedy", "human"], "seed": 6}, path)
-    _, you, _, labels, seed, record, moves = play.setup(["--resume", str(path)])
-    assert (you, labels, seed, record) == (2, {0: "greedy", 1: "greedy"}, 6, str(path))
+    _, you, _, labels, seed, record, moves, keep = play.setup(["--resume", str(path)])
+    assert (you, labels, seed, record, keep) == (2, {0: "greedy", 1: "greedy"}, 6, str(path), False)
     assert moves == env.to_record()["actions"] and len(moves) == 175
 
 
@@ -125,7 +125,7 @@ def test_a_later_deal_edited_is_refused_before_any_play(tmp_path, capsys):
 
 def test_a_game_of_seed_0_resumes(tmp_path):
     path = _stopped_record(tmp_path / "zero.json", seed=0)
-    _, you, _, _, seed, _, moves = play.setup(["--resume", path])
+    _, you, _, _, seed, _, moves, _ = play.setup(["--resume", path])
     assert (you, seed, len(moves)) == (0, 0, 2)
 
 
@@ -139,13 +139,14 @@ def test_a_two_form_flag_given_with_resume_is_named_in_both_forms(tmp_path, caps
 
 
 def test_a_record_that_does_not_replay_is_no_game_to_go_on_with(tmp_path, capsys):
-    """``--record`` may replace it: ``moves_not_over`` says None, as for any record --resume refuses."""
+    """``--record`` may name it: ``moves_not_over`` says None, as for any record --resume refuses; it is
+    kept (this game's record goes beside it)."""
     good = _stopped_record(tmp_path / "good.json")
     assert moves_not_over(good) == 2
     bad = _stopped_record(tmp_path / "bad.json", actions=[10**6])
     assert moves_not_over(bad) is None
     assert moves_not_over(str(tmp_path / "gone.json")) is None
-    assert play.setup(["--game", "block", "--seed", "3", "--record", bad])[5] == bad
+    assert play.setup(["--game", "block", "--seed", "3", "--record", bad])[5:] == (bad, [], True)
 
 
 def test_a_free_name_skips_the_names_taken_and_is_taken_as_an_empty_file(tmp_path):
