@@ -1,13 +1,15 @@
 """``domino_env.train.replay_html`` behaviour no fast test pinned (found by mutation testing; the
 browser tests of the page cover some of it, in minutes): the limit :func:`stop_limit` names,
 the move number, actor and words of every frame, the episode a quit record stops short of,
-:func:`seed_deals` without a seed, the page's title and data, and a Mexican Train frame's open
-doubles' ranks and doubles to cover."""
+:func:`seed_deals` without a seed and in an elimination game (a seat out while the game goes on),
+the page's title and data (its episode and teams too), and a Mexican Train frame's open doubles'
+ranks and doubles to cover."""
 
 from __future__ import annotations
 
 import pytest
 from test_replay_html import _expected, _game_record
+from test_replay_html_ends import _random_record
 
 from domino_env.envs import line_v0, mexican_train_v0
 from domino_env.train.replay_html import (
@@ -108,3 +110,21 @@ def test_open_doubles_are_ranked_and_own_doubles_to_cover_marked_as_the_engine_h
         assert cover == ([] if state.round_over else sorted(state.own_doubles_to_cover()))
         ranked, covered = ranked + bool(ranks), covered + bool(cover)
     assert ranked > 0 and covered > 0  # (not vacuous: open doubles and doubles to cover were shown)
+
+
+def test_page_data_says_the_episode_and_whether_seats_play_in_teams(cuban_game):
+    mexican = _game_record(mexican_train_v0.raw_env(num_players=2, max_pip=9), 3)  # (a Mexican Train config has no teams)
+    block = _game_record(line_v0.raw_env(preset="block", num_players=4), 5)
+    assert [(page_data(r)["episode"], page_data(r)["teams"]) for r in (cuban_game, mexican, block)] == [
+        ("game", True), ("round", False), ("round", False)]  # fmt: skip
+    assert page_data(dict(block, env_kwargs={k: v for k, v in block["env_kwargs"].items() if k != "episode"}))["episode"] == "round"
+
+
+def test_seed_deals_steps_past_the_seats_an_elimination_game_knocked_out():
+    """A seat knocked out of a Tren Mexicano game is terminated while the game goes on: the env
+    steps it with None before the next move (as a player's loop does), which the check did not."""
+    env = mexican_train_v0.raw_env(preset="tren_mexicano", episode="game", num_players=3, max_pip=9)
+    record = _random_record(env, 6)  # seat 0 out after move 168 of 217
+    assert [f["active"] for f in frames_from_record(record)][-1] == [False, True, True]
+    assert seed_deals(record) is True and page_data(record)["seed_deals"] is True
+    assert seed_deals(dict(record, seed=7)) is False
